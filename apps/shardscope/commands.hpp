@@ -1,0 +1,20 @@
+// The CLI's subcommands: each registers itself on the CLI11 app and runs when selected.
+#pragma once
+
+#include <functional>
+
+namespace CLI { class App; }
+
+namespace shardscope::cli {
+
+// A subcommand adds itself to `app` and returns the action to run when it is selected; the action
+// returns the process exit code. Errors are thrown (InputError etc.) and reported by main().
+using Action = std::function<int()>;
+struct Registered {
+  CLI::App* command;
+  Action run;
+};
+
+Registered register_inspect(CLI::App& app);
+
+}  // namespace shardscope::cli

@@ -1,0 +1,11 @@
+# Prints one configure summary: which optional parts are on and why.
+message(STATUS "")
+message(STATUS "shardscope ${PROJECT_VERSION} configuration")
+foreach(entry IN LISTS SHARDSCOPE_REASONS)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 part)
+  list(GET parts 1 why)
+  message(STATUS "  ${part}: ${why}")
+endforeach()
+message(STATUS "  tests: ${SHARDSCOPE_BUILD_TESTS}, sanitizers: ${SHARDSCOPE_SANITIZE}, fuzz: ${SHARDSCOPE_BUILD_FUZZ}")
+message(STATUS "")

@@ -1,0 +1,47 @@
+// Model: an ordered list of operators with their parameters, FLOPs and activation sizes per sample.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+enum class OperatorKind { embedding, attention, mlp, moe, linear, norm, head, other };
+enum class DType { fp32, fp16, bf16 };
+
+const char* to_string(OperatorKind kind);
+const char* to_string(DType dtype);
+int bytes_per_element(DType dtype);
+
+// One unit of the plan: the OSDP papers' granularity is one attention block or one MLP block.
+struct Operator {
+  std::string name;
+  OperatorKind kind = OperatorKind::other;
+  int layer = -1;                       // transformer layer index, -1 for embedding / head
+  std::int64_t parameters = 0;          // all parameters held by the operator
+  std::int64_t active_parameters = 0;   // parameters touched per token (MoE: top-k experts); = parameters otherwise
+  DType parameter_dtype = DType::bf16;  // dtype of the working copy used in forward/backward
+  double forward_flops_per_sample = 0;  // FLOPs for one sample (one sequence) of forward
+  double backward_flops_per_sample = 0; // FLOPs for one sample of backward (default 2x forward)
+  std::int64_t activation_bytes_per_sample = 0;  // kept for backward without checkpointing
+  std::int64_t checkpoint_bytes_per_sample = 0;  // kept when the operator is checkpointed (its input)
+  std::int64_t workspace_bytes_per_sample = 0;   // transient, freed when the operator finishes
+  bool splittable = true;  // MatMul-like: can be cut into slices (OSDP operator splitting)
+  bool trainable = true;   // has gradients and optimizer state
+};
+
+struct Model {
+  std::string name;
+  std::int64_t sequence_length = 0;  // tokens per sample
+  std::vector<Operator> operators;
+
+  std::int64_t parameters() const;         // sum over operators
+  std::int64_t active_parameters() const;  // sum of active parameters (MoE)
+  std::int64_t trainable_parameters() const;
+  double forward_flops_per_sample() const;
+  double backward_flops_per_sample() const;
+  std::int64_t activation_bytes_per_sample() const;
+};
+
+}  // namespace shardscope
