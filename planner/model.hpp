@@ -14,6 +14,17 @@ const char* to_string(OperatorKind kind);
 const char* to_string(DType dtype);
 int bytes_per_element(DType dtype);
 
+// Hand-given costs for the OSDP paper's cost model (cost_model: paper), so its numbers can be
+// reproduced exactly: T_i = c(N-1)(alpha + S_i*beta/N) + b*gamma_i, M_i = M_model(/N) + b*M_act + M_extra.
+struct PaperOperatorCosts {
+  bool given = false;
+  double gamma_seconds_per_sample = 0;      // gamma_i
+  double parameter_bytes = 0;               // S_i (communicated bytes)
+  double model_bytes = 0;                   // M_i^model (all model states of the operator)
+  double activation_bytes_per_sample = 0;   // M_i^act
+  double extra_bytes = 0;                   // M_i^extra
+};
+
 // One unit of the plan: the OSDP papers' granularity is one attention block or one MLP block.
 struct Operator {
   std::string name;
@@ -29,6 +40,7 @@ struct Operator {
   std::int64_t workspace_bytes_per_sample = 0;   // transient, freed when the operator finishes
   bool splittable = true;  // MatMul-like: can be cut into slices (OSDP operator splitting)
   bool trainable = true;   // has gradients and optimizer state
+  PaperOperatorCosts paper;  // only for cost_model: paper
 };
 
 struct Model {
