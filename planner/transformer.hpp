@@ -20,6 +20,7 @@ struct TransformerSpec {
   std::vector<std::int64_t> layer_hidden;  // per-layer hidden sizes ("inconsistent" models); empty = all `hidden`
   int heads = 0;
   int kv_heads = 0;                 // 0 = heads (multi-head attention)
+  std::int64_t head_dim = 0;        // 0 = hidden / heads
   std::int64_t ffn_hidden = 0;      // 0 = 4 * hidden
   std::int64_t vocab = 0;
   std::int64_t sequence_length = 0;
@@ -34,6 +35,7 @@ struct TransformerSpec {
   int experts = 0;               // MoE: experts per layer (0 = dense)
   int experts_per_token = 0;     // MoE: top-k
   bool flash_attention = true;   // activation accounting: no s^2 attention scores kept
+  bool dropout = true;           // activation accounting: 1-byte dropout masks are kept (GPT-style)
   DType parameter_dtype = DType::bf16;
 };
 

@@ -1,0 +1,153 @@
+// `shardscope inspect SCENARIO [--json]`: model, cluster and model-state memory summary of a scenario.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "apps/shardscope/commands.hpp"
+#include "apps/shardscope/table.hpp"
+#include "planner/model_states.hpp"
+#include "planner/scenario_parser.hpp"
+#include "planner/units.hpp"
+
+namespace shardscope::cli {
+namespace {
+
+struct Baseline {
+  const char* name;
+  Scopes scopes;
+};
+
+constexpr ShardScope N = ShardScope::N;
+constexpr ShardScope G = ShardScope::G;
+const Baseline kBaselines[] = {
+    {"DDP", {N, N, N}}, {"ZeRO-1", {N, N, G}}, {"ZeRO-2", {N, G, G}}, {"ZeRO-3", {G, G, G}}};
+
+nlohmann::ordered_json to_json(const Scenario& s) {
+  nlohmann::ordered_json out;
+  out["scenario"] = s.name;
+  auto& model = out["model"];
+  model["name"] = s.model.name;
+  model["parameters"] = s.model.parameters();
+  model["active_parameters"] = s.model.active_parameters();
+  model["sequence_length"] = s.model.sequence_length;
+  model["forward_flops_per_sample"] = s.model.forward_flops_per_sample();
+  model["activation_bytes_per_sample"] = s.model.activation_bytes_per_sample();
+  model["operators"] = nlohmann::ordered_json::array();
+  for (const Operator& op : s.model.operators) {
+    nlohmann::ordered_json o;
+    o["name"] = op.name;
+    o["kind"] = to_string(op.kind);
+    o["layer"] = op.layer;
+    o["parameters"] = op.parameters;
+    o["forward_flops_per_sample"] = op.forward_flops_per_sample;
+    o["backward_flops_per_sample"] = op.backward_flops_per_sample;
+    o["activation_bytes_per_sample"] = op.activation_bytes_per_sample;
+    o["checkpoint_bytes_per_sample"] = op.checkpoint_bytes_per_sample;
+    o["workspace_bytes_per_sample"] = op.workspace_bytes_per_sample;
+    model["operators"].push_back(o);
+  }
+  auto& cluster = out["cluster"];
+  cluster["name"] = s.cluster.name;
+  cluster["gpus"] = s.cluster.gpus();
+  cluster["nodes"] = s.cluster.nodes;
+  cluster["gpus_per_node"] = s.cluster.gpus_per_node;
+  cluster["gpu"] = s.cluster.gpu.name;
+  cluster["gpu_memory_bytes"] = s.cluster.gpu.memory_bytes;
+  cluster["memory_limit_bytes"] = s.training.memory_limit_bytes;
+  cluster["peak_flops_per_second_fp16"] = s.cluster.gpu.peak_flops_per_second_fp16;
+  cluster["link_classes"] = nlohmann::ordered_json::array();
+  for (LinkClass lc : link_classes_present(s.cluster)) {
+    const LinkProperties p = link_properties(s.cluster, lc);
+    cluster["link_classes"].push_back(
+        {{"class", to_string(lc)}, {"bytes_per_second", p.bytes_per_second}, {"latency_seconds", p.latency_seconds}});
+  }
+  const StateBytesPerParameter bytes = state_bytes_per_parameter(s.training.precision, s.training.optimizer);
+  out["model_states"] = nlohmann::ordered_json::array();
+  for (const Baseline& b : kBaselines) {
+    const ModelStateBytes m = model_state_bytes_per_gpu(static_cast<double>(s.model.trainable_parameters()), b.scopes,
+                                                        s.cluster.gpus(), s.training.group_size, bytes);
+    out["model_states"].push_back({{"strategy", b.name},
+                                   {"scopes", b.scopes.name()},
+                                   {"parameter_bytes", m.parameter_bytes},
+                                   {"gradient_bytes", m.gradient_bytes},
+                                   {"optimizer_bytes", m.optimizer_bytes},
+                                   {"bytes_per_gpu", m.total()},
+                                   {"fits", m.total() + static_cast<double>(s.training.runtime_reserve_bytes) <=
+                                                static_cast<double>(s.training.memory_limit_bytes)}});
+  }
+  return out;
+}
+
+void print_text(const Scenario& s, std::ostream& os) {
+  using units::format_bytes;
+  using units::format_count;
+  const Model& m = s.model;
+  os << "Scenario  " << s.name << " (" << s.source_file << ")\n";
+  os << "Model     " << m.name << ": " << format_count(static_cast<double>(m.parameters())) << " parameters";
+  if (m.active_parameters() != m.parameters()) {
+    os << " (" << format_count(static_cast<double>(m.active_parameters())) << " active)";
+  }
+  os << ", " << m.operators.size() << " operators, sequence length " << m.sequence_length << "\n";
+  os << "          " << format_count(m.forward_flops_per_sample()) << "FLOP forward per sample, "
+     << format_bytes(static_cast<double>(m.activation_bytes_per_sample())) << " activations per sample\n\n";
+
+  Table ops({"#", "operator", "kind", "parameters", "fwd FLOP/sample", "activations/sample"});
+  for (std::size_t i = 0; i < m.operators.size(); ++i) {
+    const Operator& op = m.operators[i];
+    ops.add({std::to_string(i), op.name, to_string(op.kind), format_count(static_cast<double>(op.parameters)),
+             format_count(op.forward_flops_per_sample), format_bytes(static_cast<double>(op.activation_bytes_per_sample))});
+  }
+  ops.print(os);
+
+  const Cluster& c = s.cluster;
+  os << "\nCluster   " << c.name << ": " << c.nodes << " node(s) x " << c.gpus_per_node << " GPUs = " << c.gpus()
+     << " x " << c.gpu.name << ", " << format_bytes(static_cast<double>(c.gpu.memory_bytes)) << " each\n";
+  os << "          " << units::format_flops_rate(c.gpu.peak_flops_per_second_fp16) << " fp16 peak x "
+     << c.gpu.achievable_fraction << " achievable; memory limit "
+     << format_bytes(static_cast<double>(s.training.memory_limit_bytes)) << " per GPU\n\n";
+  Table links({"link class", "bandwidth/direction", "latency"});
+  for (LinkClass lc : link_classes_present(c)) {
+    const LinkProperties p = link_properties(c, lc);
+    links.add({to_string(lc), units::format_bandwidth(p.bytes_per_second), units::format_duration(p.latency_seconds)});
+  }
+  links.print(os);
+
+  const StateBytesPerParameter bytes = state_bytes_per_parameter(s.training.precision, s.training.optimizer);
+  os << "\nModel states per GPU (" << to_string(s.training.precision) << ", " << to_string(s.training.optimizer)
+     << ": " << bytes.parameter << " + " << bytes.gradient << " + " << bytes.optimizer << " bytes per parameter, "
+     << c.gpus() << " GPUs)\n\n";
+  Table states({"strategy", "scopes", "parameters", "gradients", "optimizer", "total", "fits limit"});
+  for (const Baseline& b : kBaselines) {
+    const ModelStateBytes ms = model_state_bytes_per_gpu(static_cast<double>(m.trainable_parameters()), b.scopes,
+                                                         c.gpus(), s.training.group_size, bytes);
+    const bool fits = ms.total() + static_cast<double>(s.training.runtime_reserve_bytes) <=
+                      static_cast<double>(s.training.memory_limit_bytes);
+    states.add({b.name, b.scopes.name(), format_bytes(ms.parameter_bytes), format_bytes(ms.gradient_bytes),
+                format_bytes(ms.optimizer_bytes), format_bytes(ms.total()), fits ? "yes" : "no"});
+  }
+  states.print(os);
+}
+
+}  // namespace
+
+Registered register_inspect(CLI::App& app) {
+  auto* cmd = app.add_subcommand("inspect", "Summarise a scenario: model, cluster, model-state memory");
+  auto scenario_path = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("scenario", *scenario_path, "Scenario YAML file")->required();
+  cmd->add_flag("--json", *json, "Print JSON instead of tables");
+  return {cmd, [scenario_path, json]() {
+            const Scenario scenario = load_scenario_file(*scenario_path);
+            if (*json) {
+              std::cout << to_json(scenario).dump(2) << "\n";
+            } else {
+              print_text(scenario, std::cout);
+            }
+            return 0;
+          }};
+}
+
+}  // namespace shardscope::cli

@@ -1,0 +1,43 @@
+// Table: aligned plain-text tables for the CLI (first column left-aligned, the rest right-aligned).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace shardscope::cli {
+
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void print(std::ostream& os) const {
+    std::vector<std::size_t> width(header_.size(), 0);
+    auto widen = [&](const std::vector<std::string>& row) {
+      for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    };
+    widen(header_);
+    for (const auto& r : rows_) widen(r);
+    auto line = [&](const std::vector<std::string>& row) {
+      std::string out;
+      for (std::size_t i = 0; i < width.size(); ++i) {
+        const std::string cell = i < row.size() ? row[i] : "";
+        const std::string pad(width[i] - cell.size(), ' ');
+        out += (i == 0 ? "  " : "  ") + (i <= 1 ? cell + pad : pad + cell);
+      }
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      os << out << "\n";
+    };
+    line(header_);
+    std::size_t total = 0;
+    for (std::size_t w : width) total += w + 2;
+    os << "  " << std::string(total - 2, '-') << "\n";
+    for (const auto& r : rows_) line(r);
+  }
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace shardscope::cli

@@ -1,0 +1,70 @@
+// YamlMap: typed, line-aware access to one YAML mapping; every failure is an InputError naming file, line, field.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+// Reads a whole text file (refusing directories, missing files and files over 64 MiB) for parsing.
+std::string read_text_file(const std::string& path, const std::string& what);
+
+// Parses YAML text; malformed YAML, an empty document or a document that is not a mapping are errors.
+YAML::Node parse_yaml_mapping(const std::string& text, const std::string& file);
+
+int line_of(const YAML::Node& node);  // 1-based, 0 when unknown
+
+class YamlMap {
+ public:
+  // `node` must be a mapping (checked); `path` is the dotted field path of the node ("" for the root).
+  YamlMap(const YAML::Node& node, std::string file, std::string path, int parent_line = 0);
+
+  bool has(const std::string& key) const;
+  YAML::Node raw(const std::string& key) const;
+  const YAML::Node& node() const { return node_; }
+  std::string field(const std::string& key) const;  // "path.key"
+  int line(const std::string& key) const;           // line of the value, or of the mapping itself
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }
+  int own_line() const { return line_; }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+
+  std::string string(const std::string& key) const;
+  std::optional<std::string> optional_string(const std::string& key) const;
+  std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) const;
+  std::int64_t integer_or(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) const;
+  double number(const std::string& key, double min, double max) const;
+  double number_or(const std::string& key, double fallback, double min, double max) const;
+  bool boolean_or(const std::string& key, bool fallback) const;
+  std::int64_t bytes(const std::string& key, std::int64_t min, std::int64_t max) const;
+  std::int64_t bytes_or(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) const;
+  double bandwidth(const std::string& key) const;  // positive bytes/s
+  double bandwidth_or(const std::string& key, double fallback) const;
+  double duration(const std::string& key) const;   // non-negative seconds
+  double duration_or(const std::string& key, double fallback) const;
+  double flops(const std::string& key) const;      // positive FLOP/s
+  double flops_or(const std::string& key, double fallback) const;
+  std::vector<std::int64_t> integer_list(const std::string& key, std::int64_t min, std::int64_t max) const;
+  // One of `choices`; the error lists them.
+  std::string choice(const std::string& key, const std::vector<std::string>& choices) const;
+  std::string choice_or(const std::string& key, const std::string& fallback,
+                        const std::vector<std::string>& choices) const;
+  YamlMap map(const std::string& key) const;  // a nested mapping (must exist)
+
+  // Errors on any key not in `known` (typo protection), naming the closest line.
+  void reject_unknown(const std::vector<std::string>& known) const;
+
+ private:
+  std::string scalar(const std::string& key) const;
+  YAML::Node node_;
+  std::string file_;
+  std::string path_;
+  int line_;
+};
+
+}  // namespace shardscope
