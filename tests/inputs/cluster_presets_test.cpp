@@ -1,0 +1,52 @@
+// Tests of the shipped cluster presets: all parse with sources, link classes and node overrides are right.
+#include <gtest/gtest.h>
+
+#include "planner/cluster_presets.hpp"
+#include "test_util.hpp"
+
+namespace shardscope {
+namespace {
+
+TEST(ClusterPresets, AllShippedPresetsParseAndSayWhereTheirNumbersComeFrom) {
+  const auto names = cluster_preset_names();
+  ASSERT_EQ(names.size(), 4u);
+  for (const std::string& name : names) {
+    const Cluster c = cluster_preset(name);
+    EXPECT_EQ(c.name, name);
+    EXPECT_FALSE(c.source.empty()) << name;
+    EXPECT_GT(c.gpu.memory_bytes, 0) << name;
+  }
+}
+
+TEST(ClusterPresets, TitanServerIsATwoSocketPcieTree) {
+  const Cluster c = cluster_preset("titan-rtx-8-pcie3");
+  EXPECT_EQ(c.gpus(), 8);
+  EXPECT_EQ(c.gpu.memory_bytes, 24LL << 30);
+  EXPECT_EQ(link_class_between(c, 0, 1), LinkClass::same_switch);
+  EXPECT_EQ(link_class_between(c, 0, 2), LinkClass::cross_switch);
+  EXPECT_EQ(link_class_between(c, 0, 4), LinkClass::cross_socket);
+  EXPECT_DOUBLE_EQ(link_properties(c, LinkClass::cross_socket).bytes_per_second, 10e9);
+}
+
+TEST(ClusterPresets, DgxA100NodesOverrideAndNetworkClass) {
+  const Cluster c = cluster_preset("dgx-a100", 4);
+  EXPECT_EQ(c.gpus(), 32);
+  EXPECT_EQ(link_class_between(c, 0, 7), LinkClass::nvlink);
+  EXPECT_EQ(link_class_between(c, 7, 8), LinkClass::network);
+  EXPECT_DOUBLE_EQ(link_properties(c, LinkClass::nvlink).bytes_per_second, 300e9);
+  // 8 x 200 Gb/s per node shared by 8 GPUs: 25 GB/s per GPU.
+  EXPECT_DOUBLE_EQ(link_properties(c, LinkClass::network).bytes_per_second, 25e9);
+}
+
+TEST(ClusterPresets, UnknownPresetListsTheKnownOnes) {
+  test::expect_input_error([] { cluster_preset("dgx-z900"); }, "<cluster presets>", 0, "cluster.preset",
+                           "known presets: a100-40gb-2x8-100gbe, dgx-a100, dgx-h100, titan-rtx-8-pcie3");
+}
+
+TEST(ClusterPresets, AbsurdNodeCountIsRefused) {
+  test::expect_input_error([] { cluster_preset("dgx-a100", 200000); }, "scenarios/clusters/dgx-a100.yaml", 0,
+                           "nodes", "at most 100000 nodes");
+}
+
+}  // namespace
+}  // namespace shardscope

@@ -1,0 +1,32 @@
+// Helpers for input tests: the source directory and an expectation that an InputError names file, line, field.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "planner/error.hpp"
+
+namespace shardscope::test {
+
+inline std::string source_dir() { return SHARDSCOPE_SOURCE_DIR; }
+
+// Runs `body`, expects an InputError and checks its file, line (0 = don't care unless exact) and field,
+// and that its message contains `needle`.
+inline void expect_input_error(const std::function<void()>& body, const std::string& file, int line,
+                               const std::string& field, const std::string& needle) {
+  try {
+    body();
+    ADD_FAILURE() << "expected an InputError mentioning '" << needle << "'";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), file) << e.what();
+    if (line >= 0) {
+      EXPECT_EQ(e.line(), line) << e.what();
+    }
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace shardscope::test
