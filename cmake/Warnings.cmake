@@ -8,3 +8,12 @@ if(SHARDSCOPE_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+if(SHARDSCOPE_BUILD_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "SHARDSCOPE_BUILD_FUZZ needs clang (use the `fuzz` preset)")
+  endif()
+  # Everything is instrumented for coverage; only the fuzzer executables link libFuzzer's main().
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -210,6 +210,9 @@ TransformerSpec parse_hf_config_string(const std::string& text, const std::strin
     json = Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw InputError(file_name, line_at(text, e.byte > 0 ? e.byte - 1 : 0), "", std::string("malformed JSON: ") + e.what());
+  } catch (const Json::exception& e) {
+    // e.g. out_of_range for a number such as 1e999 that no double can hold (found by the fuzzer)
+    throw InputError(file_name, 0, "", std::string("malformed JSON: ") + e.what());
   }
   if (!json.is_object()) throw InputError(file_name, 1, "", "expected a JSON object (a Hugging Face config.json)");
   if (!json.contains("model_type") || !json.at("model_type").is_string()) {

@@ -59,6 +59,12 @@ TEST(HfConfig, MalformedJsonNamesTheLine) {
   test::expect_input_error([&] { parse_hf_config_string(text, "bad.json"); }, "bad.json", 3, "", "malformed JSON");
 }
 
+TEST(HfConfig, NumberBeyondDoubleRangeIsMalformedJsonNotACrash) {
+  // Regression: found by fuzz/hf_config_fuzzer (nlohmann throws out_of_range, not parse_error).
+  test::expect_input_error([] { parse_hf_config_string("{\"n_embd\": 73e33333}", "big.json"); }, "big.json", 0, "",
+                           "malformed JSON");
+}
+
 TEST(HfConfig, WrongTypeAndMissingKey) {
   const std::string wrong =
       "{\"model_type\": \"gpt2\", \"n_embd\": \"768\", \"n_layer\": 12, \"n_head\": 12, \"n_positions\": 1024, "

@@ -1,0 +1,83 @@
+// CLI tests: `inspect` output and JSON golden file, and bad input giving a non-zero exit with file:line: field.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "run_command.hpp"
+
+namespace shardscope {
+namespace {
+
+const std::string kBinary = SHARDSCOPE_BINARY;
+const std::string kSource = SHARDSCOPE_SOURCE_DIR;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("shardscope_cli_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path.string();
+}
+
+TEST(Cli, InspectPrintsModelClusterAndStates) {
+  const auto r = test::run_command(kBinary + " inspect " + kSource + "/scenarios/default.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("98 operators"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pcie-cross-socket"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ZeRO-3"), std::string::npos) << r.out;
+}
+
+TEST(Cli, InspectJsonIsDeterministicAndMatchesTheGoldenFile) {
+  const std::string command = kBinary + " inspect --json " + kSource + "/scenarios/default.yaml";
+  const auto first = test::run_command(command);
+  const auto second = test::run_command(command);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out, second.out);
+  // Regenerate: see tests/golden/README.md.
+  EXPECT_EQ(first.out, read_file(kSource + "/tests/golden/inspect-default.json"));
+  EXPECT_NE(first.out.find("\"gpu_memory_bytes\": 25769803776"), std::string::npos);
+}
+
+TEST(Cli, BadInputExitsNonZeroNamingFileLineAndField) {
+  const std::string path = write_temp("bad.yaml", "model: {preset: nd-48x1536}\ncluster:\n  preset: dgx-a100\n  nodes: -3\n");
+  const auto r = test::run_command(kBinary + " inspect " + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(path + ":4: cluster.nodes: expected an integer between 1 and 100000"), std::string::npos) << r.err;
+  std::filesystem::remove(path);
+}
+
+TEST(Cli, EmptyFileDirectoryAndGarbageAreErrorsNotCrashes) {
+  const std::string empty = write_temp("empty.yaml", "");
+  auto r = test::run_command(kBinary + " inspect " + empty);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("file is empty"), std::string::npos) << r.err;
+  r = test::run_command(kBinary + " inspect " + std::filesystem::temp_directory_path().string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+  std::string garbage;
+  for (int i = 0; i < 4096; ++i) garbage.push_back(static_cast<char>((i * 131 + 7) % 256));
+  const std::string junk = write_temp("junk.yaml", garbage);
+  r = test::run_command(kBinary + " inspect " + junk);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("error: " + junk), std::string::npos) << r.err;
+  std::filesystem::remove(empty);
+  std::filesystem::remove(junk);
+}
+
+TEST(Cli, MissingArgumentIsAUsageError) {
+  const auto r = test::run_command(kBinary + " inspect");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("scenario is required"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace shardscope
