@@ -16,5 +16,6 @@ struct Registered {
 };
 
 Registered register_inspect(CLI::App& app);
+Registered register_plan(CLI::App& app);
 
 }  // namespace shardscope::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
 
   std::vector<shardscope::cli::Registered> commands;
   commands.push_back(shardscope::cli::register_inspect(app));
+  commands.push_back(shardscope::cli::register_plan(app));
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,146 @@
+// `shardscope plan SCENARIO [--json] [--out plan.json] [--no-baselines]`: the optimal plan, bounds, baselines.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "apps/shardscope/commands.hpp"
+#include "apps/shardscope/table.hpp"
+#include "planner/cost/calibration.hpp"
+#include "planner/cost/cost_model.hpp"
+#include "planner/plan_json.hpp"
+#include "planner/planner.hpp"
+#include "planner/scenario_parser.hpp"
+#include "planner/units.hpp"
+
+namespace shardscope::cli {
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
+  return buffer;
+}
+
+std::string choice_text(const OperatorChoice& c) {
+  if (c.sharded_slices == 0) return "NNN (DP)";
+  std::string s = c.scopes.name();
+  if (c.secondary_parameter_partition) s += "+hpZ";
+  if (c.slices > 1) s += " " + std::to_string(c.sharded_slices) + "/" + std::to_string(c.slices);
+  return s;
+}
+
+void print_text(const Scenario& scenario, const Calibration& calibration, const PlanReport& report, std::ostream& os) {
+  using units::format_bytes;
+  using units::format_duration;
+  os << "Scenario  " << scenario.name << ": " << scenario.model.name << " on " << scenario.cluster.gpus() << " x "
+     << scenario.cluster.gpu.name << ", memory limit " << format_bytes(static_cast<double>(scenario.training.memory_limit_bytes))
+     << " per GPU\n";
+  const StrategyResult& best = report.best;
+  if (!best.fits) {
+    os << "\nNo plan fits: even the smallest plan at batch size 1 needs " << format_bytes(best.minimum_memory_bytes)
+       << " per GPU (" << format_bytes(best.shortfall_bytes) << " over the limit).\n";
+    return;
+  }
+  const Plan& plan = best.plan;
+  const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration);
+  os << "\nPlan (" << plan.strategy << "), micro-batch " << plan.micro_batch << " x " << plan.gradient_accumulation_steps
+     << " accumulation steps x " << scenario.cluster.gpus() << " GPUs\n\n";
+  // Consecutive operators with the same choice and shape are folded into one row.
+  Table ops({"operators", "scopes", "slices", "ckpt", "memory/GPU", "time"});
+  std::size_t i = 0;
+  while (i < plan.operators.size()) {
+    std::size_t j = i + 1;
+    const ItemCost first = model->cost(i, plan.operators[i], plan.micro_batch);
+    while (j < plan.operators.size()) {
+      const OperatorChoice& a = plan.operators[i];
+      const OperatorChoice& b = plan.operators[j];
+      const ItemCost cost = model->cost(j, b, plan.micro_batch);
+      if (choice_text(a) != choice_text(b) || a.checkpoint != b.checkpoint || cost.seconds != first.seconds ||
+          cost.resident_bytes != first.resident_bytes) {
+        break;
+      }
+      ++j;
+    }
+    std::string label = plan.operators[i].name;
+    if (j - i > 1) label += " .. " + plan.operators[j - 1].name + " (" + std::to_string(j - i) + ")";
+    ops.add({label, choice_text(plan.operators[i]), std::to_string(plan.operators[i].slices),
+             plan.operators[i].checkpoint ? "yes" : "no", format_bytes(first.resident_bytes), format_duration(first.seconds)});
+    i = j;
+  }
+  ops.print(os);
+  const double ub = plan.predicted.iteration_seconds;
+  os << "\nPredicted  " << format_duration(ub) << " per iteration, " << fixed(plan.predicted.samples_per_second, 2)
+     << " samples/s, " << fixed(plan.predicted.tokens_per_second, 0) << " tokens/s, peak "
+     << format_bytes(plan.predicted.peak_memory_bytes) << " per GPU\n";
+  os << "Optimality lower bound " << format_duration(best.lower_bound_seconds) << ", gap "
+     << fixed(100.0 * (ub - best.lower_bound_seconds) / ub, 3) << " %\n";
+
+  if (report.baselines.empty()) return;
+  double fsdp = 0;
+  for (const StrategyResult& b : report.baselines) {
+    if (b.strategy == "fsdp" && b.fits) fsdp = b.plan.predicted.samples_per_second;
+  }
+  os << "\nBaselines under the same model (speed-up over FSDP)\n\n";
+  Table table({"strategy", "batch", "iteration", "samples/s", "peak memory", "vs FSDP"});
+  table.add({"shardscope", std::to_string(plan.micro_batch), format_duration(ub), fixed(plan.predicted.samples_per_second, 2),
+             format_bytes(plan.predicted.peak_memory_bytes), fsdp > 0 ? fixed(plan.predicted.samples_per_second / fsdp, 2) + "x" : "-"});
+  for (const StrategyResult& b : report.baselines) {
+    if (!b.fits) {
+      table.add({b.strategy, "-", "does not fit", "-", format_bytes(b.minimum_memory_bytes),
+                 "short " + format_bytes(b.shortfall_bytes)});
+      continue;
+    }
+    table.add({b.strategy, std::to_string(b.plan.micro_batch), format_duration(b.plan.predicted.iteration_seconds),
+               fixed(b.plan.predicted.samples_per_second, 2), format_bytes(b.plan.predicted.peak_memory_bytes),
+               fsdp > 0 ? fixed(b.plan.predicted.samples_per_second / fsdp, 2) + "x" : "-"});
+  }
+  table.print(os);
+}
+
+}  // namespace
+
+Registered register_plan(CLI::App& app) {
+  auto* cmd = app.add_subcommand("plan", "Find the optimal per-operator sharding plan and compare baselines");
+  struct Options {
+    std::string scenario;
+    bool json = false;
+    std::string out;
+    bool no_baselines = false;
+  };
+  auto opts = std::make_shared<Options>();
+  cmd->add_option("scenario", opts->scenario, "Scenario YAML file")->required();
+  cmd->add_flag("--json", opts->json, "Print the report as JSON");
+  cmd->add_option("--out", opts->out, "Also write the plan report (JSON) to this file");
+  cmd->add_flag("--no-baselines", opts->no_baselines, "Skip the baseline strategies");
+  return {cmd, [opts]() {
+            const Scenario scenario = load_scenario_file(opts->scenario);
+            const Calibration calibration = scenario.planner.calibration_file.empty()
+                                                ? Calibration{}
+                                                : load_calibration_file(scenario.planner.calibration_file);
+            const PlanReport report = plan_scenario(scenario, calibration, !opts->no_baselines);
+            const auto json = report_to_json(report, scenario);
+            if (!opts->out.empty()) {
+              std::ofstream out(opts->out);
+              if (!out) throw std::runtime_error("cannot write " + opts->out);
+              out << json.dump(2) << "\n";
+            }
+            if (opts->json) {
+              std::cout << json.dump(2) << "\n";
+            } else {
+              print_text(scenario, calibration, report, std::cout);
+            }
+            if (!report.best.fits) {
+              std::cerr << "error: " << scenario.source_file << ": no plan fits the memory limit; the smallest needs "
+                        << static_cast<std::int64_t>(report.best.minimum_memory_bytes) << " bytes per GPU\n";
+              return 3;
+            }
+            return 0;
+          }};
+}
+
+}  // namespace shardscope::cli

@@ -1,0 +1,33 @@
+// Calibration: measured coefficients that override the cost model's defaults (from calibration.yaml).
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "planner/cluster.hpp"
+#include "planner/model.hpp"
+
+namespace shardscope {
+
+struct LinkCalibration {
+  double alpha_seconds = 0;      // per ring step
+  double bytes_per_second = 0;   // effective bandwidth per direction
+};
+
+struct Calibration {
+  // Per link class (indexed by LinkClass); unset = the cluster's nominal numbers.
+  std::array<std::optional<LinkCalibration>, 5> links;
+  // Achievable fraction of peak FLOP/s per operator kind (indexed by OperatorKind); unset = the GPU's.
+  std::array<std::optional<double>, 8> achievable_fraction;
+  double overlap_slowdown = 0.1;       // extra fraction of the shorter stream when compute and comm overlap
+  double slice_overhead_seconds = 10e-6;  // per extra slice per pass (slicing and summation)
+  std::optional<double> runtime_reserve_bytes;
+};
+
+// Parses calibration YAML text; every coefficient must be present where its section is given and be
+// non-negative (bandwidths positive). Errors are InputError with file, line, field.
+Calibration parse_calibration_string(const std::string& text, const std::string& file);
+Calibration load_calibration_file(const std::string& path);
+
+}  // namespace shardscope

@@ -1,0 +1,43 @@
+// Alpha-beta cost of ring collectives over the GPU groups a sharding scope uses (intra-group, inter-group, global).
+#pragma once
+
+#include "planner/cluster.hpp"
+#include "planner/cost/calibration.hpp"
+
+namespace shardscope {
+
+enum class CollectiveKind { all_gather, reduce_scatter, all_reduce };
+// intra: the M consecutive GPUs of a group; inter: one GPU per group (same local index); global: all N.
+enum class GroupKind { intra, inter, global };
+
+const char* to_string(CollectiveKind kind);
+
+// The one formula: time = latency * steps + bytes / bandwidth (STYLE: named tables + one small formula).
+double alpha_beta_seconds(double alpha_seconds, int steps, double bytes_per_step, double bytes_per_second);
+
+struct RingLink {
+  double alpha_seconds = 0;      // worst latency over the ring's edges
+  double bytes_per_second = 0;   // bottleneck bandwidth over the ring's edges
+  int ranks = 1;
+};
+
+class CollectiveCost {
+ public:
+  CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration);
+
+  int group_ranks(GroupKind group) const;
+  const RingLink& ring(GroupKind group) const;
+
+  // Seconds for a ring collective whose *full* buffer is `total_bytes` (each rank holds total/n after
+  // a reduce-scatter and before an all-gather): (n-1) steps for all-gather and reduce-scatter, 2(n-1) for
+  // all-reduce, each moving total/n bytes over the bottleneck link.
+  double seconds(CollectiveKind kind, GroupKind group, double total_bytes) const;
+
+ private:
+  RingLink make_ring(int first_rank, int stride, int count) const;
+  const Cluster& cluster_;
+  const Calibration& calibration_;
+  RingLink intra_, inter_, global_;
+};
+
+}  // namespace shardscope

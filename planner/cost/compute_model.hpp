@@ -1,0 +1,28 @@
+// Compute time of an operator from its FLOPs and the GPU's achievable rate (calibratable per operator kind).
+#pragma once
+
+#include "planner/cluster.hpp"
+#include "planner/cost/calibration.hpp"
+#include "planner/model.hpp"
+#include "planner/training_config.hpp"
+
+namespace shardscope {
+
+class ComputeModel {
+ public:
+  ComputeModel(const Cluster& cluster, Precision precision, const Calibration& calibration)
+      : cluster_(cluster), precision_(precision), calibration_(calibration) {}
+
+  double flops_per_second(const Operator& op) const;
+  double forward_seconds(const Operator& op, double samples) const;
+  double backward_seconds(const Operator& op, double samples) const;
+  // Optimizer update: memory-bound, reads and writes the owned model-state bytes once each.
+  double update_seconds(double owned_state_bytes) const;
+
+ private:
+  const Cluster& cluster_;
+  Precision precision_;
+  const Calibration& calibration_;
+};
+
+}  // namespace shardscope

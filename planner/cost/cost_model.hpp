@@ -1,0 +1,46 @@
+// CostModel: time and memory of one operator under one choice (scopes, slices, checkpointing) at batch b.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "planner/cost/calibration.hpp"
+#include "planner/plan.hpp"
+#include "planner/scenario.hpp"
+
+namespace shardscope {
+
+// Per-GPU memory of one operator by category (bytes); resident parts live the whole iteration,
+// gathered/workspace only while the operator runs.
+struct MemoryBreakdown {
+  double parameter_bytes = 0;
+  double gradient_bytes = 0;
+  double optimizer_bytes = 0;
+  double activation_bytes = 0;  // kept for backward (or checkpoint inputs)
+  double gathered_bytes = 0;    // gathered parameter + unreduced gradient buffers of sharded slices
+  double workspace_bytes = 0;   // workspace + recomputed activations while the operator runs
+  double resident() const { return parameter_bytes + gradient_bytes + optimizer_bytes + activation_bytes; }
+};
+
+struct ItemCost {
+  double seconds = 0;          // this operator's share of one iteration (all micro-steps and the update)
+  double resident_bytes = 0;   // knapsack weight
+  double transient_bytes = 0;  // tau: peak extra while it runs = workspace + (1 + prefetch) x gathered
+};
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  virtual ItemCost cost(std::size_t op_index, const OperatorChoice& choice, std::int64_t micro_batch) const = 0;
+  virtual MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
+                                 std::int64_t micro_batch) const = 0;
+  virtual double fixed_bytes() const = 0;  // runtime reserve
+  // Samples processed by the whole cluster in one iteration at this micro-batch.
+  virtual double samples_per_iteration(std::int64_t micro_batch) const = 0;
+};
+
+// The model the scenario asks for (planner.cost_model), with its calibration. Throws InputError when the
+// paper model lacks per-operator coefficients.
+std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calibration& calibration);
+
+}  // namespace shardscope

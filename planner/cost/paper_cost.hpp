@@ -1,0 +1,26 @@
+// PaperCostModel: the OSDP paper's alpha-beta-gamma model, exactly, with its operator-splitting extension.
+#pragma once
+
+#include "planner/cost/cost_model.hpp"
+
+namespace shardscope {
+
+// DP:  T_i = 2(N-1)(alpha + S_i beta / N) + b gamma_i,  M_i = M_model + b M_act + M_extra
+// ZDP: T_i = 3(N-1)(alpha + S_i beta / N) + b gamma_i,  M_i = M_model / N + b M_act + M_extra
+// A split operator (g slices, k sharded) pays each slice's collectives on S_i / g bytes and keeps
+// ((g - k) + k / N) / g of M_model. No transient term: the paper folds it into M_extra.
+class PaperCostModel : public CostModel {
+ public:
+  explicit PaperCostModel(const Scenario& scenario);
+  ItemCost cost(std::size_t op_index, const OperatorChoice& choice, std::int64_t micro_batch) const override;
+  MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice, std::int64_t micro_batch) const override;
+  double fixed_bytes() const override { return reserve_bytes_; }
+  // The paper's objective is seconds per sample on one worker: (1/b) sum T_i.
+  double samples_per_iteration(std::int64_t micro_batch) const override { return static_cast<double>(micro_batch); }
+
+ private:
+  const Scenario& scenario_;
+  double reserve_bytes_;
+};
+
+}  // namespace shardscope

@@ -1,0 +1,147 @@
+// Topology-aware per-operator cost: PaRO communication per stage (Table 3) and memory (Table 2) per slice.
+#include "planner/cost/topology_cost.hpp"
+
+#include <algorithm>
+
+namespace shardscope {
+namespace {
+
+double share(ShardScope scope, int gpus, int group) {
+  switch (scope) {
+    case ShardScope::N: return 1.0;
+    case ShardScope::I: return 1.0 / group;
+    case ShardScope::G: return 1.0 / gpus;
+  }
+  return 1.0;
+}
+
+GroupKind group_of(ShardScope scope) { return scope == ShardScope::I ? GroupKind::intra : GroupKind::global; }
+
+}  // namespace
+
+TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration& calibration)
+    : scenario_(scenario),
+      calibration_(calibration),
+      collectives_(scenario.cluster, scenario.training.group_size, calibration),
+      compute_(scenario.cluster, scenario.training.precision, calibration),
+      state_(state_bytes_per_parameter(scenario.training.precision, scenario.training.optimizer)),
+      reserve_bytes_(calibration.runtime_reserve_bytes.value_or(
+          static_cast<double>(scenario.training.runtime_reserve_bytes))) {}
+
+double TopologyCostModel::samples_per_iteration(std::int64_t micro_batch) const {
+  return static_cast<double>(micro_batch) * scenario_.training.gradient_accumulation_steps * scenario_.cluster.gpus();
+}
+
+double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, double params, bool trainable) const {
+  const double param_bytes = state_.parameter * params;
+  const double grad_bytes = state_.gradient * params;
+  using CK = CollectiveKind;
+  double t = 0;
+  // Parameter gathers: forward, backward, and the recompute of a checkpointed operator.
+  if (c.scopes.parameters != ShardScope::N) {
+    const int gathers = 2 + (c.checkpoint ? 1 : 0);
+    if (c.secondary_parameter_partition && c.scopes.parameters == ShardScope::G) {
+      // ZeRO++ hpZ: forward gathers globally, backward (and recompute) from the intra-group secondary shard.
+      t += collectives_.seconds(CK::all_gather, GroupKind::global, param_bytes);
+      t += (gathers - 1) * collectives_.seconds(CK::all_gather, GroupKind::intra, param_bytes);
+    } else {
+      t += gathers * collectives_.seconds(CK::all_gather, group_of(c.scopes.parameters), param_bytes);
+    }
+  }
+  // Gradients: sharded scopes reduce-scatter after every micro-step's backward.
+  if (trainable && c.scopes.gradients != ShardScope::N) {
+    t += collectives_.seconds(CK::reduce_scatter, group_of(c.scopes.gradients), grad_bytes);
+  }
+  return t;
+}
+
+double TopologyCostModel::per_iteration_comm_seconds(const OperatorChoice& c, double params, bool trainable) const {
+  if (!trainable) return 0;
+  const int group = scenario_.training.group_size;
+  const double param_bytes = state_.parameter * params;
+  const double grad_bytes = state_.gradient * params;
+  using CK = CollectiveKind;
+  const ShardScope p = c.scopes.parameters, g = c.scopes.gradients, os = c.scopes.optimizer;
+  double t = 0;
+  // Gradient synchronisation once the micro-steps are accumulated (PaRO Table 3, "Update" R-S/A-R).
+  if (g == ShardScope::N) {
+    if (os == ShardScope::N || os == ShardScope::G) {
+      t += collectives_.seconds(CK::all_reduce, GroupKind::global, grad_bytes);  // DDP, ZeRO-1 (all-reduce)
+    } else {
+      t += collectives_.seconds(CK::reduce_scatter, GroupKind::intra, grad_bytes) +
+           collectives_.seconds(CK::all_reduce, GroupKind::inter, grad_bytes / group);
+    }
+  } else if (g == ShardScope::I) {
+    t += collectives_.seconds(os == ShardScope::I ? CK::all_reduce : CK::reduce_scatter, GroupKind::inter,
+                              grad_bytes / group);
+  }
+  // Rebuilding the parameter scope from the updated optimizer shard ("Update" A-G(P)).
+  if (p == ShardScope::N && os == ShardScope::I) {
+    t += collectives_.seconds(CK::all_gather, GroupKind::intra, param_bytes);
+  } else if (p == ShardScope::N && os == ShardScope::G) {
+    if (g == ShardScope::I) {  // PaRO-NIG: inter-group then intra-group
+      t += collectives_.seconds(CK::all_gather, GroupKind::inter, param_bytes / group) +
+           collectives_.seconds(CK::all_gather, GroupKind::intra, param_bytes);
+    } else {
+      t += collectives_.seconds(CK::all_gather, GroupKind::global, param_bytes);
+    }
+  } else if (p == ShardScope::I && os == ShardScope::G) {
+    t += collectives_.seconds(CK::all_gather, GroupKind::inter, param_bytes / group);
+  }
+  return t;
+}
+
+MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorChoice& c, std::int64_t b) const {
+  const Operator& op = scenario_.model.operators[op_index];
+  const int n = scenario_.cluster.gpus();
+  const int group = scenario_.training.group_size;
+  const double slice = static_cast<double>(op.parameters) / c.slices;
+  const double sharded = slice * c.sharded_slices;
+  const double replicated = slice * (c.slices - c.sharded_slices);
+  const double trainable = op.trainable ? 1.0 : 0.0;
+  MemoryBreakdown m;
+  m.parameter_bytes = state_.parameter * (replicated + sharded * share(c.scopes.parameters, n, group));
+  if (c.secondary_parameter_partition) m.parameter_bytes += state_.parameter * sharded / group;
+  m.gradient_bytes = trainable * state_.gradient * (replicated + sharded * share(c.scopes.gradients, n, group));
+  m.optimizer_bytes = trainable * state_.optimizer * (replicated + sharded * share(c.scopes.optimizer, n, group));
+  const double samples = static_cast<double>(b);
+  m.activation_bytes = samples * static_cast<double>(c.checkpoint ? op.checkpoint_bytes_per_sample
+                                                                   : op.activation_bytes_per_sample);
+  if (c.sharded_slices > 0) {
+    if (c.scopes.parameters != ShardScope::N) m.gathered_bytes += state_.parameter * slice;
+    if (op.trainable && c.scopes.gradients != ShardScope::N) m.gathered_bytes += state_.gradient * slice;
+  }
+  m.workspace_bytes = samples * static_cast<double>(op.workspace_bytes_per_sample) +
+                      (c.checkpoint ? samples * static_cast<double>(op.activation_bytes_per_sample) : 0.0);
+  return m;
+}
+
+ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, std::int64_t b) const {
+  const Operator& op = scenario_.model.operators[op_index];
+  const double samples = static_cast<double>(b);
+  const int steps = scenario_.training.gradient_accumulation_steps;
+  const double slice = static_cast<double>(op.parameters) / c.slices;
+
+  double compute = compute_.forward_seconds(op, samples) * (c.checkpoint ? 2 : 1) + compute_.backward_seconds(op, samples);
+  if (c.slices > 1) compute += (c.slices - 1) * calibration_.slice_overhead_seconds * (c.checkpoint ? 3 : 2);
+
+  const OperatorChoice replicated{op.name, Scopes{ShardScope::N, ShardScope::N, ShardScope::N}, false, 1, 0, c.checkpoint};
+  const double comm_micro = c.sharded_slices * per_micro_step_comm_seconds(c, slice, op.trainable);
+  const double comm_iter = c.sharded_slices * per_iteration_comm_seconds(c, slice, op.trainable) +
+                           (c.slices - c.sharded_slices) * per_iteration_comm_seconds(replicated, slice, op.trainable);
+
+  const MemoryBreakdown m = memory(op_index, c, b);
+  const double update = op.trainable ? compute_.update_seconds(m.parameter_bytes + m.gradient_bytes + m.optimizer_bytes)
+                                     : 0.0;
+  double micro = compute + comm_micro;
+  if (scenario_.planner.overlap) {
+    micro = std::max(compute, comm_micro) + calibration_.overlap_slowdown * std::min(compute, comm_micro);
+  }
+  ItemCost out;
+  out.seconds = steps * micro + comm_iter + update;
+  out.resident_bytes = m.resident();
+  out.transient_bytes = m.workspace_bytes + (1 + scenario_.planner.prefetch_depth) * m.gathered_bytes;
+  return out;
+}
+
+}  // namespace shardscope

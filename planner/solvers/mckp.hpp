@@ -1,0 +1,63 @@
+// The plan search as a multiple-choice knapsack with a max term: pick one item per class to minimise
+// total seconds subject to sum(resident) + max(transient) <= capacity. Shared by every solver.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace shardscope {
+
+struct McItem {
+  double seconds = 0;
+  double resident_bytes = 0;
+  double transient_bytes = 0;
+};
+
+struct McProblem {
+  std::vector<std::vector<McItem>> classes;  // one class per operator
+  double capacity_bytes = 0;                 // memory limit minus fixed reserve
+};
+
+struct McSolution {
+  bool feasible = false;
+  std::vector<int> picks;            // item index per class
+  double seconds = 0;                // objective of `picks`
+  double peak_bytes = 0;             // sum resident + max transient of `picks`
+  double lower_bound_seconds = 0;    // proven lower bound on the optimum (== seconds when exact)
+  std::int64_t explored = 0;         // nodes / cells / combinations the solver visited
+  bool complete = true;              // false when a reference solver hit its limit
+};
+
+// Peak memory and seconds of a given selection.
+double selection_peak_bytes(const McProblem& problem, const std::vector<int>& picks);
+double selection_seconds(const McProblem& problem, const std::vector<int>& picks);
+
+// Removes items dominated in (seconds, resident, transient) and duplicates; returns, per class, the
+// original indices of the kept items (the problem's classes are rewritten in place).
+std::vector<std::vector<int>> remove_dominated(McProblem& problem);
+
+// LP relaxation lower bound (convex hull + greedy by slope) of min sum seconds s.t. sum resident <= capacity,
+// over items with transient <= threshold. Returns +inf when even the lightest items do not fit.
+double lp_lower_bound(const McProblem& problem, double transient_threshold, double capacity_bytes);
+
+struct DpOptions {
+  int bins = 4096;  // memory quantisation: capacity / bins bytes per bin
+};
+// Exact for the memory-quantised model with weights rounded up (a feasible plan: upper bound) and rounded
+// down (a proven lower bound); the peak max-term handled by enumerating the largest transient.
+McSolution solve_dp(const McProblem& problem, const DpOptions& options = {});
+
+// Pareto front (peak bytes, seconds) over all thresholds, from the rounded-up DP's value function.
+struct ParetoPoint {
+  double peak_bytes = 0;
+  double seconds = 0;
+};
+std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions& options = {}, int max_points = 64);
+
+// The OSDP paper's depth-first search with its two prunings (memory over the limit, time over the best).
+McSolution solve_dfs(const McProblem& problem, std::int64_t node_limit = INT64_MAX, double seconds_limit = 1e300);
+
+// Enumerates every combination (small instances only).
+McSolution solve_brute_force(const McProblem& problem);
+
+}  // namespace shardscope
