@@ -6,4 +6,4 @@ scenario=${1:-scenarios/default.yaml}
 ./scripts/install-deps.sh
 cmake --preset default >/dev/null
 cmake --build --preset default -j "$(nproc)" >/dev/null
-./build/default/apps/shardscope/shardscope inspect "$scenario"
+./build/default/apps/shardscope/shardscope plan "$scenario"

@@ -1,6 +1,7 @@
 // `shardscope plan SCENARIO [--json] [--out plan.json] [--no-baselines]`: the optimal plan, bounds, baselines.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -50,27 +51,35 @@ void print_text(const Scenario& scenario, const Calibration& calibration, const 
   const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration);
   os << "\nPlan (" << plan.strategy << "), micro-batch " << plan.micro_batch << " x " << plan.gradient_accumulation_steps
      << " accumulation steps x " << scenario.cluster.gpus() << " GPUs\n\n";
-  // Consecutive operators with the same choice and shape are folded into one row.
-  Table ops({"operators", "scopes", "slices", "ckpt", "memory/GPU", "time"});
-  std::size_t i = 0;
-  while (i < plan.operators.size()) {
-    std::size_t j = i + 1;
-    const ItemCost first = model->cost(i, plan.operators[i], plan.micro_batch);
-    while (j < plan.operators.size()) {
-      const OperatorChoice& a = plan.operators[i];
-      const OperatorChoice& b = plan.operators[j];
-      const ItemCost cost = model->cost(j, b, plan.micro_batch);
-      if (choice_text(a) != choice_text(b) || a.checkpoint != b.checkpoint || cost.seconds != first.seconds ||
-          cost.resident_bytes != first.resident_bytes) {
-        break;
-      }
-      ++j;
+  // Operators with the same kind, choice and cost (repeated layers) share one row.
+  struct Row {
+    std::vector<std::string> names;
+    OperatorKind kind;
+    OperatorChoice choice;
+    ItemCost cost;
+  };
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < plan.operators.size(); ++i) {
+    const OperatorChoice& c = plan.operators[i];
+    const ItemCost cost = model->cost(i, c, plan.micro_batch);
+    const OperatorKind kind = scenario.model.operators[i].kind;
+    auto same = [&](const Row& r) {
+      return r.kind == kind && choice_text(r.choice) == choice_text(c) && r.choice.checkpoint == c.checkpoint &&
+             r.cost.seconds == cost.seconds && r.cost.resident_bytes == cost.resident_bytes;
+    };
+    auto it = std::find_if(rows.begin(), rows.end(), same);
+    if (it == rows.end()) {
+      rows.push_back({{c.name}, kind, c, cost});
+    } else {
+      it->names.push_back(c.name);
     }
-    std::string label = plan.operators[i].name;
-    if (j - i > 1) label += " .. " + plan.operators[j - 1].name + " (" + std::to_string(j - i) + ")";
-    ops.add({label, choice_text(plan.operators[i]), std::to_string(plan.operators[i].slices),
-             plan.operators[i].checkpoint ? "yes" : "no", format_bytes(first.resident_bytes), format_duration(first.seconds)});
-    i = j;
+  }
+  Table ops({"operators", "count", "scopes", "slices", "ckpt", "memory/GPU each", "time each"});
+  for (const Row& r : rows) {
+    std::string label = r.names.front();
+    if (r.names.size() > 1) label += " .. " + r.names.back();
+    ops.add({label, std::to_string(r.names.size()), choice_text(r.choice), std::to_string(r.choice.slices),
+             r.choice.checkpoint ? "yes" : "no", format_bytes(r.cost.resident_bytes), format_duration(r.cost.seconds)});
   }
   ops.print(os);
   const double ub = plan.predicted.iteration_seconds;

@@ -41,7 +41,7 @@ std::vector<std::vector<int>> remove_dominated(McProblem& problem);
 double lp_lower_bound(const McProblem& problem, double transient_threshold, double capacity_bytes);
 
 struct DpOptions {
-  int bins = 4096;  // memory quantisation: capacity / bins bytes per bin
+  int bins = 16384;  // memory quantisation: capacity / bins bytes per bin
 };
 // Exact for the memory-quantised model with weights rounded up (a feasible plan: upper bound) and rounded
 // down (a proven lower bound); the peak max-term handled by enumerating the largest transient.

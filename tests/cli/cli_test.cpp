@@ -73,6 +73,40 @@ TEST(Cli, EmptyFileDirectoryAndGarbageAreErrorsNotCrashes) {
   std::filesystem::remove(junk);
 }
 
+TEST(Cli, PlanJsonIsDeterministicAndMatchesTheGoldenFile) {
+  const std::string command = kBinary + " plan --json " + kSource + "/scenarios/default.yaml";
+  const auto first = test::run_command(command);
+  const auto second = test::run_command(command);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out, second.out);
+  EXPECT_EQ(first.out, read_file(kSource + "/tests/golden/plan-default.json"));
+  for (const char* key : {"\"batch_size\"", "\"p_scope\"", "\"sharded_slices\"", "\"lower_bound_seconds\"",
+                          "\"baselines\"", "\"pareto\"", "\"samples_per_second\""}) {
+    EXPECT_NE(first.out.find(key), std::string::npos) << key;
+  }
+}
+
+TEST(Cli, PlanWritesThePlanFileAndPrintsTheTable) {
+  const auto out = std::filesystem::temp_directory_path() / ("shardscope_plan_" + std::to_string(::getpid()) + ".json");
+  const auto r = test::run_command(kBinary + " plan " + kSource + "/scenarios/default.yaml --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Optimality lower bound"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fsdp"), std::string::npos) << r.out;
+  EXPECT_EQ(read_file(out.string()), read_file(kSource + "/tests/golden/plan-default.json"));
+  std::filesystem::remove(out);
+}
+
+TEST(Cli, PlanThatCannotFitExitsWithTheMinimumMemory) {
+  const std::string path = write_temp("nofit.yaml",
+                                      "model: {preset: ws-2x12288}\ncluster: {preset: titan-rtx-8-pcie3}\n"
+                                      "training: {memory_limit: 8GB, runtime_reserve: 512MiB}\n");
+  const auto r = test::run_command(kBinary + " plan --no-baselines " + path);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("no plan fits the memory limit; the smallest needs"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("No plan fits"), std::string::npos) << r.out;
+  std::filesystem::remove(path);
+}
+
 TEST(Cli, MissingArgumentIsAUsageError) {
   const auto r = test::run_command(kBinary + " inspect");
   EXPECT_NE(r.exit_code, 0);
