@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 
 #include "planner/solvers/mckp.hpp"
 
@@ -22,48 +23,53 @@ struct DpRun {
 };
 
 // One DP over classes with items of transient <= threshold; weights quantised by `quantum` (up or down).
+// The inner loop is a plain min (vectorisable); the plan is reconstructed from the stored rows.
 DpRun run_dp(const McProblem& problem, double threshold, double capacity, double quantum, bool round_up,
              bool keep_value, bool reconstruct) {
   DpRun run;
   if (capacity < 0) return run;
   const auto bins = static_cast<std::size_t>(std::floor(capacity / quantum + 1e-9));
-  std::vector<double> f(bins + 1, 0.0), next(bins + 1);
-  std::vector<std::uint16_t> choice;
-  if (reconstruct) choice.assign(problem.classes.size() * (bins + 1), 0);
-  std::vector<std::pair<std::size_t, double>> items;  // (weight bins, seconds)
-  std::vector<int> item_index;
+  const std::size_t width = bins + 1;
+  std::vector<double> rows;  // rows[c * width + m] = value after class c (only when reconstructing)
+  if (reconstruct) rows.resize(problem.classes.size() * width);
+  std::vector<double> f(width, 0.0), next(width);
+  std::vector<std::vector<std::pair<std::size_t, double>>> weights(problem.classes.size());
+  std::vector<std::size_t> active, frontier;
   for (std::size_t c = 0; c < problem.classes.size(); ++c) {
-    items.clear();
-    item_index.clear();
-    for (std::size_t j = 0; j < problem.classes[c].size(); ++j) {
-      const McItem& it = problem.classes[c][j];
-      if (it.transient_bytes > threshold) continue;
+    auto& items = weights[c];
+    for (const McItem& it : problem.classes[c]) {
       const double q = it.resident_bytes / quantum;
       const double w = round_up ? std::ceil(q - 1e-9) : std::floor(q + 1e-9);
-      if (w > static_cast<double>(bins)) continue;
-      items.emplace_back(static_cast<std::size_t>(std::max(0.0, w)), it.seconds);
-      item_index.push_back(static_cast<int>(j));
+      // Items over the threshold or the capacity are marked unusable with a weight past the end.
+      const bool usable = it.transient_bytes <= threshold && w <= static_cast<double>(bins);
+      items.emplace_back(usable ? static_cast<std::size_t>(std::max(0.0, w)) : width, it.seconds);
     }
-    if (items.empty()) return run;
-    std::fill(next.begin(), next.end(), kInf);
-    std::uint16_t* row = reconstruct ? &choice[c * (bins + 1)] : nullptr;
+    // At this threshold only (quantised weight, seconds) matter: keep the items no other usable item
+    // beats on both (ties: the first), which usually leaves a handful per class.
+    active.clear();
     for (std::size_t j = 0; j < items.size(); ++j) {
-      const std::size_t w = items[j].first;
-      const double t = items[j].second;
-      for (std::size_t m = w; m <= bins; ++m) {
-        const double v = f[m - w] + t;
-        if (v < next[m]) {
-          next[m] = v;
-          if (row != nullptr) row[m] = static_cast<std::uint16_t>(j);
-        }
-      }
-      run.cells += static_cast<std::int64_t>(bins + 1 - w);
+      if (items[j].first < width) active.push_back(j);
     }
+    std::stable_sort(active.begin(), active.end(), [&](std::size_t a, std::size_t b) {
+      return items[a].first != items[b].first ? items[a].first < items[b].first : items[a].second < items[b].second;
+    });
+    frontier.clear();
+    for (std::size_t j : active) {
+      if (frontier.empty() || items[j].second < items[frontier.back()].second) frontier.push_back(j);
+    }
+    std::fill(next.begin(), next.end(), kInf);
+    bool any = false;
+    for (std::size_t j : frontier) {
+      const auto [w, t] = items[j];
+      any = true;
+      const double* src = f.data();
+      double* dst = next.data();
+      for (std::size_t m = w; m < width; ++m) dst[m] = std::min(dst[m], src[m - w] + t);
+      run.cells += static_cast<std::int64_t>(width - w);
+    }
+    if (!any) return run;
     f.swap(next);
-    if (reconstruct) {
-      // Remember which original item each local index is.
-      for (std::size_t m = 0; m <= bins; ++m) row[m] = static_cast<std::uint16_t>(item_index[row[m]]);
-    }
+    if (reconstruct) std::copy(f.begin(), f.end(), rows.begin() + static_cast<std::ptrdiff_t>(c * width));
   }
   run.seconds = f[bins];
   run.feasible = std::isfinite(run.seconds);
@@ -72,10 +78,17 @@ DpRun run_dp(const McProblem& problem, double threshold, double capacity, double
     run.picks.assign(problem.classes.size(), 0);
     std::size_t m = bins;
     for (std::size_t c = problem.classes.size(); c-- > 0;) {
-      const int j = choice[c * (bins + 1) + m];
-      run.picks[c] = j;
-      const McItem& it = problem.classes[c][static_cast<std::size_t>(j)];
-      m -= static_cast<std::size_t>(std::ceil(it.resident_bytes / quantum - 1e-9));
+      const double target = rows[c * width + m];
+      int chosen = -1;
+      for (std::size_t j = 0; j < weights[c].size() && chosen < 0; ++j) {
+        const auto [w, t] = weights[c][j];
+        if (w > m) continue;
+        const double before = c == 0 ? 0.0 : rows[(c - 1) * width + (m - w)];
+        if (before + t == target) chosen = static_cast<int>(j);
+      }
+      if (chosen < 0) throw std::logic_error("solve_dp: reconstruction found no item (inconsistent DP rows)");
+      run.picks[c] = chosen;
+      m -= weights[c][static_cast<std::size_t>(chosen)].first;
     }
   }
   return run;
@@ -111,9 +124,12 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options) {
   // Most promising first, so the incumbent prunes the rest.
   std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.lp < b.lp; });
   double lower = kInf;
+  std::vector<Candidate> lower_candidates;
   for (const Candidate& c : candidates) {
     const double room = problem.capacity_bytes - c.threshold;
-    if (c.lp >= best.seconds) {
+    // A threshold whose LP bound is within the certified gap of the incumbent cannot improve it by more
+    // than that gap; its LP bound goes into the lower bound instead of a DP run.
+    if (c.lp >= best.seconds * (1 - options.lp_certify_gap)) {
       lower = std::min(lower, c.lp);
       continue;
     }
@@ -124,7 +140,16 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options) {
       best.picks = up.picks;
       best.feasible = true;
     }
-    const DpRun down = run_dp(problem, c.threshold, room, quantum, false, false, false);
+    lower_candidates.push_back(c);
+  }
+  // Lower bound: a threshold whose LP bound is already within the target gap of the incumbent needs no
+  // rounded-down DP; the others do.
+  for (const Candidate& c : lower_candidates) {
+    if (best.feasible && c.lp >= best.seconds * (1 - options.lp_certify_gap)) {
+      lower = std::min(lower, c.lp);
+      continue;
+    }
+    const DpRun down = run_dp(problem, c.threshold, problem.capacity_bytes - c.threshold, quantum, false, false, false);
     best.explored += down.cells;
     lower = std::min(lower, std::max(down.seconds, c.lp));
   }

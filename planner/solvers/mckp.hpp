@@ -42,6 +42,9 @@ double lp_lower_bound(const McProblem& problem, double transient_threshold, doub
 
 struct DpOptions {
   int bins = 16384;  // memory quantisation: capacity / bins bytes per bin
+  // Thresholds whose LP bound is within this fraction of the incumbent are not solved by DP: they could
+  // improve the plan by at most this much, and their LP bound enters the certified lower bound.
+  double lp_certify_gap = 2e-3;
 };
 // Exact for the memory-quantised model with weights rounded up (a feasible plan: upper bound) and rounded
 // down (a proven lower bound); the peak max-term handled by enumerating the largest transient.
