@@ -33,7 +33,8 @@ SearchSpace whole_model(const std::string& name, Scopes scopes, const TrainingCo
 
 std::vector<Scopes> paro_scopes() {
   std::vector<Scopes> out;
-  const ShardScope all[] = {N, I, G};
+  // G before I: when a group spans every GPU the two cost the same and the ZeRO names win the tie.
+  const ShardScope all[] = {N, G, I};
   for (ShardScope p : all) {
     for (ShardScope g : all) {
       for (ShardScope os : all) {
