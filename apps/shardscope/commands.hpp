@@ -17,5 +17,8 @@ struct Registered {
 
 Registered register_inspect(CLI::App& app);
 Registered register_plan(CLI::App& app);
+#ifdef SHARDSCOPE_HAVE_SIM
+Registered register_collective(CLI::App& app);
+#endif
 
 }  // namespace shardscope::cli

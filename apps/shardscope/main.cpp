@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
   std::vector<shardscope::cli::Registered> commands;
   commands.push_back(shardscope::cli::register_inspect(app));
   commands.push_back(shardscope::cli::register_plan(app));
+#ifdef SHARDSCOPE_HAVE_SIM
+  commands.push_back(shardscope::cli::register_collective(app));
+#endif
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,42 @@
+// Simulated collectives: ring, hierarchical ring and HO-Ring as SimGrid flows on a cluster's platform.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "planner/cluster.hpp"
+#include "planner/cost/collective_cost.hpp"
+
+namespace shardscope::sim {
+
+enum class CollectiveAlgorithm { ring, hierarchical_ring, ho_ring };
+const char* to_string(CollectiveAlgorithm algorithm);
+
+struct CollectiveRequest {
+  CollectiveKind kind = CollectiveKind::all_gather;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  double total_bytes = 0;   // the full buffer (what every rank holds after an all-gather)
+  int gpus = 0;             // ranks 0..gpus-1 (0: the whole cluster)
+  int group_size = 0;       // GPUs per group for hierarchical algorithms (0: GPUs per node)
+  bool coarse = false;      // one pipelined flow per ring edge instead of N-1 steps
+  int concurrent = 1;       // run this many copies at once on the same ranks (contention studies)
+};
+
+struct CollectiveResult {
+  double seconds = 0;
+  double algbw_bytes_per_second = 0;  // total bytes / seconds
+  double busbw_bytes_per_second = 0;  // nccl-tests: all-reduce x 2(n-1)/n, all-gather and reduce-scatter x (n-1)/n
+  std::int64_t messages = 0;
+};
+
+// Runs one simulation in this process (SimGrid allows one per process). Throws SimulationError or
+// InputError (bad request: sizes, group size not dividing the GPUs, more GPUs than the cluster).
+CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveRequest& request);
+
+// The same collective by the alpha-beta formula on an uncontended platform (the simulator must match it).
+double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveRequest& request);
+
+// nccl-tests' bus-bandwidth factor.
+double busbw_factor(CollectiveKind kind, int ranks);
+
+}  // namespace shardscope::sim

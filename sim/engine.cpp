@@ -1,0 +1,30 @@
+// Engine set-up: the network model is chosen deliberately (see sim/README.md) and SimGrid is kept quiet.
+#include "sim/engine.hpp"
+
+#include <simgrid/s4u.hpp>
+
+#include <memory>
+#include <string>
+
+#include "sim/simulation_error.hpp"
+
+namespace shardscope::sim {
+
+simgrid::s4u::Engine& create_engine() {
+  static std::unique_ptr<simgrid::s4u::Engine> engine;
+  if (engine) throw SimulationError("a SimGrid simulation already ran in this process; run each in its own process");
+  int argc = 4;
+  std::string name = "shardscope";
+  std::string log_root = "--log=root.thres:critical";
+  std::string log_cfg = "--log=xbt_cfg.thres:critical";
+  std::string log_ker = "--log=ker_engine.thres:critical";
+  char* argv[] = {name.data(), log_root.data(), log_cfg.data(), log_ker.data(), nullptr};
+  engine = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
+  // CM02: a lone flow takes latency + size / bandwidth; no reverse "ACK" traffic, no TCP window bound.
+  simgrid::s4u::Engine::set_config("network/model:CM02");
+  simgrid::s4u::Engine::set_config("network/crosstraffic:0");
+  simgrid::s4u::Engine::set_config("network/TCP-gamma:0");
+  return *engine;
+}
+
+}  // namespace shardscope::sim

@@ -1,0 +1,41 @@
+// Platform: the SimGrid hosts, links and explicit routes of a Cluster (PCIe tree, NVSwitch, NICs, network).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "planner/cluster.hpp"
+
+namespace simgrid::s4u {
+class Host;
+class NetZone;
+class Link;
+}  // namespace simgrid::s4u
+
+namespace shardscope::sim {
+
+// Builds the platform inside the current engine. Routes are added for the given ordered rank pairs only
+// (a full zone with every pair would be quadratic). Link latencies are set so that a path's summed
+// latency equals the planner's latency for its link class.
+class Platform {
+ public:
+  Platform(const Cluster& cluster, const std::vector<std::pair<int, int>>& routed_pairs);
+  ~Platform();
+  Platform(const Platform&) = delete;
+  Platform& operator=(const Platform&) = delete;
+
+  simgrid::s4u::Host* host(int rank) const;
+  int gpus() const;
+  struct LinkLoad {
+    std::string name;
+    double bandwidth_bytes_per_second;
+  };
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace shardscope::sim

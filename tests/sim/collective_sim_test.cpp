@@ -1,0 +1,125 @@
+// Simulated collectives: exact alpha-beta agreement when uncontended, max-min sharing under contention,
+// coarse vs step models, and clear errors. Each test runs in its own process (one engine per process).
+#include <gtest/gtest.h>
+
+#include "planner/cluster_presets.hpp"
+#include "planner/error.hpp"
+#include "sim/collective_sim.hpp"
+#include "sim/isolated.hpp"
+#include "sim/simulation_error.hpp"
+
+namespace shardscope::sim {
+namespace {
+
+CollectiveRequest request(CollectiveKind kind, CollectiveAlgorithm algo, double bytes, int gpus = 0) {
+  CollectiveRequest r;
+  r.kind = kind;
+  r.algorithm = algo;
+  r.total_bytes = bytes;
+  r.gpus = gpus;
+  return r;
+}
+
+void expect_matches_formula(const Cluster& c, const CollectiveRequest& r) {
+  const double formula = alpha_beta_collective_seconds(c, r);
+  const CollectiveResult sim = simulate_collective(c, r);
+  EXPECT_NEAR(sim.seconds, formula, 1e-9 * formula);
+}
+
+TEST(CollectiveSim, RingAllGatherOnPcieEqualsAlphaBeta) {
+  expect_matches_formula(cluster_preset("titan-rtx-8-pcie3"),
+                         request(CollectiveKind::all_gather, CollectiveAlgorithm::ring, 1 << 30));
+}
+
+TEST(CollectiveSim, RingAllReduceOnPcieEqualsAlphaBetaAndReportsBusBandwidth) {
+  const Cluster c = cluster_preset("titan-rtx-8-pcie3");
+  const CollectiveRequest r = request(CollectiveKind::all_reduce, CollectiveAlgorithm::ring, 256.0 * (1 << 20));
+  const double formula = alpha_beta_collective_seconds(c, r);
+  const CollectiveResult sim = simulate_collective(c, r);
+  EXPECT_NEAR(sim.seconds, formula, 1e-9 * formula);
+  EXPECT_DOUBLE_EQ(sim.busbw_bytes_per_second, sim.algbw_bytes_per_second * 2 * 7 / 8);
+  EXPECT_EQ(sim.messages, 8 * 14);
+}
+
+TEST(CollectiveSim, RingReduceScatterAcrossNodesEqualsAlphaBeta) {
+  expect_matches_formula(cluster_preset("dgx-a100"),
+                         request(CollectiveKind::reduce_scatter, CollectiveAlgorithm::ring, 1 << 30, 16));
+}
+
+TEST(CollectiveSim, HierarchicalRingEqualsAlphaBeta) {
+  expect_matches_formula(cluster_preset("dgx-a100"),
+                         request(CollectiveKind::all_reduce, CollectiveAlgorithm::hierarchical_ring, 1 << 30, 32));
+}
+
+TEST(CollectiveSim, HoRingEqualsAlphaBetaAndBeatsTheHierarchicalRing) {
+  const Cluster c = cluster_preset("dgx-a100");
+  const CollectiveRequest ho = request(CollectiveKind::all_gather, CollectiveAlgorithm::ho_ring, 1 << 30, 32);
+  CollectiveRequest h = ho;
+  h.algorithm = CollectiveAlgorithm::hierarchical_ring;
+  const double hierarchical = run_isolated([&] { return std::vector<double>{simulate_collective(c, h).seconds}; })[0];
+  const double formula = alpha_beta_collective_seconds(c, ho);
+  const double overlapped = simulate_collective(c, ho).seconds;
+  EXPECT_NEAR(overlapped, formula, 1e-9 * formula);
+  EXPECT_LT(overlapped, hierarchical);
+}
+
+TEST(CollectiveSim, TwoRingsSharingLinksSplitTheBandwidth) {
+  // Two identical rings on the same 8 PCIe GPUs: every link carries two equal flows, so max-min sharing
+  // gives each half the bandwidth; the latency term is unchanged.
+  const Cluster c = cluster_preset("titan-rtx-8-pcie3");
+  CollectiveRequest r = request(CollectiveKind::all_gather, CollectiveAlgorithm::ring, 1 << 30);
+  r.concurrent = 2;
+  const double chunk = (1 << 30) / 8.0;
+  const double expected = 7 * (5e-6 + 2 * chunk / 10e9);
+  EXPECT_NEAR(simulate_collective(c, r).seconds, expected, 1e-9 * expected);
+}
+
+TEST(CollectiveSim, CoarseAndStepModelsAgreeOnShippedClusters) {
+  struct Case {
+    const char* cluster;
+    int gpus;
+    CollectiveAlgorithm algo;
+  };
+  const Case cases[] = {{"titan-rtx-8-pcie3", 8, CollectiveAlgorithm::ring},
+                        {"a100-40gb-2x8-100gbe", 16, CollectiveAlgorithm::ring},
+                        {"a100-40gb-2x8-100gbe", 16, CollectiveAlgorithm::hierarchical_ring},
+                        {"dgx-a100", 64, CollectiveAlgorithm::ring},
+                        {"dgx-h100", 64, CollectiveAlgorithm::ho_ring}};
+  for (const Case& k : cases) {
+    const Cluster c = cluster_preset(k.cluster);
+    CollectiveRequest step = request(CollectiveKind::all_gather, k.algo, 512.0 * (1 << 20), k.gpus);
+    CollectiveRequest coarse = step;
+    coarse.coarse = true;
+    const double a = run_isolated([&] { return std::vector<double>{simulate_collective(c, step).seconds}; })[0];
+    const double b = run_isolated([&] { return std::vector<double>{simulate_collective(c, coarse).seconds}; })[0];
+    EXPECT_NEAR(b, a, 0.02 * a) << k.cluster << " " << to_string(k.algo);
+  }
+}
+
+TEST(CollectiveSim, BadRequestsAreInputErrors) {
+  const Cluster c = cluster_preset("dgx-a100");
+  EXPECT_THROW(simulate_collective(c, request(CollectiveKind::all_gather, CollectiveAlgorithm::ring, 0)), InputError);
+  EXPECT_THROW(simulate_collective(c, request(CollectiveKind::all_gather, CollectiveAlgorithm::ring, 1e6, 12)), InputError);
+  CollectiveRequest r = request(CollectiveKind::all_gather, CollectiveAlgorithm::hierarchical_ring, 1e6, 16);
+  r.group_size = 3;
+  EXPECT_THROW(simulate_collective(c, r), InputError);
+}
+
+TEST(CollectiveSim, ASecondSimulationInOneProcessIsRefused) {
+  const Cluster c = cluster_preset("titan-rtx-8-pcie3");
+  const CollectiveRequest r = request(CollectiveKind::all_gather, CollectiveAlgorithm::ring, 1e6);
+  simulate_collective(c, r);
+  EXPECT_THROW(simulate_collective(c, r), SimulationError);
+}
+
+TEST(CollectiveSim, ErrorsInAnIsolatedSimulationComeBack) {
+  EXPECT_THROW(run_isolated([]() -> std::vector<double> { throw SimulationError("boom"); }), SimulationError);
+  try {
+    run_isolated([]() -> std::vector<double> { throw SimulationError("boom"); });
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("boom"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace shardscope::sim
