@@ -32,61 +32,80 @@ double TopologyCostModel::samples_per_iteration(std::int64_t micro_batch) const 
   return static_cast<double>(micro_batch) * scenario_.training.gradient_accumulation_steps * scenario_.cluster.gpus();
 }
 
-double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, double params, bool trainable) const {
+std::vector<CollectiveCall> TopologyCostModel::micro_step_collectives(const OperatorChoice& c, double params,
+                                                                      bool trainable) const {
+  using CK = CollectiveKind;
+  using St = CollectiveCall::Stage;
   const double param_bytes = state_.parameter * params;
   const double grad_bytes = state_.gradient * params;
-  using CK = CollectiveKind;
-  double t = 0;
-  // Parameter gathers: forward, backward, and the recompute of a checkpointed operator.
+  std::vector<CollectiveCall> calls;
+  // Parameter gathers: forward, (recompute of a checkpointed operator), backward.
   if (c.scopes.parameters != ShardScope::N) {
-    const int gathers = 2 + (c.checkpoint ? 1 : 0);
-    if (c.secondary_parameter_partition && c.scopes.parameters == ShardScope::G) {
-      // ZeRO++ hpZ: forward gathers globally, backward (and recompute) from the intra-group secondary shard.
-      t += collectives_.seconds(CK::all_gather, GroupKind::global, param_bytes);
-      t += (gathers - 1) * collectives_.seconds(CK::all_gather, GroupKind::intra, param_bytes);
-    } else {
-      t += gathers * collectives_.seconds(CK::all_gather, group_of(c.scopes.parameters), param_bytes);
-    }
+    const bool hpz = c.secondary_parameter_partition && c.scopes.parameters == ShardScope::G;
+    // ZeRO++ hpZ: forward gathers globally, later gathers come from the intra-group secondary shard.
+    const GroupKind first = group_of(c.scopes.parameters);
+    const GroupKind later = hpz ? GroupKind::intra : first;
+    calls.push_back({St::forward_gather, CK::all_gather, first, param_bytes});
+    if (c.checkpoint) calls.push_back({St::recompute_gather, CK::all_gather, later, param_bytes});
+    calls.push_back({St::backward_gather, CK::all_gather, later, param_bytes});
   }
   // Gradients: sharded scopes reduce-scatter after every micro-step's backward.
   if (trainable && c.scopes.gradients != ShardScope::N) {
-    t += collectives_.seconds(CK::reduce_scatter, group_of(c.scopes.gradients), grad_bytes);
+    calls.push_back({St::gradient_reduce, CK::reduce_scatter, group_of(c.scopes.gradients), grad_bytes});
+  }
+  return calls;
+}
+
+std::vector<CollectiveCall> TopologyCostModel::iteration_collectives(const OperatorChoice& c, double params,
+                                                                     bool trainable) const {
+  std::vector<CollectiveCall> calls;
+  if (!trainable) return calls;
+  using CK = CollectiveKind;
+  using St = CollectiveCall::Stage;
+  const int group = scenario_.training.group_size;
+  const double param_bytes = state_.parameter * params;
+  const double grad_bytes = state_.gradient * params;
+  const ShardScope p = c.scopes.parameters, g = c.scopes.gradients, os = c.scopes.optimizer;
+  // Gradient synchronisation once the micro-steps are accumulated (PaRO Table 3, "Update" R-S/A-R).
+  if (g == ShardScope::N) {
+    if (os == ShardScope::N || os == ShardScope::G) {
+      calls.push_back({St::update_sync, CK::all_reduce, GroupKind::global, grad_bytes});  // DDP, ZeRO-1
+    } else {
+      calls.push_back({St::update_sync, CK::reduce_scatter, GroupKind::intra, grad_bytes});
+      calls.push_back({St::update_sync, CK::all_reduce, GroupKind::inter, grad_bytes / group});
+    }
+  } else if (g == ShardScope::I) {
+    calls.push_back({St::update_sync, os == ShardScope::I ? CK::all_reduce : CK::reduce_scatter, GroupKind::inter,
+                     grad_bytes / group});
+  }
+  // Rebuilding the parameter scope from the updated optimizer shard ("Update" A-G(P)).
+  if (p == ShardScope::N && os == ShardScope::I) {
+    calls.push_back({St::update_rebuild, CK::all_gather, GroupKind::intra, param_bytes});
+  } else if (p == ShardScope::N && os == ShardScope::G) {
+    if (g == ShardScope::I) {  // PaRO-NIG: inter-group then intra-group
+      calls.push_back({St::update_rebuild, CK::all_gather, GroupKind::inter, param_bytes / group});
+      calls.push_back({St::update_rebuild, CK::all_gather, GroupKind::intra, param_bytes});
+    } else {
+      calls.push_back({St::update_rebuild, CK::all_gather, GroupKind::global, param_bytes});
+    }
+  } else if (p == ShardScope::I && os == ShardScope::G) {
+    calls.push_back({St::update_rebuild, CK::all_gather, GroupKind::inter, param_bytes / group});
+  }
+  return calls;
+}
+
+double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, double params, bool trainable) const {
+  double t = 0;
+  for (const CollectiveCall& call : micro_step_collectives(c, params, trainable)) {
+    t += collectives_.seconds(call.kind, call.group, call.total_bytes);
   }
   return t;
 }
 
 double TopologyCostModel::per_iteration_comm_seconds(const OperatorChoice& c, double params, bool trainable) const {
-  if (!trainable) return 0;
-  const int group = scenario_.training.group_size;
-  const double param_bytes = state_.parameter * params;
-  const double grad_bytes = state_.gradient * params;
-  using CK = CollectiveKind;
-  const ShardScope p = c.scopes.parameters, g = c.scopes.gradients, os = c.scopes.optimizer;
   double t = 0;
-  // Gradient synchronisation once the micro-steps are accumulated (PaRO Table 3, "Update" R-S/A-R).
-  if (g == ShardScope::N) {
-    if (os == ShardScope::N || os == ShardScope::G) {
-      t += collectives_.seconds(CK::all_reduce, GroupKind::global, grad_bytes);  // DDP, ZeRO-1 (all-reduce)
-    } else {
-      t += collectives_.seconds(CK::reduce_scatter, GroupKind::intra, grad_bytes) +
-           collectives_.seconds(CK::all_reduce, GroupKind::inter, grad_bytes / group);
-    }
-  } else if (g == ShardScope::I) {
-    t += collectives_.seconds(os == ShardScope::I ? CK::all_reduce : CK::reduce_scatter, GroupKind::inter,
-                              grad_bytes / group);
-  }
-  // Rebuilding the parameter scope from the updated optimizer shard ("Update" A-G(P)).
-  if (p == ShardScope::N && os == ShardScope::I) {
-    t += collectives_.seconds(CK::all_gather, GroupKind::intra, param_bytes);
-  } else if (p == ShardScope::N && os == ShardScope::G) {
-    if (g == ShardScope::I) {  // PaRO-NIG: inter-group then intra-group
-      t += collectives_.seconds(CK::all_gather, GroupKind::inter, param_bytes / group) +
-           collectives_.seconds(CK::all_gather, GroupKind::intra, param_bytes);
-    } else {
-      t += collectives_.seconds(CK::all_gather, GroupKind::global, param_bytes);
-    }
-  } else if (p == ShardScope::I && os == ShardScope::G) {
-    t += collectives_.seconds(CK::all_gather, GroupKind::inter, param_bytes / group);
+  for (const CollectiveCall& call : iteration_collectives(c, params, trainable)) {
+    t += collectives_.seconds(call.kind, call.group, call.total_bytes);
   }
   return t;
 }
