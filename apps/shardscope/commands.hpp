@@ -19,6 +19,7 @@ Registered register_inspect(CLI::App& app);
 Registered register_plan(CLI::App& app);
 #ifdef SHARDSCOPE_HAVE_SIM
 Registered register_collective(CLI::App& app);
+Registered register_simulate(CLI::App& app);
 #endif
 
 }  // namespace shardscope::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   commands.push_back(shardscope::cli::register_plan(app));
 #ifdef SHARDSCOPE_HAVE_SIM
   commands.push_back(shardscope::cli::register_collective(app));
+  commands.push_back(shardscope::cli::register_simulate(app));
 #endif
 
   try {

@@ -1,0 +1,167 @@
+// `shardscope simulate SCENARIO [--plan plan.json | --strategy NAME] [--json] [--trace trace.json] [--compare]`.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "apps/shardscope/commands.hpp"
+#include "apps/shardscope/table.hpp"
+#include "planner/cost/cost_model.hpp"
+#include "planner/error.hpp"
+#include "planner/plan_json.hpp"
+#include "planner/planner.hpp"
+#include "planner/scenario_parser.hpp"
+#include "planner/solvers/mckp.hpp"
+#include "planner/units.hpp"
+#include "sim/iteration_sim.hpp"
+
+namespace shardscope::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json trace_json(const sim::IterationResult& r) {
+  Json events = Json::array();
+  std::set<int> ranks;
+  for (const auto& e : r.trace) ranks.insert(e.rank);
+  for (int rank : ranks) {
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", rank}, {"args", {{"name", "GPU " + std::to_string(rank)}}}});
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", 0}, {"args", {{"name", "compute"}}}});
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", 1}, {"args", {{"name", "communication"}}}});
+  }
+  for (const auto& e : r.trace) {
+    events.push_back({{"name", e.name}, {"cat", e.stream == 0 ? "compute" : "comm"}, {"ph", "X"},
+                      {"ts", e.start_seconds * 1e6}, {"dur", (e.end_seconds - e.start_seconds) * 1e6},
+                      {"pid", e.rank}, {"tid", e.stream}});
+  }
+  for (const auto& m : r.memory) {
+    Json args;
+    for (std::size_t c = 0; c < sim::kMemoryCategories; ++c) {
+      args[sim::to_string(static_cast<sim::MemoryCategory>(c))] = m.bytes[c];
+    }
+    events.push_back({{"name", "memory (bytes)"}, {"ph", "C"}, {"ts", m.time_seconds * 1e6}, {"pid", m.rank}, {"args", args}});
+  }
+  return Json{{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+}
+
+}  // namespace
+
+Registered register_simulate(CLI::App& app) {
+  auto* cmd = app.add_subcommand("simulate", "Simulate one training iteration of a plan on the cluster (SimGrid)");
+  struct Options {
+    std::string scenario, plan, strategy, trace;
+    bool json = false, serial = false, compare = false;
+    int prefetch = -1;
+  };
+  auto o = std::make_shared<Options>();
+  cmd->add_option("scenario", o->scenario, "Scenario YAML file")->required();
+  auto* plan_opt = cmd->add_option("--plan", o->plan, "Plan JSON written by `shardscope plan --out`");
+  cmd->add_option("--strategy", o->strategy, "A whole-model strategy instead (fsdp, zero-2, ddp, mics, paro-IIG, osdp, ...)")
+      ->excludes(plan_opt);
+  cmd->add_option("--prefetch", o->prefetch, "Prefetch depth (default: the scenario's planner.prefetch_depth)");
+  cmd->add_flag("--serial", o->serial, "One stream per GPU: no overlap of communication and compute");
+  cmd->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace (Trace Event JSON)");
+  cmd->add_flag("--compare", o->compare, "Print the planner's prediction next to the simulation");
+  cmd->add_flag("--json", o->json, "Print JSON");
+  return {cmd, [o]() {
+            const Scenario scenario = load_scenario_file(o->scenario);
+            const Calibration calibration = scenario.planner.calibration_file.empty()
+                                                ? Calibration{}
+                                                : load_calibration_file(scenario.planner.calibration_file);
+            Plan plan;
+            if (!o->plan.empty()) {
+              plan = load_plan_file(o->plan, scenario.model);
+            } else {
+              SearchSpace space;
+              try {
+                space = o->strategy.empty() ? full_space(scenario.training) : space_by_name(o->strategy, scenario.training);
+              } catch (const std::invalid_argument& e) {
+                throw InputError("--strategy", 0, "strategy", e.what());
+              }
+              const StrategyResult r = plan_strategy(scenario, calibration, space);
+              if (!r.fits) {
+                std::cerr << "error: " << scenario.source_file << ": strategy " << space.name
+                          << " does not fit the memory limit (needs " << static_cast<std::int64_t>(r.minimum_memory_bytes)
+                          << " bytes per GPU)\n";
+                return 3;
+              }
+              plan = r.plan;
+            }
+            sim::IterationOptions options;
+            options.prefetch_depth = o->prefetch >= 0 ? o->prefetch : scenario.planner.prefetch_depth;
+            options.overlap = !o->serial;
+            const sim::IterationResult r = sim::simulate_iteration(scenario, calibration, plan, options);
+
+            // The planner's prediction of the same plan (for --compare and the JSON).
+            Scenario at_plan = scenario;
+            at_plan.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
+            const auto model = make_cost_model(at_plan, calibration);
+            McProblem single;
+            std::vector<int> picks;
+            double predicted_seconds = 0;
+            for (std::size_t i = 0; i < plan.operators.size(); ++i) {
+              const ItemCost c = model->cost(i, plan.operators[i], plan.micro_batch);
+              single.classes.push_back({{c.seconds, c.resident_bytes, c.transient_bytes}});
+              picks.push_back(0);
+              predicted_seconds += c.seconds;
+            }
+            const double predicted_peak = selection_peak_bytes(single, picks) + model->fixed_bytes();
+            if (!o->trace.empty()) {
+              std::ofstream out(o->trace);
+              if (!out) throw std::runtime_error("cannot write " + o->trace);
+              out << trace_json(r).dump() << "\n";
+            }
+            double peak = 0, compute = 0, exposed = 0;
+            for (const auto& g : r.gpus) {
+              peak = std::max(peak, g.peak_memory_bytes);
+              compute = std::max(compute, g.compute_seconds);
+              exposed = std::max(exposed, g.exposed_comm_seconds);
+            }
+            if (o->json) {
+              Json j;
+              j["scenario"] = scenario.name;
+              j["strategy"] = plan.strategy;
+              j["iteration_seconds"] = r.iteration_seconds;
+              j["samples_per_second"] = r.samples_per_second;
+              j["tokens_per_second"] = r.tokens_per_second;
+              j["planner"] = {{"iteration_seconds", predicted_seconds}, {"peak_memory_bytes", predicted_peak}};
+              j["activities"] = r.activities;
+              j["gpus"] = Json::array();
+              for (const auto& g : r.gpus) {
+                j["gpus"].push_back({{"rank", g.rank}, {"peak_memory_bytes", g.peak_memory_bytes},
+                                     {"compute_seconds", g.compute_seconds}, {"exposed_comm_seconds", g.exposed_comm_seconds}});
+              }
+              std::cout << j.dump(2) << "\n";
+              return 0;
+            }
+            std::cout << "Simulated " << plan.strategy << " on " << scenario.cluster.gpus() << " x " << scenario.cluster.gpu.name
+                      << ", micro-batch " << plan.micro_batch << " x " << plan.gradient_accumulation_steps << " steps, "
+                      << (options.overlap ? "compute and communication streams, prefetch " + std::to_string(options.prefetch_depth)
+                                          : std::string("one stream (serial)"))
+                      << "\n\n";
+            char line[160];
+            std::snprintf(line, sizeof line, "  iteration %s, %.2f samples/s, %.0f tokens/s, %lld SimGrid activities\n",
+                          units::format_duration(r.iteration_seconds).c_str(), r.samples_per_second, r.tokens_per_second,
+                          static_cast<long long>(r.activities));
+            std::cout << line;
+            std::cout << "  per GPU (max over ranks): compute " << units::format_duration(compute) << ", exposed communication "
+                      << units::format_duration(exposed) << ", peak memory " << units::format_bytes(peak) << "\n";
+            if (o->compare) {
+              std::cout << "\n";
+              Table t({"", "planner", "simulator", "difference"});
+              std::snprintf(line, sizeof line, "%+.2f %%", 100 * (r.iteration_seconds - predicted_seconds) / predicted_seconds);
+              t.add({"iteration time", units::format_duration(predicted_seconds), units::format_duration(r.iteration_seconds), line});
+              std::snprintf(line, sizeof line, "%+.2f %%", 100 * (peak - predicted_peak) / predicted_peak);
+              t.add({"peak memory / GPU", units::format_bytes(predicted_peak), units::format_bytes(peak), line});
+              t.print(std::cout);
+            }
+            return 0;
+          }};
+}
+
+}  // namespace shardscope::cli

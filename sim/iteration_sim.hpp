@@ -1,0 +1,59 @@
+// Simulated training iteration of a plan: per GPU a compute and a communication stream on the SimGrid
+// platform, collectives as real flows, memory tracked by category over simulated time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/cost/calibration.hpp"
+#include "planner/plan.hpp"
+#include "planner/scenario.hpp"
+#include "sim/iteration_program.hpp"
+
+namespace shardscope::sim {
+
+struct IterationOptions {
+  int prefetch_depth = 1;   // gathered buffers in flight beyond the current one (FSDP's default is 1)
+  bool overlap = true;      // false: one stream per GPU, every task in order (adds up like the planner)
+  int coarse_above = 16;    // rings with more ranks than this use the coarse (pipelined-flow) model
+  int trace_ranks = 8;      // ranks whose activities and memory are kept for the trace
+};
+
+struct GpuResult {
+  int rank = 0;
+  double peak_memory_bytes = 0;
+  double compute_seconds = 0;
+  double exposed_comm_seconds = 0;  // iteration time not covered by compute
+};
+
+struct TraceEvent {
+  int rank = 0;
+  int stream = 0;  // 0 compute, 1 communication
+  std::string name;
+  double start_seconds = 0;
+  double end_seconds = 0;
+};
+
+struct MemorySample {
+  int rank = 0;
+  double time_seconds = 0;
+  MemoryBytes bytes{};
+};
+
+struct IterationResult {
+  double iteration_seconds = 0;
+  double samples_per_second = 0;
+  double tokens_per_second = 0;
+  std::vector<GpuResult> gpus;
+  std::vector<TraceEvent> trace;
+  std::vector<MemorySample> memory;
+  std::int64_t activities = 0;  // SimGrid communications and executions started
+};
+
+// Runs one simulation (one per process: see isolated.hpp). Throws InputError for a plan that does not
+// match the model and SimulationError when the simulation cannot progress.
+IterationResult simulate_iteration(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
+                                   const IterationOptions& options);
+
+}  // namespace shardscope::sim
