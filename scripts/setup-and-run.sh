@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# The README's run command: install what is missing, build, and run the main job on a scenario.
+# The README's run command: install what is missing, build, then plan and simulate a scenario.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scenario=${1:-scenarios/default.yaml}
 ./scripts/install-deps.sh
 cmake --preset default >/dev/null
 cmake --build --preset default -j "$(nproc)" >/dev/null
-./build/default/apps/shardscope/shardscope plan "$scenario"
+tool=./build/default/apps/shardscope/shardscope
+"$tool" plan "$scenario" --out build/plan.json
+echo
+if "$tool" --help | grep -q simulate; then
+  "$tool" simulate "$scenario" --plan build/plan.json --compare
+else
+  echo "(simulate is not built: SimGrid was not found)"
+fi

@@ -1,0 +1,101 @@
+// CLI tests of the SimGrid commands: simulate JSON keys and determinism, a valid Chrome trace, collective.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "run_command.hpp"
+
+namespace shardscope {
+namespace {
+
+const std::string kBinary = SHARDSCOPE_BINARY;
+const std::string kSource = SHARDSCOPE_SOURCE_DIR;
+
+TEST(SimCli, SimulateJsonHasTheDocumentedKeysAndIsDeterministic) {
+  const std::string command = kBinary + " simulate --json " + kSource + "/scenarios/default.yaml";
+  const auto a = test::run_command(command);
+  const auto b = test::run_command(command);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  const auto j = nlohmann::json::parse(a.out);
+  EXPECT_GT(j.at("iteration_seconds").get<double>(), 0);
+  EXPECT_GT(j.at("samples_per_second").get<double>(), 0);
+  EXPECT_GT(j.at("tokens_per_second").get<double>(), 0);
+  ASSERT_EQ(j.at("gpus").size(), 8u);
+  for (const char* key : {"rank", "peak_memory_bytes", "compute_seconds", "exposed_comm_seconds"}) {
+    EXPECT_TRUE(j.at("gpus")[0].contains(key)) << key;
+  }
+}
+
+TEST(SimCli, TraceIsValidTraceEventJson) {
+  const auto path = std::filesystem::temp_directory_path() / ("shardscope_trace_" + std::to_string(::getpid()) + ".json");
+  const auto r = test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --strategy fsdp --trace " +
+                                   path.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(path);
+  const auto trace = nlohmann::json::parse(in);
+  const auto& events = trace.at("traceEvents");
+  int complete = 0, counters = 0, names = 0;
+  for (const auto& e : events) {
+    const std::string ph = e.at("ph");
+    ASSERT_TRUE(e.contains("pid"));
+    if (ph == "X") {
+      ++complete;
+      EXPECT_GE(e.at("dur").get<double>(), 0);
+      EXPECT_TRUE(e.contains("ts") && e.contains("tid") && e.contains("name"));
+    } else if (ph == "C") {
+      ++counters;
+      EXPECT_TRUE(e.at("args").contains("activations"));
+    } else if (ph == "M") {
+      ++names;
+    }
+  }
+  EXPECT_GT(complete, 100);
+  EXPECT_GT(counters, 100);
+  EXPECT_EQ(names, 8 * 3);  // process name + two thread names per traced GPU
+  std::filesystem::remove(path);
+}
+
+TEST(SimCli, SimulateCompareShowsBothPredictions) {
+  const auto r = test::run_command(kBinary + " simulate --serial --compare " + kSource + "/scenarios/default.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("planner"), std::string::npos);
+  EXPECT_NE(r.out.find("+0.00 %"), std::string::npos) << r.out;  // serial mode adds up like the planner
+}
+
+TEST(SimCli, SimulateRejectsAPlanForAnotherModelAndAnUnknownStrategy) {
+  const auto path = std::filesystem::temp_directory_path() / ("shardscope_badplan_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << R"({"strategy": "x", "batch_size": 1, "gradient_accumulation_steps": 1, "group_size": 8, "operators": []})";
+  auto r = test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --plan " + path.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("plan.operators: the plan has 0 operators but the model has 98"), std::string::npos) << r.err;
+  r = test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --strategy zero-7");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown strategy 'zero-7'"), std::string::npos) << r.err;
+  std::filesystem::remove(path);
+}
+
+TEST(SimCli, CollectiveJsonReportsNcclTestsBandwidths) {
+  const auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --gpus 16 --op all-reduce --algo hring "
+                                   "--bytes 1GiB --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const double seconds = j.at("seconds"), algbw = j.at("algbw_gbps"), busbw = j.at("busbw_gbps");
+  EXPECT_NEAR(algbw, 1073741824.0 / seconds / 1e9, 1e-9 * algbw);
+  EXPECT_NEAR(busbw, algbw * 2 * 15 / 16, 1e-9 * busbw);
+  EXPECT_NEAR(seconds, j.at("alpha_beta_seconds").get<double>(), 1e-9 * seconds);
+}
+
+TEST(SimCli, CollectiveBadSizeIsAnError) {
+  const auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --bytes lots");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bytes"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace shardscope
