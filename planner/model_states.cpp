@@ -16,8 +16,7 @@ std::string Scopes::name() const {
   return {to_char(parameters), to_char(gradients), to_char(optimizer)};
 }
 
-namespace {
-double share(ShardScope scope, int gpus_total, int group_size) {
+double scope_share(ShardScope scope, int gpus_total, int group_size) {
   switch (scope) {
     case ShardScope::N: return 1.0;
     case ShardScope::I: return 1.0 / group_size;
@@ -25,14 +24,13 @@ double share(ShardScope scope, int gpus_total, int group_size) {
   }
   return 1.0;
 }
-}  // namespace
 
 ModelStateBytes model_state_bytes_per_gpu(double parameters, const Scopes& scopes, int gpus_total,
                                           int group_size, const StateBytesPerParameter& bytes) {
   ModelStateBytes out;
-  out.parameter_bytes = bytes.parameter * parameters * share(scopes.parameters, gpus_total, group_size);
-  out.gradient_bytes = bytes.gradient * parameters * share(scopes.gradients, gpus_total, group_size);
-  out.optimizer_bytes = bytes.optimizer * parameters * share(scopes.optimizer, gpus_total, group_size);
+  out.parameter_bytes = bytes.parameter * parameters * scope_share(scopes.parameters, gpus_total, group_size);
+  out.gradient_bytes = bytes.gradient * parameters * scope_share(scopes.gradients, gpus_total, group_size);
+  out.optimizer_bytes = bytes.optimizer * parameters * scope_share(scopes.optimizer, gpus_total, group_size);
   return out;
 }
 

@@ -26,6 +26,9 @@ struct ModelStateBytes {
   double total() const { return parameter_bytes + gradient_bytes + optimizer_bytes; }
 };
 
+// Fraction of a state a GPU holds under `scope`: 1 (N), 1/group (I) or 1/gpus (G).
+double scope_share(ShardScope scope, int gpus_total, int group_size);
+
 // Memory per GPU of the model states of `parameters` trainable parameters, with N GPUs in all and
 // groups of M (M divides N). Exactly PaRO Table 2: e.g. ZeRO-1 = NNG gives 2Ψ + 2Ψ + KΨ/N.
 ModelStateBytes model_state_bytes_per_gpu(double parameters, const Scopes& scopes, int gpus_total,

@@ -206,6 +206,25 @@ StrategyResult plan_strategy(const Scenario& base, const Calibration& calibratio
   return result;
 }
 
+PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
+  Scenario at = scenario;
+  at.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
+  const std::unique_ptr<CostModel> model = make_cost_model(at, calibration);
+  McProblem problem;
+  std::vector<int> picks;
+  PlanPrediction out;
+  for (std::size_t i = 0; i < plan.operators.size() && i < scenario.model.operators.size(); ++i) {
+    const ItemCost c = model->cost(i, plan.operators[i], plan.micro_batch);
+    problem.classes.push_back({{c.seconds, c.resident_bytes, c.transient_bytes}});
+    picks.push_back(0);
+    out.iteration_seconds += c.seconds;
+  }
+  out.peak_memory_bytes = selection_peak_bytes(problem, picks) + model->fixed_bytes();
+  out.samples_per_second = model->samples_per_iteration(plan.micro_batch) / out.iteration_seconds;
+  out.tokens_per_second = out.samples_per_second * static_cast<double>(scenario.model.sequence_length);
+  return out;
+}
+
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines) {
   PlanReport report;
   const bool paper = scenario.planner.cost_model == CostModelKind::paper;

@@ -43,6 +43,9 @@ struct PlanReport {
 StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space);
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines = true);
 
+// The planner's prediction for a given plan (iteration time and peak memory per GPU, reserve included).
+PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan);
+
 // Builds the knapsack instance of one space at one batch size (for benchmarks, tests and the Pareto front).
 struct PlanInstance {
   McProblem problem;

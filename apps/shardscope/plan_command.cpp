@@ -128,9 +128,7 @@ Registered register_plan(CLI::App& app) {
   cmd->add_flag("--no-baselines", opts->no_baselines, "Skip the baseline strategies");
   return {cmd, [opts]() {
             const Scenario scenario = load_scenario_file(opts->scenario);
-            const Calibration calibration = scenario.planner.calibration_file.empty()
-                                                ? Calibration{}
-                                                : load_calibration_file(scenario.planner.calibration_file);
+            const Calibration calibration = scenario_calibration(scenario.planner.calibration_file);
             const PlanReport report = plan_scenario(scenario, calibration, !opts->no_baselines);
             const auto json = report_to_json(report, scenario);
             if (!opts->out.empty()) {

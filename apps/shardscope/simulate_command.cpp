@@ -11,12 +11,10 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/table.hpp"
-#include "planner/cost/cost_model.hpp"
 #include "planner/error.hpp"
 #include "planner/plan_json.hpp"
 #include "planner/planner.hpp"
 #include "planner/scenario_parser.hpp"
-#include "planner/solvers/mckp.hpp"
 #include "planner/units.hpp"
 #include "sim/iteration_sim.hpp"
 
@@ -70,9 +68,7 @@ Registered register_simulate(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print JSON");
   return {cmd, [o]() {
             const Scenario scenario = load_scenario_file(o->scenario);
-            const Calibration calibration = scenario.planner.calibration_file.empty()
-                                                ? Calibration{}
-                                                : load_calibration_file(scenario.planner.calibration_file);
+            const Calibration calibration = scenario_calibration(scenario.planner.calibration_file);
             Plan plan;
             if (!o->plan.empty()) {
               plan = load_plan_file(o->plan, scenario.model);
@@ -98,19 +94,9 @@ Registered register_simulate(CLI::App& app) {
             const sim::IterationResult r = sim::simulate_iteration(scenario, calibration, plan, options);
 
             // The planner's prediction of the same plan (for --compare and the JSON).
-            Scenario at_plan = scenario;
-            at_plan.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
-            const auto model = make_cost_model(at_plan, calibration);
-            McProblem single;
-            std::vector<int> picks;
-            double predicted_seconds = 0;
-            for (std::size_t i = 0; i < plan.operators.size(); ++i) {
-              const ItemCost c = model->cost(i, plan.operators[i], plan.micro_batch);
-              single.classes.push_back({{c.seconds, c.resident_bytes, c.transient_bytes}});
-              picks.push_back(0);
-              predicted_seconds += c.seconds;
-            }
-            const double predicted_peak = selection_peak_bytes(single, picks) + model->fixed_bytes();
+            const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);
+            const double predicted_seconds = predicted.iteration_seconds;
+            const double predicted_peak = predicted.peak_memory_bytes;
             if (!o->trace.empty()) {
               std::ofstream out(o->trace);
               if (!out) throw std::runtime_error("cannot write " + o->trace);

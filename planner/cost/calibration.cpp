@@ -52,4 +52,8 @@ Calibration load_calibration_file(const std::string& path) {
   return parse_calibration_string(read_text_file(path, "calibration"), path);
 }
 
+Calibration scenario_calibration(const std::string& calibration_file) {
+  return calibration_file.empty() ? Calibration{} : load_calibration_file(calibration_file);
+}
+
 }  // namespace shardscope

@@ -6,15 +6,6 @@
 namespace shardscope {
 namespace {
 
-double share(ShardScope scope, int gpus, int group) {
-  switch (scope) {
-    case ShardScope::N: return 1.0;
-    case ShardScope::I: return 1.0 / group;
-    case ShardScope::G: return 1.0 / gpus;
-  }
-  return 1.0;
-}
-
 GroupKind group_of(ShardScope scope) { return scope == ShardScope::I ? GroupKind::intra : GroupKind::global; }
 
 }  // namespace
@@ -119,10 +110,10 @@ MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorCh
   const double replicated = slice * (c.slices - c.sharded_slices);
   const double trainable = op.trainable ? 1.0 : 0.0;
   MemoryBreakdown m;
-  m.parameter_bytes = state_.parameter * (replicated + sharded * share(c.scopes.parameters, n, group));
+  m.parameter_bytes = state_.parameter * (replicated + sharded * scope_share(c.scopes.parameters, n, group));
   if (c.secondary_parameter_partition) m.parameter_bytes += state_.parameter * sharded / group;
-  m.gradient_bytes = trainable * state_.gradient * (replicated + sharded * share(c.scopes.gradients, n, group));
-  m.optimizer_bytes = trainable * state_.optimizer * (replicated + sharded * share(c.scopes.optimizer, n, group));
+  m.gradient_bytes = trainable * state_.gradient * (replicated + sharded * scope_share(c.scopes.gradients, n, group));
+  m.optimizer_bytes = trainable * state_.optimizer * (replicated + sharded * scope_share(c.scopes.optimizer, n, group));
   const double samples = static_cast<double>(b);
   m.activation_bytes = samples * static_cast<double>(c.checkpoint ? op.checkpoint_bytes_per_sample
                                                                    : op.activation_bytes_per_sample);

@@ -2,7 +2,6 @@
 // contention shows where the planner is optimistic, and bad plans are clear errors.
 #include <gtest/gtest.h>
 
-#include "planner/cost/cost_model.hpp"
 #include "planner/error.hpp"
 #include "planner/planner.hpp"
 #include "planner/scenario_parser.hpp"
@@ -25,20 +24,8 @@ struct Prediction {
 };
 
 Prediction planner_prediction(const Scenario& s, const Plan& plan) {
-  Scenario at = s;
-  at.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
-  const auto model = make_cost_model(at, Calibration{});
-  McProblem p;
-  std::vector<int> picks;
-  Prediction out;
-  for (std::size_t i = 0; i < plan.operators.size(); ++i) {
-    const ItemCost c = model->cost(i, plan.operators[i], plan.micro_batch);
-    p.classes.push_back({{c.seconds, c.resident_bytes, c.transient_bytes}});
-    picks.push_back(0);
-    out.seconds += c.seconds;
-  }
-  out.peak = selection_peak_bytes(p, picks) + model->fixed_bytes();
-  return out;
+  const PlanPrediction p = evaluate_plan(s, Calibration{}, plan);
+  return {p.iteration_seconds, p.peak_memory_bytes};
 }
 
 double peak_of(const IterationResult& r) {
