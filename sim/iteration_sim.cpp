@@ -6,6 +6,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "planner/cost/collective_cost.hpp"
@@ -146,6 +147,29 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
     }
     engine.run();
     result.iteration_seconds = sg4::Engine::get_clock();
+    // Bytes per link direction: every ring step sends one chunk from each rank to its right neighbour.
+    std::map<std::pair<std::string, bool>, LinkUsage> usage;
+    for (const Task& t : program.tasks) {
+      if (t.total_bytes <= 0) continue;
+      for (int rank = 0; rank < gpus; ++rank) {
+        const std::vector<int> ring = ring_of(t.group, rank, gpus, group_size);
+        if (ring.size() <= 1) continue;
+        const auto pos = static_cast<std::size_t>(std::find(ring.begin(), ring.end(), rank) - ring.begin());
+        const int steps = (t.kind == CollectiveKind::all_reduce ? 2 : 1) * (static_cast<int>(ring.size()) - 1);
+        const double sent = steps * t.total_bytes / static_cast<double>(ring.size());
+        for (const Platform::RouteHop& hop : platform.route(rank, ring[(pos + 1) % ring.size()])) {
+          LinkUsage& u = usage[{hop.link, hop.up}];
+          u.link = hop.link;
+          u.direction = hop.up ? "up" : "down";
+          u.bytes_per_second = hop.bytes_per_second;
+          u.bytes += sent;
+        }
+      }
+    }
+    for (auto& [key, u] : usage) {
+      u.utilisation = u.bytes / (u.bytes_per_second * result.iteration_seconds);
+      result.links.push_back(u);
+    }
   } catch (const simgrid::Exception& e) {
     throw SimulationError(std::string("SimGrid: ") + e.what());
   }

@@ -41,6 +41,14 @@ struct MemorySample {
   MemoryBytes bytes{};
 };
 
+struct LinkUsage {
+  std::string link;
+  std::string direction;  // "up" or "down" (split-duplex halves)
+  double bytes_per_second = 0;
+  double bytes = 0;        // carried during the iteration
+  double utilisation = 0;  // bytes / (bandwidth x iteration time)
+};
+
 struct IterationResult {
   double iteration_seconds = 0;
   double samples_per_second = 0;
@@ -48,6 +56,7 @@ struct IterationResult {
   std::vector<GpuResult> gpus;
   std::vector<TraceEvent> trace;
   std::vector<MemorySample> memory;
+  std::vector<LinkUsage> links;  // every link direction that carried traffic, by name
   std::int64_t activities = 0;  // SimGrid communications and executions started
 };
 

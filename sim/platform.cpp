@@ -17,6 +17,7 @@ struct Platform::Impl {
   sg4::NetZone* zone = nullptr;
   std::vector<sg4::Host*> hosts;
   std::map<std::string, sg4::Link*> links;
+  std::map<std::pair<int, int>, std::vector<Platform::RouteHop>> routes;
 
   explicit Impl(const Cluster& c) : cluster(c) {}
 
@@ -99,6 +100,11 @@ Platform::Platform(const Cluster& cluster, const std::vector<std::pair<int, int>
     for (const auto& [a, b] : routed_pairs) {
       if (a == b) continue;
       const auto path = cluster.node_of(a) == cluster.node_of(b) ? impl_->intra_path(a, b) : impl_->network_path(a, b);
+      std::vector<RouteHop>& hops = impl_->routes[{a, b}];
+      for (const auto& hop : path) {
+        hops.push_back({hop.get_link()->get_name(), hop.get_direction() != sg4::LinkInRoute::Direction::DOWN,
+                        hop.get_link()->get_bandwidth()});
+      }
       impl_->zone->add_route(impl_->hosts[static_cast<std::size_t>(a)]->get_netpoint(),
                              impl_->hosts[static_cast<std::size_t>(b)]->get_netpoint(), nullptr, nullptr, path, false);
     }
@@ -111,6 +117,12 @@ Platform::Platform(const Cluster& cluster, const std::vector<std::pair<int, int>
 Platform::~Platform() = default;
 
 sg4::Host* Platform::host(int rank) const { return impl_->hosts.at(static_cast<std::size_t>(rank)); }
+const std::vector<Platform::RouteHop>& Platform::route(int a, int b) const {
+  static const std::vector<RouteHop> none;
+  const auto it = impl_->routes.find({a, b});
+  return it == impl_->routes.end() ? none : it->second;
+}
+
 int Platform::gpus() const { return static_cast<int>(impl_->hosts.size()); }
 
 }  // namespace shardscope::sim

@@ -28,10 +28,14 @@ class Platform {
 
   simgrid::s4u::Host* host(int rank) const;
   int gpus() const;
-  struct LinkLoad {
-    std::string name;
-    double bandwidth_bytes_per_second;
+  // One direction of one link on a route.
+  struct RouteHop {
+    std::string link;
+    bool up = true;
+    double bytes_per_second = 0;
   };
+  // The hops of the route from rank a to rank b (a routed pair; empty for a == b).
+  const std::vector<RouteHop>& route(int a, int b) const;
 
  private:
   struct Impl;

@@ -1,4 +1,4 @@
-// `shardscope simulate SCENARIO [--plan plan.json | --strategy NAME] [--json] [--trace trace.json] [--compare]`.
+// `shardscope simulate SCENARIO [--plan plan.json | --strategy NAME] [--json] [--trace t.json] [--links l.csv] [--compare]`.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -52,7 +52,7 @@ Json trace_json(const sim::IterationResult& r) {
 Registered register_simulate(CLI::App& app) {
   auto* cmd = app.add_subcommand("simulate", "Simulate one training iteration of a plan on the cluster (SimGrid)");
   struct Options {
-    std::string scenario, plan, strategy, trace;
+    std::string scenario, plan, strategy, trace, links;
     bool json = false, serial = false, compare = false;
     int prefetch = -1;
   };
@@ -64,6 +64,7 @@ Registered register_simulate(CLI::App& app) {
   cmd->add_option("--prefetch", o->prefetch, "Prefetch depth (default: the scenario's planner.prefetch_depth)");
   cmd->add_flag("--serial", o->serial, "One stream per GPU: no overlap of communication and compute");
   cmd->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace (Trace Event JSON)");
+  cmd->add_option("--links", o->links, "Write bytes and utilisation per link direction as CSV");
   cmd->add_flag("--compare", o->compare, "Print the planner's prediction next to the simulation");
   cmd->add_flag("--json", o->json, "Print JSON");
   return {cmd, [o]() {
@@ -101,6 +102,17 @@ Registered register_simulate(CLI::App& app) {
               std::ofstream out(o->trace);
               if (!out) throw std::runtime_error("cannot write " + o->trace);
               out << trace_json(r).dump() << "\n";
+            }
+            if (!o->links.empty()) {
+              std::ofstream out(o->links);
+              if (!out) throw std::runtime_error("cannot write " + o->links);
+              out << "link,direction,bandwidth_bytes_per_second,bytes,utilisation\n";
+              char row[512];
+              for (const sim::LinkUsage& u : r.links) {
+                std::snprintf(row, sizeof row, "%s,%s,%.17g,%.17g,%.6f\n", u.link.c_str(), u.direction.c_str(),
+                              u.bytes_per_second, u.bytes, u.utilisation);
+                out << row;
+              }
             }
             double peak = 0, compute = 0, exposed = 0;
             for (const auto& g : r.gpus) {

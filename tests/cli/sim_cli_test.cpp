@@ -61,6 +61,20 @@ TEST(SimCli, TraceIsValidTraceEventJson) {
   std::filesystem::remove(path);
 }
 
+TEST(SimCli, LinksCsvHasAHeaderAndOneRowPerLinkDirection) {
+  const auto path = std::filesystem::temp_directory_path() / ("shardscope_links_" + std::to_string(::getpid()) + ".csv");
+  const auto r = test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --links " + path.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(path);
+  std::string header, row;
+  std::getline(in, header);
+  EXPECT_EQ(header, "link,direction,bandwidth_bytes_per_second,bytes,utilisation");
+  int rows = 0;
+  while (std::getline(in, row)) ++rows;
+  EXPECT_EQ(rows, 26);  // 8 GPU links, 4 switch uplinks and 1 socket link, both directions
+  std::filesystem::remove(path);
+}
+
 TEST(SimCli, SimulateCompareShowsBothPredictions) {
   const auto r = test::run_command(kBinary + " simulate --serial --compare " + kSource + "/scenarios/default.yaml");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -106,6 +106,14 @@ TEST(IterationSim, ContendedInterSocketLinkMakesTheSimulationSlowerThanThePlanne
   const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, options);
   const Prediction p = planner_prediction(s, planned.plan);
   EXPECT_GT(r.iteration_seconds, 1.001 * p.seconds);
+  // Every link direction's utilisation is physical, and the socket link carried the inter-group rings.
+  bool socket = false;
+  for (const LinkUsage& u : r.links) {
+    EXPECT_GT(u.bytes, 0) << u.link;
+    EXPECT_LE(u.utilisation, 1.0 + 1e-9) << u.link;
+    socket = socket || u.link.find("socket") != std::string::npos;
+  }
+  EXPECT_TRUE(socket);
 }
 
 TEST(IterationSim, APlanForAnotherModelIsAnInputError) {
