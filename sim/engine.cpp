@@ -27,4 +27,15 @@ simgrid::s4u::Engine& create_engine() {
   return *engine;
 }
 
+double run_to_completion(simgrid::s4u::Engine& engine, const std::int64_t& finished, std::int64_t expected,
+                         const std::string& what) {
+  engine.run();
+  if (finished != expected) {
+    throw SimulationError(what + " could not progress: " + std::to_string(expected - finished) + " of " +
+                          std::to_string(expected) + " actor(s) never finished (a dependency cycle or a collective "
+                          "some ranks never joined)");
+  }
+  return simgrid::s4u::Engine::get_clock();
+}
+
 }  // namespace shardscope::sim
