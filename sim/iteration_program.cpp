@@ -77,7 +77,7 @@ class Builder {
 }  // namespace
 
 IterationProgram build_iteration_program(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
-                                         int prefetch_depth, bool serial) {
+                                         int prefetch_depth, bool serial, double bucket_bytes) {
   if (scenario.planner.cost_model != CostModelKind::topology) {
     throw InputError(scenario.source_file, 0, "planner.cost_model",
                      "the simulator needs the topology cost model (the paper model has no cluster to simulate)");
@@ -102,6 +102,23 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
     program.resident[at(MemoryCategory::optimizer)] += m.optimizer_bytes;
   }
   program.resident[at(MemoryCategory::reserve)] = model.fixed_bytes();
+
+  // Gradient reduce-scatters waiting to be issued together (one bucket).
+  struct Bucket {
+    CollectiveCall call{};
+    double bytes = 0;
+    double buffers = 0;
+    int after = -1;
+    std::string name;
+  } bucket;
+  auto flush = [&]() {
+    if (bucket.bytes <= 0) return;
+    CollectiveCall merged = bucket.call;
+    merged.total_bytes = bucket.bytes;
+    const int rs = b.collective(bucket.name, merged, bucket.after);
+    b.task(rs).free_at_end[at(MemoryCategory::gathered)] = bucket.buffers;
+    bucket = Bucket{};
+  };
 
   for (int micro = 0; micro < plan.gradient_accumulation_steps; ++micro) {
     const std::string suffix = plan.gradient_accumulation_steps > 1 ? " #" + std::to_string(micro) : "";
@@ -186,11 +203,17 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
         }
         for (const CollectiveCall& call : calls) {
           if (call.stage != CollectiveCall::Stage::gradient_reduce) continue;
-          const int rs = b.collective("RS " + op.name + suffix, call, t);
-          b.task(rs).free_at_end[at(MemoryCategory::gathered)] = grad_buffer;
+          if (bucket.bytes > 0 && (bucket.call.group != call.group || bucket.call.kind != call.kind)) flush();
+          bucket.call = call;
+          bucket.bytes += call.total_bytes;
+          bucket.buffers += grad_buffer;
+          bucket.after = t;
+          bucket.name = bucket.name.empty() ? "RS " + op.name + suffix : bucket.name + "+";
+          if (bucket.bytes >= bucket_bytes) flush();
         }
       }
     }
+    flush();
   }
   // Once per iteration: gradient synchronisation, optimizer update, parameter rebuild, per operator.
   for (std::size_t i = 0; i < n; ++i) {

@@ -39,7 +39,9 @@ struct IterationProgram {
 };
 
 // Builds the program; `serial` puts every task on one stream (overlap off) so it adds up like the planner.
+// `bucket_bytes` > 0 merges consecutive gradient reduce-scatters of the same group into buckets of at least
+// that size (issued after the last backward they cover, as DDP/FSDP buckets do); 0 reduces each slice alone.
 IterationProgram build_iteration_program(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
-                                         int prefetch_depth, bool serial);
+                                         int prefetch_depth, bool serial, double bucket_bytes = 0);
 
 }  // namespace shardscope::sim

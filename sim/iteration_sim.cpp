@@ -56,7 +56,7 @@ double total(const MemoryBytes& m) {
 IterationResult simulate_iteration(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
                                    const IterationOptions& options) {
   const IterationProgram program =
-      build_iteration_program(scenario, calibration, plan, options.prefetch_depth, !options.overlap);
+      build_iteration_program(scenario, calibration, plan, options.prefetch_depth, !options.overlap, options.bucket_bytes);
   const Cluster& cluster = scenario.cluster;
   const int gpus = cluster.gpus();
   const int group_size = scenario.training.group_size;

@@ -18,6 +18,7 @@ struct IterationOptions {
   bool overlap = true;      // false: one stream per GPU, every task in order (adds up like the planner)
   int coarse_above = 16;    // rings with more ranks than this use the coarse (pipelined-flow) model
   int trace_ranks = 8;      // ranks whose activities and memory are kept for the trace
+  double bucket_bytes = 0;  // gradient bucket size (0: each slice's gradients are reduced on their own)
 };
 
 struct GpuResult {

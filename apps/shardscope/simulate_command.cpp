@@ -55,6 +55,7 @@ Registered register_simulate(CLI::App& app) {
     std::string scenario, plan, strategy, trace, links;
     bool json = false, serial = false, compare = false;
     int prefetch = -1;
+    std::string bucket;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("scenario", o->scenario, "Scenario YAML file")->required();
@@ -62,6 +63,7 @@ Registered register_simulate(CLI::App& app) {
   cmd->add_option("--strategy", o->strategy, "A whole-model strategy instead (fsdp, zero-2, ddp, mics, paro-IIG, osdp, ...)")
       ->excludes(plan_opt);
   cmd->add_option("--prefetch", o->prefetch, "Prefetch depth (default: the scenario's planner.prefetch_depth)");
+  cmd->add_option("--bucket", o->bucket, "Gradient bucket size, e.g. 25MB (default: reduce each slice alone)");
   cmd->add_flag("--serial", o->serial, "One stream per GPU: no overlap of communication and compute");
   cmd->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace (Trace Event JSON)");
   cmd->add_option("--links", o->links, "Write bytes and utilisation per link direction as CSV");
@@ -92,6 +94,13 @@ Registered register_simulate(CLI::App& app) {
             sim::IterationOptions options;
             options.prefetch_depth = o->prefetch >= 0 ? o->prefetch : scenario.planner.prefetch_depth;
             options.overlap = !o->serial;
+            if (!o->bucket.empty()) {
+              try {
+                options.bucket_bytes = static_cast<double>(units::parse_bytes(o->bucket));
+              } catch (const std::invalid_argument& e) {
+                throw InputError("--bucket", 0, "bucket", e.what());
+              }
+            }
             const sim::IterationResult r = sim::simulate_iteration(scenario, calibration, plan, options);
 
             // The planner's prediction of the same plan (for --compare and the JSON).
