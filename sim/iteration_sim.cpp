@@ -91,8 +91,8 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
       st.peak = total(st.current);
       const bool traced = rank < options.trace_ranks;
       if (traced) result.memory.push_back({rank, 0.0, st.current});
-      auto stream_body = [&program, &st, &result, &messages, &finished_streams, &options, &cost, rank, gpus, group_size,
-                          traced](
+      auto stream_body = [&program, &st, &result, &messages, &finished_streams, &options, &cost, &calibration, rank, gpus,
+                          group_size, traced](
                              Task::Stream stream) {
         sg4::Host* host = sg4::this_actor::get_host();
         for (std::size_t i = 0; i < program.tasks.size(); ++i) {
@@ -113,6 +113,7 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
                          std::to_string(static_cast<int>(t.group));
             phase.ranks = ring;
             phase.chunk_bytes = t.total_bytes / static_cast<double>(ring.size());
+            phase.efficiency = message_efficiency_factor(calibration, phase.chunk_bytes);
             const int n = static_cast<int>(ring.size());
             phase.steps = (t.kind == CollectiveKind::all_reduce ? 2 : 1) * (n - 1);
             phase.coarse = n > options.coarse_above;

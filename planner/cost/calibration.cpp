@@ -3,11 +3,14 @@
 
 #include "planner/yaml_reader.hpp"
 
+#include <cmath>
+
 namespace shardscope {
 
 Calibration parse_calibration_string(const std::string& text, const std::string& file) {
   const YamlMap root(parse_yaml_mapping(text, file), file, "");
-  root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead", "runtime_reserve"});
+  root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead", "runtime_reserve",
+                       "message_efficiency"});
   Calibration cal;
   const LinkClass classes[] = {LinkClass::same_switch, LinkClass::cross_switch, LinkClass::cross_socket,
                                LinkClass::nvlink, LinkClass::network};
@@ -42,6 +45,22 @@ Calibration parse_calibration_string(const std::string& text, const std::string&
   }
   cal.overlap_slowdown = root.number_or("overlap_slowdown", cal.overlap_slowdown, 0.0, 10.0);
   cal.slice_overhead_seconds = root.duration_or("slice_overhead", cal.slice_overhead_seconds);
+  if (root.has("message_efficiency")) {
+    const YAML::Node list = root.raw("message_efficiency");
+    if (!list.IsSequence() || list.size() == 0 || list.size() > 1000) {
+      root.fail("message_efficiency", "expected a list of {bytes, factor} points");
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const YamlMap point(list[i], file, "message_efficiency[" + std::to_string(i) + "]", root.line("message_efficiency"));
+      point.reject_unknown({"bytes", "factor"});
+      const double bytes = static_cast<double>(point.bytes("bytes", 1, std::int64_t{1} << 50));
+      const double factor = point.number("factor", 1e-3, 1.0);
+      if (!cal.message_efficiency.empty() && bytes <= cal.message_efficiency.back().first) {
+        point.fail("bytes", "sizes must increase from one point to the next");
+      }
+      cal.message_efficiency.emplace_back(bytes, factor);
+    }
+  }
   if (root.has("runtime_reserve")) {
     cal.runtime_reserve_bytes = static_cast<double>(root.bytes("runtime_reserve", 0, std::int64_t{1} << 44));
   }
@@ -50,6 +69,21 @@ Calibration parse_calibration_string(const std::string& text, const std::string&
 
 Calibration load_calibration_file(const std::string& path) {
   return parse_calibration_string(read_text_file(path, "calibration"), path);
+}
+
+double message_efficiency_factor(const Calibration& calibration, double message_bytes) {
+  const auto& table = calibration.message_efficiency;
+  if (table.empty()) return 1.0;
+  if (message_bytes <= table.front().first) return table.front().second;
+  if (message_bytes >= table.back().first) return table.back().second;
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    if (message_bytes <= table[i].first) {
+      const double x0 = std::log(table[i - 1].first), x1 = std::log(table[i].first);
+      const double w = (std::log(message_bytes) - x0) / (x1 - x0);
+      return table[i - 1].second + w * (table[i].second - table[i - 1].second);
+    }
+  }
+  return table.back().second;
 }
 
 Calibration scenario_calibration(const std::string& calibration_file) {

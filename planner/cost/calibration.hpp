@@ -4,6 +4,8 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "planner/cluster.hpp"
 #include "planner/model.hpp"
@@ -23,7 +25,13 @@ struct Calibration {
   double overlap_slowdown = 0.1;       // extra fraction of the shorter stream when compute and comm overlap
   double slice_overhead_seconds = 10e-6;  // per extra slice per pass (slicing and summation)
   std::optional<double> runtime_reserve_bytes;
+  // Bandwidth efficiency by message size (NCCL's protocols reach full bandwidth only for large messages):
+  // (message bytes, factor in (0, 1]) points, sizes increasing; log-linear between them, flat outside.
+  std::vector<std::pair<double, double>> message_efficiency;
 };
+
+// The efficiency factor for one ring step's message (1 when the calibration has no table).
+double message_efficiency_factor(const Calibration& calibration, double message_bytes);
 
 // Parses calibration YAML text; every coefficient must be present where its section is given and be
 // non-negative (bandwidths positive). Errors are InputError with file, line, field.

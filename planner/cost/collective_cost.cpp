@@ -62,7 +62,10 @@ double CollectiveCost::seconds(CollectiveKind kind, GroupKind group, double tota
   const RingLink& r = ring(group);
   if (r.ranks <= 1 || total_bytes <= 0) return 0;
   const int steps = (kind == CollectiveKind::all_reduce ? 2 : 1) * (r.ranks - 1);
-  return alpha_beta_seconds(r.alpha_seconds, steps, total_bytes / r.ranks, r.bytes_per_second);
+  // A message at efficiency e occupies the link like bytes / e at full bandwidth.
+  const double message = total_bytes / r.ranks;
+  return alpha_beta_seconds(r.alpha_seconds, steps, message / message_efficiency_factor(calibration_, message),
+                            r.bytes_per_second);
 }
 
 }  // namespace shardscope

@@ -19,11 +19,13 @@ void run_ring_phase(const RingPhase& phase, std::size_t position, std::int64_t& 
   if (n <= 1 || phase.steps <= 0) return;
   sg4::Mailbox* self = sg4::Mailbox::by_name(phase.name + "#" + std::to_string(phase.ranks[position]));
   sg4::Mailbox* right = sg4::Mailbox::by_name(phase.name + "#" + std::to_string(phase.ranks[(position + 1) % n]));
-  const auto chunk = static_cast<std::uint64_t>(std::llround(phase.chunk_bytes));
+  // A message at efficiency e occupies the links like chunk / e bytes at full bandwidth.
+  const double effective = phase.chunk_bytes / phase.efficiency;
+  const auto chunk = static_cast<std::uint64_t>(std::llround(effective));
   if (phase.coarse) {
     // Pipelined: the whole phase's data leaves in one flow; the per-step latencies are added once.
     if (phase.coarse_latency_seconds > 0) sg4::this_actor::sleep_for(phase.coarse_latency_seconds);
-    const auto total = static_cast<std::uint64_t>(std::llround(phase.chunk_bytes * phase.steps));
+    const auto total = static_cast<std::uint64_t>(std::llround(effective * phase.steps));
     sg4::CommPtr send = right->put_async(&token, total);
     char* received = nullptr;
     sg4::CommPtr recv = self->get_async<char>(&received);

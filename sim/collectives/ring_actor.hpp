@@ -15,6 +15,7 @@ struct RingPhase {
   std::string name;                       // unique per concurrent ring (mailbox names derive from it)
   std::vector<int> ranks;                 // ring order
   double chunk_bytes = 0;                 // bytes moved per step per rank
+  double efficiency = 1;                  // calibrated bandwidth efficiency of one step's message
   int steps = 0;                          // usually ranks - 1 (2(ranks - 1) for all-reduce)
   bool coarse = false;
   double coarse_latency_seconds = 0;      // extra latency added in coarse mode: (steps - 1) x path latency

@@ -20,6 +20,23 @@ TEST(Calibration, ReadsEveryCoefficient) {
   EXPECT_DOUBLE_EQ(*c.runtime_reserve_bytes, 1073741824.0);
 }
 
+TEST(Calibration, MessageEfficiencyInterpolatesLogLinearly) {
+  const Calibration c = parse_calibration_string(
+      "message_efficiency:\n  - {bytes: 1KiB, factor: 0.2}\n  - {bytes: 1MiB, factor: 0.8}\n", "cal.yaml");
+  EXPECT_DOUBLE_EQ(message_efficiency_factor(c, 10), 0.2);
+  EXPECT_DOUBLE_EQ(message_efficiency_factor(c, 1 << 30), 0.8);
+  EXPECT_NEAR(message_efficiency_factor(c, 32768), 0.5, 1e-12);  // halfway in log2: 2^15 between 2^10 and 2^20
+  EXPECT_DOUBLE_EQ(message_efficiency_factor(Calibration{}, 1e6), 1.0);
+  try {
+    parse_calibration_string("message_efficiency:\n  - {bytes: 1MiB, factor: 0.8}\n  - {bytes: 1KiB, factor: 0.2}\n",
+                             "cal.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "message_efficiency[1].bytes");
+    EXPECT_EQ(e.line(), 3);
+  }
+}
+
 TEST(Calibration, NegativeCoefficientIsAnError) {
   try {
     parse_calibration_string("overlap_slowdown: -0.5\n", "cal.yaml");

@@ -35,6 +35,10 @@ TEST(CollectiveCost, CalibrationOverridesALinkClass) {
   const CollectiveCost cost(c, 8, cal);
   EXPECT_DOUBLE_EQ(cost.seconds(CollectiveKind::all_gather, GroupKind::intra, 8e9), 7 * (4e-6 + 1e9 / 200e9));
   EXPECT_DOUBLE_EQ(cost.seconds(CollectiveKind::all_gather, GroupKind::intra, 0), 0);
+  Calibration slow = cal;
+  slow.message_efficiency = {{1e3, 0.5}, {1e12, 0.5}};
+  const CollectiveCost half(c, 8, slow);
+  EXPECT_DOUBLE_EQ(half.seconds(CollectiveKind::all_gather, GroupKind::intra, 8e9), 7 * (4e-6 + 2e9 / 200e9));
 }
 
 }  // namespace

@@ -50,6 +50,21 @@ TEST(IterationSim, SerialIterationEqualsThePlannerAndPeaksAgree) {
   EXPECT_NEAR(r.gpus[0].exposed_comm_seconds, r.iteration_seconds - r.gpus[0].compute_seconds, 1e-12);
 }
 
+TEST(IterationSim, MessageEfficiencyFromCalibrationAppliesToBoth) {
+  const Scenario s = load(kTitan);
+  Calibration cal;
+  cal.message_efficiency = {{64.0 * 1024, 0.3}, {64.0 * 1024 * 1024, 0.9}};
+  const StrategyResult planned = plan_strategy(s, cal, space_by_name("fsdp", s.training));
+  ASSERT_TRUE(planned.fits);
+  IterationOptions options;
+  options.overlap = false;
+  options.prefetch_depth = 0;
+  const IterationResult r = simulate_iteration(s, cal, planned.plan, options);
+  const PlanPrediction p = evaluate_plan(s, cal, planned.plan);
+  EXPECT_NEAR(r.iteration_seconds, p.iteration_seconds, 0.01 * p.iteration_seconds);
+  EXPECT_GT(p.iteration_seconds, evaluate_plan(s, Calibration{}, planned.plan).iteration_seconds);
+}
+
 TEST(IterationSim, GradientAccumulationAndMultiNodeSerialEqualThePlanner) {
   const Scenario s = load(
       "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 2}\n"
