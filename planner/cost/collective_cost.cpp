@@ -20,14 +20,14 @@ double alpha_beta_seconds(double alpha_seconds, int steps, double bytes_per_step
 }
 
 CollectiveCost::CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration)
-    : cluster_(cluster), calibration_(calibration) {
+    : calibration_(calibration) {
   const int n = cluster.gpus();
-  intra_ = make_ring(0, 1, group_size);
-  inter_ = make_ring(0, group_size, n / group_size);
-  global_ = make_ring(0, 1, n);
+  intra_ = make_ring(cluster, 0, 1, group_size);
+  inter_ = make_ring(cluster, 0, group_size, n / group_size);
+  global_ = make_ring(cluster, 0, 1, n);
 }
 
-RingLink CollectiveCost::make_ring(int first_rank, int stride, int count) const {
+RingLink CollectiveCost::make_ring(const Cluster& cluster, int first_rank, int stride, int count) const {
   RingLink ring;
   ring.ranks = count;
   if (count <= 1) return ring;
@@ -35,8 +35,8 @@ RingLink CollectiveCost::make_ring(int first_rank, int stride, int count) const 
   for (int i = 0; i < count; ++i) {
     const int a = first_rank + i * stride;
     const int b = first_rank + ((i + 1) % count) * stride;
-    const LinkClass lc = link_class_between(cluster_, a, b);
-    LinkProperties p = link_properties(cluster_, lc);
+    const LinkClass lc = link_class_between(cluster, a, b);
+    LinkProperties p = link_properties(cluster, lc);
     if (const auto& c = calibration_.links[static_cast<std::size_t>(lc)]) {
       p.bytes_per_second = c->bytes_per_second;
       p.latency_seconds = c->alpha_seconds;

@@ -34,9 +34,8 @@ class CollectiveCost {
   double seconds(CollectiveKind kind, GroupKind group, double total_bytes) const;
 
  private:
-  RingLink make_ring(int first_rank, int stride, int count) const;
-  const Cluster& cluster_;
-  const Calibration& calibration_;
+  RingLink make_ring(const Cluster& cluster, int first_rank, int stride, int count) const;
+  Calibration calibration_;  // owned: callers often pass a temporary
   RingLink intra_, inter_, global_;
 };
 

@@ -4,10 +4,10 @@
 namespace shardscope {
 
 double ComputeModel::flops_per_second(const Operator& op) const {
-  const double peak = precision_ == Precision::fp32 ? cluster_.gpu.peak_flops_per_second_fp32
-                                                   : cluster_.gpu.peak_flops_per_second_fp16;
+  const double peak = precision_ == Precision::fp32 ? gpu_.peak_flops_per_second_fp32
+                                                   : gpu_.peak_flops_per_second_fp16;
   const auto& override_fraction = calibration_.achievable_fraction[static_cast<std::size_t>(op.kind)];
-  return peak * override_fraction.value_or(cluster_.gpu.achievable_fraction);
+  return peak * override_fraction.value_or(gpu_.achievable_fraction);
 }
 
 double ComputeModel::forward_seconds(const Operator& op, double samples) const {
@@ -19,7 +19,7 @@ double ComputeModel::backward_seconds(const Operator& op, double samples) const 
 }
 
 double ComputeModel::update_seconds(double owned_state_bytes) const {
-  return 2 * owned_state_bytes / cluster_.gpu.hbm_bytes_per_second;
+  return 2 * owned_state_bytes / gpu_.hbm_bytes_per_second;
 }
 
 }  // namespace shardscope

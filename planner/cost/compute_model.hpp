@@ -11,7 +11,7 @@ namespace shardscope {
 class ComputeModel {
  public:
   ComputeModel(const Cluster& cluster, Precision precision, const Calibration& calibration)
-      : cluster_(cluster), precision_(precision), calibration_(calibration) {}
+      : gpu_(cluster.gpu), precision_(precision), calibration_(calibration) {}
 
   double flops_per_second(const Operator& op) const;
   double forward_seconds(const Operator& op, double samples) const;
@@ -20,9 +20,9 @@ class ComputeModel {
   double update_seconds(double owned_state_bytes) const;
 
  private:
-  const Cluster& cluster_;
+  GpuSpec gpu_;
   Precision precision_;
-  const Calibration& calibration_;
+  Calibration calibration_;  // owned: callers often pass a temporary
 };
 
 }  // namespace shardscope

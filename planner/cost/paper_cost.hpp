@@ -19,7 +19,7 @@ class PaperCostModel : public CostModel {
   double samples_per_iteration(std::int64_t micro_batch) const override { return static_cast<double>(micro_batch); }
 
  private:
-  const Scenario& scenario_;
+  const Scenario& scenario_;  // the caller keeps the scenario alive while the model is used
   double reserve_bytes_;
 };
 

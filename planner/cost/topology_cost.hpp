@@ -42,8 +42,8 @@ class TopologyCostModel : public CostModel {
   const CollectiveCost& collectives() const { return collectives_; }
 
  private:
-  const Scenario& scenario_;
-  const Calibration& calibration_;
+  const Scenario& scenario_;  // the caller keeps the scenario alive while the model is used
+  Calibration calibration_;  // owned: callers often pass a temporary
   CollectiveCost collectives_;
   ComputeModel compute_;
   StateBytesPerParameter state_;
