@@ -74,6 +74,18 @@ class Builder {
   int last_compute_ = -1;
 };
 
+// Adds the all-gather of `stage` (if the choice has one) with its gathered buffer; returns its task or -1.
+int gather_task(Builder& b, const std::vector<CollectiveCall>& calls, CollectiveCall::Stage stage,
+                const std::string& name) {
+  int task = -1;
+  for (const CollectiveCall& call : calls) {
+    if (call.stage != stage) continue;
+    task = b.collective(name, call, b.gather_dependency());
+    b.task(task).alloc_at_start[at(MemoryCategory::gathered)] = call.total_bytes;
+  }
+  return task;
+}
+
 }  // namespace
 
 IterationProgram build_iteration_program(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
@@ -137,14 +149,7 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
       // compute holds the operator's full workspace (as the planner counts it).
       for (int j = 0; j < c.slices; ++j) {
         const bool sharded = j < c.sharded_slices;
-        int gather = -1;
-        if (sharded) {
-          for (const CollectiveCall& call : calls) {
-            if (call.stage != CollectiveCall::Stage::forward_gather) continue;
-            gather = b.collective("AG " + op.name + suffix, call, b.gather_dependency());
-            b.task(gather).alloc_at_start[at(MemoryCategory::gathered)] = call.total_bytes;
-          }
-        }
+        const int gather = sharded ? gather_task(b, calls, CollectiveCall::Stage::forward_gather, "AG " + op.name + suffix) : -1;
         const int t = b.compute("fwd " + op.name + suffix, fwd, gather);
         Task& task = b.task(t);
         task.alloc_at_start[at(MemoryCategory::activations)] = kept / c.slices;
@@ -169,14 +174,7 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
       for (int j = c.slices; j-- > 0;) {
         const bool sharded = j < c.sharded_slices;
         auto gather_for = [&](CollectiveCall::Stage stage) {
-          int g = -1;
-          if (!sharded) return g;
-          for (const CollectiveCall& call : calls) {
-            if (call.stage != stage) continue;
-            g = b.collective("AG " + op.name + suffix, call, b.gather_dependency());
-            b.task(g).alloc_at_start[at(MemoryCategory::gathered)] = call.total_bytes;
-          }
-          return g;
+          return sharded ? gather_task(b, calls, stage, "AG " + op.name + suffix) : -1;
         };
         if (c.checkpoint) {
           const int g = gather_for(CollectiveCall::Stage::recompute_gather);
