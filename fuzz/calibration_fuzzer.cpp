@@ -1,0 +1,18 @@
+// libFuzzer target for the calibration file parser and the efficiency lookup: InputError or success only.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "planner/cost/calibration.hpp"
+#include "planner/error.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    const shardscope::Calibration c = shardscope::parse_calibration_string(text, "fuzz.yaml");
+    for (double bytes : {1.0, 4096.0, 1e6, 1e9, 1e15}) (void)shardscope::message_efficiency_factor(c, bytes);
+  } catch (const shardscope::InputError&) {
+    // expected for bad input
+  }
+  return 0;
+}
