@@ -89,6 +89,16 @@ void print_text(const Scenario& scenario, const Calibration& calibration, const 
   os << "Optimality lower bound " << format_duration(best.lower_bound_seconds) << ", gap "
      << fixed(100.0 * (ub - best.lower_bound_seconds) / ub, 3) << " %\n";
 
+  os << "\nBatch sizes scanned (" << best.batches.size() << ")\n\n";
+  Table batches({"micro-batch", "steps", "status", "iteration", "samples/s", "peak memory"});
+  for (const BatchRow& row : best.batches) {
+    const bool solved = row.status == "solved";
+    batches.add({std::to_string(row.micro_batch), std::to_string(row.gradient_accumulation_steps), row.status,
+                 solved ? format_duration(row.iteration_seconds) : "-", solved ? fixed(row.samples_per_second, 2) : "-",
+                 solved ? format_bytes(row.peak_memory_bytes) : "-"});
+  }
+  batches.print(os);
+
   if (report.baselines.empty()) return;
   double fsdp = 0;
   for (const StrategyResult& b : report.baselines) {
