@@ -31,14 +31,8 @@ std::vector<std::int64_t> batch_candidates(const Scenario& s) {
 }
 
 double minimum_peak(const McProblem& p) {
-  std::vector<double> thresholds;
-  for (const auto& items : p.classes) {
-    for (const McItem& it : items) thresholds.push_back(it.transient_bytes);
-  }
-  std::sort(thresholds.begin(), thresholds.end());
-  thresholds.erase(std::unique(thresholds.begin(), thresholds.end()), thresholds.end());
   double best = kInf;
-  for (double t : thresholds) {
+  for (double t : transient_thresholds(p)) {
     double resident = 0;
     for (const auto& items : p.classes) {
       double lightest = kInf;
@@ -54,13 +48,7 @@ double minimum_peak(const McProblem& p) {
 
 double lp_time_bound(const McProblem& p) {
   double best = kInf;
-  std::vector<double> thresholds;
-  for (const auto& items : p.classes) {
-    for (const McItem& it : items) thresholds.push_back(it.transient_bytes);
-  }
-  std::sort(thresholds.begin(), thresholds.end());
-  thresholds.erase(std::unique(thresholds.begin(), thresholds.end()), thresholds.end());
-  for (double t : thresholds) best = std::min(best, lp_lower_bound(p, t, p.capacity_bytes - t));
+  for (double t : transient_thresholds(p)) best = std::min(best, lp_lower_bound(p, t, p.capacity_bytes - t));
   return best;
 }
 

@@ -132,28 +132,49 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
     bucket = Bucket{};
   };
 
+  // What every micro-step needs per operator, computed once.
+  struct Pass {
+    std::vector<CollectiveCall> calls;  // of one slice
+    double slice_parameters = 0;
+    double fwd_seconds = 0;             // per slice, with its share of the slicing overhead
+    double bwd_seconds = 0;
+    double kept_bytes = 0;              // activations (or checkpoint inputs) kept for backward
+    double workspace_bytes = 0;
+    double recomputed_bytes = 0;        // activations rebuilt by a checkpointed operator's recompute
+  };
+  std::vector<Pass> passes(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Operator& op = s.model.operators[i];
+    const OperatorChoice& c = plan.operators[i];
+    Pass& p = passes[i];
+    p.slice_parameters = static_cast<double>(op.parameters) / c.slices;
+    p.calls = model.micro_step_collectives(c, p.slice_parameters, op.trainable);
+    // The planner charges (g - 1) slice overheads per pass: spread them over the g slices.
+    const double overhead = model.slice_overhead_seconds() * (c.slices - 1) / c.slices;
+    p.fwd_seconds = model.compute().forward_seconds(op, samples) / c.slices + overhead;
+    p.bwd_seconds = model.compute().backward_seconds(op, samples) / c.slices + overhead;
+    p.kept_bytes = samples * static_cast<double>(c.checkpoint ? op.checkpoint_bytes_per_sample
+                                                              : op.activation_bytes_per_sample);
+    // Splitting shrinks the gathered parameter buffer, not the operator's working memory: each slice's
+    // compute holds the operator's full workspace (as the planner counts it).
+    p.workspace_bytes = samples * static_cast<double>(op.workspace_bytes_per_sample);
+    p.recomputed_bytes = samples * static_cast<double>(op.activation_bytes_per_sample);
+  }
+
   for (int micro = 0; micro < plan.gradient_accumulation_steps; ++micro) {
     const std::string suffix = plan.gradient_accumulation_steps > 1 ? " #" + std::to_string(micro) : "";
     // Forward, operator by operator, slice by slice.
     for (std::size_t i = 0; i < n; ++i) {
       const Operator& op = s.model.operators[i];
       const OperatorChoice& c = plan.operators[i];
-      const double slice = static_cast<double>(op.parameters) / c.slices;
-      const auto calls = model.micro_step_collectives(c, slice, op.trainable);
-      // The planner charges (g - 1) slice overheads per pass: spread them over the g slices.
-      const double overhead = model.slice_overhead_seconds() * (c.slices - 1) / c.slices;
-      const double fwd = model.compute().forward_seconds(op, samples) / c.slices + overhead;
-      const double kept = samples * static_cast<double>(c.checkpoint ? op.checkpoint_bytes_per_sample
-                                                                      : op.activation_bytes_per_sample);
-      // Splitting shrinks the gathered parameter buffer, not the operator's working memory: each slice's
-      // compute holds the operator's full workspace (as the planner counts it).
+      const Pass& p = passes[i];
       for (int j = 0; j < c.slices; ++j) {
         const bool sharded = j < c.sharded_slices;
-        const int gather = sharded ? gather_task(b, calls, CollectiveCall::Stage::forward_gather, "AG " + op.name + suffix) : -1;
-        const int t = b.compute("fwd " + op.name + suffix, fwd, gather);
+        const int gather = sharded ? gather_task(b, p.calls, CollectiveCall::Stage::forward_gather, "AG " + op.name + suffix) : -1;
+        const int t = b.compute("fwd " + op.name + suffix, p.fwd_seconds, gather);
         Task& task = b.task(t);
-        task.alloc_at_start[at(MemoryCategory::activations)] = kept / c.slices;
-        task.alloc_at_start[at(MemoryCategory::workspace)] = samples * static_cast<double>(op.workspace_bytes_per_sample);
+        task.alloc_at_start[at(MemoryCategory::activations)] = p.kept_bytes / c.slices;
+        task.alloc_at_start[at(MemoryCategory::workspace)] = p.workspace_bytes;
         task.free_at_end[at(MemoryCategory::workspace)] = task.alloc_at_start[at(MemoryCategory::workspace)];
         if (gather >= 0) task.free_at_end[at(MemoryCategory::gathered)] = b.task(gather).alloc_at_start[at(MemoryCategory::gathered)];
         if (gather >= 0) b.consumed_by(t);
@@ -163,43 +184,36 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
     for (std::size_t r = n; r-- > 0;) {
       const Operator& op = s.model.operators[r];
       const OperatorChoice& c = plan.operators[r];
-      const double slice = static_cast<double>(op.parameters) / c.slices;
-      const auto calls = model.micro_step_collectives(c, slice, op.trainable);
-      const double overhead = model.slice_overhead_seconds() * (c.slices - 1) / c.slices;
-      const double fwd = model.compute().forward_seconds(op, samples) / c.slices + overhead;
-      const double bwd = model.compute().backward_seconds(op, samples) / c.slices + overhead;
-      const double kept = samples * static_cast<double>(c.checkpoint ? op.checkpoint_bytes_per_sample
-                                                                      : op.activation_bytes_per_sample);
-      const double recomputed = samples * static_cast<double>(op.activation_bytes_per_sample);
+      const Pass& p = passes[r];
       for (int j = c.slices; j-- > 0;) {
         const bool sharded = j < c.sharded_slices;
         auto gather_for = [&](CollectiveCall::Stage stage) {
-          return sharded ? gather_task(b, calls, stage, "AG " + op.name + suffix) : -1;
+          return sharded ? gather_task(b, p.calls, stage, "AG " + op.name + suffix) : -1;
         };
         if (c.checkpoint) {
           const int g = gather_for(CollectiveCall::Stage::recompute_gather);
-          const int t = b.compute("recompute " + op.name + suffix, fwd, g);
-          b.task(t).alloc_at_start[at(MemoryCategory::workspace)] = recomputed;
+          const int t = b.compute("recompute " + op.name + suffix, p.fwd_seconds, g);
+          b.task(t).alloc_at_start[at(MemoryCategory::workspace)] = p.recomputed_bytes;
           if (g >= 0) {
             b.task(t).free_at_end[at(MemoryCategory::gathered)] = b.task(g).alloc_at_start[at(MemoryCategory::gathered)];
             b.consumed_by(t);
           }
         }
         const int g = gather_for(CollectiveCall::Stage::backward_gather);
-        const int t = b.compute("bwd " + op.name + suffix, bwd, g);
+        const int t = b.compute("bwd " + op.name + suffix, p.bwd_seconds, g);
         Task& task = b.task(t);
         const double grad_buffer = sharded && op.trainable && c.scopes.gradients != ShardScope::N
-                                       ? bytes.gradient * slice : 0.0;
-        task.alloc_at_start[at(MemoryCategory::workspace)] = samples * static_cast<double>(op.workspace_bytes_per_sample);
+                                       ? bytes.gradient * p.slice_parameters : 0.0;
+        task.alloc_at_start[at(MemoryCategory::workspace)] = p.workspace_bytes;
         task.alloc_at_start[at(MemoryCategory::gathered)] = grad_buffer;
         task.free_at_end[at(MemoryCategory::workspace)] =
-            task.alloc_at_start[at(MemoryCategory::workspace)] + (c.checkpoint ? recomputed : 0.0);
-        task.free_at_end[at(MemoryCategory::activations)] = kept / c.slices;
+            task.alloc_at_start[at(MemoryCategory::workspace)] + (c.checkpoint ? p.recomputed_bytes : 0.0);
+        task.free_at_end[at(MemoryCategory::activations)] = p.kept_bytes / c.slices;
         if (g >= 0) {
           task.free_at_end[at(MemoryCategory::gathered)] = b.task(g).alloc_at_start[at(MemoryCategory::gathered)];
           b.consumed_by(t);
         }
-        for (const CollectiveCall& call : calls) {
+        for (const CollectiveCall& call : p.calls) {
           if (call.stage != CollectiveCall::Stage::gradient_reduce) continue;
           if (bucket.bytes > 0 && (bucket.call.group != call.group || bucket.call.kind != call.kind)) flush();
           bucket.call = call;

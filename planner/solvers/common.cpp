@@ -22,6 +22,16 @@ double selection_seconds(const McProblem& problem, const std::vector<int>& picks
   return seconds;
 }
 
+std::vector<double> transient_thresholds(const McProblem& problem) {
+  std::vector<double> t;
+  for (const auto& items : problem.classes) {
+    for (const McItem& it : items) t.push_back(it.transient_bytes);
+  }
+  std::sort(t.begin(), t.end());
+  t.erase(std::unique(t.begin(), t.end()), t.end());
+  return t;
+}
+
 std::vector<std::vector<int>> remove_dominated(McProblem& problem) {
   std::vector<std::vector<int>> kept_indices(problem.classes.size());
   for (std::size_t c = 0; c < problem.classes.size(); ++c) {

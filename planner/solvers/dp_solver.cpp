@@ -94,16 +94,6 @@ DpRun run_dp(const McProblem& problem, double threshold, double capacity, double
   return run;
 }
 
-std::vector<double> thresholds_of(const McProblem& problem) {
-  std::vector<double> t;
-  for (const auto& items : problem.classes) {
-    for (const McItem& it : items) t.push_back(it.transient_bytes);
-  }
-  std::sort(t.begin(), t.end());
-  t.erase(std::unique(t.begin(), t.end()), t.end());
-  return t;
-}
-
 }  // namespace
 
 McSolution solve_dp(const McProblem& problem, const DpOptions& options) {
@@ -117,7 +107,7 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options) {
     double lp;
   };
   std::vector<Candidate> candidates;
-  for (double threshold : thresholds_of(problem)) {
+  for (double threshold : transient_thresholds(problem)) {
     const double lp = lp_lower_bound(problem, threshold, problem.capacity_bytes - threshold);
     if (std::isfinite(lp)) candidates.push_back({threshold, lp});
   }
@@ -163,7 +153,7 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options) {
 std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions& options, int max_points) {
   std::vector<ParetoPoint> points;
   const double quantum = std::max(1.0, problem.capacity_bytes / std::max(1, options.bins));
-  for (double threshold : thresholds_of(problem)) {
+  for (double threshold : transient_thresholds(problem)) {
     const DpRun run = run_dp(problem, threshold, problem.capacity_bytes - threshold, quantum, true, true, false);
     for (std::size_t m = 0; m < run.value.size(); ++m) {
       if (std::isfinite(run.value[m])) points.push_back({static_cast<double>(m) * quantum + threshold, run.value[m]});

@@ -32,6 +32,9 @@ struct McSolution {
 double selection_peak_bytes(const McProblem& problem, const std::vector<int>& picks);
 double selection_seconds(const McProblem& problem, const std::vector<int>& picks);
 
+// The distinct transient sizes of all items, ascending: the candidate values of the peak's max term.
+std::vector<double> transient_thresholds(const McProblem& problem);
+
 // Removes items dominated in (seconds, resident, transient) and duplicates; returns, per class, the
 // original indices of the kept items (the problem's classes are rewritten in place).
 std::vector<std::vector<int>> remove_dominated(McProblem& problem);
