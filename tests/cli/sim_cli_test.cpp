@@ -105,6 +105,63 @@ TEST(SimCli, CollectiveJsonReportsNcclTestsBandwidths) {
   EXPECT_NEAR(seconds, j.at("alpha_beta_seconds").get<double>(), 1e-9 * seconds);
 }
 
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("shardscope_simcli_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(SimCli, SimulateErrors) {
+  const std::string scenario = kSource + "/scenarios/default.yaml";
+  // A strategy that does not fit: exit 3 with the memory it needs.
+  auto r = test::run_command(kBinary + " simulate " + scenario + " --strategy ddp");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("strategy ddp does not fit the memory limit (needs"), std::string::npos) << r.err;
+  // A bad bucket size.
+  r = test::run_command(kBinary + " simulate " + scenario + " --bucket lots");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--bucket: bucket: expected a byte size"), std::string::npos) << r.err;
+  // An output file that cannot be written.
+  r = test::run_command(kBinary + " simulate " + scenario + " --trace /nonexistent-dir/t.json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot write /nonexistent-dir/t.json"), std::string::npos) << r.err;
+  r = test::run_command(kBinary + " simulate " + scenario + " --links /nonexistent-dir/l.csv");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot write /nonexistent-dir/l.csv"), std::string::npos) << r.err;
+  r = test::run_command(kBinary + " plan " + scenario + " --no-baselines --out /nonexistent-dir/p.json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot write /nonexistent-dir/p.json"), std::string::npos) << r.err;
+}
+
+TEST(SimCli, ThePaperCostModelCannotBeSimulated) {
+  const std::string path = write_temp("paper.yaml",
+                                      "model:\n  operators:\n    - {name: a, parameters: 1000, paper: {gamma: 1ms, "
+                                      "parameter_bytes: 2000, model_bytes: 16000}}\n"
+                                      "cluster: {preset: titan-rtx-8-pcie3}\n"
+                                      "planner: {cost_model: paper, paper: {alpha: 10us, beta: 10GB/s}}\n");
+  const auto r = test::run_command(kBinary + " simulate " + path + " --strategy osdp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("planner.cost_model: the simulator needs the topology cost model"), std::string::npos) << r.err;
+  std::filesystem::remove(path);
+}
+
+TEST(SimCli, CollectiveRequestErrors) {
+  auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --bytes 1MiB --concurrent 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("concurrent: expected 1 to 64 copies"), std::string::npos) << r.err;
+  const std::string lonely = write_temp("lonely.yaml",
+                                        "name: lonely\nnodes: 1\ngpus_per_node: 2\n"
+                                        "gpu: {name: g, peak_fp16: 1TFLOPS, peak_fp32: 1TFLOPS, memory: 1GiB, "
+                                        "hbm_bandwidth: 1GB/s}\nintra_node: {kind: nvswitch, gpu_bandwidth: 1GB/s}\n");
+  r = test::run_command(kBinary + " collective --cluster " + lonely + " --gpus 4 --bytes 1MiB");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the cluster has no network to join several nodes"), std::string::npos) << r.err;
+  r = test::run_command(kBinary + " collective --cluster dgx-a100 --gpus 12 --bytes 1MiB");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("gpus: expected a multiple of the 8 GPUs per node, got 12"), std::string::npos) << r.err;
+  std::filesystem::remove(lonely);
+}
+
 TEST(SimCli, CollectiveBadSizeIsAnError) {
   const auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --bytes lots");
   EXPECT_EQ(r.exit_code, 2);

@@ -2,6 +2,8 @@
 // coarse vs step models, and clear errors. Each test runs in its own process (one engine per process).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include "planner/cluster_presets.hpp"
 #include "planner/error.hpp"
 #include "sim/collective_sim.hpp"
@@ -110,6 +112,15 @@ TEST(CollectiveSim, ASecondSimulationInOneProcessIsRefused) {
   const CollectiveRequest r = request(CollectiveKind::all_gather, CollectiveAlgorithm::ring, 1e6);
   simulate_collective(c, r);
   EXPECT_THROW(simulate_collective(c, r), SimulationError);
+}
+
+TEST(CollectiveSim, ADeadSimulationProcessIsReported) {
+  try {
+    run_isolated([]() -> std::vector<double> { ::_exit(3); });
+    FAIL() << "expected a SimulationError";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("the simulation process died"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CollectiveSim, ErrorsInAnIsolatedSimulationComeBack) {
