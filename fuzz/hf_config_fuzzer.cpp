@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "planner/error.hpp"
-#include "planner/hf_config.hpp"
+#include "planner/core/error.hpp"
+#include "planner/io/hf_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

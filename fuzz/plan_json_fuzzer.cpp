@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <string>
 
-#include "planner/error.hpp"
-#include "planner/plan_json.hpp"
-#include "planner/transformer.hpp"
+#include "planner/core/error.hpp"
+#include "planner/io/plan_json.hpp"
+#include "planner/core/transformer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const shardscope::Model model = [] {

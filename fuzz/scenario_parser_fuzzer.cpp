@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "planner/error.hpp"
-#include "planner/scenario_parser.hpp"
+#include "planner/core/error.hpp"
+#include "planner/io/scenario_parser.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

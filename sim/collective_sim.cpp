@@ -9,7 +9,7 @@
 #include <cmath>
 #include <set>
 
-#include "planner/error.hpp"
+#include "planner/core/error.hpp"
 #include "sim/collectives/schedule.hpp"
 #include "sim/engine.hpp"
 #include "sim/platform.hpp"

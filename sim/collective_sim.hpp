@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "planner/cluster.hpp"
+#include "planner/core/cluster.hpp"
 #include "planner/cost/collective_cost.hpp"
 
 namespace shardscope::sim {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "planner/cost/calibration.hpp"
-#include "planner/plan.hpp"
-#include "planner/scenario.hpp"
-#include "sim/iteration_program.hpp"
+#include "planner/core/calibration.hpp"
+#include "planner/core/plan.hpp"
+#include "planner/core/scenario.hpp"
+#include "planner/program/iteration_program.hpp"
 
 namespace shardscope::sim {
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "planner/cluster.hpp"
+#include "planner/core/cluster.hpp"
 
 namespace simgrid::s4u {
 class Host;

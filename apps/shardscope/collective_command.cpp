@@ -8,9 +8,9 @@
 #include <string>
 
 #include "apps/shardscope/commands.hpp"
-#include "planner/cluster_presets.hpp"
-#include "planner/error.hpp"
-#include "planner/units.hpp"
+#include "planner/io/cluster_presets.hpp"
+#include "planner/core/error.hpp"
+#include "planner/core/units.hpp"
 #include "sim/collective_sim.hpp"
 
 namespace shardscope::cli {

@@ -8,9 +8,9 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/table.hpp"
-#include "planner/model_states.hpp"
-#include "planner/scenario_parser.hpp"
-#include "planner/units.hpp"
+#include "planner/core/model_states.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "planner/core/units.hpp"
 
 namespace shardscope::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "apps/shardscope/commands.hpp"
-#include "planner/error.hpp"
+#include "planner/core/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"shardscope: plan, simulate and validate sharded data-parallel training"};

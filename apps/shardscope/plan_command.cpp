@@ -11,12 +11,13 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/table.hpp"
-#include "planner/cost/calibration.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/core/calibration.hpp"
 #include "planner/cost/cost_model.hpp"
-#include "planner/plan_json.hpp"
-#include "planner/planner.hpp"
-#include "planner/scenario_parser.hpp"
-#include "planner/units.hpp"
+#include "planner/io/plan_json.hpp"
+#include "planner/search/planner.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "planner/core/units.hpp"
 
 namespace shardscope::cli {
 namespace {

@@ -11,11 +11,12 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/table.hpp"
-#include "planner/error.hpp"
-#include "planner/plan_json.hpp"
-#include "planner/planner.hpp"
-#include "planner/scenario_parser.hpp"
-#include "planner/units.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/core/error.hpp"
+#include "planner/io/plan_json.hpp"
+#include "planner/search/planner.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "planner/core/units.hpp"
 #include "sim/iteration_sim.hpp"
 
 namespace shardscope::cli {
@@ -39,8 +40,8 @@ Json trace_json(const sim::IterationResult& r) {
   }
   for (const auto& m : r.memory) {
     Json args;
-    for (std::size_t c = 0; c < sim::kMemoryCategories; ++c) {
-      args[sim::to_string(static_cast<sim::MemoryCategory>(c))] = m.bytes[c];
+    for (std::size_t c = 0; c < kMemoryCategories; ++c) {
+      args[to_string(static_cast<MemoryCategory>(c))] = m.bytes[c];
     }
     events.push_back({{"name", "memory (bytes)"}, {"ph", "C"}, {"ts", m.time_seconds * 1e6}, {"pid", m.rank}, {"args", args}});
   }

@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "planner/planner.hpp"
-#include "planner/scenario_parser.hpp"
+#include "planner/search/planner.hpp"
+#include "planner/io/scenario_parser.hpp"
 
 namespace shardscope {
 namespace {

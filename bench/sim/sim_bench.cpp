@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <map>
 
-#include "planner/planner.hpp"
-#include "planner/scenario_parser.hpp"
+#include "planner/search/planner.hpp"
+#include "planner/io/scenario_parser.hpp"
 #include "sim/isolated.hpp"
 #include "sim/iteration_sim.hpp"
 

@@ -1,8 +1,8 @@
 // Alpha-beta cost of ring collectives over the GPU groups a sharding scope uses (intra-group, inter-group, global).
 #pragma once
 
-#include "planner/cluster.hpp"
-#include "planner/cost/calibration.hpp"
+#include "planner/core/cluster.hpp"
+#include "planner/core/calibration.hpp"
 
 namespace shardscope {
 

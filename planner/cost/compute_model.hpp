@@ -1,10 +1,10 @@
 // Compute time of an operator from its FLOPs and the GPU's achievable rate (calibratable per operator kind).
 #pragma once
 
-#include "planner/cluster.hpp"
-#include "planner/cost/calibration.hpp"
-#include "planner/model.hpp"
-#include "planner/training_config.hpp"
+#include "planner/core/cluster.hpp"
+#include "planner/core/calibration.hpp"
+#include "planner/core/model.hpp"
+#include "planner/core/training_config.hpp"
 
 namespace shardscope {
 

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <memory>
 
-#include "planner/cost/calibration.hpp"
-#include "planner/plan.hpp"
-#include "planner/scenario.hpp"
+#include "planner/core/calibration.hpp"
+#include "planner/core/plan.hpp"
+#include "planner/core/scenario.hpp"
 
 namespace shardscope {
 

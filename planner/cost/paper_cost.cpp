@@ -2,7 +2,7 @@
 #include "planner/cost/paper_cost.hpp"
 
 #include "planner/cost/topology_cost.hpp"
-#include "planner/error.hpp"
+#include "planner/core/error.hpp"
 
 namespace shardscope {
 

@@ -1,7 +1,7 @@
 // Tests of the shipped cluster presets: all parse with sources, link classes and node overrides are right.
 #include <gtest/gtest.h>
 
-#include "planner/cluster_presets.hpp"
+#include "planner/io/cluster_presets.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {

@@ -1,7 +1,7 @@
 // Tests of the Hugging Face import: exact parameter counts of shipped configs and errors with lines.
 #include <gtest/gtest.h>
 
-#include "planner/hf_config.hpp"
+#include "planner/io/hf_config.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {

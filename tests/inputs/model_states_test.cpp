@@ -1,7 +1,7 @@
 // Tests of per-GPU model-state memory against PaRO Table 2 (hand-computed values).
 #include <gtest/gtest.h>
 
-#include "planner/model_states.hpp"
+#include "planner/core/model_states.hpp"
 
 namespace shardscope {
 namespace {

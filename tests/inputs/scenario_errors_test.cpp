@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "planner/scenario_parser.hpp"
+#include "planner/io/scenario_parser.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {

@@ -1,10 +1,10 @@
 // The remaining parser error paths: model sources, stages, batches, planner options, files, cluster files.
 #include <gtest/gtest.h>
 
-#include "planner/cluster_presets.hpp"
-#include "planner/hf_config.hpp"
-#include "planner/scenario_parser.hpp"
-#include "planner/yaml_reader.hpp"
+#include "planner/io/cluster_presets.hpp"
+#include "planner/io/hf_config.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "planner/io/yaml_reader.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {

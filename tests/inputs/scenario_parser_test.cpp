@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "planner/scenario_parser.hpp"
+#include "planner/io/scenario_parser.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {

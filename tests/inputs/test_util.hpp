@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "planner/error.hpp"
+#include "planner/core/error.hpp"
 
 namespace shardscope::test {
 

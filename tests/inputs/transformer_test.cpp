@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "planner/transformer.hpp"
+#include "planner/core/transformer.hpp"
 
 namespace shardscope {
 namespace {

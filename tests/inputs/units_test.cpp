@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "planner/units.hpp"
+#include "planner/core/units.hpp"
 
 namespace shardscope::units {
 

@@ -1,8 +1,9 @@
 // Calibration files: coefficients are read, and negative or missing ones are errors naming the line.
 #include <gtest/gtest.h>
 
-#include "planner/cost/calibration.hpp"
-#include "planner/error.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/core/calibration.hpp"
+#include "planner/core/error.hpp"
 
 namespace shardscope {
 namespace {

@@ -1,7 +1,7 @@
 // Ring collective costs by hand: the bottleneck link class and alpha-beta steps.
 #include <gtest/gtest.h>
 
-#include "planner/cluster_presets.hpp"
+#include "planner/io/cluster_presets.hpp"
 #include "planner/cost/collective_cost.hpp"
 
 namespace shardscope {

@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "planner/cost/paper_cost.hpp"
-#include "planner/error.hpp"
-#include "planner/planner.hpp"
-#include "planner/scenario_parser.hpp"
+#include "planner/core/error.hpp"
+#include "planner/search/planner.hpp"
+#include "planner/io/scenario_parser.hpp"
 
 namespace shardscope {
 namespace {

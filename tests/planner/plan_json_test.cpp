@@ -1,9 +1,9 @@
 // Plan files: round trip through JSON, and plans that do not match the model are clear errors.
 #include <gtest/gtest.h>
 
-#include "planner/plan_json.hpp"
-#include "planner/error.hpp"
-#include "planner/transformer.hpp"
+#include "planner/io/plan_json.hpp"
+#include "planner/core/error.hpp"
+#include "planner/core/transformer.hpp"
 
 namespace shardscope {
 namespace {

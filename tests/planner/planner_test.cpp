@@ -1,9 +1,9 @@
 // Planner acceptance: OSDP vs FSDP on the paper's N&D models, splitting on W&S, nothing-fits, determinism.
 #include <gtest/gtest.h>
 
-#include "planner/plan_json.hpp"
-#include "planner/planner.hpp"
-#include "planner/scenario_parser.hpp"
+#include "planner/io/plan_json.hpp"
+#include "planner/search/planner.hpp"
+#include "planner/io/scenario_parser.hpp"
 
 namespace shardscope {
 namespace {

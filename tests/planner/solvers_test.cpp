@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "planner/solvers/mckp.hpp"
+#include "planner/search/solvers/mckp.hpp"
 
 namespace shardscope {
 namespace {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "planner/cost/topology_cost.hpp"
-#include "planner/scenario_parser.hpp"
+#include "planner/io/scenario_parser.hpp"
 
 namespace shardscope {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <unistd.h>
 
-#include "planner/cluster_presets.hpp"
-#include "planner/error.hpp"
+#include "planner/io/cluster_presets.hpp"
+#include "planner/core/error.hpp"
 #include "sim/collective_sim.hpp"
 #include "sim/isolated.hpp"
 #include "sim/simulation_error.hpp"

@@ -3,7 +3,7 @@
 
 #include <simgrid/s4u.hpp>
 
-#include "planner/cluster_presets.hpp"
+#include "planner/io/cluster_presets.hpp"
 #include "sim/collectives/ring_actor.hpp"
 #include "sim/engine.hpp"
 #include "sim/platform.hpp"

@@ -2,9 +2,9 @@
 // contention shows where the planner is optimistic, and bad plans are clear errors.
 #include <gtest/gtest.h>
 
-#include "planner/error.hpp"
-#include "planner/planner.hpp"
-#include "planner/scenario_parser.hpp"
+#include "planner/core/error.hpp"
+#include "planner/search/planner.hpp"
+#include "planner/io/scenario_parser.hpp"
 #include "sim/isolated.hpp"
 #include "sim/iteration_sim.hpp"
 

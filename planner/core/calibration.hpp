@@ -1,0 +1,36 @@
+// Calibration: measured coefficients that override the cost model's defaults (read by io/calibration_parser).
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "planner/core/cluster.hpp"
+#include "planner/core/model.hpp"
+
+namespace shardscope {
+
+struct LinkCalibration {
+  double alpha_seconds = 0;      // per ring step
+  double bytes_per_second = 0;   // effective bandwidth per direction
+};
+
+struct Calibration {
+  // Per link class (indexed by LinkClass); unset = the cluster's nominal numbers.
+  std::array<std::optional<LinkCalibration>, 5> links;
+  // Achievable fraction of peak FLOP/s per operator kind (indexed by OperatorKind); unset = the GPU's.
+  std::array<std::optional<double>, 8> achievable_fraction;
+  double overlap_slowdown = 0.1;       // extra fraction of the shorter stream when compute and comm overlap
+  double slice_overhead_seconds = 10e-6;  // per extra slice per pass (slicing and summation)
+  std::optional<double> runtime_reserve_bytes;
+  // Bandwidth efficiency by message size (NCCL's protocols reach full bandwidth only for large messages):
+  // (message bytes, factor in (0, 1]) points, sizes increasing; log-linear between them, flat outside.
+  std::vector<std::pair<double, double>> message_efficiency;
+};
+
+// The efficiency factor for one ring step's message (1 when the calibration has no table).
+double message_efficiency_factor(const Calibration& calibration, double message_bytes);
+
+}  // namespace shardscope

@@ -1,0 +1,190 @@
+// Transformer generator: exact parameter counts, FLOPs and activation bytes per operator (OSDP granularity).
+#include "planner/core/transformer.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace shardscope {
+namespace {
+
+// All arithmetic is done in double and checked before it becomes an integer, so absurd specs give an
+// error instead of wrapping around.
+std::int64_t checked(double value, const char* what) {
+  if (!std::isfinite(value) || value < 0 || value > 4.0e18) {
+    throw std::invalid_argument(std::string(what) + " is out of range (" + std::to_string(value) + ")");
+  }
+  return static_cast<std::int64_t>(std::llround(value));
+}
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+double norm_parameters(NormKind norm, double h) { return norm == NormKind::layernorm ? 2 * h : h; }
+
+// Parameters of one MLP (one expert): weights and biases.
+double mlp_weights(const TransformerSpec& spec, double h, double f) {
+  return spec.mlp == MlpKind::gated ? 3 * h * f : 2 * h * f;
+}
+double mlp_biases(const TransformerSpec& spec, double h, double f) {
+  if (!spec.mlp_bias) return 0;
+  return spec.mlp == MlpKind::gated ? 2 * f + h : f + h;
+}
+
+}  // namespace
+
+Model generate_transformer(const TransformerSpec& spec) {
+  require(spec.layers > 0 && spec.layers <= 100000, "layers must be between 1 and 100000");
+  require(spec.heads > 0 && spec.heads <= 100000, "heads must be between 1 and 100000");
+  require(spec.vocab > 0 && spec.vocab <= 100000000, "vocab must be between 1 and 10^8");
+  require(spec.sequence_length > 0 && spec.sequence_length <= 10000000,
+          "sequence_length must be between 1 and 10^7");
+  require(spec.layer_hidden.empty() || static_cast<int>(spec.layer_hidden.size()) == spec.layers,
+          "layer_hidden must list one hidden size per layer (" + std::to_string(spec.layers) + ")");
+  const int kv_heads = spec.kv_heads == 0 ? spec.heads : spec.kv_heads;
+  require(kv_heads > 0 && spec.heads % kv_heads == 0, "kv_heads must divide heads");
+  require(spec.experts >= 0 && spec.experts_per_token >= 0 && spec.experts_per_token <= spec.experts,
+          "experts_per_token must be between 0 and experts");
+  require(spec.experts == 0 || spec.experts_per_token > 0, "an MoE model needs experts_per_token >= 1");
+
+  auto hidden_of = [&](int layer) -> double {
+    return static_cast<double>(spec.layer_hidden.empty() ? spec.hidden : spec.layer_hidden[static_cast<std::size_t>(layer)]);
+  };
+  for (int l = 0; l < spec.layers; ++l) {
+    const double h = hidden_of(l);
+    require(h > 0 && h <= 1048576, "hidden size of layer " + std::to_string(l) + " must be between 1 and 2^20");
+    if (spec.head_dim == 0) {
+      require(static_cast<std::int64_t>(h) % spec.heads == 0,
+              "hidden size " + std::to_string(static_cast<std::int64_t>(h)) + " must be a multiple of heads");
+    }
+  }
+  require(spec.head_dim >= 0 && spec.ffn_hidden >= 0 && spec.max_positions >= 0,
+          "head_dim, ffn_hidden and max_positions must not be negative");
+
+  const double s = static_cast<double>(spec.sequence_length);
+  const double vocab = static_cast<double>(spec.vocab);
+  const double elem = bytes_per_element(spec.parameter_dtype);  // activation element size
+  const double mask = spec.dropout ? 1.0 : 0.0;                  // bytes per element of a dropout mask
+  const double positions = static_cast<double>(spec.max_positions > 0 ? spec.max_positions : spec.sequence_length);
+
+  Model model;
+  model.name = spec.name;
+  model.sequence_length = spec.sequence_length;
+
+  // Embedding: token table (+ learned position table). A lookup: no matmul FLOPs.
+  {
+    const double h = hidden_of(0);
+    Operator op;
+    op.name = "embedding";
+    op.kind = OperatorKind::embedding;
+    double params = vocab * h;
+    if (spec.positions == PositionKind::learned) params += positions * h;
+    op.parameters = checked(params, "embedding parameters");
+    op.active_parameters = op.parameters;
+    op.parameter_dtype = spec.parameter_dtype;
+    op.forward_flops_per_sample = 0;
+    op.backward_flops_per_sample = 0;
+    op.activation_bytes_per_sample = checked(mask * s * h, "embedding activations");  // dropout mask
+    op.checkpoint_bytes_per_sample = checked(8 * s, "embedding checkpoint");          // int64 token ids
+    op.workspace_bytes_per_sample = checked(elem * s * h, "embedding workspace");
+    op.splittable = true;
+    model.operators.push_back(op);
+  }
+
+  for (int l = 0; l < spec.layers; ++l) {
+    const double h = hidden_of(l);
+    const double h_prev = l == 0 ? h : hidden_of(l - 1);
+    const double head_dim = spec.head_dim > 0 ? static_cast<double>(spec.head_dim) : h / spec.heads;
+    const double q_dim = head_dim * spec.heads;
+    const double kv_dim = head_dim * kv_heads;
+    const double f = spec.ffn_hidden > 0 && spec.layer_hidden.empty() ? static_cast<double>(spec.ffn_hidden) : 4 * h;
+    const std::string prefix = "layer" + std::to_string(l);
+
+    // Attention block: input norm, Q/K/V/O projections (+ biases), and, where the width changes from
+    // the previous layer (inconsistent models), a projection h_prev -> h with bias.
+    Operator att;
+    att.name = prefix + ".attention";
+    att.kind = OperatorKind::attention;
+    att.layer = l;
+    const double att_weights = h * q_dim + 2 * h * kv_dim + q_dim * h;
+    const double att_biases = spec.attention_bias ? q_dim + 2 * kv_dim + h : 0;
+    const double resize = h_prev != h ? h_prev * h + h : 0;
+    att.parameters = checked(norm_parameters(spec.norm, h) + att_weights + att_biases + resize, "attention parameters");
+    att.active_parameters = att.parameters;
+    att.parameter_dtype = spec.parameter_dtype;
+    // 2 FLOPs per multiply-add: projections 2*s*weights; scores QK^T and weighted sum AV 2*s*s*q_dim each.
+    att.forward_flops_per_sample = 2 * s * (att_weights + (h_prev != h ? h_prev * h : 0)) + 4 * s * s * q_dim;
+    att.backward_flops_per_sample = 2 * att.forward_flops_per_sample;
+    // Korthikanti et al. 2022 (no tensor parallelism), per sample: norm input 2sh, QKV input 2sh,
+    // Q 2s*q_dim, K and V 2s*kv_dim each, output-projection input 2s*q_dim, dropout mask sh (= 11sh + 2sh
+    // for GPT); attention scores 5as^2 (softmax 2, dropout mask 1, dropout output 2) without flash
+    // attention, or only the fp32 log-sum-exp statistics 4as with it.
+    const double scores = spec.flash_attention ? 4 * spec.heads * s : 5 * spec.heads * s * s;
+    att.activation_bytes_per_sample = checked(
+        elem * s * h + elem * s * h + elem * s * q_dim + 2 * elem * s * kv_dim + elem * s * q_dim + mask * s * h +
+            (elem / 2) * scores,
+        "attention activations");
+    att.checkpoint_bytes_per_sample = checked(elem * s * h_prev, "attention checkpoint");
+    // Largest transient: fp32 score matrix without flash attention, else the fused QKV output.
+    att.workspace_bytes_per_sample =
+        checked(spec.flash_attention ? elem * s * (q_dim + 2 * kv_dim) : 4 * spec.heads * s * s, "attention workspace");
+    model.operators.push_back(att);
+
+    // MLP block: input norm, up (+ gate) and down projections (+ biases); MoE: experts plus a router.
+    Operator mlp;
+    mlp.name = prefix + ".mlp";
+    mlp.layer = l;
+    mlp.parameter_dtype = spec.parameter_dtype;
+    const double expert_params = mlp_weights(spec, h, f) + mlp_biases(spec, h, f);
+    const double norm = norm_parameters(spec.norm, h);
+    // Kept once: norm input 2sh and up-projection input 2sh. Kept per routed expert: the intermediate
+    // tensors (GeLU: its input and output, 2sf each; gated: gate, up and their product, 2sf each).
+    const double per_expert_act = spec.mlp == MlpKind::gated ? 3 * elem * s * f : 2 * elem * s * f;
+    if (spec.experts > 0) {
+      const double router = h * spec.experts;
+      mlp.kind = OperatorKind::moe;
+      mlp.parameters = checked(norm + router + spec.experts * expert_params, "moe parameters");
+      mlp.active_parameters = checked(norm + router + spec.experts_per_token * expert_params, "moe active parameters");
+      mlp.forward_flops_per_sample =
+          2 * s * (router + spec.experts_per_token * mlp_weights(spec, h, f));
+      mlp.activation_bytes_per_sample =
+          checked(2 * elem * s * h + 4 * s * spec.experts + spec.experts_per_token * per_expert_act + mask * s * h,
+                  "moe activations");
+    } else {
+      mlp.kind = OperatorKind::mlp;
+      mlp.parameters = checked(norm + expert_params, "mlp parameters");
+      mlp.active_parameters = mlp.parameters;
+      mlp.forward_flops_per_sample = 2 * s * mlp_weights(spec, h, f);
+      // GPT (f = 4h): 2sh + 2sh + 8sh + 8sh + sh = 19sh + 2sh (norm), as in Korthikanti et al.
+      mlp.activation_bytes_per_sample =
+          checked(2 * elem * s * h + per_expert_act + mask * s * h, "mlp activations");
+    }
+    mlp.backward_flops_per_sample = 2 * mlp.forward_flops_per_sample;
+    mlp.checkpoint_bytes_per_sample = checked(elem * s * h, "mlp checkpoint");
+    mlp.workspace_bytes_per_sample = checked(elem * s * f * (spec.experts > 0 ? spec.experts_per_token : 1),
+                                             "mlp workspace");
+    model.operators.push_back(mlp);
+  }
+
+  // Head: final norm and the output projection (its weights are the embedding's when tied).
+  {
+    const double h = hidden_of(spec.layers - 1);
+    Operator op;
+    op.name = "head";
+    op.kind = OperatorKind::head;
+    op.parameters = checked(norm_parameters(spec.norm, h) + (spec.tied_embeddings ? 0 : vocab * h), "head parameters");
+    op.active_parameters = op.parameters;
+    op.parameter_dtype = spec.parameter_dtype;
+    op.forward_flops_per_sample = 2 * s * h * vocab;
+    op.backward_flops_per_sample = 2 * op.forward_flops_per_sample;
+    // Final norm input 2sh, projection input 2sh, fp32 logits for the cross-entropy 4sV.
+    op.activation_bytes_per_sample = checked(2 * elem * s * h + 4 * s * vocab, "head activations");
+    op.checkpoint_bytes_per_sample = checked(elem * s * h, "head checkpoint");
+    op.workspace_bytes_per_sample = checked(4 * s * vocab, "head workspace");
+    model.operators.push_back(op);
+  }
+  return model;
+}
+
+}  // namespace shardscope

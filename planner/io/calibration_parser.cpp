@@ -1,0 +1,76 @@
+// Calibration file parsing: link alpha/bandwidth per class, achievable fraction per operator kind, overheads.
+#include "planner/io/calibration_parser.hpp"
+
+#include "planner/io/yaml_reader.hpp"
+
+namespace shardscope {
+
+Calibration parse_calibration_string(const std::string& text, const std::string& file) {
+  const YamlMap root(parse_yaml_mapping(text, file), file, "");
+  root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead", "runtime_reserve",
+                       "message_efficiency"});
+  Calibration cal;
+  const LinkClass classes[] = {LinkClass::same_switch, LinkClass::cross_switch, LinkClass::cross_socket,
+                               LinkClass::nvlink, LinkClass::network};
+  if (root.has("links")) {
+    const YamlMap links = root.map("links");
+    std::vector<std::string> names;
+    for (LinkClass lc : classes) names.emplace_back(to_string(lc));
+    links.reject_unknown(names);
+    for (LinkClass lc : classes) {
+      if (!links.has(to_string(lc))) continue;
+      const YamlMap entry = links.map(to_string(lc));
+      entry.reject_unknown({"alpha", "bandwidth"});
+      LinkCalibration c;
+      c.alpha_seconds = entry.duration("alpha");
+      c.bytes_per_second = entry.bandwidth("bandwidth");
+      cal.links[static_cast<std::size_t>(lc)] = c;
+    }
+  }
+  if (root.has("achievable_fraction")) {
+    const YamlMap fractions = root.map("achievable_fraction");
+    const OperatorKind kinds[] = {OperatorKind::embedding, OperatorKind::attention, OperatorKind::mlp,
+                                  OperatorKind::moe,       OperatorKind::linear,    OperatorKind::norm,
+                                  OperatorKind::head,      OperatorKind::other};
+    std::vector<std::string> names;
+    for (OperatorKind k : kinds) names.emplace_back(to_string(k));
+    fractions.reject_unknown(names);
+    for (OperatorKind k : kinds) {
+      if (fractions.has(to_string(k))) {
+        cal.achievable_fraction[static_cast<std::size_t>(k)] = fractions.number(to_string(k), 1e-4, 1.0);
+      }
+    }
+  }
+  cal.overlap_slowdown = root.number_or("overlap_slowdown", cal.overlap_slowdown, 0.0, 10.0);
+  cal.slice_overhead_seconds = root.duration_or("slice_overhead", cal.slice_overhead_seconds);
+  if (root.has("message_efficiency")) {
+    const YAML::Node list = root.raw("message_efficiency");
+    if (!list.IsSequence() || list.size() == 0 || list.size() > 1000) {
+      root.fail("message_efficiency", "expected a list of {bytes, factor} points");
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const YamlMap point(list[i], file, "message_efficiency[" + std::to_string(i) + "]", root.line("message_efficiency"));
+      point.reject_unknown({"bytes", "factor"});
+      const double bytes = static_cast<double>(point.bytes("bytes", 1, std::int64_t{1} << 50));
+      const double factor = point.number("factor", 1e-3, 1.0);
+      if (!cal.message_efficiency.empty() && bytes <= cal.message_efficiency.back().first) {
+        point.fail("bytes", "sizes must increase from one point to the next");
+      }
+      cal.message_efficiency.emplace_back(bytes, factor);
+    }
+  }
+  if (root.has("runtime_reserve")) {
+    cal.runtime_reserve_bytes = static_cast<double>(root.bytes("runtime_reserve", 0, std::int64_t{1} << 44));
+  }
+  return cal;
+}
+
+Calibration load_calibration_file(const std::string& path) {
+  return parse_calibration_string(read_text_file(path, "calibration"), path);
+}
+
+Calibration scenario_calibration(const std::string& calibration_file) {
+  return calibration_file.empty() ? Calibration{} : load_calibration_file(calibration_file);
+}
+
+}  // namespace shardscope

@@ -1,0 +1,47 @@
+// IterationProgram: one training iteration of a plan as an ordered task list per GPU (compute and
+// collectives with their memory effects), built from the planner's cost model; the simulator executes it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/core/calibration.hpp"
+#include "planner/cost/collective_cost.hpp"
+#include "planner/core/plan.hpp"
+#include "planner/core/scenario.hpp"
+
+namespace shardscope {
+
+enum class MemoryCategory { parameters, gradients, optimizer, activations, gathered, workspace, reserve };
+constexpr std::size_t kMemoryCategories = 7;
+const char* to_string(MemoryCategory category);
+using MemoryBytes = std::array<double, kMemoryCategories>;
+
+struct Task {
+  enum class Stream { compute, comm } stream = Stream::compute;
+  std::string name;              // e.g. "fwd layer3.mlp", "AG layer3.mlp"
+  double compute_seconds = 0;    // compute tasks
+  CollectiveKind kind = CollectiveKind::all_gather;  // comm tasks
+  GroupKind group = GroupKind::global;
+  double total_bytes = 0;        // full buffer of the collective
+  int wait_for_other = -1;       // index (in this rank's list) of a task on the other stream that must finish first
+  MemoryBytes alloc_at_start{};  // memory taken when the task starts
+  MemoryBytes free_at_end{};     // memory released when the task ends
+};
+
+struct IterationProgram {
+  std::vector<Task> tasks;       // identical for every rank (data parallel): collectives rendezvous in order
+  MemoryBytes resident{};        // held for the whole iteration (states + reserve)
+  double samples_per_iteration = 0;
+  double tokens_per_iteration = 0;
+};
+
+// Builds the program; `serial` puts every task on one stream (overlap off) so it adds up like the planner.
+// `bucket_bytes` > 0 merges consecutive gradient reduce-scatters of the same group into buckets of at least
+// that size (issued after the last backward they cover, as DDP/FSDP buckets do); 0 reduces each slice alone.
+IterationProgram build_iteration_program(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
+                                         int prefetch_depth, bool serial, double bucket_bytes = 0);
+
+}  // namespace shardscope

@@ -1,0 +1,59 @@
+// Planner: for a scenario and a search space, scan batch sizes, solve each exactly, keep the best throughput.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/core/calibration.hpp"
+#include "planner/core/plan.hpp"
+#include "planner/core/scenario.hpp"
+#include "planner/search/search_space.hpp"
+#include "planner/search/solvers/mckp.hpp"
+
+namespace shardscope {
+
+struct BatchRow {
+  std::int64_t micro_batch = 0;
+  int gradient_accumulation_steps = 1;
+  std::string status;  // "solved", "pruned" (LP bound below the best so far), "does-not-fit"
+  double iteration_seconds = 0;
+  double samples_per_second = 0;
+  double peak_memory_bytes = 0;
+  double lower_bound_seconds = 0;
+};
+
+struct StrategyResult {
+  std::string strategy;
+  bool fits = false;
+  Plan plan;                        // valid when fits
+  double lower_bound_seconds = 0;   // certified lower bound on the iteration time at the plan's batch
+  double shortfall_bytes = 0;       // when it does not fit: how much memory the smallest plan lacks at b = 1
+  double minimum_memory_bytes = 0;  // smallest peak memory any plan of this space needs at b = 1
+  std::vector<BatchRow> batches;
+  std::int64_t solver_cells = 0;
+};
+
+struct PlanReport {
+  StrategyResult best;  // the product's full space
+  std::vector<StrategyResult> baselines;
+  std::vector<ParetoPoint> pareto;  // at best's batch size; peak memory includes the runtime reserve
+};
+
+StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space);
+PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines = true);
+
+// The planner's prediction for a given plan (iteration time and peak memory per GPU, reserve included).
+PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan);
+
+// Builds the knapsack instance of one space at one batch size (for benchmarks, tests and the Pareto front).
+struct PlanInstance {
+  McProblem problem;
+  std::vector<std::vector<OperatorChoice>> choices;  // per class, aligned with problem.classes after filtering
+  double fixed_bytes = 0;
+  double samples_per_iteration = 0;
+};
+PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space,
+                            std::int64_t micro_batch);
+
+}  // namespace shardscope
