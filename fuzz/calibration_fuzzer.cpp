@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <string>
 
-#include "planner/io/calibration_parser.hpp"
 #include "planner/core/calibration.hpp"
 #include "planner/core/error.hpp"
+#include "planner/io/calibration_parser.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -2,12 +2,11 @@
 // and reports time, algbw and busbw; plus the alpha-beta formula every algorithm must match uncontended.
 #include "sim/collective_sim.hpp"
 
-#include <simgrid/Exception.hpp>
-#include <simgrid/s4u.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u.hpp>
 
 #include "planner/core/error.hpp"
 #include "sim/collectives/schedule.hpp"
@@ -21,9 +20,12 @@ namespace shardscope::sim {
 
 const char* to_string(CollectiveAlgorithm algorithm) {
   switch (algorithm) {
-    case CollectiveAlgorithm::ring: return "ring";
-    case CollectiveAlgorithm::hierarchical_ring: return "hring";
-    case CollectiveAlgorithm::ho_ring: return "horing";
+    case CollectiveAlgorithm::ring:
+      return "ring";
+    case CollectiveAlgorithm::hierarchical_ring:
+      return "hring";
+    case CollectiveAlgorithm::ho_ring:
+      return "horing";
   }
   return "ring";
 }
@@ -48,8 +50,9 @@ Prepared prepare(const Cluster& cluster, const CollectiveRequest& r) {
     throw InputError(where, 0, "bytes", "expected a size above 0 and at most 1 PiB");
   }
   if (p.ranks % cluster.gpus_per_node != 0) {
-    throw InputError(where, 0, "gpus", "expected a multiple of the " + std::to_string(cluster.gpus_per_node) +
-                                           " GPUs per node, got " + std::to_string(p.ranks));
+    throw InputError(where, 0, "gpus",
+                     "expected a multiple of the " + std::to_string(cluster.gpus_per_node) +
+                         " GPUs per node, got " + std::to_string(p.ranks));
   }
   if (p.ranks / cluster.gpus_per_node > 100000) throw InputError(where, 0, "gpus", "at most 100000 nodes");
   p.cluster.nodes = p.ranks / cluster.gpus_per_node;
@@ -58,18 +61,23 @@ Prepared prepare(const Cluster& cluster, const CollectiveRequest& r) {
   }
   p.group_size = r.group_size > 0 ? r.group_size : cluster.gpus_per_node;
   if (p.group_size > p.ranks || p.ranks % p.group_size != 0) {
-    throw InputError(where, 0, "group-size", "group size " + std::to_string(p.group_size) + " does not divide the " +
-                                                 std::to_string(p.ranks) + " GPUs");
+    throw InputError(where, 0, "group-size",
+                     "group size " + std::to_string(p.group_size) + " does not divide the " +
+                         std::to_string(p.ranks) + " GPUs");
   }
-  if (r.concurrent < 1 || r.concurrent > 64) throw InputError(where, 0, "concurrent", "expected 1 to 64 copies");
+  if (r.concurrent < 1 || r.concurrent > 64)
+    throw InputError(where, 0, "concurrent", "expected 1 to 64 copies");
   return p;
 }
 
 std::vector<RankSchedule> schedule_for(const CollectiveRequest& r, const ScheduleRequest& s) {
   switch (r.algorithm) {
-    case CollectiveAlgorithm::ring: return ring_schedule(s);
-    case CollectiveAlgorithm::hierarchical_ring: return hierarchical_ring_schedule(s);
-    case CollectiveAlgorithm::ho_ring: return ho_ring_schedule(s);
+    case CollectiveAlgorithm::ring:
+      return ring_schedule(s);
+    case CollectiveAlgorithm::hierarchical_ring:
+      return hierarchical_ring_schedule(s);
+    case CollectiveAlgorithm::ho_ring:
+      return ho_ring_schedule(s);
   }
   return ring_schedule(s);
 }
@@ -91,7 +99,8 @@ double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveReq
     case CollectiveAlgorithm::ring:
       return cost.seconds(request.kind, GroupKind::global, x);
     case CollectiveAlgorithm::hierarchical_ring:
-      if (all_reduce) return 2 * ab(GroupKind::intra, m - 1, x / m) + ab(GroupKind::inter, 2 * (g - 1), x / n);
+      if (all_reduce)
+        return 2 * ab(GroupKind::intra, m - 1, x / m) + ab(GroupKind::inter, 2 * (g - 1), x / n);
       return ab(GroupKind::intra, m - 1, x / m) + ab(GroupKind::inter, g - 1, x / n);
     case CollectiveAlgorithm::ho_ring: {
       const double one = std::max(ab(GroupKind::intra, m - 1, x / n), ab(GroupKind::inter, g - 1, x / n)) +
@@ -109,7 +118,11 @@ CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveReq
   std::vector<std::vector<RankSchedule>> copies;
   std::set<std::pair<int, int>> pairs;
   for (int copy = 0; copy < request.concurrent; ++copy) {
-    ScheduleRequest s{request.kind, request.total_bytes, p.ranks, p.group_size, request.coarse,
+    ScheduleRequest s{request.kind,
+                      request.total_bytes,
+                      p.ranks,
+                      p.group_size,
+                      request.coarse,
                       "c" + std::to_string(copy) + "/",
                       {cost.ring(GroupKind::intra).alpha_seconds, cost.ring(GroupKind::inter).alpha_seconds,
                        cost.ring(GroupKind::global).alpha_seconds}};
@@ -117,7 +130,8 @@ CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveReq
     for (const RankSchedule& rs : copies.back()) {
       for (const Stage& st : rs) {
         for (const RingPhase& ph : st.phases) {
-          for (std::size_t i = 0; i < ph.ranks.size(); ++i) pairs.emplace(ph.ranks[i], ph.ranks[(i + 1) % ph.ranks.size()]);
+          for (std::size_t i = 0; i < ph.ranks.size(); ++i)
+            pairs.emplace(ph.ranks[i], ph.ranks[(i + 1) % ph.ranks.size()]);
         }
       }
     }
@@ -132,26 +146,27 @@ CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveReq
       for (int rank = 0; rank < p.ranks; ++rank) {
         const RankSchedule* schedule = &copies[copy][static_cast<std::size_t>(rank)];
         sg4::Host* host = platform.host(rank);
-        sg4::Actor::create("c" + std::to_string(copy) + "-rank" + std::to_string(rank), host,
-                           [schedule, rank, host, &result, &finished]() {
-          for (const Stage& stage : *schedule) {
-            std::vector<sg4::ActorPtr> helpers;
-            for (std::size_t k = 1; k < stage.phases.size(); ++k) {
-              const RingPhase* phase = &stage.phases[k];
-              const std::size_t pos = static_cast<std::size_t>(
-                  std::find(phase->ranks.begin(), phase->ranks.end(), rank) - phase->ranks.begin());
-              helpers.push_back(sg4::Actor::create("helper", host, [phase, pos, &result]() {
-                run_ring_phase(*phase, pos, result.messages);
-              }));
-            }
-            const RingPhase& first = stage.phases.front();
-            const std::size_t pos = static_cast<std::size_t>(
-                std::find(first.ranks.begin(), first.ranks.end(), rank) - first.ranks.begin());
-            run_ring_phase(first, pos, result.messages);
-            for (auto& h : helpers) h->join();
-          }
-          ++finished;
-        });
+        sg4::Actor::create(
+            "c" + std::to_string(copy) + "-rank" + std::to_string(rank), host,
+            [schedule, rank, host, &result, &finished]() {
+              for (const Stage& stage : *schedule) {
+                std::vector<sg4::ActorPtr> helpers;
+                for (std::size_t k = 1; k < stage.phases.size(); ++k) {
+                  const RingPhase* phase = &stage.phases[k];
+                  const std::size_t pos = static_cast<std::size_t>(
+                      std::find(phase->ranks.begin(), phase->ranks.end(), rank) - phase->ranks.begin());
+                  helpers.push_back(sg4::Actor::create("helper", host, [phase, pos, &result]() {
+                    run_ring_phase(*phase, pos, result.messages);
+                  }));
+                }
+                const RingPhase& first = stage.phases.front();
+                const std::size_t pos = static_cast<std::size_t>(
+                    std::find(first.ranks.begin(), first.ranks.end(), rank) - first.ranks.begin());
+                run_ring_phase(first, pos, result.messages);
+                for (auto& h : helpers) h->join();
+              }
+              ++finished;
+            });
       }
     }
     result.seconds = run_to_completion(engine, finished, expected, "the collective");

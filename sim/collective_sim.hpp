@@ -15,17 +15,18 @@ const char* to_string(CollectiveAlgorithm algorithm);
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::all_gather;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
-  double total_bytes = 0;   // the full buffer (what every rank holds after an all-gather)
-  int gpus = 0;             // ranks 0..gpus-1 (0: the whole cluster)
-  int group_size = 0;       // GPUs per group for hierarchical algorithms (0: GPUs per node)
-  bool coarse = false;      // one pipelined flow per ring edge instead of N-1 steps
-  int concurrent = 1;       // run this many copies at once on the same ranks (contention studies)
+  double total_bytes = 0;  // the full buffer (what every rank holds after an all-gather)
+  int gpus = 0;            // ranks 0..gpus-1 (0: the whole cluster)
+  int group_size = 0;      // GPUs per group for hierarchical algorithms (0: GPUs per node)
+  bool coarse = false;     // one pipelined flow per ring edge instead of N-1 steps
+  int concurrent = 1;      // run this many copies at once on the same ranks (contention studies)
 };
 
 struct CollectiveResult {
   double seconds = 0;
   double algbw_bytes_per_second = 0;  // total bytes / seconds
-  double busbw_bytes_per_second = 0;  // nccl-tests: all-reduce x 2(n-1)/n, all-gather and reduce-scatter x (n-1)/n
+  double busbw_bytes_per_second =
+      0;  // nccl-tests: all-reduce x 2(n-1)/n, all-gather and reduce-scatter x (n-1)/n
   std::int64_t messages = 0;
 };
 

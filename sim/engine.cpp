@@ -1,9 +1,8 @@
 // Engine set-up: the network model is chosen deliberately (see sim/README.md) and SimGrid is kept quiet.
 #include "sim/engine.hpp"
 
-#include <simgrid/s4u.hpp>
-
 #include <memory>
+#include <simgrid/s4u.hpp>
 #include <string>
 
 #include "sim/simulation_error.hpp"
@@ -12,7 +11,8 @@ namespace shardscope::sim {
 
 simgrid::s4u::Engine& create_engine() {
   static std::unique_ptr<simgrid::s4u::Engine> engine;
-  if (engine) throw SimulationError("a SimGrid simulation already ran in this process; run each in its own process");
+  if (engine)
+    throw SimulationError("a SimGrid simulation already ran in this process; run each in its own process");
   int argc = 4;
   std::string name = "shardscope";
   std::string log_root = "--log=root.thres:critical";
@@ -32,7 +32,8 @@ double run_to_completion(simgrid::s4u::Engine& engine, const std::int64_t& finis
   engine.run();
   if (finished != expected) {
     throw SimulationError(what + " could not progress: " + std::to_string(expected - finished) + " of " +
-                          std::to_string(expected) + " actor(s) never finished (a dependency cycle or a collective "
+                          std::to_string(expected) +
+                          " actor(s) never finished (a dependency cycle or a collective "
                           "some ranks never joined)");
   }
   return simgrid::s4u::Engine::get_clock();

@@ -5,7 +5,9 @@
 #include <memory>
 #include <string>
 
-namespace simgrid::s4u { class Engine; }
+namespace simgrid::s4u {
+class Engine;
+}
 
 namespace shardscope::sim {
 

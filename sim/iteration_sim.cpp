@@ -2,12 +2,11 @@
 // collectives as ring phases among the group's ranks, memory and trace recorded as tasks start and end.
 #include "sim/iteration_sim.hpp"
 
-#include <simgrid/Exception.hpp>
-#include <simgrid/s4u.hpp>
-
 #include <algorithm>
 #include <map>
 #include <set>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u.hpp>
 
 #include "planner/cost/collective_cost.hpp"
 #include "sim/collectives/ring_actor.hpp"
@@ -55,8 +54,8 @@ double total(const MemoryBytes& m) {
 
 IterationResult simulate_iteration(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
                                    const IterationOptions& options) {
-  const IterationProgram program =
-      build_iteration_program(scenario, calibration, plan, options.prefetch_depth, !options.overlap, options.bucket_bytes);
+  const IterationProgram program = build_iteration_program(
+      scenario, calibration, plan, options.prefetch_depth, !options.overlap, options.bucket_bytes);
   const Cluster& cluster = scenario.cluster;
   const int gpus = cluster.gpus();
   const int group_size = scenario.training.group_size;
@@ -91,9 +90,8 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
       st.peak = total(st.current);
       const bool traced = rank < options.trace_ranks;
       if (traced) result.memory.push_back({rank, 0.0, st.current});
-      auto stream_body = [&program, &st, &result, &messages, &finished_streams, &options, &cost, &calibration, rank, gpus,
-                          group_size, traced](
-                             Task::Stream stream) {
+      auto stream_body = [&program, &st, &result, &messages, &finished_streams, &options, &cost, &calibration,
+                          rank, gpus, group_size, traced](Task::Stream stream) {
         sg4::Host* host = sg4::this_actor::get_host();
         for (std::size_t i = 0; i < program.tasks.size(); ++i) {
           const Task& t = program.tasks[i];
@@ -117,8 +115,10 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
             const int n = static_cast<int>(ring.size());
             phase.steps = (t.kind == CollectiveKind::all_reduce ? 2 : 1) * (n - 1);
             phase.coarse = n > options.coarse_above;
-            phase.coarse_latency_seconds = phase.steps > 1 ? (phase.steps - 1) * cost.ring(t.group).alpha_seconds : 0;
-            const auto pos = static_cast<std::size_t>(std::find(ring.begin(), ring.end(), rank) - ring.begin());
+            phase.coarse_latency_seconds =
+                phase.steps > 1 ? (phase.steps - 1) * cost.ring(t.group).alpha_seconds : 0;
+            const auto pos =
+                static_cast<std::size_t>(std::find(ring.begin(), ring.end(), rank) - ring.begin());
             run_ring_phase(phase, pos, messages);
           } else if (t.compute_seconds > 0) {
             sg4::this_actor::execute(t.compute_seconds * host->get_speed());
@@ -142,8 +142,8 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
       sg4::Actor::create("rank" + std::to_string(rank) + "-comm", host,
                          [stream_body]() { stream_body(Task::Stream::comm); });
     }
-    result.iteration_seconds = run_to_completion(engine, finished_streams, 2 * static_cast<std::int64_t>(gpus),
-                                                 "the iteration");
+    result.iteration_seconds =
+        run_to_completion(engine, finished_streams, 2 * static_cast<std::int64_t>(gpus), "the iteration");
     // Bytes per link direction: every ring step sends one chunk from each rank to its right neighbour.
     std::map<std::pair<std::string, bool>, LinkUsage> usage;
     for (const Task& t : program.tasks) {
@@ -152,7 +152,8 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
         const std::vector<int> ring = ring_of(t.group, rank, gpus, group_size);
         if (ring.size() <= 1) continue;
         const auto pos = static_cast<std::size_t>(std::find(ring.begin(), ring.end(), rank) - ring.begin());
-        const int steps = (t.kind == CollectiveKind::all_reduce ? 2 : 1) * (static_cast<int>(ring.size()) - 1);
+        const int steps =
+            (t.kind == CollectiveKind::all_reduce ? 2 : 1) * (static_cast<int>(ring.size()) - 1);
         const double sent = steps * t.total_bytes / static_cast<double>(ring.size());
         for (const Platform::RouteHop& hop : platform.route(rank, ring[(pos + 1) % ring.size()])) {
           LinkUsage& u = usage[{hop.link, hop.up}];

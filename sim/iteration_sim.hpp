@@ -58,7 +58,7 @@ struct IterationResult {
   std::vector<TraceEvent> trace;
   std::vector<MemorySample> memory;
   std::vector<LinkUsage> links;  // every link direction that carried traffic, by name
-  std::int64_t activities = 0;  // SimGrid communications and executions started
+  std::int64_t activities = 0;   // SimGrid communications and executions started
 };
 
 // Runs one simulation (one per process: see isolated.hpp). Throws InputError for a plan that does not

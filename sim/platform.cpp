@@ -2,9 +2,8 @@
 // and explicit routes for the pairs that communicate (so paths never run through other GPUs).
 #include "sim/platform.hpp"
 
-#include <simgrid/s4u.hpp>
-
 #include <map>
+#include <simgrid/s4u.hpp>
 
 #include "sim/simulation_error.hpp"
 
@@ -24,7 +23,8 @@ struct Platform::Impl {
   sg4::Link* link(const std::string& name, double bytes_per_second, double latency_seconds) {
     auto it = links.find(name);
     if (it != links.end()) return it->second;
-    sg4::Link* l = zone->create_split_duplex_link(name, bytes_per_second)->set_latency(latency_seconds)->seal();
+    sg4::Link* l =
+        zone->create_split_duplex_link(name, bytes_per_second)->set_latency(latency_seconds)->seal();
     links.emplace(name, l);
     return l;
   }
@@ -40,26 +40,36 @@ struct Platform::Impl {
     std::vector<Hop> path;
     if (cluster.intra_node == IntraNodeKind::nvswitch) {
       const double lat = cluster.nvswitch.latency_seconds / 2;
-      path.emplace_back(link(prefix + "gpu" + std::to_string(la) + ".nvlink", cluster.nvswitch.gpu_bytes_per_second, lat), Dir::UP);
-      path.emplace_back(link(prefix + "gpu" + std::to_string(lb) + ".nvlink", cluster.nvswitch.gpu_bytes_per_second, lat), Dir::DOWN);
+      path.emplace_back(
+          link(prefix + "gpu" + std::to_string(la) + ".nvlink", cluster.nvswitch.gpu_bytes_per_second, lat),
+          Dir::UP);
+      path.emplace_back(
+          link(prefix + "gpu" + std::to_string(lb) + ".nvlink", cluster.nvswitch.gpu_bytes_per_second, lat),
+          Dir::DOWN);
       return path;
     }
     const PcieTopology& p = cluster.pcie;
     const double lat = p.latency_seconds;
     const int sa = la / p.gpus_per_switch, sb = lb / p.gpus_per_switch;
     const int ka = sa / p.switches_per_socket, kb = sb / p.switches_per_socket;
-    path.emplace_back(link(prefix + "gpu" + std::to_string(la) + ".pcie", p.gpu_link_bytes_per_second, lat), Dir::UP);
+    path.emplace_back(link(prefix + "gpu" + std::to_string(la) + ".pcie", p.gpu_link_bytes_per_second, lat),
+                      Dir::UP);
     if (sa != sb) {
-      path.emplace_back(link(prefix + "sw" + std::to_string(sa) + ".uplink", p.switch_uplink_bytes_per_second, lat), Dir::UP);
+      path.emplace_back(
+          link(prefix + "sw" + std::to_string(sa) + ".uplink", p.switch_uplink_bytes_per_second, lat),
+          Dir::UP);
       if (ka != kb) {
         const int lo = std::min(ka, kb), hi = std::max(ka, kb);
         path.emplace_back(link(prefix + "socket" + std::to_string(lo) + "-" + std::to_string(hi),
                                p.inter_socket_bytes_per_second, lat),
                           ka < kb ? Dir::UP : Dir::DOWN);
       }
-      path.emplace_back(link(prefix + "sw" + std::to_string(sb) + ".uplink", p.switch_uplink_bytes_per_second, lat), Dir::DOWN);
+      path.emplace_back(
+          link(prefix + "sw" + std::to_string(sb) + ".uplink", p.switch_uplink_bytes_per_second, lat),
+          Dir::DOWN);
     }
-    path.emplace_back(link(prefix + "gpu" + std::to_string(lb) + ".pcie", p.gpu_link_bytes_per_second, lat), Dir::DOWN);
+    path.emplace_back(link(prefix + "gpu" + std::to_string(lb) + ".pcie", p.gpu_link_bytes_per_second, lat),
+                      Dir::DOWN);
     return path;
   }
 
@@ -77,9 +87,11 @@ struct Platform::Impl {
     std::vector<Hop> path;
     path.emplace_back(nic_of(a), Dir::UP);
     if (net.kind == NetworkKind::fat_tree && net.nodes_per_leaf > 0) {
-      const int leaf_a = cluster.node_of(a) / net.nodes_per_leaf, leaf_b = cluster.node_of(b) / net.nodes_per_leaf;
+      const int leaf_a = cluster.node_of(a) / net.nodes_per_leaf,
+                leaf_b = cluster.node_of(b) / net.nodes_per_leaf;
       if (leaf_a != leaf_b) {
-        const double up = net.nodes_per_leaf * net.nics_per_node * net.nic_bytes_per_second / net.oversubscription;
+        const double up =
+            net.nodes_per_leaf * net.nics_per_node * net.nic_bytes_per_second / net.oversubscription;
         path.emplace_back(link("leaf" + std::to_string(leaf_a) + ".uplink", up, 0), Dir::UP);
         path.emplace_back(link("leaf" + std::to_string(leaf_b) + ".uplink", up, 0), Dir::DOWN);
       }
@@ -99,14 +111,16 @@ Platform::Platform(const Cluster& cluster, const std::vector<std::pair<int, int>
     }
     for (const auto& [a, b] : routed_pairs) {
       if (a == b) continue;
-      const auto path = cluster.node_of(a) == cluster.node_of(b) ? impl_->intra_path(a, b) : impl_->network_path(a, b);
+      const auto path =
+          cluster.node_of(a) == cluster.node_of(b) ? impl_->intra_path(a, b) : impl_->network_path(a, b);
       std::vector<RouteHop>& hops = impl_->routes[{a, b}];
       for (const auto& hop : path) {
         hops.push_back({hop.get_link()->get_name(), hop.get_direction() != sg4::LinkInRoute::Direction::DOWN,
                         hop.get_link()->get_bandwidth()});
       }
       impl_->zone->add_route(impl_->hosts[static_cast<std::size_t>(a)]->get_netpoint(),
-                             impl_->hosts[static_cast<std::size_t>(b)]->get_netpoint(), nullptr, nullptr, path, false);
+                             impl_->hosts[static_cast<std::size_t>(b)]->get_netpoint(), nullptr, nullptr,
+                             path, false);
     }
     impl_->zone->seal();
   } catch (const std::exception& e) {

@@ -1,22 +1,23 @@
-// `shardscope collective --cluster PRESET_OR_FILE --op OP --algo ALGO --bytes SIZE`: one simulated collective.
+// `shardscope collective --cluster PRESET_OR_FILE --op OP --algo ALGO --bytes SIZE`: one simulated
+// collective.
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "apps/shardscope/commands.hpp"
-#include "planner/io/cluster_presets.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
+#include "planner/io/cluster_presets.hpp"
 #include "sim/collective_sim.hpp"
 
 namespace shardscope::cli {
 
 Registered register_collective(CLI::App& app) {
-  auto* cmd = app.add_subcommand("collective", "Simulate one collective on a cluster (SimGrid) and report bandwidth");
+  auto* cmd =
+      app.add_subcommand("collective", "Simulate one collective on a cluster (SimGrid) and report bandwidth");
   struct Options {
     std::string cluster;
     std::string op = "all-gather";
@@ -32,9 +33,11 @@ Registered register_collective(CLI::App& app) {
   cmd->add_option("--cluster", o->cluster, "Cluster preset name or cluster YAML file")->required();
   cmd->add_option("--op", o->op, "all-gather | reduce-scatter | all-reduce")
       ->check(CLI::IsMember({"all-gather", "reduce-scatter", "all-reduce"}));
-  cmd->add_option("--algo", o->algo, "ring | hring | horing")->check(CLI::IsMember({"ring", "hring", "horing"}));
+  cmd->add_option("--algo", o->algo, "ring | hring | horing")
+      ->check(CLI::IsMember({"ring", "hring", "horing"}));
   cmd->add_option("--bytes", o->bytes, "Total buffer size, e.g. 1GiB")->required();
-  cmd->add_option("--gpus", o->gpus, "GPUs taking part (a multiple of GPUs per node; default: the whole cluster)");
+  cmd->add_option("--gpus", o->gpus,
+                  "GPUs taking part (a multiple of GPUs per node; default: the whole cluster)");
   cmd->add_option("--group-size", o->group_size, "GPUs per group for hring/horing (default: GPUs per node)");
   cmd->add_option("--concurrent", o->concurrent, "Run this many copies at once (link contention)");
   cmd->add_flag("--coarse", o->coarse, "One pipelined flow per ring edge instead of N-1 steps");
@@ -75,13 +78,15 @@ Registered register_collective(CLI::App& app) {
               std::cout << j.dump(2) << "\n";
             } else {
               char line[256];
-              std::printf("%s %s on %d GPUs of %s (%s), %s\n", o->op.c_str(), o->algo.c_str(), ranks, cluster.name.c_str(),
-                          o->coarse ? "coarse flows" : "step model", units::format_bytes(r.total_bytes).c_str());
-              std::snprintf(line, sizeof line, "%14s %14s %12s %12s %16s\n", "size(B)", "time(us)", "algbw(GB/s)",
-                            "busbw(GB/s)", "alpha-beta(us)");
+              std::printf("%s %s on %d GPUs of %s (%s), %s\n", o->op.c_str(), o->algo.c_str(), ranks,
+                          cluster.name.c_str(), o->coarse ? "coarse flows" : "step model",
+                          units::format_bytes(r.total_bytes).c_str());
+              std::snprintf(line, sizeof line, "%14s %14s %12s %12s %16s\n", "size(B)", "time(us)",
+                            "algbw(GB/s)", "busbw(GB/s)", "alpha-beta(us)");
               std::cout << line;
-              std::snprintf(line, sizeof line, "%14.0f %14.3f %12.3f %12.3f %16.3f\n", r.total_bytes, res.seconds * 1e6,
-                            res.algbw_bytes_per_second / 1e9, res.busbw_bytes_per_second / 1e9, formula * 1e6);
+              std::snprintf(line, sizeof line, "%14.0f %14.3f %12.3f %12.3f %16.3f\n", r.total_bytes,
+                            res.seconds * 1e6, res.algbw_bytes_per_second / 1e9,
+                            res.busbw_bytes_per_second / 1e9, formula * 1e6);
               std::cout << line;
             }
             return 0;

@@ -3,7 +3,9 @@
 
 #include <functional>
 
-namespace CLI { class App; }
+namespace CLI {
+class App;
+}
 
 namespace shardscope::cli {
 

@@ -1,16 +1,15 @@
 // `shardscope inspect SCENARIO [--json]`: model, cluster and model-state memory summary of a scenario.
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/model_states.hpp"
-#include "planner/io/scenario_parser.hpp"
 #include "planner/core/units.hpp"
+#include "planner/io/scenario_parser.hpp"
 
 namespace shardscope::cli {
 namespace {
@@ -61,22 +60,25 @@ nlohmann::ordered_json to_json(const Scenario& s) {
   cluster["link_classes"] = nlohmann::ordered_json::array();
   for (LinkClass lc : link_classes_present(s.cluster)) {
     const LinkProperties p = link_properties(s.cluster, lc);
-    cluster["link_classes"].push_back(
-        {{"class", to_string(lc)}, {"bytes_per_second", p.bytes_per_second}, {"latency_seconds", p.latency_seconds}});
+    cluster["link_classes"].push_back({{"class", to_string(lc)},
+                                       {"bytes_per_second", p.bytes_per_second},
+                                       {"latency_seconds", p.latency_seconds}});
   }
   const StateBytesPerParameter bytes = state_bytes_per_parameter(s.training.precision, s.training.optimizer);
   out["model_states"] = nlohmann::ordered_json::array();
   for (const Baseline& b : kBaselines) {
-    const ModelStateBytes m = model_state_bytes_per_gpu(static_cast<double>(s.model.trainable_parameters()), b.scopes,
-                                                        s.cluster.gpus(), s.training.group_size, bytes);
-    out["model_states"].push_back({{"strategy", b.name},
-                                   {"scopes", b.scopes.name()},
-                                   {"parameter_bytes", m.parameter_bytes},
-                                   {"gradient_bytes", m.gradient_bytes},
-                                   {"optimizer_bytes", m.optimizer_bytes},
-                                   {"bytes_per_gpu", m.total()},
-                                   {"fits", m.total() + static_cast<double>(s.training.runtime_reserve_bytes) <=
-                                                static_cast<double>(s.training.memory_limit_bytes)}});
+    const ModelStateBytes m =
+        model_state_bytes_per_gpu(static_cast<double>(s.model.trainable_parameters()), b.scopes,
+                                  s.cluster.gpus(), s.training.group_size, bytes);
+    out["model_states"].push_back(
+        {{"strategy", b.name},
+         {"scopes", b.scopes.name()},
+         {"parameter_bytes", m.parameter_bytes},
+         {"gradient_bytes", m.gradient_bytes},
+         {"optimizer_bytes", m.optimizer_bytes},
+         {"bytes_per_gpu", m.total()},
+         {"fits", m.total() + static_cast<double>(s.training.runtime_reserve_bytes) <=
+                      static_cast<double>(s.training.memory_limit_bytes)}});
   }
   return out;
 }
@@ -98,31 +100,34 @@ void print_text(const Scenario& s, std::ostream& os) {
   for (std::size_t i = 0; i < m.operators.size(); ++i) {
     const Operator& op = m.operators[i];
     ops.add({std::to_string(i), op.name, to_string(op.kind), format_count(static_cast<double>(op.parameters)),
-             format_count(op.forward_flops_per_sample), format_bytes(static_cast<double>(op.activation_bytes_per_sample))});
+             format_count(op.forward_flops_per_sample),
+             format_bytes(static_cast<double>(op.activation_bytes_per_sample))});
   }
   ops.print(os);
 
   const Cluster& c = s.cluster;
-  os << "\nCluster   " << c.name << ": " << c.nodes << " node(s) x " << c.gpus_per_node << " GPUs = " << c.gpus()
-     << " x " << c.gpu.name << ", " << format_bytes(static_cast<double>(c.gpu.memory_bytes)) << " each\n";
+  os << "\nCluster   " << c.name << ": " << c.nodes << " node(s) x " << c.gpus_per_node
+     << " GPUs = " << c.gpus() << " x " << c.gpu.name << ", "
+     << format_bytes(static_cast<double>(c.gpu.memory_bytes)) << " each\n";
   os << "          " << units::format_flops_rate(c.gpu.peak_flops_per_second_fp16) << " fp16 peak x "
      << c.gpu.achievable_fraction << " achievable; memory limit "
      << format_bytes(static_cast<double>(s.training.memory_limit_bytes)) << " per GPU\n\n";
   Table links({"link class", "bandwidth/direction", "latency"});
   for (LinkClass lc : link_classes_present(c)) {
     const LinkProperties p = link_properties(c, lc);
-    links.add({to_string(lc), units::format_bandwidth(p.bytes_per_second), units::format_duration(p.latency_seconds)});
+    links.add({to_string(lc), units::format_bandwidth(p.bytes_per_second),
+               units::format_duration(p.latency_seconds)});
   }
   links.print(os);
 
   const StateBytesPerParameter bytes = state_bytes_per_parameter(s.training.precision, s.training.optimizer);
-  os << "\nModel states per GPU (" << to_string(s.training.precision) << ", " << to_string(s.training.optimizer)
-     << ": " << bytes.parameter << " + " << bytes.gradient << " + " << bytes.optimizer << " bytes per parameter, "
-     << c.gpus() << " GPUs)\n\n";
+  os << "\nModel states per GPU (" << to_string(s.training.precision) << ", "
+     << to_string(s.training.optimizer) << ": " << bytes.parameter << " + " << bytes.gradient << " + "
+     << bytes.optimizer << " bytes per parameter, " << c.gpus() << " GPUs)\n\n";
   Table states({"strategy", "scopes", "parameters", "gradients", "optimizer", "total", "fits limit"});
   for (const Baseline& b : kBaselines) {
-    const ModelStateBytes ms = model_state_bytes_per_gpu(static_cast<double>(m.trainable_parameters()), b.scopes,
-                                                         c.gpus(), s.training.group_size, bytes);
+    const ModelStateBytes ms = model_state_bytes_per_gpu(static_cast<double>(m.trainable_parameters()),
+                                                         b.scopes, c.gpus(), s.training.group_size, bytes);
     const bool fits = ms.total() + static_cast<double>(s.training.runtime_reserve_bytes) <=
                       static_cast<double>(s.training.memory_limit_bytes);
     states.add({b.name, b.scopes.name(), format_bytes(ms.parameter_bytes), format_bytes(ms.gradient_bytes),

@@ -1,6 +1,5 @@
 // shardscope command-line entry point: dispatches to subcommands and maps errors to exit codes.
 #include <CLI/CLI.hpp>
-
 #include <exception>
 #include <iostream>
 #include <vector>

@@ -1,6 +1,6 @@
-// `shardscope plan SCENARIO [--json] [--out plan.json] [--no-baselines]`: the optimal plan, bounds, baselines.
+// `shardscope plan SCENARIO [--json] [--out plan.json] [--no-baselines]`: the optimal plan, bounds,
+// baselines.
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -11,13 +11,13 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/table.hpp"
-#include "planner/io/calibration_parser.hpp"
 #include "planner/core/calibration.hpp"
-#include "planner/cost/cost_model.hpp"
-#include "planner/io/plan_json.hpp"
-#include "planner/search/planner.hpp"
-#include "planner/io/scenario_parser.hpp"
 #include "planner/core/units.hpp"
+#include "planner/cost/cost_model.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/io/plan_json.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "planner/search/planner.hpp"
 
 namespace shardscope::cli {
 namespace {
@@ -36,22 +36,25 @@ std::string choice_text(const OperatorChoice& c) {
   return s;
 }
 
-void print_text(const Scenario& scenario, const Calibration& calibration, const PlanReport& report, std::ostream& os) {
+void print_text(const Scenario& scenario, const Calibration& calibration, const PlanReport& report,
+                std::ostream& os) {
   using units::format_bytes;
   using units::format_duration;
-  os << "Scenario  " << scenario.name << ": " << scenario.model.name << " on " << scenario.cluster.gpus() << " x "
-     << scenario.cluster.gpu.name << ", memory limit " << format_bytes(static_cast<double>(scenario.training.memory_limit_bytes))
-     << " per GPU\n";
+  os << "Scenario  " << scenario.name << ": " << scenario.model.name << " on " << scenario.cluster.gpus()
+     << " x " << scenario.cluster.gpu.name << ", memory limit "
+     << format_bytes(static_cast<double>(scenario.training.memory_limit_bytes)) << " per GPU\n";
   const StrategyResult& best = report.best;
   if (!best.fits) {
-    os << "\nNo plan fits: even the smallest plan at batch size 1 needs " << format_bytes(best.minimum_memory_bytes)
-       << " per GPU (" << format_bytes(best.shortfall_bytes) << " over the limit).\n";
+    os << "\nNo plan fits: even the smallest plan at batch size 1 needs "
+       << format_bytes(best.minimum_memory_bytes) << " per GPU (" << format_bytes(best.shortfall_bytes)
+       << " over the limit).\n";
     return;
   }
   const Plan& plan = best.plan;
   const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration);
-  os << "\nPlan (" << plan.strategy << "), micro-batch " << plan.micro_batch << " x " << plan.gradient_accumulation_steps
-     << " accumulation steps x " << scenario.cluster.gpus() << " GPUs\n\n";
+  os << "\nPlan (" << plan.strategy << "), micro-batch " << plan.micro_batch << " x "
+     << plan.gradient_accumulation_steps << " accumulation steps x " << scenario.cluster.gpus()
+     << " GPUs\n\n";
   // Operators with the same kind, choice and cost (repeated layers) share one row.
   struct Row {
     std::vector<std::string> names;
@@ -65,8 +68,9 @@ void print_text(const Scenario& scenario, const Calibration& calibration, const 
     const ItemCost cost = model->cost(i, c, plan.micro_batch);
     const OperatorKind kind = scenario.model.operators[i].kind;
     auto same = [&](const Row& r) {
-      return r.kind == kind && choice_text(r.choice) == choice_text(c) && r.choice.checkpoint == c.checkpoint &&
-             r.cost.seconds == cost.seconds && r.cost.resident_bytes == cost.resident_bytes;
+      return r.kind == kind && choice_text(r.choice) == choice_text(c) &&
+             r.choice.checkpoint == c.checkpoint && r.cost.seconds == cost.seconds &&
+             r.cost.resident_bytes == cost.resident_bytes;
     };
     auto it = std::find_if(rows.begin(), rows.end(), same);
     if (it == rows.end()) {
@@ -80,12 +84,14 @@ void print_text(const Scenario& scenario, const Calibration& calibration, const 
     std::string label = r.names.front();
     if (r.names.size() > 1) label += " .. " + r.names.back();
     ops.add({label, std::to_string(r.names.size()), choice_text(r.choice), std::to_string(r.choice.slices),
-             r.choice.checkpoint ? "yes" : "no", format_bytes(r.cost.resident_bytes), format_duration(r.cost.seconds)});
+             r.choice.checkpoint ? "yes" : "no", format_bytes(r.cost.resident_bytes),
+             format_duration(r.cost.seconds)});
   }
   ops.print(os);
   const double ub = plan.predicted.iteration_seconds;
-  os << "\nPredicted  " << format_duration(ub) << " per iteration, " << fixed(plan.predicted.samples_per_second, 2)
-     << " samples/s, " << fixed(plan.predicted.tokens_per_second, 0) << " tokens/s, peak "
+  os << "\nPredicted  " << format_duration(ub) << " per iteration, "
+     << fixed(plan.predicted.samples_per_second, 2) << " samples/s, "
+     << fixed(plan.predicted.tokens_per_second, 0) << " tokens/s, peak "
      << format_bytes(plan.predicted.peak_memory_bytes) << " per GPU\n";
   os << "Optimality lower bound " << format_duration(best.lower_bound_seconds) << ", gap "
      << fixed(100.0 * (ub - best.lower_bound_seconds) / ub, 3) << " %\n";
@@ -95,7 +101,8 @@ void print_text(const Scenario& scenario, const Calibration& calibration, const 
   for (const BatchRow& row : best.batches) {
     const bool solved = row.status == "solved";
     batches.add({std::to_string(row.micro_batch), std::to_string(row.gradient_accumulation_steps), row.status,
-                 solved ? format_duration(row.iteration_seconds) : "-", solved ? fixed(row.samples_per_second, 2) : "-",
+                 solved ? format_duration(row.iteration_seconds) : "-",
+                 solved ? fixed(row.samples_per_second, 2) : "-",
                  solved ? format_bytes(row.peak_memory_bytes) : "-"});
   }
   batches.print(os);
@@ -107,17 +114,19 @@ void print_text(const Scenario& scenario, const Calibration& calibration, const 
   }
   os << "\nBaselines under the same model (speed-up over FSDP)\n\n";
   Table table({"strategy", "batch", "iteration", "samples/s", "peak memory", "vs FSDP"});
-  table.add({"shardscope", std::to_string(plan.micro_batch), format_duration(ub), fixed(plan.predicted.samples_per_second, 2),
-             format_bytes(plan.predicted.peak_memory_bytes), fsdp > 0 ? fixed(plan.predicted.samples_per_second / fsdp, 2) + "x" : "-"});
+  table.add({"shardscope", std::to_string(plan.micro_batch), format_duration(ub),
+             fixed(plan.predicted.samples_per_second, 2), format_bytes(plan.predicted.peak_memory_bytes),
+             fsdp > 0 ? fixed(plan.predicted.samples_per_second / fsdp, 2) + "x" : "-"});
   for (const StrategyResult& b : report.baselines) {
     if (!b.fits) {
       table.add({b.strategy, "-", "does not fit", "-", format_bytes(b.minimum_memory_bytes),
                  "short " + format_bytes(b.shortfall_bytes)});
       continue;
     }
-    table.add({b.strategy, std::to_string(b.plan.micro_batch), format_duration(b.plan.predicted.iteration_seconds),
-               fixed(b.plan.predicted.samples_per_second, 2), format_bytes(b.plan.predicted.peak_memory_bytes),
-               fsdp > 0 ? fixed(b.plan.predicted.samples_per_second / fsdp, 2) + "x" : "-"});
+    table.add(
+        {b.strategy, std::to_string(b.plan.micro_batch), format_duration(b.plan.predicted.iteration_seconds),
+         fixed(b.plan.predicted.samples_per_second, 2), format_bytes(b.plan.predicted.peak_memory_bytes),
+         fsdp > 0 ? fixed(b.plan.predicted.samples_per_second / fsdp, 2) + "x" : "-"});
   }
   table.print(os);
 }
@@ -153,7 +162,8 @@ Registered register_plan(CLI::App& app) {
               print_text(scenario, calibration, report, std::cout);
             }
             if (!report.best.fits) {
-              std::cerr << "error: " << scenario.source_file << ": no plan fits the memory limit; the smallest needs "
+              std::cerr << "error: " << scenario.source_file
+                        << ": no plan fits the memory limit; the smallest needs "
                         << static_cast<std::int64_t>(report.best.minimum_memory_bytes) << " bytes per GPU\n";
               return 3;
             }

@@ -14,7 +14,8 @@ class Table {
   void print(std::ostream& os) const {
     std::vector<std::size_t> width(header_.size(), 0);
     auto widen = [&](const std::vector<std::string>& row) {
-      for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+      for (std::size_t i = 0; i < row.size() && i < width.size(); ++i)
+        width[i] = std::max(width[i], row[i].size());
     };
     widen(header_);
     for (const auto& r : rows_) widen(r);

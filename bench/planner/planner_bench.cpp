@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "planner/search/planner.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/search/planner.hpp"
 
 namespace shardscope {
 namespace {
@@ -16,7 +16,8 @@ namespace {
 const Scenario& scenario() {
   static const Scenario s = parse_scenario_string(
       "model: {preset: nd-96x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
-      "training: {memory_limit: 16GB, runtime_reserve: 512MiB, precision: mixed-fp16, slice_granularities: [1, 2, 4, 8]}\n",
+      "training: {memory_limit: 16GB, runtime_reserve: 512MiB, precision: mixed-fp16, slice_granularities: "
+      "[1, 2, 4, 8]}\n",
       "bench.yaml");
   return s;
 }
@@ -114,20 +115,29 @@ int main(int argc, char** argv) {
   const auto& exact = r["exact-osdp"];
   const auto& full = r["exact-full"];
   const auto& dfs = r["dfs-osdp"];
-  std::printf("\nN&D 96 layers, 194 operators, 8 GPUs, 16 GB, micro-batch %lld\n", static_cast<long long>(shardscope::kMicroBatch));
-  std::printf("exact DP, OSDP space (DP/ZDP x splitting): %.3f ms per solve, %zu items, objective %.9f s, gap %.4f %%\n",
-              exact.seconds_per_solve * 1e3, exact.items, exact.objective, 100 * exact.gap);
-  std::printf("exact DP, full space (PaRO x splitting x ckpt): %.3f ms per solve, %zu items, objective %.9f s, gap %.4f %%\n",
-              full.seconds_per_solve * 1e3, full.items, full.objective, 100 * full.gap);
+  std::printf("\nN&D 96 layers, 194 operators, 8 GPUs, 16 GB, micro-batch %lld\n",
+              static_cast<long long>(shardscope::kMicroBatch));
+  std::printf(
+      "exact DP, OSDP space (DP/ZDP x splitting): %.3f ms per solve, %zu items, objective %.9f s, gap %.4f "
+      "%%\n",
+      exact.seconds_per_solve * 1e3, exact.items, exact.objective, 100 * exact.gap);
+  std::printf(
+      "exact DP, full space (PaRO x splitting x ckpt): %.3f ms per solve, %zu items, objective %.9f s, gap "
+      "%.4f %%\n",
+      full.seconds_per_solve * 1e3, full.items, full.objective, 100 * full.gap);
   std::printf("OSDP DFS (reference): %.3f s, %lld nodes, %s, best objective %.9f s\n", dfs.seconds_per_solve,
-              static_cast<long long>(dfs.explored), dfs.complete ? "finished" : "stopped at the 60 s limit", dfs.objective);
+              static_cast<long long>(dfs.explored), dfs.complete ? "finished" : "stopped at the 60 s limit",
+              dfs.objective);
   if (exact.seconds_per_solve > 0 && dfs.seconds_per_solve > 0) {
-    std::printf("speed-up of the exact DP over the DFS: %.0fx%s\n", dfs.seconds_per_solve / exact.seconds_per_solve,
+    std::printf("speed-up of the exact DP over the DFS: %.0fx%s\n",
+                dfs.seconds_per_solve / exact.seconds_per_solve,
                 dfs.complete ? "" : " (at least: the DFS did not finish)");
   }
   if (dfs.complete) {
     std::printf("objectives %s (DFS %.9f s vs DP %.9f s, DP gap bound %.4f %%)\n",
-                std::fabs(dfs.objective - exact.objective) <= exact.gap * exact.objective + 1e-12 ? "agree" : "DISAGREE",
+                std::fabs(dfs.objective - exact.objective) <= exact.gap * exact.objective + 1e-12
+                    ? "agree"
+                    : "DISAGREE",
                 dfs.objective, exact.objective, 100 * exact.gap);
   }
   benchmark::Shutdown();

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <map>
 
-#include "planner/search/planner.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/search/planner.hpp"
 #include "sim/isolated.hpp"
 #include "sim/iteration_sim.hpp"
 
@@ -29,12 +29,13 @@ void BM_SimulateIteration(benchmark::State& state) {
   const int gpus = static_cast<int>(state.range(0));
   for (auto _ : state) {
     const std::vector<double> v = sim::run_isolated([gpus] {
-      const Scenario s = parse_scenario_string("model: {preset: nd-96x1536}\ncluster: {preset: dgx-a100, nodes: " +
-                                               std::to_string(gpus / 8) +
-                                               "}\ntraining: {memory_limit: 16GB, runtime_reserve: 1GiB, micro_batch: 2}\n");
+      const Scenario s = parse_scenario_string(
+          "model: {preset: nd-96x1536}\ncluster: {preset: dgx-a100, nodes: " + std::to_string(gpus / 8) +
+          "}\ntraining: {memory_limit: 16GB, runtime_reserve: 1GiB, micro_batch: 2}\n");
       const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
       const auto start = std::chrono::steady_clock::now();
-      const sim::IterationResult r = sim::simulate_iteration(s, Calibration{}, planned.plan, sim::IterationOptions{});
+      const sim::IterationResult r =
+          sim::simulate_iteration(s, Calibration{}, planned.plan, sim::IterationOptions{});
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       rusage usage{};
       getrusage(RUSAGE_SELF, &usage);
@@ -49,7 +50,13 @@ void BM_SimulateIteration(benchmark::State& state) {
     state.counters["simulated_s"] = v[3];
   }
 }
-BENCHMARK(BM_SimulateIteration)->Arg(8)->Arg(64)->Arg(512)->Arg(1024)->Iterations(1)->UseManualTime()
+BENCHMARK(BM_SimulateIteration)
+    ->Arg(8)
+    ->Arg(64)
+    ->Arg(512)
+    ->Arg(1024)
+    ->Iterations(1)
+    ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
@@ -62,8 +69,8 @@ int main(int argc, char** argv) {
   std::printf("\nFSDP iteration of N&D 96 layers, micro-batch 2, DGX-A100 nodes\n");
   std::printf("%6s %12s %10s %14s %16s\n", "GPUs", "wall (s)", "RSS (MiB)", "activities", "activities/s");
   for (const auto& [gpus, x] : m) {
-    std::printf("%6d %12.3f %10.1f %14.0f %16.0f\n", gpus, x.wall_seconds, x.rss_bytes / 1048576.0, x.activities,
-                x.activities / x.wall_seconds);
+    std::printf("%6d %12.3f %10.1f %14.0f %16.0f\n", gpus, x.wall_seconds, x.rss_bytes / 1048576.0,
+                x.activities, x.activities / x.wall_seconds);
   }
   if (m.count(64) && m.count(1024)) {
     const double exponent = std::log(m[1024].wall_seconds / m[64].wall_seconds) / std::log(1024.0 / 64.0);

@@ -13,8 +13,8 @@
 namespace shardscope {
 
 struct LinkCalibration {
-  double alpha_seconds = 0;      // per ring step
-  double bytes_per_second = 0;   // effective bandwidth per direction
+  double alpha_seconds = 0;     // per ring step
+  double bytes_per_second = 0;  // effective bandwidth per direction
 };
 
 struct Calibration {
@@ -22,7 +22,7 @@ struct Calibration {
   std::array<std::optional<LinkCalibration>, 5> links;
   // Achievable fraction of peak FLOP/s per operator kind (indexed by OperatorKind); unset = the GPU's.
   std::array<std::optional<double>, 8> achievable_fraction;
-  double overlap_slowdown = 0.1;       // extra fraction of the shorter stream when compute and comm overlap
+  double overlap_slowdown = 0.1;  // extra fraction of the shorter stream when compute and comm overlap
   double slice_overhead_seconds = 10e-6;  // per extra slice per pass (slicing and summation)
   std::optional<double> runtime_reserve_bytes;
   // Bandwidth efficiency by message size (NCCL's protocols reach full bandwidth only for large messages):

@@ -7,11 +7,16 @@ namespace shardscope {
 
 const char* to_string(LinkClass link_class) {
   switch (link_class) {
-    case LinkClass::same_switch: return "pcie-same-switch";
-    case LinkClass::cross_switch: return "pcie-cross-switch";
-    case LinkClass::cross_socket: return "pcie-cross-socket";
-    case LinkClass::nvlink: return "nvlink";
-    case LinkClass::network: return "network";
+    case LinkClass::same_switch:
+      return "pcie-same-switch";
+    case LinkClass::cross_switch:
+      return "pcie-cross-switch";
+    case LinkClass::cross_socket:
+      return "pcie-cross-socket";
+    case LinkClass::nvlink:
+      return "nvlink";
+    case LinkClass::network:
+      return "network";
   }
   return "unknown";
 }

@@ -34,7 +34,8 @@ struct PcieTopology {
 
 // NVLink through NVSwitch: every GPU pair at full per-GPU bandwidth.
 struct NvSwitchTopology {
-  double gpu_bytes_per_second = 0;  // per GPU per direction (DGX-A100: 300 GB/s of the 600 GB/s bidirectional)
+  double gpu_bytes_per_second =
+      0;  // per GPU per direction (DGX-A100: 300 GB/s of the 600 GB/s bidirectional)
   double latency_seconds = 0;
 };
 

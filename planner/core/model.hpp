@@ -18,28 +18,29 @@ int bytes_per_element(DType dtype);
 // reproduced exactly: T_i = c(N-1)(alpha + S_i*beta/N) + b*gamma_i, M_i = M_model(/N) + b*M_act + M_extra.
 struct PaperOperatorCosts {
   bool given = false;
-  double gamma_seconds_per_sample = 0;      // gamma_i
-  double parameter_bytes = 0;               // S_i (communicated bytes)
-  double model_bytes = 0;                   // M_i^model (all model states of the operator)
-  double activation_bytes_per_sample = 0;   // M_i^act
-  double extra_bytes = 0;                   // M_i^extra
+  double gamma_seconds_per_sample = 0;     // gamma_i
+  double parameter_bytes = 0;              // S_i (communicated bytes)
+  double model_bytes = 0;                  // M_i^model (all model states of the operator)
+  double activation_bytes_per_sample = 0;  // M_i^act
+  double extra_bytes = 0;                  // M_i^extra
 };
 
 // One unit of the plan: the OSDP papers' granularity is one attention block or one MLP block.
 struct Operator {
   std::string name;
   OperatorKind kind = OperatorKind::other;
-  int layer = -1;                       // transformer layer index, -1 for embedding / head
-  std::int64_t parameters = 0;          // all parameters held by the operator
-  std::int64_t active_parameters = 0;   // parameters touched per token (MoE: top-k experts); = parameters otherwise
-  DType parameter_dtype = DType::bf16;  // dtype of the working copy used in forward/backward
-  double forward_flops_per_sample = 0;  // FLOPs for one sample (one sequence) of forward
-  double backward_flops_per_sample = 0; // FLOPs for one sample of backward (default 2x forward)
+  int layer = -1;               // transformer layer index, -1 for embedding / head
+  std::int64_t parameters = 0;  // all parameters held by the operator
+  std::int64_t active_parameters =
+      0;  // parameters touched per token (MoE: top-k experts); = parameters otherwise
+  DType parameter_dtype = DType::bf16;           // dtype of the working copy used in forward/backward
+  double forward_flops_per_sample = 0;           // FLOPs for one sample (one sequence) of forward
+  double backward_flops_per_sample = 0;          // FLOPs for one sample of backward (default 2x forward)
   std::int64_t activation_bytes_per_sample = 0;  // kept for backward without checkpointing
   std::int64_t checkpoint_bytes_per_sample = 0;  // kept when the operator is checkpointed (its input)
   std::int64_t workspace_bytes_per_sample = 0;   // transient, freed when the operator finishes
-  bool splittable = true;  // MatMul-like: can be cut into slices (OSDP operator splitting)
-  bool trainable = true;   // has gradients and optimizer state
+  bool splittable = true;    // MatMul-like: can be cut into slices (OSDP operator splitting)
+  bool trainable = true;     // has gradients and optimizer state
   PaperOperatorCosts paper;  // only for cost_model: paper
 };
 

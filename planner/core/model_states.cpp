@@ -5,22 +5,26 @@ namespace shardscope {
 
 char to_char(ShardScope scope) {
   switch (scope) {
-    case ShardScope::N: return 'N';
-    case ShardScope::I: return 'I';
-    case ShardScope::G: return 'G';
+    case ShardScope::N:
+      return 'N';
+    case ShardScope::I:
+      return 'I';
+    case ShardScope::G:
+      return 'G';
   }
   return '?';
 }
 
-std::string Scopes::name() const {
-  return {to_char(parameters), to_char(gradients), to_char(optimizer)};
-}
+std::string Scopes::name() const { return {to_char(parameters), to_char(gradients), to_char(optimizer)}; }
 
 double scope_share(ShardScope scope, int gpus_total, int group_size) {
   switch (scope) {
-    case ShardScope::N: return 1.0;
-    case ShardScope::I: return 1.0 / group_size;
-    case ShardScope::G: return 1.0 / gpus_total;
+    case ShardScope::N:
+      return 1.0;
+    case ShardScope::I:
+      return 1.0 / group_size;
+    case ShardScope::G:
+      return 1.0 / gpus_total;
   }
   return 1.0;
 }

@@ -22,17 +22,17 @@ struct OperatorChoice {
 };
 
 struct PlanPrediction {
-  double iteration_seconds = 0;    // one optimizer step (all micro-steps)
-  double samples_per_second = 0;   // over the whole cluster
+  double iteration_seconds = 0;   // one optimizer step (all micro-steps)
+  double samples_per_second = 0;  // over the whole cluster
   double tokens_per_second = 0;
-  double peak_memory_bytes = 0;    // per GPU
+  double peak_memory_bytes = 0;  // per GPU
 };
 
 struct Plan {
-  std::string strategy;                 // "osdp", "fsdp", "zero-2", "paro-IIG", ...
-  std::int64_t micro_batch = 1;         // samples per GPU per micro-step (the paper's b)
-  int gradient_accumulation_steps = 1;  // micro-steps per optimizer step (PaRO's s)
-  int group_size = 1;                   // M: GPUs per group for I-scoped states
+  std::string strategy;                   // "osdp", "fsdp", "zero-2", "paro-IIG", ...
+  std::int64_t micro_batch = 1;           // samples per GPU per micro-step (the paper's b)
+  int gradient_accumulation_steps = 1;    // micro-steps per optimizer step (PaRO's s)
+  int group_size = 1;                     // M: GPUs per group for I-scoped states
   std::vector<OperatorChoice> operators;  // one per model operator, in model order
   PlanPrediction predicted;
 };

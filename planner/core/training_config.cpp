@@ -5,22 +5,26 @@ namespace shardscope {
 
 const char* to_string(Precision precision) {
   switch (precision) {
-    case Precision::fp32: return "fp32";
-    case Precision::mixed_bf16: return "mixed-bf16";
-    case Precision::mixed_fp16: return "mixed-fp16";
+    case Precision::fp32:
+      return "fp32";
+    case Precision::mixed_bf16:
+      return "mixed-bf16";
+    case Precision::mixed_fp16:
+      return "mixed-fp16";
   }
   return "mixed-bf16";
 }
 
-const char* to_string(OptimizerKind optimizer) {
-  return optimizer == OptimizerKind::adam ? "adam" : "sgd";
-}
+const char* to_string(OptimizerKind optimizer) { return optimizer == OptimizerKind::adam ? "adam" : "sgd"; }
 
 const char* to_string(CheckpointPolicy policy) {
   switch (policy) {
-    case CheckpointPolicy::none: return "none";
-    case CheckpointPolicy::all: return "all";
-    case CheckpointPolicy::search: return "search";
+    case CheckpointPolicy::none:
+      return "none";
+    case CheckpointPolicy::all:
+      return "all";
+    case CheckpointPolicy::search:
+      return "search";
   }
   return "search";
 }

@@ -23,16 +23,16 @@ struct StateBytesPerParameter {
 StateBytesPerParameter state_bytes_per_parameter(Precision precision, OptimizerKind optimizer);
 
 struct TrainingConfig {
-  std::int64_t global_batch = 0;      // samples per optimizer step over all GPUs (0: the planner chooses)
-  std::int64_t micro_batch = 0;       // samples per GPU per micro-step (0: the planner scans)
+  std::int64_t global_batch = 0;  // samples per optimizer step over all GPUs (0: the planner chooses)
+  std::int64_t micro_batch = 0;   // samples per GPU per micro-step (0: the planner scans)
   int gradient_accumulation_steps = 1;
   std::int64_t max_micro_batch = 1024;  // upper end of the planner's batch scan
   Precision precision = Precision::mixed_bf16;
   OptimizerKind optimizer = OptimizerKind::adam;
   CheckpointPolicy checkpointing = CheckpointPolicy::search;
   std::vector<int> slice_granularities{1, 2, 4, 8};
-  int group_size = 0;                  // GPUs per group for hierarchical strategies (0: GPUs per node)
-  std::int64_t memory_limit_bytes = 0; // per-GPU limit (0: the device capacity)
+  int group_size = 0;                      // GPUs per group for hierarchical strategies (0: GPUs per node)
+  std::int64_t memory_limit_bytes = 0;     // per-GPU limit (0: the device capacity)
   std::int64_t runtime_reserve_bytes = 0;  // CUDA context, allocator slack, NCCL buffers
 };
 

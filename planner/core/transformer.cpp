@@ -49,11 +49,13 @@ Model generate_transformer(const TransformerSpec& spec) {
   require(spec.experts == 0 || spec.experts_per_token > 0, "an MoE model needs experts_per_token >= 1");
 
   auto hidden_of = [&](int layer) -> double {
-    return static_cast<double>(spec.layer_hidden.empty() ? spec.hidden : spec.layer_hidden[static_cast<std::size_t>(layer)]);
+    return static_cast<double>(
+        spec.layer_hidden.empty() ? spec.hidden : spec.layer_hidden[static_cast<std::size_t>(layer)]);
   };
   for (int l = 0; l < spec.layers; ++l) {
     const double h = hidden_of(l);
-    require(h > 0 && h <= 1048576, "hidden size of layer " + std::to_string(l) + " must be between 1 and 2^20");
+    require(h > 0 && h <= 1048576,
+            "hidden size of layer " + std::to_string(l) + " must be between 1 and 2^20");
     if (spec.head_dim == 0) {
       require(static_cast<std::int64_t>(h) % spec.heads == 0,
               "hidden size " + std::to_string(static_cast<std::int64_t>(h)) + " must be a multiple of heads");
@@ -65,8 +67,9 @@ Model generate_transformer(const TransformerSpec& spec) {
   const double s = static_cast<double>(spec.sequence_length);
   const double vocab = static_cast<double>(spec.vocab);
   const double elem = bytes_per_element(spec.parameter_dtype);  // activation element size
-  const double mask = spec.dropout ? 1.0 : 0.0;                  // bytes per element of a dropout mask
-  const double positions = static_cast<double>(spec.max_positions > 0 ? spec.max_positions : spec.sequence_length);
+  const double mask = spec.dropout ? 1.0 : 0.0;                 // bytes per element of a dropout mask
+  const double positions =
+      static_cast<double>(spec.max_positions > 0 ? spec.max_positions : spec.sequence_length);
 
   Model model;
   model.name = spec.name;
@@ -98,7 +101,8 @@ Model generate_transformer(const TransformerSpec& spec) {
     const double head_dim = spec.head_dim > 0 ? static_cast<double>(spec.head_dim) : h / spec.heads;
     const double q_dim = head_dim * spec.heads;
     const double kv_dim = head_dim * kv_heads;
-    const double f = spec.ffn_hidden > 0 && spec.layer_hidden.empty() ? static_cast<double>(spec.ffn_hidden) : 4 * h;
+    const double f =
+        spec.ffn_hidden > 0 && spec.layer_hidden.empty() ? static_cast<double>(spec.ffn_hidden) : 4 * h;
     const std::string prefix = "layer" + std::to_string(l);
 
     // Attention block: input norm, Q/K/V/O projections (+ biases), and, where the width changes from
@@ -110,7 +114,8 @@ Model generate_transformer(const TransformerSpec& spec) {
     const double att_weights = h * q_dim + 2 * h * kv_dim + q_dim * h;
     const double att_biases = spec.attention_bias ? q_dim + 2 * kv_dim + h : 0;
     const double resize = h_prev != h ? h_prev * h + h : 0;
-    att.parameters = checked(norm_parameters(spec.norm, h) + att_weights + att_biases + resize, "attention parameters");
+    att.parameters =
+        checked(norm_parameters(spec.norm, h) + att_weights + att_biases + resize, "attention parameters");
     att.active_parameters = att.parameters;
     att.parameter_dtype = spec.parameter_dtype;
     // 2 FLOPs per multiply-add: projections 2*s*weights; scores QK^T and weighted sum AV 2*s*s*q_dim each.
@@ -121,14 +126,15 @@ Model generate_transformer(const TransformerSpec& spec) {
     // for GPT); attention scores 5as^2 (softmax 2, dropout mask 1, dropout output 2) without flash
     // attention, or only the fp32 log-sum-exp statistics 4as with it.
     const double scores = spec.flash_attention ? 4 * spec.heads * s : 5 * spec.heads * s * s;
-    att.activation_bytes_per_sample = checked(
-        elem * s * h + elem * s * h + elem * s * q_dim + 2 * elem * s * kv_dim + elem * s * q_dim + mask * s * h +
-            (elem / 2) * scores,
-        "attention activations");
+    att.activation_bytes_per_sample =
+        checked(elem * s * h + elem * s * h + elem * s * q_dim + 2 * elem * s * kv_dim + elem * s * q_dim +
+                    mask * s * h + (elem / 2) * scores,
+                "attention activations");
     att.checkpoint_bytes_per_sample = checked(elem * s * h_prev, "attention checkpoint");
     // Largest transient: fp32 score matrix without flash attention, else the fused QKV output.
     att.workspace_bytes_per_sample =
-        checked(spec.flash_attention ? elem * s * (q_dim + 2 * kv_dim) : 4 * spec.heads * s * s, "attention workspace");
+        checked(spec.flash_attention ? elem * s * (q_dim + 2 * kv_dim) : 4 * spec.heads * s * s,
+                "attention workspace");
     model.operators.push_back(att);
 
     // MLP block: input norm, up (+ gate) and down projections (+ biases); MoE: experts plus a router.
@@ -145,12 +151,12 @@ Model generate_transformer(const TransformerSpec& spec) {
       const double router = h * spec.experts;
       mlp.kind = OperatorKind::moe;
       mlp.parameters = checked(norm + router + spec.experts * expert_params, "moe parameters");
-      mlp.active_parameters = checked(norm + router + spec.experts_per_token * expert_params, "moe active parameters");
-      mlp.forward_flops_per_sample =
-          2 * s * (router + spec.experts_per_token * mlp_weights(spec, h, f));
-      mlp.activation_bytes_per_sample =
-          checked(2 * elem * s * h + 4 * s * spec.experts + spec.experts_per_token * per_expert_act + mask * s * h,
-                  "moe activations");
+      mlp.active_parameters =
+          checked(norm + router + spec.experts_per_token * expert_params, "moe active parameters");
+      mlp.forward_flops_per_sample = 2 * s * (router + spec.experts_per_token * mlp_weights(spec, h, f));
+      mlp.activation_bytes_per_sample = checked(
+          2 * elem * s * h + 4 * s * spec.experts + spec.experts_per_token * per_expert_act + mask * s * h,
+          "moe activations");
     } else {
       mlp.kind = OperatorKind::mlp;
       mlp.parameters = checked(norm + expert_params, "mlp parameters");
@@ -162,8 +168,8 @@ Model generate_transformer(const TransformerSpec& spec) {
     }
     mlp.backward_flops_per_sample = 2 * mlp.forward_flops_per_sample;
     mlp.checkpoint_bytes_per_sample = checked(elem * s * h, "mlp checkpoint");
-    mlp.workspace_bytes_per_sample = checked(elem * s * f * (spec.experts > 0 ? spec.experts_per_token : 1),
-                                             "mlp workspace");
+    mlp.workspace_bytes_per_sample =
+        checked(elem * s * f * (spec.experts > 0 ? spec.experts_per_token : 1), "mlp workspace");
     model.operators.push_back(mlp);
   }
 
@@ -173,7 +179,8 @@ Model generate_transformer(const TransformerSpec& spec) {
     Operator op;
     op.name = "head";
     op.kind = OperatorKind::head;
-    op.parameters = checked(norm_parameters(spec.norm, h) + (spec.tied_embeddings ? 0 : vocab * h), "head parameters");
+    op.parameters =
+        checked(norm_parameters(spec.norm, h) + (spec.tied_embeddings ? 0 : vocab * h), "head parameters");
     op.active_parameters = op.parameters;
     op.parameter_dtype = spec.parameter_dtype;
     op.forward_flops_per_sample = 2 * s * h * vocab;

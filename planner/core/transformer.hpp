@@ -1,4 +1,5 @@
-// Transformer generator: architecture numbers -> Model at the OSDP granularity (embedding, per layer attention + MLP, head).
+// Transformer generator: architecture numbers -> Model at the OSDP granularity (embedding, per layer
+// attention + MLP, head).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 
 namespace shardscope {
 
-enum class MlpKind { gelu, gated };        // gated = SwiGLU (llama, mistral, mixtral)
+enum class MlpKind { gelu, gated };  // gated = SwiGLU (llama, mistral, mixtral)
 enum class NormKind { layernorm, rmsnorm };
 enum class PositionKind { learned, rotary };
 
@@ -17,11 +18,12 @@ struct TransformerSpec {
   std::string name;
   int layers = 0;
   std::int64_t hidden = 0;
-  std::vector<std::int64_t> layer_hidden;  // per-layer hidden sizes ("inconsistent" models); empty = all `hidden`
+  std::vector<std::int64_t>
+      layer_hidden;  // per-layer hidden sizes ("inconsistent" models); empty = all `hidden`
   int heads = 0;
-  int kv_heads = 0;                 // 0 = heads (multi-head attention)
-  std::int64_t head_dim = 0;        // 0 = hidden / heads
-  std::int64_t ffn_hidden = 0;      // 0 = 4 * hidden
+  int kv_heads = 0;             // 0 = heads (multi-head attention)
+  std::int64_t head_dim = 0;    // 0 = hidden / heads
+  std::int64_t ffn_hidden = 0;  // 0 = 4 * hidden
   std::int64_t vocab = 0;
   std::int64_t sequence_length = 0;
   std::int64_t max_positions = 0;  // learned position table size (0 = sequence_length)
@@ -32,10 +34,10 @@ struct TransformerSpec {
   bool mlp_bias = true;
   bool tied_embeddings = true;
   bool parallel_residual = false;
-  int experts = 0;               // MoE: experts per layer (0 = dense)
-  int experts_per_token = 0;     // MoE: top-k
-  bool flash_attention = true;   // activation accounting: no s^2 attention scores kept
-  bool dropout = true;           // activation accounting: 1-byte dropout masks are kept (GPT-style)
+  int experts = 0;              // MoE: experts per layer (0 = dense)
+  int experts_per_token = 0;    // MoE: top-k
+  bool flash_attention = true;  // activation accounting: no s^2 attention scores kept
+  bool dropout = true;          // activation accounting: 1-byte dropout masks are kept (GPT-style)
   DType parameter_dtype = DType::bf16;
 };
 

@@ -37,7 +37,8 @@ double split_number(const std::string& text, std::string& suffix, const char* ex
     throw std::invalid_argument("expected " + std::string(expected) + ", got '" + text + "'");
   }
   if (!std::isfinite(value)) {
-    throw std::invalid_argument("expected a finite number in " + std::string(expected) + ", got '" + text + "'");
+    throw std::invalid_argument("expected a finite number in " + std::string(expected) + ", got '" + text +
+                                "'");
   }
   suffix = trim(std::string_view(ptr, static_cast<std::size_t>(last - ptr)));
   return value;
@@ -49,7 +50,8 @@ double parse_with(std::string_view raw, const Suffix* suffixes, std::size_t coun
   if (text.empty()) throw std::invalid_argument(std::string("expected ") + expected + ", got an empty value");
   std::string suffix;
   const double value = split_number(text, suffix, expected);
-  if (value < 0) throw std::invalid_argument(std::string("expected a non-negative ") + expected + ", got '" + text + "'");
+  if (value < 0)
+    throw std::invalid_argument(std::string("expected a non-negative ") + expected + ", got '" + text + "'");
   if (suffix.empty()) {
     if (!allow_bare) {
       throw std::invalid_argument(std::string("missing unit in '") + text + "'; expected " + expected);
@@ -67,25 +69,28 @@ double parse_with(std::string_view raw, const Suffix* suffixes, std::size_t coun
 }
 
 constexpr Suffix kByteSuffixes[] = {
-    {"B", 1},        {"KB", 1e3},         {"MB", 1e6},         {"GB", 1e9},         {"TB", 1e12},
-    {"KiB", 1024.0}, {"MiB", 1048576.0},  {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+    {"B", 1},           {"KB", 1e3},           {"MB", 1e6},
+    {"GB", 1e9},        {"TB", 1e12},          {"KiB", 1024.0},
+    {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
 };
 constexpr Suffix kBandwidthSuffixes[] = {
-    {"B/s", 1},      {"KB/s", 1e3},       {"MB/s", 1e6},       {"GB/s", 1e9},       {"TB/s", 1e12},
-    {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
-    {"bps", 0.125},  {"Kbps", 125.0},     {"Mbps", 1.25e5},    {"Gbps", 1.25e8},    {"Tbps", 1.25e11},
-    {"b/s", 0.125},  {"Kb/s", 125.0},     {"Mb/s", 1.25e5},    {"Gb/s", 1.25e8},    {"Tb/s", 1.25e11},
+    {"B/s", 1},        {"KB/s", 1e3},        {"MB/s", 1e6},           {"GB/s", 1e9},  {"TB/s", 1e12},
+    {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"bps", 0.125}, {"Kbps", 125.0},
+    {"Mbps", 1.25e5},  {"Gbps", 1.25e8},     {"Tbps", 1.25e11},       {"b/s", 0.125}, {"Kb/s", 125.0},
+    {"Mb/s", 1.25e5},  {"Gb/s", 1.25e8},     {"Tb/s", 1.25e11},
 };
 constexpr Suffix kDurationSuffixes[] = {
     {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12},
 };
 constexpr Suffix kFlopsSuffixes[] = {
-    {"FLOPS", 1},     {"KFLOPS", 1e3},  {"MFLOPS", 1e6},  {"GFLOPS", 1e9},  {"TFLOPS", 1e12},  {"PFLOPS", 1e15},
-    {"FLOP/s", 1},    {"KFLOP/s", 1e3}, {"MFLOP/s", 1e6}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15},
+    {"FLOPS", 1},  {"KFLOPS", 1e3},  {"MFLOPS", 1e6},  {"GFLOPS", 1e9},  {"TFLOPS", 1e12},  {"PFLOPS", 1e15},
+    {"FLOP/s", 1}, {"KFLOP/s", 1e3}, {"MFLOP/s", 1e6}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15},
 };
 
 template <std::size_t N>
-constexpr std::size_t count_of(const Suffix (&)[N]) { return N; }
+constexpr std::size_t count_of(const Suffix (&)[N]) {
+  return N;
+}
 
 std::string printf_string(const char* format, double value, const char* unit) {
   char buffer[64];

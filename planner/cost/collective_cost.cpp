@@ -1,4 +1,5 @@
-// Ring collective costs: bottleneck link of the ring (by link class, calibratable) and the alpha-beta formula.
+// Ring collective costs: bottleneck link of the ring (by link class, calibratable) and the alpha-beta
+// formula.
 #include "planner/cost/collective_cost.hpp"
 
 #include <algorithm>
@@ -8,9 +9,12 @@ namespace shardscope {
 
 const char* to_string(CollectiveKind kind) {
   switch (kind) {
-    case CollectiveKind::all_gather: return "all-gather";
-    case CollectiveKind::reduce_scatter: return "reduce-scatter";
-    case CollectiveKind::all_reduce: return "all-reduce";
+    case CollectiveKind::all_gather:
+      return "all-gather";
+    case CollectiveKind::reduce_scatter:
+      return "reduce-scatter";
+    case CollectiveKind::all_reduce:
+      return "all-reduce";
   }
   return "all-gather";
 }
@@ -51,9 +55,12 @@ int CollectiveCost::group_ranks(GroupKind group) const { return ring(group).rank
 
 const RingLink& CollectiveCost::ring(GroupKind group) const {
   switch (group) {
-    case GroupKind::intra: return intra_;
-    case GroupKind::inter: return inter_;
-    case GroupKind::global: return global_;
+    case GroupKind::intra:
+      return intra_;
+    case GroupKind::inter:
+      return inter_;
+    case GroupKind::global:
+      return global_;
   }
   return global_;
 }
@@ -64,8 +71,8 @@ double CollectiveCost::seconds(CollectiveKind kind, GroupKind group, double tota
   const int steps = (kind == CollectiveKind::all_reduce ? 2 : 1) * (r.ranks - 1);
   // A message at efficiency e occupies the link like bytes / e at full bandwidth.
   const double message = total_bytes / r.ranks;
-  return alpha_beta_seconds(r.alpha_seconds, steps, message / message_efficiency_factor(calibration_, message),
-                            r.bytes_per_second);
+  return alpha_beta_seconds(r.alpha_seconds, steps,
+                            message / message_efficiency_factor(calibration_, message), r.bytes_per_second);
 }
 
 }  // namespace shardscope

@@ -1,8 +1,9 @@
-// Alpha-beta cost of ring collectives over the GPU groups a sharding scope uses (intra-group, inter-group, global).
+// Alpha-beta cost of ring collectives over the GPU groups a sharding scope uses (intra-group, inter-group,
+// global).
 #pragma once
 
-#include "planner/core/cluster.hpp"
 #include "planner/core/calibration.hpp"
+#include "planner/core/cluster.hpp"
 
 namespace shardscope {
 
@@ -16,8 +17,8 @@ const char* to_string(CollectiveKind kind);
 double alpha_beta_seconds(double alpha_seconds, int steps, double bytes_per_step, double bytes_per_second);
 
 struct RingLink {
-  double alpha_seconds = 0;      // worst latency over the ring's edges
-  double bytes_per_second = 0;   // bottleneck bandwidth over the ring's edges
+  double alpha_seconds = 0;     // worst latency over the ring's edges
+  double bytes_per_second = 0;  // bottleneck bandwidth over the ring's edges
   int ranks = 1;
 };
 

@@ -4,8 +4,8 @@
 namespace shardscope {
 
 double ComputeModel::flops_per_second(const Operator& op) const {
-  const double peak = precision_ == Precision::fp32 ? gpu_.peak_flops_per_second_fp32
-                                                   : gpu_.peak_flops_per_second_fp16;
+  const double peak =
+      precision_ == Precision::fp32 ? gpu_.peak_flops_per_second_fp32 : gpu_.peak_flops_per_second_fp16;
   const auto& override_fraction = calibration_.achievable_fraction[static_cast<std::size_t>(op.kind)];
   return peak * override_fraction.value_or(gpu_.achievable_fraction);
 }

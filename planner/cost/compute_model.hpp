@@ -1,8 +1,8 @@
 // Compute time of an operator from its FLOPs and the GPU's achievable rate (calibratable per operator kind).
 #pragma once
 
-#include "planner/core/cluster.hpp"
 #include "planner/core/calibration.hpp"
+#include "planner/core/cluster.hpp"
 #include "planner/core/model.hpp"
 #include "planner/core/training_config.hpp"
 

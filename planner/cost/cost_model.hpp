@@ -31,7 +31,8 @@ struct ItemCost {
 class CostModel {
  public:
   virtual ~CostModel() = default;
-  virtual ItemCost cost(std::size_t op_index, const OperatorChoice& choice, std::int64_t micro_batch) const = 0;
+  virtual ItemCost cost(std::size_t op_index, const OperatorChoice& choice,
+                        std::int64_t micro_batch) const = 0;
   virtual MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
                                  std::int64_t micro_batch) const = 0;
   virtual double fixed_bytes() const = 0;  // runtime reserve

@@ -1,8 +1,8 @@
 // The OSDP paper's cost model (section 3.1) and its per-slice generalisation; also the CostModel factory.
 #include "planner/cost/paper_cost.hpp"
 
-#include "planner/cost/topology_cost.hpp"
 #include "planner/core/error.hpp"
+#include "planner/cost/topology_cost.hpp"
 
 namespace shardscope {
 
@@ -26,7 +26,8 @@ ItemCost PaperCostModel::cost(std::size_t op_index, const OperatorChoice& c, std
   // Each slice: DP needs 2 collectives (all-reduce = reduce-scatter + all-gather), ZDP needs 3.
   const double per_slice_step = alpha + (p.parameter_bytes / g) * beta / n;
   ItemCost out;
-  out.seconds = (2 * (g - k) + 3 * k) * (n - 1) * per_slice_step + static_cast<double>(b) * p.gamma_seconds_per_sample;
+  out.seconds =
+      (2 * (g - k) + 3 * k) * (n - 1) * per_slice_step + static_cast<double>(b) * p.gamma_seconds_per_sample;
   out.resident_bytes = memory(op_index, c, b).resident();
   out.transient_bytes = 0;
   return out;

@@ -13,10 +13,13 @@ class PaperCostModel : public CostModel {
  public:
   explicit PaperCostModel(const Scenario& scenario);
   ItemCost cost(std::size_t op_index, const OperatorChoice& choice, std::int64_t micro_batch) const override;
-  MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice, std::int64_t micro_batch) const override;
+  MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
+                         std::int64_t micro_batch) const override;
   double fixed_bytes() const override { return reserve_bytes_; }
   // The paper's objective is seconds per sample on one worker: (1/b) sum T_i.
-  double samples_per_iteration(std::int64_t micro_batch) const override { return static_cast<double>(micro_batch); }
+  double samples_per_iteration(std::int64_t micro_batch) const override {
+    return static_cast<double>(micro_batch);
+  }
 
  private:
   const Scenario& scenario_;  // the caller keeps the scenario alive while the model is used

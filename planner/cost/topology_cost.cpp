@@ -20,7 +20,8 @@ TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration
           static_cast<double>(scenario.training.runtime_reserve_bytes))) {}
 
 double TopologyCostModel::samples_per_iteration(std::int64_t micro_batch) const {
-  return static_cast<double>(micro_batch) * scenario_.training.gradient_accumulation_steps * scenario_.cluster.gpus();
+  return static_cast<double>(micro_batch) * scenario_.training.gradient_accumulation_steps *
+         scenario_.cluster.gpus();
 }
 
 std::vector<CollectiveCall> TopologyCostModel::micro_step_collectives(const OperatorChoice& c, double params,
@@ -66,8 +67,8 @@ std::vector<CollectiveCall> TopologyCostModel::iteration_collectives(const Opera
       calls.push_back({St::update_sync, CK::all_reduce, GroupKind::inter, grad_bytes / group});
     }
   } else if (g == ShardScope::I) {
-    calls.push_back({St::update_sync, os == ShardScope::I ? CK::all_reduce : CK::reduce_scatter, GroupKind::inter,
-                     grad_bytes / group});
+    calls.push_back({St::update_sync, os == ShardScope::I ? CK::all_reduce : CK::reduce_scatter,
+                     GroupKind::inter, grad_bytes / group});
   }
   // Rebuilding the parameter scope from the updated optimizer shard ("Update" A-G(P)).
   if (p == ShardScope::N && os == ShardScope::I) {
@@ -85,7 +86,8 @@ std::vector<CollectiveCall> TopologyCostModel::iteration_collectives(const Opera
   return calls;
 }
 
-double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, double params, bool trainable) const {
+double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, double params,
+                                                      bool trainable) const {
   double t = 0;
   for (const CollectiveCall& call : micro_step_collectives(c, params, trainable)) {
     t += collectives_.seconds(call.kind, call.group, call.total_bytes);
@@ -93,7 +95,8 @@ double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, d
   return t;
 }
 
-double TopologyCostModel::per_iteration_comm_seconds(const OperatorChoice& c, double params, bool trainable) const {
+double TopologyCostModel::per_iteration_comm_seconds(const OperatorChoice& c, double params,
+                                                     bool trainable) const {
   double t = 0;
   for (const CollectiveCall& call : iteration_collectives(c, params, trainable)) {
     t += collectives_.seconds(call.kind, call.group, call.total_bytes);
@@ -101,7 +104,8 @@ double TopologyCostModel::per_iteration_comm_seconds(const OperatorChoice& c, do
   return t;
 }
 
-MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorChoice& c, std::int64_t b) const {
+MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorChoice& c,
+                                          std::int64_t b) const {
   const Operator& op = scenario_.model.operators[op_index];
   const int n = scenario_.cluster.gpus();
   const int group = scenario_.training.group_size;
@@ -112,11 +116,13 @@ MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorCh
   MemoryBreakdown m;
   m.parameter_bytes = state_.parameter * (replicated + sharded * scope_share(c.scopes.parameters, n, group));
   if (c.secondary_parameter_partition) m.parameter_bytes += state_.parameter * sharded / group;
-  m.gradient_bytes = trainable * state_.gradient * (replicated + sharded * scope_share(c.scopes.gradients, n, group));
-  m.optimizer_bytes = trainable * state_.optimizer * (replicated + sharded * scope_share(c.scopes.optimizer, n, group));
+  m.gradient_bytes =
+      trainable * state_.gradient * (replicated + sharded * scope_share(c.scopes.gradients, n, group));
+  m.optimizer_bytes =
+      trainable * state_.optimizer * (replicated + sharded * scope_share(c.scopes.optimizer, n, group));
   const double samples = static_cast<double>(b);
   m.activation_bytes = samples * static_cast<double>(c.checkpoint ? op.checkpoint_bytes_per_sample
-                                                                   : op.activation_bytes_per_sample);
+                                                                  : op.activation_bytes_per_sample);
   if (c.sharded_slices > 0) {
     if (c.scopes.parameters != ShardScope::N) m.gathered_bytes += state_.parameter * slice;
     if (op.trainable && c.scopes.gradients != ShardScope::N) m.gathered_bytes += state_.gradient * slice;
@@ -132,17 +138,20 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
   const int steps = scenario_.training.gradient_accumulation_steps;
   const double slice = static_cast<double>(op.parameters) / c.slices;
 
-  double compute = compute_.forward_seconds(op, samples) * (c.checkpoint ? 2 : 1) + compute_.backward_seconds(op, samples);
+  double compute =
+      compute_.forward_seconds(op, samples) * (c.checkpoint ? 2 : 1) + compute_.backward_seconds(op, samples);
   if (c.slices > 1) compute += (c.slices - 1) * calibration_.slice_overhead_seconds * (c.checkpoint ? 3 : 2);
 
-  const OperatorChoice replicated{op.name, Scopes{ShardScope::N, ShardScope::N, ShardScope::N}, false, 1, 0, c.checkpoint};
+  const OperatorChoice replicated{
+      op.name, Scopes{ShardScope::N, ShardScope::N, ShardScope::N}, false, 1, 0, c.checkpoint};
   const double comm_micro = c.sharded_slices * per_micro_step_comm_seconds(c, slice, op.trainable);
-  const double comm_iter = c.sharded_slices * per_iteration_comm_seconds(c, slice, op.trainable) +
-                           (c.slices - c.sharded_slices) * per_iteration_comm_seconds(replicated, slice, op.trainable);
+  const double comm_iter =
+      c.sharded_slices * per_iteration_comm_seconds(c, slice, op.trainable) +
+      (c.slices - c.sharded_slices) * per_iteration_comm_seconds(replicated, slice, op.trainable);
 
   const MemoryBreakdown m = memory(op_index, c, b);
-  const double update = op.trainable ? compute_.update_seconds(m.parameter_bytes + m.gradient_bytes + m.optimizer_bytes)
-                                     : 0.0;
+  const double update =
+      op.trainable ? compute_.update_seconds(m.parameter_bytes + m.gradient_bytes + m.optimizer_bytes) : 0.0;
   double micro = compute + comm_micro;
   if (scenario_.planner.overlap) {
     micro = std::max(compute, comm_micro) + calibration_.overlap_slowdown * std::min(compute, comm_micro);

@@ -1,17 +1,25 @@
-// TopologyCostModel: collectives from link classes, compute from FLOPs, PaRO scopes, slices and checkpointing.
+// TopologyCostModel: collectives from link classes, compute from FLOPs, PaRO scopes, slices and
+// checkpointing.
 #pragma once
+
+#include <vector>
 
 #include "planner/cost/collective_cost.hpp"
 #include "planner/cost/compute_model.hpp"
 #include "planner/cost/cost_model.hpp"
 
-#include <vector>
-
 namespace shardscope {
 
 // One collective the plan executes for one sharded slice, with the stage it belongs to.
 struct CollectiveCall {
-  enum class Stage { forward_gather, recompute_gather, backward_gather, gradient_reduce, update_sync, update_rebuild };
+  enum class Stage {
+    forward_gather,
+    recompute_gather,
+    backward_gather,
+    gradient_reduce,
+    update_sync,
+    update_rebuild
+  };
   Stage stage;
   CollectiveKind kind;
   GroupKind group;
@@ -23,7 +31,8 @@ class TopologyCostModel : public CostModel {
   TopologyCostModel(const Scenario& scenario, const Calibration& calibration);
 
   ItemCost cost(std::size_t op_index, const OperatorChoice& choice, std::int64_t micro_batch) const override;
-  MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice, std::int64_t micro_batch) const override;
+  MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
+                         std::int64_t micro_batch) const override;
   double fixed_bytes() const override { return reserve_bytes_; }
   double samples_per_iteration(std::int64_t micro_batch) const override;
 
@@ -37,13 +46,15 @@ class TopologyCostModel : public CostModel {
   double slice_overhead_seconds() const { return calibration_.slice_overhead_seconds; }
 
   // Communication seconds of one sharded slice of `slice_parameters` (sums of the lists above).
-  double per_micro_step_comm_seconds(const OperatorChoice& choice, double slice_parameters, bool trainable) const;
-  double per_iteration_comm_seconds(const OperatorChoice& choice, double slice_parameters, bool trainable) const;
+  double per_micro_step_comm_seconds(const OperatorChoice& choice, double slice_parameters,
+                                     bool trainable) const;
+  double per_iteration_comm_seconds(const OperatorChoice& choice, double slice_parameters,
+                                    bool trainable) const;
   const CollectiveCost& collectives() const { return collectives_; }
 
  private:
   const Scenario& scenario_;  // the caller keeps the scenario alive while the model is used
-  Calibration calibration_;  // owned: callers often pass a temporary
+  Calibration calibration_;   // owned: callers often pass a temporary
   CollectiveCost collectives_;
   ComputeModel compute_;
   StateBytesPerParameter state_;

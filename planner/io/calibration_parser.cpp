@@ -7,8 +7,8 @@ namespace shardscope {
 
 Calibration parse_calibration_string(const std::string& text, const std::string& file) {
   const YamlMap root(parse_yaml_mapping(text, file), file, "");
-  root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead", "runtime_reserve",
-                       "message_efficiency"});
+  root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead",
+                       "runtime_reserve", "message_efficiency"});
   Calibration cal;
   const LinkClass classes[] = {LinkClass::same_switch, LinkClass::cross_switch, LinkClass::cross_socket,
                                LinkClass::nvlink, LinkClass::network};
@@ -49,7 +49,8 @@ Calibration parse_calibration_string(const std::string& text, const std::string&
       root.fail("message_efficiency", "expected a list of {bytes, factor} points");
     }
     for (std::size_t i = 0; i < list.size(); ++i) {
-      const YamlMap point(list[i], file, "message_efficiency[" + std::to_string(i) + "]", root.line("message_efficiency"));
+      const YamlMap point(list[i], file, "message_efficiency[" + std::to_string(i) + "]",
+                          root.line("message_efficiency"));
       point.reject_unknown({"bytes", "factor"});
       const double bytes = static_cast<double>(point.bytes("bytes", 1, std::int64_t{1} << 50));
       const double factor = point.number("factor", 1e-3, 1.0);

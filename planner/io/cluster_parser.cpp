@@ -37,16 +37,19 @@ void parse_intra_node(const YamlMap& map, int gpus_per_node, Cluster& cluster) {
   pcie.lanes = static_cast<int>(map.integer_or("lanes", 16, 1, 32));
   pcie.sockets = static_cast<int>(map.integer_or("sockets", 1, 1, 16));
   pcie.switches_per_socket = static_cast<int>(map.integer_or("switches_per_socket", 1, 1, 64));
-  pcie.gpus_per_switch = static_cast<int>(map.integer_or("gpus_per_switch", gpus_per_node, 1, kMaxGpusPerNode));
+  pcie.gpus_per_switch =
+      static_cast<int>(map.integer_or("gpus_per_switch", gpus_per_node, 1, kMaxGpusPerNode));
   if (pcie.sockets * pcie.switches_per_socket * pcie.gpus_per_switch != gpus_per_node) {
-    map.fail("gpus_per_switch", "sockets x switches_per_socket x gpus_per_switch (" + std::to_string(pcie.sockets) +
-                                    " x " + std::to_string(pcie.switches_per_socket) + " x " +
-                                    std::to_string(pcie.gpus_per_switch) + ") must equal gpus_per_node (" +
-                                    std::to_string(gpus_per_node) + ")");
+    map.fail("gpus_per_switch",
+             "sockets x switches_per_socket x gpus_per_switch (" + std::to_string(pcie.sockets) + " x " +
+                 std::to_string(pcie.switches_per_socket) + " x " + std::to_string(pcie.gpus_per_switch) +
+                 ") must equal gpus_per_node (" + std::to_string(gpus_per_node) + ")");
   }
   pcie.gpu_link_bytes_per_second = map.bandwidth("gpu_link_bandwidth");
-  pcie.switch_uplink_bytes_per_second = map.bandwidth_or("switch_uplink_bandwidth", pcie.gpu_link_bytes_per_second);
-  pcie.inter_socket_bytes_per_second = map.bandwidth_or("inter_socket_bandwidth", pcie.switch_uplink_bytes_per_second);
+  pcie.switch_uplink_bytes_per_second =
+      map.bandwidth_or("switch_uplink_bandwidth", pcie.gpu_link_bytes_per_second);
+  pcie.inter_socket_bytes_per_second =
+      map.bandwidth_or("inter_socket_bandwidth", pcie.switch_uplink_bytes_per_second);
   pcie.latency_seconds = map.duration_or("latency", 1e-6);
 }
 

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "planner/core/error.hpp"
 #include "planner/io/cluster_parser.hpp"
 #include "planner/io/embedded_files.hpp"
-#include "planner/core/error.hpp"
 
 namespace shardscope {
 

@@ -8,7 +8,8 @@
 
 namespace shardscope {
 
-// Names of the shipped presets, sorted (e.g. "titan-rtx-8-pcie3", "a100-40gb-2x8-100gbe", "dgx-a100", "dgx-h100").
+// Names of the shipped presets, sorted (e.g. "titan-rtx-8-pcie3", "a100-40gb-2x8-100gbe", "dgx-a100",
+// "dgx-h100").
 std::vector<std::string> cluster_preset_names();
 
 // The preset with that name; `nodes` > 0 overrides the node count (N x DGX). Throws InputError

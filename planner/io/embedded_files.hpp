@@ -1,4 +1,5 @@
-// Shipped scenario files (cluster and model presets) compiled into the binary, so no runtime lookup is needed.
+// Shipped scenario files (cluster and model presets) compiled into the binary, so no runtime lookup is
+// needed.
 #pragma once
 
 #include <string_view>

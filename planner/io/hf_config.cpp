@@ -1,9 +1,8 @@
 // Hugging Face config.json -> TransformerSpec for llama, mistral, mixtral, gpt2, gpt_neox and opt.
 #include "planner/io/hf_config.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "planner/core/error.hpp"
@@ -16,7 +15,8 @@ using Json = nlohmann::json;
 
 int line_at(const std::string& text, std::size_t byte) {
   byte = std::min(byte, text.size());
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
+  return 1 +
+         static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
 }
 
 // The line of a top-level key: the first occurrence of "key" followed by a colon.
@@ -25,7 +25,8 @@ int key_line(const std::string& text, const std::string& key) {
   std::size_t pos = 0;
   while ((pos = text.find(quoted, pos)) != std::string::npos) {
     std::size_t after = pos + quoted.size();
-    while (after < text.size() && (text[after] == ' ' || text[after] == '\t' || text[after] == '\n' || text[after] == '\r')) {
+    while (after < text.size() &&
+           (text[after] == ' ' || text[after] == '\t' || text[after] == '\n' || text[after] == '\r')) {
       ++after;
     }
     if (after < text.size() && text[after] == ':') return line_at(text, pos);
@@ -47,7 +48,8 @@ class ConfigReader {
     if (!has(key)) fail(key, "missing; this key is required for model_type " + model_type());
     return integer_value(key, min, max);
   }
-  std::int64_t integer_or(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) const {
+  std::int64_t integer_or(const std::string& key, std::int64_t fallback, std::int64_t min,
+                          std::int64_t max) const {
     return has(key) ? integer_value(key, min, max) : fallback;
   }
   bool boolean_or(const std::string& key, bool fallback) const {
@@ -64,19 +66,68 @@ class ConfigReader {
 
   // Every key must be known: either understood above or listed as not changing the model's size.
   void reject_unknown(const std::set<std::string>& understood) const {
-    static const std::set<std::string> neutral = {
-        "architectures", "model_type", "torch_dtype", "transformers_version", "_name_or_path", "bos_token_id",
-        "eos_token_id", "pad_token_id", "sep_token_id", "decoder_start_token_id", "initializer_range", "init_std",
-        "use_cache", "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "hidden_act", "activation_function",
-        "rope_theta", "rope_scaling", "rotary_emb_base", "rotary_pct", "pretraining_tp", "attention_dropout",
-        "hidden_dropout", "classifier_dropout", "attention_probs_dropout_prob", "hidden_dropout_prob", "dropout",
-        "activation_dropout", "layerdrop", "resid_pdrop", "embd_pdrop", "attn_pdrop", "sliding_window",
-        "max_window_layers", "use_sliding_window", "router_aux_loss_coef", "output_router_logits",
-        "router_jitter_noise", "summary_activation", "summary_first_dropout", "summary_proj_to_labels",
-        "summary_type", "summary_use_proj", "task_specific_params", "scale_attn_weights",
-        "reorder_and_upcast_attn", "scale_attn_by_inverse_layer_idx", "n_ctx", "prefix", "use_parallel_residual",
-        "bias", "is_decoder", "gradient_checkpointing", "return_dict", "output_attentions", "output_hidden_states",
-        "torchscript", "tokenizer_class", "id2label", "label2id"};
+    static const std::set<std::string> neutral = {"architectures",
+                                                  "model_type",
+                                                  "torch_dtype",
+                                                  "transformers_version",
+                                                  "_name_or_path",
+                                                  "bos_token_id",
+                                                  "eos_token_id",
+                                                  "pad_token_id",
+                                                  "sep_token_id",
+                                                  "decoder_start_token_id",
+                                                  "initializer_range",
+                                                  "init_std",
+                                                  "use_cache",
+                                                  "rms_norm_eps",
+                                                  "layer_norm_eps",
+                                                  "layer_norm_epsilon",
+                                                  "hidden_act",
+                                                  "activation_function",
+                                                  "rope_theta",
+                                                  "rope_scaling",
+                                                  "rotary_emb_base",
+                                                  "rotary_pct",
+                                                  "pretraining_tp",
+                                                  "attention_dropout",
+                                                  "hidden_dropout",
+                                                  "classifier_dropout",
+                                                  "attention_probs_dropout_prob",
+                                                  "hidden_dropout_prob",
+                                                  "dropout",
+                                                  "activation_dropout",
+                                                  "layerdrop",
+                                                  "resid_pdrop",
+                                                  "embd_pdrop",
+                                                  "attn_pdrop",
+                                                  "sliding_window",
+                                                  "max_window_layers",
+                                                  "use_sliding_window",
+                                                  "router_aux_loss_coef",
+                                                  "output_router_logits",
+                                                  "router_jitter_noise",
+                                                  "summary_activation",
+                                                  "summary_first_dropout",
+                                                  "summary_proj_to_labels",
+                                                  "summary_type",
+                                                  "summary_use_proj",
+                                                  "task_specific_params",
+                                                  "scale_attn_weights",
+                                                  "reorder_and_upcast_attn",
+                                                  "scale_attn_by_inverse_layer_idx",
+                                                  "n_ctx",
+                                                  "prefix",
+                                                  "use_parallel_residual",
+                                                  "bias",
+                                                  "is_decoder",
+                                                  "gradient_checkpointing",
+                                                  "return_dict",
+                                                  "output_attentions",
+                                                  "output_hidden_states",
+                                                  "torchscript",
+                                                  "tokenizer_class",
+                                                  "id2label",
+                                                  "label2id"};
     for (auto it = json_.begin(); it != json_.end(); ++it) {
       if (understood.count(it.key()) == 0 && neutral.count(it.key()) == 0) {
         fail(it.key(), "unknown key for model_type " + model_type() +
@@ -93,10 +144,11 @@ class ConfigReader {
     if (is_unsigned && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
       fail(key, "expected an integer between " + std::to_string(min) + " and " + std::to_string(max));
     }
-    const std::int64_t value = is_unsigned ? static_cast<std::int64_t>(v.get<std::uint64_t>()) : v.get<std::int64_t>();
+    const std::int64_t value =
+        is_unsigned ? static_cast<std::int64_t>(v.get<std::uint64_t>()) : v.get<std::int64_t>();
     if (value < min || value > max) {
-      fail(key, "expected an integer between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
-                    std::to_string(value));
+      fail(key, "expected an integer between " + std::to_string(min) + " and " + std::to_string(max) +
+                    ", got " + std::to_string(value));
     }
     return value;
   }
@@ -111,9 +163,17 @@ constexpr std::int64_t kMaxLayers = 100000;
 constexpr std::int64_t kMaxVocab = 100000000;
 
 TransformerSpec llama_family(const ConfigReader& c, const std::string& type) {
-  std::set<std::string> understood = {"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-                                      "num_key_value_heads", "vocab_size", "max_position_embeddings",
-                                      "tie_word_embeddings", "attention_bias", "mlp_bias", "head_dim"};
+  std::set<std::string> understood = {"hidden_size",
+                                      "intermediate_size",
+                                      "num_hidden_layers",
+                                      "num_attention_heads",
+                                      "num_key_value_heads",
+                                      "vocab_size",
+                                      "max_position_embeddings",
+                                      "tie_word_embeddings",
+                                      "attention_bias",
+                                      "mlp_bias",
+                                      "head_dim"};
   if (type == "mixtral") understood.insert({"num_local_experts", "num_experts_per_tok"});
   c.reject_unknown(understood);
   TransformerSpec s;
@@ -140,7 +200,8 @@ TransformerSpec llama_family(const ConfigReader& c, const std::string& type) {
 }
 
 TransformerSpec gpt2(const ConfigReader& c) {
-  c.reject_unknown({"n_embd", "n_layer", "n_head", "n_inner", "n_positions", "vocab_size", "tie_word_embeddings"});
+  c.reject_unknown(
+      {"n_embd", "n_layer", "n_head", "n_inner", "n_positions", "vocab_size", "tie_word_embeddings"});
   TransformerSpec s;
   s.hidden = c.integer("n_embd", 1, kMaxHidden);
   s.layers = static_cast<int>(c.integer("n_layer", 1, kMaxLayers));
@@ -154,8 +215,8 @@ TransformerSpec gpt2(const ConfigReader& c) {
 }
 
 TransformerSpec gpt_neox(const ConfigReader& c) {
-  c.reject_unknown({"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
-                    "max_position_embeddings", "tie_word_embeddings", "attention_bias"});
+  c.reject_unknown({"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
+                    "vocab_size", "max_position_embeddings", "tie_word_embeddings", "attention_bias"});
   TransformerSpec s;
   s.hidden = c.integer("hidden_size", 1, kMaxHidden);
   s.ffn_hidden = c.integer("intermediate_size", 1, 16 * kMaxHidden);
@@ -184,7 +245,8 @@ TransformerSpec opt(const ConfigReader& c) {
   // OPT's learned position table has two extra rows (its positions start at offset 2).
   s.max_positions = c.integer("max_position_embeddings", 1, 100000000) + 2;
   if (c.integer_or("word_embed_proj_dim", s.hidden, 1, kMaxHidden) != s.hidden) {
-    c.fail("word_embed_proj_dim", "a projection between embedding and hidden size (as in OPT-350m) is not supported");
+    c.fail("word_embed_proj_dim",
+           "a projection between embedding and hidden size (as in OPT-350m) is not supported");
   }
   if (!c.boolean_or("do_layer_norm_before", true)) {
     c.fail("do_layer_norm_before", "post-norm OPT layout (as in OPT-350m) is not supported");
@@ -209,14 +271,17 @@ TransformerSpec parse_hf_config_string(const std::string& text, const std::strin
   try {
     json = Json::parse(text);
   } catch (const Json::parse_error& e) {
-    throw InputError(file_name, line_at(text, e.byte > 0 ? e.byte - 1 : 0), "", std::string("malformed JSON: ") + e.what());
+    throw InputError(file_name, line_at(text, e.byte > 0 ? e.byte - 1 : 0), "",
+                     std::string("malformed JSON: ") + e.what());
   } catch (const Json::exception& e) {
     // e.g. out_of_range for a number such as 1e999 that no double can hold (found by the fuzzer)
     throw InputError(file_name, 0, "", std::string("malformed JSON: ") + e.what());
   }
-  if (!json.is_object()) throw InputError(file_name, 1, "", "expected a JSON object (a Hugging Face config.json)");
+  if (!json.is_object())
+    throw InputError(file_name, 1, "", "expected a JSON object (a Hugging Face config.json)");
   if (!json.contains("model_type") || !json.at("model_type").is_string()) {
-    throw InputError(file_name, key_line(text, "model_type"), "model_type", "missing; expected a string such as \"llama\"");
+    throw InputError(file_name, key_line(text, "model_type"), "model_type",
+                     "missing; expected a string such as \"llama\"");
   }
   const ConfigReader reader(json, text, file_name);
   const std::string type = json.at("model_type").get<std::string>();
@@ -239,8 +304,9 @@ TransformerSpec parse_hf_config_string(const std::string& text, const std::strin
   const std::int64_t context = type == "opt" ? spec.max_positions - 2 : spec.max_positions;
   if (sequence_length > context) {
     throw InputError(file_name, key_line(text, type == "gpt2" ? "n_positions" : "max_position_embeddings"),
-                     "sequence_length", "sequence length " + std::to_string(sequence_length) +
-                                            " exceeds the model's maximum of " + std::to_string(context));
+                     "sequence_length",
+                     "sequence length " + std::to_string(sequence_length) +
+                         " exceeds the model's maximum of " + std::to_string(context));
   }
   spec.sequence_length = sequence_length > 0 ? sequence_length : context;
   spec.flash_attention = true;

@@ -72,7 +72,8 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
     out["plan"] = plan_to_json(report.best.plan);
     const double ub = report.best.plan.predicted.iteration_seconds;
     const double lb = report.best.lower_bound_seconds;
-    out["optimality"] = {{"lower_bound_seconds", lb}, {"upper_bound_seconds", ub}, {"gap", ub > 0 ? (ub - lb) / ub : 0.0}};
+    out["optimality"] = {
+        {"lower_bound_seconds", lb}, {"upper_bound_seconds", ub}, {"gap", ub > 0 ? (ub - lb) / ub : 0.0}};
   } else {
     out["minimum_memory_bytes"] = report.best.minimum_memory_bytes;
     out["shortfall_bytes"] = report.best.shortfall_bytes;
@@ -105,7 +106,8 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
     throw InputError(file, 0, "", std::string("malformed JSON: ") + e.what());
   }
   const nlohmann::json& p = json.contains("plan") ? json.at("plan") : json;
-  auto need = [&](const nlohmann::json& obj, const std::string& key, const std::string& field) -> const nlohmann::json& {
+  auto need = [&](const nlohmann::json& obj, const std::string& key,
+                  const std::string& field) -> const nlohmann::json& {
     if (!obj.is_object() || !obj.contains(key)) throw InputError(file, 0, field, "missing");
     return obj.at(key);
   };
@@ -113,7 +115,8 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
     if (!v.is_number_integer()) throw InputError(file, 0, field, "expected an integer");
     const std::int64_t x = v.get<std::int64_t>();
     if (x < min || x > max) {
-      throw InputError(file, 0, field, "expected an integer between " + std::to_string(min) + " and " + std::to_string(max));
+      throw InputError(file, 0, field,
+                       "expected an integer between " + std::to_string(min) + " and " + std::to_string(max));
     }
     return x;
   };
@@ -121,16 +124,17 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
   const auto& strategy = need(p, "strategy", "plan.strategy");
   plan.strategy = strategy.is_string() ? strategy.get<std::string>() : "";
   plan.micro_batch = integer(need(p, "batch_size", "plan.batch_size"), "plan.batch_size", 1, 1 << 20);
-  plan.gradient_accumulation_steps = static_cast<int>(
-      integer(need(p, "gradient_accumulation_steps", "plan.gradient_accumulation_steps"),
-              "plan.gradient_accumulation_steps", 1, 1 << 20));
-  plan.group_size = static_cast<int>(integer(need(p, "group_size", "plan.group_size"), "plan.group_size", 1, 1 << 20));
+  plan.gradient_accumulation_steps =
+      static_cast<int>(integer(need(p, "gradient_accumulation_steps", "plan.gradient_accumulation_steps"),
+                               "plan.gradient_accumulation_steps", 1, 1 << 20));
+  plan.group_size =
+      static_cast<int>(integer(need(p, "group_size", "plan.group_size"), "plan.group_size", 1, 1 << 20));
   const auto& ops = need(p, "operators", "plan.operators");
   if (!ops.is_array()) throw InputError(file, 0, "plan.operators", "expected a list");
   if (ops.size() != model.operators.size()) {
-    throw InputError(file, 0, "plan.operators", "the plan has " + std::to_string(ops.size()) +
-                                                    " operators but the model has " +
-                                                    std::to_string(model.operators.size()));
+    throw InputError(file, 0, "plan.operators",
+                     "the plan has " + std::to_string(ops.size()) + " operators but the model has " +
+                         std::to_string(model.operators.size()));
   }
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const std::string f = "plan.operators[" + std::to_string(i) + "]";
@@ -139,13 +143,15 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
     const auto& name = need(o, "name", f + ".name");
     c.name = name.is_string() ? name.get<std::string>() : "";
     if (c.name != model.operators[i].name) {
-      throw InputError(file, 0, f + ".name", "expected operator '" + model.operators[i].name + "', got '" + c.name + "'");
+      throw InputError(file, 0, f + ".name",
+                       "expected operator '" + model.operators[i].name + "', got '" + c.name + "'");
     }
     c.scopes.parameters = scope_from(need(o, "p_scope", f + ".p_scope"), file, f + ".p_scope");
     c.scopes.gradients = scope_from(need(o, "g_scope", f + ".g_scope"), file, f + ".g_scope");
     c.scopes.optimizer = scope_from(need(o, "os_scope", f + ".os_scope"), file, f + ".os_scope");
     c.slices = static_cast<int>(integer(need(o, "slices", f + ".slices"), f + ".slices", 1, 64));
-    c.sharded_slices = static_cast<int>(integer(need(o, "sharded_slices", f + ".sharded_slices"), f + ".sharded_slices", 0, c.slices));
+    c.sharded_slices = static_cast<int>(
+        integer(need(o, "sharded_slices", f + ".sharded_slices"), f + ".sharded_slices", 0, c.slices));
     const auto& ckpt = need(o, "checkpoint", f + ".checkpoint");
     if (!ckpt.is_boolean()) throw InputError(file, 0, f + ".checkpoint", "expected true or false");
     c.checkpoint = ckpt.get<bool>();

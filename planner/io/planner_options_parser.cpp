@@ -9,15 +9,17 @@ void parse_planner_options(const YAML::Node& node, const std::string& file, Plan
   if (!node.IsDefined() || node.IsNull()) return;
   const YamlMap map(node, file, "planner");
   map.reject_unknown({"cost_model", "paper", "overlap", "prefetch_depth", "calibration"});
-  out.cost_model = map.choice_or("cost_model", "topology", {"topology", "paper"}) == "paper" ? CostModelKind::paper
-                                                                                            : CostModelKind::topology;
+  out.cost_model = map.choice_or("cost_model", "topology", {"topology", "paper"}) == "paper"
+                       ? CostModelKind::paper
+                       : CostModelKind::topology;
   if (map.has("paper")) {
     const YamlMap paper = map.map("paper");
     paper.reject_unknown({"alpha", "beta", "beta_seconds_per_byte"});
     out.paper.alpha_seconds = paper.duration("alpha");
     if (paper.has("beta") == paper.has("beta_seconds_per_byte")) {
-      paper.fail("beta", "give exactly one of beta (a bandwidth such as 12GB/s; beta = 1/bandwidth) or "
-                         "beta_seconds_per_byte");
+      paper.fail("beta",
+                 "give exactly one of beta (a bandwidth such as 12GB/s; beta = 1/bandwidth) or "
+                 "beta_seconds_per_byte");
     }
     out.paper.beta_seconds_per_byte =
         paper.has("beta") ? 1.0 / paper.bandwidth("beta") : paper.number("beta_seconds_per_byte", 1e-18, 1.0);

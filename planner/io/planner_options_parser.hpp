@@ -5,7 +5,9 @@
 
 #include "planner/core/planner_options.hpp"
 
-namespace YAML { class Node; }
+namespace YAML {
+class Node;
+}
 
 namespace shardscope {
 

@@ -1,15 +1,16 @@
-// Scenario YAML -> Scenario: model (preset, HF config, transformer or operator list), cluster, training, planner.
+// Scenario YAML -> Scenario: model (preset, HF config, transformer or operator list), cluster, training,
+// planner.
 #include "planner/io/scenario_parser.hpp"
 
 #include <filesystem>
 
+#include "planner/core/error.hpp"
 #include "planner/io/cluster_parser.hpp"
 #include "planner/io/cluster_presets.hpp"
 #include "planner/io/embedded_files.hpp"
-#include "planner/core/error.hpp"
 #include "planner/io/hf_config.hpp"
-#include "planner/io/transformer_parser.hpp"
 #include "planner/io/planner_options_parser.hpp"
+#include "planner/io/transformer_parser.hpp"
 #include "planner/io/yaml_reader.hpp"
 
 namespace shardscope {
@@ -24,12 +25,13 @@ std::string resolve(const std::string& base_dir, const std::string& path) {
 
 Operator parse_operator(const YamlMap& map) {
   map.reject_unknown({"name", "kind", "layer", "parameters", "dtype", "forward_flops_per_sample",
-                      "backward_flops_per_sample", "activation_bytes_per_sample", "checkpoint_bytes_per_sample",
-                      "workspace_bytes_per_sample", "splittable", "trainable", "paper"});
+                      "backward_flops_per_sample", "activation_bytes_per_sample",
+                      "checkpoint_bytes_per_sample", "workspace_bytes_per_sample", "splittable", "trainable",
+                      "paper"});
   Operator op;
   op.name = map.string("name");
-  const std::string kind = map.choice_or("kind", "other",
-                                         {"embedding", "attention", "mlp", "moe", "linear", "norm", "head", "other"});
+  const std::string kind = map.choice_or(
+      "kind", "other", {"embedding", "attention", "mlp", "moe", "linear", "norm", "head", "other"});
   const OperatorKind kinds[] = {OperatorKind::embedding, OperatorKind::attention, OperatorKind::mlp,
                                 OperatorKind::moe,       OperatorKind::linear,    OperatorKind::norm,
                                 OperatorKind::head,      OperatorKind::other};
@@ -42,7 +44,8 @@ Operator parse_operator(const YamlMap& map) {
   const std::string dtype = map.choice_or("dtype", "bf16", {"bf16", "fp16", "fp32"});
   op.parameter_dtype = dtype == "fp32" ? DType::fp32 : dtype == "fp16" ? DType::fp16 : DType::bf16;
   op.forward_flops_per_sample = map.number_or("forward_flops_per_sample", 0, 0, 1e21);
-  op.backward_flops_per_sample = map.number_or("backward_flops_per_sample", 2 * op.forward_flops_per_sample, 0, 1e21);
+  op.backward_flops_per_sample =
+      map.number_or("backward_flops_per_sample", 2 * op.forward_flops_per_sample, 0, 1e21);
   op.activation_bytes_per_sample = map.bytes_or("activation_bytes_per_sample", 0, 0, kMaxBytes);
   op.checkpoint_bytes_per_sample = map.bytes_or("checkpoint_bytes_per_sample", 0, 0, kMaxBytes);
   op.workspace_bytes_per_sample = map.bytes_or("workspace_bytes_per_sample", 0, 0, kMaxBytes);
@@ -55,16 +58,18 @@ Operator parse_operator(const YamlMap& map) {
     op.paper.gamma_seconds_per_sample = paper.duration("gamma");
     op.paper.parameter_bytes = static_cast<double>(paper.bytes("parameter_bytes", 0, kMaxBytes));
     op.paper.model_bytes = static_cast<double>(paper.bytes("model_bytes", 0, kMaxBytes));
-    op.paper.activation_bytes_per_sample = static_cast<double>(paper.bytes_or("activation_bytes", 0, 0, kMaxBytes));
+    op.paper.activation_bytes_per_sample =
+        static_cast<double>(paper.bytes_or("activation_bytes", 0, 0, kMaxBytes));
     op.paper.extra_bytes = static_cast<double>(paper.bytes_or("extra_bytes", 0, 0, kMaxBytes));
   }
   return op;
 }
 
 Model parse_model(const YamlMap& map, const std::string& base_dir) {
-  map.reject_unknown({"preset", "hf_config", "transformer", "operators", "name", "sequence_length", "flash_attention"});
-  const int sources = (map.has("preset") ? 1 : 0) + (map.has("hf_config") ? 1 : 0) + (map.has("transformer") ? 1 : 0) +
-                      (map.has("operators") ? 1 : 0);
+  map.reject_unknown(
+      {"preset", "hf_config", "transformer", "operators", "name", "sequence_length", "flash_attention"});
+  const int sources = (map.has("preset") ? 1 : 0) + (map.has("hf_config") ? 1 : 0) +
+                      (map.has("transformer") ? 1 : 0) + (map.has("operators") ? 1 : 0);
   if (sources != 1) {
     map.fail("preset", "give exactly one of preset, hf_config, transformer or operators");
   }
@@ -73,7 +78,8 @@ Model parse_model(const YamlMap& map, const std::string& base_dir) {
   if (map.has("operators")) {
     if (map.has("flash_attention")) map.fail("flash_attention", "only applies to generated models");
     const YAML::Node list = map.raw("operators");
-    if (!list.IsSequence() || list.size() == 0) map.fail("operators", "expected a non-empty list of operators");
+    if (!list.IsSequence() || list.size() == 0)
+      map.fail("operators", "expected a non-empty list of operators");
     if (list.size() > 1000000) map.fail("operators", "more than 10^6 operators");
     Model model;
     model.name = map.optional_string("name").value_or("custom");
@@ -126,7 +132,8 @@ YAML::Node merged(const YAML::Node& base, const YAML::Node& override_node) {
 Cluster parse_scenario_cluster(const YamlMap& map, const std::string& base_dir) {
   if (map.has("file")) {
     map.reject_unknown({"file", "nodes"});
-    return load_cluster(resolve(base_dir, map.string("file")), static_cast<int>(map.integer_or("nodes", 0, 1, 100000)));
+    return load_cluster(resolve(base_dir, map.string("file")),
+                        static_cast<int>(map.integer_or("nodes", 0, 1, 100000)));
   }
   if (!map.has("preset")) return parse_cluster(map);
   const std::string name = map.string("preset");
@@ -143,31 +150,38 @@ Cluster parse_scenario_cluster(const YamlMap& map, const std::string& base_dir) 
 }
 
 TrainingConfig parse_training(const YamlMap& map, const Cluster& cluster) {
-  map.reject_unknown({"global_batch", "micro_batch", "gradient_accumulation_steps", "max_micro_batch", "precision",
-                      "optimizer", "checkpointing", "slice_granularities", "group_size", "memory_limit",
-                      "runtime_reserve"});
+  map.reject_unknown({"global_batch", "micro_batch", "gradient_accumulation_steps", "max_micro_batch",
+                      "precision", "optimizer", "checkpointing", "slice_granularities", "group_size",
+                      "memory_limit", "runtime_reserve"});
   TrainingConfig t;
   t.global_batch = map.integer_or("global_batch", 0, 1, std::int64_t{1} << 40);
   t.micro_batch = map.integer_or("micro_batch", 0, 1, 1 << 20);
-  t.gradient_accumulation_steps = static_cast<int>(map.integer_or("gradient_accumulation_steps", 1, 1, 1 << 20));
+  t.gradient_accumulation_steps =
+      static_cast<int>(map.integer_or("gradient_accumulation_steps", 1, 1, 1 << 20));
   t.max_micro_batch = map.integer_or("max_micro_batch", 1024, 1, 1 << 20);
-  const std::string precision = map.choice_or("precision", "mixed-bf16", {"fp32", "mixed-bf16", "mixed-fp16"});
-  t.precision = precision == "fp32" ? Precision::fp32
+  const std::string precision =
+      map.choice_or("precision", "mixed-bf16", {"fp32", "mixed-bf16", "mixed-fp16"});
+  t.precision = precision == "fp32"         ? Precision::fp32
                 : precision == "mixed-fp16" ? Precision::mixed_fp16
                                             : Precision::mixed_bf16;
-  t.optimizer = map.choice_or("optimizer", "adam", {"adam", "sgd"}) == "sgd" ? OptimizerKind::sgd : OptimizerKind::adam;
+  t.optimizer =
+      map.choice_or("optimizer", "adam", {"adam", "sgd"}) == "sgd" ? OptimizerKind::sgd : OptimizerKind::adam;
   const std::string ckpt = map.choice_or("checkpointing", "search", {"none", "all", "search"});
-  t.checkpointing = ckpt == "none" ? CheckpointPolicy::none : ckpt == "all" ? CheckpointPolicy::all : CheckpointPolicy::search;
+  t.checkpointing = ckpt == "none"  ? CheckpointPolicy::none
+                    : ckpt == "all" ? CheckpointPolicy::all
+                                    : CheckpointPolicy::search;
   if (map.has("slice_granularities")) {
     t.slice_granularities.clear();
-    for (std::int64_t g : map.integer_list("slice_granularities", 1, 64)) t.slice_granularities.push_back(static_cast<int>(g));
+    for (std::int64_t g : map.integer_list("slice_granularities", 1, 64))
+      t.slice_granularities.push_back(static_cast<int>(g));
   }
   t.group_size = static_cast<int>(map.integer_or("group_size", cluster.gpus_per_node, 1, 1 << 20));
   if (cluster.gpus() % t.group_size != 0) {
     map.fail("group_size", "group size " + std::to_string(t.group_size) + " does not divide the " +
                                std::to_string(cluster.gpus()) + " GPUs of the cluster");
   }
-  t.memory_limit_bytes = map.bytes_or("memory_limit", cluster.gpu.memory_bytes, 1 << 20, cluster.gpu.memory_bytes);
+  t.memory_limit_bytes =
+      map.bytes_or("memory_limit", cluster.gpu.memory_bytes, 1 << 20, cluster.gpu.memory_bytes);
   t.runtime_reserve_bytes = map.bytes_or("runtime_reserve", 0, 0, std::int64_t{1} << 44);
   if (t.runtime_reserve_bytes >= t.memory_limit_bytes) {
     map.fail("runtime_reserve", "the runtime reserve must be below the memory limit (" +
@@ -175,18 +189,21 @@ TrainingConfig parse_training(const YamlMap& map, const Cluster& cluster) {
   }
   if (t.global_batch > 0 && t.micro_batch > 0 &&
       t.global_batch != t.micro_batch * t.gradient_accumulation_steps * cluster.gpus()) {
-    map.fail("global_batch", "must equal micro_batch x gradient_accumulation_steps x GPUs (" +
-                                 std::to_string(t.micro_batch * t.gradient_accumulation_steps * cluster.gpus()) + ")");
+    map.fail("global_batch",
+             "must equal micro_batch x gradient_accumulation_steps x GPUs (" +
+                 std::to_string(t.micro_batch * t.gradient_accumulation_steps * cluster.gpus()) + ")");
   }
   if (t.global_batch > 0 && t.global_batch % cluster.gpus() != 0) {
-    map.fail("global_batch", "must be a multiple of the number of GPUs (" + std::to_string(cluster.gpus()) + ")");
+    map.fail("global_batch",
+             "must be a multiple of the number of GPUs (" + std::to_string(cluster.gpus()) + ")");
   }
   return t;
 }
 
 }  // namespace
 
-Scenario parse_scenario_string(const std::string& text, const std::string& file_name, const std::string& base_dir) {
+Scenario parse_scenario_string(const std::string& text, const std::string& file_name,
+                               const std::string& base_dir) {
   const YamlMap root(parse_yaml_mapping(text, file_name), file_name, "");
   root.reject_unknown({"name", "description", "model", "cluster", "training", "planner"});
   Scenario scenario;
@@ -197,8 +214,8 @@ Scenario parse_scenario_string(const std::string& text, const std::string& file_
   if (root.has("training")) {
     scenario.training = parse_training(root.map("training"), scenario.cluster);
   } else {
-    scenario.training = parse_training(YamlMap(YAML::Node(YAML::NodeType::Map), file_name, "training", 0),
-                                       scenario.cluster);
+    scenario.training =
+        parse_training(YamlMap(YAML::Node(YAML::NodeType::Map), file_name, "training", 0), scenario.cluster);
   }
   parse_planner_options(root.raw("planner"), file_name, scenario.planner);
   if (!scenario.planner.calibration_file.empty()) {

@@ -3,24 +3,46 @@
 
 #include <algorithm>
 
-#include "planner/io/embedded_files.hpp"
 #include "planner/core/error.hpp"
+#include "planner/io/embedded_files.hpp"
 
 namespace shardscope {
 
 TransformerSpec parse_transformer_spec(const YamlMap& map) {
-  map.reject_unknown({"layers", "hidden", "layer_hidden", "stages", "heads", "kv_heads", "head_dim", "ffn_hidden",
-                      "vocab", "sequence_length", "max_positions", "mlp", "norm", "positions", "attention_bias",
-                      "mlp_bias", "tied_embeddings", "parallel_residual", "experts", "experts_per_token",
-                      "flash_attention", "dropout", "dtype"});
+  map.reject_unknown({"layers",
+                      "hidden",
+                      "layer_hidden",
+                      "stages",
+                      "heads",
+                      "kv_heads",
+                      "head_dim",
+                      "ffn_hidden",
+                      "vocab",
+                      "sequence_length",
+                      "max_positions",
+                      "mlp",
+                      "norm",
+                      "positions",
+                      "attention_bias",
+                      "mlp_bias",
+                      "tied_embeddings",
+                      "parallel_residual",
+                      "experts",
+                      "experts_per_token",
+                      "flash_attention",
+                      "dropout",
+                      "dtype"});
   TransformerSpec spec;
-  const int given = (map.has("hidden") ? 1 : 0) + (map.has("layer_hidden") ? 1 : 0) + (map.has("stages") ? 1 : 0);
+  const int given =
+      (map.has("hidden") ? 1 : 0) + (map.has("layer_hidden") ? 1 : 0) + (map.has("stages") ? 1 : 0);
   if (given != 1) map.fail("hidden", "give exactly one of hidden, layer_hidden or stages");
   if (map.has("stages")) {
     const YAML::Node stages = map.raw("stages");
-    if (!stages.IsSequence() || stages.size() == 0) map.fail("stages", "expected a non-empty list of {layers, hidden}");
+    if (!stages.IsSequence() || stages.size() == 0)
+      map.fail("stages", "expected a non-empty list of {layers, hidden}");
     for (std::size_t i = 0; i < stages.size(); ++i) {
-      const YamlMap stage(stages[i], map.file(), map.field("stages") + "[" + std::to_string(i) + "]", map.line("stages"));
+      const YamlMap stage(stages[i], map.file(), map.field("stages") + "[" + std::to_string(i) + "]",
+                          map.line("stages"));
       stage.reject_unknown({"layers", "hidden"});
       const std::int64_t layers = stage.integer("layers", 1, 100000);
       const std::int64_t hidden = stage.integer("hidden", 1, 1048576);
@@ -31,12 +53,14 @@ TransformerSpec parse_transformer_spec(const YamlMap& map) {
     }
     spec.layers = static_cast<int>(spec.layer_hidden.size());
     if (map.has("layers") && map.integer("layers", 1, 100000) != spec.layers) {
-      map.fail("layers", "does not match the sum of the stages' layers (" + std::to_string(spec.layers) + ")");
+      map.fail("layers",
+               "does not match the sum of the stages' layers (" + std::to_string(spec.layers) + ")");
     }
     spec.hidden = spec.layer_hidden.front();
   } else if (map.has("layer_hidden")) {
     spec.layer_hidden = map.integer_list("layer_hidden", 1, 1048576);
-    spec.layers = static_cast<int>(map.integer_or("layers", static_cast<std::int64_t>(spec.layer_hidden.size()), 1, 100000));
+    spec.layers = static_cast<int>(
+        map.integer_or("layers", static_cast<std::int64_t>(spec.layer_hidden.size()), 1, 100000));
     if (static_cast<std::size_t>(spec.layers) != spec.layer_hidden.size()) {
       map.fail("layer_hidden", "lists " + std::to_string(spec.layer_hidden.size()) + " sizes but layers is " +
                                    std::to_string(spec.layers));
@@ -55,9 +79,10 @@ TransformerSpec parse_transformer_spec(const YamlMap& map) {
   spec.max_positions = map.integer_or("max_positions", 0, 0, 100000000);
   spec.mlp = map.choice_or("mlp", "gelu", {"gelu", "gated"}) == "gated" ? MlpKind::gated : MlpKind::gelu;
   spec.norm = map.choice_or("norm", "layernorm", {"layernorm", "rmsnorm"}) == "rmsnorm" ? NormKind::rmsnorm
-                                                                                       : NormKind::layernorm;
-  spec.positions =
-      map.choice_or("positions", "learned", {"learned", "rotary"}) == "rotary" ? PositionKind::rotary : PositionKind::learned;
+                                                                                        : NormKind::layernorm;
+  spec.positions = map.choice_or("positions", "learned", {"learned", "rotary"}) == "rotary"
+                       ? PositionKind::rotary
+                       : PositionKind::learned;
   spec.attention_bias = map.boolean_or("attention_bias", true);
   spec.mlp_bias = map.boolean_or("mlp_bias", true);
   spec.tied_embeddings = map.boolean_or("tied_embeddings", true);
@@ -78,7 +103,8 @@ std::vector<std::string> model_preset_names() {
   return names;
 }
 
-TransformerSpec model_preset(const std::string& name, const std::string& file, int line, const std::string& field) {
+TransformerSpec model_preset(const std::string& name, const std::string& file, int line,
+                             const std::string& field) {
   for (const EmbeddedFile& f : embedded_model_files()) {
     if (f.name != name) continue;
     const std::string preset_file = "scenarios/models/" + std::string(f.file_name);

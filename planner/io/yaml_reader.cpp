@@ -51,7 +51,8 @@ YAML::Node parse_yaml_mapping(const std::string& text, const std::string& file) 
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
   }
-  if (!root.IsDefined() || root.IsNull()) throw InputError(file, 0, "", "file is empty; expected a YAML mapping");
+  if (!root.IsDefined() || root.IsNull())
+    throw InputError(file, 0, "", "file is empty; expected a YAML mapping");
   if (!root.IsMap()) throw InputError(file, line_of(root), "", "expected a YAML mapping at the top level");
   return root;
 }
@@ -114,8 +115,8 @@ std::int64_t YamlMap::integer(const std::string& key, std::int64_t min, std::int
     fail(key, "expected an integer, got '" + text + "'");
   }
   if (value < min || value > max) {
-    fail(key, "expected an integer between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
-                  text);
+    fail(key, "expected an integer between " + std::to_string(min) + " and " + std::to_string(max) +
+                  ", got " + text);
   }
   return value;
 }
@@ -214,13 +215,17 @@ double YamlMap::flops(const std::string& key) const {
   } catch (const std::invalid_argument& e) {
     fail(key, e.what());
   }
-  if (value <= 0 || value > 1e19) fail(key, "expected a FLOP rate above 0 and at most 10 EFLOPS, got " + text);
+  if (value <= 0 || value > 1e19)
+    fail(key, "expected a FLOP rate above 0 and at most 10 EFLOPS, got " + text);
   return value;
 }
 
-double YamlMap::flops_or(const std::string& key, double fallback) const { return has(key) ? flops(key) : fallback; }
+double YamlMap::flops_or(const std::string& key, double fallback) const {
+  return has(key) ? flops(key) : fallback;
+}
 
-std::vector<std::int64_t> YamlMap::integer_list(const std::string& key, std::int64_t min, std::int64_t max) const {
+std::vector<std::int64_t> YamlMap::integer_list(const std::string& key, std::int64_t min,
+                                                std::int64_t max) const {
   const YAML::Node value = node_[key];
   if (!value.IsDefined() || value.IsNull()) fail(key, "missing; expected a list of integers");
   if (!value.IsSequence()) fail(key, "expected a list of integers such as [1, 2, 4]");
@@ -274,7 +279,8 @@ YamlMap YamlMap::map(const std::string& key) const {
 void YamlMap::reject_unknown(const std::vector<std::string>& known) const {
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     if (!it->first.IsScalar()) {
-      throw InputError(file_, line_of(it->first) > 0 ? line_of(it->first) : line_, path_, "keys must be plain names");
+      throw InputError(file_, line_of(it->first) > 0 ? line_of(it->first) : line_, path_,
+                       "keys must be plain names");
     }
     const std::string key = it->first.Scalar();
     bool found = false;

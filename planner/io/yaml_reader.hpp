@@ -1,4 +1,5 @@
-// YamlMap: typed, line-aware access to one YAML mapping; every failure is an InputError naming file, line, field.
+// YamlMap: typed, line-aware access to one YAML mapping; every failure is an InputError naming file, line,
+// field.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -37,17 +38,19 @@ class YamlMap {
   std::string string(const std::string& key) const;
   std::optional<std::string> optional_string(const std::string& key) const;
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) const;
-  std::int64_t integer_or(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) const;
+  std::int64_t integer_or(const std::string& key, std::int64_t fallback, std::int64_t min,
+                          std::int64_t max) const;
   double number(const std::string& key, double min, double max) const;
   double number_or(const std::string& key, double fallback, double min, double max) const;
   bool boolean_or(const std::string& key, bool fallback) const;
   std::int64_t bytes(const std::string& key, std::int64_t min, std::int64_t max) const;
-  std::int64_t bytes_or(const std::string& key, std::int64_t fallback, std::int64_t min, std::int64_t max) const;
+  std::int64_t bytes_or(const std::string& key, std::int64_t fallback, std::int64_t min,
+                        std::int64_t max) const;
   double bandwidth(const std::string& key) const;  // positive bytes/s
   double bandwidth_or(const std::string& key, double fallback) const;
-  double duration(const std::string& key) const;   // non-negative seconds
+  double duration(const std::string& key) const;  // non-negative seconds
   double duration_or(const std::string& key, double fallback) const;
-  double flops(const std::string& key) const;      // positive FLOP/s
+  double flops(const std::string& key) const;  // positive FLOP/s
   double flops_or(const std::string& key, double fallback) const;
   std::vector<std::int64_t> integer_list(const std::string& key, std::int64_t min, std::int64_t max) const;
   // One of `choices`; the error lists them.

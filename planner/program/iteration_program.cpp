@@ -2,20 +2,27 @@
 // (gathers, compute, reduce-scatters, activations), then gradient sync, optimizer update, parameter rebuild.
 #include "planner/program/iteration_program.hpp"
 
-#include "planner/cost/topology_cost.hpp"
 #include "planner/core/error.hpp"
+#include "planner/cost/topology_cost.hpp"
 
 namespace shardscope {
 
 const char* to_string(MemoryCategory category) {
   switch (category) {
-    case MemoryCategory::parameters: return "parameters";
-    case MemoryCategory::gradients: return "gradients";
-    case MemoryCategory::optimizer: return "optimizer";
-    case MemoryCategory::activations: return "activations";
-    case MemoryCategory::gathered: return "gathered";
-    case MemoryCategory::workspace: return "workspace";
-    case MemoryCategory::reserve: return "reserve";
+    case MemoryCategory::parameters:
+      return "parameters";
+    case MemoryCategory::gradients:
+      return "gradients";
+    case MemoryCategory::optimizer:
+      return "optimizer";
+    case MemoryCategory::activations:
+      return "activations";
+    case MemoryCategory::gathered:
+      return "gathered";
+    case MemoryCategory::workspace:
+      return "workspace";
+    case MemoryCategory::reserve:
+      return "reserve";
   }
   return "other";
 }
@@ -88,14 +95,17 @@ int gather_task(Builder& b, const std::vector<CollectiveCall>& calls, Collective
 
 }  // namespace
 
-IterationProgram build_iteration_program(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
-                                         int prefetch_depth, bool serial, double bucket_bytes) {
+IterationProgram build_iteration_program(const Scenario& scenario, const Calibration& calibration,
+                                         const Plan& plan, int prefetch_depth, bool serial,
+                                         double bucket_bytes) {
   if (scenario.planner.cost_model != CostModelKind::topology) {
-    throw InputError(scenario.source_file, 0, "planner.cost_model",
-                     "the simulator needs the topology cost model (the paper model has no cluster to simulate)");
+    throw InputError(
+        scenario.source_file, 0, "planner.cost_model",
+        "the simulator needs the topology cost model (the paper model has no cluster to simulate)");
   }
   if (plan.operators.size() != scenario.model.operators.size()) {
-    throw InputError(scenario.source_file, 0, "plan.operators", "the plan does not match the model's operators");
+    throw InputError(scenario.source_file, 0, "plan.operators",
+                     "the plan does not match the model's operators");
   }
   Scenario s = scenario;
   s.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
@@ -136,11 +146,11 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
   struct Pass {
     std::vector<CollectiveCall> calls;  // of one slice
     double slice_parameters = 0;
-    double fwd_seconds = 0;             // per slice, with its share of the slicing overhead
+    double fwd_seconds = 0;  // per slice, with its share of the slicing overhead
     double bwd_seconds = 0;
-    double kept_bytes = 0;              // activations (or checkpoint inputs) kept for backward
+    double kept_bytes = 0;  // activations (or checkpoint inputs) kept for backward
     double workspace_bytes = 0;
-    double recomputed_bytes = 0;        // activations rebuilt by a checkpointed operator's recompute
+    double recomputed_bytes = 0;  // activations rebuilt by a checkpointed operator's recompute
   };
   std::vector<Pass> passes(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -170,13 +180,17 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
       const Pass& p = passes[i];
       for (int j = 0; j < c.slices; ++j) {
         const bool sharded = j < c.sharded_slices;
-        const int gather = sharded ? gather_task(b, p.calls, CollectiveCall::Stage::forward_gather, "AG " + op.name + suffix) : -1;
+        const int gather =
+            sharded ? gather_task(b, p.calls, CollectiveCall::Stage::forward_gather, "AG " + op.name + suffix)
+                    : -1;
         const int t = b.compute("fwd " + op.name + suffix, p.fwd_seconds, gather);
         Task& task = b.task(t);
         task.alloc_at_start[at(MemoryCategory::activations)] = p.kept_bytes / c.slices;
         task.alloc_at_start[at(MemoryCategory::workspace)] = p.workspace_bytes;
         task.free_at_end[at(MemoryCategory::workspace)] = task.alloc_at_start[at(MemoryCategory::workspace)];
-        if (gather >= 0) task.free_at_end[at(MemoryCategory::gathered)] = b.task(gather).alloc_at_start[at(MemoryCategory::gathered)];
+        if (gather >= 0)
+          task.free_at_end[at(MemoryCategory::gathered)] =
+              b.task(gather).alloc_at_start[at(MemoryCategory::gathered)];
         if (gather >= 0) b.consumed_by(t);
       }
     }
@@ -195,7 +209,8 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
           const int t = b.compute("recompute " + op.name + suffix, p.fwd_seconds, g);
           b.task(t).alloc_at_start[at(MemoryCategory::workspace)] = p.recomputed_bytes;
           if (g >= 0) {
-            b.task(t).free_at_end[at(MemoryCategory::gathered)] = b.task(g).alloc_at_start[at(MemoryCategory::gathered)];
+            b.task(t).free_at_end[at(MemoryCategory::gathered)] =
+                b.task(g).alloc_at_start[at(MemoryCategory::gathered)];
             b.consumed_by(t);
           }
         }
@@ -203,14 +218,16 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
         const int t = b.compute("bwd " + op.name + suffix, p.bwd_seconds, g);
         Task& task = b.task(t);
         const double grad_buffer = sharded && op.trainable && c.scopes.gradients != ShardScope::N
-                                       ? bytes.gradient * p.slice_parameters : 0.0;
+                                       ? bytes.gradient * p.slice_parameters
+                                       : 0.0;
         task.alloc_at_start[at(MemoryCategory::workspace)] = p.workspace_bytes;
         task.alloc_at_start[at(MemoryCategory::gathered)] = grad_buffer;
         task.free_at_end[at(MemoryCategory::workspace)] =
             task.alloc_at_start[at(MemoryCategory::workspace)] + (c.checkpoint ? p.recomputed_bytes : 0.0);
         task.free_at_end[at(MemoryCategory::activations)] = p.kept_bytes / c.slices;
         if (g >= 0) {
-          task.free_at_end[at(MemoryCategory::gathered)] = b.task(g).alloc_at_start[at(MemoryCategory::gathered)];
+          task.free_at_end[at(MemoryCategory::gathered)] =
+              b.task(g).alloc_at_start[at(MemoryCategory::gathered)];
           b.consumed_by(t);
         }
         for (const CollectiveCall& call : p.calls) {
@@ -232,7 +249,8 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
     const Operator& op = s.model.operators[i];
     const OperatorChoice& c = plan.operators[i];
     const double slice = static_cast<double>(op.parameters) / c.slices;
-    const OperatorChoice replicated{op.name, Scopes{ShardScope::N, ShardScope::N, ShardScope::N}, false, 1, 0, c.checkpoint};
+    const OperatorChoice replicated{
+        op.name, Scopes{ShardScope::N, ShardScope::N, ShardScope::N}, false, 1, 0, c.checkpoint};
     int last_sync = -1;
     std::vector<CollectiveCall> rebuild;
     for (int j = 0; j < c.slices; ++j) {
@@ -246,11 +264,11 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
       }
     }
     const MemoryBreakdown m = model.memory(i, c, plan.micro_batch);
-    const int update = op.trainable
-                           ? b.compute("update " + op.name,
-                                       model.compute().update_seconds(m.parameter_bytes + m.gradient_bytes + m.optimizer_bytes),
-                                       last_sync)
-                           : -1;
+    const int update = op.trainable ? b.compute("update " + op.name,
+                                                model.compute().update_seconds(
+                                                    m.parameter_bytes + m.gradient_bytes + m.optimizer_bytes),
+                                                last_sync)
+                                    : -1;
     for (const CollectiveCall& call : rebuild) b.collective("rebuild " + op.name, call, update);
   }
   program.samples_per_iteration = model.samples_per_iteration(plan.micro_batch);

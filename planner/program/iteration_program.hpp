@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "planner/core/calibration.hpp"
-#include "planner/cost/collective_cost.hpp"
 #include "planner/core/plan.hpp"
 #include "planner/core/scenario.hpp"
+#include "planner/cost/collective_cost.hpp"
 
 namespace shardscope {
 
@@ -21,19 +21,20 @@ using MemoryBytes = std::array<double, kMemoryCategories>;
 
 struct Task {
   enum class Stream { compute, comm } stream = Stream::compute;
-  std::string name;              // e.g. "fwd layer3.mlp", "AG layer3.mlp"
-  double compute_seconds = 0;    // compute tasks
+  std::string name;                                  // e.g. "fwd layer3.mlp", "AG layer3.mlp"
+  double compute_seconds = 0;                        // compute tasks
   CollectiveKind kind = CollectiveKind::all_gather;  // comm tasks
   GroupKind group = GroupKind::global;
-  double total_bytes = 0;        // full buffer of the collective
-  int wait_for_other = -1;       // index (in this rank's list) of a task on the other stream that must finish first
+  double total_bytes = 0;  // full buffer of the collective
+  int wait_for_other =
+      -1;  // index (in this rank's list) of a task on the other stream that must finish first
   MemoryBytes alloc_at_start{};  // memory taken when the task starts
   MemoryBytes free_at_end{};     // memory released when the task ends
 };
 
 struct IterationProgram {
-  std::vector<Task> tasks;       // identical for every rank (data parallel): collectives rendezvous in order
-  MemoryBytes resident{};        // held for the whole iteration (states + reserve)
+  std::vector<Task> tasks;  // identical for every rank (data parallel): collectives rendezvous in order
+  MemoryBytes resident{};   // held for the whole iteration (states + reserve)
   double samples_per_iteration = 0;
   double tokens_per_iteration = 0;
 };
@@ -41,7 +42,8 @@ struct IterationProgram {
 // Builds the program; `serial` puts every task on one stream (overlap off) so it adds up like the planner.
 // `bucket_bytes` > 0 merges consecutive gradient reduce-scatters of the same group into buckets of at least
 // that size (issued after the last backward they cover, as DDP/FSDP buckets do); 0 reduces each slice alone.
-IterationProgram build_iteration_program(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
-                                         int prefetch_depth, bool serial, double bucket_bytes = 0);
+IterationProgram build_iteration_program(const Scenario& scenario, const Calibration& calibration,
+                                         const Plan& plan, int prefetch_depth, bool serial,
+                                         double bucket_bytes = 0);
 
 }  // namespace shardscope

@@ -52,28 +52,31 @@ double lp_time_bound(const McProblem& p) {
   return best;
 }
 
-Plan make_plan(const SearchSpace& space, const PlanInstance& inst, const std::vector<int>& picks, std::int64_t b,
-               int accumulation, int group_size) {
+Plan make_plan(const SearchSpace& space, const PlanInstance& inst, const std::vector<int>& picks,
+               std::int64_t b, int accumulation, int group_size) {
   Plan plan;
   plan.strategy = space.name;
   plan.micro_batch = b;
   plan.gradient_accumulation_steps = accumulation;
   plan.group_size = group_size;
-  for (std::size_t c = 0; c < picks.size(); ++c) plan.operators.push_back(inst.choices[c][static_cast<std::size_t>(picks[c])]);
+  for (std::size_t c = 0; c < picks.size(); ++c)
+    plan.operators.push_back(inst.choices[c][static_cast<std::size_t>(picks[c])]);
   return plan;
 }
 
 }  // namespace
 
-PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space,
-                            std::int64_t micro_batch) {
+PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
+                            const SearchSpace& space, std::int64_t micro_batch) {
   const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration);
   PlanInstance inst;
   inst.fixed_bytes = model->fixed_bytes();
   inst.samples_per_iteration = model->samples_per_iteration(micro_batch);
   inst.problem.capacity_bytes = static_cast<double>(scenario.training.memory_limit_bytes) - inst.fixed_bytes;
   // Identical operators (same shape) share their item lists: cost once per shape.
-  std::map<std::tuple<int, std::int64_t, double, std::int64_t, std::int64_t, std::int64_t, bool, bool>, std::size_t> seen;
+  std::map<std::tuple<int, std::int64_t, double, std::int64_t, std::int64_t, std::int64_t, bool, bool>,
+           std::size_t>
+      seen;
   for (std::size_t i = 0; i < scenario.model.operators.size(); ++i) {
     const Operator& op = scenario.model.operators[i];
     const auto key = std::make_tuple(static_cast<int>(op.kind), op.parameters, op.forward_flops_per_sample,
@@ -183,13 +186,15 @@ StrategyResult plan_strategy(const Scenario& base, const Calibration& calibratio
                               scenario.training.group_size);
       result.plan.predicted.iteration_seconds = seconds;
       result.plan.predicted.samples_per_second = row.samples_per_second;
-      result.plan.predicted.tokens_per_second = row.samples_per_second * static_cast<double>(scenario.model.sequence_length);
+      result.plan.predicted.tokens_per_second =
+          row.samples_per_second * static_cast<double>(scenario.model.sequence_length);
       result.plan.predicted.peak_memory_bytes = row.peak_memory_bytes;
     }
   }
   result.lower_bound_seconds = best_lower;
   if (!result.fits) {
-    result.shortfall_bytes = result.minimum_memory_bytes - static_cast<double>(base.training.memory_limit_bytes);
+    result.shortfall_bytes =
+        result.minimum_memory_bytes - static_cast<double>(base.training.memory_limit_bytes);
   }
   return result;
 }
@@ -220,10 +225,11 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
   report.best = plan_strategy(scenario, calibration, main_space);
   if (with_baselines) {
     for (const SearchSpace& space : baseline_spaces(scenario.training)) {
-      const bool paper_only_scopes = space.scopes.size() <= 2 &&
-          std::all_of(space.scopes.begin(), space.scopes.end(), [](const Scopes& s) {
-            return s.name() == "NNN" || s.name() == "GGG";
-          }) && !space.secondary_parameter_partition;
+      const bool paper_only_scopes =
+          space.scopes.size() <= 2 &&
+          std::all_of(space.scopes.begin(), space.scopes.end(),
+                      [](const Scopes& s) { return s.name() == "NNN" || s.name() == "GGG"; }) &&
+          !space.secondary_parameter_partition;
       if (paper && !paper_only_scopes) continue;  // the paper model knows only DP and ZDP
       report.baselines.push_back(plan_strategy(scenario, calibration, space));
     }
@@ -231,7 +237,8 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
   if (report.best.fits) {
     Scenario at_best = scenario;
     at_best.training.gradient_accumulation_steps = report.best.plan.gradient_accumulation_steps;
-    at_best.training.memory_limit_bytes = scenario.cluster.gpu.memory_bytes;  // show the curve up to the device
+    at_best.training.memory_limit_bytes =
+        scenario.cluster.gpu.memory_bytes;  // show the curve up to the device
     PlanInstance inst = build_instance(at_best, calibration, main_space, report.best.plan.micro_batch);
     for (ParetoPoint p : pareto_front(inst.problem)) {
       p.peak_bytes += inst.fixed_bytes;

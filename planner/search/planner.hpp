@@ -40,8 +40,10 @@ struct PlanReport {
   std::vector<ParetoPoint> pareto;  // at best's batch size; peak memory includes the runtime reserve
 };
 
-StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space);
-PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines = true);
+StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibration,
+                             const SearchSpace& space);
+PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration,
+                         bool with_baselines = true);
 
 // The planner's prediction for a given plan (iteration time and peak memory per GPU, reserve included).
 PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan);
@@ -49,11 +51,12 @@ PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibr
 // Builds the knapsack instance of one space at one batch size (for benchmarks, tests and the Pareto front).
 struct PlanInstance {
   McProblem problem;
-  std::vector<std::vector<OperatorChoice>> choices;  // per class, aligned with problem.classes after filtering
+  std::vector<std::vector<OperatorChoice>>
+      choices;  // per class, aligned with problem.classes after filtering
   double fixed_bytes = 0;
   double samples_per_iteration = 0;
 };
-PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space,
-                            std::int64_t micro_batch);
+PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
+                            const SearchSpace& space, std::int64_t micro_batch);
 
 }  // namespace shardscope

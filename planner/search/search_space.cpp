@@ -13,7 +13,8 @@ constexpr ShardScope N = ShardScope::N, I = ShardScope::I, G = ShardScope::G;
 int fineness(ShardScope s) { return s == N ? 0 : s == I ? 1 : 2; }
 
 std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
 
@@ -47,9 +48,12 @@ std::vector<Scopes> paro_scopes() {
 
 std::vector<bool> checkpoint_options(CheckpointPolicy policy) {
   switch (policy) {
-    case CheckpointPolicy::none: return {false};
-    case CheckpointPolicy::all: return {true};
-    case CheckpointPolicy::search: return {false, true};
+    case CheckpointPolicy::none:
+      return {false};
+    case CheckpointPolicy::all:
+      return {true};
+    case CheckpointPolicy::search:
+      return {false, true};
   }
   return {false};
 }
@@ -74,9 +78,9 @@ SearchSpace osdp_space(const TrainingConfig& t, bool splitting) {
 
 std::vector<SearchSpace> baseline_spaces(const TrainingConfig& t) {
   std::vector<SearchSpace> out = {
-      whole_model("ddp", {N, N, N}, t),       whole_model("zero-1", {N, N, G}, t),
-      whole_model("zero-2", {N, G, G}, t),    whole_model("fsdp", {G, G, G}, t),
-      whole_model("mics", {I, I, I}, t),      whole_model("zero++", {G, G, G}, t, true),
+      whole_model("ddp", {N, N, N}, t),    whole_model("zero-1", {N, N, G}, t),
+      whole_model("zero-2", {N, G, G}, t), whole_model("fsdp", {G, G, G}, t),
+      whole_model("mics", {I, I, I}, t),   whole_model("zero++", {G, G, G}, t, true),
   };
   for (const Scopes& s : paro_scopes()) out.push_back(whole_model("paro-" + s.name(), s, t));
   out.push_back(osdp_space(t, false));

@@ -11,12 +11,12 @@ namespace shardscope {
 
 struct SearchSpace {
   std::string name;
-  std::vector<Scopes> scopes;              // scopes a sharded slice may use
+  std::vector<Scopes> scopes;                  // scopes a sharded slice may use
   bool secondary_parameter_partition = false;  // ZeRO++ hpZ
-  std::vector<int> granularities{1};       // slice counts g
-  bool partial = true;                     // k may be 0..g (else only k = g, or k = 0 when NNN is allowed)
-  std::vector<bool> checkpoint{false};     // checkpointing values an operator may take
-  bool uniform = false;                    // whole-model strategy: every operator takes the same choice
+  std::vector<int> granularities{1};           // slice counts g
+  bool partial = true;                  // k may be 0..g (else only k = g, or k = 0 when NNN is allowed)
+  std::vector<bool> checkpoint{false};  // checkpointing values an operator may take
+  bool uniform = false;                 // whole-model strategy: every operator takes the same choice
 };
 
 // The 14 PaRO scope combinations (PaRO Table 1: the optimizer scope is at least as fine as P and G).
@@ -29,7 +29,8 @@ SearchSpace full_space(const TrainingConfig& training);
 SearchSpace osdp_space(const TrainingConfig& training, bool splitting);
 // Whole-model baselines: DDP, ZeRO-1, ZeRO-2, ZeRO-3 (= FSDP), MiCS (= FSDP hybrid), ZeRO++, PaRO-XYZ x 14.
 std::vector<SearchSpace> baseline_spaces(const TrainingConfig& training);
-// A baseline by name (case-insensitive: "fsdp", "zero-2", "paro-IIG", "osdp", "shardscope"); throws on unknown.
+// A baseline by name (case-insensitive: "fsdp", "zero-2", "paro-IIG", "osdp", "shardscope"); throws on
+// unknown.
 SearchSpace space_by_name(const std::string& name, const TrainingConfig& training);
 
 // Every distinct choice for one operator in a space (k = 0 appears once, as plain DP).

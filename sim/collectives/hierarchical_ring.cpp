@@ -11,12 +11,12 @@ std::vector<RankSchedule> hierarchical_ring_schedule(const ScheduleRequest& r) {
   for (int rank = 0; rank < n; ++rank) {
     const int group = rank / m, local = rank % m;
     const auto intra = [&](const std::string& stage, double chunk, int steps) {
-      return Stage{{make_phase(r, stage + ".intra" + std::to_string(group), intra_group(group, m), chunk, steps,
-                               GroupKind::intra)}};
+      return Stage{{make_phase(r, stage + ".intra" + std::to_string(group), intra_group(group, m), chunk,
+                               steps, GroupKind::intra)}};
     };
     const auto inter = [&](const std::string& stage, double chunk, int steps) {
-      return Stage{{make_phase(r, stage + ".inter" + std::to_string(local), inter_group(local, m, n), chunk, steps,
-                               GroupKind::inter)}};
+      return Stage{{make_phase(r, stage + ".inter" + std::to_string(local), inter_group(local, m, n), chunk,
+                               steps, GroupKind::inter)}};
     };
     RankSchedule& s = out[static_cast<std::size_t>(rank)];
     switch (r.kind) {

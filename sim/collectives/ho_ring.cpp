@@ -11,14 +11,14 @@ std::vector<RankSchedule> ho_ring_schedule(const ScheduleRequest& r) {
   for (int rank = 0; rank < n; ++rank) {
     const int group = rank / m, local = rank % m;
     auto overlapped = [&](const std::string& stage) {
-      return Stage{{make_phase(r, stage + ".intra" + std::to_string(group), intra_group(group, m), shard, m - 1,
-                               GroupKind::intra),
+      return Stage{{make_phase(r, stage + ".intra" + std::to_string(group), intra_group(group, m), shard,
+                               m - 1, GroupKind::intra),
                     make_phase(r, stage + ".inter" + std::to_string(local), inter_group(local, m, n), shard,
                                groups - 1, GroupKind::inter)}};
     };
     auto forward = [&](const std::string& stage) {
-      return Stage{{make_phase(r, stage + ".fwd" + std::to_string(group), intra_group(group, m), (groups - 1) * shard,
-                               m - 1, GroupKind::intra)}};
+      return Stage{{make_phase(r, stage + ".fwd" + std::to_string(group), intra_group(group, m),
+                               (groups - 1) * shard, m - 1, GroupKind::intra)}};
     };
     RankSchedule& s = out[static_cast<std::size_t>(rank)];
     switch (r.kind) {

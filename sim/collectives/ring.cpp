@@ -1,8 +1,7 @@
 // Ring all-gather / reduce-scatter / all-reduce as per-rank actors: the step model (N-1 rendezvous steps of
 // N concurrent transfers) and a coarse model (one flow per ring edge carrying steps x chunk, plus latency).
-#include <simgrid/s4u.hpp>
-
 #include <cmath>
+#include <simgrid/s4u.hpp>
 
 #include "sim/collectives/ring_actor.hpp"
 #include "sim/collectives/schedule.hpp"
@@ -18,7 +17,8 @@ void run_ring_phase(const RingPhase& phase, std::size_t position, std::int64_t& 
   const std::size_t n = phase.ranks.size();
   if (n <= 1 || phase.steps <= 0) return;
   sg4::Mailbox* self = sg4::Mailbox::by_name(phase.name + "#" + std::to_string(phase.ranks[position]));
-  sg4::Mailbox* right = sg4::Mailbox::by_name(phase.name + "#" + std::to_string(phase.ranks[(position + 1) % n]));
+  sg4::Mailbox* right =
+      sg4::Mailbox::by_name(phase.name + "#" + std::to_string(phase.ranks[(position + 1) % n]));
   // A message at efficiency e occupies the links like chunk / e bytes at full bandwidth.
   const double effective = phase.chunk_bytes / phase.efficiency;
   const auto chunk = static_cast<std::uint64_t>(std::llround(effective));
@@ -45,8 +45,8 @@ void run_ring_phase(const RingPhase& phase, std::size_t position, std::int64_t& 
   }
 }
 
-RingPhase make_phase(const ScheduleRequest& r, const std::string& name, std::vector<int> ranks, double chunk_bytes,
-                     int steps, GroupKind group) {
+RingPhase make_phase(const ScheduleRequest& r, const std::string& name, std::vector<int> ranks,
+                     double chunk_bytes, int steps, GroupKind group) {
   RingPhase phase;
   phase.name = r.tag + name;
   phase.ranks = std::move(ranks);
@@ -77,7 +77,8 @@ std::vector<RankSchedule> ring_schedule(const ScheduleRequest& r) {
   const int steps = (r.kind == CollectiveKind::all_reduce ? 2 : 1) * (n - 1);
   std::vector<RankSchedule> out(static_cast<std::size_t>(n));
   for (int rank = 0; rank < n; ++rank) {
-    out[static_cast<std::size_t>(rank)] = {Stage{{make_phase(r, "ring", all, r.total_bytes / n, steps, GroupKind::global)}}};
+    out[static_cast<std::size_t>(rank)] = {
+        Stage{{make_phase(r, "ring", all, r.total_bytes / n, steps, GroupKind::global)}}};
   }
   return out;
 }

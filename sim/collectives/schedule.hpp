@@ -19,8 +19,8 @@ struct ScheduleRequest {
   int ranks;       // N
   int group_size;  // M (hierarchical algorithms)
   bool coarse;
-  std::string tag;                        // prefix making mailbox names unique per concurrent copy
-  std::vector<double> latency_by_group;   // path latency of [intra, inter, global] rings (coarse mode)
+  std::string tag;                       // prefix making mailbox names unique per concurrent copy
+  std::vector<double> latency_by_group;  // path latency of [intra, inter, global] rings (coarse mode)
 };
 
 // One file per algorithm (ring.cpp is the building block they share).
@@ -29,8 +29,8 @@ std::vector<RankSchedule> hierarchical_ring_schedule(const ScheduleRequest& requ
 std::vector<RankSchedule> ho_ring_schedule(const ScheduleRequest& request);
 
 // Helpers shared by the builders.
-RingPhase make_phase(const ScheduleRequest& r, const std::string& name, std::vector<int> ranks, double chunk_bytes,
-                     int steps, GroupKind group);
+RingPhase make_phase(const ScheduleRequest& r, const std::string& name, std::vector<int> ranks,
+                     double chunk_bytes, int steps, GroupKind group);
 std::vector<int> intra_group(int group, int group_size);
 std::vector<int> inter_group(int local, int group_size, int ranks);
 

@@ -1,6 +1,6 @@
-// CLI tests: `inspect` output and JSON golden file, and bad input giving a non-zero exit with file:line: field.
+// CLI tests: `inspect` output and JSON golden file, and bad input giving a non-zero exit with file:line:
+// field.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -23,7 +23,8 @@ std::string read_file(const std::string& path) {
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("shardscope_cli_" + std::to_string(::getpid()) + "_" + name);
+  const auto path =
+      std::filesystem::temp_directory_path() / ("shardscope_cli_" + std::to_string(::getpid()) + "_" + name);
   std::ofstream(path, std::ios::binary) << text;
   return path.string();
 }
@@ -48,10 +49,13 @@ TEST(Cli, InspectJsonIsDeterministicAndMatchesTheGoldenFile) {
 }
 
 TEST(Cli, BadInputExitsNonZeroNamingFileLineAndField) {
-  const std::string path = write_temp("bad.yaml", "model: {preset: nd-48x1536}\ncluster:\n  preset: dgx-a100\n  nodes: -3\n");
+  const std::string path =
+      write_temp("bad.yaml", "model: {preset: nd-48x1536}\ncluster:\n  preset: dgx-a100\n  nodes: -3\n");
   const auto r = test::run_command(kBinary + " inspect " + path);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find(path + ":4: cluster.nodes: expected an integer between 1 and 100000"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(path + ":4: cluster.nodes: expected an integer between 1 and 100000"),
+            std::string::npos)
+      << r.err;
   std::filesystem::remove(path);
 }
 
@@ -87,8 +91,10 @@ TEST(Cli, PlanJsonIsDeterministicAndMatchesTheGoldenFile) {
 }
 
 TEST(Cli, PlanWritesThePlanFileAndPrintsTheTable) {
-  const auto out = std::filesystem::temp_directory_path() / ("shardscope_plan_" + std::to_string(::getpid()) + ".json");
-  const auto r = test::run_command(kBinary + " plan " + kSource + "/scenarios/default.yaml --out " + out.string());
+  const auto out =
+      std::filesystem::temp_directory_path() / ("shardscope_plan_" + std::to_string(::getpid()) + ".json");
+  const auto r =
+      test::run_command(kBinary + " plan " + kSource + "/scenarios/default.yaml --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Optimality lower bound"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fsdp"), std::string::npos) << r.out;

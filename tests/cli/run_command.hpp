@@ -19,8 +19,8 @@ struct CommandResult {
 };
 
 inline CommandResult run_command(const std::string& command) {
-  const auto err_path = std::filesystem::temp_directory_path() /
-                        ("shardscope_cli_err_" + std::to_string(::getpid()) + ".txt");
+  const auto err_path =
+      std::filesystem::temp_directory_path() / ("shardscope_cli_err_" + std::to_string(::getpid()) + ".txt");
   const std::string full = command + " 2>" + err_path.string() + " </dev/null";
   CommandResult result;
   FILE* pipe = ::popen(full.c_str(), "r");

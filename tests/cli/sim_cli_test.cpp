@@ -1,11 +1,10 @@
 // CLI tests of the SimGrid commands: simulate JSON keys and determinism, a valid Chrome trace, collective.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "run_command.hpp"
@@ -33,9 +32,10 @@ TEST(SimCli, SimulateJsonHasTheDocumentedKeysAndIsDeterministic) {
 }
 
 TEST(SimCli, TraceIsValidTraceEventJson) {
-  const auto path = std::filesystem::temp_directory_path() / ("shardscope_trace_" + std::to_string(::getpid()) + ".json");
-  const auto r = test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --strategy fsdp --trace " +
-                                   path.string());
+  const auto path =
+      std::filesystem::temp_directory_path() / ("shardscope_trace_" + std::to_string(::getpid()) + ".json");
+  const auto r = test::run_command(kBinary + " simulate " + kSource +
+                                   "/scenarios/default.yaml --strategy fsdp --trace " + path.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream in(path);
   const auto trace = nlohmann::json::parse(in);
@@ -62,8 +62,10 @@ TEST(SimCli, TraceIsValidTraceEventJson) {
 }
 
 TEST(SimCli, LinksCsvHasAHeaderAndOneRowPerLinkDirection) {
-  const auto path = std::filesystem::temp_directory_path() / ("shardscope_links_" + std::to_string(::getpid()) + ".csv");
-  const auto r = test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --links " + path.string());
+  const auto path =
+      std::filesystem::temp_directory_path() / ("shardscope_links_" + std::to_string(::getpid()) + ".csv");
+  const auto r = test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --links " +
+                                   path.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream in(path);
   std::string header, row;
@@ -76,18 +78,23 @@ TEST(SimCli, LinksCsvHasAHeaderAndOneRowPerLinkDirection) {
 }
 
 TEST(SimCli, SimulateCompareShowsBothPredictions) {
-  const auto r = test::run_command(kBinary + " simulate --serial --compare " + kSource + "/scenarios/default.yaml");
+  const auto r =
+      test::run_command(kBinary + " simulate --serial --compare " + kSource + "/scenarios/default.yaml");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("planner"), std::string::npos);
   EXPECT_NE(r.out.find("+0.00 %"), std::string::npos) << r.out;  // serial mode adds up like the planner
 }
 
 TEST(SimCli, SimulateRejectsAPlanForAnotherModelAndAnUnknownStrategy) {
-  const auto path = std::filesystem::temp_directory_path() / ("shardscope_badplan_" + std::to_string(::getpid()) + ".json");
-  std::ofstream(path) << R"({"strategy": "x", "batch_size": 1, "gradient_accumulation_steps": 1, "group_size": 8, "operators": []})";
-  auto r = test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --plan " + path.string());
+  const auto path =
+      std::filesystem::temp_directory_path() / ("shardscope_badplan_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path)
+      << R"({"strategy": "x", "batch_size": 1, "gradient_accumulation_steps": 1, "group_size": 8, "operators": []})";
+  auto r =
+      test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --plan " + path.string());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("plan.operators: the plan has 0 operators but the model has 98"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("plan.operators: the plan has 0 operators but the model has 98"), std::string::npos)
+      << r.err;
   r = test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --strategy zero-7");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown strategy 'zero-7'"), std::string::npos) << r.err;
@@ -95,7 +102,8 @@ TEST(SimCli, SimulateRejectsAPlanForAnotherModelAndAnUnknownStrategy) {
 }
 
 TEST(SimCli, CollectiveJsonReportsNcclTestsBandwidths) {
-  const auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --gpus 16 --op all-reduce --algo hring "
+  const auto r = test::run_command(kBinary +
+                                   " collective --cluster dgx-a100 --gpus 16 --op all-reduce --algo hring "
                                    "--bytes 1GiB --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -106,7 +114,8 @@ TEST(SimCli, CollectiveJsonReportsNcclTestsBandwidths) {
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("shardscope_simcli_" + std::to_string(::getpid()) + "_" + name);
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("shardscope_simcli_" + std::to_string(::getpid()) + "_" + name);
   std::ofstream(path) << text;
   return path.string();
 }
@@ -134,14 +143,16 @@ TEST(SimCli, SimulateErrors) {
 }
 
 TEST(SimCli, ThePaperCostModelCannotBeSimulated) {
-  const std::string path = write_temp("paper.yaml",
-                                      "model:\n  operators:\n    - {name: a, parameters: 1000, paper: {gamma: 1ms, "
-                                      "parameter_bytes: 2000, model_bytes: 16000}}\n"
-                                      "cluster: {preset: titan-rtx-8-pcie3}\n"
-                                      "planner: {cost_model: paper, paper: {alpha: 10us, beta: 10GB/s}}\n");
+  const std::string path =
+      write_temp("paper.yaml",
+                 "model:\n  operators:\n    - {name: a, parameters: 1000, paper: {gamma: 1ms, "
+                 "parameter_bytes: 2000, model_bytes: 16000}}\n"
+                 "cluster: {preset: titan-rtx-8-pcie3}\n"
+                 "planner: {cost_model: paper, paper: {alpha: 10us, beta: 10GB/s}}\n");
   const auto r = test::run_command(kBinary + " simulate " + path + " --strategy osdp");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("planner.cost_model: the simulator needs the topology cost model"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("planner.cost_model: the simulator needs the topology cost model"), std::string::npos)
+      << r.err;
   std::filesystem::remove(path);
 }
 
@@ -149,16 +160,18 @@ TEST(SimCli, CollectiveRequestErrors) {
   auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --bytes 1MiB --concurrent 0");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("concurrent: expected 1 to 64 copies"), std::string::npos) << r.err;
-  const std::string lonely = write_temp("lonely.yaml",
-                                        "name: lonely\nnodes: 1\ngpus_per_node: 2\n"
-                                        "gpu: {name: g, peak_fp16: 1TFLOPS, peak_fp32: 1TFLOPS, memory: 1GiB, "
-                                        "hbm_bandwidth: 1GB/s}\nintra_node: {kind: nvswitch, gpu_bandwidth: 1GB/s}\n");
+  const std::string lonely =
+      write_temp("lonely.yaml",
+                 "name: lonely\nnodes: 1\ngpus_per_node: 2\n"
+                 "gpu: {name: g, peak_fp16: 1TFLOPS, peak_fp32: 1TFLOPS, memory: 1GiB, "
+                 "hbm_bandwidth: 1GB/s}\nintra_node: {kind: nvswitch, gpu_bandwidth: 1GB/s}\n");
   r = test::run_command(kBinary + " collective --cluster " + lonely + " --gpus 4 --bytes 1MiB");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("the cluster has no network to join several nodes"), std::string::npos) << r.err;
   r = test::run_command(kBinary + " collective --cluster dgx-a100 --gpus 12 --bytes 1MiB");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("gpus: expected a multiple of the 8 GPUs per node, got 12"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("gpus: expected a multiple of the 8 GPUs per node, got 12"), std::string::npos)
+      << r.err;
   std::filesystem::remove(lonely);
 }
 

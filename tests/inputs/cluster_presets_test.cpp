@@ -1,7 +1,8 @@
 // Tests of the shipped cluster presets: all parse with sources, link classes and node overrides are right.
+#include "planner/io/cluster_presets.hpp"
+
 #include <gtest/gtest.h>
 
-#include "planner/io/cluster_presets.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {

@@ -1,7 +1,8 @@
 // Tests of the Hugging Face import: exact parameter counts of shipped configs and errors with lines.
+#include "planner/io/hf_config.hpp"
+
 #include <gtest/gtest.h>
 
-#include "planner/io/hf_config.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {
@@ -56,25 +57,30 @@ TEST(HfConfig, OptProjectionIsRefused) {
 
 TEST(HfConfig, MalformedJsonNamesTheLine) {
   const std::string text = "{\n  \"model_type\": \"gpt2\",\n  \"n_embd\": 768,,\n}";
-  test::expect_input_error([&] { parse_hf_config_string(text, "bad.json"); }, "bad.json", 3, "", "malformed JSON");
+  test::expect_input_error([&] { parse_hf_config_string(text, "bad.json"); }, "bad.json", 3, "",
+                           "malformed JSON");
 }
 
 TEST(HfConfig, NumberBeyondDoubleRangeIsMalformedJsonNotACrash) {
   // Regression: found by fuzz/hf_config_fuzzer (nlohmann throws out_of_range, not parse_error).
-  test::expect_input_error([] { parse_hf_config_string("{\"n_embd\": 73e33333}", "big.json"); }, "big.json", 0, "",
-                           "malformed JSON");
+  test::expect_input_error([] { parse_hf_config_string("{\"n_embd\": 73e33333}", "big.json"); }, "big.json",
+                           0, "", "malformed JSON");
 }
 
 TEST(HfConfig, WrongTypeAndMissingKey) {
   const std::string wrong =
-      "{\"model_type\": \"gpt2\", \"n_embd\": \"768\", \"n_layer\": 12, \"n_head\": 12, \"n_positions\": 1024, "
+      "{\"model_type\": \"gpt2\", \"n_embd\": \"768\", \"n_layer\": 12, \"n_head\": 12, \"n_positions\": "
+      "1024, "
       "\"vocab_size\": 50257}";
   test::expect_input_error([&] { parse_hf_config_string(wrong, "w.json"); }, "w.json", 1, "n_embd",
                            "expected an integer");
   const std::string missing = "{\"model_type\": \"gpt2\", \"n_embd\": 768}";
-  test::expect_input_error([&] { parse_hf_config_string(missing, "m.json"); }, "m.json", 0, "n_layer", "missing");
-  test::expect_input_error([&] { parse_hf_config_string("[1, 2]", "a.json"); }, "a.json", 1, "", "JSON object");
-  test::expect_input_error([&] { parse_hf_config_string("{}", "e.json"); }, "e.json", 0, "model_type", "missing");
+  test::expect_input_error([&] { parse_hf_config_string(missing, "m.json"); }, "m.json", 0, "n_layer",
+                           "missing");
+  test::expect_input_error([&] { parse_hf_config_string("[1, 2]", "a.json"); }, "a.json", 1, "",
+                           "JSON object");
+  test::expect_input_error([&] { parse_hf_config_string("{}", "e.json"); }, "e.json", 0, "model_type",
+                           "missing");
 }
 
 }  // namespace

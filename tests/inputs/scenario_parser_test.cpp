@@ -1,9 +1,10 @@
 // Tests of scenario parsing: every model source, cluster overrides, training fields and shipped scenarios.
+#include "planner/io/scenario_parser.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "planner/io/scenario_parser.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {
@@ -29,7 +30,8 @@ TEST(ScenarioParser, EveryShippedScenarioLoads) {
 }
 
 TEST(ScenarioParser, HfConfigPathIsRelativeToTheScenario) {
-  const std::string text = "model: {hf_config: hf/llama-2-7b.json, sequence_length: 2048}\ncluster: {preset: dgx-a100}\n";
+  const std::string text =
+      "model: {hf_config: hf/llama-2-7b.json, sequence_length: 2048}\ncluster: {preset: dgx-a100}\n";
   const Scenario s = parse_scenario_string(text, "x.yaml", test::source_dir() + "/scenarios");
   EXPECT_EQ(s.model.parameters(), 6738415616);
   EXPECT_EQ(s.model.sequence_length, 2048);
@@ -39,7 +41,8 @@ TEST(ScenarioParser, ClusterPresetWithOverrides) {
   const std::string text =
       "model: {preset: llama-7b}\n"
       "cluster:\n  preset: dgx-a100\n  nodes: 4\n  gpu: {memory: 40GiB}\n"
-      "training: {memory_limit: 16GB, group_size: 8, micro_batch: 2, gradient_accumulation_steps: 4, global_batch: 256}\n";
+      "training: {memory_limit: 16GB, group_size: 8, micro_batch: 2, gradient_accumulation_steps: 4, "
+      "global_batch: 256}\n";
   const Scenario s = parse_scenario_string(text);
   EXPECT_EQ(s.cluster.gpus(), 32);
   EXPECT_EQ(s.cluster.gpu.memory_bytes, 40LL << 30);
@@ -51,7 +54,8 @@ TEST(ScenarioParser, ExplicitOperatorsWithPaperCosts) {
   const std::string text =
       "model:\n  sequence_length: 512\n  operators:\n"
       "    - {name: a, kind: mlp, parameters: 1000, forward_flops_per_sample: 2.0e6,\n"
-      "       paper: {gamma: 1ms, parameter_bytes: 2000, model_bytes: 16000, activation_bytes: 100, extra_bytes: 10}}\n"
+      "       paper: {gamma: 1ms, parameter_bytes: 2000, model_bytes: 16000, activation_bytes: 100, "
+      "extra_bytes: 10}}\n"
       "    - {name: b, parameters: 10, activation_bytes_per_sample: 1KiB}\n"
       "cluster: {preset: titan-rtx-8-pcie3}\n"
       "planner: {cost_model: paper, paper: {alpha: 10us, beta: 10GB/s}}\n";

@@ -1,4 +1,5 @@
-// Helpers for input tests: the source directory and an expectation that an InputError names file, line, field.
+// Helpers for input tests: the source directory and an expectation that an InputError names file, line,
+// field.
 #pragma once
 
 #include <gtest/gtest.h>

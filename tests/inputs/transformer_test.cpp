@@ -1,9 +1,9 @@
 // Tests of the transformer generator: operator count, exact parameters, FLOPs and Korthikanti activations.
+#include "planner/core/transformer.hpp"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
-
-#include "planner/core/transformer.hpp"
 
 namespace shardscope {
 namespace {
@@ -57,11 +57,13 @@ TEST(Transformer, KorthikantiActivationsWithoutAndWithFlashAttention) {
   const std::int64_t s = 1024, h = 1536, a = 16;
   TransformerSpec spec = gpt(1, h, static_cast<int>(a));
   Model m = generate_transformer(spec);
-  const std::int64_t layer = m.operators[1].activation_bytes_per_sample + m.operators[2].activation_bytes_per_sample;
+  const std::int64_t layer =
+      m.operators[1].activation_bytes_per_sample + m.operators[2].activation_bytes_per_sample;
   EXPECT_EQ(layer, 34 * s * h + 5 * a * s * s);
   spec.flash_attention = true;
   m = generate_transformer(spec);
-  const std::int64_t flash = m.operators[1].activation_bytes_per_sample + m.operators[2].activation_bytes_per_sample;
+  const std::int64_t flash =
+      m.operators[1].activation_bytes_per_sample + m.operators[2].activation_bytes_per_sample;
   EXPECT_EQ(flash, 34 * s * h + 4 * a * s);  // only fp32 log-sum-exp statistics remain
 }
 

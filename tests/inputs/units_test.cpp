@@ -1,9 +1,9 @@
 // Tests of unit parsing and formatting: every suffix family, and rejection of junk, negatives and overflow.
+#include "planner/core/units.hpp"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
-
-#include "planner/core/units.hpp"
 
 namespace shardscope::units {
 

@@ -1,9 +1,10 @@
 // Calibration files: coefficients are read, and negative or missing ones are errors naming the line.
+#include "planner/core/calibration.hpp"
+
 #include <gtest/gtest.h>
 
-#include "planner/io/calibration_parser.hpp"
-#include "planner/core/calibration.hpp"
 #include "planner/core/error.hpp"
+#include "planner/io/calibration_parser.hpp"
 
 namespace shardscope {
 namespace {
@@ -26,11 +27,12 @@ TEST(Calibration, MessageEfficiencyInterpolatesLogLinearly) {
       "message_efficiency:\n  - {bytes: 1KiB, factor: 0.2}\n  - {bytes: 1MiB, factor: 0.8}\n", "cal.yaml");
   EXPECT_DOUBLE_EQ(message_efficiency_factor(c, 10), 0.2);
   EXPECT_DOUBLE_EQ(message_efficiency_factor(c, 1 << 30), 0.8);
-  EXPECT_NEAR(message_efficiency_factor(c, 32768), 0.5, 1e-12);  // halfway in log2: 2^15 between 2^10 and 2^20
+  EXPECT_NEAR(message_efficiency_factor(c, 32768), 0.5,
+              1e-12);  // halfway in log2: 2^15 between 2^10 and 2^20
   EXPECT_DOUBLE_EQ(message_efficiency_factor(Calibration{}, 1e6), 1.0);
   try {
-    parse_calibration_string("message_efficiency:\n  - {bytes: 1MiB, factor: 0.8}\n  - {bytes: 1KiB, factor: 0.2}\n",
-                             "cal.yaml");
+    parse_calibration_string(
+        "message_efficiency:\n  - {bytes: 1MiB, factor: 0.8}\n  - {bytes: 1KiB, factor: 0.2}\n", "cal.yaml");
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "message_efficiency[1].bytes");
@@ -46,7 +48,8 @@ TEST(Calibration, NegativeCoefficientIsAnError) {
     EXPECT_EQ(e.line(), 1);
     EXPECT_EQ(e.field(), "overlap_slowdown");
   }
-  EXPECT_THROW(parse_calibration_string("links:\n  nvlink: {alpha: -4us, bandwidth: 1GB/s}\n", "cal.yaml"), InputError);
+  EXPECT_THROW(parse_calibration_string("links:\n  nvlink: {alpha: -4us, bandwidth: 1GB/s}\n", "cal.yaml"),
+               InputError);
 }
 
 TEST(Calibration, MissingCoefficientIsAnError) {

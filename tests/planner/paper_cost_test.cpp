@@ -1,10 +1,11 @@
 // The OSDP paper's cost model reproduced to the last digit on hand-computed values.
+#include "planner/cost/paper_cost.hpp"
+
 #include <gtest/gtest.h>
 
-#include "planner/cost/paper_cost.hpp"
 #include "planner/core/error.hpp"
-#include "planner/search/planner.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/search/planner.hpp"
 
 namespace shardscope {
 namespace {

@@ -1,7 +1,8 @@
 // Plan files: round trip through JSON, and plans that do not match the model are clear errors.
+#include "planner/io/plan_json.hpp"
+
 #include <gtest/gtest.h>
 
-#include "planner/io/plan_json.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/transformer.hpp"
 
@@ -24,7 +25,8 @@ Plan plan_for(const Model& m) {
   p.micro_batch = 3;
   p.gradient_accumulation_steps = 2;
   p.group_size = 4;
-  for (const Operator& op : m.operators) p.operators.push_back({op.name, {ShardScope::I, ShardScope::G, ShardScope::G}, false, 4, 3, true});
+  for (const Operator& op : m.operators)
+    p.operators.push_back({op.name, {ShardScope::I, ShardScope::G, ShardScope::G}, false, 4, 3, true});
   return p;
 }
 
@@ -49,7 +51,8 @@ TEST(PlanJson, MismatchedModelIsAnError) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "plan.operators");
-    EXPECT_NE(std::string(e.what()).find("the plan has 3 operators but the model has 4"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the plan has 3 operators but the model has 4"), std::string::npos)
+        << e.what();
   }
   p = plan_for(m);
   p.operators[2].name = "layer9.mlp";

@@ -1,17 +1,19 @@
 // Planner acceptance: OSDP vs FSDP on the paper's N&D models, splitting on W&S, nothing-fits, determinism.
+#include "planner/search/planner.hpp"
+
 #include <gtest/gtest.h>
 
 #include "planner/io/plan_json.hpp"
-#include "planner/search/planner.hpp"
 #include "planner/io/scenario_parser.hpp"
 
 namespace shardscope {
 namespace {
 
 Scenario titan_8gb(const std::string& model) {
-  return parse_scenario_string("model: {preset: " + model +
-                               "}\ncluster: {preset: titan-rtx-8-pcie3}\n"
-                               "training: {memory_limit: 8GB, runtime_reserve: 512MiB, precision: mixed-fp16, max_micro_batch: 16}\n");
+  return parse_scenario_string(
+      "model: {preset: " + model +
+      "}\ncluster: {preset: titan-rtx-8-pcie3}\n"
+      "training: {memory_limit: 8GB, runtime_reserve: 512MiB, precision: mixed-fp16, max_micro_batch: 16}\n");
 }
 
 bool mixes_dp_and_zdp(const Plan& plan) {
@@ -60,13 +62,15 @@ TEST(Planner, FullSpaceIsNeverWorseThanOsdpAndIsCertified) {
     // The full space contains every baseline's plans; allow the certified quantisation gap.
     const double gap = (report.best.plan.predicted.iteration_seconds - report.best.lower_bound_seconds) /
                        report.best.plan.predicted.iteration_seconds;
-    EXPECT_GE(report.best.plan.predicted.samples_per_second * (1 + gap) + 1e-9, b.plan.predicted.samples_per_second)
+    EXPECT_GE(report.best.plan.predicted.samples_per_second * (1 + gap) + 1e-9,
+              b.plan.predicted.samples_per_second)
         << b.strategy;
   }
   EXPECT_LE(report.best.plan.predicted.peak_memory_bytes, 8e9);
   EXPECT_LE(report.best.lower_bound_seconds, report.best.plan.predicted.iteration_seconds);
   EXPECT_LT((report.best.plan.predicted.iteration_seconds - report.best.lower_bound_seconds) /
-                report.best.plan.predicted.iteration_seconds, 0.005);
+                report.best.plan.predicted.iteration_seconds,
+            0.005);
   EXPECT_EQ(report.baselines.size(), 6u + 14u + 2u);
   ASSERT_FALSE(report.pareto.empty());
 }

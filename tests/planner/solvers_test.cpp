@@ -1,4 +1,5 @@
-// Solver agreement: exact DP (within its certified gap), the OSDP DFS and brute force on 200+ random instances.
+// Solver agreement: exact DP (within its certified gap), the OSDP DFS and brute force on 200+ random
+// instances.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -68,7 +69,8 @@ TEST(Solvers, LpBoundIsBelowTheIntegerOptimum) {
     if (!brute.feasible) continue;
     double best = 1e300;
     for (const auto& items : p.classes) {
-      for (const McItem& it : items) best = std::min(best, lp_lower_bound(p, it.transient_bytes, p.capacity_bytes - it.transient_bytes));
+      for (const McItem& it : items)
+        best = std::min(best, lp_lower_bound(p, it.transient_bytes, p.capacity_bytes - it.transient_bytes));
     }
     EXPECT_LE(best, brute.seconds + 1e-12);
   }
@@ -78,7 +80,8 @@ TEST(Solvers, DominatedItemsAreRemoved) {
   McProblem p;
   p.classes = {{{1.0, 10, 0}, {2.0, 20, 0}, {0.5, 30, 0}, {0.5, 30, 5}}};
   const auto kept = remove_dominated(p);
-  ASSERT_EQ(kept[0].size(), 2u);  // (2.0, 20) is slower and heavier than (1.0, 10); (0.5, 30, 5) loses to (0.5, 30, 0)
+  ASSERT_EQ(kept[0].size(),
+            2u);  // (2.0, 20) is slower and heavier than (1.0, 10); (0.5, 30, 5) loses to (0.5, 30, 0)
   EXPECT_EQ(kept[0][0], 2);
   EXPECT_EQ(kept[0][1], 0);
 }

@@ -1,7 +1,8 @@
 // Topology cost model by hand: PaRO memory shares, per-stage communication, checkpointing and slices.
+#include "planner/cost/topology_cost.hpp"
+
 #include <gtest/gtest.h>
 
-#include "planner/cost/topology_cost.hpp"
 #include "planner/io/scenario_parser.hpp"
 
 namespace shardscope {
@@ -14,7 +15,8 @@ Scenario one_operator_on_4_nodes() {
   return parse_scenario_string(
       "model:\n  operators:\n"
       "    - {name: w, kind: linear, parameters: 1000000000, forward_flops_per_sample: 1.0e12,\n"
-      "       activation_bytes_per_sample: 1GB, checkpoint_bytes_per_sample: 100MB, workspace_bytes_per_sample: 10MB}\n"
+      "       activation_bytes_per_sample: 1GB, checkpoint_bytes_per_sample: 100MB, "
+      "workspace_bytes_per_sample: 10MB}\n"
       "cluster: {preset: dgx-a100, nodes: 4}\n"
       "training: {gradient_accumulation_steps: 2, group_size: 8}\n");
 }
@@ -47,28 +49,37 @@ TEST(TopologyCost, CommunicationPerStageByHand) {
   // ZeRO-3 (GGG): per micro-step 2 global all-gathers + 1 global reduce-scatter; nothing at the update.
   const OperatorChoice zero3{"w", {G, G, G}, false, 1, 1, false};
   EXPECT_DOUBLE_EQ(model.per_micro_step_comm_seconds(zero3, 1e9, true),
-                   2 * cc.seconds(CK::all_gather, GroupKind::global, p) + cc.seconds(CK::reduce_scatter, GroupKind::global, p));
+                   2 * cc.seconds(CK::all_gather, GroupKind::global, p) +
+                       cc.seconds(CK::reduce_scatter, GroupKind::global, p));
   EXPECT_DOUBLE_EQ(model.per_iteration_comm_seconds(zero3, 1e9, true), 0);
-  // PaRO-IIG: intra gathers and reduce-scatters per micro-step; inter reduce-scatter and inter all-gather of Psi/M.
+  // PaRO-IIG: intra gathers and reduce-scatters per micro-step; inter reduce-scatter and inter all-gather of
+  // Psi/M.
   const OperatorChoice iig{"w", {I, I, G}, false, 1, 1, false};
   EXPECT_DOUBLE_EQ(model.per_micro_step_comm_seconds(iig, 1e9, true),
-                   2 * cc.seconds(CK::all_gather, GroupKind::intra, p) + cc.seconds(CK::reduce_scatter, GroupKind::intra, p));
+                   2 * cc.seconds(CK::all_gather, GroupKind::intra, p) +
+                       cc.seconds(CK::reduce_scatter, GroupKind::intra, p));
   EXPECT_DOUBLE_EQ(model.per_iteration_comm_seconds(iig, 1e9, true),
-                   cc.seconds(CK::reduce_scatter, GroupKind::inter, p / 8) + cc.seconds(CK::all_gather, GroupKind::inter, p / 8));
-  // DDP: one global all-reduce after accumulation. ZeRO-1: all-reduce, then all-gather of the updated parameters.
+                   cc.seconds(CK::reduce_scatter, GroupKind::inter, p / 8) +
+                       cc.seconds(CK::all_gather, GroupKind::inter, p / 8));
+  // DDP: one global all-reduce after accumulation. ZeRO-1: all-reduce, then all-gather of the updated
+  // parameters.
   const OperatorChoice ddp{"w", {N, N, N}, false, 1, 1, false};
   EXPECT_DOUBLE_EQ(model.per_micro_step_comm_seconds(ddp, 1e9, true), 0);
-  EXPECT_DOUBLE_EQ(model.per_iteration_comm_seconds(ddp, 1e9, true), cc.seconds(CK::all_reduce, GroupKind::global, p));
+  EXPECT_DOUBLE_EQ(model.per_iteration_comm_seconds(ddp, 1e9, true),
+                   cc.seconds(CK::all_reduce, GroupKind::global, p));
   const OperatorChoice zero1{"w", {N, N, G}, false, 1, 1, false};
-  EXPECT_DOUBLE_EQ(model.per_iteration_comm_seconds(zero1, 1e9, true),
-                   cc.seconds(CK::all_reduce, GroupKind::global, p) + cc.seconds(CK::all_gather, GroupKind::global, p));
+  EXPECT_DOUBLE_EQ(
+      model.per_iteration_comm_seconds(zero1, 1e9, true),
+      cc.seconds(CK::all_reduce, GroupKind::global, p) + cc.seconds(CK::all_gather, GroupKind::global, p));
   // MiCS (III): intra per micro-step, all-reduce of the Psi/M shard across groups at the update.
   const OperatorChoice mics{"w", {I, I, I}, false, 1, 1, false};
-  EXPECT_DOUBLE_EQ(model.per_iteration_comm_seconds(mics, 1e9, true), cc.seconds(CK::all_reduce, GroupKind::inter, p / 8));
+  EXPECT_DOUBLE_EQ(model.per_iteration_comm_seconds(mics, 1e9, true),
+                   cc.seconds(CK::all_reduce, GroupKind::inter, p / 8));
   // A checkpointed sharded operator gathers once more for the recompute.
   const OperatorChoice zero3_ckpt{"w", {G, G, G}, false, 1, 1, true};
   EXPECT_DOUBLE_EQ(model.per_micro_step_comm_seconds(zero3_ckpt, 1e9, true),
-                   3 * cc.seconds(CK::all_gather, GroupKind::global, p) + cc.seconds(CK::reduce_scatter, GroupKind::global, p));
+                   3 * cc.seconds(CK::all_gather, GroupKind::global, p) +
+                       cc.seconds(CK::reduce_scatter, GroupKind::global, p));
 }
 
 TEST(TopologyCost, IterationTimeAddsComputeOverMicroSteps) {

@@ -1,12 +1,12 @@
 // Simulated collectives: exact alpha-beta agreement when uncontended, max-min sharing under contention,
 // coarse vs step models, and clear errors. Each test runs in its own process (one engine per process).
-#include <gtest/gtest.h>
+#include "sim/collective_sim.hpp"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "planner/io/cluster_presets.hpp"
 #include "planner/core/error.hpp"
-#include "sim/collective_sim.hpp"
+#include "planner/io/cluster_presets.hpp"
 #include "sim/isolated.hpp"
 #include "sim/simulation_error.hpp"
 
@@ -35,7 +35,8 @@ TEST(CollectiveSim, RingAllGatherOnPcieEqualsAlphaBeta) {
 
 TEST(CollectiveSim, RingAllReduceOnPcieEqualsAlphaBetaAndReportsBusBandwidth) {
   const Cluster c = cluster_preset("titan-rtx-8-pcie3");
-  const CollectiveRequest r = request(CollectiveKind::all_reduce, CollectiveAlgorithm::ring, 256.0 * (1 << 20));
+  const CollectiveRequest r =
+      request(CollectiveKind::all_reduce, CollectiveAlgorithm::ring, 256.0 * (1 << 20));
   const double formula = alpha_beta_collective_seconds(c, r);
   const CollectiveResult sim = simulate_collective(c, r);
   EXPECT_NEAR(sim.seconds, formula, 1e-9 * formula);
@@ -49,8 +50,9 @@ TEST(CollectiveSim, RingReduceScatterAcrossNodesEqualsAlphaBeta) {
 }
 
 TEST(CollectiveSim, HierarchicalRingEqualsAlphaBeta) {
-  expect_matches_formula(cluster_preset("dgx-a100"),
-                         request(CollectiveKind::all_reduce, CollectiveAlgorithm::hierarchical_ring, 1 << 30, 32));
+  expect_matches_formula(
+      cluster_preset("dgx-a100"),
+      request(CollectiveKind::all_reduce, CollectiveAlgorithm::hierarchical_ring, 1 << 30, 32));
 }
 
 TEST(CollectiveSim, HoRingEqualsAlphaBetaAndBeatsTheHierarchicalRing) {
@@ -58,7 +60,8 @@ TEST(CollectiveSim, HoRingEqualsAlphaBetaAndBeatsTheHierarchicalRing) {
   const CollectiveRequest ho = request(CollectiveKind::all_gather, CollectiveAlgorithm::ho_ring, 1 << 30, 32);
   CollectiveRequest h = ho;
   h.algorithm = CollectiveAlgorithm::hierarchical_ring;
-  const double hierarchical = run_isolated([&] { return std::vector<double>{simulate_collective(c, h).seconds}; })[0];
+  const double hierarchical =
+      run_isolated([&] { return std::vector<double>{simulate_collective(c, h).seconds}; })[0];
   const double formula = alpha_beta_collective_seconds(c, ho);
   const double overlapped = simulate_collective(c, ho).seconds;
   EXPECT_NEAR(overlapped, formula, 1e-9 * formula);
@@ -92,16 +95,21 @@ TEST(CollectiveSim, CoarseAndStepModelsAgreeOnShippedClusters) {
     CollectiveRequest step = request(CollectiveKind::all_gather, k.algo, 512.0 * (1 << 20), k.gpus);
     CollectiveRequest coarse = step;
     coarse.coarse = true;
-    const double a = run_isolated([&] { return std::vector<double>{simulate_collective(c, step).seconds}; })[0];
-    const double b = run_isolated([&] { return std::vector<double>{simulate_collective(c, coarse).seconds}; })[0];
+    const double a =
+        run_isolated([&] { return std::vector<double>{simulate_collective(c, step).seconds}; })[0];
+    const double b =
+        run_isolated([&] { return std::vector<double>{simulate_collective(c, coarse).seconds}; })[0];
     EXPECT_NEAR(b, a, 0.02 * a) << k.cluster << " " << to_string(k.algo);
   }
 }
 
 TEST(CollectiveSim, BadRequestsAreInputErrors) {
   const Cluster c = cluster_preset("dgx-a100");
-  EXPECT_THROW(simulate_collective(c, request(CollectiveKind::all_gather, CollectiveAlgorithm::ring, 0)), InputError);
-  EXPECT_THROW(simulate_collective(c, request(CollectiveKind::all_gather, CollectiveAlgorithm::ring, 1e6, 12)), InputError);
+  EXPECT_THROW(simulate_collective(c, request(CollectiveKind::all_gather, CollectiveAlgorithm::ring, 0)),
+               InputError);
+  EXPECT_THROW(
+      simulate_collective(c, request(CollectiveKind::all_gather, CollectiveAlgorithm::ring, 1e6, 12)),
+      InputError);
   CollectiveRequest r = request(CollectiveKind::all_gather, CollectiveAlgorithm::hierarchical_ring, 1e6, 16);
   r.group_size = 3;
   EXPECT_THROW(simulate_collective(c, r), InputError);

@@ -1,11 +1,12 @@
 // A schedule that cannot progress (a ring whose neighbour never joins) is reported, never a hang.
+#include "sim/engine.hpp"
+
 #include <gtest/gtest.h>
 
 #include <simgrid/s4u.hpp>
 
 #include "planner/io/cluster_presets.hpp"
 #include "sim/collectives/ring_actor.hpp"
-#include "sim/engine.hpp"
 #include "sim/platform.hpp"
 #include "sim/simulation_error.hpp"
 

@@ -1,12 +1,13 @@
 // Simulated iterations: serial mode adds up exactly like the planner, memory peaks agree, overlap helps,
 // contention shows where the planner is optimistic, and bad plans are clear errors.
+#include "sim/iteration_sim.hpp"
+
 #include <gtest/gtest.h>
 
 #include "planner/core/error.hpp"
-#include "planner/search/planner.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/search/planner.hpp"
 #include "sim/isolated.hpp"
-#include "sim/iteration_sim.hpp"
 
 namespace shardscope::sim {
 namespace {

@@ -18,7 +18,8 @@ double selection_peak_bytes(const McProblem& problem, const std::vector<int>& pi
 
 double selection_seconds(const McProblem& problem, const std::vector<int>& picks) {
   double seconds = 0;
-  for (std::size_t i = 0; i < picks.size(); ++i) seconds += problem.classes[i][static_cast<std::size_t>(picks[i])].seconds;
+  for (std::size_t i = 0; i < picks.size(); ++i)
+    seconds += problem.classes[i][static_cast<std::size_t>(picks[i])].seconds;
   return seconds;
 }
 

@@ -35,8 +35,8 @@ struct Dfs {
       const McItem& it = problem.classes[c][static_cast<std::size_t>(j)];
       const double r = resident + it.resident_bytes;
       const double t = std::max(transient, it.transient_bytes);
-      if (r + t > problem.capacity_bytes) continue;      // pruning 1: memory over the limit
-      if (seconds + it.seconds >= best) continue;        // pruning 2: time over the best plan so far
+      if (r + t > problem.capacity_bytes) continue;  // pruning 1: memory over the limit
+      if (seconds + it.seconds >= best) continue;    // pruning 2: time over the best plan so far
       current[c] = j;
       visit(c + 1, seconds + it.seconds, r, t);
     }
@@ -46,10 +46,13 @@ struct Dfs {
 }  // namespace
 
 McSolution solve_dfs(const McProblem& problem, std::int64_t node_limit, double seconds_limit) {
-  Dfs dfs{problem, node_limit,
+  Dfs dfs{problem,
+          node_limit,
           std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                  std::chrono::duration<double>(std::min(seconds_limit, 1e9))),
-          {}, std::vector<int>(problem.classes.size(), 0), {}};
+          {},
+          std::vector<int>(problem.classes.size(), 0),
+          {}};
   for (const auto& items : problem.classes) {
     std::vector<int> idx(items.size());
     std::iota(idx.begin(), idx.end(), 0);

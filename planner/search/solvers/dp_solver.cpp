@@ -51,7 +51,8 @@ DpRun run_dp(const McProblem& problem, double threshold, double capacity, double
       if (items[j].first < width) active.push_back(j);
     }
     std::stable_sort(active.begin(), active.end(), [&](std::size_t a, std::size_t b) {
-      return items[a].first != items[b].first ? items[a].first < items[b].first : items[a].second < items[b].second;
+      return items[a].first != items[b].first ? items[a].first < items[b].first
+                                              : items[a].second < items[b].second;
     });
     frontier.clear();
     for (std::size_t j : active) {
@@ -112,7 +113,8 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options) {
     if (std::isfinite(lp)) candidates.push_back({threshold, lp});
   }
   // Most promising first, so the incumbent prunes the rest.
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.lp < b.lp; });
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.lp < b.lp; });
   double lower = kInf;
   std::vector<Candidate> lower_candidates;
   for (const Candidate& c : candidates) {
@@ -139,7 +141,8 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options) {
       lower = std::min(lower, c.lp);
       continue;
     }
-    const DpRun down = run_dp(problem, c.threshold, problem.capacity_bytes - c.threshold, quantum, false, false, false);
+    const DpRun down =
+        run_dp(problem, c.threshold, problem.capacity_bytes - c.threshold, quantum, false, false, false);
     best.explored += down.cells;
     lower = std::min(lower, std::max(down.seconds, c.lp));
   }
@@ -154,9 +157,11 @@ std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions&
   std::vector<ParetoPoint> points;
   const double quantum = std::max(1.0, problem.capacity_bytes / std::max(1, options.bins));
   for (double threshold : transient_thresholds(problem)) {
-    const DpRun run = run_dp(problem, threshold, problem.capacity_bytes - threshold, quantum, true, true, false);
+    const DpRun run =
+        run_dp(problem, threshold, problem.capacity_bytes - threshold, quantum, true, true, false);
     for (std::size_t m = 0; m < run.value.size(); ++m) {
-      if (std::isfinite(run.value[m])) points.push_back({static_cast<double>(m) * quantum + threshold, run.value[m]});
+      if (std::isfinite(run.value[m]))
+        points.push_back({static_cast<double>(m) * quantum + threshold, run.value[m]});
     }
   }
   std::sort(points.begin(), points.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
@@ -169,7 +174,8 @@ std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions&
   if (static_cast<int>(front.size()) > max_points && max_points > 1) {
     std::vector<ParetoPoint> thinned;
     for (int i = 0; i < max_points; ++i) {
-      thinned.push_back(front[static_cast<std::size_t>(i) * (front.size() - 1) / static_cast<std::size_t>(max_points - 1)]);
+      thinned.push_back(
+          front[static_cast<std::size_t>(i) * (front.size() - 1) / static_cast<std::size_t>(max_points - 1)]);
     }
     front = thinned;
   }

@@ -8,8 +8,8 @@ namespace shardscope {
 
 double lp_lower_bound(const McProblem& problem, double transient_threshold, double capacity_bytes) {
   struct Step {
-    double weight;   // extra resident bytes
-    double saving;   // seconds saved (positive)
+    double weight;  // extra resident bytes
+    double saving;  // seconds saved (positive)
   };
   std::vector<Step> steps;
   double base_weight = 0, base_seconds = 0;
@@ -30,7 +30,8 @@ double lp_lower_bound(const McProblem& problem, double transient_threshold, doub
         const auto& a = hull[hull.size() - 2];
         const auto& b = hull.back();
         // Remove b if it lies on or above the segment a-p.
-        const double cross = (b.first - a.first) * (p.second - a.second) - (b.second - a.second) * (p.first - a.first);
+        const double cross =
+            (b.first - a.first) * (p.second - a.second) - (b.second - a.second) * (p.first - a.first);
         if (cross <= 0) {
           hull.pop_back();
         } else {
@@ -47,9 +48,8 @@ double lp_lower_bound(const McProblem& problem, double transient_threshold, doub
   }
   if (base_weight > capacity_bytes) return std::numeric_limits<double>::infinity();
   // Convexity keeps each class's steps in slope order, so a global sort by slope is a valid greedy order.
-  std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
-    return a.saving * b.weight > b.saving * a.weight;
-  });
+  std::sort(steps.begin(), steps.end(),
+            [](const Step& a, const Step& b) { return a.saving * b.weight > b.saving * a.weight; });
   double room = capacity_bytes - base_weight;
   double seconds = base_seconds;
   for (const Step& s : steps) {

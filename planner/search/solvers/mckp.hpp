@@ -20,12 +20,12 @@ struct McProblem {
 
 struct McSolution {
   bool feasible = false;
-  std::vector<int> picks;            // item index per class
-  double seconds = 0;                // objective of `picks`
-  double peak_bytes = 0;             // sum resident + max transient of `picks`
-  double lower_bound_seconds = 0;    // proven lower bound on the optimum (== seconds when exact)
-  std::int64_t explored = 0;         // nodes / cells / combinations the solver visited
-  bool complete = true;              // false when a reference solver hit its limit
+  std::vector<int> picks;          // item index per class
+  double seconds = 0;              // objective of `picks`
+  double peak_bytes = 0;           // sum resident + max transient of `picks`
+  double lower_bound_seconds = 0;  // proven lower bound on the optimum (== seconds when exact)
+  std::int64_t explored = 0;       // nodes / cells / combinations the solver visited
+  bool complete = true;            // false when a reference solver hit its limit
 };
 
 // Peak memory and seconds of a given selection.
@@ -58,10 +58,12 @@ struct ParetoPoint {
   double peak_bytes = 0;
   double seconds = 0;
 };
-std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions& options = {}, int max_points = 64);
+std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions& options = {},
+                                      int max_points = 64);
 
 // The OSDP paper's depth-first search with its two prunings (memory over the limit, time over the best).
-McSolution solve_dfs(const McProblem& problem, std::int64_t node_limit = INT64_MAX, double seconds_limit = 1e300);
+McSolution solve_dfs(const McProblem& problem, std::int64_t node_limit = INT64_MAX,
+                     double seconds_limit = 1e300);
 
 // Enumerates every combination (small instances only).
 McSolution solve_brute_force(const McProblem& problem);
