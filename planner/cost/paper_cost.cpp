@@ -45,9 +45,10 @@ MemoryBreakdown PaperCostModel::memory(std::size_t op_index, const OperatorChoic
   return m;
 }
 
-std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calibration& calibration) {
-  if (scenario.planner.cost_model == CostModelKind::paper) return std::make_unique<PaperCostModel>(scenario);
-  return std::make_unique<TopologyCostModel>(scenario, calibration);
+std::vector<std::size_t> PaperCostModel::cost_classes() const {
+  std::vector<std::size_t> out(scenario_.model.operators.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = i;
+  return out;
 }
 
 }  // namespace shardscope

@@ -16,6 +16,8 @@ class PaperCostModel : public CostModel {
   MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
                          std::int64_t micro_batch) const override;
   double fixed_bytes() const override { return reserve_bytes_; }
+  // Each operator is its own class: the paper model reads hand-given per-operator coefficients.
+  std::vector<std::size_t> cost_classes() const override;
   // The paper's objective is seconds per sample on one worker: (1/b) sum T_i.
   double samples_per_iteration(std::int64_t micro_batch) const override {
     return static_cast<double>(micro_batch);

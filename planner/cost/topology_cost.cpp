@@ -2,6 +2,8 @@
 #include "planner/cost/topology_cost.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace shardscope {
 namespace {
@@ -130,6 +132,24 @@ MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorCh
   m.workspace_bytes = samples * static_cast<double>(op.workspace_bytes_per_sample) +
                       (c.checkpoint ? samples * static_cast<double>(op.activation_bytes_per_sample) : 0.0);
   return m;
+}
+
+// Every operator field that cost() and memory() read (directly or through the compute model), and only
+// those: the name is not read for costs. Keep in step with the two functions below.
+std::vector<std::size_t> TopologyCostModel::cost_classes() const {
+  using Shape = std::tuple<int, std::int64_t, std::int64_t, int, double, double, std::int64_t, std::int64_t,
+                           std::int64_t, bool>;
+  std::map<Shape, std::size_t> ids;
+  std::vector<std::size_t> out;
+  for (const Operator& op : scenario_.model.operators) {
+    const Shape shape{static_cast<int>(op.kind),      op.parameters,
+                      op.active_parameters,           static_cast<int>(op.parameter_dtype),
+                      op.forward_flops_per_sample,    op.backward_flops_per_sample,
+                      op.activation_bytes_per_sample, op.checkpoint_bytes_per_sample,
+                      op.workspace_bytes_per_sample,  op.trainable};
+    out.push_back(ids.emplace(shape, ids.size()).first->second);
+  }
+  return out;
 }
 
 ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, std::int64_t b) const {

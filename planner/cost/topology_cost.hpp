@@ -34,6 +34,7 @@ class TopologyCostModel : public CostModel {
   MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
                          std::int64_t micro_batch) const override;
   double fixed_bytes() const override { return reserve_bytes_; }
+  std::vector<std::size_t> cost_classes() const override;
   double samples_per_iteration(std::int64_t micro_batch) const override;
 
   // The collectives of one slice of `slice_parameters`: per micro-step and once per iteration (PaRO Table 3).

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "planner/core/error.hpp"
+#include "planner/core/scenario_check.hpp"
 #include "planner/io/cluster_parser.hpp"
 #include "planner/io/cluster_presets.hpp"
 #include "planner/io/embedded_files.hpp"
@@ -175,29 +176,41 @@ TrainingConfig parse_training(const YamlMap& map, const Cluster& cluster) {
     for (std::int64_t g : map.integer_list("slice_granularities", 1, 64))
       t.slice_granularities.push_back(static_cast<int>(g));
   }
-  t.group_size = static_cast<int>(map.integer_or("group_size", cluster.gpus_per_node, 1, 1 << 20));
-  if (cluster.gpus() % t.group_size != 0) {
-    map.fail("group_size", "group size " + std::to_string(t.group_size) + " does not divide the " +
-                               std::to_string(cluster.gpus()) + " GPUs of the cluster");
-  }
-  t.memory_limit_bytes =
-      map.bytes_or("memory_limit", cluster.gpu.memory_bytes, 1 << 20, cluster.gpu.memory_bytes);
+  t.group_size = static_cast<int>(map.integer_or("group_size", 0, 1, 1 << 20));
+  t.memory_limit_bytes = map.bytes_or("memory_limit", 0, 1 << 20, cluster.gpu.memory_bytes);
   t.runtime_reserve_bytes = map.bytes_or("runtime_reserve", 0, 0, std::int64_t{1} << 44);
-  if (t.runtime_reserve_bytes >= t.memory_limit_bytes) {
-    map.fail("runtime_reserve", "the runtime reserve must be below the memory limit (" +
-                                    std::to_string(t.memory_limit_bytes) + " bytes)");
-  }
-  if (t.global_batch > 0 && t.micro_batch > 0 &&
-      t.global_batch != t.micro_batch * t.gradient_accumulation_steps * cluster.gpus()) {
-    map.fail("global_batch",
-             "must equal micro_batch x gradient_accumulation_steps x GPUs (" +
-                 std::to_string(t.micro_batch * t.gradient_accumulation_steps * cluster.gpus()) + ")");
-  }
-  if (t.global_batch > 0 && t.global_batch % cluster.gpus() != 0) {
-    map.fail("global_batch",
-             "must be a multiple of the number of GPUs (" + std::to_string(cluster.gpus()) + ")");
-  }
+  // Defaults and the checks across fields are core's (resolve_defaults, scenario_issues): see below.
   return t;
+}
+
+// The line of a dotted field path ("training.group_size", "model.operators[3].name"): the deepest key of
+// the path present in the file (a field that came from a preset or a default points at its section).
+int field_line(const YamlMap& root, const std::string& field) {
+  int line = 0;
+  YAML::Node node;
+  node.reset(root.node());  // yaml-cpp: reset() rebinds a Node, operator= would overwrite the document
+  std::size_t start = 0;
+  while (start <= field.size()) {
+    const std::size_t dot = field.find('.', start);
+    std::string key = field.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::size_t index = std::string::npos;
+    if (const std::size_t bracket = key.find('['); bracket != std::string::npos) {
+      index = std::stoul(key.substr(bracket + 1));
+      key.resize(bracket);
+    }
+    const YAML::Node& here = node;
+    if (!here.IsMap() || !here[key]) break;
+    node.reset(here[key]);
+    if (index != std::string::npos) {
+      const YAML::Node& list = node;
+      if (!list.IsSequence() || index >= list.size()) break;
+      node.reset(list[index]);
+    }
+    line = node.Mark().line + 1;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return line > 0 ? line : root.own_line();
 }
 
 }  // namespace
@@ -220,6 +233,12 @@ Scenario parse_scenario_string(const std::string& text, const std::string& file_
   parse_planner_options(root.raw("planner"), file_name, scenario.planner);
   if (!scenario.planner.calibration_file.empty()) {
     scenario.planner.calibration_file = resolve(base_dir, scenario.planner.calibration_file);
+  }
+  resolve_defaults(scenario);
+  const std::vector<ScenarioIssue> issues = scenario_issues(scenario);
+  if (!issues.empty()) {
+    throw InputError(file_name, field_line(root, issues.front().field), issues.front().field,
+                     issues.front().message);
   }
   return scenario;
 }

@@ -3,6 +3,7 @@
 #include "planner/program/iteration_program.hpp"
 
 #include "planner/core/error.hpp"
+#include "planner/core/scenario_check.hpp"
 #include "planner/cost/topology_cost.hpp"
 
 namespace shardscope {
@@ -98,6 +99,7 @@ int gather_task(Builder& b, const std::vector<CollectiveCall>& calls, Collective
 IterationProgram build_iteration_program(const Scenario& scenario, const Calibration& calibration,
                                          const Plan& plan, int prefetch_depth, bool serial,
                                          double bucket_bytes) {
+  validate_scenario(scenario);
   if (scenario.planner.cost_model != CostModelKind::topology) {
     throw InputError(
         scenario.source_file, 0, "planner.cost_model",

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "planner/core/scenario_check.hpp"
 #include "planner/cost/cost_model.hpp"
 
 namespace shardscope {
@@ -73,24 +74,18 @@ PlanInstance build_instance(const Scenario& scenario, const Calibration& calibra
   inst.fixed_bytes = model->fixed_bytes();
   inst.samples_per_iteration = model->samples_per_iteration(micro_batch);
   inst.problem.capacity_bytes = static_cast<double>(scenario.training.memory_limit_bytes) - inst.fixed_bytes;
-  // Identical operators (same shape) share their item lists: cost once per shape.
-  std::map<std::tuple<int, std::int64_t, double, std::int64_t, std::int64_t, std::int64_t, bool, bool>,
-           std::size_t>
-      seen;
+  // Operators of one cost class (the model's key) that enumerate the same choices share their item lists.
+  const std::vector<std::size_t> cost_class = model->cost_classes();
+  std::map<std::pair<std::size_t, bool>, std::size_t> first_of_shape;
   for (std::size_t i = 0; i < scenario.model.operators.size(); ++i) {
     const Operator& op = scenario.model.operators[i];
-    const auto key = std::make_tuple(static_cast<int>(op.kind), op.parameters, op.forward_flops_per_sample,
-                                     op.activation_bytes_per_sample, op.checkpoint_bytes_per_sample,
-                                     op.workspace_bytes_per_sample, op.splittable, op.trainable);
-    const bool paper = scenario.planner.cost_model == CostModelKind::paper;
-    if (!paper) {
-      if (auto it = seen.find(key); it != seen.end()) {
-        inst.problem.classes.push_back(inst.problem.classes[it->second]);
-        std::vector<OperatorChoice> choices = inst.choices[it->second];
-        for (OperatorChoice& c : choices) c.name = op.name;
-        inst.choices.push_back(std::move(choices));
-        continue;
-      }
+    const std::pair<std::size_t, bool> shape{cost_class[i], op.splittable};
+    if (auto it = first_of_shape.find(shape); it != first_of_shape.end()) {
+      inst.problem.classes.push_back(inst.problem.classes[it->second]);
+      std::vector<OperatorChoice> choices = inst.choices[it->second];
+      for (OperatorChoice& c : choices) c.name = op.name;
+      inst.choices.push_back(std::move(choices));
+      continue;
     }
     std::vector<OperatorChoice> choices = enumerate_choices(space, op);
     std::vector<McItem> items;
@@ -106,7 +101,7 @@ PlanInstance build_instance(const Scenario& scenario, const Calibration& calibra
       for (int k : kept[0]) filtered.push_back(choices[static_cast<std::size_t>(k)]);
       choices = std::move(filtered);
     }
-    if (!paper) seen.emplace(key, inst.problem.classes.size());
+    first_of_shape.emplace(shape, inst.problem.classes.size());
     inst.problem.classes.push_back(std::move(single.classes[0]));
     inst.choices.push_back(std::move(choices));
   }
@@ -114,6 +109,7 @@ PlanInstance build_instance(const Scenario& scenario, const Calibration& calibra
 }
 
 StrategyResult plan_strategy(const Scenario& base, const Calibration& calibration, const SearchSpace& space) {
+  validate_scenario(base);
   StrategyResult result;
   result.strategy = space.name;
   double best_throughput = 0;
@@ -200,6 +196,7 @@ StrategyResult plan_strategy(const Scenario& base, const Calibration& calibratio
 }
 
 PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
+  validate_scenario(scenario);
   Scenario at = scenario;
   at.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
   const std::unique_ptr<CostModel> model = make_cost_model(at, calibration);

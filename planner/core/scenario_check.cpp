@@ -1,0 +1,167 @@
+// Scenario defaults and invariants: what every entry point relies on (positive sizes, dividing groups).
+#include "planner/core/scenario_check.hpp"
+
+#include <cmath>
+
+#include "planner/core/error.hpp"
+
+namespace shardscope {
+namespace {
+
+class Issues {
+ public:
+  void add(std::string field, std::string message) {
+    list_.push_back({std::move(field), std::move(message)});
+  }
+  void positive(const std::string& field, double value, const char* what) {
+    if (!(value > 0) || !std::isfinite(value)) add(field, std::string("expected a positive ") + what);
+  }
+  void non_negative(const std::string& field, double value, const char* what) {
+    if (!(value >= 0) || !std::isfinite(value)) add(field, std::string("expected a non-negative ") + what);
+  }
+  std::vector<ScenarioIssue> take() { return std::move(list_); }
+
+ private:
+  std::vector<ScenarioIssue> list_;
+};
+
+void check_cluster(const Cluster& c, Issues& issues) {
+  if (c.nodes < 1) issues.add("cluster.nodes", "expected at least one node");
+  if (c.gpus_per_node < 1) issues.add("cluster.gpus_per_node", "expected at least one GPU per node");
+  issues.positive("cluster.gpu.peak_fp16", c.gpu.peak_flops_per_second_fp16, "FLOP/s rate");
+  issues.positive("cluster.gpu.peak_fp32", c.gpu.peak_flops_per_second_fp32, "FLOP/s rate");
+  if (!(c.gpu.achievable_fraction > 0 && c.gpu.achievable_fraction <= 1)) {
+    issues.add("cluster.gpu.achievable_fraction", "expected a fraction in (0, 1]");
+  }
+  if (c.gpu.memory_bytes <= 0) issues.add("cluster.gpu.memory", "expected a positive byte size");
+  issues.positive("cluster.gpu.hbm_bandwidth", c.gpu.hbm_bytes_per_second, "bandwidth");
+  if (c.intra_node == IntraNodeKind::nvswitch) {
+    issues.positive("cluster.intra_node.gpu_bandwidth", c.nvswitch.gpu_bytes_per_second, "bandwidth");
+    issues.non_negative("cluster.intra_node.latency", c.nvswitch.latency_seconds, "duration");
+  } else {
+    const PcieTopology& p = c.pcie;
+    if (p.sockets < 1 || p.switches_per_socket < 1 || p.gpus_per_switch < 1) {
+      issues.add("cluster.intra_node", "expected at least one socket, switch per socket and GPU per switch");
+    } else if (c.gpus_per_node > p.sockets * p.switches_per_socket * p.gpus_per_switch) {
+      issues.add("cluster.intra_node.gpus_per_switch",
+                 "the PCIe tree has fewer GPU slots than gpus_per_node");
+    }
+    issues.positive("cluster.intra_node.gpu_link_bandwidth", p.gpu_link_bytes_per_second, "bandwidth");
+    issues.positive("cluster.intra_node.switch_uplink_bandwidth", p.switch_uplink_bytes_per_second,
+                    "bandwidth");
+    issues.positive("cluster.intra_node.inter_socket_bandwidth", p.inter_socket_bytes_per_second,
+                    "bandwidth");
+    issues.non_negative("cluster.intra_node.latency", p.latency_seconds, "duration");
+  }
+  if (c.nodes > 1) {
+    const NetworkTopology& n = c.network;
+    if (n.nics_per_node < 1)
+      issues.add("cluster.network.nics_per_node", "expected at least one NIC per node");
+    issues.positive("cluster.network.nic_rate", n.nic_bytes_per_second, "bandwidth");
+    if (!(n.oversubscription >= 1) || !std::isfinite(n.oversubscription)) {
+      issues.add("cluster.network.oversubscription", "expected a ratio of at least 1");
+    }
+    if (n.nodes_per_leaf < 0) issues.add("cluster.network.nodes_per_leaf", "expected 0 (all) or more nodes");
+    issues.non_negative("cluster.network.latency", n.latency_seconds, "duration");
+  }
+}
+
+void check_model(const Model& m, Issues& issues) {
+  if (m.operators.empty()) issues.add("model.operators", "expected at least one operator");
+  if (m.sequence_length < 1) issues.add("model.sequence_length", "expected at least one token per sample");
+  for (std::size_t i = 0; i < m.operators.size(); ++i) {
+    const Operator& op = m.operators[i];
+    const std::string at = "model.operators[" + std::to_string(i) + "]";
+    if (op.name.empty()) issues.add(at + ".name", "expected a name");
+    if (op.parameters < 0) issues.add(at + ".parameters", "expected a non-negative count");
+    if (op.active_parameters < 0 || op.active_parameters > op.parameters) {
+      issues.add(at + ".active_parameters", "expected a count between 0 and the operator's parameters");
+    }
+    issues.non_negative(at + ".forward_flops_per_sample", op.forward_flops_per_sample, "FLOP count");
+    issues.non_negative(at + ".backward_flops_per_sample", op.backward_flops_per_sample, "FLOP count");
+    if (op.activation_bytes_per_sample < 0 || op.checkpoint_bytes_per_sample < 0 ||
+        op.workspace_bytes_per_sample < 0) {
+      issues.add(at + ".activation_bytes_per_sample", "expected non-negative byte sizes");
+    }
+  }
+}
+
+void check_training(const Scenario& s, Issues& issues) {
+  const TrainingConfig& t = s.training;
+  const int gpus = s.cluster.gpus();
+  if (t.group_size < 1) {
+    issues.add("training.group_size", "expected at least 1 (call resolve_defaults() for the GPUs per node)");
+  } else if (gpus > 0 && gpus % t.group_size != 0) {
+    issues.add("training.group_size", "group size " + std::to_string(t.group_size) + " does not divide the " +
+                                          std::to_string(gpus) + " GPUs of the cluster");
+  }
+  if (t.memory_limit_bytes <= 0) {
+    issues.add("training.memory_limit",
+               "expected a positive byte size (call resolve_defaults() for the capacity)");
+  } else if (t.memory_limit_bytes > s.cluster.gpu.memory_bytes) {
+    issues.add("training.memory_limit", "the memory limit exceeds the GPU's capacity (" +
+                                            std::to_string(s.cluster.gpu.memory_bytes) + " bytes)");
+  }
+  if (t.runtime_reserve_bytes < 0) {
+    issues.add("training.runtime_reserve", "expected a non-negative byte size");
+  } else if (t.memory_limit_bytes > 0 && t.runtime_reserve_bytes >= t.memory_limit_bytes) {
+    issues.add("training.runtime_reserve", "the runtime reserve must be below the memory limit (" +
+                                               std::to_string(t.memory_limit_bytes) + " bytes)");
+  }
+  if (t.micro_batch < 0) issues.add("training.micro_batch", "expected 0 (scan) or a positive count");
+  if (t.gradient_accumulation_steps < 1) {
+    issues.add("training.gradient_accumulation_steps", "expected at least 1");
+  }
+  if (t.max_micro_batch < 1) issues.add("training.max_micro_batch", "expected at least 1");
+  if (t.global_batch < 0) issues.add("training.global_batch", "expected 0 (the planner chooses) or a count");
+  if (t.global_batch > 0 && t.micro_batch > 0 && gpus > 0 &&
+      t.global_batch != t.micro_batch * t.gradient_accumulation_steps * gpus) {
+    issues.add("training.global_batch",
+               "must equal micro_batch x gradient_accumulation_steps x GPUs (" +
+                   std::to_string(t.micro_batch * t.gradient_accumulation_steps * gpus) + ")");
+  }
+  if (t.global_batch > 0 && gpus > 0 && t.global_batch % gpus != 0) {
+    issues.add("training.global_batch",
+               "must be a multiple of the number of GPUs (" + std::to_string(gpus) + ")");
+  }
+  if (t.slice_granularities.empty())
+    issues.add("training.slice_granularities", "expected at least one granularity");
+  for (int g : t.slice_granularities) {
+    if (g < 1 || g > 64) issues.add("training.slice_granularities", "expected granularities from 1 to 64");
+  }
+}
+
+void check_planner(const PlannerOptions& p, Issues& issues) {
+  if (p.prefetch_depth < 0 || p.prefetch_depth > 64) issues.add("planner.prefetch_depth", "expected 0 to 64");
+  if (p.cost_model == CostModelKind::paper) {
+    issues.non_negative("planner.paper.alpha", p.paper.alpha_seconds, "duration");
+    issues.positive("planner.paper.beta", p.paper.beta_seconds_per_byte, "seconds per byte");
+  }
+}
+
+}  // namespace
+
+void resolve_defaults(Scenario& scenario) {
+  TrainingConfig& t = scenario.training;
+  if (t.group_size == 0) t.group_size = scenario.cluster.gpus_per_node;
+  if (t.memory_limit_bytes == 0) t.memory_limit_bytes = scenario.cluster.gpu.memory_bytes;
+  if (scenario.name.empty()) scenario.name = scenario.model.name;
+}
+
+std::vector<ScenarioIssue> scenario_issues(const Scenario& scenario) {
+  Issues issues;
+  check_cluster(scenario.cluster, issues);
+  check_model(scenario.model, issues);
+  check_training(scenario, issues);
+  check_planner(scenario.planner, issues);
+  return issues.take();
+}
+
+void validate_scenario(const Scenario& scenario) {
+  const std::vector<ScenarioIssue> issues = scenario_issues(scenario);
+  if (issues.empty()) return;
+  const std::string file = scenario.source_file.empty() ? "<scenario>" : scenario.source_file;
+  throw InputError(file, 0, issues.front().field, issues.front().message);
+}
+
+}  // namespace shardscope

@@ -1,0 +1,156 @@
+// A Scenario built in code plans like the same scenario read from YAML; invalid ones are InputErrors, not
+// SIGFPE.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "planner/core/error.hpp"
+#include "planner/core/scenario_check.hpp"
+#include "planner/core/transformer.hpp"
+#include "planner/cost/cost_model.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/io/cluster_presets.hpp"
+#include "planner/io/plan_json.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "planner/io/transformer_parser.hpp"
+#include "planner/search/planner.hpp"
+
+namespace shardscope {
+namespace {
+
+Scenario in_code() {
+  Scenario s;
+  s.model = generate_transformer(model_preset("nd-48x1536", "test", 0, "model.preset"));
+  s.cluster = cluster_preset("titan-rtx-8-pcie3");
+  s.training.max_micro_batch = 8;
+  return s;
+}
+
+std::string field_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.field();
+  }
+  return "(no error)";
+}
+
+TEST(ScenarioInCode, UnresolvedDefaultsAreAnInputErrorNotADivisionByZero) {
+  const Scenario s = in_code();
+  EXPECT_EQ(field_of([&] { plan_scenario(s, Calibration{}, false); }), "training.group_size");
+  EXPECT_EQ(field_of([&] { make_cost_model(s, Calibration{}); }), "training.group_size");
+}
+
+TEST(ScenarioInCode, PlansExactlyAsTheSameScenarioReadFromYaml) {
+  Scenario s = in_code();
+  resolve_defaults(s);
+  EXPECT_EQ(s.training.group_size, 8);
+  EXPECT_EQ(s.training.memory_limit_bytes, s.cluster.gpu.memory_bytes);
+  const Scenario from_yaml = parse_scenario_string(
+      "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\ntraining: {max_micro_batch: 8}\n");
+  const PlanReport a = plan_scenario(s, Calibration{}, true);
+  const PlanReport b = plan_scenario(from_yaml, Calibration{}, true);
+  s.name = from_yaml.name;
+  s.source_file = from_yaml.source_file;
+  EXPECT_EQ(report_to_json(a, s).dump(), report_to_json(b, from_yaml).dump());
+}
+
+TEST(ScenarioInCode, EveryZeroDivisorIsNamed) {
+  const auto issue = [](const std::function<void(Scenario&)>& edit) {
+    Scenario s = in_code();
+    resolve_defaults(s);
+    edit(s);
+    return field_of([&] { plan_scenario(s, Calibration{}, false); });
+  };
+  EXPECT_EQ(issue([](Scenario& s) { s.cluster.gpus_per_node = 0; }), "cluster.gpus_per_node");
+  EXPECT_EQ(issue([](Scenario& s) { s.cluster.nodes = 0; }), "cluster.nodes");
+  EXPECT_EQ(issue([](Scenario& s) { s.cluster.gpu.peak_flops_per_second_fp16 = 0; }),
+            "cluster.gpu.peak_fp16");
+  EXPECT_EQ(issue([](Scenario& s) { s.cluster.gpu.hbm_bytes_per_second = 0; }), "cluster.gpu.hbm_bandwidth");
+  EXPECT_EQ(issue([](Scenario& s) { s.cluster.pcie.gpu_link_bytes_per_second = 0; }),
+            "cluster.intra_node.gpu_link_bandwidth");
+  EXPECT_EQ(issue([](Scenario& s) {
+              s.cluster.nodes = 2;
+              s.cluster.network.nic_bytes_per_second = 0;
+            }),
+            "cluster.network.nic_rate");
+  EXPECT_EQ(issue([](Scenario& s) { s.model.operators.clear(); }), "model.operators");
+  EXPECT_EQ(issue([](Scenario& s) { s.model.sequence_length = 0; }), "model.sequence_length");
+  EXPECT_EQ(issue([](Scenario& s) { s.model.operators[3].forward_flops_per_sample = -1; }),
+            "model.operators[3].forward_flops_per_sample");
+  EXPECT_EQ(issue([](Scenario& s) { s.training.group_size = 3; }), "training.group_size");
+  EXPECT_EQ(issue([](Scenario& s) { s.training.memory_limit_bytes = s.cluster.gpu.memory_bytes + 1; }),
+            "training.memory_limit");
+  EXPECT_EQ(issue([](Scenario& s) { s.training.runtime_reserve_bytes = s.training.memory_limit_bytes; }),
+            "training.runtime_reserve");
+  EXPECT_EQ(issue([](Scenario& s) { s.training.gradient_accumulation_steps = 0; }),
+            "training.gradient_accumulation_steps");
+  EXPECT_EQ(issue([](Scenario& s) { s.training.slice_granularities.clear(); }),
+            "training.slice_granularities");
+  EXPECT_EQ(issue([](Scenario& s) { s.planner.prefetch_depth = -1; }), "planner.prefetch_depth");
+  EXPECT_EQ(issue([](Scenario&) {}), "(no error)");
+}
+
+TEST(ScenarioInCode, TheParserPointsAtTheLineOfACheckFromCore) {
+  try {
+    parse_scenario_string(
+        "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\ntraining:\n"
+        "  memory_limit: 8GB\n  runtime_reserve: 9GB\n",
+        "s.yaml");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 5);
+    EXPECT_EQ(e.field(), "training.runtime_reserve");
+  }
+}
+
+// Defect: the planner shared cost tables between operators whose key omitted backward FLOPs.
+TEST(CostClasses, OperatorsThatDifferOnlyInBackwardFlopsAreCostedApart) {
+  const Scenario s = parse_scenario_string(
+      "model:\n  sequence_length: 1024\n  operators:\n"
+      "    - {name: a, kind: mlp, parameters: 1000000, forward_flops_per_sample: 2e12, "
+      "backward_flops_per_sample: 2e12}\n"
+      "    - {name: b, kind: mlp, parameters: 1000000, forward_flops_per_sample: 2e12, "
+      "backward_flops_per_sample: 2e13}\n"
+      "cluster: {preset: titan-rtx-8-pcie3}\n");
+  const auto model = make_cost_model(s, Calibration{});
+  const SearchSpace space = full_space(s.training);
+  const PlanInstance inst = build_instance(s, Calibration{}, space, 1);
+  for (std::size_t i = 0; i < 2; ++i) {
+    for (std::size_t k = 0; k < inst.choices[i].size(); ++k) {
+      EXPECT_EQ(inst.problem.classes[i][k].seconds, model->cost(i, inst.choices[i][k], 1).seconds) << i;
+    }
+  }
+  const StrategyResult r = plan_strategy(s, Calibration{}, space);
+  ASSERT_TRUE(r.fits);
+  EXPECT_DOUBLE_EQ(r.plan.predicted.iteration_seconds,
+                   evaluate_plan(s, Calibration{}, r.plan).iteration_seconds);
+}
+
+// The instance the solver sees equals the cost model, operator by operator, on every shipped scenario.
+TEST(CostClasses, SolverItemsEqualTheCostModelOnEveryShippedScenario) {
+  const std::filesystem::path dir = std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "scenarios";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const Scenario s = load_scenario_file(entry.path().string());
+    const Calibration calibration = scenario_calibration(s.planner.calibration_file);
+    const auto model = make_cost_model(s, calibration);
+    const PlanInstance inst = build_instance(s, calibration, full_space(s.training), 2);
+    ASSERT_EQ(inst.choices.size(), s.model.operators.size());
+    for (std::size_t i = 0; i < inst.choices.size(); ++i) {
+      for (std::size_t k = 0; k < inst.choices[i].size(); ++k) {
+        const ItemCost c = model->cost(i, inst.choices[i][k], 2);
+        ASSERT_EQ(inst.problem.classes[i][k].seconds, c.seconds) << entry.path() << " op " << i;
+        ASSERT_EQ(inst.problem.classes[i][k].resident_bytes, c.resident_bytes) << entry.path() << " op " << i;
+        ASSERT_EQ(inst.problem.classes[i][k].transient_bytes, c.transient_bytes)
+            << entry.path() << " op " << i;
+      }
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 6);
+}
+
+}  // namespace
+}  // namespace shardscope
