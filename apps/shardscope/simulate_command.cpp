@@ -12,6 +12,7 @@
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/error.hpp"
+#include "planner/core/scenario_check.hpp"
 #include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/plan_json.hpp"
@@ -82,9 +83,9 @@ Registered register_simulate(CLI::App& app) {
                   "A whole-model strategy instead (fsdp, zero-2, ddp, mics, paro-IIG, osdp, ...)")
       ->excludes(plan_opt);
   cmd->add_option("--prefetch", o->prefetch,
-                  "Prefetch depth (default: the scenario's planner.prefetch_depth)");
+                  "Prefetch depth (default: the scenario's execution.prefetch_depth)");
   cmd->add_option("--bucket", o->bucket,
-                  "Gradient bucket size, e.g. 25MB (default: reduce each slice alone)");
+                  "Gradient bucket size, e.g. 25MB (default: the scenario's execution.bucket)");
   cmd->add_flag("--serial", o->serial, "One stream per GPU: no overlap of communication and compute");
   cmd->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace (Trace Event JSON)");
   cmd->add_option("--links", o->links, "Write bytes and utilisation per link direction as CSV");
@@ -92,7 +93,18 @@ Registered register_simulate(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print JSON");
   return {
       cmd, [o]() {
-        const Scenario scenario = load_scenario_file(o->scenario);
+        Scenario scenario = load_scenario_file(o->scenario);
+        // The flags change the scenario's execution options, so planner and simulator see the same ones.
+        if (o->serial) scenario.execution.overlap = false;
+        if (o->prefetch >= 0) scenario.execution.prefetch_depth = o->prefetch;
+        if (!o->bucket.empty()) {
+          try {
+            scenario.execution.bucket_bytes = static_cast<double>(units::parse_bytes(o->bucket));
+          } catch (const std::invalid_argument& e) {
+            throw InputError("--bucket", 0, "bucket", e.what());
+          }
+        }
+        validate_scenario(scenario);
         const Calibration calibration = scenario_calibration(scenario.planner.calibration_file);
         Plan plan;
         if (!o->plan.empty()) {
@@ -115,15 +127,9 @@ Registered register_simulate(CLI::App& app) {
           plan = r.plan;
         }
         sim::IterationOptions options;
-        options.prefetch_depth = o->prefetch >= 0 ? o->prefetch : scenario.planner.prefetch_depth;
-        options.overlap = !o->serial;
-        if (!o->bucket.empty()) {
-          try {
-            options.bucket_bytes = static_cast<double>(units::parse_bytes(o->bucket));
-          } catch (const std::invalid_argument& e) {
-            throw InputError("--bucket", 0, "bucket", e.what());
-          }
-        }
+        options.prefetch_depth = scenario.execution.prefetch_depth;
+        options.overlap = scenario.execution.overlap;
+        options.bucket_bytes = scenario.execution.bucket_bytes;
         const sim::IterationResult r = sim::simulate_iteration(scenario, calibration, plan, options);
 
         // The planner's prediction of the same plan (for --compare and the JSON).

@@ -20,8 +20,6 @@ struct PaperCoefficients {
 struct PlannerOptions {
   CostModelKind cost_model = CostModelKind::topology;
   PaperCoefficients paper;
-  bool overlap = false;          // overlap communication with compute (topology model)
-  int prefetch_depth = 1;        // gathered buffers in flight beyond the current one
   std::string calibration_file;  // optional calibration.yaml, resolved relative to the scenario
 };
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "planner/core/cluster.hpp"
+#include "planner/core/execution_options.hpp"
 #include "planner/core/model.hpp"
 #include "planner/core/planner_options.hpp"
 #include "planner/core/training_config.hpp"
@@ -17,6 +18,7 @@ struct Scenario {
   Cluster cluster;
   TrainingConfig training;
   PlannerOptions planner;
+  ExecutionOptions execution;
 };
 
 }  // namespace shardscope

@@ -131,8 +131,12 @@ void check_training(const Scenario& s, Issues& issues) {
   }
 }
 
+void check_execution(const ExecutionOptions& e, Issues& issues) {
+  if (e.prefetch_depth < 0 || e.prefetch_depth > 64) issues.add("execution.prefetch_depth", "expected 0 to 64");
+  issues.non_negative("execution.bucket", e.bucket_bytes, "byte size");
+}
+
 void check_planner(const PlannerOptions& p, Issues& issues) {
-  if (p.prefetch_depth < 0 || p.prefetch_depth > 64) issues.add("planner.prefetch_depth", "expected 0 to 64");
   if (p.cost_model == CostModelKind::paper) {
     issues.non_negative("planner.paper.alpha", p.paper.alpha_seconds, "duration");
     issues.positive("planner.paper.beta", p.paper.beta_seconds_per_byte, "seconds per byte");
@@ -154,6 +158,7 @@ std::vector<ScenarioIssue> scenario_issues(const Scenario& scenario) {
   check_model(scenario.model, issues);
   check_training(scenario, issues);
   check_planner(scenario.planner, issues);
+  check_execution(scenario.execution, issues);
   return issues.take();
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 namespace shardscope {
 
@@ -23,24 +24,59 @@ double alpha_beta_seconds(double alpha_seconds, int steps, double bytes_per_step
   return steps * (alpha_seconds + bytes_per_step / bytes_per_second);
 }
 
+// The rings of one group kind that run at once when every group executes the collective: intra, one ring per
+// group of M consecutive ranks; inter, one ring per position in a group (stride M); global, one ring.
+struct RingFamily {
+  int rings = 1;      // rings running at once
+  int ring_step = 0;  // rank offset from one ring's first member to the next ring's
+  int stride = 1;     // rank offset between consecutive members of a ring
+  int ranks = 1;      // members of each ring
+};
+
+namespace {
+
+// Flows leaving the busiest node over the network, summed over the family's concurrent rings.
+int network_flows_per_node(const Cluster& cluster, const RingFamily& family) {
+  std::vector<int> flows(static_cast<std::size_t>(cluster.nodes), 0);
+  for (int r = 0; r < family.rings; ++r) {
+    const int first = r * family.ring_step;
+    for (int i = 0; i < family.ranks; ++i) {
+      const int a = first + i * family.stride;
+      const int b = first + ((i + 1) % family.ranks) * family.stride;
+      if (cluster.node_of(a) != cluster.node_of(b)) ++flows[static_cast<std::size_t>(cluster.node_of(a))];
+    }
+  }
+  return std::max(1, *std::max_element(flows.begin(), flows.end()));
+}
+
+}  // namespace
+
 CollectiveCost::CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration)
     : calibration_(calibration) {
   const int n = cluster.gpus();
-  intra_ = make_ring(cluster, 0, 1, group_size);
-  inter_ = make_ring(cluster, 0, group_size, n / group_size);
-  global_ = make_ring(cluster, 0, 1, n);
+  intra_ = make_ring(cluster, RingFamily{n / group_size, group_size, 1, group_size});
+  inter_ = make_ring(cluster, RingFamily{group_size, 1, group_size, n / group_size});
+  global_ = make_ring(cluster, RingFamily{1, 0, 1, n});
 }
 
-RingLink CollectiveCost::make_ring(const Cluster& cluster, int first_rank, int stride, int count) const {
+RingLink CollectiveCost::make_ring(const Cluster& cluster, const RingFamily& family) const {
   RingLink ring;
-  ring.ranks = count;
-  if (count <= 1) return ring;
+  ring.ranks = family.ranks;
+  if (family.ranks <= 1) return ring;
   ring.bytes_per_second = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < count; ++i) {
-    const int a = first_rank + i * stride;
-    const int b = first_rank + ((i + 1) % count) * stride;
+  for (int i = 0; i < family.ranks; ++i) {
+    const int a = i * family.stride;
+    const int b = ((i + 1) % family.ranks) * family.stride;
     const LinkClass lc = link_class_between(cluster, a, b);
     LinkProperties p = link_properties(cluster, lc);
+    if (lc == LinkClass::network) {
+      // The node's NICs are shared by the flows that leave it at once (rail-aligned: each flow keeps to one
+      // NIC): a lone global ring gets a whole NIC, one inter-group ring per GPU of the node a NIC share.
+      const NetworkTopology& net = cluster.network;
+      const int flows = network_flows_per_node(cluster, family);
+      p.bytes_per_second =
+          std::min(net.nic_bytes_per_second, net.nic_bytes_per_second * net.nics_per_node / flows);
+    }
     if (const auto& c = calibration_.links[static_cast<std::size_t>(lc)]) {
       p.bytes_per_second = c->bytes_per_second;
       p.latency_seconds = c->alpha_seconds;

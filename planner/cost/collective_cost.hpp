@@ -22,6 +22,8 @@ struct RingLink {
   int ranks = 1;
 };
 
+struct RingFamily;  // the rings of one group kind that run at once (collective_cost.cpp)
+
 class CollectiveCost {
  public:
   CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration);
@@ -35,7 +37,7 @@ class CollectiveCost {
   double seconds(CollectiveKind kind, GroupKind group, double total_bytes) const;
 
  private:
-  RingLink make_ring(const Cluster& cluster, int first_rank, int stride, int count) const;
+  RingLink make_ring(const Cluster& cluster, const RingFamily& family) const;
   Calibration calibration_;  // owned: callers often pass a temporary
   RingLink intra_, inter_, global_;
 };

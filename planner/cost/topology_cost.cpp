@@ -158,13 +158,23 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
   const int steps = scenario_.training.gradient_accumulation_steps;
   const double slice = static_cast<double>(op.parameters) / c.slices;
 
-  double compute =
-      compute_.forward_seconds(op, samples) * (c.checkpoint ? 2 : 1) + compute_.backward_seconds(op, samples);
-  if (c.slices > 1) compute += (c.slices - 1) * calibration_.slice_overhead_seconds * (c.checkpoint ? 3 : 2);
-
+  // Per micro-step, in two passes: forward (compute, its gathers) and backward (recompute, backward compute,
+  // their gathers and the gradient reduce-scatter). With overlap each pass costs the longer of its two
+  // streams plus the slowdown x the shorter: a forward bound by communication cannot hide behind a
+  // backward bound by compute, as the simulator's two streams show.
+  const double slice_overhead = (c.slices - 1) * calibration_.slice_overhead_seconds;
+  const double forward_compute = compute_.forward_seconds(op, samples) + slice_overhead;
+  const double backward_compute =
+      compute_.backward_seconds(op, samples) + slice_overhead + (c.checkpoint ? forward_compute : 0.0);
+  double forward_comm = 0, backward_comm = 0, reduce_comm = 0;
+  for (const CollectiveCall& call : micro_step_collectives(c, slice, op.trainable)) {
+    const double seconds = c.sharded_slices * collectives_.seconds(call.kind, call.group, call.total_bytes);
+    (call.stage == CollectiveCall::Stage::forward_gather    ? forward_comm
+     : call.stage == CollectiveCall::Stage::gradient_reduce ? reduce_comm
+                                                            : backward_comm) += seconds;
+  }
   const OperatorChoice replicated{
       op.name, Scopes{ShardScope::N, ShardScope::N, ShardScope::N}, false, 1, 0, c.checkpoint};
-  const double comm_micro = c.sharded_slices * per_micro_step_comm_seconds(c, slice, op.trainable);
   const double comm_iter =
       c.sharded_slices * per_iteration_comm_seconds(c, slice, op.trainable) +
       (c.slices - c.sharded_slices) * per_iteration_comm_seconds(replicated, slice, op.trainable);
@@ -172,14 +182,21 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
   const MemoryBreakdown m = memory(op_index, c, b);
   const double update =
       op.trainable ? compute_.update_seconds(m.parameter_bytes + m.gradient_bytes + m.optimizer_bytes) : 0.0;
-  double micro = compute + comm_micro;
-  if (scenario_.planner.overlap) {
-    micro = std::max(compute, comm_micro) + calibration_.overlap_slowdown * std::min(compute, comm_micro);
-  }
+  const bool overlap = scenario_.execution.overlap;
+  const double slowdown = calibration_.overlap_slowdown;
+  const auto pass = [overlap, slowdown](double compute, double comm) {
+    return overlap ? std::max(compute, comm) + slowdown * std::min(compute, comm) : compute + comm;
+  };
+  // The first operator opens the forward pass and closes the backward one: nothing runs beside its forward
+  // gather or its last reduce-scatter, so those stay exposed even with overlap.
+  const bool edge = op_index == 0;
+  const double micro = (edge ? forward_compute + forward_comm : pass(forward_compute, forward_comm)) +
+                       (edge ? pass(backward_compute, backward_comm) + reduce_comm
+                             : pass(backward_compute, backward_comm + reduce_comm));
   ItemCost out;
   out.seconds = steps * micro + comm_iter + update;
   out.resident_bytes = m.resident();
-  out.transient_bytes = m.workspace_bytes + (1 + scenario_.planner.prefetch_depth) * m.gathered_bytes;
+  out.transient_bytes = m.workspace_bytes + (1 + scenario_.execution.prefetch_depth) * m.gathered_bytes;
   return out;
 }
 

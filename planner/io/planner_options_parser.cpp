@@ -8,7 +8,11 @@ namespace shardscope {
 void parse_planner_options(const YAML::Node& node, const std::string& file, PlannerOptions& out) {
   if (!node.IsDefined() || node.IsNull()) return;
   const YamlMap map(node, file, "planner");
-  map.reject_unknown({"cost_model", "paper", "overlap", "prefetch_depth", "calibration"});
+  for (const char* moved : {"overlap", "prefetch_depth"}) {
+    if (map.has(moved))
+      map.fail(moved, std::string("moved to the execution: section (execution.") + moved + ")");
+  }
+  map.reject_unknown({"cost_model", "paper", "calibration"});
   out.cost_model = map.choice_or("cost_model", "topology", {"topology", "paper"}) == "paper"
                        ? CostModelKind::paper
                        : CostModelKind::topology;
@@ -26,9 +30,20 @@ void parse_planner_options(const YAML::Node& node, const std::string& file, Plan
   } else if (out.cost_model == CostModelKind::paper) {
     map.fail("paper", "missing; cost_model: paper needs paper: {alpha, beta}");
   }
-  out.overlap = map.boolean_or("overlap", false);
-  out.prefetch_depth = static_cast<int>(map.integer_or("prefetch_depth", 1, 0, 64));
   out.calibration_file = map.optional_string("calibration").value_or("");
+}
+
+}  // namespace shardscope
+
+namespace shardscope {
+
+void parse_execution_options(const YAML::Node& node, const std::string& file, ExecutionOptions& out) {
+  if (!node.IsDefined() || node.IsNull()) return;
+  const YamlMap map(node, file, "execution");
+  map.reject_unknown({"overlap", "prefetch_depth", "bucket"});
+  out.overlap = map.boolean_or("overlap", out.overlap);
+  out.prefetch_depth = static_cast<int>(map.integer_or("prefetch_depth", out.prefetch_depth, 0, 64));
+  out.bucket_bytes = static_cast<double>(map.bytes_or("bucket", 0, 0, std::int64_t{1} << 40));
 }
 
 }  // namespace shardscope

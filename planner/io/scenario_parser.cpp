@@ -218,7 +218,7 @@ int field_line(const YamlMap& root, const std::string& field) {
 Scenario parse_scenario_string(const std::string& text, const std::string& file_name,
                                const std::string& base_dir) {
   const YamlMap root(parse_yaml_mapping(text, file_name), file_name, "");
-  root.reject_unknown({"name", "description", "model", "cluster", "training", "planner"});
+  root.reject_unknown({"name", "description", "model", "cluster", "training", "planner", "execution"});
   Scenario scenario;
   scenario.source_file = file_name;
   scenario.name = root.optional_string("name").value_or(std::filesystem::path(file_name).stem().string());
@@ -231,6 +231,7 @@ Scenario parse_scenario_string(const std::string& text, const std::string& file_
         parse_training(YamlMap(YAML::Node(YAML::NodeType::Map), file_name, "training", 0), scenario.cluster);
   }
   parse_planner_options(root.raw("planner"), file_name, scenario.planner);
+  parse_execution_options(root.raw("execution"), file_name, scenario.execution);
   if (!scenario.planner.calibration_file.empty()) {
     scenario.planner.calibration_file = resolve(base_dir, scenario.planner.calibration_file);
   }

@@ -143,6 +143,28 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
     b.task(rs).free_at_end[at(MemoryCategory::gathered)] = bucket.buffers;
     bucket = Bucket{};
   };
+  // A slice's gradient reduce-scatter waits until the next slice's first gather is queued on the
+  // communication stream (FSDP's backward prefetch, BACKWARD_PRE): queued in plain order, the next
+  // gather would wait behind a reduce-scatter that waits for the backward compute.
+  struct PendingReduce {
+    CollectiveCall call;
+    double buffer_bytes;
+    int after;
+    std::string name;
+  };
+  std::vector<PendingReduce> pending;
+  auto issue_pending_reduces = [&]() {
+    for (const PendingReduce& r : pending) {
+      if (bucket.bytes > 0 && (bucket.call.group != r.call.group || bucket.call.kind != r.call.kind)) flush();
+      bucket.call = r.call;
+      bucket.bytes += r.call.total_bytes;
+      bucket.buffers += r.buffer_bytes;
+      bucket.after = r.after;
+      bucket.name = bucket.name.empty() ? r.name : bucket.name + "+";
+      if (bucket.bytes >= bucket_bytes) flush();
+    }
+    pending.clear();
+  };
 
   // What every micro-step needs per operator, computed once.
   struct Pass {
@@ -208,6 +230,7 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
         };
         if (c.checkpoint) {
           const int g = gather_for(CollectiveCall::Stage::recompute_gather);
+          issue_pending_reduces();  // backward prefetch: this gather is queued before the last reduce-scatter
           const int t = b.compute("recompute " + op.name + suffix, p.fwd_seconds, g);
           b.task(t).alloc_at_start[at(MemoryCategory::workspace)] = p.recomputed_bytes;
           if (g >= 0) {
@@ -217,6 +240,7 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
           }
         }
         const int g = gather_for(CollectiveCall::Stage::backward_gather);
+        issue_pending_reduces();
         const int t = b.compute("bwd " + op.name + suffix, p.bwd_seconds, g);
         Task& task = b.task(t);
         const double grad_buffer = sharded && op.trainable && c.scopes.gradients != ShardScope::N
@@ -234,16 +258,11 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
         }
         for (const CollectiveCall& call : p.calls) {
           if (call.stage != CollectiveCall::Stage::gradient_reduce) continue;
-          if (bucket.bytes > 0 && (bucket.call.group != call.group || bucket.call.kind != call.kind)) flush();
-          bucket.call = call;
-          bucket.bytes += call.total_bytes;
-          bucket.buffers += grad_buffer;
-          bucket.after = t;
-          bucket.name = bucket.name.empty() ? "RS " + op.name + suffix : bucket.name + "+";
-          if (bucket.bytes >= bucket_bytes) flush();
+          pending.push_back({call, grad_buffer, t, "RS " + op.name + suffix});
         }
       }
     }
+    issue_pending_reduces();
     flush();
   }
   // Once per iteration: gradient synchronisation, optimizer update, parameter rebuild, per operator.

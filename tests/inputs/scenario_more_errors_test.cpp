@@ -100,8 +100,12 @@ TEST(ScenarioMoreErrors, PlannerOptions) {
   expect_input_error(
       [&] { parse(head + "planner:\n  paper: {alpha: 1us, beta: 1GB/s, beta_seconds_per_byte: 1e-9}\n"); },
       "s.yaml", 4, "planner.paper.beta", "give exactly one of beta");
-  expect_input_error([&] { parse(head + "planner: {prefetch_depth: 99}\n"); }, "s.yaml", 3,
-                     "planner.prefetch_depth", "between 0 and 64");
+  expect_input_error([&] { parse(head + "execution: {prefetch_depth: 99}\n"); }, "s.yaml", 3,
+                     "execution.prefetch_depth", "between 0 and 64");
+  expect_input_error([&] { parse(head + "execution: {bucket: lots}\n"); }, "s.yaml", 3, "execution.bucket",
+                     "expected a byte size");
+  expect_input_error([&] { parse(head + "planner: {overlap: true}\n"); }, "s.yaml", 3, "planner.overlap",
+                     "moved to the execution: section (execution.overlap)");
 }
 
 TEST(ScenarioMoreErrors, ClusterFilesAndNames) {

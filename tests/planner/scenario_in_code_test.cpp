@@ -87,7 +87,7 @@ TEST(ScenarioInCode, EveryZeroDivisorIsNamed) {
             "training.gradient_accumulation_steps");
   EXPECT_EQ(issue([](Scenario& s) { s.training.slice_granularities.clear(); }),
             "training.slice_granularities");
-  EXPECT_EQ(issue([](Scenario& s) { s.planner.prefetch_depth = -1; }), "planner.prefetch_depth");
+  EXPECT_EQ(issue([](Scenario& s) { s.execution.prefetch_depth = -1; }), "execution.prefetch_depth");
   EXPECT_EQ(issue([](Scenario&) {}), "(no error)");
 }
 

@@ -17,7 +17,7 @@ Scenario load(const std::string& text) { return parse_scenario_string(text, "tes
 const char* kTitan =
     "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
     "training: {memory_limit: 8GB, runtime_reserve: 512MiB, precision: mixed-fp16, max_micro_batch: 8}\n"
-    "planner: {prefetch_depth: 0}\n";
+    "execution: {prefetch_depth: 0}\n";
 
 struct Prediction {
   double seconds = 0;
@@ -36,7 +36,8 @@ double peak_of(const IterationResult& r) {
 }
 
 TEST(IterationSim, SerialIterationEqualsThePlannerAndPeaksAgree) {
-  const Scenario s = load(kTitan);
+  Scenario s = load(kTitan);
+  s.execution = {.overlap = false, .prefetch_depth = 0};
   const StrategyResult planned = plan_strategy(s, Calibration{}, full_space(s.training));
   ASSERT_TRUE(planned.fits);
   IterationOptions options;
@@ -52,7 +53,8 @@ TEST(IterationSim, SerialIterationEqualsThePlannerAndPeaksAgree) {
 }
 
 TEST(IterationSim, MessageEfficiencyFromCalibrationAppliesToBoth) {
-  const Scenario s = load(kTitan);
+  Scenario s = load(kTitan);
+  s.execution = {.overlap = false, .prefetch_depth = 0};
   Calibration cal;
   cal.message_efficiency = {{64.0 * 1024, 0.3}, {64.0 * 1024 * 1024, 0.9}};
   const StrategyResult planned = plan_strategy(s, cal, space_by_name("fsdp", s.training));
@@ -70,7 +72,7 @@ TEST(IterationSim, GradientAccumulationAndMultiNodeSerialEqualThePlanner) {
   const Scenario s = load(
       "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 2}\n"
       "training: {memory_limit: 16GB, runtime_reserve: 1GiB, gradient_accumulation_steps: 2, group_size: 8, "
-      "max_micro_batch: 4}\nplanner: {prefetch_depth: 0}\n");
+      "max_micro_batch: 4}\nexecution: {overlap: false, prefetch_depth: 0}\n");
   const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("paro-IIG", s.training));
   ASSERT_TRUE(planned.fits);
   IterationOptions options;
@@ -113,7 +115,7 @@ TEST(IterationSim, ContendedInterSocketLinkMakesTheSimulationSlowerThanThePlanne
   const Scenario s = load(
       "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
       "training: {memory_limit: 16GB, runtime_reserve: 512MiB, group_size: 4, precision: mixed-fp16, "
-      "max_micro_batch: 4}\nplanner: {prefetch_depth: 0}\n");
+      "max_micro_batch: 4}\nexecution: {overlap: false, prefetch_depth: 0}\n");
   const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("mics", s.training));
   ASSERT_TRUE(planned.fits);
   IterationOptions options;

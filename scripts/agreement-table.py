@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Planner vs simulator on every shipped scenario: the chosen plan and every baseline that fits.
+
+Usage: scripts/agreement-table.py [path/to/shardscope] > table.md   (prints a Markdown table)
+"""
+import json
+import pathlib
+import subprocess
+import sys
+
+root = pathlib.Path(__file__).resolve().parent.parent
+tool = sys.argv[1] if len(sys.argv) > 1 else str(root / "build/default/apps/shardscope/shardscope")
+print("| scenario | strategy | micro-batch | planner s | simulator s | difference | planner rank | simulator rank |")
+print("|---|---|---|---|---|---|---|---|")
+worst = 0.0
+for scenario in sorted((root / "scenarios").glob("*.yaml")):
+    planned = subprocess.run([tool, "plan", str(scenario), "--json"], capture_output=True, text=True)
+    if planned.returncode != 0:
+        print(f"| {scenario.stem} | (nothing fits: exit {planned.returncode}) | | | | | | |")
+        continue
+    report = json.loads(planned.stdout)
+    rows = []
+    strategies = [("shardscope", report["plan"]["strategy"] if report.get("fits") else None)]
+    names = ["shardscope"] if report.get("fits") else []
+    names += [b["strategy"] for b in report["baselines"] if b["fits"]]
+    for name in names:
+        args = [tool, "simulate", str(scenario), "--json"]
+        if name != "shardscope":
+            args += ["--strategy", name]
+        out = subprocess.run(args, capture_output=True, text=True)
+        if out.returncode != 0:
+            rows.append((name, None, None, None, out.stderr.strip().splitlines()[-1]))
+            continue
+        sim = json.loads(out.stdout)
+        rows.append((name, sim["planner"]["iteration_seconds"], sim["iteration_seconds"],
+                     sim.get("micro_batch", ""), ""))
+    ok = [r for r in rows if r[1] is not None]
+    # Rank by throughput: every strategy of one scenario runs its own batch size, so rank samples per second.
+    for name, planned, simulated, micro, err in rows:
+        if planned is None:
+            print(f"| {scenario.stem} | {name} | | | | {err} | | |")
+            continue
+        diff = (simulated - planned) / planned
+        worst = max(worst, abs(diff))
+        print(f"| {scenario.stem} | {name} | {micro} | {planned:.4f} | {simulated:.4f} | {diff:+.2%} | | |")
+print(f"\nworst |difference|: {worst:.2%}")
