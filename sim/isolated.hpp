@@ -1,5 +1,6 @@
-// run_isolated: runs one simulation in a forked child process and returns its numbers (SimGrid allows one
-// engine per process, so callers that need several simulations — comparisons, sweeps — use this).
+// run_isolated: runs one collective simulation in a forked child process and returns its numbers (SimGrid
+// allows one engine per process). Kept for the collective tests only: iterations go through runner.hpp,
+// whose child process is spawned (safe in multi-threaded callers) and returns the full result.
 #pragma once
 
 #include <functional>

@@ -19,13 +19,15 @@ struct IterationOptions {
   int coarse_above = 16;    // rings with more ranks than this use the coarse (pipelined-flow) model
   int trace_ranks = 8;      // ranks whose activities and memory are kept for the trace
   double bucket_bytes = 0;  // gradient bucket size (0: each slice's gradients are reduced on their own)
+  bool operator==(const IterationOptions&) const = default;
 };
 
 struct GpuResult {
   int rank = 0;
   double peak_memory_bytes = 0;
   double compute_seconds = 0;
-  double exposed_comm_seconds = 0;  // iteration time not covered by compute
+  double exposed_comm_seconds = 0;                    // iteration time not covered by compute
+  bool operator==(const GpuResult&) const = default;  // exact, field by field
 };
 
 struct TraceEvent {
@@ -34,20 +36,23 @@ struct TraceEvent {
   std::string name;
   double start_seconds = 0;
   double end_seconds = 0;
+  bool operator==(const TraceEvent&) const = default;  // exact, field by field
 };
 
 struct MemorySample {
   int rank = 0;
   double time_seconds = 0;
   MemoryBytes bytes{};
+  bool operator==(const MemorySample&) const = default;  // exact, field by field
 };
 
 struct LinkUsage {
   std::string link;
   std::string direction;  // "up" or "down" (split-duplex halves)
   double bytes_per_second = 0;
-  double bytes = 0;        // carried during the iteration
-  double utilisation = 0;  // bytes / (bandwidth x iteration time)
+  double bytes = 0;                                   // carried during the iteration
+  double utilisation = 0;                             // bytes / (bandwidth x iteration time)
+  bool operator==(const LinkUsage&) const = default;  // exact, field by field
 };
 
 struct IterationResult {
@@ -59,10 +64,12 @@ struct IterationResult {
   std::vector<MemorySample> memory;
   std::vector<LinkUsage> links;  // every link direction that carried traffic, by name
   std::int64_t activities = 0;   // SimGrid communications and executions started
+  bool operator==(const IterationResult&) const = default;  // exact, field by field
 };
 
-// Runs one simulation (one per process: see isolated.hpp). Throws InputError for a plan that does not
-// match the model and SimulationError when the simulation cannot progress.
+// Runs one simulation. SimGrid allows one engine per process: a second call in the same process throws
+// SimulationError (run further simulations through a ChildProcessRunner, runner.hpp). Throws InputError for a
+// plan that does not match the model and SimulationError when the simulation cannot progress.
 IterationResult simulate_iteration(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
                                    const IterationOptions& options);
 

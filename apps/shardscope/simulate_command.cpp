@@ -1,12 +1,13 @@
 // `shardscope simulate SCENARIO [--plan plan.json | --strategy NAME] [--json] [--trace t.json] [--links
-// l.csv] [--compare]`.
+// l.csv] [--result-json r.json] [--compare]`.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <set>
+#include <optional>
 #include <string>
 
 #include "apps/shardscope/commands.hpp"
@@ -19,50 +20,183 @@
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/planner.hpp"
 #include "sim/iteration_sim.hpp"
+#include "sim/result_export.hpp"
+#include "sim/result_json.hpp"
 
 namespace shardscope::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json trace_json(const sim::IterationResult& r) {
-  Json events = Json::array();
-  std::set<int> ranks;
-  for (const auto& e : r.trace) ranks.insert(e.rank);
-  for (int rank : ranks) {
-    events.push_back({{"name", "process_name"},
-                      {"ph", "M"},
-                      {"pid", rank},
-                      {"args", {{"name", "GPU " + std::to_string(rank)}}}});
-    events.push_back(
-        {{"name", "thread_name"}, {"ph", "M"}, {"pid", rank}, {"tid", 0}, {"args", {{"name", "compute"}}}});
-    events.push_back({{"name", "thread_name"},
-                      {"ph", "M"},
-                      {"pid", rank},
-                      {"tid", 1},
-                      {"args", {{"name", "communication"}}}});
-  }
-  for (const auto& e : r.trace) {
-    events.push_back({{"name", e.name},
-                      {"cat", e.stream == 0 ? "compute" : "comm"},
-                      {"ph", "X"},
-                      {"ts", e.start_seconds * 1e6},
-                      {"dur", (e.end_seconds - e.start_seconds) * 1e6},
-                      {"pid", e.rank},
-                      {"tid", e.stream}});
-  }
-  for (const auto& m : r.memory) {
-    Json args;
-    for (std::size_t c = 0; c < kMemoryCategories; ++c) {
-      args[to_string(static_cast<MemoryCategory>(c))] = m.bytes[c];
+struct Options {
+  std::string scenario, plan, strategy, trace, links, result_json;
+  bool json = false, serial = false, overlap = false, compare = false;
+  int prefetch = -1;  // -1: the scenario's execution.prefetch_depth
+  int trace_ranks = sim::IterationOptions{}.trace_ranks;
+  int coarse_above = sim::IterationOptions{}.coarse_above;
+  std::string bucket;
+};
+
+// The output files, opened (created or truncated) before anything long runs, so a bad path fails at once.
+struct OutputFiles {
+  std::ofstream trace, links, result_json;
+};
+
+void open_output(std::ofstream& out, const std::string& path) {
+  if (path.empty()) return;
+  out.open(path);
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+OutputFiles open_outputs(const Options& o) {
+  OutputFiles files;
+  open_output(files.trace, o.trace);
+  open_output(files.links, o.links);
+  open_output(files.result_json, o.result_json);
+  return files;
+}
+
+// The flags change the scenario's execution options, so the planner's prediction and the simulation see
+// the same ones.
+void apply_execution_flags(const Options& o, Scenario& scenario) {
+  if (o.serial) scenario.execution.overlap = false;
+  if (o.overlap) scenario.execution.overlap = true;
+  if (o.prefetch >= 0) scenario.execution.prefetch_depth = o.prefetch;
+  if (!o.bucket.empty()) {
+    try {
+      scenario.execution.bucket_bytes = static_cast<double>(units::parse_bytes(o.bucket));
+    } catch (const std::invalid_argument& e) {
+      throw InputError("--bucket", 0, "bucket", e.what());
     }
-    events.push_back({{"name", "memory (bytes)"},
-                      {"ph", "C"},
-                      {"ts", m.time_seconds * 1e6},
-                      {"pid", m.rank},
-                      {"args", args}});
   }
-  return Json{{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+  validate_scenario(scenario);
+}
+
+sim::IterationOptions iteration_options(const Options& o, const Scenario& scenario) {
+  sim::IterationOptions options;
+  options.prefetch_depth = scenario.execution.prefetch_depth;
+  options.overlap = scenario.execution.overlap;
+  options.bucket_bytes = scenario.execution.bucket_bytes;
+  options.trace_ranks = o.trace_ranks;
+  options.coarse_above = o.coarse_above;
+  return options;
+}
+
+// The plan file, or the best plan of the chosen search space; nothing (after saying why) when that
+// strategy does not fit the memory limit.
+std::optional<Plan> resolve_plan(const Options& o, const Scenario& scenario, const Calibration& calibration) {
+  if (!o.plan.empty()) return load_plan_file(o.plan, scenario.model);
+  SearchSpace space;
+  try {
+    space = o.strategy.empty() ? full_space(scenario.training) : space_by_name(o.strategy, scenario.training);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("--strategy", 0, "strategy", e.what());
+  }
+  const StrategyResult planned = plan_strategy(scenario, calibration, space);
+  if (!planned.fits) {
+    std::cerr << "error: " << scenario.source_file << ": strategy " << space.name
+              << " does not fit the memory limit (needs "
+              << static_cast<std::int64_t>(planned.minimum_memory_bytes) << " bytes per GPU)\n";
+    return std::nullopt;
+  }
+  return planned.plan;
+}
+
+void write_output(std::ofstream& out, const std::string& path,
+                  const std::function<void(std::ostream&)>& write) {
+  if (!out.is_open()) return;
+  write(out);
+  out.flush();
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+void write_outputs(OutputFiles& files, const Options& o, const sim::IterationResult& result) {
+  write_output(files.trace, o.trace,
+               [&](std::ostream& out) { out << sim::trace_event_json(result).dump() << "\n"; });
+  write_output(files.links, o.links, [&](std::ostream& out) { sim::write_link_csv(out, result.links); });
+  write_output(files.result_json, o.result_json,
+               [&](std::ostream& out) { sim::write_result_json(out, result); });
+}
+
+// printf-style formatting into a string of any length.
+template <typename... Args>
+std::string format(const char* pattern, Args... args) {
+  std::string text(256, '\0');
+  int length = std::snprintf(text.data(), text.size(), pattern, args...);
+  if (length >= static_cast<int>(text.size())) {
+    text.resize(static_cast<std::size_t>(length) + 1);
+    length = std::snprintf(text.data(), text.size(), pattern, args...);
+  }
+  text.resize(static_cast<std::size_t>(std::max(length, 0)));
+  return text;
+}
+
+// The largest per-GPU numbers over all ranks.
+struct Maxima {
+  double peak_memory_bytes = 0, compute_seconds = 0, exposed_comm_seconds = 0;
+};
+
+Maxima maxima(const sim::IterationResult& result) {
+  Maxima m;
+  for (const sim::GpuResult& g : result.gpus) {
+    m.peak_memory_bytes = std::max(m.peak_memory_bytes, g.peak_memory_bytes);
+    m.compute_seconds = std::max(m.compute_seconds, g.compute_seconds);
+    m.exposed_comm_seconds = std::max(m.exposed_comm_seconds, g.exposed_comm_seconds);
+  }
+  return m;
+}
+
+void print_json(const Scenario& scenario, const Plan& plan, const PlanPrediction& predicted,
+                const sim::IterationResult& result) {
+  Json j;
+  j["scenario"] = scenario.name;
+  j["strategy"] = plan.strategy;
+  j["iteration_seconds"] = result.iteration_seconds;
+  j["samples_per_second"] = result.samples_per_second;
+  j["tokens_per_second"] = result.tokens_per_second;
+  j["planner"] = {{"iteration_seconds", predicted.iteration_seconds},
+                  {"peak_memory_bytes", predicted.peak_memory_bytes}};
+  j["activities"] = result.activities;
+  j["gpus"] = Json::array();
+  for (const sim::GpuResult& g : result.gpus) {
+    j["gpus"].push_back({{"rank", g.rank},
+                         {"peak_memory_bytes", g.peak_memory_bytes},
+                         {"compute_seconds", g.compute_seconds},
+                         {"exposed_comm_seconds", g.exposed_comm_seconds}});
+  }
+  std::cout << j.dump(2) << "\n";
+}
+
+void print_summary(const Scenario& scenario, const Plan& plan, const sim::IterationOptions& options,
+                   const sim::IterationResult& result) {
+  std::cout << "Simulated " << plan.strategy << " on " << scenario.cluster.gpus() << " x "
+            << scenario.cluster.gpu.name << ", micro-batch " << plan.micro_batch << " x "
+            << plan.gradient_accumulation_steps << " steps, "
+            << (options.overlap
+                    ? "compute and communication streams, prefetch " + std::to_string(options.prefetch_depth)
+                    : std::string("one stream (serial)"))
+            << "\n\n";
+  std::cout << format("  iteration %s, %.2f samples/s, %.0f tokens/s, %lld SimGrid activities\n",
+                      units::format_duration(result.iteration_seconds).c_str(), result.samples_per_second,
+                      result.tokens_per_second, static_cast<long long>(result.activities));
+  const Maxima m = maxima(result);
+  std::cout << "  per GPU (max over ranks): compute " << units::format_duration(m.compute_seconds)
+            << ", exposed communication " << units::format_duration(m.exposed_comm_seconds)
+            << ", peak memory " << units::format_bytes(m.peak_memory_bytes) << "\n";
+}
+
+void print_comparison(const PlanPrediction& predicted, const sim::IterationResult& result) {
+  const double peak_bytes = maxima(result).peak_memory_bytes;
+  std::cout << "\n";
+  Table t({"", "planner", "simulator", "difference"});
+  t.add({"iteration time", units::format_duration(predicted.iteration_seconds),
+         units::format_duration(result.iteration_seconds),
+         format("%+.2f %%", 100 * (result.iteration_seconds - predicted.iteration_seconds) /
+                                predicted.iteration_seconds)});
+  t.add({"peak memory / GPU", units::format_bytes(predicted.peak_memory_bytes),
+         units::format_bytes(peak_bytes),
+         format("%+.2f %%", 100 * (peak_bytes - predicted.peak_memory_bytes) / predicted.peak_memory_bytes)});
+  t.print(std::cout);
 }
 
 }  // namespace
@@ -70,12 +204,6 @@ Json trace_json(const sim::IterationResult& r) {
 Registered register_simulate(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("simulate", "Simulate one training iteration of a plan on the cluster (SimGrid)");
-  struct Options {
-    std::string scenario, plan, strategy, trace, links;
-    bool json = false, serial = false, compare = false;
-    int prefetch = -1;
-    std::string bucket;
-  };
   auto o = std::make_shared<Options>();
   cmd->add_option("scenario", o->scenario, "Scenario YAML file")->required();
   auto* plan_opt = cmd->add_option("--plan", o->plan, "Plan JSON written by `shardscope plan --out`");
@@ -86,126 +214,43 @@ Registered register_simulate(CLI::App& app) {
                   "Prefetch depth (default: the scenario's execution.prefetch_depth)");
   cmd->add_option("--bucket", o->bucket,
                   "Gradient bucket size, e.g. 25MB (default: the scenario's execution.bucket)");
-  cmd->add_flag("--serial", o->serial, "One stream per GPU: no overlap of communication and compute");
+  CLI::Option* serial =
+      cmd->add_flag("--serial", o->serial, "One stream per GPU: no overlap of communication and compute");
+  cmd->add_flag("--overlap", o->overlap,
+                "Overlap communication with compute (default: the scenario's execution.overlap)")
+      ->excludes(serial);
+  cmd->add_option("--trace-ranks", o->trace_ranks,
+                  "Ranks whose trace and memory timeline are kept (default 8)")
+      ->check(CLI::Range(0, 1 << 30));
+  cmd->add_option("--coarse-above", o->coarse_above,
+                  "Rings with more ranks than this use the coarse flow model (default 16)")
+      ->check(CLI::Range(0, 1 << 30));
   cmd->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace (Trace Event JSON)");
   cmd->add_option("--links", o->links, "Write bytes and utilisation per link direction as CSV");
+  cmd->add_option("--result-json", o->result_json,
+                  "Write the full simulated result (per-GPU results, trace, memory, links) as JSON");
   cmd->add_flag("--compare", o->compare, "Print the planner's prediction next to the simulation");
   cmd->add_flag("--json", o->json, "Print JSON");
-  return {
-      cmd, [o]() {
-        Scenario scenario = load_scenario_file(o->scenario);
-        // The flags change the scenario's execution options, so planner and simulator see the same ones.
-        if (o->serial) scenario.execution.overlap = false;
-        if (o->prefetch >= 0) scenario.execution.prefetch_depth = o->prefetch;
-        if (!o->bucket.empty()) {
-          try {
-            scenario.execution.bucket_bytes = static_cast<double>(units::parse_bytes(o->bucket));
-          } catch (const std::invalid_argument& e) {
-            throw InputError("--bucket", 0, "bucket", e.what());
-          }
-        }
-        validate_scenario(scenario);
-        const Calibration calibration = scenario_calibration(scenario.planner.calibration_file);
-        Plan plan;
-        if (!o->plan.empty()) {
-          plan = load_plan_file(o->plan, scenario.model);
-        } else {
-          SearchSpace space;
-          try {
-            space = o->strategy.empty() ? full_space(scenario.training)
-                                        : space_by_name(o->strategy, scenario.training);
-          } catch (const std::invalid_argument& e) {
-            throw InputError("--strategy", 0, "strategy", e.what());
-          }
-          const StrategyResult r = plan_strategy(scenario, calibration, space);
-          if (!r.fits) {
-            std::cerr << "error: " << scenario.source_file << ": strategy " << space.name
-                      << " does not fit the memory limit (needs "
-                      << static_cast<std::int64_t>(r.minimum_memory_bytes) << " bytes per GPU)\n";
-            return 3;
-          }
-          plan = r.plan;
-        }
-        sim::IterationOptions options;
-        options.prefetch_depth = scenario.execution.prefetch_depth;
-        options.overlap = scenario.execution.overlap;
-        options.bucket_bytes = scenario.execution.bucket_bytes;
-        const sim::IterationResult r = sim::simulate_iteration(scenario, calibration, plan, options);
-
-        // The planner's prediction of the same plan (for --compare and the JSON).
-        const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);
-        const double predicted_seconds = predicted.iteration_seconds;
-        const double predicted_peak = predicted.peak_memory_bytes;
-        if (!o->trace.empty()) {
-          std::ofstream out(o->trace);
-          if (!out) throw std::runtime_error("cannot write " + o->trace);
-          out << trace_json(r).dump() << "\n";
-        }
-        if (!o->links.empty()) {
-          std::ofstream out(o->links);
-          if (!out) throw std::runtime_error("cannot write " + o->links);
-          out << "link,direction,bandwidth_bytes_per_second,bytes,utilisation\n";
-          char row[512];
-          for (const sim::LinkUsage& u : r.links) {
-            std::snprintf(row, sizeof row, "%s,%s,%.17g,%.17g,%.6f\n", u.link.c_str(), u.direction.c_str(),
-                          u.bytes_per_second, u.bytes, u.utilisation);
-            out << row;
-          }
-        }
-        double peak = 0, compute = 0, exposed = 0;
-        for (const auto& g : r.gpus) {
-          peak = std::max(peak, g.peak_memory_bytes);
-          compute = std::max(compute, g.compute_seconds);
-          exposed = std::max(exposed, g.exposed_comm_seconds);
-        }
-        if (o->json) {
-          Json j;
-          j["scenario"] = scenario.name;
-          j["strategy"] = plan.strategy;
-          j["iteration_seconds"] = r.iteration_seconds;
-          j["samples_per_second"] = r.samples_per_second;
-          j["tokens_per_second"] = r.tokens_per_second;
-          j["planner"] = {{"iteration_seconds", predicted_seconds}, {"peak_memory_bytes", predicted_peak}};
-          j["activities"] = r.activities;
-          j["gpus"] = Json::array();
-          for (const auto& g : r.gpus) {
-            j["gpus"].push_back({{"rank", g.rank},
-                                 {"peak_memory_bytes", g.peak_memory_bytes},
-                                 {"compute_seconds", g.compute_seconds},
-                                 {"exposed_comm_seconds", g.exposed_comm_seconds}});
-          }
-          std::cout << j.dump(2) << "\n";
-          return 0;
-        }
-        std::cout << "Simulated " << plan.strategy << " on " << scenario.cluster.gpus() << " x "
-                  << scenario.cluster.gpu.name << ", micro-batch " << plan.micro_batch << " x "
-                  << plan.gradient_accumulation_steps << " steps, "
-                  << (options.overlap ? "compute and communication streams, prefetch " +
-                                            std::to_string(options.prefetch_depth)
-                                      : std::string("one stream (serial)"))
-                  << "\n\n";
-        char line[160];
-        std::snprintf(line, sizeof line,
-                      "  iteration %s, %.2f samples/s, %.0f tokens/s, %lld SimGrid activities\n",
-                      units::format_duration(r.iteration_seconds).c_str(), r.samples_per_second,
-                      r.tokens_per_second, static_cast<long long>(r.activities));
-        std::cout << line;
-        std::cout << "  per GPU (max over ranks): compute " << units::format_duration(compute)
-                  << ", exposed communication " << units::format_duration(exposed) << ", peak memory "
-                  << units::format_bytes(peak) << "\n";
-        if (o->compare) {
-          std::cout << "\n";
-          Table t({"", "planner", "simulator", "difference"});
-          std::snprintf(line, sizeof line, "%+.2f %%",
-                        100 * (r.iteration_seconds - predicted_seconds) / predicted_seconds);
-          t.add({"iteration time", units::format_duration(predicted_seconds),
-                 units::format_duration(r.iteration_seconds), line});
-          std::snprintf(line, sizeof line, "%+.2f %%", 100 * (peak - predicted_peak) / predicted_peak);
-          t.add({"peak memory / GPU", units::format_bytes(predicted_peak), units::format_bytes(peak), line});
-          t.print(std::cout);
-        }
-        return 0;
-      }};
+  return {cmd, [o]() {
+            Scenario scenario = load_scenario_file(o->scenario);
+            apply_execution_flags(*o, scenario);
+            const Calibration calibration = scenario_calibration(scenario.planner.calibration_file);
+            const sim::IterationOptions options = iteration_options(*o, scenario);
+            OutputFiles outputs = open_outputs(*o);
+            const std::optional<Plan> plan = resolve_plan(*o, scenario, calibration);
+            if (!plan) return 3;
+            const sim::IterationResult result =
+                sim::simulate_iteration(scenario, calibration, *plan, options);
+            const PlanPrediction predicted = evaluate_plan(scenario, calibration, *plan);
+            write_outputs(outputs, *o, result);
+            if (o->json) {
+              print_json(scenario, *plan, predicted, result);
+            } else {
+              print_summary(scenario, *plan, options, result);
+              if (o->compare) print_comparison(predicted, result);
+            }
+            return 0;
+          }};
 }
 
 }  // namespace shardscope::cli

@@ -1,18 +1,21 @@
 // Benchmark: one simulated FSDP iteration of N&D 96 layers (194 operators) on 8, 64, 512 and 1024 GPUs of
-// DGX-A100 nodes; each size runs in its own process. Prints wall time, peak RSS, SimGrid activities per
-// wall second and the scaling exponent of wall time in the number of GPUs.
+// DGX-A100 nodes; each size runs in its own `shardscope simulate` process (ChildProcessRunner). Prints wall
+// time, peak RSS, SimGrid activities per wall second and the scaling exponent of wall time in the number of
+// GPUs.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/planner.hpp"
-#include "sim/isolated.hpp"
-#include "sim/iteration_sim.hpp"
+#include "sim/runner.hpp"
 
 namespace shardscope {
 namespace {
@@ -27,28 +30,35 @@ std::map<int, Measured>& measured() {
 
 void BM_SimulateIteration(benchmark::State& state) {
   const int gpus = static_cast<int>(state.range(0));
+  const std::string yaml =
+      "model: {preset: nd-96x1536}\ncluster: {preset: dgx-a100, nodes: " + std::to_string(gpus / 8) +
+      "}\ntraining: {memory_limit: 16GB, runtime_reserve: 1GiB, micro_batch: 2}\n";
+  sim::SimulationJob job;
+  job.scenario_file =
+      (std::filesystem::temp_directory_path() /
+       ("shardscope_bench_" + std::to_string(::getpid()) + "_" + std::to_string(gpus) + ".yaml"))
+          .string();
+  std::ofstream(job.scenario_file) << yaml;
+  const Scenario s = parse_scenario_string(yaml, job.scenario_file);
+  job.plan = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training)).plan;
+  sim::ChildProcessRunner runner(SHARDSCOPE_BINARY);
   for (auto _ : state) {
-    const std::vector<double> v = sim::run_isolated([gpus] {
-      const Scenario s = parse_scenario_string(
-          "model: {preset: nd-96x1536}\ncluster: {preset: dgx-a100, nodes: " + std::to_string(gpus / 8) +
-          "}\ntraining: {memory_limit: 16GB, runtime_reserve: 1GiB, micro_batch: 2}\n");
-      const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
-      const auto start = std::chrono::steady_clock::now();
-      const sim::IterationResult r =
-          sim::simulate_iteration(s, Calibration{}, planned.plan, sim::IterationOptions{});
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      rusage usage{};
-      getrusage(RUSAGE_SELF, &usage);
-      return std::vector<double>{wall, static_cast<double>(usage.ru_maxrss) * 1024.0,
-                                 static_cast<double>(r.activities), r.iteration_seconds};
-    });
-    state.SetIterationTime(v[0]);
-    measured()[gpus] = {v[0], v[1], v[2], v[3]};
-    state.counters["rss_MiB"] = v[1] / 1048576.0;
-    state.counters["activities"] = v[2];
-    state.counters["activities_per_s"] = v[2] / v[0];
-    state.counters["simulated_s"] = v[3];
+    // Wall time of the whole child: start-up, scenario and plan parsing and result JSON included.
+    const auto start = std::chrono::steady_clock::now();
+    const sim::IterationResult r = runner.run(job);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    rusage usage{};
+    getrusage(RUSAGE_CHILDREN, &usage);  // the largest child so far: sizes run in increasing order
+    const Measured m{wall, static_cast<double>(usage.ru_maxrss) * 1024.0, static_cast<double>(r.activities),
+                     r.iteration_seconds};
+    state.SetIterationTime(m.wall_seconds);
+    measured()[gpus] = m;
+    state.counters["rss_MiB"] = m.rss_bytes / 1048576.0;
+    state.counters["activities"] = m.activities;
+    state.counters["activities_per_s"] = m.activities / m.wall_seconds;
+    state.counters["simulated_s"] = m.simulated_seconds;
   }
+  std::filesystem::remove(job.scenario_file);
 }
 BENCHMARK(BM_SimulateIteration)
     ->Arg(8)

@@ -1,4 +1,5 @@
-// CLI tests of the SimGrid commands: simulate JSON keys and determinism, a valid Chrome trace, collective.
+// CLI tests of the SimGrid commands: simulate JSON keys and determinism, a valid Chrome trace, the full
+// result JSON, outputs checked before simulating, collective.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -140,6 +141,58 @@ TEST(SimCli, SimulateErrors) {
   r = test::run_command(kBinary + " plan " + scenario + " --no-baselines --out /nonexistent-dir/p.json");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("cannot write /nonexistent-dir/p.json"), std::string::npos) << r.err;
+}
+
+TEST(SimCli, ResultJsonHasTheFullResult) {
+  const std::string path = write_temp("result.json", "");
+  const auto r = test::run_command(kBinary + " simulate --json " + kSource +
+                                   "/scenarios/default.yaml --result-json " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(path);
+  const auto result = nlohmann::json::parse(in);
+  EXPECT_EQ(result.at("format"), "shardscope-iteration-result");
+  EXPECT_EQ(result.at("version"), 1);
+  // The same numbers as the printed JSON, to the last bit.
+  const auto printed = nlohmann::json::parse(r.out);
+  EXPECT_EQ(result.at("iteration_seconds").get<double>(), printed.at("iteration_seconds").get<double>());
+  EXPECT_EQ(result.at("activities"), printed.at("activities"));
+  EXPECT_EQ(result.at("gpus"), printed.at("gpus"));
+  EXPECT_EQ(result.at("links").size(), 26u);
+  EXPECT_GT(result.at("trace").size(), 100u);
+  EXPECT_GT(result.at("memory").size(), 100u);
+  EXPECT_TRUE(result.at("memory")[0].at("bytes").contains("gathered"));
+  std::filesystem::remove(path);
+}
+
+TEST(SimCli, EveryOutputIsOpenedBeforeAnythingIsSimulated) {
+  // This scenario plans fine but cannot be simulated (exit 2, from the simulator): a bad output path
+  // must win, so it was checked first; nothing is printed on stdout.
+  const std::string paper =
+      write_temp("paper-outputs.yaml",
+                 "model:\n  operators:\n    - {name: a, parameters: 1000, paper: {gamma: 1ms, "
+                 "parameter_bytes: 2000, model_bytes: 16000}}\n"
+                 "cluster: {preset: titan-rtx-8-pcie3}\n"
+                 "planner: {cost_model: paper, paper: {alpha: 10us, beta: 10GB/s}}\n");
+  for (const char* option : {"--trace", "--links", "--result-json"}) {
+    const auto r = test::run_command(kBinary + " simulate " + paper + " --strategy osdp " + option +
+                                     " /nonexistent-dir/out");
+    EXPECT_EQ(r.exit_code, 1) << option << ": " << r.err;
+    EXPECT_EQ(r.err, "error: cannot write /nonexistent-dir/out\n") << option;
+    EXPECT_EQ(r.out, "") << option;
+  }
+  // Also before the plan search: a strategy that does not fit (exit 3) is not even tried.
+  const auto r = test::run_command(kBinary + " simulate " + kSource +
+                                   "/scenarios/default.yaml --strategy ddp --links /nonexistent-dir/l.csv");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: cannot write /nonexistent-dir/l.csv\n");
+  std::filesystem::remove(paper);
+}
+
+TEST(SimCli, AFailedWriteAfterTheSimulationIsReported) {
+  const auto r =
+      test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --trace /dev/full");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot write /dev/full"), std::string::npos) << r.err;
 }
 
 TEST(SimCli, ThePaperCostModelCannotBeSimulated) {
