@@ -16,6 +16,7 @@
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/search/plan_check.hpp"
 #include "planner/search/planner.hpp"
 #include "sim/iteration_sim.hpp"
 
@@ -97,6 +98,8 @@ Registered register_simulate(CLI::App& app) {
         Plan plan;
         if (!o->plan.empty()) {
           plan = load_plan_file(o->plan, scenario.model);
+          for (const std::string& w : check_plan_configuration(plan, scenario, calibration))
+            std::cerr << w << "\n";
         } else {
           SearchSpace space;
           try {
