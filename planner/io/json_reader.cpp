@@ -214,7 +214,8 @@ std::string JsonObjectReader::child(const std::string& key) const {
 
 int JsonObjectReader::line(const std::string& key) const {
   const int at = document_.line(child(key));
-  return at > 0 ? at : document_.line(pointer_);
+  if (at > 0 || pointer_.empty()) return at;  // a key missing from the root: the whole file (line 0)
+  return document_.line(pointer_);
 }
 
 void JsonObjectReader::fail(const std::string& key, const std::string& message) const {

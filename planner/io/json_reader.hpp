@@ -27,8 +27,8 @@ class JsonDocument {
   std::map<std::string, int> lines_;
 };
 
-// Typed access to one JSON object of a document. Errors name the key's line (the object's line when the
-// key is missing) and the field `field_prefix + key`, e.g. "plan.operators[3].p_scope".
+// Typed access to one JSON object of a document. Errors name the key's line (see line()) and the field
+// `field_prefix + key`, e.g. "plan.operators[3].p_scope".
 class JsonObjectReader {
  public:
   // `pointer` locates the object in `document` ("" for the root). `missing_hint` follows "missing" in the
@@ -38,8 +38,9 @@ class JsonObjectReader {
                    std::string missing_hint = "");
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
-  int line(const std::string& key) const;  // the key's line, or the object's when the key is absent
-  bool has(const std::string& key) const;  // present and not null
+  // The key's line; when the key is absent, the object's line (0, the whole file, for the root object).
+  int line(const std::string& key) const;
+  bool has(const std::string& key) const;                     // present and not null
   const nlohmann::json& value(const std::string& key) const;  // a missing key is an error
 
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) const;

@@ -211,7 +211,7 @@ TEST(SimCli, AnOldPlanFileSaysToReplan) {
   const auto r =
       test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --plan " + path);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find(path + ":1: plan.precision: missing; this plan file predates"), std::string::npos)
+  EXPECT_NE(r.err.find(path + ": plan.precision: missing; this plan file predates"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("re-plan with `shardscope plan SCENARIO --out PLAN.json`"), std::string::npos)
       << r.err;
