@@ -10,7 +10,7 @@ namespace {
 
 class PlanChecker {
  public:
-  PlanChecker(const Plan& plan)
+  explicit PlanChecker(const Plan& plan)
       : plan_(plan), file_(plan.source.file.empty() ? "<plan>" : plan.source.file) {}
 
   template <typename T>
