@@ -13,7 +13,6 @@
 #include "apps/shardscope/table.hpp"
 #include "planner/core/calibration.hpp"
 #include "planner/core/units.hpp"
-#include "planner/cost/cost_model.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
@@ -36,8 +35,7 @@ std::string choice_text(const OperatorChoice& c) {
   return s;
 }
 
-void print_text(const Scenario& scenario, const Calibration& calibration, const PlanReport& report,
-                std::ostream& os) {
+void print_text(const Scenario& scenario, const PlanReport& report, std::ostream& os) {
   using units::format_bytes;
   using units::format_duration;
   os << "Scenario  " << scenario.name << ": " << scenario.model.name << " on " << scenario.cluster.gpus()
@@ -51,7 +49,6 @@ void print_text(const Scenario& scenario, const Calibration& calibration, const 
     return;
   }
   const Plan& plan = best.plan;
-  const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration);
   os << "\nPlan (" << plan.strategy << "), micro-batch " << plan.micro_batch << " x "
      << plan.gradient_accumulation_steps << " accumulation steps x " << scenario.cluster.gpus()
      << " GPUs\n\n";
@@ -65,7 +62,7 @@ void print_text(const Scenario& scenario, const Calibration& calibration, const 
   std::vector<Row> rows;
   for (std::size_t i = 0; i < plan.operators.size(); ++i) {
     const OperatorChoice& c = plan.operators[i];
-    const ItemCost cost = model->cost(i, c, plan.micro_batch);
+    const ItemCost& cost = best.operator_costs[i].cost;
     const OperatorKind kind = scenario.model.operators[i].kind;
     auto same = [&](const Row& r) {
       return r.kind == kind && choice_text(r.choice) == choice_text(c) &&
@@ -149,17 +146,22 @@ Registered register_plan(CLI::App& app) {
   return {cmd, [opts]() {
             const Scenario scenario = load_scenario_file(opts->scenario);
             const Calibration calibration = scenario_calibration(scenario.planner.calibration_file);
+            // Open the output before planning, so a bad path fails at once.
+            std::ofstream out;
+            if (!opts->out.empty()) {
+              out.open(opts->out);
+              if (!out) throw std::runtime_error("cannot write " + opts->out);
+            }
             const PlanReport report = plan_scenario(scenario, calibration, !opts->no_baselines);
             const auto json = report_to_json(report, scenario);
-            if (!opts->out.empty()) {
-              std::ofstream out(opts->out);
-              if (!out) throw std::runtime_error("cannot write " + opts->out);
+            if (out.is_open()) {
               out << json.dump(2) << "\n";
+              if (!out.flush()) throw std::runtime_error("cannot write " + opts->out);
             }
             if (opts->json) {
               std::cout << json.dump(2) << "\n";
             } else {
-              print_text(scenario, calibration, report, std::cout);
+              print_text(scenario, report, std::cout);
             }
             if (!report.best.fits) {
               std::cerr << "error: " << scenario.source_file

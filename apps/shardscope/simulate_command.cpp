@@ -18,6 +18,7 @@
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/search/plan_check.hpp"
 #include "planner/search/planner.hpp"
 #include "sim/iteration_sim.hpp"
 #include "sim/result_export.hpp"
@@ -85,7 +86,12 @@ sim::IterationOptions iteration_options(const Options& o, const Scenario& scenar
 // The plan file, or the best plan of the chosen search space; nothing (after saying why) when that
 // strategy does not fit the memory limit.
 std::optional<Plan> resolve_plan(const Options& o, const Scenario& scenario, const Calibration& calibration) {
-  if (!o.plan.empty()) return load_plan_file(o.plan, scenario.model);
+  if (!o.plan.empty()) {
+    Plan plan = load_plan_file(o.plan, scenario.model);
+    for (const std::string& warning : check_plan_configuration(plan, scenario, calibration))
+      std::cerr << warning << "\n";
+    return plan;
+  }
   SearchSpace space;
   try {
     space = o.strategy.empty() ? full_space(scenario.training) : space_by_name(o.strategy, scenario.training);

@@ -2,10 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "planner/core/model_states.hpp"
+#include "planner/core/planner_options.hpp"
+#include "planner/core/training_config.hpp"
 
 namespace shardscope {
 
@@ -28,13 +31,30 @@ struct PlanPrediction {
   double peak_memory_bytes = 0;  // per GPU
 };
 
+// Where a plan was read from, so checks made later can point at the plan file's lines.
+struct PlanSource {
+  std::string file;                  // empty for a plan made in memory
+  std::map<std::string, int> lines;  // line of each top-level key of the plan object
+  int line(const std::string& key) const {
+    const auto it = lines.find(key);
+    return it == lines.end() ? 0 : it->second;
+  }
+};
+
+// A plan records the configuration it was made for (check_plan_configuration compares it with a scenario).
 struct Plan {
-  std::string strategy;                   // "osdp", "fsdp", "zero-2", "paro-IIG", ...
-  std::int64_t micro_batch = 1;           // samples per GPU per micro-step (the paper's b)
-  int gradient_accumulation_steps = 1;    // micro-steps per optimizer step (PaRO's s)
-  int group_size = 1;                     // M: GPUs per group for I-scoped states
+  std::string strategy;                 // "osdp", "fsdp", "zero-2", "paro-IIG", ...
+  std::int64_t micro_batch = 1;         // samples per GPU per micro-step (the paper's b)
+  int gradient_accumulation_steps = 1;  // micro-steps per optimizer step (PaRO's s)
+  int group_size = 1;                   // M: GPUs per group for I-scoped states
+  Precision precision = Precision::mixed_bf16;
+  std::int64_t sequence_length_tokens = 0;  // tokens per sample
+  CostModelKind cost_model = CostModelKind::topology;
+  std::uint64_t scenario_digest = 0;      // scenario_digest() of the scenario it was made for
+  std::uint64_t calibration_digest = 0;   // calibration_digest() of its calibration
   std::vector<OperatorChoice> operators;  // one per model operator, in model order
   PlanPrediction predicted;
+  PlanSource source;
 };
 
 }  // namespace shardscope

@@ -9,6 +9,10 @@ namespace shardscope {
 
 enum class CostModelKind { topology, paper };
 
+inline const char* to_string(CostModelKind kind) {
+  return kind == CostModelKind::paper ? "paper" : "topology";
+}
+
 // Coefficients of the OSDP paper's model (cost_model: paper), given by hand so the paper's numbers
 // can be reproduced: alpha (latency per step), beta (seconds per byte) and per-operator gamma and
 // memory terms (given in the explicit operator list).

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 
+#include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
+#include "planner/io/json_reader.hpp"
 #include "planner/io/yaml_reader.hpp"
 
 namespace shardscope {
@@ -13,13 +15,43 @@ using Json = nlohmann::ordered_json;
 
 std::string scope_string(ShardScope s) { return std::string(1, to_char(s)); }
 
-ShardScope scope_from(const Json& v, const std::string& file, const std::string& field) {
-  if (!v.is_string()) throw InputError(file, 0, field, "expected \"N\", \"I\" or \"G\"");
-  const std::string s = v.get<std::string>();
-  if (s == "N") return ShardScope::N;
-  if (s == "I") return ShardScope::I;
-  if (s == "G") return ShardScope::G;
-  throw InputError(file, 0, field, "expected \"N\", \"I\" or \"G\", got \"" + s + "\"");
+ShardScope scope_from(const JsonObjectReader& reader, const std::string& key) {
+  const std::string s = reader.choice(key, {"N", "I", "G"});
+  return s == "N" ? ShardScope::N : s == "I" ? ShardScope::I : ShardScope::G;
+}
+
+Json operator_costs_json(const Plan& plan, const std::vector<OperatorCost>& costs) {
+  Json out = Json::array();
+  for (std::size_t i = 0; i < costs.size() && i < plan.operators.size(); ++i) {
+    const ItemCost& c = costs[i].cost;
+    const MemoryBreakdown& m = costs[i].memory;
+    out.push_back({{"name", plan.operators[i].name},
+                   {"seconds", c.seconds},
+                   {"resident_bytes", c.resident_bytes},
+                   {"transient_bytes", c.transient_bytes},
+                   {"memory",
+                    {{"parameter_bytes", m.parameter_bytes},
+                     {"gradient_bytes", m.gradient_bytes},
+                     {"optimizer_bytes", m.optimizer_bytes},
+                     {"activation_bytes", m.activation_bytes},
+                     {"gathered_bytes", m.gathered_bytes},
+                     {"workspace_bytes", m.workspace_bytes}}}});
+  }
+  return out;
+}
+
+// The configuration fields added when plans began to record what they were made for.
+const char* const kReplan =
+    "missing; this plan file predates plans that record their configuration: re-plan with "
+    "`shardscope plan SCENARIO --out PLAN.json`";
+
+std::uint64_t digest_from(const JsonObjectReader& reader, const std::string& key) {
+  if (!reader.has(key)) reader.fail(key, kReplan);
+  std::uint64_t digest = 0;
+  if (!reader.json().at(key).is_string() || !parse_digest(reader.json().at(key).get<std::string>(), digest)) {
+    reader.fail(key, "expected 16 lower-case hex digits (as written by `shardscope plan --out`)");
+  }
+  return digest;
 }
 
 Json batches_json(const std::vector<BatchRow>& rows) {
@@ -44,6 +76,11 @@ Json plan_to_json(const Plan& plan) {
   out["batch_size"] = plan.micro_batch;
   out["gradient_accumulation_steps"] = plan.gradient_accumulation_steps;
   out["group_size"] = plan.group_size;
+  out["precision"] = to_string(plan.precision);
+  out["sequence_length_tokens"] = plan.sequence_length_tokens;
+  out["cost_model"] = to_string(plan.cost_model);
+  out["scenario_digest"] = format_digest(plan.scenario_digest);
+  out["calibration_digest"] = format_digest(plan.calibration_digest);
   out["operators"] = Json::array();
   for (const OperatorChoice& c : plan.operators) {
     out["operators"].push_back({{"name", c.name},
@@ -70,6 +107,7 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
   out["fits"] = report.best.fits;
   if (report.best.fits) {
     out["plan"] = plan_to_json(report.best.plan);
+    out["operator_costs"] = operator_costs_json(report.best.plan, report.best.operator_costs);
     const double ub = report.best.plan.predicted.iteration_seconds;
     const double lb = report.best.lower_bound_seconds;
     out["optimality"] = {
@@ -99,65 +137,54 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
 }
 
 Plan plan_from_json_string(const std::string& text, const std::string& file, const Model& model) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(file, 0, "", std::string("malformed JSON: ") + e.what());
-  }
-  const nlohmann::json& p = json.contains("plan") ? json.at("plan") : json;
-  auto need = [&](const nlohmann::json& obj, const std::string& key,
-                  const std::string& field) -> const nlohmann::json& {
-    if (!obj.is_object() || !obj.contains(key)) throw InputError(file, 0, field, "missing");
-    return obj.at(key);
-  };
-  auto integer = [&](const nlohmann::json& v, const std::string& field, std::int64_t min, std::int64_t max) {
-    if (!v.is_number_integer()) throw InputError(file, 0, field, "expected an integer");
-    const std::int64_t x = v.get<std::int64_t>();
-    if (x < min || x > max) {
-      throw InputError(file, 0, field,
-                       "expected an integer between " + std::to_string(min) + " and " + std::to_string(max));
-    }
-    return x;
-  };
+  const JsonDocument document(text, file);
+  const bool report = document.root().is_object() && document.root().contains("plan");
+  const JsonObjectReader p(document, report ? "/plan" : "", "plan.");
+  p.reject_unknown({"strategy", "batch_size", "gradient_accumulation_steps", "group_size", "precision",
+                    "sequence_length_tokens", "cost_model", "scenario_digest", "calibration_digest",
+                    "operators", "predicted"},
+                   "unknown key in a plan");
   Plan plan;
-  const auto& strategy = need(p, "strategy", "plan.strategy");
-  plan.strategy = strategy.is_string() ? strategy.get<std::string>() : "";
-  plan.micro_batch = integer(need(p, "batch_size", "plan.batch_size"), "plan.batch_size", 1, 1 << 20);
-  plan.gradient_accumulation_steps =
-      static_cast<int>(integer(need(p, "gradient_accumulation_steps", "plan.gradient_accumulation_steps"),
-                               "plan.gradient_accumulation_steps", 1, 1 << 20));
-  plan.group_size =
-      static_cast<int>(integer(need(p, "group_size", "plan.group_size"), "plan.group_size", 1, 1 << 20));
-  const auto& ops = need(p, "operators", "plan.operators");
-  if (!ops.is_array()) throw InputError(file, 0, "plan.operators", "expected a list");
-  if (ops.size() != model.operators.size()) {
-    throw InputError(file, 0, "plan.operators",
-                     "the plan has " + std::to_string(ops.size()) + " operators but the model has " +
-                         std::to_string(model.operators.size()));
+  plan.source.file = file;
+  for (auto it = p.json().begin(); it != p.json().end(); ++it) plan.source.lines[it.key()] = p.line(it.key());
+  plan.strategy = p.string("strategy");
+  plan.micro_batch = p.integer("batch_size", 1, 1 << 20);
+  plan.gradient_accumulation_steps = static_cast<int>(p.integer("gradient_accumulation_steps", 1, 1 << 20));
+  plan.group_size = static_cast<int>(p.integer("group_size", 1, 1 << 20));
+  for (const char* key : {"precision", "sequence_length_tokens", "cost_model"}) {
+    if (!p.has(key)) p.fail(key, kReplan);
   }
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const std::string f = "plan.operators[" + std::to_string(i) + "]";
-    const auto& o = ops[i];
+  const std::string precision = p.choice("precision", {"fp32", "mixed-bf16", "mixed-fp16"});
+  plan.precision = precision == "fp32"         ? Precision::fp32
+                   : precision == "mixed-fp16" ? Precision::mixed_fp16
+                                               : Precision::mixed_bf16;
+  plan.sequence_length_tokens = p.integer("sequence_length_tokens", 1, std::int64_t{1} << 40);
+  plan.cost_model = p.choice("cost_model", {"topology", "paper"}) == "paper" ? CostModelKind::paper
+                                                                             : CostModelKind::topology;
+  plan.scenario_digest = digest_from(p, "scenario_digest");
+  plan.calibration_digest = digest_from(p, "calibration_digest");
+  const std::size_t count = p.list_size("operators");
+  if (count != model.operators.size()) {
+    p.fail("operators", "the plan has " + std::to_string(count) + " operators but the model has " +
+                            std::to_string(model.operators.size()));
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    const JsonObjectReader o = p.list_object("operators", i);
+    o.reject_unknown({"name", "p_scope", "g_scope", "os_scope", "secondary_parameter_partition", "slices",
+                      "sharded_slices", "checkpoint"},
+                     "unknown key in a plan operator");
     OperatorChoice c;
-    const auto& name = need(o, "name", f + ".name");
-    c.name = name.is_string() ? name.get<std::string>() : "";
+    c.name = o.string("name");
     if (c.name != model.operators[i].name) {
-      throw InputError(file, 0, f + ".name",
-                       "expected operator '" + model.operators[i].name + "', got '" + c.name + "'");
+      o.fail("name", "expected operator '" + model.operators[i].name + "', got '" + c.name + "'");
     }
-    c.scopes.parameters = scope_from(need(o, "p_scope", f + ".p_scope"), file, f + ".p_scope");
-    c.scopes.gradients = scope_from(need(o, "g_scope", f + ".g_scope"), file, f + ".g_scope");
-    c.scopes.optimizer = scope_from(need(o, "os_scope", f + ".os_scope"), file, f + ".os_scope");
-    c.slices = static_cast<int>(integer(need(o, "slices", f + ".slices"), f + ".slices", 1, 64));
-    c.sharded_slices = static_cast<int>(
-        integer(need(o, "sharded_slices", f + ".sharded_slices"), f + ".sharded_slices", 0, c.slices));
-    const auto& ckpt = need(o, "checkpoint", f + ".checkpoint");
-    if (!ckpt.is_boolean()) throw InputError(file, 0, f + ".checkpoint", "expected true or false");
-    c.checkpoint = ckpt.get<bool>();
-    if (o.contains("secondary_parameter_partition") && o.at("secondary_parameter_partition").is_boolean()) {
-      c.secondary_parameter_partition = o.at("secondary_parameter_partition").get<bool>();
-    }
+    c.scopes.parameters = scope_from(o, "p_scope");
+    c.scopes.gradients = scope_from(o, "g_scope");
+    c.scopes.optimizer = scope_from(o, "os_scope");
+    c.slices = static_cast<int>(o.integer("slices", 1, 64));
+    c.sharded_slices = static_cast<int>(o.integer("sharded_slices", 0, c.slices));
+    c.checkpoint = o.boolean("checkpoint");
+    c.secondary_parameter_partition = o.boolean_or("secondary_parameter_partition", false);
     plan.operators.push_back(c);
   }
   return plan;

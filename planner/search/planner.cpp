@@ -8,25 +8,18 @@
 
 #include "planner/core/scenario_check.hpp"
 #include "planner/cost/cost_model.hpp"
+#include "planner/search/plan_check.hpp"
 
 namespace shardscope {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Gradient accumulation for a micro-batch: fixed by the config, or derived from a target global batch.
-int accumulation_for(const Scenario& s, std::int64_t micro_batch) {
-  if (s.training.global_batch <= 0) return s.training.gradient_accumulation_steps;
-  const std::int64_t per_step = micro_batch * s.cluster.gpus();
-  if (s.training.global_batch % per_step != 0) return 0;  // this micro-batch cannot reach the global batch
-  return static_cast<int>(s.training.global_batch / per_step);
-}
-
 std::vector<std::int64_t> batch_candidates(const Scenario& s) {
   std::vector<std::int64_t> out;
   if (s.training.micro_batch > 0) return {s.training.micro_batch};
   for (std::int64_t b = 1; b <= s.training.max_micro_batch; ++b) {
-    if (accumulation_for(s, b) > 0) out.push_back(b);
+    if (accumulation_steps_for(s, b) > 0) out.push_back(b);
   }
   return out;
 }
@@ -54,18 +47,24 @@ double lp_time_bound(const McProblem& p) {
 }
 
 Plan make_plan(const SearchSpace& space, const PlanInstance& inst, const std::vector<int>& picks,
-               std::int64_t b, int accumulation, int group_size) {
+               std::int64_t b, int accumulation) {
   Plan plan;
   plan.strategy = space.name;
   plan.micro_batch = b;
   plan.gradient_accumulation_steps = accumulation;
-  plan.group_size = group_size;
   for (std::size_t c = 0; c < picks.size(); ++c)
     plan.operators.push_back(inst.choices[c][static_cast<std::size_t>(picks[c])]);
   return plan;
 }
 
 }  // namespace
+
+int accumulation_steps_for(const Scenario& s, std::int64_t micro_batch) {
+  if (s.training.global_batch <= 0) return s.training.gradient_accumulation_steps;
+  const std::int64_t per_step = micro_batch * s.cluster.gpus();
+  if (s.training.global_batch % per_step != 0) return 0;  // this micro-batch cannot reach the global batch
+  return static_cast<int>(s.training.global_batch / per_step);
+}
 
 PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
                             const SearchSpace& space, std::int64_t micro_batch) {
@@ -117,7 +116,7 @@ StrategyResult plan_strategy(const Scenario& base, const Calibration& calibratio
   bool first = true;
   for (std::int64_t b : batch_candidates(base)) {
     Scenario scenario = base;
-    scenario.training.gradient_accumulation_steps = accumulation_for(base, b);
+    scenario.training.gradient_accumulation_steps = accumulation_steps_for(base, b);
     const PlanInstance inst = build_instance(scenario, calibration, space, b);
     BatchRow row;
     row.micro_batch = b;
@@ -178,8 +177,7 @@ StrategyResult plan_strategy(const Scenario& base, const Calibration& calibratio
       best_throughput = row.samples_per_second;
       best_lower = lower;
       result.fits = true;
-      result.plan = make_plan(space, inst, picks, b, scenario.training.gradient_accumulation_steps,
-                              scenario.training.group_size);
+      result.plan = make_plan(space, inst, picks, b, scenario.training.gradient_accumulation_steps);
       result.plan.predicted.iteration_seconds = seconds;
       result.plan.predicted.samples_per_second = row.samples_per_second;
       result.plan.predicted.tokens_per_second =
@@ -188,6 +186,17 @@ StrategyResult plan_strategy(const Scenario& base, const Calibration& calibratio
     }
   }
   result.lower_bound_seconds = best_lower;
+  if (result.fits) {
+    record_plan_configuration(result.plan, base, calibration);
+    Scenario at = base;
+    at.training.gradient_accumulation_steps = result.plan.gradient_accumulation_steps;
+    const std::unique_ptr<CostModel> model = make_cost_model(at, calibration);
+    for (std::size_t i = 0; i < result.plan.operators.size(); ++i) {
+      const OperatorChoice& c = result.plan.operators[i];
+      result.operator_costs.push_back(
+          {model->cost(i, c, result.plan.micro_batch), model->memory(i, c, result.plan.micro_batch)});
+    }
+  }
   if (!result.fits) {
     result.shortfall_bytes =
         result.minimum_memory_bytes - static_cast<double>(base.training.memory_limit_bytes);
@@ -197,6 +206,7 @@ StrategyResult plan_strategy(const Scenario& base, const Calibration& calibratio
 
 PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
   validate_scenario(scenario);
+  (void)check_plan_configuration(plan, scenario, calibration);  // callers that show warnings check first
   Scenario at = scenario;
   at.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
   const std::unique_ptr<CostModel> model = make_cost_model(at, calibration);

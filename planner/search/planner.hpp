@@ -8,6 +8,7 @@
 #include "planner/core/calibration.hpp"
 #include "planner/core/plan.hpp"
 #include "planner/core/scenario.hpp"
+#include "planner/cost/cost_model.hpp"
 #include "planner/search/search_space.hpp"
 #include "planner/search/solvers/mckp.hpp"
 
@@ -23,6 +24,12 @@ struct BatchRow {
   double lower_bound_seconds = 0;
 };
 
+// What the cost model charges one operator of a plan: its time and knapsack weights, and memory by category.
+struct OperatorCost {
+  ItemCost cost;
+  MemoryBreakdown memory;
+};
+
 struct StrategyResult {
   std::string strategy;
   bool fits = false;
@@ -32,6 +39,7 @@ struct StrategyResult {
   double minimum_memory_bytes = 0;  // smallest peak memory any plan of this space needs at b = 1
   std::vector<BatchRow> batches;
   std::int64_t solver_cells = 0;
+  std::vector<OperatorCost> operator_costs;  // when it fits: one per operator of `plan`, in model order
 };
 
 struct PlanReport {
@@ -45,7 +53,12 @@ StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibr
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration,
                          bool with_baselines = true);
 
+// Gradient accumulation steps for a micro-batch: the scenario's fixed value, or derived from its global batch
+// (0 when micro-batch x GPUs does not divide the global batch).
+int accumulation_steps_for(const Scenario& scenario, std::int64_t micro_batch);
+
 // The planner's prediction for a given plan (iteration time and peak memory per GPU, reserve included).
+// Throws InputError when the plan was made for another configuration (check_plan_configuration).
 PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan);
 
 // Builds the knapsack instance of one space at one batch size (for benchmarks, tests and the Pareto front).

@@ -119,5 +119,37 @@ TEST(Cli, MissingArgumentIsAUsageError) {
   EXPECT_NE(r.err.find("scenario is required"), std::string::npos) << r.err;
 }
 
+TEST(Cli, PlanOutIsOpenedBeforePlanning) {
+  // This scenario fails while planning (the paper model needs per-operator coefficients) ...
+  const std::string path = write_temp("paper.yaml",
+                                      "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
+                                      "planner: {cost_model: paper, paper: {alpha: 10us, beta: 10GB/s}}\n");
+  auto r = test::run_command(kBinary + " plan " + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(".paper: "), std::string::npos) << r.err;
+  // ... so an unwritable --out can only be reported first if it is checked before planning.
+  r = test::run_command(kBinary + " plan " + path + " --out /nonexistent-dir/p.json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: cannot write /nonexistent-dir/p.json\n");
+  EXPECT_EQ(r.out, "");
+  std::filesystem::remove(path);
+}
+
+TEST(Cli, PlanReportCarriesTheConfigurationAndPerOperatorCosts) {
+  const std::string out = write_temp("report.json", "");
+  const auto r =
+      test::run_command(kBinary + " plan " + kSource + "/scenarios/default.yaml --no-baselines --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = read_file(out);
+  for (const char* key : {"\"precision\": \"mixed-fp16\"", "\"sequence_length_tokens\": ",
+                          "\"cost_model\": \"topology\"", "\"scenario_digest\": \"",
+                          "\"calibration_digest\": \"", "\"operator_costs\": [", "\"optimizer_bytes\": "}) {
+    EXPECT_NE(text.find(key), std::string::npos) << key;
+  }
+  // The text report's operator table is printed from the same per-operator costs.
+  EXPECT_NE(r.out.find("memory/GPU each"), std::string::npos) << r.out;
+  std::filesystem::remove(out);
+}
+
 }  // namespace
 }  // namespace shardscope

@@ -90,7 +90,9 @@ TEST(SimCli, SimulateRejectsAPlanForAnotherModelAndAnUnknownStrategy) {
   const auto path =
       std::filesystem::temp_directory_path() / ("shardscope_badplan_" + std::to_string(::getpid()) + ".json");
   std::ofstream(path)
-      << R"({"strategy": "x", "batch_size": 1, "gradient_accumulation_steps": 1, "group_size": 8, "operators": []})";
+      << R"({"strategy": "x", "batch_size": 1, "gradient_accumulation_steps": 1, "group_size": 8,
+             "precision": "mixed-fp16", "sequence_length_tokens": 1024, "cost_model": "topology",
+             "scenario_digest": "0000000000000000", "calibration_digest": "0000000000000000", "operators": []})";
   auto r =
       test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --plan " + path.string());
   EXPECT_EQ(r.exit_code, 2);
@@ -193,6 +195,80 @@ TEST(SimCli, AFailedWriteAfterTheSimulationIsReported) {
       test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --trace /dev/full");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("cannot write /dev/full"), std::string::npos) << r.err;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const char* kSixteenGpus =
+    "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 2}\n"
+    "training: {memory_limit: 8GB, max_micro_batch: 2, group_size: GROUP}\n";
+
+std::string sixteen_gpus(int group_size) {
+  std::string text = kSixteenGpus;
+  text.replace(text.find("GROUP"), 5, std::to_string(group_size));
+  return text;
+}
+
+TEST(SimCli, APlanForAnotherGroupSizeIsAnErrorNamingItsLine) {
+  const std::string made_for = write_temp("group4.yaml", sixteen_gpus(4));
+  const std::string other = write_temp("group16.yaml", sixteen_gpus(16));
+  const std::string plan = write_temp("group4-plan.json", "");
+  auto r = test::run_command(kBinary + " plan " + made_for + " --no-baselines --out " + plan);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(plan);
+  std::string line;
+  int group_line = 0;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.find("\"group_size\": 4") != std::string::npos) group_line = n;
+  }
+  ASSERT_GT(group_line, 0);
+  r = test::run_command(kBinary + " simulate " + other + " --plan " + plan);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(plan + ":" + std::to_string(group_line) +
+                       ": plan.group_size: the plan was made for group size 4, the scenario has 16"),
+            std::string::npos)
+      << r.err;
+  // Against the scenario it was made for, it runs.
+  r = test::run_command(kBinary + " simulate " + made_for + " --plan " + plan + " --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  for (const auto& path : {made_for, other, plan}) std::filesystem::remove(path);
+}
+
+TEST(SimCli, AChangedMemoryLimitOnlyWarns) {
+  const std::string plan = write_temp("default-plan.json", "");
+  auto r = test::run_command(kBinary + " plan " + kSource + "/scenarios/default.yaml --no-baselines --out " +
+                             plan);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string scenario = read_text(kSource + "/scenarios/default.yaml");
+  scenario.replace(scenario.find("memory_limit: 8GB"), 17, "memory_limit: 9GB");
+  const std::string roomier = write_temp("roomier.yaml", scenario);
+  r = test::run_command(kBinary + " simulate " + roomier + " --plan " + plan + " --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: " + plan), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("plan.scenario_digest: the plan was made for a different scenario"), std::string::npos)
+      << r.err;
+  std::filesystem::remove(plan);
+  std::filesystem::remove(roomier);
+}
+
+TEST(SimCli, AnOldPlanFileSaysToReplan) {
+  const auto path = write_temp("old-plan.json",
+                               R"({"strategy": "x", "batch_size": 1, "gradient_accumulation_steps": 1,
+  "group_size": 8, "operators": []})");
+  const auto r =
+      test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --plan " + path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(path + ": plan.precision: missing; this plan file predates"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("re-plan with `shardscope plan SCENARIO --out PLAN.json`"), std::string::npos)
+      << r.err;
+  std::filesystem::remove(path);
 }
 
 TEST(SimCli, ThePaperCostModelCannotBeSimulated) {

@@ -1,0 +1,169 @@
+// Canonical text of a scenario and a calibration (one "key=value" line each, doubles as hex floats) and its
+// FNV-1a 64.
+#include "planner/core/digest.hpp"
+
+#include <cstdio>
+
+namespace shardscope {
+namespace {
+
+// Accumulates "key=value\n" lines; doubles are written exactly (%a), so equal values give equal text.
+class CanonicalText {
+ public:
+  void add(const std::string& key, double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%a", value);
+    line(key, buffer);
+  }
+  void add(const std::string& key, std::int64_t value) { line(key, std::to_string(value)); }
+  void add(const std::string& key, int value) { line(key, std::to_string(value)); }
+  void add(const std::string& key, bool value) { line(key, value ? "true" : "false"); }
+  void add(const std::string& key, const char* value) { line(key, value); }
+  const std::string& text() const { return text_; }
+
+ private:
+  void line(const std::string& key, const std::string& value) { text_ += key + "=" + value + "\n"; }
+  std::string text_;
+};
+
+void add_operator(CanonicalText& c, const std::string& p, const Operator& op) {
+  c.add(p + "name", op.name.c_str());
+  c.add(p + "kind", static_cast<int>(op.kind));
+  c.add(p + "layer", op.layer);
+  c.add(p + "parameters", op.parameters);
+  c.add(p + "active_parameters", op.active_parameters);
+  c.add(p + "parameter_dtype", static_cast<int>(op.parameter_dtype));
+  c.add(p + "forward_flops_per_sample", op.forward_flops_per_sample);
+  c.add(p + "backward_flops_per_sample", op.backward_flops_per_sample);
+  c.add(p + "activation_bytes_per_sample", op.activation_bytes_per_sample);
+  c.add(p + "checkpoint_bytes_per_sample", op.checkpoint_bytes_per_sample);
+  c.add(p + "workspace_bytes_per_sample", op.workspace_bytes_per_sample);
+  c.add(p + "splittable", op.splittable);
+  c.add(p + "trainable", op.trainable);
+  c.add(p + "paper.given", op.paper.given);
+  c.add(p + "paper.gamma_seconds_per_sample", op.paper.gamma_seconds_per_sample);
+  c.add(p + "paper.parameter_bytes", op.paper.parameter_bytes);
+  c.add(p + "paper.model_bytes", op.paper.model_bytes);
+  c.add(p + "paper.activation_bytes_per_sample", op.paper.activation_bytes_per_sample);
+  c.add(p + "paper.extra_bytes", op.paper.extra_bytes);
+}
+
+void add_cluster(CanonicalText& c, const Cluster& k) {
+  c.add("cluster.nodes", k.nodes);
+  c.add("cluster.gpus_per_node", k.gpus_per_node);
+  c.add("gpu.peak_flops_per_second_fp32", k.gpu.peak_flops_per_second_fp32);
+  c.add("gpu.peak_flops_per_second_fp16", k.gpu.peak_flops_per_second_fp16);
+  c.add("gpu.achievable_fraction", k.gpu.achievable_fraction);
+  c.add("gpu.memory_bytes", k.gpu.memory_bytes);
+  c.add("gpu.hbm_bytes_per_second", k.gpu.hbm_bytes_per_second);
+  c.add("intra_node", static_cast<int>(k.intra_node));
+  c.add("pcie.generation", k.pcie.generation);
+  c.add("pcie.lanes", k.pcie.lanes);
+  c.add("pcie.sockets", k.pcie.sockets);
+  c.add("pcie.switches_per_socket", k.pcie.switches_per_socket);
+  c.add("pcie.gpus_per_switch", k.pcie.gpus_per_switch);
+  c.add("pcie.gpu_link_bytes_per_second", k.pcie.gpu_link_bytes_per_second);
+  c.add("pcie.switch_uplink_bytes_per_second", k.pcie.switch_uplink_bytes_per_second);
+  c.add("pcie.inter_socket_bytes_per_second", k.pcie.inter_socket_bytes_per_second);
+  c.add("pcie.latency_seconds", k.pcie.latency_seconds);
+  c.add("nvswitch.gpu_bytes_per_second", k.nvswitch.gpu_bytes_per_second);
+  c.add("nvswitch.latency_seconds", k.nvswitch.latency_seconds);
+  c.add("network.kind", static_cast<int>(k.network.kind));
+  c.add("network.nics_per_node", k.network.nics_per_node);
+  c.add("network.nic_bytes_per_second", k.network.nic_bytes_per_second);
+  c.add("network.oversubscription", k.network.oversubscription);
+  c.add("network.nodes_per_leaf", k.network.nodes_per_leaf);
+  c.add("network.latency_seconds", k.network.latency_seconds);
+}
+
+void add_training(CanonicalText& c, const TrainingConfig& t) {
+  c.add("training.global_batch", t.global_batch);
+  c.add("training.micro_batch", t.micro_batch);
+  c.add("training.gradient_accumulation_steps", t.gradient_accumulation_steps);
+  c.add("training.max_micro_batch", t.max_micro_batch);
+  c.add("training.precision", to_string(t.precision));
+  c.add("training.optimizer", to_string(t.optimizer));
+  c.add("training.checkpointing", to_string(t.checkpointing));
+  for (std::size_t i = 0; i < t.slice_granularities.size(); ++i) {
+    c.add("training.slice_granularities." + std::to_string(i), t.slice_granularities[i]);
+  }
+  c.add("training.group_size", t.group_size);
+  c.add("training.memory_limit_bytes", t.memory_limit_bytes);
+  c.add("training.runtime_reserve_bytes", t.runtime_reserve_bytes);
+}
+
+}  // namespace
+
+std::uint64_t fnv1a_64(std::string_view bytes) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char ch : bytes) {
+    hash ^= static_cast<unsigned char>(ch);
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+std::uint64_t scenario_digest(const Scenario& scenario) {
+  CanonicalText c;
+  c.add("model.sequence_length", scenario.model.sequence_length);
+  for (std::size_t i = 0; i < scenario.model.operators.size(); ++i) {
+    add_operator(c, "operator." + std::to_string(i) + ".", scenario.model.operators[i]);
+  }
+  add_cluster(c, scenario.cluster);
+  add_training(c, scenario.training);
+  c.add("planner.cost_model", static_cast<int>(scenario.planner.cost_model));
+  c.add("planner.paper.alpha_seconds", scenario.planner.paper.alpha_seconds);
+  c.add("planner.paper.beta_seconds_per_byte", scenario.planner.paper.beta_seconds_per_byte);
+  c.add("execution.overlap", scenario.execution.overlap);
+  c.add("execution.prefetch_depth", scenario.execution.prefetch_depth);
+  c.add("execution.bucket_bytes", scenario.execution.bucket_bytes);
+  return fnv1a_64(c.text());
+}
+
+std::uint64_t calibration_digest(const Calibration& calibration) {
+  CanonicalText c;
+  for (std::size_t i = 0; i < calibration.links.size(); ++i) {
+    if (!calibration.links[i]) continue;
+    c.add("link." + std::to_string(i) + ".alpha_seconds", calibration.links[i]->alpha_seconds);
+    c.add("link." + std::to_string(i) + ".bytes_per_second", calibration.links[i]->bytes_per_second);
+  }
+  for (std::size_t i = 0; i < calibration.achievable_fraction.size(); ++i) {
+    if (calibration.achievable_fraction[i]) {
+      c.add("achievable_fraction." + std::to_string(i), *calibration.achievable_fraction[i]);
+    }
+  }
+  c.add("overlap_slowdown", calibration.overlap_slowdown);
+  c.add("slice_overhead_seconds", calibration.slice_overhead_seconds);
+  if (calibration.runtime_reserve_bytes) c.add("runtime_reserve_bytes", *calibration.runtime_reserve_bytes);
+  for (std::size_t i = 0; i < calibration.message_efficiency.size(); ++i) {
+    c.add("message_efficiency." + std::to_string(i) + ".bytes", calibration.message_efficiency[i].first);
+    c.add("message_efficiency." + std::to_string(i) + ".factor", calibration.message_efficiency[i].second);
+  }
+  return fnv1a_64(c.text());
+}
+
+std::string format_digest(std::uint64_t digest) {
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(digest));
+  return buffer;
+}
+
+bool parse_digest(const std::string& text, std::uint64_t& digest) {
+  if (text.size() != 16) return false;
+  std::uint64_t value = 0;
+  for (const char ch : text) {
+    int nibble = 0;
+    if (ch >= '0' && ch <= '9') {
+      nibble = ch - '0';
+    } else if (ch >= 'a' && ch <= 'f') {
+      nibble = ch - 'a' + 10;
+    } else {
+      return false;
+    }
+    value = value << 4 | static_cast<std::uint64_t>(nibble);
+  }
+  digest = value;
+  return true;
+}
+
+}  // namespace shardscope
