@@ -9,7 +9,9 @@
 #include <set>
 #include <string>
 
+#include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
+#include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
@@ -78,8 +80,8 @@ Registered register_simulate(CLI::App& app) {
   auto o = std::make_shared<Options>();
   cmd->add_option("scenario", o->scenario, "Scenario YAML file")->required();
   auto* plan_opt = cmd->add_option("--plan", o->plan, "Plan JSON written by `shardscope plan --out`");
-  cmd->add_option("--strategy", o->strategy,
-                  "A whole-model strategy instead (fsdp, zero-2, ddp, mics, paro-IIG, osdp, ...)")
+  cmd->add_option("--strategy", o->strategy, "A strategy from the registry instead: " + strategy_help())
+      ->check(strategy_check())
       ->excludes(plan_opt);
   cmd->add_option("--prefetch", o->prefetch,
                   "Prefetch depth (default: the scenario's planner.prefetch_depth)");
@@ -107,10 +109,9 @@ Registered register_simulate(CLI::App& app) {
           }
           const StrategyResult r = plan_strategy(scenario, calibration, space);
           if (!r.fits) {
-            std::cerr << "error: " << scenario.source_file << ": strategy " << space.name
-                      << " does not fit the memory limit (needs "
-                      << static_cast<std::int64_t>(r.minimum_memory_bytes) << " bytes per GPU)\n";
-            return 3;
+            throw NothingFits(
+                scenario.source_file + ": strategy " + space.name + " does not fit the memory limit (needs " +
+                std::to_string(static_cast<std::int64_t>(r.minimum_memory_bytes)) + " bytes per GPU)");
           }
           plan = r.plan;
         }
@@ -169,7 +170,7 @@ Registered register_simulate(CLI::App& app) {
                                  {"exposed_comm_seconds", g.exposed_comm_seconds}});
           }
           std::cout << j.dump(2) << "\n";
-          return 0;
+          return;
         }
         std::cout << "Simulated " << plan.strategy << " on " << scenario.cluster.gpus() << " x "
                   << scenario.cluster.gpu.name << ", micro-batch " << plan.micro_batch << " x "
@@ -198,7 +199,6 @@ Registered register_simulate(CLI::App& app) {
           t.add({"peak memory / GPU", units::format_bytes(predicted_peak), units::format_bytes(peak), line});
           t.print(std::cout);
         }
-        return 0;
       }};
 }
 

@@ -11,15 +11,14 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string scope_string(ShardScope s) { return std::string(1, to_char(s)); }
+std::string scope_string(ShardScope s) { return to_string(s); }
 
 ShardScope scope_from(const Json& v, const std::string& file, const std::string& field) {
-  if (!v.is_string()) throw InputError(file, 0, field, "expected \"N\", \"I\" or \"G\"");
+  const std::string expected = "expected one of " + join(names<ShardScope>());
+  if (!v.is_string()) throw InputError(file, 0, field, expected);
   const std::string s = v.get<std::string>();
-  if (s == "N") return ShardScope::N;
-  if (s == "I") return ShardScope::I;
-  if (s == "G") return ShardScope::G;
-  throw InputError(file, 0, field, "expected \"N\", \"I\" or \"G\", got \"" + s + "\"");
+  if (const auto scope = parse_name<ShardScope>(s)) return *scope;
+  throw InputError(file, 0, field, expected + ", got \"" + s + "\"");
 }
 
 Json batches_json(const std::vector<BatchRow>& rows) {

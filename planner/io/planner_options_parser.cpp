@@ -9,9 +9,7 @@ void parse_planner_options(const YAML::Node& node, const std::string& file, Plan
   if (!node.IsDefined() || node.IsNull()) return;
   const YamlMap map(node, file, "planner");
   map.reject_unknown({"cost_model", "paper", "overlap", "prefetch_depth", "calibration"});
-  out.cost_model = map.choice_or("cost_model", "topology", {"topology", "paper"}) == "paper"
-                       ? CostModelKind::paper
-                       : CostModelKind::topology;
+  out.cost_model = map.choice_or("cost_model", CostModelKind::topology);
   if (map.has("paper")) {
     const YamlMap paper = map.map("paper");
     paper.reject_unknown({"alpha", "beta", "beta_seconds_per_byte"});

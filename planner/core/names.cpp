@@ -1,0 +1,55 @@
+// Names: joining name lists and finding the nearest name (edit distance) for "did you mean" suggestions.
+#include "planner/core/names.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace shardscope {
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
+  return out;
+}
+
+int edit_distance(std::string_view a, std::string_view b) {
+  auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
+  std::vector<int> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<int>(j);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    int diagonal = row[0];
+    row[0] = static_cast<int>(i);
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const int above = row[j];
+      const int substitute = diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
+      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::optional<std::string> nearest_name(std::string_view text, const std::vector<std::string>& candidates) {
+  const int limit = std::clamp(static_cast<int>(text.size()) / 3, 1, 3);
+  std::optional<std::string> best;
+  int best_distance = limit + 1;
+  for (const std::string& c : candidates) {
+    const int d = edit_distance(text, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string suggest_or_list(std::string_view text, const std::vector<std::string>& candidates,
+                            std::string_view list_intro) {
+  if (const auto near = nearest_name(text, candidates)) return "; did you mean '" + *near + "'?";
+  return "; " + std::string(list_intro) + " " + join(candidates);
+}
+
+}  // namespace shardscope
