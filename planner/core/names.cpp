@@ -16,20 +16,25 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 }
 
 int edit_distance(std::string_view a, std::string_view b) {
-  auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
-  std::vector<int> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<int>(j);
+  auto same = [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  };
+  // Three rows of the (|a|+1) x (|b|+1) table: two rows back is needed for transpositions.
+  std::vector<int> before(b.size() + 1), previous(b.size() + 1), row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = static_cast<int>(j);
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    int diagonal = row[0];
     row[0] = static_cast<int>(i);
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const int above = row[j];
-      const int substitute = diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
-      row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
-      diagonal = above;
+      row[j] =
+          std::min({previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
+      if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1])) {
+        row[j] = std::min(row[j], before[j - 2] + 1);
+      }
     }
+    std::swap(before, previous);
+    std::swap(previous, row);
   }
-  return row[b.size()];
+  return previous[b.size()];
 }
 
 std::optional<std::string> nearest_name(std::string_view text, const std::vector<std::string>& candidates) {

@@ -79,7 +79,8 @@ std::vector<E> values() {
 // "a, b, c" (or with another separator).
 std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
 
-// Case-insensitive Levenshtein distance.
+// Case-insensitive edit distance: insertions, deletions, substitutions and swaps of two adjacent characters
+// ("fdsp" is one edit from "fsdp").
 int edit_distance(std::string_view a, std::string_view b);
 
 // The candidate closest to `text` when it is close enough to be a likely typo (at most a third of the
