@@ -21,8 +21,8 @@ Registered register_collective(CLI::App& app) {
       app.add_subcommand("collective", "Simulate one collective on a cluster (SimGrid) and report bandwidth");
   struct Options {
     std::string cluster;
-    std::string op = "all-gather";
-    std::string algo = "ring";
+    std::string op = to_string(CollectiveKind::all_gather);
+    std::string algo = to_string(sim::CollectiveAlgorithm::ring);
     std::string bytes;
     int gpus = 0;
     int group_size = 0;
