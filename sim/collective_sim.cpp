@@ -18,18 +18,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace shardscope::sim {
 
-const char* to_string(CollectiveAlgorithm algorithm) {
-  switch (algorithm) {
-    case CollectiveAlgorithm::ring:
-      return "ring";
-    case CollectiveAlgorithm::hierarchical_ring:
-      return "hring";
-    case CollectiveAlgorithm::ho_ring:
-      return "horing";
-  }
-  return "ring";
-}
-
 double busbw_factor(CollectiveKind kind, int ranks) {
   const double n = ranks;
   return kind == CollectiveKind::all_reduce ? 2 * (n - 1) / n : (n - 1) / n;

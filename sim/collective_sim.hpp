@@ -5,12 +5,27 @@
 #include <string>
 
 #include "planner/core/cluster.hpp"
+#include "planner/core/names.hpp"
 #include "planner/cost/collective_cost.hpp"
 
 namespace shardscope::sim {
 
 enum class CollectiveAlgorithm { ring, hierarchical_ring, ho_ring };
-const char* to_string(CollectiveAlgorithm algorithm);
+
+}  // namespace shardscope::sim
+
+template <>
+struct shardscope::EnumNames<shardscope::sim::CollectiveAlgorithm> {
+  using A = shardscope::sim::CollectiveAlgorithm;
+  static constexpr NameEntry<A> table[] = {
+      {A::ring, "ring", "one ring over all ranks"},
+      {A::hierarchical_ring, "hring", "hierarchical: a ring inside each group and one across groups"},
+      {A::ho_ring, "horing",
+       "HO-Ring (PaRO): intra- and inter-group rings at once, then an intra-group forward"},
+  };
+};
+
+namespace shardscope::sim {
 
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::all_gather;

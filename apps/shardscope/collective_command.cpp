@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
@@ -20,8 +21,8 @@ Registered register_collective(CLI::App& app) {
       app.add_subcommand("collective", "Simulate one collective on a cluster (SimGrid) and report bandwidth");
   struct Options {
     std::string cluster;
-    std::string op = "all-gather";
-    std::string algo = "ring";
+    std::string op = to_string(CollectiveKind::all_gather);
+    std::string algo = to_string(sim::CollectiveAlgorithm::ring);
     std::string bytes;
     int gpus = 0;
     int group_size = 0;
@@ -31,10 +32,10 @@ Registered register_collective(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--cluster", o->cluster, "Cluster preset name or cluster YAML file")->required();
-  cmd->add_option("--op", o->op, "all-gather | reduce-scatter | all-reduce")
-      ->check(CLI::IsMember({"all-gather", "reduce-scatter", "all-reduce"}));
-  cmd->add_option("--algo", o->algo, "ring | hring | horing")
-      ->check(CLI::IsMember({"ring", "hring", "horing"}));
+  cmd->add_option("--op", o->op, "Collective:" + described_names<CollectiveKind>())
+      ->check(one_of<CollectiveKind>("collective"));
+  cmd->add_option("--algo", o->algo, "Algorithm:" + described_names<sim::CollectiveAlgorithm>())
+      ->check(one_of<sim::CollectiveAlgorithm>("algorithm"));
   cmd->add_option("--bytes", o->bytes, "Total buffer size, e.g. 1GiB")->required();
   cmd->add_option("--gpus", o->gpus,
                   "GPUs taking part (a multiple of GPUs per node; default: the whole cluster)");
@@ -45,12 +46,8 @@ Registered register_collective(CLI::App& app) {
   return {cmd, [o]() {
             const Cluster cluster = load_cluster(o->cluster);
             sim::CollectiveRequest r;
-            r.kind = o->op == "all-gather"       ? CollectiveKind::all_gather
-                     : o->op == "reduce-scatter" ? CollectiveKind::reduce_scatter
-                                                 : CollectiveKind::all_reduce;
-            r.algorithm = o->algo == "ring"    ? sim::CollectiveAlgorithm::ring
-                          : o->algo == "hring" ? sim::CollectiveAlgorithm::hierarchical_ring
-                                               : sim::CollectiveAlgorithm::ho_ring;
+            r.kind = *parse_name<CollectiveKind>(o->op);  // checked by one_of
+            r.algorithm = *parse_name<sim::CollectiveAlgorithm>(o->algo);
             try {
               r.total_bytes = static_cast<double>(units::parse_bytes(o->bytes));
             } catch (const std::invalid_argument& e) {
@@ -89,7 +86,6 @@ Registered register_collective(CLI::App& app) {
                             res.busbw_bytes_per_second / 1e9, formula * 1e6);
               std::cout << line;
             }
-            return 0;
           }};
 }
 

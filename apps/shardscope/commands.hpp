@@ -9,9 +9,10 @@ class App;
 
 namespace shardscope::cli {
 
-// A subcommand adds itself to `app` and returns the action to run when it is selected; the action
-// returns the process exit code. Errors are thrown (InputError etc.) and reported by main().
-using Action = std::function<int()>;
+// A subcommand adds itself to `app` and returns the action to run when it is selected. The action returns
+// on success and throws on failure (InputError, NothingFits, ...); main() reports the error and chooses the
+// exit code (exit_status.hpp).
+using Action = std::function<void()>;
 struct Registered {
   CLI::App* command;
   Action run;

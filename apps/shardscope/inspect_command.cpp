@@ -10,19 +10,19 @@
 #include "planner/core/model_states.hpp"
 #include "planner/core/units.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/search/search_space.hpp"
 
 namespace shardscope::cli {
 namespace {
 
-struct Baseline {
-  const char* name;
-  Scopes scopes;
-};
-
-constexpr ShardScope N = ShardScope::N;
-constexpr ShardScope G = ShardScope::G;
-const Baseline kBaselines[] = {
-    {"DDP", {N, N, N}}, {"ZeRO-1", {N, N, G}}, {"ZeRO-2", {N, G, G}}, {"ZeRO-3", {G, G, G}}};
+// The classic ZeRO stages of the strategy registry (DDP, ZeRO-1, ZeRO-2, FSDP = ZeRO-3).
+std::vector<const Strategy*> classic_strategies() {
+  std::vector<const Strategy*> out;
+  for (const Strategy& s : strategies()) {
+    if (s.classic) out.push_back(&s);
+  }
+  return out;
+}
 
 nlohmann::ordered_json to_json(const Scenario& s) {
   nlohmann::ordered_json out;
@@ -66,13 +66,13 @@ nlohmann::ordered_json to_json(const Scenario& s) {
   }
   const StateBytesPerParameter bytes = state_bytes_per_parameter(s.training.precision, s.training.optimizer);
   out["model_states"] = nlohmann::ordered_json::array();
-  for (const Baseline& b : kBaselines) {
+  for (const Strategy* b : classic_strategies()) {
     const ModelStateBytes m =
-        model_state_bytes_per_gpu(static_cast<double>(s.model.trainable_parameters()), b.scopes,
+        model_state_bytes_per_gpu(static_cast<double>(s.model.trainable_parameters()), b->scopes,
                                   s.cluster.gpus(), s.training.group_size, bytes);
     out["model_states"].push_back(
-        {{"strategy", b.name},
-         {"scopes", b.scopes.name()},
+        {{"strategy", b->name},
+         {"scopes", b->scopes.name()},
          {"parameter_bytes", m.parameter_bytes},
          {"gradient_bytes", m.gradient_bytes},
          {"optimizer_bytes", m.optimizer_bytes},
@@ -125,12 +125,12 @@ void print_text(const Scenario& s, std::ostream& os) {
      << to_string(s.training.optimizer) << ": " << bytes.parameter << " + " << bytes.gradient << " + "
      << bytes.optimizer << " bytes per parameter, " << c.gpus() << " GPUs)\n\n";
   Table states({"strategy", "scopes", "parameters", "gradients", "optimizer", "total", "fits limit"});
-  for (const Baseline& b : kBaselines) {
+  for (const Strategy* b : classic_strategies()) {
     const ModelStateBytes ms = model_state_bytes_per_gpu(static_cast<double>(m.trainable_parameters()),
-                                                         b.scopes, c.gpus(), s.training.group_size, bytes);
+                                                         b->scopes, c.gpus(), s.training.group_size, bytes);
     const bool fits = ms.total() + static_cast<double>(s.training.runtime_reserve_bytes) <=
                       static_cast<double>(s.training.memory_limit_bytes);
-    states.add({b.name, b.scopes.name(), format_bytes(ms.parameter_bytes), format_bytes(ms.gradient_bytes),
+    states.add({b->name, b->scopes.name(), format_bytes(ms.parameter_bytes), format_bytes(ms.gradient_bytes),
                 format_bytes(ms.optimizer_bytes), format_bytes(ms.total()), fits ? "yes" : "no"});
   }
   states.print(os);
@@ -151,7 +151,6 @@ Registered register_inspect(CLI::App& app) {
             } else {
               print_text(scenario, std::cout);
             }
-            return 0;
           }};
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "apps/shardscope/commands.hpp"
+#include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/calibration.hpp"
 #include "planner/core/units.hpp"
@@ -164,12 +165,11 @@ Registered register_plan(CLI::App& app) {
               print_text(scenario, report, std::cout);
             }
             if (!report.best.fits) {
-              std::cerr << "error: " << scenario.source_file
-                        << ": no plan fits the memory limit; the smallest needs "
-                        << static_cast<std::int64_t>(report.best.minimum_memory_bytes) << " bytes per GPU\n";
-              return 3;
+              throw NothingFits(scenario.source_file +
+                                ": no plan fits the memory limit; the smallest needs " +
+                                std::to_string(static_cast<std::int64_t>(report.best.minimum_memory_bytes)) +
+                                " bytes per GPU");
             }
-            return 0;
           }};
 }
 

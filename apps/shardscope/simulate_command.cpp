@@ -10,7 +10,9 @@
 #include <optional>
 #include <string>
 
+#include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
+#include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
@@ -83,9 +85,9 @@ sim::IterationOptions iteration_options(const Options& o, const Scenario& scenar
   return options;
 }
 
-// The plan file, or the best plan of the chosen search space; nothing (after saying why) when that
-// strategy does not fit the memory limit.
-std::optional<Plan> resolve_plan(const Options& o, const Scenario& scenario, const Calibration& calibration) {
+// The plan file, or the best plan of the chosen search space; NothingFits when that strategy does not
+// fit the memory limit.
+Plan resolve_plan(const Options& o, const Scenario& scenario, const Calibration& calibration) {
   if (!o.plan.empty()) {
     Plan plan = load_plan_file(o.plan, scenario.model);
     for (const std::string& warning : check_plan_configuration(plan, scenario, calibration))
@@ -100,10 +102,9 @@ std::optional<Plan> resolve_plan(const Options& o, const Scenario& scenario, con
   }
   const StrategyResult planned = plan_strategy(scenario, calibration, space);
   if (!planned.fits) {
-    std::cerr << "error: " << scenario.source_file << ": strategy " << space.name
-              << " does not fit the memory limit (needs "
-              << static_cast<std::int64_t>(planned.minimum_memory_bytes) << " bytes per GPU)\n";
-    return std::nullopt;
+    throw NothingFits(
+        scenario.source_file + ": strategy " + space.name + " does not fit the memory limit (needs " +
+        std::to_string(static_cast<std::int64_t>(planned.minimum_memory_bytes)) + " bytes per GPU)");
   }
   return planned.plan;
 }
@@ -213,8 +214,8 @@ Registered register_simulate(CLI::App& app) {
   auto o = std::make_shared<Options>();
   cmd->add_option("scenario", o->scenario, "Scenario YAML file")->required();
   auto* plan_opt = cmd->add_option("--plan", o->plan, "Plan JSON written by `shardscope plan --out`");
-  cmd->add_option("--strategy", o->strategy,
-                  "A whole-model strategy instead (fsdp, zero-2, ddp, mics, paro-IIG, osdp, ...)")
+  cmd->add_option("--strategy", o->strategy, "A strategy from the registry instead: " + strategy_help())
+      ->check(strategy_check())
       ->excludes(plan_opt);
   cmd->add_option("--prefetch", o->prefetch,
                   "Prefetch depth (default: the scenario's execution.prefetch_depth)");
@@ -243,19 +244,16 @@ Registered register_simulate(CLI::App& app) {
             const Calibration calibration = scenario_calibration(scenario.planner.calibration_file);
             const sim::IterationOptions options = iteration_options(*o, scenario);
             OutputFiles outputs = open_outputs(*o);
-            const std::optional<Plan> plan = resolve_plan(*o, scenario, calibration);
-            if (!plan) return 3;
-            const sim::IterationResult result =
-                sim::simulate_iteration(scenario, calibration, *plan, options);
-            const PlanPrediction predicted = evaluate_plan(scenario, calibration, *plan);
+            const Plan plan = resolve_plan(*o, scenario, calibration);
+            const sim::IterationResult result = sim::simulate_iteration(scenario, calibration, plan, options);
+            const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);
             write_outputs(outputs, *o, result);
             if (o->json) {
-              print_json(scenario, *plan, predicted, result);
+              print_json(scenario, plan, predicted, result);
             } else {
-              print_summary(scenario, *plan, options, result);
+              print_summary(scenario, plan, options, result);
               if (o->compare) print_comparison(predicted, result);
             }
-            return 0;
           }};
 }
 

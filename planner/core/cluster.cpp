@@ -5,22 +5,6 @@
 
 namespace shardscope {
 
-const char* to_string(LinkClass link_class) {
-  switch (link_class) {
-    case LinkClass::same_switch:
-      return "pcie-same-switch";
-    case LinkClass::cross_switch:
-      return "pcie-cross-switch";
-    case LinkClass::cross_socket:
-      return "pcie-cross-socket";
-    case LinkClass::nvlink:
-      return "nvlink";
-    case LinkClass::network:
-      return "network";
-  }
-  return "unknown";
-}
-
 LinkClass link_class_between(const Cluster& cluster, int rank_a, int rank_b) {
   if (cluster.node_of(rank_a) != cluster.node_of(rank_b)) return LinkClass::network;
   if (cluster.intra_node == IntraNodeKind::nvswitch) return LinkClass::nvlink;

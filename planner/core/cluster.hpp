@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "planner/core/names.hpp"
+
 namespace shardscope {
 
 struct GpuSpec {
@@ -17,6 +19,14 @@ struct GpuSpec {
 };
 
 enum class IntraNodeKind { pcie, nvswitch };
+
+template <>
+struct EnumNames<IntraNodeKind> {
+  static constexpr NameEntry<IntraNodeKind> table[] = {
+      {IntraNodeKind::pcie, "pcie", "a PCIe tree of switches and sockets"},
+      {IntraNodeKind::nvswitch, "nvswitch", "NVLink through NVSwitch"},
+  };
+};
 
 // A PCIe tree: sockets, each with a root complex; switches under a socket; GPUs under a switch.
 // Bandwidths are per direction (links are full duplex).
@@ -41,6 +51,14 @@ struct NvSwitchTopology {
 
 enum class NetworkKind { single_switch, fat_tree };
 
+template <>
+struct EnumNames<NetworkKind> {
+  static constexpr NameEntry<NetworkKind> table[] = {
+      {NetworkKind::single_switch, "single_switch", "every node on one switch"},
+      {NetworkKind::fat_tree, "fat_tree", "leaf switches under a spine, possibly oversubscribed"},
+  };
+};
+
 struct NetworkTopology {
   NetworkKind kind = NetworkKind::single_switch;
   int nics_per_node = 1;
@@ -52,7 +70,17 @@ struct NetworkTopology {
 
 // The kinds of path between two GPUs, from fastest to slowest in a typical box.
 enum class LinkClass { same_switch, cross_switch, cross_socket, nvlink, network };
-const char* to_string(LinkClass link_class);
+
+template <>
+struct EnumNames<LinkClass> {
+  static constexpr NameEntry<LinkClass> table[] = {
+      {LinkClass::same_switch, "pcie-same-switch", "two GPUs under one PCIe switch"},
+      {LinkClass::cross_switch, "pcie-cross-switch", "two PCIe switches under one socket"},
+      {LinkClass::cross_socket, "pcie-cross-socket", "across the sockets' interconnect"},
+      {LinkClass::nvlink, "nvlink", "NVLink through NVSwitch"},
+      {LinkClass::network, "network", "between nodes"},
+  };
+};
 
 struct LinkProperties {
   double bytes_per_second = 0;  // the bottleneck bandwidth of the path, per direction

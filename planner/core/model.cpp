@@ -1,41 +1,7 @@
-// Model: names of kinds and dtypes, and whole-model sums over operators.
+// Model: bytes per dtype element and whole-model sums over operators.
 #include "planner/core/model.hpp"
 
 namespace shardscope {
-
-const char* to_string(OperatorKind kind) {
-  switch (kind) {
-    case OperatorKind::embedding:
-      return "embedding";
-    case OperatorKind::attention:
-      return "attention";
-    case OperatorKind::mlp:
-      return "mlp";
-    case OperatorKind::moe:
-      return "moe";
-    case OperatorKind::linear:
-      return "linear";
-    case OperatorKind::norm:
-      return "norm";
-    case OperatorKind::head:
-      return "head";
-    case OperatorKind::other:
-      return "other";
-  }
-  return "other";
-}
-
-const char* to_string(DType dtype) {
-  switch (dtype) {
-    case DType::fp32:
-      return "fp32";
-    case DType::fp16:
-      return "fp16";
-    case DType::bf16:
-      return "bf16";
-  }
-  return "bf16";
-}
 
 int bytes_per_element(DType dtype) { return dtype == DType::fp32 ? 4 : 2; }
 

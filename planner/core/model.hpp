@@ -5,13 +5,36 @@
 #include <string>
 #include <vector>
 
+#include "planner/core/names.hpp"
+
 namespace shardscope {
 
 enum class OperatorKind { embedding, attention, mlp, moe, linear, norm, head, other };
 enum class DType { fp32, fp16, bf16 };
 
-const char* to_string(OperatorKind kind);
-const char* to_string(DType dtype);
+template <>
+struct EnumNames<OperatorKind> {
+  static constexpr NameEntry<OperatorKind> table[] = {
+      {OperatorKind::embedding, "embedding", "token (and learned position) embedding"},
+      {OperatorKind::attention, "attention", "one self-attention block"},
+      {OperatorKind::mlp, "mlp", "one feed-forward block"},
+      {OperatorKind::moe, "moe", "one mixture-of-experts feed-forward block"},
+      {OperatorKind::linear, "linear", "a plain linear layer"},
+      {OperatorKind::norm, "norm", "a normalisation layer"},
+      {OperatorKind::head, "head", "the output projection to the vocabulary"},
+      {OperatorKind::other, "other", "anything else"},
+  };
+};
+
+template <>
+struct EnumNames<DType> {
+  static constexpr NameEntry<DType> table[] = {
+      {DType::bf16, "bf16", "bfloat16 (2 bytes)"},
+      {DType::fp16, "fp16", "IEEE half precision (2 bytes)"},
+      {DType::fp32, "fp32", "IEEE single precision (4 bytes)"},
+  };
+};
+
 int bytes_per_element(DType dtype);
 
 // Hand-given costs for the OSDP paper's cost model (cost_model: paper), so its numbers can be

@@ -3,19 +3,9 @@
 
 namespace shardscope {
 
-char to_char(ShardScope scope) {
-  switch (scope) {
-    case ShardScope::N:
-      return 'N';
-    case ShardScope::I:
-      return 'I';
-    case ShardScope::G:
-      return 'G';
-  }
-  return '?';
+std::string Scopes::name() const {
+  return std::string(to_string(parameters)) + to_string(gradients) + to_string(optimizer);
 }
-
-std::string Scopes::name() const { return {to_char(parameters), to_char(gradients), to_char(optimizer)}; }
 
 double scope_share(ShardScope scope, int gpus_total, int group_size) {
   switch (scope) {

@@ -4,13 +4,22 @@
 #include <cstdint>
 #include <string>
 
+#include "planner/core/names.hpp"
 #include "planner/core/training_config.hpp"
 
 namespace shardscope {
 
 // N: replicated on every GPU; I: sharded inside a group of M GPUs; G: sharded over all N GPUs.
 enum class ShardScope { N, I, G };
-char to_char(ShardScope scope);
+
+template <>
+struct EnumNames<ShardScope> {
+  static constexpr NameEntry<ShardScope> table[] = {
+      {ShardScope::N, "N", "replicated on every GPU"},
+      {ShardScope::I, "I", "sharded inside a group of GPUs"},
+      {ShardScope::G, "G", "sharded over all GPUs"},
+  };
+};
 
 struct Scopes {
   ShardScope parameters = ShardScope::N;

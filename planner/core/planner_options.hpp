@@ -5,13 +5,19 @@
 #include <string>
 #include <vector>
 
+#include "planner/core/names.hpp"
+
 namespace shardscope {
 
 enum class CostModelKind { topology, paper };
 
-inline const char* to_string(CostModelKind kind) {
-  return kind == CostModelKind::paper ? "paper" : "topology";
-}
+template <>
+struct EnumNames<CostModelKind> {
+  static constexpr NameEntry<CostModelKind> table[] = {
+      {CostModelKind::topology, "topology", "link classes, ring collectives, compute roofline (default)"},
+      {CostModelKind::paper, "paper", "the OSDP paper's alpha-beta-gamma model with hand-given coefficients"},
+  };
+};
 
 // Coefficients of the OSDP paper's model (cost_model: paper), given by hand so the paper's numbers
 // can be reproduced: alpha (latency per step), beta (seconds per byte) and per-operator gamma and

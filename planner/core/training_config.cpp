@@ -1,33 +1,7 @@
-// TrainingConfig: names of enums and the model-state bytes per parameter (ZeRO accounting).
+// TrainingConfig: the model-state bytes per parameter (ZeRO accounting).
 #include "planner/core/training_config.hpp"
 
 namespace shardscope {
-
-const char* to_string(Precision precision) {
-  switch (precision) {
-    case Precision::fp32:
-      return "fp32";
-    case Precision::mixed_bf16:
-      return "mixed-bf16";
-    case Precision::mixed_fp16:
-      return "mixed-fp16";
-  }
-  return "mixed-bf16";
-}
-
-const char* to_string(OptimizerKind optimizer) { return optimizer == OptimizerKind::adam ? "adam" : "sgd"; }
-
-const char* to_string(CheckpointPolicy policy) {
-  switch (policy) {
-    case CheckpointPolicy::none:
-      return "none";
-    case CheckpointPolicy::all:
-      return "all";
-    case CheckpointPolicy::search:
-      return "search";
-  }
-  return "search";
-}
 
 StateBytesPerParameter state_bytes_per_parameter(Precision precision, OptimizerKind optimizer) {
   StateBytesPerParameter out;

@@ -4,15 +4,39 @@
 #include <cstdint>
 #include <vector>
 
+#include "planner/core/names.hpp"
+
 namespace shardscope {
 
 enum class Precision { fp32, mixed_bf16, mixed_fp16 };
 enum class OptimizerKind { adam, sgd };
 enum class CheckpointPolicy { none, all, search };
 
-const char* to_string(Precision precision);
-const char* to_string(OptimizerKind optimizer);
-const char* to_string(CheckpointPolicy policy);
+template <>
+struct EnumNames<Precision> {
+  static constexpr NameEntry<Precision> table[] = {
+      {Precision::fp32, "fp32", "fp32 weights, gradients and optimizer state"},
+      {Precision::mixed_bf16, "mixed-bf16", "bf16 weights and gradients, fp32 master copy"},
+      {Precision::mixed_fp16, "mixed-fp16", "fp16 weights and gradients, fp32 master copy"},
+  };
+};
+
+template <>
+struct EnumNames<OptimizerKind> {
+  static constexpr NameEntry<OptimizerKind> table[] = {
+      {OptimizerKind::adam, "adam", "Adam: momentum and variance per parameter"},
+      {OptimizerKind::sgd, "sgd", "SGD with momentum"},
+  };
+};
+
+template <>
+struct EnumNames<CheckpointPolicy> {
+  static constexpr NameEntry<CheckpointPolicy> table[] = {
+      {CheckpointPolicy::none, "none", "keep every activation"},
+      {CheckpointPolicy::all, "all", "checkpoint every operator"},
+      {CheckpointPolicy::search, "search", "the planner decides per operator"},
+  };
+};
 
 // Bytes of model state per parameter (ZeRO accounting): working parameters, gradients, optimizer state K.
 struct StateBytesPerParameter {

@@ -14,6 +14,30 @@ enum class MlpKind { gelu, gated };  // gated = SwiGLU (llama, mistral, mixtral)
 enum class NormKind { layernorm, rmsnorm };
 enum class PositionKind { learned, rotary };
 
+template <>
+struct EnumNames<MlpKind> {
+  static constexpr NameEntry<MlpKind> table[] = {
+      {MlpKind::gelu, "gelu", "two matrices with a GELU between"},
+      {MlpKind::gated, "gated", "SwiGLU: three matrices (llama, mistral, mixtral)"},
+  };
+};
+
+template <>
+struct EnumNames<NormKind> {
+  static constexpr NameEntry<NormKind> table[] = {
+      {NormKind::layernorm, "layernorm", "LayerNorm (scale and bias)"},
+      {NormKind::rmsnorm, "rmsnorm", "RMSNorm (scale only)"},
+  };
+};
+
+template <>
+struct EnumNames<PositionKind> {
+  static constexpr NameEntry<PositionKind> table[] = {
+      {PositionKind::learned, "learned", "a learned position embedding"},
+      {PositionKind::rotary, "rotary", "rotary position embedding (no parameters)"},
+  };
+};
+
 struct TransformerSpec {
   std::string name;
   int layers = 0;

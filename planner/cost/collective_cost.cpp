@@ -8,18 +8,6 @@
 
 namespace shardscope {
 
-const char* to_string(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::all_gather:
-      return "all-gather";
-    case CollectiveKind::reduce_scatter:
-      return "reduce-scatter";
-    case CollectiveKind::all_reduce:
-      return "all-reduce";
-  }
-  return "all-gather";
-}
-
 double alpha_beta_seconds(double alpha_seconds, int steps, double bytes_per_step, double bytes_per_second) {
   return steps * (alpha_seconds + bytes_per_step / bytes_per_second);
 }

@@ -4,6 +4,7 @@
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/cluster.hpp"
+#include "planner/core/names.hpp"
 
 namespace shardscope {
 
@@ -11,7 +12,23 @@ enum class CollectiveKind { all_gather, reduce_scatter, all_reduce };
 // intra: the M consecutive GPUs of a group; inter: one GPU per group (same local index); global: all N.
 enum class GroupKind { intra, inter, global };
 
-const char* to_string(CollectiveKind kind);
+template <>
+struct EnumNames<CollectiveKind> {
+  static constexpr NameEntry<CollectiveKind> table[] = {
+      {CollectiveKind::all_gather, "all-gather", "every rank ends with the whole buffer"},
+      {CollectiveKind::reduce_scatter, "reduce-scatter", "every rank ends with its reduced shard"},
+      {CollectiveKind::all_reduce, "all-reduce", "every rank ends with the whole reduced buffer"},
+  };
+};
+
+template <>
+struct EnumNames<GroupKind> {
+  static constexpr NameEntry<GroupKind> table[] = {
+      {GroupKind::intra, "intra", "the consecutive GPUs of one group"},
+      {GroupKind::inter, "inter", "one GPU per group (same local index)"},
+      {GroupKind::global, "global", "all GPUs"},
+  };
+};
 
 // The one formula: time = latency * steps + bytes / bandwidth (STYLE: named tables + one small formula).
 double alpha_beta_seconds(double alpha_seconds, int steps, double bytes_per_step, double bytes_per_second);

@@ -10,14 +10,10 @@ Calibration parse_calibration_string(const std::string& text, const std::string&
   root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead",
                        "runtime_reserve", "message_efficiency"});
   Calibration cal;
-  const LinkClass classes[] = {LinkClass::same_switch, LinkClass::cross_switch, LinkClass::cross_socket,
-                               LinkClass::nvlink, LinkClass::network};
   if (root.has("links")) {
     const YamlMap links = root.map("links");
-    std::vector<std::string> names;
-    for (LinkClass lc : classes) names.emplace_back(to_string(lc));
-    links.reject_unknown(names);
-    for (LinkClass lc : classes) {
+    links.reject_unknown(names<LinkClass>());
+    for (LinkClass lc : values<LinkClass>()) {
       if (!links.has(to_string(lc))) continue;
       const YamlMap entry = links.map(to_string(lc));
       entry.reject_unknown({"alpha", "bandwidth"});
@@ -29,13 +25,8 @@ Calibration parse_calibration_string(const std::string& text, const std::string&
   }
   if (root.has("achievable_fraction")) {
     const YamlMap fractions = root.map("achievable_fraction");
-    const OperatorKind kinds[] = {OperatorKind::embedding, OperatorKind::attention, OperatorKind::mlp,
-                                  OperatorKind::moe,       OperatorKind::linear,    OperatorKind::norm,
-                                  OperatorKind::head,      OperatorKind::other};
-    std::vector<std::string> names;
-    for (OperatorKind k : kinds) names.emplace_back(to_string(k));
-    fractions.reject_unknown(names);
-    for (OperatorKind k : kinds) {
+    fractions.reject_unknown(names<OperatorKind>());
+    for (OperatorKind k : values<OperatorKind>()) {
       if (fractions.has(to_string(k))) {
         cal.achievable_fraction[static_cast<std::size_t>(k)] = fractions.number(to_string(k), 1e-4, 1.0);
       }

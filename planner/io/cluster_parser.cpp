@@ -21,8 +21,7 @@ GpuSpec parse_gpu(const YamlMap& map) {
 }
 
 void parse_intra_node(const YamlMap& map, int gpus_per_node, Cluster& cluster) {
-  const std::string kind = map.choice("kind", {"pcie", "nvswitch"});
-  if (kind == "nvswitch") {
+  if (map.choice<IntraNodeKind>("kind") == IntraNodeKind::nvswitch) {
     map.reject_unknown({"kind", "gpu_bandwidth", "latency"});
     cluster.intra_node = IntraNodeKind::nvswitch;
     cluster.nvswitch.gpu_bytes_per_second = map.bandwidth("gpu_bandwidth");
@@ -56,9 +55,7 @@ void parse_intra_node(const YamlMap& map, int gpus_per_node, Cluster& cluster) {
 NetworkTopology parse_network(const YamlMap& map) {
   map.reject_unknown({"kind", "nics_per_node", "nic_rate", "oversubscription", "nodes_per_leaf", "latency"});
   NetworkTopology net;
-  net.kind = map.choice_or("kind", "single_switch", {"single_switch", "fat_tree"}) == "fat_tree"
-                 ? NetworkKind::fat_tree
-                 : NetworkKind::single_switch;
+  net.kind = map.choice_or("kind", NetworkKind::single_switch);
   net.nics_per_node = static_cast<int>(map.integer_or("nics_per_node", 1, 1, 64));
   net.nic_bytes_per_second = map.bandwidth("nic_rate");
   net.oversubscription = map.number_or("oversubscription", 1.0, 1.0, 1000.0);

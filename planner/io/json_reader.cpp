@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "planner/core/error.hpp"
+#include "planner/core/names.hpp"
 
 namespace shardscope {
 namespace {
@@ -264,13 +265,14 @@ std::string JsonObjectReader::string(const std::string& key) const {
 }
 
 std::string JsonObjectReader::choice(const std::string& key, const std::vector<std::string>& allowed) const {
-  std::string names;
-  for (const std::string& a : allowed) names += (names.empty() ? "\"" : ", \"") + a + "\"";
+  const std::string expected = "expected one of " + join(allowed, ", ");
   const Json& v = value(key);
-  if (!v.is_string()) fail(key, "expected one of " + names);
+  if (!v.is_string()) fail(key, expected);
   const std::string s = v.get<std::string>();
   if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
-    fail(key, "expected one of " + names + ", got \"" + s + "\"");
+    // One-letter names (scopes) are all one edit apart: a suggestion would be noise.
+    const std::optional<std::string> near = s.size() > 1 ? nearest_name(s, allowed) : std::nullopt;
+    fail(key, expected + ", got '" + s + "'" + (near ? "; did you mean '" + *near + "'?" : ""));
   }
   return s;
 }

@@ -13,11 +13,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string scope_string(ShardScope s) { return std::string(1, to_char(s)); }
+std::string scope_string(ShardScope s) { return to_string(s); }
 
 ShardScope scope_from(const JsonObjectReader& reader, const std::string& key) {
-  const std::string s = reader.choice(key, {"N", "I", "G"});
-  return s == "N" ? ShardScope::N : s == "I" ? ShardScope::I : ShardScope::G;
+  return *parse_name<ShardScope>(reader.choice(key, names<ShardScope>()));
 }
 
 Json operator_costs_json(const Plan& plan, const std::vector<OperatorCost>& costs) {

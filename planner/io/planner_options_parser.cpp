@@ -13,9 +13,7 @@ void parse_planner_options(const YAML::Node& node, const std::string& file, Plan
       map.fail(moved, std::string("moved to the execution: section (execution.") + moved + ")");
   }
   map.reject_unknown({"cost_model", "paper", "calibration"});
-  out.cost_model = map.choice_or("cost_model", "topology", {"topology", "paper"}) == "paper"
-                       ? CostModelKind::paper
-                       : CostModelKind::topology;
+  out.cost_model = map.choice_or("cost_model", CostModelKind::topology);
   if (map.has("paper")) {
     const YamlMap paper = map.map("paper");
     paper.reject_unknown({"alpha", "beta", "beta_seconds_per_byte"});

@@ -8,9 +8,9 @@
 #include "planner/core/scenario_check.hpp"
 #include "planner/io/cluster_parser.hpp"
 #include "planner/io/cluster_presets.hpp"
-#include "planner/io/embedded_files.hpp"
 #include "planner/io/hf_config.hpp"
 #include "planner/io/planner_options_parser.hpp"
+#include "planner/io/preset_catalog.hpp"
 #include "planner/io/transformer_parser.hpp"
 #include "planner/io/yaml_reader.hpp"
 
@@ -31,19 +31,11 @@ Operator parse_operator(const YamlMap& map) {
                       "paper"});
   Operator op;
   op.name = map.string("name");
-  const std::string kind = map.choice_or(
-      "kind", "other", {"embedding", "attention", "mlp", "moe", "linear", "norm", "head", "other"});
-  const OperatorKind kinds[] = {OperatorKind::embedding, OperatorKind::attention, OperatorKind::mlp,
-                                OperatorKind::moe,       OperatorKind::linear,    OperatorKind::norm,
-                                OperatorKind::head,      OperatorKind::other};
-  for (OperatorKind k : kinds) {
-    if (kind == to_string(k)) op.kind = k;
-  }
+  op.kind = map.choice_or("kind", OperatorKind::other);
   op.layer = static_cast<int>(map.integer_or("layer", -1, -1, 100000));
   op.parameters = map.integer("parameters", 0, std::int64_t{1} << 46);
   op.active_parameters = op.parameters;
-  const std::string dtype = map.choice_or("dtype", "bf16", {"bf16", "fp16", "fp32"});
-  op.parameter_dtype = dtype == "fp32" ? DType::fp32 : dtype == "fp16" ? DType::fp16 : DType::bf16;
+  op.parameter_dtype = map.choice_or("dtype", DType::bf16);
   op.forward_flops_per_sample = map.number_or("forward_flops_per_sample", 0, 0, 1e21);
   op.backward_flops_per_sample =
       map.number_or("backward_flops_per_sample", 2 * op.forward_flops_per_sample, 0, 1e21);
@@ -137,17 +129,11 @@ Cluster parse_scenario_cluster(const YamlMap& map, const std::string& base_dir) 
                         static_cast<int>(map.integer_or("nodes", 0, 1, 100000)));
   }
   if (!map.has("preset")) return parse_cluster(map);
-  const std::string name = map.string("preset");
-  for (const EmbeddedFile& f : embedded_cluster_files()) {
-    if (f.name != name) continue;
-    const std::string preset_file = "scenarios/clusters/" + std::string(f.file_name);
-    const YAML::Node base = parse_yaml_mapping(std::string(f.text), preset_file);
-    // Overrides are validated with the scenario's file name; the preset itself is tested to be valid.
-    return parse_cluster(YamlMap(merged(base, map.node()), map.file(), map.path(), map.own_line()));
-  }
-  std::string list;
-  for (const std::string& n : cluster_preset_names()) list += (list.empty() ? "" : ", ") + n;
-  map.fail("preset", "unknown cluster preset '" + name + "'; known presets: " + list);
+  const EmbeddedFile& preset =
+      cluster_presets().get(map.string("preset"), map.file(), map.line("preset"), map.field("preset"));
+  const YAML::Node base = parse_yaml_mapping(std::string(preset.text), cluster_presets().path_of(preset));
+  // Overrides are validated with the scenario's file name; the preset itself is tested to be valid.
+  return parse_cluster(YamlMap(merged(base, map.node()), map.file(), map.path(), map.own_line()));
 }
 
 TrainingConfig parse_training(const YamlMap& map, const Cluster& cluster) {
@@ -160,17 +146,9 @@ TrainingConfig parse_training(const YamlMap& map, const Cluster& cluster) {
   t.gradient_accumulation_steps =
       static_cast<int>(map.integer_or("gradient_accumulation_steps", 1, 1, 1 << 20));
   t.max_micro_batch = map.integer_or("max_micro_batch", 1024, 1, 1 << 20);
-  const std::string precision =
-      map.choice_or("precision", "mixed-bf16", {"fp32", "mixed-bf16", "mixed-fp16"});
-  t.precision = precision == "fp32"         ? Precision::fp32
-                : precision == "mixed-fp16" ? Precision::mixed_fp16
-                                            : Precision::mixed_bf16;
-  t.optimizer =
-      map.choice_or("optimizer", "adam", {"adam", "sgd"}) == "sgd" ? OptimizerKind::sgd : OptimizerKind::adam;
-  const std::string ckpt = map.choice_or("checkpointing", "search", {"none", "all", "search"});
-  t.checkpointing = ckpt == "none"  ? CheckpointPolicy::none
-                    : ckpt == "all" ? CheckpointPolicy::all
-                                    : CheckpointPolicy::search;
+  t.precision = map.choice_or("precision", Precision::mixed_bf16);
+  t.optimizer = map.choice_or("optimizer", OptimizerKind::adam);
+  t.checkpointing = map.choice_or("checkpointing", CheckpointPolicy::search);
   if (map.has("slice_granularities")) {
     t.slice_granularities.clear();
     for (std::int64_t g : map.integer_list("slice_granularities", 1, 64))

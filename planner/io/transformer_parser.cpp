@@ -1,10 +1,8 @@
 // Parsing of transformer specs (inline or preset files) with stage lists for inconsistent-width models.
 #include "planner/io/transformer_parser.hpp"
 
-#include <algorithm>
-
 #include "planner/core/error.hpp"
-#include "planner/io/embedded_files.hpp"
+#include "planner/io/preset_catalog.hpp"
 
 namespace shardscope {
 
@@ -77,12 +75,9 @@ TransformerSpec parse_transformer_spec(const YamlMap& map) {
   spec.vocab = map.integer("vocab", 1, 100000000);
   spec.sequence_length = map.integer("sequence_length", 1, 10000000);
   spec.max_positions = map.integer_or("max_positions", 0, 0, 100000000);
-  spec.mlp = map.choice_or("mlp", "gelu", {"gelu", "gated"}) == "gated" ? MlpKind::gated : MlpKind::gelu;
-  spec.norm = map.choice_or("norm", "layernorm", {"layernorm", "rmsnorm"}) == "rmsnorm" ? NormKind::rmsnorm
-                                                                                        : NormKind::layernorm;
-  spec.positions = map.choice_or("positions", "learned", {"learned", "rotary"}) == "rotary"
-                       ? PositionKind::rotary
-                       : PositionKind::learned;
+  spec.mlp = map.choice_or("mlp", MlpKind::gelu);
+  spec.norm = map.choice_or("norm", NormKind::layernorm);
+  spec.positions = map.choice_or("positions", PositionKind::learned);
   spec.attention_bias = map.boolean_or("attention_bias", true);
   spec.mlp_bias = map.boolean_or("mlp_bias", true);
   spec.tied_embeddings = map.boolean_or("tied_embeddings", true);
@@ -91,32 +86,19 @@ TransformerSpec parse_transformer_spec(const YamlMap& map) {
   spec.experts_per_token = static_cast<int>(map.integer_or("experts_per_token", 0, 0, 4096));
   spec.flash_attention = map.boolean_or("flash_attention", true);
   spec.dropout = map.boolean_or("dropout", false);
-  const std::string dtype = map.choice_or("dtype", "bf16", {"bf16", "fp16", "fp32"});
-  spec.parameter_dtype = dtype == "fp32" ? DType::fp32 : dtype == "fp16" ? DType::fp16 : DType::bf16;
+  spec.parameter_dtype = map.choice_or("dtype", DType::bf16);
   return spec;
-}
-
-std::vector<std::string> model_preset_names() {
-  std::vector<std::string> names;
-  for (const EmbeddedFile& f : embedded_model_files()) names.emplace_back(f.name);
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 TransformerSpec model_preset(const std::string& name, const std::string& file, int line,
                              const std::string& field) {
-  for (const EmbeddedFile& f : embedded_model_files()) {
-    if (f.name != name) continue;
-    const std::string preset_file = "scenarios/models/" + std::string(f.file_name);
-    const YamlMap root(parse_yaml_mapping(std::string(f.text), preset_file), preset_file, "");
-    root.reject_unknown({"name", "source", "transformer"});
-    TransformerSpec spec = parse_transformer_spec(root.map("transformer"));
-    spec.name = name;
-    return spec;
-  }
-  std::string list;
-  for (const std::string& n : model_preset_names()) list += (list.empty() ? "" : ", ") + n;
-  throw InputError(file, line, field, "unknown model preset '" + name + "'; known presets: " + list);
+  const EmbeddedFile& preset = model_presets().get(name, file, line, field);
+  const std::string preset_file = model_presets().path_of(preset);
+  const YamlMap root(parse_yaml_mapping(std::string(preset.text), preset_file), preset_file, "");
+  root.reject_unknown({"name", "source", "transformer"});
+  TransformerSpec spec = parse_transformer_spec(root.map("transformer"));
+  spec.name = name;
+  return spec;
 }
 
 }  // namespace shardscope

@@ -11,8 +11,8 @@ namespace shardscope {
 
 TransformerSpec parse_transformer_spec(const YamlMap& map);
 
-std::vector<std::string> model_preset_names();
-// The preset's spec; throws InputError(file, line, field) for an unknown name, listing the known ones.
+// The preset's spec (model_presets() lists them); throws InputError(file, line, field) for an unknown name,
+// suggesting the nearest or listing the known ones.
 TransformerSpec model_preset(const std::string& name, const std::string& file, int line,
                              const std::string& field);
 

@@ -259,14 +259,9 @@ std::string YamlMap::choice(const std::string& key, const std::vector<std::strin
   for (const std::string& c : choices) {
     if (c == value) return value;
   }
-  std::string list;
-  for (const std::string& c : choices) list += (list.empty() ? "" : ", ") + c;
-  fail(key, "expected one of " + list + ", got '" + value + "'");
-}
-
-std::string YamlMap::choice_or(const std::string& key, const std::string& fallback,
-                               const std::vector<std::string>& choices) const {
-  return has(key) ? choice(key, choices) : fallback;
+  const auto near = nearest_name(value, choices);
+  fail(key, "expected one of " + join(choices) + ", got '" + value + "'" +
+                (near ? "; did you mean '" + *near + "'?" : ""));
 }
 
 YamlMap YamlMap::map(const std::string& key) const {
@@ -286,10 +281,8 @@ void YamlMap::reject_unknown(const std::vector<std::string>& known) const {
     bool found = false;
     for (const std::string& k : known) found = found || k == key;
     if (!found) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
       throw InputError(file_, line_of(it->first) > 0 ? line_of(it->first) : line_, field(key),
-                       "unknown key; expected one of: " + list);
+                       "unknown key" + suggest_or_list(key, known, "expected one of:"));
     }
   }
 }

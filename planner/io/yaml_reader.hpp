@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "planner/core/names.hpp"
+
 namespace shardscope {
 
 // Reads a whole text file (refusing directories, missing files and files over 64 MiB) for parsing.
@@ -53,13 +55,20 @@ class YamlMap {
   double flops(const std::string& key) const;  // positive FLOP/s
   double flops_or(const std::string& key, double fallback) const;
   std::vector<std::int64_t> integer_list(const std::string& key, std::int64_t min, std::int64_t max) const;
-  // One of `choices`; the error lists them.
+  // One of `choices`; the error lists them and suggests the nearest when the value looks like a typo.
   std::string choice(const std::string& key, const std::vector<std::string>& choices) const;
-  std::string choice_or(const std::string& key, const std::string& fallback,
-                        const std::vector<std::string>& choices) const;
+  // One of the enum's names (its EnumNames table).
+  template <NamedEnum E>
+  E choice(const std::string& key) const {
+    return *parse_name<E>(choice(key, names<E>()));
+  }
+  template <NamedEnum E>
+  E choice_or(const std::string& key, E fallback) const {
+    return has(key) ? choice<E>(key) : fallback;
+  }
   YamlMap map(const std::string& key) const;  // a nested mapping (must exist)
 
-  // Errors on any key not in `known` (typo protection), naming the closest line.
+  // Errors on any key not in `known` (typo protection), naming its line and suggesting the nearest key.
   void reject_unknown(const std::vector<std::string>& known) const;
 
  private:

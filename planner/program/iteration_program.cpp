@@ -8,26 +8,6 @@
 
 namespace shardscope {
 
-const char* to_string(MemoryCategory category) {
-  switch (category) {
-    case MemoryCategory::parameters:
-      return "parameters";
-    case MemoryCategory::gradients:
-      return "gradients";
-    case MemoryCategory::optimizer:
-      return "optimizer";
-    case MemoryCategory::activations:
-      return "activations";
-    case MemoryCategory::gathered:
-      return "gathered";
-    case MemoryCategory::workspace:
-      return "workspace";
-    case MemoryCategory::reserve:
-      return "reserve";
-  }
-  return "other";
-}
-
 namespace {
 
 std::size_t at(MemoryCategory c) { return static_cast<std::size_t>(c); }

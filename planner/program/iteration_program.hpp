@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "planner/core/calibration.hpp"
+#include "planner/core/names.hpp"
 #include "planner/core/plan.hpp"
 #include "planner/core/scenario.hpp"
 #include "planner/cost/collective_cost.hpp"
@@ -16,7 +17,20 @@ namespace shardscope {
 
 enum class MemoryCategory { parameters, gradients, optimizer, activations, gathered, workspace, reserve };
 constexpr std::size_t kMemoryCategories = 7;
-const char* to_string(MemoryCategory category);
+
+template <>
+struct EnumNames<MemoryCategory> {
+  static constexpr NameEntry<MemoryCategory> table[] = {
+      {MemoryCategory::parameters, "parameters", "working parameters held between uses"},
+      {MemoryCategory::gradients, "gradients", "gradients held until the update"},
+      {MemoryCategory::optimizer, "optimizer", "optimizer state"},
+      {MemoryCategory::activations, "activations", "activations kept for backward"},
+      {MemoryCategory::gathered, "gathered", "gathered parameters and unreduced gradients in flight"},
+      {MemoryCategory::workspace, "workspace", "workspace and recomputed activations while an operator runs"},
+      {MemoryCategory::reserve, "reserve", "runtime reserve (CUDA context, allocator, NCCL buffers)"},
+  };
+};
+static_assert(std::size(EnumNames<MemoryCategory>::table) == kMemoryCategories);
 using MemoryBytes = std::array<double, kMemoryCategories>;
 
 struct Task {

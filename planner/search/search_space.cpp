@@ -5,6 +5,8 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "planner/core/names.hpp"
+
 namespace shardscope {
 namespace {
 
@@ -76,28 +78,143 @@ SearchSpace osdp_space(const TrainingConfig& t, bool splitting) {
   return s;
 }
 
-std::vector<SearchSpace> baseline_spaces(const TrainingConfig& t) {
-  std::vector<SearchSpace> out = {
-      whole_model("ddp", {N, N, N}, t),    whole_model("zero-1", {N, N, G}, t),
-      whole_model("zero-2", {N, G, G}, t), whole_model("fsdp", {G, G, G}, t),
-      whole_model("mics", {I, I, I}, t),   whole_model("zero++", {G, G, G}, t, true),
-  };
-  for (const Scopes& s : paro_scopes()) out.push_back(whole_model("paro-" + s.name(), s, t));
-  out.push_back(osdp_space(t, false));
-  out.push_back(osdp_space(t, true));
+SearchSpace Strategy::space(const TrainingConfig& t) const {
+  switch (shape) {
+    case Shape::full:
+      return full_space(t);
+    case Shape::osdp:
+      return osdp_space(t, true);
+    case Shape::osdp_no_split:
+      return osdp_space(t, false);
+    case Shape::whole_model:
+      break;
+  }
+  return whole_model(name, scopes, t, hpz);
+}
+
+const std::vector<Strategy>& strategies() {
+  static const std::vector<Strategy> registry = [] {
+    using Shape = Strategy::Shape;
+    std::vector<Strategy> out = {
+        {"shardscope",
+         "per operator any PaRO scope, slice count and checkpointing (the planner's own space)",
+         {},
+         Shape::full,
+         {},
+         false,
+         false,
+         false},
+        {"ddp", "DDP: every state replicated (NNN)", {}, Shape::whole_model, {N, N, N}, false, true, true},
+        {"zero-1",
+         "ZeRO-1: optimizer state sharded over all GPUs (NNG)",
+         {},
+         Shape::whole_model,
+         {N, N, G},
+         false,
+         true,
+         true},
+        {"zero-2",
+         "ZeRO-2: gradients and optimizer state sharded over all GPUs (NGG)",
+         {},
+         Shape::whole_model,
+         {N, G, G},
+         false,
+         true,
+         true},
+        {"fsdp",
+         "FSDP = ZeRO-3: every state sharded over all GPUs (GGG)",
+         {"zero-3"},
+         Shape::whole_model,
+         {G, G, G},
+         false,
+         true,
+         true},
+        {"mics",
+         "MiCS (FSDP hybrid shard): every state sharded inside a group (III)",
+         {},
+         Shape::whole_model,
+         {I, I, I},
+         false,
+         true,
+         false},
+        {"zero++",
+         "ZeRO++: GGG with a secondary parameter copy sharded inside each group (hpZ)",
+         {},
+         Shape::whole_model,
+         {G, G, G},
+         true,
+         true,
+         false},
+    };
+    for (const Scopes& s : paro_scopes()) {
+      out.push_back({"paro-" + s.name(),
+                     "PaRO-" + s.name() + ": parameter, gradient and optimizer scopes " + s.name() +
+                         " (N replicated, I in a group, G over all GPUs)",
+                     {},
+                     Shape::whole_model,
+                     s,
+                     false,
+                     true,
+                     false});
+    }
+    out.push_back({"osdp-no-split",
+                   "OSDP without operator splitting: per operator DP (NNN) or ZDP (GGG)",
+                   {},
+                   Shape::osdp_no_split,
+                   {},
+                   false,
+                   true,
+                   false});
+    out.push_back({"osdp",
+                   "OSDP: per operator DP or ZDP, with operator splitting",
+                   {},
+                   Shape::osdp,
+                   {},
+                   false,
+                   true,
+                   false});
+    return out;
+  }();
+  return registry;
+}
+
+std::vector<std::string> strategy_names() {
+  std::vector<std::string> out;
+  for (const Strategy& s : strategies()) out.push_back(s.name);
   return out;
 }
 
-SearchSpace space_by_name(const std::string& name, const TrainingConfig& t) {
-  const std::string key = lower(name);
-  if (key == "shardscope") return full_space(t);
-  if (key == "zero-3") return whole_model("fsdp", {G, G, G}, t);
-  for (const SearchSpace& s : baseline_spaces(t)) {
-    if (lower(s.name) == key) return s;
+const Strategy* find_strategy(std::string_view name) {
+  const std::string key = lower(std::string(name));
+  for (const Strategy& s : strategies()) {
+    if (lower(s.name) == key) return &s;
+    for (const std::string& alias : s.aliases) {
+      if (lower(alias) == key) return &s;
+    }
   }
-  std::string list = "shardscope, zero-3";
-  for (const SearchSpace& s : baseline_spaces(t)) list += ", " + s.name;
-  throw std::invalid_argument("unknown strategy '" + name + "'; known: " + list);
+  return nullptr;
+}
+
+std::vector<SearchSpace> baseline_spaces(const TrainingConfig& t) {
+  std::vector<SearchSpace> out;
+  for (const Strategy& s : strategies()) {
+    if (s.baseline) out.push_back(s.space(t));
+  }
+  return out;
+}
+
+std::string unknown_strategy_message(const std::string& name) {
+  std::vector<std::string> spellings = strategy_names();
+  for (const Strategy& s : strategies())
+    spellings.insert(spellings.end(), s.aliases.begin(), s.aliases.end());
+  const auto near = nearest_name(name, spellings);
+  return "unknown strategy '" + name + "'" +
+         (near ? "; did you mean '" + *near + "'?" : "; known: " + join(strategy_names()));
+}
+
+SearchSpace space_by_name(const std::string& name, const TrainingConfig& t) {
+  if (const Strategy* s = find_strategy(name)) return s->space(t);
+  throw std::invalid_argument(unknown_strategy_message(name));
 }
 
 std::vector<OperatorChoice> enumerate_choices(const SearchSpace& space, const Operator& op) {

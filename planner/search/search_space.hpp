@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "planner/core/plan.hpp"
@@ -27,10 +28,35 @@ std::vector<bool> checkpoint_options(CheckpointPolicy policy);
 SearchSpace full_space(const TrainingConfig& training);
 // OSDP: per operator DP (NNN) or ZDP (GGG), with or without operator splitting.
 SearchSpace osdp_space(const TrainingConfig& training, bool splitting);
-// Whole-model baselines: DDP, ZeRO-1, ZeRO-2, ZeRO-3 (= FSDP), MiCS (= FSDP hybrid), ZeRO++, PaRO-XYZ x 14.
+// One entry of the strategy registry, the single list of strategy names that `--strategy`, `plan`'s
+// baselines, `inspect` and help texts iterate.
+struct Strategy {
+  enum class Shape { full, whole_model, osdp, osdp_no_split };
+  std::string name;                  // canonical spelling (plan JSON, tables)
+  std::string description;           // one line for help texts and GUI lists
+  std::vector<std::string> aliases;  // other accepted spellings
+  Shape shape = Shape::whole_model;
+  Scopes scopes;         // whole_model: every operator's scopes
+  bool hpz = false;      // whole_model: ZeRO++ secondary parameter partition
+  bool baseline = true;  // compared against by `plan`
+  bool classic = false;  // a classic ZeRO stage (DDP, ZeRO-1/2/3): inspect's model-state table
+
+  SearchSpace space(const TrainingConfig& training) const;
+};
+
+// The registry, in the order `plan` reports baselines: shardscope, ddp, zero-1, zero-2, fsdp (zero-3), mics,
+// zero++, paro-XYZ x 14, osdp-no-split, osdp.
+const std::vector<Strategy>& strategies();
+std::vector<std::string> strategy_names();  // canonical names, registry order
+// By name or alias, case-insensitively ("FSDP", "zero-3", "paro-iig"); nullptr when unknown.
+const Strategy* find_strategy(std::string_view name);
+// "unknown strategy 'x'; did you mean 'y'?" (names and aliases) or "...; known: a, b, c".
+std::string unknown_strategy_message(const std::string& name);
+
+// Whole-model and OSDP baselines (every registry entry marked `baseline`).
 std::vector<SearchSpace> baseline_spaces(const TrainingConfig& training);
-// A baseline by name (case-insensitive: "fsdp", "zero-2", "paro-IIG", "osdp", "shardscope"); throws on
-// unknown.
+// A strategy's space by name or alias; throws std::invalid_argument on an unknown name, suggesting the
+// nearest or listing the known ones.
 SearchSpace space_by_name(const std::string& name, const TrainingConfig& training);
 
 // Every distinct choice for one operator in a space (k = 0 appears once, as plain DP).

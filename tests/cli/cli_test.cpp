@@ -34,7 +34,10 @@ TEST(Cli, InspectPrintsModelClusterAndStates) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("98 operators"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("pcie-cross-socket"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("ZeRO-3"), std::string::npos) << r.out;
+  // The model-state table lists the classic stages under their registry names.
+  for (const char* name : {"ddp", "zero-1", "zero-2", "fsdp"}) {
+    EXPECT_NE(r.out.find(std::string("\n  ") + name + " "), std::string::npos) << name << "\n" << r.out;
+  }
 }
 
 TEST(Cli, InspectJsonIsDeterministicAndMatchesTheGoldenFile) {
@@ -115,7 +118,7 @@ TEST(Cli, PlanThatCannotFitExitsWithTheMinimumMemory) {
 
 TEST(Cli, MissingArgumentIsAUsageError) {
   const auto r = test::run_command(kBinary + " inspect");
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("scenario is required"), std::string::npos) << r.err;
 }
 
@@ -149,6 +152,84 @@ TEST(Cli, PlanReportCarriesTheConfigurationAndPerOperatorCosts) {
   // The text report's operator table is printed from the same per-operator costs.
   EXPECT_NE(r.out.find("memory/GPU each"), std::string::npos) << r.out;
   std::filesystem::remove(out);
+}
+
+TEST(Cli, UnknownOptionOrSubcommandIsBadInput) {
+  auto r = test::run_command(kBinary + " inspect --bogus " + kSource + "/scenarios/default.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--bogus"), std::string::npos) << r.err;
+  r = test::run_command(kBinary + " planx");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(Cli, HelpDocumentsEveryExitStatus) {
+  const auto r = test::run_command(kBinary + " --help");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Exit status:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  0  success"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  1  an output file cannot be written, or an unexpected error"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n  2  bad input"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  3  no plan (or not the requested strategy) fits the memory limit"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n  4  the simulation failed"), std::string::npos) << r.out;
+  EXPECT_EQ(test::run_command(kBinary + " --version").exit_code, 0);
+}
+
+// One case per exit code the core tool can produce (4 needs the simulator: sim_cli_test and
+// exit_status_test).
+TEST(Cli, ExitCodes) {
+  const std::string scenario = kSource + "/scenarios/default.yaml";
+  EXPECT_EQ(test::run_command(kBinary + " inspect " + scenario).exit_code, 0);
+  // 1: an output that cannot be written.
+  auto r = test::run_command(kBinary + " plan " + scenario + " --no-baselines --out /nonexistent-dir/p.json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("error: cannot write /nonexistent-dir/p.json"), std::string::npos) << r.err;
+  // 2: bad input.
+  r = test::run_command(kBinary + " inspect /nonexistent-dir/s.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("error: /nonexistent-dir/s.yaml: cannot open scenario: no such file"),
+            std::string::npos)
+      << r.err;
+  // 3: nothing fits (PlanThatCannotFitExitsWithTheMinimumMemory checks the message).
+  const std::string nofit = write_temp("nofit3.yaml",
+                                       "model: {preset: ws-2x12288}\ncluster: {preset: titan-rtx-8-pcie3}\n"
+                                       "training: {memory_limit: 8GB, runtime_reserve: 512MiB}\n");
+  EXPECT_EQ(test::run_command(kBinary + " plan --no-baselines " + nofit).exit_code, 3);
+  std::filesystem::remove(nofit);
+}
+
+TEST(Cli, TyposGetSuggestions) {
+  const std::string key = write_temp("typo_key.yaml",
+                                     "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
+                                     "training:\n  micro_bach: 4\n");
+  auto r = test::run_command(kBinary + " inspect " + key);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("error: " + key + ":4: training.micro_bach: unknown key; did you mean 'micro_batch'?"),
+            std::string::npos)
+      << r.err;
+  const std::string preset =
+      write_temp("typo_preset.yaml", "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a10}\n");
+  r = test::run_command(kBinary + " inspect " + preset);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(
+      r.err.find(preset + ":2: cluster.preset: unknown cluster preset 'dgx-a10'; did you mean 'dgx-a100'?"),
+      std::string::npos)
+      << r.err;
+  const std::string choice = write_temp("typo_choice.yaml",
+                                        "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
+                                        "training: {checkpointing: serach}\n");
+  r = test::run_command(kBinary + " inspect " + choice);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(
+      r.err.find("training.checkpointing: expected one of none, all, search, got 'serach'; did you mean "
+                 "'search'?"),
+      std::string::npos)
+      << r.err;
+  std::filesystem::remove(key);
+  std::filesystem::remove(preset);
+  std::filesystem::remove(choice);
 }
 
 }  // namespace

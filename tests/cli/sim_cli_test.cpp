@@ -304,6 +304,29 @@ TEST(SimCli, CollectiveRequestErrors) {
   std::filesystem::remove(lonely);
 }
 
+TEST(SimCli, AlgorithmAndStrategyTyposGetSuggestions) {
+  auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --bytes 1MiB --algo hrng");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--algo: unknown algorithm 'hrng'; did you mean 'hring'?"), std::string::npos)
+      << r.err;
+  r = test::run_command(kBinary + " collective --cluster dgx-a100 --bytes 1MiB --algo tree");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--algo: unknown algorithm 'tree'; expected one of ring, hring, horing"),
+            std::string::npos)
+      << r.err;
+  r = test::run_command(kBinary + " collective --cluster dgx-a100 --bytes 1MiB --op all-redcue");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("did you mean 'all-reduce'?"), std::string::npos) << r.err;
+  r = test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --strategy fdsp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown strategy 'fdsp'; did you mean 'fsdp'?"), std::string::npos) << r.err;
+  // The help texts come from the same tables.
+  r = test::run_command(kBinary + " collective --help");
+  EXPECT_NE(r.out.find("hring: hierarchical"), std::string::npos) << r.out;
+  r = test::run_command(kBinary + " simulate --help");
+  EXPECT_NE(r.out.find("zero++"), std::string::npos) << r.out;
+}
+
 TEST(SimCli, CollectiveBadSizeIsAnError) {
   const auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --bytes lots");
   EXPECT_EQ(r.exit_code, 2);

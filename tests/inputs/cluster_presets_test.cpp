@@ -3,13 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include "planner/io/preset_catalog.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {
 namespace {
 
 TEST(ClusterPresets, AllShippedPresetsParseAndSayWhereTheirNumbersComeFrom) {
-  const auto names = cluster_preset_names();
+  const auto names = cluster_presets().names();
   ASSERT_EQ(names.size(), 4u);
   for (const std::string& name : names) {
     const Cluster c = cluster_preset(name);
@@ -40,8 +41,16 @@ TEST(ClusterPresets, DgxA100NodesOverrideAndNetworkClass) {
 }
 
 TEST(ClusterPresets, UnknownPresetListsTheKnownOnes) {
+  test::expect_input_error([] { cluster_preset("tpu-v5e-pod"); }, "<cluster presets>", 0, "cluster.preset",
+                           "unknown cluster preset 'tpu-v5e-pod'; known presets: a100-40gb-2x8-100gbe, "
+                           "dgx-a100, dgx-h100, titan-rtx-8-pcie3");
+}
+
+TEST(ClusterPresets, AMisspelledPresetSuggestsTheNearest) {
   test::expect_input_error([] { cluster_preset("dgx-z900"); }, "<cluster presets>", 0, "cluster.preset",
-                           "known presets: a100-40gb-2x8-100gbe, dgx-a100, dgx-h100, titan-rtx-8-pcie3");
+                           "unknown cluster preset 'dgx-z900'; did you mean 'dgx-a100'?");
+  test::expect_input_error([] { load_cluster("dgx-h10"); }, "dgx-h10", 0, "cluster",
+                           "neither a cluster file nor a known preset; did you mean 'dgx-h100'?");
 }
 
 TEST(ClusterPresets, AbsurdNodeCountIsRefused) {

@@ -90,8 +90,7 @@ TEST(PlanJson, WrongTypeMissingFieldAndUnknownScopeNameTheirLine) {
   e = read_error(text, m);
   EXPECT_EQ(e.line(), line_of(text, "\"p_scope\"", 3));
   EXPECT_EQ(std::string(e.what()), "p.json:" + std::to_string(e.line()) +
-                                       ": plan.operators[2].p_scope: expected one of \"N\", \"I\", \"G\", "
-                                       "got \"X\"");
+                                       ": plan.operators[2].p_scope: expected one of N, I, G, got 'X'");
 
   // A missing key points at its object: the operator's opening line.
   json = plan_to_json(plan_for(m));
