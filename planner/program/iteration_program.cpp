@@ -273,6 +273,7 @@ class ProgramBuilder {
   // Once per iteration: gradient synchronisation of every slice, optimizer update, parameter rebuild.
   void add_update(std::size_t op_index) {
     const Operator& op = scenario_.model.operators[op_index];
+    if (!op.trainable) return;  // frozen: nothing to synchronise, update or rebuild
     const OperatorChoice& choice = plan_.operators[op_index];
     const OperatorWork& work = work_[op_index];
     const OperatorChoice replicated = choice.replicated_part();
@@ -290,13 +291,9 @@ class ProgramBuilder {
       }
     }
     const MemoryBreakdown& memory = work.memory;
+    const double state_bytes = memory.parameter_bytes + memory.gradient_bytes + memory.optimizer_bytes;
     const int update =
-        op.trainable
-            ? tasks_.add_compute("update " + op.name,
-                                 model_.compute().update_seconds(
-                                     memory.parameter_bytes + memory.gradient_bytes + memory.optimizer_bytes),
-                                 last_sync)
-            : -1;
+        tasks_.add_compute("update " + op.name, model_.compute().update_seconds(state_bytes), last_sync);
     for (const CollectiveCall& call : rebuild) tasks_.add_collective("rebuild " + op.name, call, update);
   }
 
