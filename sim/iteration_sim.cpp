@@ -42,11 +42,6 @@ std::size_t position_in(const std::vector<int>& ring, int rank) {
   return static_cast<std::size_t>(std::find(ring.begin(), ring.end(), rank) - ring.begin());
 }
 
-// Ring steps of one collective: N - 1 for all-gather and reduce-scatter, 2(N - 1) for all-reduce.
-int ring_steps(CollectiveKind kind, std::size_t ranks) {
-  return (kind == CollectiveKind::all_reduce ? 2 : 1) * (static_cast<int>(ranks) - 1);
-}
-
 double total(const MemoryBytes& m) {
   double t = 0;
   for (double v : m) t += v;
@@ -88,7 +83,7 @@ RingPhase ring_phase_for(const Task& task, std::size_t index, const std::vector<
   phase.ranks = ring;
   phase.chunk_bytes = task.total_bytes / static_cast<double>(ring.size());
   phase.efficiency = message_efficiency_factor(context.calibration, phase.chunk_bytes);
-  phase.steps = ring_steps(task.kind, ring.size());
+  phase.steps = ring_steps(task.kind, static_cast<int>(ring.size()));
   phase.coarse = static_cast<int>(ring.size()) > context.coarse_above;
   phase.coarse_latency_seconds =
       phase.steps > 1 ? (phase.steps - 1) * context.cost.ring(task.group).alpha_seconds : 0;
@@ -230,8 +225,8 @@ std::vector<LinkUsage> link_usage(const IterationProgram& program, const Platfor
     for (int rank = 0; rank < gpus; ++rank) {
       const std::vector<int> ring = ring_of(t.group, rank, gpus, group_size);
       if (ring.size() <= 1) continue;
-      const double sent_bytes =
-          ring_steps(t.kind, ring.size()) * t.total_bytes / static_cast<double>(ring.size());
+      const double sent_bytes = ring_steps(t.kind, static_cast<int>(ring.size())) * t.total_bytes /
+                                static_cast<double>(ring.size());
       for (const Platform::RouteHop& hop :
            platform.route(rank, ring[(position_in(ring, rank) + 1) % ring.size()])) {
         LinkUsage& u = usage[{hop.link, hop.up}];

@@ -22,6 +22,12 @@ struct OperatorChoice {
   int slices = 1;
   int sharded_slices = 0;
   bool checkpoint = false;
+
+  // The replicated (NNN, plain DP) slices of a split operator, as a choice of their own: one slice,
+  // nothing sharded, checkpointed as the operator is.
+  OperatorChoice replicated_part() const {
+    return OperatorChoice{name, Scopes{ShardScope::N, ShardScope::N, ShardScope::N}, false, 1, 0, checkpoint};
+  }
 };
 
 struct PlanPrediction {

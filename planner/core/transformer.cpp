@@ -32,9 +32,19 @@ double mlp_biases(const TransformerSpec& spec, double h, double f) {
   return spec.mlp == MlpKind::gated ? 2 * f + h : f + h;
 }
 
-}  // namespace
+// Element sizes every operator's activation accounting uses.
+struct ActivationSizes {
+  double tokens = 0;         // s: tokens per sample
+  double element_bytes = 0;  // bytes of one activation element (the parameter dtype)
+  double mask_bytes = 0;     // bytes per element of a dropout mask (0 without dropout)
+};
 
-Model generate_transformer(const TransformerSpec& spec) {
+double hidden_of(const TransformerSpec& spec, int layer) {
+  return static_cast<double>(spec.layer_hidden.empty() ? spec.hidden
+                                                       : spec.layer_hidden[static_cast<std::size_t>(layer)]);
+}
+
+void validate(const TransformerSpec& spec) {
   require(spec.layers > 0 && spec.layers <= 100000, "layers must be between 1 and 100000");
   require(spec.heads > 0 && spec.heads <= 100000, "heads must be between 1 and 100000");
   require(spec.vocab > 0 && spec.vocab <= 100000000, "vocab must be between 1 and 10^8");
@@ -47,13 +57,8 @@ Model generate_transformer(const TransformerSpec& spec) {
   require(spec.experts >= 0 && spec.experts_per_token >= 0 && spec.experts_per_token <= spec.experts,
           "experts_per_token must be between 0 and experts");
   require(spec.experts == 0 || spec.experts_per_token > 0, "an MoE model needs experts_per_token >= 1");
-
-  auto hidden_of = [&](int layer) -> double {
-    return static_cast<double>(
-        spec.layer_hidden.empty() ? spec.hidden : spec.layer_hidden[static_cast<std::size_t>(layer)]);
-  };
   for (int l = 0; l < spec.layers; ++l) {
-    const double h = hidden_of(l);
+    const double h = hidden_of(spec, l);
     require(h > 0 && h <= 1048576,
             "hidden size of layer " + std::to_string(l) + " must be between 1 and 2^20");
     if (spec.head_dim == 0) {
@@ -63,134 +68,178 @@ Model generate_transformer(const TransformerSpec& spec) {
   }
   require(spec.head_dim >= 0 && spec.ffn_hidden >= 0 && spec.max_positions >= 0,
           "head_dim, ffn_hidden and max_positions must not be negative");
+}
 
-  const double s = static_cast<double>(spec.sequence_length);
-  const double vocab = static_cast<double>(spec.vocab);
-  const double elem = bytes_per_element(spec.parameter_dtype);  // activation element size
-  const double mask = spec.dropout ? 1.0 : 0.0;                 // bytes per element of a dropout mask
+// Embedding: token table (+ learned position table). A lookup: no matmul FLOPs.
+Operator embedding_operator(const TransformerSpec& spec, const ActivationSizes& sizes) {
+  const double h = hidden_of(spec, 0);
+  const double s = sizes.tokens;
   const double positions =
       static_cast<double>(spec.max_positions > 0 ? spec.max_positions : spec.sequence_length);
+  Operator op;
+  op.name = "embedding";
+  op.kind = OperatorKind::embedding;
+  double params = static_cast<double>(spec.vocab) * h;
+  if (spec.positions == PositionKind::learned) params += positions * h;
+  op.parameters = checked(params, "embedding parameters");
+  op.active_parameters = op.parameters;
+  op.parameter_dtype = spec.parameter_dtype;
+  op.forward_flops_per_sample = 0;
+  op.backward_flops_per_sample = 0;
+  op.activation_bytes_per_sample =
+      checked(sizes.mask_bytes * s * h, "embedding activations");           // dropout mask
+  op.checkpoint_bytes_per_sample = checked(8 * s, "embedding checkpoint");  // int64 token ids
+  op.workspace_bytes_per_sample = checked(sizes.element_bytes * s * h, "embedding workspace");
+  op.splittable = true;
+  return op;
+}
+
+// Attention block of `layer`: input norm, Q/K/V/O projections (+ biases), and, where the width changes
+// from the previous layer (inconsistent models), a projection h_prev -> h with bias.
+Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& sizes, int layer) {
+  const double h = hidden_of(spec, layer);
+  const double h_prev = layer == 0 ? h : hidden_of(spec, layer - 1);
+  const double s = sizes.tokens;
+  const double elem = sizes.element_bytes;
+  const int kv_heads = spec.kv_heads == 0 ? spec.heads : spec.kv_heads;
+  const double head_dim = spec.head_dim > 0 ? static_cast<double>(spec.head_dim) : h / spec.heads;
+  const double q_dim = head_dim * spec.heads;
+  const double kv_dim = head_dim * kv_heads;
+  Operator att;
+  att.name = "layer" + std::to_string(layer) + ".attention";
+  att.kind = OperatorKind::attention;
+  att.layer = layer;
+  const double att_weights = h * q_dim + 2 * h * kv_dim + q_dim * h;
+  const double att_biases = spec.attention_bias ? q_dim + 2 * kv_dim + h : 0;
+  const double resize = h_prev != h ? h_prev * h + h : 0;
+  att.parameters =
+      checked(norm_parameters(spec.norm, h) + att_weights + att_biases + resize, "attention parameters");
+  att.active_parameters = att.parameters;
+  att.parameter_dtype = spec.parameter_dtype;
+  // 2 FLOPs per multiply-add: projections 2*s*weights; scores QK^T and weighted sum AV 2*s*s*q_dim each.
+  att.forward_flops_per_sample = 2 * s * (att_weights + (h_prev != h ? h_prev * h : 0)) + 4 * s * s * q_dim;
+  att.backward_flops_per_sample = 2 * att.forward_flops_per_sample;
+  // Korthikanti et al. 2022 (no tensor parallelism), per sample: norm input 2sh, QKV input 2sh,
+  // Q 2s*q_dim, K and V 2s*kv_dim each, output-projection input 2s*q_dim, dropout mask sh (= 11sh + 2sh
+  // for GPT); attention scores 5as^2 (softmax 2, dropout mask 1, dropout output 2) without flash
+  // attention, or only the fp32 log-sum-exp statistics 4as with it.
+  const double scores = spec.flash_attention ? 4 * spec.heads * s : 5 * spec.heads * s * s;
+  att.activation_bytes_per_sample =
+      checked(elem * s * h + elem * s * h + elem * s * q_dim + 2 * elem * s * kv_dim + elem * s * q_dim +
+                  sizes.mask_bytes * s * h + (elem / 2) * scores,
+              "attention activations");
+  att.checkpoint_bytes_per_sample = checked(elem * s * h_prev, "attention checkpoint");
+  // Largest transient: fp32 score matrix without flash attention, else the fused QKV output.
+  att.workspace_bytes_per_sample = checked(
+      spec.flash_attention ? elem * s * (q_dim + 2 * kv_dim) : 4 * spec.heads * s * s, "attention workspace");
+  return att;
+}
+
+// Kept per routed expert: the intermediate tensors (GeLU: its input and output, 2sf each; gated: gate, up
+// and their product, 2sf each).
+double per_expert_activation_bytes(const TransformerSpec& spec, const ActivationSizes& sizes, double f) {
+  const double elem = sizes.element_bytes;
+  const double s = sizes.tokens;
+  return spec.mlp == MlpKind::gated ? 3 * elem * s * f : 2 * elem * s * f;
+}
+
+// Dense feed-forward: kind, parameters, forward FLOPs and kept activations.
+void set_dense_mlp(Operator& mlp, const TransformerSpec& spec, const ActivationSizes& sizes, double h,
+                   double f) {
+  const double s = sizes.tokens;
+  const double expert_params = mlp_weights(spec, h, f) + mlp_biases(spec, h, f);
+  mlp.kind = OperatorKind::mlp;
+  mlp.parameters = checked(norm_parameters(spec.norm, h) + expert_params, "mlp parameters");
+  mlp.active_parameters = mlp.parameters;
+  mlp.forward_flops_per_sample = 2 * s * mlp_weights(spec, h, f);
+  // Kept once: norm input 2sh and up-projection input 2sh. GPT (f = 4h): 2sh + 2sh + 8sh + 8sh + sh =
+  // 19sh + 2sh (norm), as in Korthikanti et al.
+  mlp.activation_bytes_per_sample =
+      checked(2 * sizes.element_bytes * s * h + per_expert_activation_bytes(spec, sizes, f) +
+                  sizes.mask_bytes * s * h,
+              "mlp activations");
+}
+
+// MoE feed-forward: `experts` MLPs and a router, of which `experts_per_token` run per token.
+void set_moe(Operator& mlp, const TransformerSpec& spec, const ActivationSizes& sizes, double h, double f) {
+  const double s = sizes.tokens;
+  const double norm = norm_parameters(spec.norm, h);
+  const double expert_params = mlp_weights(spec, h, f) + mlp_biases(spec, h, f);
+  const double router = h * spec.experts;
+  mlp.kind = OperatorKind::moe;
+  mlp.parameters = checked(norm + router + spec.experts * expert_params, "moe parameters");
+  mlp.active_parameters =
+      checked(norm + router + spec.experts_per_token * expert_params, "moe active parameters");
+  mlp.forward_flops_per_sample = 2 * s * (router + spec.experts_per_token * mlp_weights(spec, h, f));
+  // Kept once: norm input 2sh, up-projection input 2sh and the fp32 router scores, 4s per expert.
+  mlp.activation_bytes_per_sample = checked(
+      2 * sizes.element_bytes * s * h + 4 * s * spec.experts +
+          spec.experts_per_token * per_expert_activation_bytes(spec, sizes, f) + sizes.mask_bytes * s * h,
+      "moe activations");
+}
+
+// MLP block of `layer`: input norm, up (+ gate) and down projections (+ biases); MoE: experts plus a router.
+Operator mlp_operator(const TransformerSpec& spec, const ActivationSizes& sizes, int layer) {
+  const double h = hidden_of(spec, layer);
+  const double f =
+      spec.ffn_hidden > 0 && spec.layer_hidden.empty() ? static_cast<double>(spec.ffn_hidden) : 4 * h;
+  const double s = sizes.tokens;
+  Operator mlp;
+  mlp.name = "layer" + std::to_string(layer) + ".mlp";
+  mlp.layer = layer;
+  mlp.parameter_dtype = spec.parameter_dtype;
+  if (spec.experts > 0) {
+    set_moe(mlp, spec, sizes, h, f);
+  } else {
+    set_dense_mlp(mlp, spec, sizes, h, f);
+  }
+  mlp.backward_flops_per_sample = 2 * mlp.forward_flops_per_sample;
+  mlp.checkpoint_bytes_per_sample = checked(sizes.element_bytes * s * h, "mlp checkpoint");
+  mlp.workspace_bytes_per_sample =
+      checked(sizes.element_bytes * s * f * (spec.experts > 0 ? spec.experts_per_token : 1), "mlp workspace");
+  return mlp;
+}
+
+// Head: final norm and the output projection (its weights are the embedding's when tied).
+Operator head_operator(const TransformerSpec& spec, const ActivationSizes& sizes) {
+  const double h = hidden_of(spec, spec.layers - 1);
+  const double s = sizes.tokens;
+  const double vocab = static_cast<double>(spec.vocab);
+  Operator op;
+  op.name = "head";
+  op.kind = OperatorKind::head;
+  op.parameters =
+      checked(norm_parameters(spec.norm, h) + (spec.tied_embeddings ? 0 : vocab * h), "head parameters");
+  op.active_parameters = op.parameters;
+  op.parameter_dtype = spec.parameter_dtype;
+  op.forward_flops_per_sample = 2 * s * h * vocab;
+  op.backward_flops_per_sample = 2 * op.forward_flops_per_sample;
+  // Final norm input 2sh, projection input 2sh, fp32 logits for the cross-entropy 4sV.
+  op.activation_bytes_per_sample =
+      checked(2 * sizes.element_bytes * s * h + 4 * s * vocab, "head activations");
+  op.checkpoint_bytes_per_sample = checked(sizes.element_bytes * s * h, "head checkpoint");
+  op.workspace_bytes_per_sample = checked(4 * s * vocab, "head workspace");
+  return op;
+}
+
+}  // namespace
+
+Model generate_transformer(const TransformerSpec& spec) {
+  validate(spec);
+  ActivationSizes sizes;
+  sizes.tokens = static_cast<double>(spec.sequence_length);
+  sizes.element_bytes = bytes_per_element(spec.parameter_dtype);
+  sizes.mask_bytes = spec.dropout ? 1.0 : 0.0;
 
   Model model;
   model.name = spec.name;
   model.sequence_length = spec.sequence_length;
-
-  // Embedding: token table (+ learned position table). A lookup: no matmul FLOPs.
-  {
-    const double h = hidden_of(0);
-    Operator op;
-    op.name = "embedding";
-    op.kind = OperatorKind::embedding;
-    double params = vocab * h;
-    if (spec.positions == PositionKind::learned) params += positions * h;
-    op.parameters = checked(params, "embedding parameters");
-    op.active_parameters = op.parameters;
-    op.parameter_dtype = spec.parameter_dtype;
-    op.forward_flops_per_sample = 0;
-    op.backward_flops_per_sample = 0;
-    op.activation_bytes_per_sample = checked(mask * s * h, "embedding activations");  // dropout mask
-    op.checkpoint_bytes_per_sample = checked(8 * s, "embedding checkpoint");          // int64 token ids
-    op.workspace_bytes_per_sample = checked(elem * s * h, "embedding workspace");
-    op.splittable = true;
-    model.operators.push_back(op);
+  model.operators.push_back(embedding_operator(spec, sizes));
+  for (int layer = 0; layer < spec.layers; ++layer) {
+    model.operators.push_back(attention_operator(spec, sizes, layer));
+    model.operators.push_back(mlp_operator(spec, sizes, layer));
   }
-
-  for (int l = 0; l < spec.layers; ++l) {
-    const double h = hidden_of(l);
-    const double h_prev = l == 0 ? h : hidden_of(l - 1);
-    const double head_dim = spec.head_dim > 0 ? static_cast<double>(spec.head_dim) : h / spec.heads;
-    const double q_dim = head_dim * spec.heads;
-    const double kv_dim = head_dim * kv_heads;
-    const double f =
-        spec.ffn_hidden > 0 && spec.layer_hidden.empty() ? static_cast<double>(spec.ffn_hidden) : 4 * h;
-    const std::string prefix = "layer" + std::to_string(l);
-
-    // Attention block: input norm, Q/K/V/O projections (+ biases), and, where the width changes from
-    // the previous layer (inconsistent models), a projection h_prev -> h with bias.
-    Operator att;
-    att.name = prefix + ".attention";
-    att.kind = OperatorKind::attention;
-    att.layer = l;
-    const double att_weights = h * q_dim + 2 * h * kv_dim + q_dim * h;
-    const double att_biases = spec.attention_bias ? q_dim + 2 * kv_dim + h : 0;
-    const double resize = h_prev != h ? h_prev * h + h : 0;
-    att.parameters =
-        checked(norm_parameters(spec.norm, h) + att_weights + att_biases + resize, "attention parameters");
-    att.active_parameters = att.parameters;
-    att.parameter_dtype = spec.parameter_dtype;
-    // 2 FLOPs per multiply-add: projections 2*s*weights; scores QK^T and weighted sum AV 2*s*s*q_dim each.
-    att.forward_flops_per_sample = 2 * s * (att_weights + (h_prev != h ? h_prev * h : 0)) + 4 * s * s * q_dim;
-    att.backward_flops_per_sample = 2 * att.forward_flops_per_sample;
-    // Korthikanti et al. 2022 (no tensor parallelism), per sample: norm input 2sh, QKV input 2sh,
-    // Q 2s*q_dim, K and V 2s*kv_dim each, output-projection input 2s*q_dim, dropout mask sh (= 11sh + 2sh
-    // for GPT); attention scores 5as^2 (softmax 2, dropout mask 1, dropout output 2) without flash
-    // attention, or only the fp32 log-sum-exp statistics 4as with it.
-    const double scores = spec.flash_attention ? 4 * spec.heads * s : 5 * spec.heads * s * s;
-    att.activation_bytes_per_sample =
-        checked(elem * s * h + elem * s * h + elem * s * q_dim + 2 * elem * s * kv_dim + elem * s * q_dim +
-                    mask * s * h + (elem / 2) * scores,
-                "attention activations");
-    att.checkpoint_bytes_per_sample = checked(elem * s * h_prev, "attention checkpoint");
-    // Largest transient: fp32 score matrix without flash attention, else the fused QKV output.
-    att.workspace_bytes_per_sample =
-        checked(spec.flash_attention ? elem * s * (q_dim + 2 * kv_dim) : 4 * spec.heads * s * s,
-                "attention workspace");
-    model.operators.push_back(att);
-
-    // MLP block: input norm, up (+ gate) and down projections (+ biases); MoE: experts plus a router.
-    Operator mlp;
-    mlp.name = prefix + ".mlp";
-    mlp.layer = l;
-    mlp.parameter_dtype = spec.parameter_dtype;
-    const double expert_params = mlp_weights(spec, h, f) + mlp_biases(spec, h, f);
-    const double norm = norm_parameters(spec.norm, h);
-    // Kept once: norm input 2sh and up-projection input 2sh. Kept per routed expert: the intermediate
-    // tensors (GeLU: its input and output, 2sf each; gated: gate, up and their product, 2sf each).
-    const double per_expert_act = spec.mlp == MlpKind::gated ? 3 * elem * s * f : 2 * elem * s * f;
-    if (spec.experts > 0) {
-      const double router = h * spec.experts;
-      mlp.kind = OperatorKind::moe;
-      mlp.parameters = checked(norm + router + spec.experts * expert_params, "moe parameters");
-      mlp.active_parameters =
-          checked(norm + router + spec.experts_per_token * expert_params, "moe active parameters");
-      mlp.forward_flops_per_sample = 2 * s * (router + spec.experts_per_token * mlp_weights(spec, h, f));
-      mlp.activation_bytes_per_sample = checked(
-          2 * elem * s * h + 4 * s * spec.experts + spec.experts_per_token * per_expert_act + mask * s * h,
-          "moe activations");
-    } else {
-      mlp.kind = OperatorKind::mlp;
-      mlp.parameters = checked(norm + expert_params, "mlp parameters");
-      mlp.active_parameters = mlp.parameters;
-      mlp.forward_flops_per_sample = 2 * s * mlp_weights(spec, h, f);
-      // GPT (f = 4h): 2sh + 2sh + 8sh + 8sh + sh = 19sh + 2sh (norm), as in Korthikanti et al.
-      mlp.activation_bytes_per_sample =
-          checked(2 * elem * s * h + per_expert_act + mask * s * h, "mlp activations");
-    }
-    mlp.backward_flops_per_sample = 2 * mlp.forward_flops_per_sample;
-    mlp.checkpoint_bytes_per_sample = checked(elem * s * h, "mlp checkpoint");
-    mlp.workspace_bytes_per_sample =
-        checked(elem * s * f * (spec.experts > 0 ? spec.experts_per_token : 1), "mlp workspace");
-    model.operators.push_back(mlp);
-  }
-
-  // Head: final norm and the output projection (its weights are the embedding's when tied).
-  {
-    const double h = hidden_of(spec.layers - 1);
-    Operator op;
-    op.name = "head";
-    op.kind = OperatorKind::head;
-    op.parameters =
-        checked(norm_parameters(spec.norm, h) + (spec.tied_embeddings ? 0 : vocab * h), "head parameters");
-    op.active_parameters = op.parameters;
-    op.parameter_dtype = spec.parameter_dtype;
-    op.forward_flops_per_sample = 2 * s * h * vocab;
-    op.backward_flops_per_sample = 2 * op.forward_flops_per_sample;
-    // Final norm input 2sh, projection input 2sh, fp32 logits for the cross-entropy 4sV.
-    op.activation_bytes_per_sample = checked(2 * elem * s * h + 4 * s * vocab, "head activations");
-    op.checkpoint_bytes_per_sample = checked(elem * s * h, "head checkpoint");
-    op.workspace_bytes_per_sample = checked(4 * s * vocab, "head workspace");
-    model.operators.push_back(op);
-  }
+  model.operators.push_back(head_operator(spec, sizes));
   return model;
 }
 

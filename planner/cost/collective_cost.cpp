@@ -8,6 +8,10 @@
 
 namespace shardscope {
 
+int ring_steps(CollectiveKind kind, int ranks) {
+  return (kind == CollectiveKind::all_reduce ? 2 : 1) * (ranks - 1);
+}
+
 double alpha_beta_seconds(double alpha_seconds, int steps, double bytes_per_step, double bytes_per_second) {
   return steps * (alpha_seconds + bytes_per_step / bytes_per_second);
 }
@@ -92,7 +96,7 @@ const RingLink& CollectiveCost::ring(GroupKind group) const {
 double CollectiveCost::seconds(CollectiveKind kind, GroupKind group, double total_bytes) const {
   const RingLink& r = ring(group);
   if (r.ranks <= 1 || total_bytes <= 0) return 0;
-  const int steps = (kind == CollectiveKind::all_reduce ? 2 : 1) * (r.ranks - 1);
+  const int steps = ring_steps(kind, r.ranks);
   // A message at efficiency e occupies the link like bytes / e at full bandwidth.
   const double message = total_bytes / r.ranks;
   return alpha_beta_seconds(r.alpha_seconds, steps,

@@ -30,6 +30,10 @@ struct EnumNames<GroupKind> {
   };
 };
 
+// Ring steps of one collective among `ranks`: ranks - 1 for all-gather and reduce-scatter, 2(ranks - 1) for
+// all-reduce (a reduce-scatter then an all-gather). The planner's cost and the simulator's rings both use it.
+int ring_steps(CollectiveKind kind, int ranks);
+
 // The one formula: time = latency * steps + bytes / bandwidth (STYLE: named tables + one small formula).
 double alpha_beta_seconds(double alpha_seconds, int steps, double bytes_per_step, double bytes_per_second);
 

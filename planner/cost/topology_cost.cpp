@@ -6,12 +6,6 @@
 #include <tuple>
 
 namespace shardscope {
-namespace {
-
-GroupKind group_of(ShardScope scope) { return scope == ShardScope::I ? GroupKind::intra : GroupKind::global; }
-
-}  // namespace
-
 TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration& calibration)
     : scenario_(scenario),
       calibration_(calibration),
@@ -26,84 +20,15 @@ double TopologyCostModel::samples_per_iteration(std::int64_t micro_batch) const 
          scenario_.cluster.gpus();
 }
 
-std::vector<CollectiveCall> TopologyCostModel::micro_step_collectives(const OperatorChoice& c, double params,
-                                                                      bool trainable) const {
-  using CK = CollectiveKind;
-  using St = CollectiveCall::Stage;
-  const double param_bytes = state_.parameter * params;
-  const double grad_bytes = state_.gradient * params;
-  std::vector<CollectiveCall> calls;
-  // Parameter gathers: forward, (recompute of a checkpointed operator), backward.
-  if (c.scopes.parameters != ShardScope::N) {
-    const bool hpz = c.secondary_parameter_partition && c.scopes.parameters == ShardScope::G;
-    // ZeRO++ hpZ: forward gathers globally, later gathers come from the intra-group secondary shard.
-    const GroupKind first = group_of(c.scopes.parameters);
-    const GroupKind later = hpz ? GroupKind::intra : first;
-    calls.push_back({St::forward_gather, CK::all_gather, first, param_bytes});
-    if (c.checkpoint) calls.push_back({St::recompute_gather, CK::all_gather, later, param_bytes});
-    calls.push_back({St::backward_gather, CK::all_gather, later, param_bytes});
-  }
-  // Gradients: sharded scopes reduce-scatter after every micro-step's backward.
-  if (trainable && c.scopes.gradients != ShardScope::N) {
-    calls.push_back({St::gradient_reduce, CK::reduce_scatter, group_of(c.scopes.gradients), grad_bytes});
-  }
-  return calls;
-}
-
-std::vector<CollectiveCall> TopologyCostModel::iteration_collectives(const OperatorChoice& c, double params,
-                                                                     bool trainable) const {
-  std::vector<CollectiveCall> calls;
-  if (!trainable) return calls;
-  using CK = CollectiveKind;
-  using St = CollectiveCall::Stage;
-  const int group = scenario_.training.group_size;
-  const double param_bytes = state_.parameter * params;
-  const double grad_bytes = state_.gradient * params;
-  const ShardScope p = c.scopes.parameters, g = c.scopes.gradients, os = c.scopes.optimizer;
-  // Gradient synchronisation once the micro-steps are accumulated (PaRO Table 3, "Update" R-S/A-R).
-  if (g == ShardScope::N) {
-    if (os == ShardScope::N || os == ShardScope::G) {
-      calls.push_back({St::update_sync, CK::all_reduce, GroupKind::global, grad_bytes});  // DDP, ZeRO-1
-    } else {
-      calls.push_back({St::update_sync, CK::reduce_scatter, GroupKind::intra, grad_bytes});
-      calls.push_back({St::update_sync, CK::all_reduce, GroupKind::inter, grad_bytes / group});
-    }
-  } else if (g == ShardScope::I) {
-    calls.push_back({St::update_sync, os == ShardScope::I ? CK::all_reduce : CK::reduce_scatter,
-                     GroupKind::inter, grad_bytes / group});
-  }
-  // Rebuilding the parameter scope from the updated optimizer shard ("Update" A-G(P)).
-  if (p == ShardScope::N && os == ShardScope::I) {
-    calls.push_back({St::update_rebuild, CK::all_gather, GroupKind::intra, param_bytes});
-  } else if (p == ShardScope::N && os == ShardScope::G) {
-    if (g == ShardScope::I) {  // PaRO-NIG: inter-group then intra-group
-      calls.push_back({St::update_rebuild, CK::all_gather, GroupKind::inter, param_bytes / group});
-      calls.push_back({St::update_rebuild, CK::all_gather, GroupKind::intra, param_bytes});
-    } else {
-      calls.push_back({St::update_rebuild, CK::all_gather, GroupKind::global, param_bytes});
-    }
-  } else if (p == ShardScope::I && os == ShardScope::G) {
-    calls.push_back({St::update_rebuild, CK::all_gather, GroupKind::inter, param_bytes / group});
-  }
-  return calls;
-}
-
 double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, double params,
                                                       bool trainable) const {
-  double t = 0;
-  for (const CollectiveCall& call : micro_step_collectives(c, params, trainable)) {
-    t += collectives_.seconds(call.kind, call.group, call.total_bytes);
-  }
-  return t;
+  return total_seconds(collectives_, micro_step_collectives(c, params, trainable, state_));
 }
 
 double TopologyCostModel::per_iteration_comm_seconds(const OperatorChoice& c, double params,
                                                      bool trainable) const {
-  double t = 0;
-  for (const CollectiveCall& call : iteration_collectives(c, params, trainable)) {
-    t += collectives_.seconds(call.kind, call.group, call.total_bytes);
-  }
-  return t;
+  return total_seconds(collectives_,
+                       iteration_collectives(c, params, trainable, state_, scenario_.training.group_size));
 }
 
 MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorChoice& c,
@@ -167,17 +92,15 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
   const double backward_compute =
       compute_.backward_seconds(op, samples) + slice_overhead + (c.checkpoint ? forward_compute : 0.0);
   double forward_comm = 0, backward_comm = 0, reduce_comm = 0;
-  for (const CollectiveCall& call : micro_step_collectives(c, slice, op.trainable)) {
+  for (const CollectiveCall& call : micro_step_collectives(c, slice, op.trainable, state_)) {
     const double seconds = c.sharded_slices * collectives_.seconds(call.kind, call.group, call.total_bytes);
     (call.stage == CollectiveCall::Stage::forward_gather    ? forward_comm
      : call.stage == CollectiveCall::Stage::gradient_reduce ? reduce_comm
                                                             : backward_comm) += seconds;
   }
-  const OperatorChoice replicated{
-      op.name, Scopes{ShardScope::N, ShardScope::N, ShardScope::N}, false, 1, 0, c.checkpoint};
   const double comm_iter =
       c.sharded_slices * per_iteration_comm_seconds(c, slice, op.trainable) +
-      (c.slices - c.sharded_slices) * per_iteration_comm_seconds(replicated, slice, op.trainable);
+      (c.slices - c.sharded_slices) * per_iteration_comm_seconds(c.replicated_part(), slice, op.trainable);
 
   const MemoryBreakdown m = memory(op_index, c, b);
   const double update =

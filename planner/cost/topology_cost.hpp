@@ -4,27 +4,12 @@
 
 #include <vector>
 
+#include "planner/cost/collective_calls.hpp"
 #include "planner/cost/collective_cost.hpp"
 #include "planner/cost/compute_model.hpp"
 #include "planner/cost/cost_model.hpp"
 
 namespace shardscope {
-
-// One collective the plan executes for one sharded slice, with the stage it belongs to.
-struct CollectiveCall {
-  enum class Stage {
-    forward_gather,
-    recompute_gather,
-    backward_gather,
-    gradient_reduce,
-    update_sync,
-    update_rebuild
-  };
-  Stage stage;
-  CollectiveKind kind;
-  GroupKind group;
-  double total_bytes;
-};
 
 class TopologyCostModel : public CostModel {
  public:
@@ -37,16 +22,12 @@ class TopologyCostModel : public CostModel {
   std::vector<std::size_t> cost_classes() const override;
   double samples_per_iteration(std::int64_t micro_batch) const override;
 
-  // The collectives of one slice of `slice_parameters`: per micro-step and once per iteration (PaRO Table 3).
-  std::vector<CollectiveCall> micro_step_collectives(const OperatorChoice& choice, double slice_parameters,
-                                                     bool trainable) const;
-  std::vector<CollectiveCall> iteration_collectives(const OperatorChoice& choice, double slice_parameters,
-                                                    bool trainable) const;
   const ComputeModel& compute() const { return compute_; }
   const StateBytesPerParameter& state_bytes() const { return state_; }
   double slice_overhead_seconds() const { return calibration_.slice_overhead_seconds; }
 
-  // Communication seconds of one sharded slice of `slice_parameters` (sums of the lists above).
+  // Communication seconds of one sharded slice of `slice_parameters`: the sums of its call lists
+  // (collective_calls.hpp) per micro-step and once per iteration.
   double per_micro_step_comm_seconds(const OperatorChoice& choice, double slice_parameters,
                                      bool trainable) const;
   double per_iteration_comm_seconds(const OperatorChoice& choice, double slice_parameters,

@@ -2,77 +2,325 @@
 // (gathers, compute, reduce-scatters, activations), then gradient sync, optimizer update, parameter rebuild.
 #include "planner/program/iteration_program.hpp"
 
+#include <utility>
+
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
+#include "planner/cost/collective_calls.hpp"
 #include "planner/cost/topology_cost.hpp"
 
 namespace shardscope {
 
 namespace {
 
-std::size_t at(MemoryCategory c) { return static_cast<std::size_t>(c); }
-
-class Builder {
+// The task list being built, with the two orderings every step needs: which compute task last ran
+// (what a per-iteration collective waits for) and which compute consumed each gather (how far gathers
+// may run ahead: the prefetch depth).
+class TaskList {
  public:
-  Builder(IterationProgram& program, int prefetch_depth, bool serial)
-      : program_(program), prefetch_depth_(prefetch_depth), serial_(serial) {}
+  TaskList(std::vector<Task>& tasks, int prefetch_depth, bool serial)
+      : tasks_(tasks), prefetch_depth_(prefetch_depth), serial_(serial) {}
 
-  int compute(const std::string& name, double seconds, int wait_for = -1) {
-    Task t;
-    t.stream = Task::Stream::compute;
-    t.name = name;
-    t.compute_seconds = seconds;
-    t.wait_for_other = serial_ ? -1 : wait_for;
-    return push(std::move(t));
+  int add_compute(const std::string& name, double seconds, int wait_for = -1) {
+    Task task;
+    task.stream = Task::Stream::compute;
+    task.name = name;
+    task.compute_seconds = seconds;
+    task.wait_for_other = serial_ ? -1 : wait_for;
+    return push(std::move(task));
   }
 
-  int collective(const std::string& name, const CollectiveCall& call, int wait_for = -1) {
-    Task t;
-    t.stream = serial_ ? Task::Stream::compute : Task::Stream::comm;
-    t.name = name;
-    t.kind = call.kind;
-    t.group = call.group;
-    t.total_bytes = call.total_bytes;
-    t.wait_for_other = serial_ ? -1 : wait_for;
-    return push(std::move(t));
+  int add_collective(const std::string& name, const CollectiveCall& call, int wait_for = -1) {
+    Task task;
+    task.stream = serial_ ? Task::Stream::compute : Task::Stream::comm;
+    task.name = name;
+    task.kind = call.kind;
+    task.group = call.group;
+    task.total_bytes = call.total_bytes;
+    task.wait_for_other = serial_ ? -1 : wait_for;
+    return push(std::move(task));
   }
 
+  // Adds the all-gather of `stage` (if the calls have one) with its gathered buffer; returns its task or -1.
   // A gather may start once the compute that consumed the gather prefetch_depth + 1 earlier is done.
-  int gather_dependency() const {
-    const std::size_t n = consumers_.size();
-    const std::size_t back = static_cast<std::size_t>(prefetch_depth_) + 1;
-    return n >= back ? consumers_[n - back] : -1;
+  int add_gather(const std::vector<CollectiveCall>& calls, CollectiveCall::Stage stage,
+                 const std::string& name) {
+    int gather = -1;
+    for (const CollectiveCall& call : calls) {
+      if (call.stage != stage) continue;
+      gather = add_collective(name, call, gather_dependency());
+      at(gather).allocates(MemoryCategory::gathered, call.total_bytes);
+    }
+    return gather;
   }
-  void consumed_by(int compute_task) { consumers_.push_back(compute_task); }
 
-  Task& task(int index) { return program_.tasks[static_cast<std::size_t>(index)]; }
+  // Adds the compute that uses the buffer of `gather` (or -1: none) and releases it when done.
+  int add_compute_after_gather(const std::string& name, double seconds, int gather) {
+    const int compute = add_compute(name, seconds, gather);
+    if (gather >= 0) {
+      at(compute).frees_what(at(gather));
+      gather_consumers_.push_back(compute);
+    }
+    return compute;
+  }
+
+  Task& at(int index) { return tasks_[static_cast<std::size_t>(index)]; }
   int last_compute() const { return last_compute_; }
 
  private:
-  int push(Task t) {
-    program_.tasks.push_back(std::move(t));
-    const int index = static_cast<int>(program_.tasks.size()) - 1;
-    if (program_.tasks.back().stream == Task::Stream::compute) last_compute_ = index;
+  int gather_dependency() const {
+    const std::size_t consumed = gather_consumers_.size();
+    const std::size_t back = static_cast<std::size_t>(prefetch_depth_) + 1;
+    return consumed >= back ? gather_consumers_[consumed - back] : -1;
+  }
+  int push(Task task) {
+    tasks_.push_back(std::move(task));
+    const int index = static_cast<int>(tasks_.size()) - 1;
+    if (tasks_.back().stream == Task::Stream::compute) last_compute_ = index;
     return index;
   }
-  IterationProgram& program_;
+  std::vector<Task>& tasks_;
   int prefetch_depth_;
   bool serial_;
-  std::vector<int> consumers_;
+  std::vector<int> gather_consumers_;  // compute tasks that used a gathered buffer, in order
   int last_compute_ = -1;
 };
 
-// Adds the all-gather of `stage` (if the choice has one) with its gathered buffer; returns its task or -1.
-int gather_task(Builder& b, const std::vector<CollectiveCall>& calls, CollectiveCall::Stage stage,
-                const std::string& name) {
-  int task = -1;
-  for (const CollectiveCall& call : calls) {
-    if (call.stage != stage) continue;
-    task = b.collective(name, call, b.gather_dependency());
-    b.task(task).alloc_at_start[at(MemoryCategory::gathered)] = call.total_bytes;
+// Gradient reduce-scatters on their way to the communication stream. A slice's reduce-scatter is held
+// back until the next slice's first gather is queued (FSDP's backward prefetch, BACKWARD_PRE): queued in
+// plain order, the next gather would wait behind a reduce-scatter that waits for the backward compute.
+// Released reduce-scatters of the same kind and group are then merged into buckets of at least
+// `bucket_bytes` (0: each alone), issued after the last backward they cover, as DDP/FSDP buckets are.
+class GradientBucketer {
+ public:
+  GradientBucketer(TaskList& tasks, double bucket_bytes) : tasks_(tasks), bucket_bytes_(bucket_bytes) {}
+
+  // Holds back the reduce-scatter of the gradients that `backward_task` produced into `buffer_bytes`.
+  void hold(const CollectiveCall& call, double buffer_bytes, int backward_task, std::string name) {
+    held_.push_back({call, buffer_bytes, backward_task, std::move(name)});
   }
-  return task;
-}
+
+  // The next gather is queued: the held reduce-scatters go into the bucket, which is issued when full.
+  void release_held() {
+    for (const Held& reduce : held_) {
+      if (bucket_.bytes > 0 &&
+          (bucket_.call.group != reduce.call.group || bucket_.call.kind != reduce.call.kind))
+        flush();
+      bucket_.call = reduce.call;
+      bucket_.bytes += reduce.call.total_bytes;
+      bucket_.buffer_bytes += reduce.buffer_bytes;
+      bucket_.after = reduce.after;
+      bucket_.name = bucket_.name.empty() ? reduce.name : bucket_.name + "+";
+      if (bucket_.bytes >= bucket_bytes_) flush();
+    }
+    held_.clear();
+  }
+
+  // Issues the bucket (if not empty) as one reduce-scatter that frees the gradient buffers it covers.
+  void flush() {
+    if (bucket_.bytes <= 0) return;
+    CollectiveCall merged = bucket_.call;
+    merged.total_bytes = bucket_.bytes;
+    const int reduce = tasks_.add_collective(bucket_.name, merged, bucket_.after);
+    tasks_.at(reduce).frees(MemoryCategory::gathered, bucket_.buffer_bytes);
+    bucket_ = Bucket{};
+  }
+
+ private:
+  struct Held {
+    CollectiveCall call;
+    double buffer_bytes;
+    int after;  // the backward task that produced the gradients
+    std::string name;
+  };
+  struct Bucket {
+    CollectiveCall call{};
+    double bytes = 0;         // gradients reduced
+    double buffer_bytes = 0;  // gradient buffers freed once reduced
+    int after = -1;           // the last backward task covered
+    std::string name;
+  };
+  TaskList& tasks_;
+  double bucket_bytes_;
+  std::vector<Held> held_;
+  Bucket bucket_;
+};
+
+// What every micro-step does for one operator, per slice, computed once.
+struct OperatorWork {
+  std::vector<CollectiveCall> slice_calls;  // per micro-step, of one sharded slice
+  double slice_parameters = 0;
+  double forward_seconds = 0;  // per slice, with its share of the slicing overhead
+  double backward_seconds = 0;
+  double kept_bytes = 0;  // activations (or checkpoint inputs) kept for backward, whole operator
+  double workspace_bytes = 0;
+  double recomputed_bytes = 0;       // activations rebuilt by a checkpointed operator's recompute
+  double gradient_buffer_bytes = 0;  // unreduced gradients of one sharded slice (0: none reduced)
+  MemoryBreakdown memory;            // the planner's memory of the operator
+};
+
+// Builds the program step by step: resident states, then per micro-step each operator's forward and, in
+// reverse, backward, then each operator's update.
+class ProgramBuilder {
+ public:
+  ProgramBuilder(const Scenario& scenario, const TopologyCostModel& model, const Plan& plan,
+                 int prefetch_depth, bool serial, double bucket_bytes)
+      : scenario_(scenario),
+        model_(model),
+        plan_(plan),
+        tasks_(program_.tasks, prefetch_depth, serial),
+        reduces_(tasks_, bucket_bytes) {
+    for (std::size_t i = 0; i < plan_.operators.size(); ++i) work_.push_back(operator_work(i));
+  }
+
+  std::size_t operators() const { return work_.size(); }
+
+  // Held for the whole iteration: model states of every operator and the runtime reserve.
+  void add_resident_states() {
+    for (const OperatorWork& work : work_) {
+      program_.resident[index_of(MemoryCategory::parameters)] += work.memory.parameter_bytes;
+      program_.resident[index_of(MemoryCategory::gradients)] += work.memory.gradient_bytes;
+      program_.resident[index_of(MemoryCategory::optimizer)] += work.memory.optimizer_bytes;
+    }
+    program_.resident[index_of(MemoryCategory::reserve)] = model_.fixed_bytes();
+  }
+
+  void begin_micro_step(int micro_step) {
+    const int steps = plan_.gradient_accumulation_steps;
+    suffix_ = steps > 1 ? " #" + std::to_string(micro_step) : "";
+  }
+
+  // Slice by slice: (gather,) forward compute that keeps its activations.
+  void add_forward(std::size_t op_index) {
+    const Operator& op = scenario_.model.operators[op_index];
+    const OperatorChoice& choice = plan_.operators[op_index];
+    const OperatorWork& work = work_[op_index];
+    for (int slice = 0; slice < choice.slices; ++slice) {
+      const bool sharded = slice < choice.sharded_slices;
+      const int gather = sharded ? tasks_.add_gather(work.slice_calls, CollectiveCall::Stage::forward_gather,
+                                                     "AG " + op.name + suffix_)
+                                 : -1;
+      const int forward =
+          tasks_.add_compute_after_gather("fwd " + op.name + suffix_, work.forward_seconds, gather);
+      tasks_.at(forward)
+          .allocates(MemoryCategory::activations, work.kept_bytes / choice.slices)
+          .allocates(MemoryCategory::workspace, work.workspace_bytes)
+          .frees(MemoryCategory::workspace, work.workspace_bytes);
+    }
+  }
+
+  // Slice by slice in reverse: (re)gather, recompute, backward, and the gradient reduce-scatter held back.
+  void add_backward(std::size_t op_index) {
+    const Operator& op = scenario_.model.operators[op_index];
+    const OperatorChoice& choice = plan_.operators[op_index];
+    const OperatorWork& work = work_[op_index];
+    for (int slice = choice.slices; slice-- > 0;) {
+      const bool sharded = slice < choice.sharded_slices;
+      auto gather_for = [&](CollectiveCall::Stage stage) {
+        return sharded ? tasks_.add_gather(work.slice_calls, stage, "AG " + op.name + suffix_) : -1;
+      };
+      if (choice.checkpoint) {
+        const int gather = gather_for(CollectiveCall::Stage::recompute_gather);
+        reduces_.release_held();  // backward prefetch: this gather is queued before the last reduce-scatter
+        const int recompute =
+            tasks_.add_compute_after_gather("recompute " + op.name + suffix_, work.forward_seconds, gather);
+        tasks_.at(recompute).allocates(MemoryCategory::workspace, work.recomputed_bytes);
+      }
+      const int gather = gather_for(CollectiveCall::Stage::backward_gather);
+      reduces_.release_held();
+      const int backward =
+          tasks_.add_compute_after_gather("bwd " + op.name + suffix_, work.backward_seconds, gather);
+      const double gradient_buffer = sharded ? work.gradient_buffer_bytes : 0.0;
+      tasks_.at(backward)
+          .allocates(MemoryCategory::workspace, work.workspace_bytes)
+          .allocates(MemoryCategory::gathered, gradient_buffer)
+          .frees(MemoryCategory::workspace,
+                 work.workspace_bytes + (choice.checkpoint ? work.recomputed_bytes : 0.0))
+          .frees(MemoryCategory::activations, work.kept_bytes / choice.slices);
+      for (const CollectiveCall& call : work.slice_calls) {
+        if (call.stage != CollectiveCall::Stage::gradient_reduce) continue;
+        reduces_.hold(call, gradient_buffer, backward, "RS " + op.name + suffix_);
+      }
+    }
+  }
+
+  // The micro-step's backward is done: its last reduce-scatters go out.
+  void end_micro_step() {
+    reduces_.release_held();
+    reduces_.flush();
+  }
+
+  // Once per iteration: gradient synchronisation of every slice, optimizer update, parameter rebuild.
+  void add_update(std::size_t op_index) {
+    const Operator& op = scenario_.model.operators[op_index];
+    if (!op.trainable) return;  // frozen: nothing to synchronise, update or rebuild
+    const OperatorChoice& choice = plan_.operators[op_index];
+    const OperatorWork& work = work_[op_index];
+    const OperatorChoice replicated = choice.replicated_part();
+    int last_sync = -1;
+    std::vector<CollectiveCall> rebuild;
+    for (int slice = 0; slice < choice.slices; ++slice) {
+      const OperatorChoice& used = slice < choice.sharded_slices ? choice : replicated;
+      for (const CollectiveCall& call : iteration_collectives(used, work.slice_parameters, op.trainable,
+                                                              model_.state_bytes(), group_size())) {
+        if (call.stage == CollectiveCall::Stage::update_sync) {
+          last_sync = tasks_.add_collective("sync " + op.name, call, tasks_.last_compute());
+        } else {
+          rebuild.push_back(call);
+        }
+      }
+    }
+    const MemoryBreakdown& memory = work.memory;
+    const double state_bytes = memory.parameter_bytes + memory.gradient_bytes + memory.optimizer_bytes;
+    const int update =
+        tasks_.add_compute("update " + op.name, model_.compute().update_seconds(state_bytes), last_sync);
+    for (const CollectiveCall& call : rebuild) tasks_.add_collective("rebuild " + op.name, call, update);
+  }
+
+  IterationProgram finish() {
+    program_.samples_per_iteration = model_.samples_per_iteration(plan_.micro_batch);
+    program_.tokens_per_iteration =
+        program_.samples_per_iteration * static_cast<double>(scenario_.model.sequence_length);
+    return std::move(program_);
+  }
+
+ private:
+  int group_size() const { return scenario_.training.group_size; }
+
+  OperatorWork operator_work(std::size_t op_index) const {
+    const Operator& op = scenario_.model.operators[op_index];
+    const OperatorChoice& choice = plan_.operators[op_index];
+    const double samples = static_cast<double>(plan_.micro_batch);
+    const StateBytesPerParameter& state_bytes = model_.state_bytes();
+    OperatorWork work;
+    work.slice_parameters = static_cast<double>(op.parameters) / choice.slices;
+    work.slice_calls = micro_step_collectives(choice, work.slice_parameters, op.trainable, state_bytes);
+    // The planner charges (slices - 1) slice overheads per pass: spread them over the slices.
+    const double overhead = model_.slice_overhead_seconds() * (choice.slices - 1) / choice.slices;
+    work.forward_seconds = model_.compute().forward_seconds(op, samples) / choice.slices + overhead;
+    work.backward_seconds = model_.compute().backward_seconds(op, samples) / choice.slices + overhead;
+    work.kept_bytes = samples * static_cast<double>(choice.checkpoint ? op.checkpoint_bytes_per_sample
+                                                                      : op.activation_bytes_per_sample);
+    // Splitting shrinks the gathered parameter buffer, not the operator's working memory: each slice's
+    // compute holds the operator's full workspace (as the planner counts it).
+    work.workspace_bytes = samples * static_cast<double>(op.workspace_bytes_per_sample);
+    work.recomputed_bytes = samples * static_cast<double>(op.activation_bytes_per_sample);
+    work.gradient_buffer_bytes = op.trainable && choice.scopes.gradients != ShardScope::N
+                                     ? state_bytes.gradient * work.slice_parameters
+                                     : 0.0;
+    work.memory = model_.memory(op_index, choice, plan_.micro_batch);
+    return work;
+  }
+
+  const Scenario& scenario_;
+  const TopologyCostModel& model_;
+  const Plan& plan_;
+  IterationProgram program_;
+  TaskList tasks_;
+  GradientBucketer reduces_;
+  std::vector<OperatorWork> work_;
+  std::string suffix_;  // " #k" on micro-step k's task names when there are several
+};
 
 }  // namespace
 
@@ -89,192 +337,19 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
     throw InputError(scenario.source_file, 0, "plan.operators",
                      "the plan does not match the model's operators");
   }
-  Scenario s = scenario;
-  s.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
-  const TopologyCostModel model(s, calibration);
-  IterationProgram program;
-  Builder b(program, prefetch_depth, serial);
-  const double samples = static_cast<double>(plan.micro_batch);
-  const std::size_t n = s.model.operators.size();
-  const StateBytesPerParameter& bytes = model.state_bytes();
-
-  // Resident for the whole iteration: model states of every operator and the runtime reserve.
-  for (std::size_t i = 0; i < n; ++i) {
-    const MemoryBreakdown m = model.memory(i, plan.operators[i], plan.micro_batch);
-    program.resident[at(MemoryCategory::parameters)] += m.parameter_bytes;
-    program.resident[at(MemoryCategory::gradients)] += m.gradient_bytes;
-    program.resident[at(MemoryCategory::optimizer)] += m.optimizer_bytes;
+  Scenario accumulated = scenario;
+  accumulated.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
+  const TopologyCostModel model(accumulated, calibration);
+  ProgramBuilder builder(accumulated, model, plan, prefetch_depth, serial, bucket_bytes);
+  builder.add_resident_states();
+  for (int micro_step = 0; micro_step < plan.gradient_accumulation_steps; ++micro_step) {
+    builder.begin_micro_step(micro_step);
+    for (std::size_t i = 0; i < builder.operators(); ++i) builder.add_forward(i);
+    for (std::size_t i = builder.operators(); i-- > 0;) builder.add_backward(i);
+    builder.end_micro_step();
   }
-  program.resident[at(MemoryCategory::reserve)] = model.fixed_bytes();
-
-  // Gradient reduce-scatters waiting to be issued together (one bucket).
-  struct Bucket {
-    CollectiveCall call{};
-    double bytes = 0;
-    double buffers = 0;
-    int after = -1;
-    std::string name;
-  } bucket;
-  auto flush = [&]() {
-    if (bucket.bytes <= 0) return;
-    CollectiveCall merged = bucket.call;
-    merged.total_bytes = bucket.bytes;
-    const int rs = b.collective(bucket.name, merged, bucket.after);
-    b.task(rs).free_at_end[at(MemoryCategory::gathered)] = bucket.buffers;
-    bucket = Bucket{};
-  };
-  // A slice's gradient reduce-scatter waits until the next slice's first gather is queued on the
-  // communication stream (FSDP's backward prefetch, BACKWARD_PRE): queued in plain order, the next
-  // gather would wait behind a reduce-scatter that waits for the backward compute.
-  struct PendingReduce {
-    CollectiveCall call;
-    double buffer_bytes;
-    int after;
-    std::string name;
-  };
-  std::vector<PendingReduce> pending;
-  auto issue_pending_reduces = [&]() {
-    for (const PendingReduce& r : pending) {
-      if (bucket.bytes > 0 && (bucket.call.group != r.call.group || bucket.call.kind != r.call.kind)) flush();
-      bucket.call = r.call;
-      bucket.bytes += r.call.total_bytes;
-      bucket.buffers += r.buffer_bytes;
-      bucket.after = r.after;
-      bucket.name = bucket.name.empty() ? r.name : bucket.name + "+";
-      if (bucket.bytes >= bucket_bytes) flush();
-    }
-    pending.clear();
-  };
-
-  // What every micro-step needs per operator, computed once.
-  struct Pass {
-    std::vector<CollectiveCall> calls;  // of one slice
-    double slice_parameters = 0;
-    double fwd_seconds = 0;  // per slice, with its share of the slicing overhead
-    double bwd_seconds = 0;
-    double kept_bytes = 0;  // activations (or checkpoint inputs) kept for backward
-    double workspace_bytes = 0;
-    double recomputed_bytes = 0;  // activations rebuilt by a checkpointed operator's recompute
-  };
-  std::vector<Pass> passes(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Operator& op = s.model.operators[i];
-    const OperatorChoice& c = plan.operators[i];
-    Pass& p = passes[i];
-    p.slice_parameters = static_cast<double>(op.parameters) / c.slices;
-    p.calls = model.micro_step_collectives(c, p.slice_parameters, op.trainable);
-    // The planner charges (g - 1) slice overheads per pass: spread them over the g slices.
-    const double overhead = model.slice_overhead_seconds() * (c.slices - 1) / c.slices;
-    p.fwd_seconds = model.compute().forward_seconds(op, samples) / c.slices + overhead;
-    p.bwd_seconds = model.compute().backward_seconds(op, samples) / c.slices + overhead;
-    p.kept_bytes = samples * static_cast<double>(c.checkpoint ? op.checkpoint_bytes_per_sample
-                                                              : op.activation_bytes_per_sample);
-    // Splitting shrinks the gathered parameter buffer, not the operator's working memory: each slice's
-    // compute holds the operator's full workspace (as the planner counts it).
-    p.workspace_bytes = samples * static_cast<double>(op.workspace_bytes_per_sample);
-    p.recomputed_bytes = samples * static_cast<double>(op.activation_bytes_per_sample);
-  }
-
-  for (int micro = 0; micro < plan.gradient_accumulation_steps; ++micro) {
-    const std::string suffix = plan.gradient_accumulation_steps > 1 ? " #" + std::to_string(micro) : "";
-    // Forward, operator by operator, slice by slice.
-    for (std::size_t i = 0; i < n; ++i) {
-      const Operator& op = s.model.operators[i];
-      const OperatorChoice& c = plan.operators[i];
-      const Pass& p = passes[i];
-      for (int j = 0; j < c.slices; ++j) {
-        const bool sharded = j < c.sharded_slices;
-        const int gather =
-            sharded ? gather_task(b, p.calls, CollectiveCall::Stage::forward_gather, "AG " + op.name + suffix)
-                    : -1;
-        const int t = b.compute("fwd " + op.name + suffix, p.fwd_seconds, gather);
-        Task& task = b.task(t);
-        task.alloc_at_start[at(MemoryCategory::activations)] = p.kept_bytes / c.slices;
-        task.alloc_at_start[at(MemoryCategory::workspace)] = p.workspace_bytes;
-        task.free_at_end[at(MemoryCategory::workspace)] = task.alloc_at_start[at(MemoryCategory::workspace)];
-        if (gather >= 0)
-          task.free_at_end[at(MemoryCategory::gathered)] =
-              b.task(gather).alloc_at_start[at(MemoryCategory::gathered)];
-        if (gather >= 0) b.consumed_by(t);
-      }
-    }
-    // Backward in reverse: (re)gather, recompute, backward, reduce-scatter.
-    for (std::size_t r = n; r-- > 0;) {
-      const Operator& op = s.model.operators[r];
-      const OperatorChoice& c = plan.operators[r];
-      const Pass& p = passes[r];
-      for (int j = c.slices; j-- > 0;) {
-        const bool sharded = j < c.sharded_slices;
-        auto gather_for = [&](CollectiveCall::Stage stage) {
-          return sharded ? gather_task(b, p.calls, stage, "AG " + op.name + suffix) : -1;
-        };
-        if (c.checkpoint) {
-          const int g = gather_for(CollectiveCall::Stage::recompute_gather);
-          issue_pending_reduces();  // backward prefetch: this gather is queued before the last reduce-scatter
-          const int t = b.compute("recompute " + op.name + suffix, p.fwd_seconds, g);
-          b.task(t).alloc_at_start[at(MemoryCategory::workspace)] = p.recomputed_bytes;
-          if (g >= 0) {
-            b.task(t).free_at_end[at(MemoryCategory::gathered)] =
-                b.task(g).alloc_at_start[at(MemoryCategory::gathered)];
-            b.consumed_by(t);
-          }
-        }
-        const int g = gather_for(CollectiveCall::Stage::backward_gather);
-        issue_pending_reduces();
-        const int t = b.compute("bwd " + op.name + suffix, p.bwd_seconds, g);
-        Task& task = b.task(t);
-        const double grad_buffer = sharded && op.trainable && c.scopes.gradients != ShardScope::N
-                                       ? bytes.gradient * p.slice_parameters
-                                       : 0.0;
-        task.alloc_at_start[at(MemoryCategory::workspace)] = p.workspace_bytes;
-        task.alloc_at_start[at(MemoryCategory::gathered)] = grad_buffer;
-        task.free_at_end[at(MemoryCategory::workspace)] =
-            task.alloc_at_start[at(MemoryCategory::workspace)] + (c.checkpoint ? p.recomputed_bytes : 0.0);
-        task.free_at_end[at(MemoryCategory::activations)] = p.kept_bytes / c.slices;
-        if (g >= 0) {
-          task.free_at_end[at(MemoryCategory::gathered)] =
-              b.task(g).alloc_at_start[at(MemoryCategory::gathered)];
-          b.consumed_by(t);
-        }
-        for (const CollectiveCall& call : p.calls) {
-          if (call.stage != CollectiveCall::Stage::gradient_reduce) continue;
-          pending.push_back({call, grad_buffer, t, "RS " + op.name + suffix});
-        }
-      }
-    }
-    issue_pending_reduces();
-    flush();
-  }
-  // Once per iteration: gradient synchronisation, optimizer update, parameter rebuild, per operator.
-  for (std::size_t i = 0; i < n; ++i) {
-    const Operator& op = s.model.operators[i];
-    const OperatorChoice& c = plan.operators[i];
-    const double slice = static_cast<double>(op.parameters) / c.slices;
-    const OperatorChoice replicated{
-        op.name, Scopes{ShardScope::N, ShardScope::N, ShardScope::N}, false, 1, 0, c.checkpoint};
-    int last_sync = -1;
-    std::vector<CollectiveCall> rebuild;
-    for (int j = 0; j < c.slices; ++j) {
-      const OperatorChoice& used = j < c.sharded_slices ? c : replicated;
-      for (const CollectiveCall& call : model.iteration_collectives(used, slice, op.trainable)) {
-        if (call.stage == CollectiveCall::Stage::update_sync) {
-          last_sync = b.collective("sync " + op.name, call, b.last_compute());
-        } else {
-          rebuild.push_back(call);
-        }
-      }
-    }
-    const MemoryBreakdown m = model.memory(i, c, plan.micro_batch);
-    const int update = op.trainable ? b.compute("update " + op.name,
-                                                model.compute().update_seconds(
-                                                    m.parameter_bytes + m.gradient_bytes + m.optimizer_bytes),
-                                                last_sync)
-                                    : -1;
-    for (const CollectiveCall& call : rebuild) b.collective("rebuild " + op.name, call, update);
-  }
-  program.samples_per_iteration = model.samples_per_iteration(plan.micro_batch);
-  program.tokens_per_iteration = program.samples_per_iteration * static_cast<double>(s.model.sequence_length);
-  return program;
+  for (std::size_t i = 0; i < builder.operators(); ++i) builder.add_update(i);
+  return builder.finish();
 }
 
 }  // namespace shardscope

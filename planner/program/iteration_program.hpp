@@ -32,6 +32,7 @@ struct EnumNames<MemoryCategory> {
 };
 static_assert(std::size(EnumNames<MemoryCategory>::table) == kMemoryCategories);
 using MemoryBytes = std::array<double, kMemoryCategories>;
+constexpr std::size_t index_of(MemoryCategory category) { return static_cast<std::size_t>(category); }
 
 struct Task {
   enum class Stream { compute, comm } stream = Stream::compute;
@@ -44,6 +45,21 @@ struct Task {
       -1;  // index (in this rank's list) of a task on the other stream that must finish first
   MemoryBytes alloc_at_start{};  // memory taken when the task starts
   MemoryBytes free_at_end{};     // memory released when the task ends
+
+  // Memory effects, so that what a task takes and what a later one gives back read as a pair.
+  Task& allocates(MemoryCategory category, double bytes) {
+    alloc_at_start[index_of(category)] += bytes;
+    return *this;
+  }
+  Task& frees(MemoryCategory category, double bytes) {
+    free_at_end[index_of(category)] += bytes;
+    return *this;
+  }
+  // Releases, when this task ends, everything `other` took when it started.
+  Task& frees_what(const Task& other) {
+    for (std::size_t c = 0; c < kMemoryCategories; ++c) free_at_end[c] += other.alloc_at_start[c];
+    return *this;
+  }
 };
 
 struct IterationProgram {

@@ -74,7 +74,7 @@ std::vector<RankSchedule> ring_schedule(const ScheduleRequest& r) {
   const int n = r.ranks;
   std::vector<int> all(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
-  const int steps = (r.kind == CollectiveKind::all_reduce ? 2 : 1) * (n - 1);
+  const int steps = ring_steps(r.kind, n);
   std::vector<RankSchedule> out(static_cast<std::size_t>(n));
   for (int rank = 0; rank < n; ++rank) {
     out[static_cast<std::size_t>(rank)] = {

@@ -96,5 +96,52 @@ TEST(TopologyCost, IterationTimeAddsComputeOverMicroSteps) {
   EXPECT_DOUBLE_EQ(model.cost(0, ddp, 3).transient_bytes, 3 * 1e7);
 }
 
+TEST(CollectiveCalls, RingStepsAndTheReplicatedPart) {
+  EXPECT_EQ(ring_steps(CollectiveKind::all_gather, 8), 7);
+  EXPECT_EQ(ring_steps(CollectiveKind::reduce_scatter, 8), 7);
+  EXPECT_EQ(ring_steps(CollectiveKind::all_reduce, 8), 14);
+  EXPECT_EQ(ring_steps(CollectiveKind::all_reduce, 1), 0);
+  const OperatorChoice split{"w", {I, I, G}, true, 4, 3, true};
+  const OperatorChoice replicated = split.replicated_part();
+  EXPECT_EQ(replicated.name, "w");
+  EXPECT_EQ(replicated.scopes.name(), "NNN");
+  EXPECT_FALSE(replicated.secondary_parameter_partition);
+  EXPECT_EQ(replicated.slices, 1);
+  EXPECT_EQ(replicated.sharded_slices, 0);
+  EXPECT_TRUE(replicated.checkpoint);
+}
+
+TEST(CollectiveCalls, PaRoTable3ListsPerStage) {
+  using Stage = CollectiveCall::Stage;
+  const StateBytesPerParameter bytes;  // 2 + 2 + 12
+  // ZeRO++ hpZ, checkpointed: forward gathers globally, recompute and backward from the intra-group shard.
+  const auto zpp = micro_step_collectives({"w", {G, G, G}, true, 1, 1, true}, 1e9, true, bytes);
+  ASSERT_EQ(zpp.size(), 4U);
+  EXPECT_EQ(zpp[0].stage, Stage::forward_gather);
+  EXPECT_EQ(zpp[0].group, GroupKind::global);
+  EXPECT_EQ(zpp[1].stage, Stage::recompute_gather);
+  EXPECT_EQ(zpp[1].group, GroupKind::intra);
+  EXPECT_EQ(zpp[2].stage, Stage::backward_gather);
+  EXPECT_EQ(zpp[2].group, GroupKind::intra);
+  EXPECT_EQ(zpp[3].stage, Stage::gradient_reduce);
+  EXPECT_EQ(zpp[3].kind, CollectiveKind::reduce_scatter);
+  EXPECT_DOUBLE_EQ(zpp[3].total_bytes, 2e9);
+  // A frozen operator reduces nothing and has nothing to do at the update.
+  EXPECT_EQ(micro_step_collectives({"w", {N, G, G}, false, 1, 1, false}, 1e9, false, bytes).size(), 0U);
+  EXPECT_TRUE(iteration_collectives({"w", {N, N, G}, false, 1, 1, false}, 1e9, false, bytes, 8).empty());
+  // PaRO-NIG: inter-group reduce-scatter of Psi/M, then the rebuild inter-group (Psi/M) and intra-group.
+  const auto nig = iteration_collectives({"w", {N, I, G}, false, 1, 1, false}, 1e9, true, bytes, 8);
+  ASSERT_EQ(nig.size(), 3U);
+  EXPECT_EQ(nig[0].stage, Stage::update_sync);
+  EXPECT_EQ(nig[0].kind, CollectiveKind::reduce_scatter);
+  EXPECT_EQ(nig[0].group, GroupKind::inter);
+  EXPECT_DOUBLE_EQ(nig[0].total_bytes, 2e9 / 8);
+  EXPECT_EQ(nig[1].stage, Stage::update_rebuild);
+  EXPECT_EQ(nig[1].group, GroupKind::inter);
+  EXPECT_DOUBLE_EQ(nig[1].total_bytes, 2e9 / 8);
+  EXPECT_EQ(nig[2].group, GroupKind::intra);
+  EXPECT_DOUBLE_EQ(nig[2].total_bytes, 2e9);
+}
+
 }  // namespace
 }  // namespace shardscope

@@ -1,0 +1,45 @@
+// The collectives each sharding choice makes for one slice (PaRO Table 3): the cost model prices these
+// lists and the iteration program orders them into tasks, so both read this one definition.
+#pragma once
+
+#include <vector>
+
+#include "planner/core/plan.hpp"
+#include "planner/core/training_config.hpp"
+#include "planner/cost/collective_cost.hpp"
+
+namespace shardscope {
+
+// One collective the plan executes for one sharded slice, with the stage it belongs to.
+struct CollectiveCall {
+  enum class Stage {
+    forward_gather,
+    recompute_gather,
+    backward_gather,
+    gradient_reduce,
+    update_sync,
+    update_rebuild
+  };
+  Stage stage;
+  CollectiveKind kind;
+  GroupKind group;
+  double total_bytes;
+};
+
+// Every micro-step, for one slice of `slice_parameters` kept with `choice`'s scopes: the parameter
+// all-gathers for forward, (recompute of a checkpointed operator) and backward, then the gradient
+// reduce-scatter of a sharded gradient scope.
+std::vector<CollectiveCall> micro_step_collectives(const OperatorChoice& choice, double slice_parameters,
+                                                   bool trainable, const StateBytesPerParameter& state_bytes);
+
+// Once per iteration, for the same slice: the gradient synchronisation once the micro-steps are
+// accumulated, then the rebuild of the parameter scope from the updated optimizer shard. `group_size` is
+// M, the GPUs of one group.
+std::vector<CollectiveCall> iteration_collectives(const OperatorChoice& choice, double slice_parameters,
+                                                  bool trainable, const StateBytesPerParameter& state_bytes,
+                                                  int group_size);
+
+// Seconds of a list of calls executed one after the other.
+double total_seconds(const CollectiveCost& cost, const std::vector<CollectiveCall>& calls);
+
+}  // namespace shardscope
