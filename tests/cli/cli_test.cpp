@@ -193,11 +193,15 @@ TEST(Cli, PlanProgressFlagPrintsPlainLinesOnStderrAndLeavesStdoutAlone) {
 }
 
 TEST(Cli, PlanInterruptedByCtrlCExits130AndWritesNoPlan) {
-  // A plan that takes many seconds: wide W&S layers, every batch size up to 512, all baselines.
-  const std::string path = write_temp("long.yaml",
-                                      "model: {preset: nd-96x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
-                                      "training: {memory_limit: 24GB, runtime_reserve: 512MiB, "
-                                      "max_micro_batch: 512}\n");
+  // A plan that takes seconds (350 layers, batch sizes up to 4096, all baselines), so it is still running
+  // when the signal comes; a working Ctrl-C ends it at once.
+  const std::string path =
+      write_temp("long.yaml",
+                 "model:\n  transformer:\n    stages:\n"
+                 "      - {layers: 200, hidden: 1024}\n      - {layers: 100, hidden: 1536}\n"
+                 "      - {layers: 50, hidden: 2048}\n"
+                 "    heads: 16\n    vocab: 50257\n    sequence_length: 1024\n"
+                 "cluster: {preset: dgx-h100}\ntraining: {max_micro_batch: 4096}\n");
   const std::string out = write_temp("interrupted.json", "");
   int err_pipe[2];
   ASSERT_EQ(::pipe(err_pipe), 0);
