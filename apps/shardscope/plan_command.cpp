@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "apps/shardscope/commands.hpp"
@@ -131,6 +132,20 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
   table.print(os);
 }
 
+// Plans with progress on stderr (progress_style) while Ctrl-C cancels; nullopt when it was cancelled.
+std::optional<PlanReport> plan_with_progress(const Scenario& scenario, const Calibration& calibration,
+                                             bool with_baselines, bool force_progress) {
+  const InterruptFlag interrupt;
+  ProgressPrinter printer(std::cerr, progress_style(force_progress), interrupt);
+  try {
+    PlanReport report = plan_scenario(scenario, calibration, with_baselines, &printer);
+    printer.close(true);
+    return report;
+  } catch (const PlanCancelled&) {
+    return std::nullopt;  // the printer's destructor clears its line
+  }
+}
+
 }  // namespace
 
 Registered register_plan(CLI::App& app) {
@@ -159,24 +174,17 @@ Registered register_plan(CLI::App& app) {
               out.open(opts->out);
               if (!out) throw std::runtime_error("cannot write " + opts->out);
             }
-            PlanReport report;
-            {
-              // Ctrl-C stops planning at the next batch size: exit 130, and no plan file.
-              const InterruptFlag interrupt;
-              ProgressPrinter printer(std::cerr, progress_style(opts->progress), interrupt);
-              try {
-                report = plan_scenario(scenario, calibration, !opts->no_baselines, &printer);
-              } catch (const PlanCancelled&) {
-                printer.close(false);
-                if (out.is_open()) {
-                  out.close();
-                  std::filesystem::remove(opts->out);
-                }
-                std::cerr << "interrupted: planning cancelled, no plan written\n";
-                return 130;
+            const std::optional<PlanReport> planned =
+                plan_with_progress(scenario, calibration, !opts->no_baselines, opts->progress);
+            if (!planned) {  // Ctrl-C: exit 130, and no plan file
+              if (out.is_open()) {
+                out.close();
+                std::filesystem::remove(opts->out);
               }
-              printer.close(true);
+              std::cerr << "interrupted: planning cancelled, no plan written\n";
+              return 130;
             }
+            const PlanReport& report = *planned;
             const auto json = report_to_json(report, scenario);
             if (out.is_open()) {
               out << json.dump(2) << "\n";
