@@ -167,16 +167,20 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
                              ProgressMeter& meter) {
   StrategyResult result;
   result.strategy = space.name;
-  const auto step_at = [&](std::int64_t b) { return TrainingStep{b, accumulation_steps_for(scenario, b)}; };
+  const auto step_at = [&](std::size_t k) {
+    return TrainingStep{micro_batches[k], accumulation_steps_for(scenario, micro_batches[k])};
+  };
+  // The first batch size's instance (built once, scanned first) gives the smallest memory any plan needs.
+  PlanInstance inst;
   if (!micro_batches.empty()) {
-    result.minimum_memory_bytes = minimum_memory_bytes(
-        space, build_instance(scenario, calibration, space, step_at(micro_batches.front())));
+    inst = build_instance(scenario, calibration, space, step_at(0));
+    result.minimum_memory_bytes = minimum_memory_bytes(space, inst);
   }
   double best_throughput = 0;
   for (std::size_t k = 0; k < micro_batches.size(); ++k) {
     meter.check_cancelled();
-    const TrainingStep step = step_at(micro_batches[k]);
-    const PlanInstance inst = build_instance(scenario, calibration, space, step);
+    const TrainingStep step = step_at(k);
+    if (k > 0) inst = build_instance(scenario, calibration, space, step);
     const BatchOutcome outcome =
         space.uniform ? solve_uniform(inst) : solve_per_operator(inst, best_throughput);
     result.solver_cells += outcome.solver_cells;
