@@ -10,10 +10,23 @@
 
 namespace shardscope::cli {
 
-enum class ExitStatus { ok = 0, failure = 1, bad_input = 2, nothing_fits = 3, simulation_failed = 4 };
+enum class ExitStatus {
+  ok = 0,
+  failure = 1,
+  bad_input = 2,
+  nothing_fits = 3,
+  simulation_failed = 4,
+  interrupted = 130  // the shell's 128 + SIGINT
+};
 
 // Thrown by a command when no plan (or not the requested strategy) fits the memory limit; exits 3.
 class NothingFits : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Thrown by a command that stopped on Ctrl-C (after cleaning up what it wrote); exits 130.
+class Interrupted : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -37,5 +50,6 @@ struct shardscope::EnumNames<shardscope::cli::ExitStatus> {
       {S::bad_input, "bad-input", "bad input: a scenario, plan, cluster or calibration file, or an option"},
       {S::nothing_fits, "nothing-fits", "no plan (or not the requested strategy) fits the memory limit"},
       {S::simulation_failed, "simulation-failed", "the simulation failed"},
+      {S::interrupted, "interrupted", "interrupted by Ctrl-C; nothing was written"},
   };
 };

@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
       c.run();
       return to_int(ExitStatus::ok);
     }
+  } catch (const shardscope::cli::Interrupted& e) {
+    std::cerr << "interrupted: " << e.what() << "\n";
+    return to_int(ExitStatus::interrupted);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return to_int(shardscope::cli::exit_status_for(e));

@@ -1,16 +1,19 @@
-// `shardscope plan SCENARIO [--json] [--out plan.json] [--no-baselines]`: the optimal plan, bounds,
-// baselines.
+// `shardscope plan SCENARIO [--json] [--out plan.json] [--no-baselines] [--progress]`: the optimal plan,
+// bounds, baselines; progress on stderr, Ctrl-C cancels.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/plan_progress.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/calibration.hpp"
 #include "planner/core/units.hpp"
@@ -97,8 +100,9 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
   os << "\nBatch sizes scanned (" << best.batches.size() << ")\n\n";
   Table batches({"micro-batch", "steps", "status", "iteration", "samples/s", "peak memory"});
   for (const BatchRow& row : best.batches) {
-    const bool solved = row.status == "solved";
-    batches.add({std::to_string(row.micro_batch), std::to_string(row.gradient_accumulation_steps), row.status,
+    const bool solved = row.status == BatchStatus::solved;
+    batches.add({std::to_string(row.micro_batch), std::to_string(row.gradient_accumulation_steps),
+                 std::string(batch_status_name(row.status)),
                  solved ? format_duration(row.iteration_seconds) : "-",
                  solved ? fixed(row.samples_per_second, 2) : "-",
                  solved ? format_bytes(row.peak_memory_bytes) : "-"});
@@ -129,6 +133,20 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
   table.print(os);
 }
 
+// Plans with progress on stderr (progress_style) while Ctrl-C cancels; nullopt when it was cancelled.
+std::optional<PlanReport> plan_with_progress(const Scenario& scenario, const Calibration& calibration,
+                                             bool with_baselines, bool force_progress) {
+  const InterruptFlag interrupt;
+  ProgressPrinter printer(std::cerr, progress_style(force_progress), interrupt);
+  try {
+    PlanReport report = plan_scenario(scenario, calibration, with_baselines, &printer);
+    printer.close(true);
+    return report;
+  } catch (const PlanCancelled&) {
+    return std::nullopt;  // the printer's destructor clears its line
+  }
+}
+
 }  // namespace
 
 Registered register_plan(CLI::App& app) {
@@ -138,12 +156,16 @@ Registered register_plan(CLI::App& app) {
     bool json = false;
     std::string out;
     bool no_baselines = false;
+    bool progress = false;
   };
   auto opts = std::make_shared<Options>();
   cmd->add_option("scenario", opts->scenario, "Scenario YAML file")->required();
   cmd->add_flag("--json", opts->json, "Print the report as JSON");
   cmd->add_option("--out", opts->out, "Also write the plan report (JSON) to this file");
   cmd->add_flag("--no-baselines", opts->no_baselines, "Skip the baseline strategies");
+  cmd->add_flag("--progress", opts->progress,
+                "Print progress lines on stderr even when it is not a terminal (a terminal gets an updating "
+                "line anyway)");
   return {cmd, [opts]() {
             const Scenario scenario = load_scenario_file(opts->scenario);
             const Calibration calibration = scenario_calibration(scenario.planner.calibration_file);
@@ -153,7 +175,16 @@ Registered register_plan(CLI::App& app) {
               out.open(opts->out);
               if (!out) throw std::runtime_error("cannot write " + opts->out);
             }
-            const PlanReport report = plan_scenario(scenario, calibration, !opts->no_baselines);
+            const std::optional<PlanReport> planned =
+                plan_with_progress(scenario, calibration, !opts->no_baselines, opts->progress);
+            if (!planned) {  // Ctrl-C: exit 130, and no plan file
+              if (out.is_open()) {
+                out.close();
+                std::filesystem::remove(opts->out);
+              }
+              throw Interrupted("planning cancelled, no plan written");
+            }
+            const PlanReport& report = *planned;
             const auto json = report_to_json(report, scenario);
             if (out.is_open()) {
               out << json.dump(2) << "\n";

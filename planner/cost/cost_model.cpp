@@ -8,9 +8,15 @@
 namespace shardscope {
 
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calibration& calibration) {
+  return make_cost_model(scenario, calibration, scenario.training.gradient_accumulation_steps);
+}
+
+std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calibration& calibration,
+                                           int accumulation_steps) {
   validate_scenario(scenario);  // no model divides by an unresolved group size or a zero bandwidth
+  // The paper model prices one micro-step per worker: accumulation does not enter it.
   if (scenario.planner.cost_model == CostModelKind::paper) return std::make_unique<PaperCostModel>(scenario);
-  return std::make_unique<TopologyCostModel>(scenario, calibration);
+  return std::make_unique<TopologyCostModel>(scenario, calibration, accumulation_steps);
 }
 
 }  // namespace shardscope

@@ -47,5 +47,9 @@ class CostModel {
 // The model the scenario asks for (planner.cost_model), with its calibration. Throws InputError when the
 // paper model lacks per-operator coefficients.
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calibration& calibration);
+// The same model pricing iterations of `accumulation_steps` micro-steps instead of the scenario's own count
+// (the planner prices every batch size of one scenario without copying it).
+std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calibration& calibration,
+                                           int accumulation_steps);
 
 }  // namespace shardscope

@@ -7,8 +7,13 @@
 
 namespace shardscope {
 TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration& calibration)
+    : TopologyCostModel(scenario, calibration, scenario.training.gradient_accumulation_steps) {}
+
+TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration& calibration,
+                                     int accumulation_steps)
     : scenario_(scenario),
       calibration_(calibration),
+      accumulation_steps_(accumulation_steps),
       collectives_(scenario.cluster, scenario.training.group_size, calibration),
       compute_(scenario.cluster, scenario.training.precision, calibration),
       state_(state_bytes_per_parameter(scenario.training.precision, scenario.training.optimizer)),
@@ -16,8 +21,7 @@ TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration
           static_cast<double>(scenario.training.runtime_reserve_bytes))) {}
 
 double TopologyCostModel::samples_per_iteration(std::int64_t micro_batch) const {
-  return static_cast<double>(micro_batch) * scenario_.training.gradient_accumulation_steps *
-         scenario_.cluster.gpus();
+  return static_cast<double>(micro_batch) * accumulation_steps_ * scenario_.cluster.gpus();
 }
 
 double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, double params,
@@ -80,7 +84,7 @@ std::vector<std::size_t> TopologyCostModel::cost_classes() const {
 ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, std::int64_t b) const {
   const Operator& op = scenario_.model.operators[op_index];
   const double samples = static_cast<double>(b);
-  const int steps = scenario_.training.gradient_accumulation_steps;
+  const int steps = accumulation_steps_;
   const double slice = static_cast<double>(op.parameters) / c.slices;
 
   // Per micro-step, in two passes: forward (compute, its gathers) and backward (recompute, backward compute,

@@ -14,6 +14,8 @@ namespace shardscope {
 class TopologyCostModel : public CostModel {
  public:
   TopologyCostModel(const Scenario& scenario, const Calibration& calibration);
+  // Iterations of `accumulation_steps` micro-steps instead of the scenario's gradient_accumulation_steps.
+  TopologyCostModel(const Scenario& scenario, const Calibration& calibration, int accumulation_steps);
 
   ItemCost cost(std::size_t op_index, const OperatorChoice& choice, std::int64_t micro_batch) const override;
   MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
@@ -37,6 +39,7 @@ class TopologyCostModel : public CostModel {
  private:
   const Scenario& scenario_;  // the caller keeps the scenario alive while the model is used
   Calibration calibration_;   // owned: callers often pass a temporary
+  int accumulation_steps_;    // micro-steps per iteration
   CollectiveCost collectives_;
   ComputeModel compute_;
   StateBytesPerParameter state_;

@@ -58,7 +58,7 @@ Json batches_json(const std::vector<BatchRow>& rows) {
   for (const BatchRow& r : rows) {
     out.push_back({{"micro_batch", r.micro_batch},
                    {"gradient_accumulation_steps", r.gradient_accumulation_steps},
-                   {"status", r.status},
+                   {"status", std::string(batch_status_name(r.status))},
                    {"iteration_seconds", r.iteration_seconds},
                    {"samples_per_second", r.samples_per_second},
                    {"peak_memory_bytes", r.peak_memory_bytes},

@@ -46,15 +46,196 @@ double lp_time_bound(const McProblem& p) {
   return best;
 }
 
-Plan make_plan(const SearchSpace& space, const PlanInstance& inst, const std::vector<int>& picks,
-               std::int64_t b, int accumulation) {
+// The plan of one solved batch size, with the predicted figures of its row.
+Plan make_plan(const Scenario& scenario, const SearchSpace& space, const PlanInstance& inst,
+               const std::vector<int>& picks, const BatchRow& row) {
   Plan plan;
   plan.strategy = space.name;
-  plan.micro_batch = b;
-  plan.gradient_accumulation_steps = accumulation;
+  plan.micro_batch = row.micro_batch;
+  plan.gradient_accumulation_steps = row.gradient_accumulation_steps;
   for (std::size_t c = 0; c < picks.size(); ++c)
     plan.operators.push_back(inst.choices[c][static_cast<std::size_t>(picks[c])]);
+  plan.predicted.iteration_seconds = row.iteration_seconds;
+  plan.predicted.samples_per_second = row.samples_per_second;
+  plan.predicted.tokens_per_second =
+      row.samples_per_second * static_cast<double>(scenario.model.sequence_length);
+  plan.predicted.peak_memory_bytes = row.peak_memory_bytes;
   return plan;
+}
+
+// What one batch size's solve found; picks index each class's items when solved.
+struct BatchOutcome {
+  BatchStatus status = BatchStatus::does_not_fit;
+  std::vector<int> picks;
+  double seconds = kInf;
+  double lower_bound_seconds = 0;
+  std::int64_t solver_cells = 0;
+};
+
+// Whole-model strategy: every operator takes the same option (all classes list them alike); the fastest that
+// fits is exact, so it is its own lower bound.
+BatchOutcome solve_uniform(const PlanInstance& inst) {
+  BatchOutcome out;
+  for (std::size_t j = 0; j < inst.problem.classes[0].size(); ++j) {
+    std::vector<int> candidate(inst.problem.classes.size(), static_cast<int>(j));
+    if (selection_peak_bytes(inst.problem, candidate) > inst.problem.capacity_bytes) continue;
+    const double seconds = selection_seconds(inst.problem, candidate);
+    if (seconds < out.seconds) {
+      out.seconds = seconds;
+      out.picks = std::move(candidate);
+    }
+  }
+  if (out.picks.empty()) return out;
+  out.status = BatchStatus::solved;
+  out.lower_bound_seconds = out.seconds;
+  return out;
+}
+
+// Per-operator strategy: the exact knapsack, skipped (pruned) when the LP bound cannot beat best_throughput.
+BatchOutcome solve_per_operator(const PlanInstance& inst, double best_throughput) {
+  BatchOutcome out;
+  if (minimum_peak(inst.problem) > inst.problem.capacity_bytes) return out;
+  const double lp = lp_time_bound(inst.problem);
+  if (best_throughput > 0 && inst.samples_per_iteration / lp <= best_throughput) {
+    out.status = BatchStatus::pruned;
+    out.lower_bound_seconds = lp;
+    return out;
+  }
+  const McSolution sol = solve_dp(inst.problem);
+  out.solver_cells = sol.explored;
+  if (!sol.feasible) return out;
+  out.status = BatchStatus::solved;
+  out.seconds = sol.seconds;
+  out.lower_bound_seconds = sol.lower_bound_seconds;
+  out.picks = sol.picks;
+  return out;
+}
+
+// The smallest peak memory per GPU any plan of the space needs in this instance, runtime reserve included.
+double minimum_memory_bytes(const SearchSpace& space, const PlanInstance& inst) {
+  if (!space.uniform) return minimum_peak(inst.problem) + inst.fixed_bytes;
+  double peak = kInf;
+  for (std::size_t j = 0; j < inst.problem.classes[0].size(); ++j) {
+    const std::vector<int> candidate(inst.problem.classes.size(), static_cast<int>(j));
+    peak = std::min(peak, selection_peak_bytes(inst.problem, candidate));
+  }
+  return peak + inst.fixed_bytes;
+}
+
+BatchRow batch_row(TrainingStep step, const PlanInstance& inst, const BatchOutcome& outcome) {
+  BatchRow row;
+  row.micro_batch = step.micro_batch;
+  row.gradient_accumulation_steps = step.accumulation_steps;
+  row.status = outcome.status;
+  if (outcome.status == BatchStatus::pruned) row.lower_bound_seconds = outcome.lower_bound_seconds;
+  if (outcome.status != BatchStatus::solved) return row;
+  row.iteration_seconds = outcome.seconds;
+  row.samples_per_second = inst.samples_per_iteration / outcome.seconds;
+  row.peak_memory_bytes = selection_peak_bytes(inst.problem, outcome.picks) + inst.fixed_bytes;
+  row.lower_bound_seconds = outcome.lower_bound_seconds;
+  return row;
+}
+
+// Turns batch boundaries into observer calls: the cancellation check and a fraction of `total_units` that
+// only grows (one unit per batch size of each strategy, plus any final step the caller adds).
+class ProgressMeter {
+ public:
+  ProgressMeter(PlanObserver& observer, std::size_t total_units) : observer_(observer), total_(total_units) {}
+  PlanObserver& observer() const { return observer_; }
+  void check_cancelled() const {
+    if (observer_.cancelled()) throw PlanCancelled();
+  }
+  void advance(std::size_t units) {
+    if (units == 0) return;
+    done_ = std::min(total_, done_ + units);
+    observer_.progress(done_ == total_ ? 1.0 : static_cast<double>(done_) / static_cast<double>(total_));
+  }
+  // Reports the rest, so the last report is exactly 1 (also for a call that had no units at all).
+  void finish() {
+    if (done_ < total_) advance(total_ - done_);
+    if (total_ == 0) observer_.progress(1.0);
+  }
+
+ private:
+  PlanObserver& observer_;
+  std::size_t total_;
+  std::size_t done_ = 0;
+};
+
+StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibration,
+                             const SearchSpace& space, const std::vector<std::int64_t>& micro_batches,
+                             ProgressMeter& meter) {
+  StrategyResult result;
+  result.strategy = space.name;
+  const auto step_at = [&](std::size_t k) {
+    return TrainingStep{micro_batches[k], accumulation_steps_for(scenario, micro_batches[k])};
+  };
+  // The first batch size's instance (built once, scanned first) gives the smallest memory any plan needs.
+  PlanInstance inst;
+  if (!micro_batches.empty()) {
+    inst = build_instance(scenario, calibration, space, step_at(0));
+    result.minimum_memory_bytes = minimum_memory_bytes(space, inst);
+  }
+  double best_throughput = 0;
+  for (std::size_t k = 0; k < micro_batches.size(); ++k) {
+    meter.check_cancelled();
+    const TrainingStep step = step_at(k);
+    if (k > 0) inst = build_instance(scenario, calibration, space, step);
+    const BatchOutcome outcome =
+        space.uniform ? solve_uniform(inst) : solve_per_operator(inst, best_throughput);
+    result.solver_cells += outcome.solver_cells;
+    const BatchRow row = batch_row(step, inst, outcome);
+    result.batches.push_back(row);
+    meter.observer().batch_solved(space.name, row);
+    if (row.status == BatchStatus::does_not_fit) {
+      meter.advance(micro_batches.size() - k);  // memory only grows with the batch: the scan ends here
+      break;
+    }
+    meter.advance(1);
+    if (row.status == BatchStatus::solved && row.samples_per_second > best_throughput) {
+      best_throughput = row.samples_per_second;
+      result.fits = true;
+      result.lower_bound_seconds = row.lower_bound_seconds;
+      result.plan = make_plan(scenario, space, inst, outcome.picks, row);
+    }
+  }
+  if (!result.fits) {
+    result.shortfall_bytes =
+        result.minimum_memory_bytes - static_cast<double>(scenario.training.memory_limit_bytes);
+    return result;
+  }
+  record_plan_configuration(result.plan, scenario, calibration);
+  const std::unique_ptr<CostModel> model =
+      make_cost_model(scenario, calibration, result.plan.gradient_accumulation_steps);
+  for (std::size_t i = 0; i < result.plan.operators.size(); ++i) {
+    const OperatorChoice& c = result.plan.operators[i];
+    result.operator_costs.push_back(
+        {model->cost(i, c, result.plan.micro_batch), model->memory(i, c, result.plan.micro_batch)});
+  }
+  return result;
+}
+
+// The spaces plan_scenario scans, in order: the product's, then the baselines the cost model supports.
+std::vector<SearchSpace> scenario_spaces(const Scenario& scenario, bool with_baselines) {
+  const bool paper = scenario.planner.cost_model == CostModelKind::paper;
+  std::vector<SearchSpace> spaces{paper ? osdp_space(scenario.training, true)
+                                        : full_space(scenario.training)};
+  if (!with_baselines) return spaces;
+  for (SearchSpace& space : baseline_spaces(scenario.training)) {
+    const bool paper_only_scopes =
+        space.scopes.size() <= 2 &&
+        std::all_of(space.scopes.begin(), space.scopes.end(),
+                    [](const Scopes& s) { return s.name() == "NNN" || s.name() == "GGG"; }) &&
+        !space.secondary_parameter_partition;
+    if (paper && !paper_only_scopes) continue;  // the paper model knows only DP and ZDP
+    spaces.push_back(std::move(space));
+  }
+  return spaces;
+}
+
+PlanObserver& observer_or_default(PlanObserver* observer) {
+  static PlanObserver silent;
+  return observer != nullptr ? *observer : silent;
 }
 
 }  // namespace
@@ -66,20 +247,40 @@ int accumulation_steps_for(const Scenario& s, std::int64_t micro_batch) {
   return static_cast<int>(s.training.global_batch / per_step);
 }
 
+std::string_view batch_status_name(BatchStatus status) {
+  switch (status) {
+    case BatchStatus::solved:
+      return "solved";
+    case BatchStatus::pruned:
+      return "pruned";
+    case BatchStatus::does_not_fit:
+      return "does-not-fit";
+  }
+  return "unknown";
+}
+
 PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
                             const SearchSpace& space, std::int64_t micro_batch) {
-  const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration);
+  return build_instance(scenario, calibration, space,
+                        TrainingStep{micro_batch, scenario.training.gradient_accumulation_steps});
+}
+
+PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
+                            const SearchSpace& space, TrainingStep step) {
+  const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration, step.accumulation_steps);
   PlanInstance inst;
   inst.fixed_bytes = model->fixed_bytes();
-  inst.samples_per_iteration = model->samples_per_iteration(micro_batch);
+  inst.samples_per_iteration = model->samples_per_iteration(step.micro_batch);
   inst.problem.capacity_bytes = static_cast<double>(scenario.training.memory_limit_bytes) - inst.fixed_bytes;
-  // Operators of one cost class (the model's key) that enumerate the same choices share their item lists.
+  // Operators of one cost class (the model's key) that enumerate the same choices (splittable or not) share
+  // their item lists: the first of each shape is priced, later ones copy its class under their own names.
+  using Shape = std::pair<std::size_t, bool>;  // cost class, splittable
   const std::vector<std::size_t> cost_class = model->cost_classes();
-  std::map<std::pair<std::size_t, bool>, std::size_t> first_of_shape;
+  std::map<Shape, std::size_t> class_of_shape;  // shape -> index of its first class in inst.problem
   for (std::size_t i = 0; i < scenario.model.operators.size(); ++i) {
     const Operator& op = scenario.model.operators[i];
-    const std::pair<std::size_t, bool> shape{cost_class[i], op.splittable};
-    if (auto it = first_of_shape.find(shape); it != first_of_shape.end()) {
+    const Shape shape{cost_class[i], op.splittable};
+    if (auto it = class_of_shape.find(shape); it != class_of_shape.end()) {
       inst.problem.classes.push_back(inst.problem.classes[it->second]);
       std::vector<OperatorChoice> choices = inst.choices[it->second];
       for (OperatorChoice& c : choices) c.name = op.name;
@@ -87,129 +288,42 @@ PlanInstance build_instance(const Scenario& scenario, const Calibration& calibra
       continue;
     }
     std::vector<OperatorChoice> choices = enumerate_choices(space, op);
-    std::vector<McItem> items;
+    McProblem priced;  // this one operator's items, one per choice
+    priced.classes.emplace_back();
     for (const OperatorChoice& c : choices) {
-      const ItemCost cost = model->cost(i, c, micro_batch);
-      items.push_back({cost.seconds, cost.resident_bytes, cost.transient_bytes});
+      const ItemCost cost = model->cost(i, c, step.micro_batch);
+      priced.classes[0].push_back({cost.seconds, cost.resident_bytes, cost.transient_bytes});
     }
-    McProblem single;
-    single.classes.push_back(std::move(items));
-    if (!space.uniform) {
-      const auto kept = remove_dominated(single);
-      std::vector<OperatorChoice> filtered;
-      for (int k : kept[0]) filtered.push_back(choices[static_cast<std::size_t>(k)]);
-      choices = std::move(filtered);
+    if (!space.uniform) {  // a uniform space needs every choice in every class, dominated or not
+      const std::vector<std::vector<int>> undominated = remove_dominated(priced);
+      std::vector<OperatorChoice> kept;
+      for (int k : undominated[0]) kept.push_back(choices[static_cast<std::size_t>(k)]);
+      choices = std::move(kept);
     }
-    first_of_shape.emplace(shape, inst.problem.classes.size());
-    inst.problem.classes.push_back(std::move(single.classes[0]));
+    class_of_shape.emplace(shape, inst.problem.classes.size());
+    inst.problem.classes.push_back(std::move(priced.classes[0]));
     inst.choices.push_back(std::move(choices));
   }
   return inst;
 }
 
-StrategyResult plan_strategy(const Scenario& base, const Calibration& calibration, const SearchSpace& space) {
-  validate_scenario(base);
-  StrategyResult result;
-  result.strategy = space.name;
-  double best_throughput = 0;
-  double best_lower = 0;
-  bool first = true;
-  for (std::int64_t b : batch_candidates(base)) {
-    Scenario scenario = base;
-    scenario.training.gradient_accumulation_steps = accumulation_steps_for(base, b);
-    const PlanInstance inst = build_instance(scenario, calibration, space, b);
-    BatchRow row;
-    row.micro_batch = b;
-    row.gradient_accumulation_steps = scenario.training.gradient_accumulation_steps;
-
-    std::vector<int> picks;
-    double seconds = kInf, lower = 0;
-    if (space.uniform) {
-      // Whole-model strategy: every operator takes the same option (all classes list them alike).
-      double min_peak = kInf;
-      for (std::size_t j = 0; j < inst.problem.classes[0].size(); ++j) {
-        std::vector<int> candidate(inst.problem.classes.size(), static_cast<int>(j));
-        const double peak = selection_peak_bytes(inst.problem, candidate);
-        min_peak = std::min(min_peak, peak);
-        if (peak > inst.problem.capacity_bytes) continue;
-        const double s = selection_seconds(inst.problem, candidate);
-        if (s < seconds) {
-          seconds = s;
-          picks = candidate;
-        }
-      }
-      lower = seconds;
-      if (first) result.minimum_memory_bytes = min_peak + inst.fixed_bytes;
-    } else {
-      const double min_peak = minimum_peak(inst.problem);
-      if (first) result.minimum_memory_bytes = min_peak + inst.fixed_bytes;
-      if (min_peak <= inst.problem.capacity_bytes) {
-        const double lp = lp_time_bound(inst.problem);
-        if (best_throughput > 0 && inst.samples_per_iteration / lp <= best_throughput) {
-          row.status = "pruned";
-          row.lower_bound_seconds = lp;
-          result.batches.push_back(row);
-          first = false;
-          continue;
-        }
-        const McSolution sol = solve_dp(inst.problem);
-        result.solver_cells += sol.explored;
-        if (sol.feasible) {
-          seconds = sol.seconds;
-          lower = sol.lower_bound_seconds;
-          picks = sol.picks;
-        }
-      }
-    }
-    first = false;
-    if (picks.empty()) {
-      row.status = "does-not-fit";
-      result.batches.push_back(row);
-      break;  // memory only grows with the batch
-    }
-    row.status = "solved";
-    row.iteration_seconds = seconds;
-    row.samples_per_second = inst.samples_per_iteration / seconds;
-    row.peak_memory_bytes = selection_peak_bytes(inst.problem, picks) + inst.fixed_bytes;
-    row.lower_bound_seconds = lower;
-    result.batches.push_back(row);
-    if (row.samples_per_second > best_throughput) {
-      best_throughput = row.samples_per_second;
-      best_lower = lower;
-      result.fits = true;
-      result.plan = make_plan(space, inst, picks, b, scenario.training.gradient_accumulation_steps);
-      result.plan.predicted.iteration_seconds = seconds;
-      result.plan.predicted.samples_per_second = row.samples_per_second;
-      result.plan.predicted.tokens_per_second =
-          row.samples_per_second * static_cast<double>(scenario.model.sequence_length);
-      result.plan.predicted.peak_memory_bytes = row.peak_memory_bytes;
-    }
-  }
-  result.lower_bound_seconds = best_lower;
-  if (result.fits) {
-    record_plan_configuration(result.plan, base, calibration);
-    Scenario at = base;
-    at.training.gradient_accumulation_steps = result.plan.gradient_accumulation_steps;
-    const std::unique_ptr<CostModel> model = make_cost_model(at, calibration);
-    for (std::size_t i = 0; i < result.plan.operators.size(); ++i) {
-      const OperatorChoice& c = result.plan.operators[i];
-      result.operator_costs.push_back(
-          {model->cost(i, c, result.plan.micro_batch), model->memory(i, c, result.plan.micro_batch)});
-    }
-  }
-  if (!result.fits) {
-    result.shortfall_bytes =
-        result.minimum_memory_bytes - static_cast<double>(base.training.memory_limit_bytes);
-  }
+StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibration,
+                             const SearchSpace& space, PlanObserver* observer) {
+  validate_scenario(scenario);
+  const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);
+  ProgressMeter meter(observer_or_default(observer), micro_batches.size());
+  meter.check_cancelled();
+  meter.observer().strategy_started(space.name, 0, 1);
+  StrategyResult result = scan_strategy(scenario, calibration, space, micro_batches, meter);
+  meter.finish();
   return result;
 }
 
 PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
   validate_scenario(scenario);
   (void)check_plan_configuration(plan, scenario, calibration);  // callers that show warnings check first
-  Scenario at = scenario;
-  at.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
-  const std::unique_ptr<CostModel> model = make_cost_model(at, calibration);
+  const std::unique_ptr<CostModel> model =
+      make_cost_model(scenario, calibration, plan.gradient_accumulation_steps);
   McProblem problem;
   std::vector<int> picks;
   PlanPrediction out;
@@ -225,33 +339,38 @@ PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibr
   return out;
 }
 
-PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines) {
+PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines,
+                         PlanObserver* observer) {
+  validate_scenario(scenario);
+  const std::vector<SearchSpace> spaces = scenario_spaces(scenario, with_baselines);
+  const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);
+  // One unit per batch size of every strategy, and one for the Pareto front.
+  ProgressMeter meter(observer_or_default(observer), spaces.size() * micro_batches.size() + 1);
   PlanReport report;
-  const bool paper = scenario.planner.cost_model == CostModelKind::paper;
-  const SearchSpace main_space = paper ? osdp_space(scenario.training, true) : full_space(scenario.training);
-  report.best = plan_strategy(scenario, calibration, main_space);
-  if (with_baselines) {
-    for (const SearchSpace& space : baseline_spaces(scenario.training)) {
-      const bool paper_only_scopes =
-          space.scopes.size() <= 2 &&
-          std::all_of(space.scopes.begin(), space.scopes.end(),
-                      [](const Scopes& s) { return s.name() == "NNN" || s.name() == "GGG"; }) &&
-          !space.secondary_parameter_partition;
-      if (paper && !paper_only_scopes) continue;  // the paper model knows only DP and ZDP
-      report.baselines.push_back(plan_strategy(scenario, calibration, space));
+  for (std::size_t index = 0; index < spaces.size(); ++index) {
+    meter.check_cancelled();
+    meter.observer().strategy_started(spaces[index].name, static_cast<int>(index),
+                                      static_cast<int>(spaces.size()));
+    StrategyResult result = scan_strategy(scenario, calibration, spaces[index], micro_batches, meter);
+    if (index == 0) {
+      report.best = std::move(result);
+    } else {
+      report.baselines.push_back(std::move(result));
     }
   }
+  meter.check_cancelled();
   if (report.best.fits) {
-    Scenario at_best = scenario;
-    at_best.training.gradient_accumulation_steps = report.best.plan.gradient_accumulation_steps;
-    at_best.training.memory_limit_bytes =
-        scenario.cluster.gpu.memory_bytes;  // show the curve up to the device
-    PlanInstance inst = build_instance(at_best, calibration, main_space, report.best.plan.micro_batch);
+    // At the best plan's batch size, with the curve shown up to the device's memory.
+    const Plan& best = report.best.plan;
+    PlanInstance inst = build_instance(scenario, calibration, spaces.front(),
+                                       TrainingStep{best.micro_batch, best.gradient_accumulation_steps});
+    inst.problem.capacity_bytes = static_cast<double>(scenario.cluster.gpu.memory_bytes) - inst.fixed_bytes;
     for (ParetoPoint p : pareto_front(inst.problem)) {
       p.peak_bytes += inst.fixed_bytes;
       report.pareto.push_back(p);
     }
   }
+  meter.finish();
   return report;
 }
 

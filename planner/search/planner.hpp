@@ -9,20 +9,12 @@
 #include "planner/core/plan.hpp"
 #include "planner/core/scenario.hpp"
 #include "planner/cost/cost_model.hpp"
+#include "planner/search/batch_row.hpp"
+#include "planner/search/plan_observer.hpp"
 #include "planner/search/search_space.hpp"
 #include "planner/search/solvers/mckp.hpp"
 
 namespace shardscope {
-
-struct BatchRow {
-  std::int64_t micro_batch = 0;
-  int gradient_accumulation_steps = 1;
-  std::string status;  // "solved", "pruned" (LP bound below the best so far), "does-not-fit"
-  double iteration_seconds = 0;
-  double samples_per_second = 0;
-  double peak_memory_bytes = 0;
-  double lower_bound_seconds = 0;
-};
 
 // What the cost model charges one operator of a plan: its time and knapsack weights, and memory by category.
 struct OperatorCost {
@@ -48,10 +40,14 @@ struct PlanReport {
   std::vector<ParetoPoint> pareto;  // at best's batch size; peak memory includes the runtime reserve
 };
 
+// Scans the scenario's batch sizes for one space. With an observer: reports the strategy, each batch row and
+// the progress, and throws PlanCancelled at the next batch boundary once observer->cancelled() is true.
 StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibration,
-                             const SearchSpace& space);
-PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration,
-                         bool with_baselines = true);
+                             const SearchSpace& space, PlanObserver* observer = nullptr);
+// The product's space, then (with_baselines) each baseline the cost model supports, then the Pareto front;
+// the observer sees the strategies in that order, and the progress covers all of them.
+PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines = true,
+                         PlanObserver* observer = nullptr);
 
 // Gradient accumulation steps for a micro-batch: the scenario's fixed value, or derived from its global batch
 // (0 when micro-batch x GPUs does not divide the global batch).
@@ -61,6 +57,12 @@ int accumulation_steps_for(const Scenario& scenario, std::int64_t micro_batch);
 // Throws InputError when the plan was made for another configuration (check_plan_configuration).
 PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan);
 
+// One iteration as the planner prices it: micro-batch per GPU and micro-steps per optimizer step.
+struct TrainingStep {
+  std::int64_t micro_batch = 1;
+  int accumulation_steps = 1;
+};
+
 // Builds the knapsack instance of one space at one batch size (for benchmarks, tests and the Pareto front).
 struct PlanInstance {
   McProblem problem;
@@ -69,6 +71,9 @@ struct PlanInstance {
   double fixed_bytes = 0;
   double samples_per_iteration = 0;
 };
+PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
+                            const SearchSpace& space, TrainingStep step);
+// The same at the scenario's own gradient_accumulation_steps.
 PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
                             const SearchSpace& space, std::int64_t micro_batch);
 

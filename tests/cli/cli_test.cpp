@@ -1,11 +1,15 @@
 // CLI tests: `inspect` output and JSON golden file, and bad input giving a non-zero exit with file:line:
 // field.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "run_command.hpp"
 
@@ -174,6 +178,7 @@ TEST(Cli, HelpDocumentsEveryExitStatus) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\n  4  the simulation failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  130  interrupted by Ctrl-C"), std::string::npos) << r.out;
   EXPECT_EQ(test::run_command(kBinary + " --version").exit_code, 0);
 }
 
@@ -230,6 +235,96 @@ TEST(Cli, TyposGetSuggestions) {
   std::filesystem::remove(key);
   std::filesystem::remove(preset);
   std::filesystem::remove(choice);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(Cli, PlanPrintsNoProgressWhenStderrIsNotATerminal) {
+  const auto r = test::run_command(kBinary + " plan --json " + kSource + "/scenarios/default.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Cli, PlanProgressFlagPrintsPlainLinesOnStderrAndLeavesStdoutAlone) {
+  const auto r =
+      test::run_command(kBinary + " plan --json --progress " + kSource + "/scenarios/default.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, read_file(kSource + "/tests/golden/plan-default.json"));
+  const std::vector<std::string> lines = lines_of(r.err);
+  ASSERT_GE(lines.size(), 2u) << r.err;
+  // One line as each strategy starts (more may come in between on a slow machine), in order, then "done".
+  EXPECT_EQ(lines.front().rfind("planning: strategy 1/", 0), 0u) << r.err;
+  EXPECT_NE(lines.front().find(" shardscope, 0 %"), std::string::npos) << r.err;
+  EXPECT_EQ(lines.back(), "planning: done, 100 %");
+  const std::string count = lines.front().substr(21, lines.front().find(' ', 21) - 21);  // "1/N" -> "N"
+  const int strategies = std::stoi(count.substr(count.find('/') + 1));
+  EXPECT_GT(strategies, 10) << r.err;
+  std::size_t from = 0;
+  for (int k = 1; k <= strategies; ++k) {
+    const std::string prefix =
+        "planning: strategy " + std::to_string(k) + "/" + std::to_string(strategies) + " ";
+    while (from < lines.size() && lines[from].rfind(prefix, 0) != 0) ++from;
+    EXPECT_LT(from, lines.size()) << "no line for strategy " << k << ":\n" << r.err;
+  }
+  for (const std::string& line : lines) EXPECT_EQ(line.find('\r'), std::string::npos) << line;
+}
+
+TEST(Cli, PlanInterruptedByCtrlCExits130AndWritesNoPlan) {
+  // A plan that takes seconds (350 layers, batch sizes up to 4096, all baselines), so it is still running
+  // when the signal comes; a working Ctrl-C ends it at once.
+  const std::string path =
+      write_temp("long.yaml",
+                 "model:\n  transformer:\n    stages:\n"
+                 "      - {layers: 200, hidden: 1024}\n      - {layers: 100, hidden: 1536}\n"
+                 "      - {layers: 50, hidden: 2048}\n"
+                 "    heads: 16\n    vocab: 50257\n    sequence_length: 1024\n"
+                 "cluster: {preset: dgx-h100}\ntraining: {max_micro_batch: 4096}\n");
+  const std::string out = write_temp("interrupted.json", "");
+  int err_pipe[2];
+  ASSERT_EQ(::pipe(err_pipe), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::dup2(err_pipe[1], STDERR_FILENO);
+    ::close(err_pipe[0]);
+    ::close(err_pipe[1]);
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(null, STDIN_FILENO);
+    ::execl(kBinary.c_str(), kBinary.c_str(), "plan", "--progress", path.c_str(), "--out", out.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(err_pipe[1]);
+  std::string err;
+  const auto read_until = [&](bool line_only) {
+    char c = 0;
+    while (::read(err_pipe[0], &c, 1) == 1) {
+      err.push_back(c);
+      if (line_only && c == '\n') return;
+    }
+  };
+  // The first progress line comes once planning runs, with the handler in place: interrupt it then.
+  read_until(true);
+  ASSERT_EQ(err.rfind("planning: strategy 1/", 0), 0u) << err;
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  read_until(false);
+  ::close(err_pipe[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << err;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << err;
+  const std::vector<std::string> lines = lines_of(err);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back(), "interrupted: planning cancelled, no plan written") << err;
+  for (const std::string& line : lines) EXPECT_NE(line, "planning: done, 100 %") << err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  std::filesystem::remove(path);
 }
 
 }  // namespace
