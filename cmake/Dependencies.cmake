@@ -1,4 +1,4 @@
-# Finds every dependency once; a missing optional one switches off only its part and says why.
+# Finds every dependency that code uses, once; a missing optional one switches off only its part and says why.
 find_package(PkgConfig REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
@@ -11,15 +11,6 @@ set(SHARDSCOPE_REASONS "")
 macro(shardscope_reason part text)
   list(APPEND SHARDSCOPE_REASONS "${part}|${text}")
 endmacro()
-
-# Eigen3: used by calibration fitting.
-find_package(Eigen3 3.4 QUIET NO_MODULE)
-set(SHARDSCOPE_HAVE_EIGEN ${Eigen3_FOUND})
-if(Eigen3_FOUND)
-  shardscope_reason("Eigen3" "found ${Eigen3_VERSION}")
-else()
-  shardscope_reason("Eigen3" "not found (install libeigen3-dev)")
-endif()
 
 # SimGrid: Debian ships only simgrid.pc.
 set(SHARDSCOPE_HAVE_SIMGRID OFF)
@@ -35,61 +26,9 @@ else()
   shardscope_reason("SimGrid" "off by SHARDSCOPE_WITH_SIMGRID=OFF")
 endif()
 
-# Qt6 Widgets + Test for the GUI.
-set(SHARDSCOPE_HAVE_QT OFF)
-if(SHARDSCOPE_WITH_GUI)
-  find_package(Qt6 6.4 QUIET COMPONENTS Widgets Test)
-  if(Qt6_FOUND)
-    set(SHARDSCOPE_HAVE_QT ON)
-    shardscope_reason("Qt6" "found ${Qt6_VERSION}: gui/ is built when it has code")
-  else()
-    shardscope_reason("Qt6" "not found (install qt6-base-dev): gui/ is off")
-  endif()
-else()
-  shardscope_reason("Qt6" "off by SHARDSCOPE_WITH_GUI=OFF")
-endif()
-
-# CUDA toolkit (cudart, cuBLAS) and NCCL under /usr/local/cuda.
-set(SHARDSCOPE_HAVE_CUDA OFF)
-if(SHARDSCOPE_WITH_CUDA)
-  if(NOT CUDAToolkit_ROOT AND EXISTS /usr/local/cuda)
-    set(CUDAToolkit_ROOT /usr/local/cuda)
-  endif()
-  find_package(CUDAToolkit QUIET)
-  find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
-  find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
-  if(CUDAToolkit_FOUND AND TARGET CUDA::cublas AND NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
-    file(STRINGS "${NCCL_INCLUDE_DIR}/nccl.h" _nccl_ver REGEX "^#define NCCL_(MAJOR|MINOR|PATCH)[ \t]+[0-9]+")
-    string(REGEX REPLACE ".*NCCL_MAJOR[ \t]+([0-9]+).*" "\\1" NCCL_VERSION_MAJOR "${_nccl_ver}")
-    string(REGEX REPLACE ".*NCCL_MINOR[ \t]+([0-9]+).*" "\\1" NCCL_VERSION_MINOR "${_nccl_ver}")
-    string(REGEX REPLACE ".*NCCL_PATCH[ \t]+([0-9]+).*" "\\1" NCCL_VERSION_PATCH "${_nccl_ver}")
-    set(NCCL_VERSION "${NCCL_VERSION_MAJOR}.${NCCL_VERSION_MINOR}.${NCCL_VERSION_PATCH}")
-    add_library(shardscope_nccl UNKNOWN IMPORTED)
-    set_target_properties(shardscope_nccl PROPERTIES IMPORTED_LOCATION "${NCCL_LIBRARY}"
-      INTERFACE_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
-    add_library(shardscope::nccl ALIAS shardscope_nccl)
-    set(SHARDSCOPE_HAVE_CUDA ON)
-    shardscope_reason("CUDA+NCCL" "CUDA ${CUDAToolkit_VERSION}, cuBLAS, NCCL ${NCCL_VERSION}")
-  else()
-    shardscope_reason("CUDA+NCCL" "not found under /usr/local/cuda (need cudart, cuBLAS, nccl.h, libnccl)")
-  endif()
-else()
-  shardscope_reason("CUDA+NCCL" "off by SHARDSCOPE_WITH_CUDA=OFF")
-endif()
-
-# MPI for the CPU validation back end.
-set(SHARDSCOPE_HAVE_MPI OFF)
-if(SHARDSCOPE_WITH_MPI)
-  find_package(MPI QUIET COMPONENTS CXX)
-  if(MPI_CXX_FOUND)
-    set(SHARDSCOPE_HAVE_MPI ON)
-    shardscope_reason("MPI" "found ${MPI_CXX_VERSION}")
-  else()
-    shardscope_reason("MPI" "not found (install libopenmpi-dev)")
-  endif()
-else()
-  shardscope_reason("MPI" "off by SHARDSCOPE_WITH_MPI=OFF")
-endif()
+# Qt6 (gui/), CUDA + NCCL and MPI (validate/) are not looked up until those parts have code: their
+# SHARDSCOPE_WITH_* options are reserved and change nothing yet.
+shardscope_reason("Qt6, CUDA+NCCL, MPI" "not looked up: gui/ and validate/ have no code yet")
 
 # Test and benchmark frameworks.
 if(SHARDSCOPE_BUILD_TESTS)

@@ -6,8 +6,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libeigen3-dev libsimgrid-dev qt6-base-dev
-  clang libclang-rt-14-dev
+  libsimgrid-dev
+  clang libclang-rt-14-dev clang-format
 )
 
 missing=()

@@ -132,7 +132,8 @@ void check_training(const Scenario& s, Issues& issues) {
 }
 
 void check_execution(const ExecutionOptions& e, Issues& issues) {
-  if (e.prefetch_depth < 0 || e.prefetch_depth > 64) issues.add("execution.prefetch_depth", "expected 0 to 64");
+  if (e.prefetch_depth < 0 || e.prefetch_depth > 64)
+    issues.add("execution.prefetch_depth", "expected 0 to 64");
   issues.non_negative("execution.bucket", e.bucket_bytes, "byte size");
 }
 

@@ -65,7 +65,7 @@ TEST(IterationProgram, BucketsMergeReduceScattersOfOneGroup) {
     ++merged;
     reduced_bytes += task.total_bytes;
   }
-  EXPECT_EQ(merged, 2);  // one bucket per micro-step
+  EXPECT_EQ(merged, 2);                              // one bucket per micro-step
   EXPECT_DOUBLE_EQ(reduced_bytes, 2 * (2e8 + 4e8));  // both operators' 16-bit gradients, twice
 }
 

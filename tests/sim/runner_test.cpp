@@ -83,8 +83,7 @@ TEST(Runner, TheChildsInputErrorComesBackAsAnInputError) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), "plan 'fsdp'");
     EXPECT_GT(e.line(), 0);  // the plan reader names the line, also through the child
-    EXPECT_NE(std::string(e.what()).find("plan.operators: the plan has 3 operators"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("plan.operators: the plan has 3 operators"), std::string::npos)
         << e.what();
   }
   job.scenario_file = "/nonexistent-dir/s.yaml";

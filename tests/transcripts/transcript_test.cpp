@@ -1,0 +1,282 @@
+// Transcript tests (SimGrid .tesh style): replays every tests/transcripts/*.tesh against the built binary and
+// compares exit code, stdout and stderr byte for byte; SHARDSCOPE_UPDATE_GOLDEN=1 rewrites them instead.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace shardscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kBinary = SHARDSCOPE_BINARY;
+const std::string kSource = SHARDSCOPE_SOURCE_DIR;
+const std::string kProgram = "shardscope";  // a command's first word, replaced by kBinary
+
+#ifdef SHARDSCOPE_HAVE_SIM
+constexpr bool kHaveSim = true;
+#else
+constexpr bool kHaveSim = false;
+#endif
+
+fs::path transcript_dir() { return fs::path(kSource) / "tests" / "transcripts"; }
+
+bool update_mode() {
+  const char* v = std::getenv("SHARDSCOPE_UPDATE_GOLDEN");
+  return v != nullptr && std::string(v) != "" && std::string(v) != "0";
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// What a command did.
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `/bin/sh -c command` in `dir` with stdin from /dev/null and LC_ALL=C, capturing both streams apart.
+Outcome run_in(const std::string& command, const std::string& dir) {
+  std::array<int, 2> out_pipe{}, err_pipe{};
+  if (::pipe(out_pipe.data()) != 0 || ::pipe(err_pipe.data()) != 0) throw std::runtime_error("pipe failed");
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int in = ::open("/dev/null", O_RDONLY);
+    if (in < 0 || ::dup2(in, 0) < 0 || ::dup2(out_pipe[1], 1) < 0 || ::dup2(err_pipe[1], 2) < 0) ::_exit(126);
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    ::setenv("LC_ALL", "C", 1);
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  Outcome result;
+  std::array<pollfd, 2> fds{pollfd{out_pipe[0], POLLIN, 0}, pollfd{err_pipe[0], POLLIN, 0}};
+  std::array<std::string*, 2> sinks{&result.out, &result.err};
+  int open_fds = 2;
+  std::array<char, 65536> buffer{};
+  while (open_fds > 0) {
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error("poll failed");
+    }
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
+      if (n > 0) {
+        sinks[i]->append(buffer.data(), static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+// The parts of a transcript that are written by hand; everything else is regenerated from a run.
+struct Transcript {
+  std::vector<std::string> header;  // comment lines and `! requires sim`, kept verbatim
+  bool requires_sim = false;
+  std::string command;      // after "$ ", relative to the repository root
+  std::string stdout_file;  // `! stdout FILE`: expected stdout lives in FILE (relative to the root)
+};
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) {
+      lines.push_back(text.substr(start));
+      break;
+    }
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+Transcript parse_transcript(const fs::path& path) {
+  Transcript t;
+  for (const std::string& line : split_lines(read_file(path))) {
+    if (t.command.empty()) {
+      if (starts_with(line, "$ ")) {
+        t.command = line.substr(2);
+      } else if (line == "! requires sim") {
+        t.requires_sim = true;
+        t.header.push_back(line);
+      } else if (line.empty() || starts_with(line, "#")) {
+        t.header.push_back(line);
+      } else {
+        throw std::runtime_error(path.string() + ": before the `$ command` line only `#` comments and " +
+                                 "`! requires sim` may appear, not: " + line);
+      }
+    } else if (starts_with(line, "! stdout ")) {
+      t.stdout_file = line.substr(9);
+    }
+  }
+  if (t.command.empty()) throw std::runtime_error(path.string() + ": no `$ command` line");
+  return t;
+}
+
+// Appends `prefix + line` for every line of `text`, and a marker when it does not end with a newline.
+void render_stream(std::string& out, const std::string& prefix, const std::string& text,
+                   const std::string& name) {
+  for (const std::string& line : split_lines(text)) {
+    out += (line.empty() ? prefix.substr(0, prefix.size() - 1) : prefix + line) + "\n";  // no trailing blank
+  }
+  if (!text.empty() && text.back() != '\n') out += "! " + name + " has no final newline\n";
+}
+
+// The canonical text of a transcript for this outcome; a transcript passes when its file equals it.
+std::string render(const Transcript& t, const Outcome& o) {
+  std::string out;
+  for (const std::string& line : t.header) out += line + "\n";
+  out += "$ " + t.command + "\n";
+  out += "! exit " + std::to_string(o.exit_code) + "\n";
+  if (!t.stdout_file.empty()) {
+    out += "! stdout " + t.stdout_file + "\n";
+  } else {
+    render_stream(out, "> ", o.out, "stdout");
+  }
+  render_stream(out, "2> ", o.err, "stderr");
+  return out;
+}
+
+// `diff -u` of two texts (diffutils is an essential Debian package).
+std::string unified_diff(const std::string& expected, const std::string& actual, const std::string& label) {
+  const fs::path dir = fs::temp_directory_path() / ("shardscope_tesh_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  write_file(dir / "expected", expected);
+  write_file(dir / "actual", actual);
+  const Outcome d =
+      run_in("diff -u --label 'expected " + label + "' --label 'actual " + label + "' expected actual",
+             dir.string());
+  fs::remove_all(dir);
+  return d.out + d.err;
+}
+
+std::string command_line(const std::string& command) {
+  if (command == kProgram || starts_with(command, kProgram + " ")) {
+    return "'" + kBinary + "'" + command.substr(kProgram.size());
+  }
+  return command;
+}
+
+// Every *.tesh file, sorted, as names relative to the transcript directory.
+std::vector<std::string> transcript_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(transcript_dir())) {
+    if (entry.is_regular_file() && entry.path().extension() == ".tesh") {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Replays one transcript (or rewrites it in update mode).
+void check_transcript(const std::string& name) {
+  const fs::path path = transcript_dir() / name;
+  const Transcript t = parse_transcript(path);
+  if (t.requires_sim && !kHaveSim) GTEST_SKIP() << "the binary is built without SimGrid";
+  const Outcome o = run_in(command_line(t.command), kSource);
+  const std::string expected = read_file(path);
+  const std::string actual = render(t, o);
+  const fs::path stdout_path = fs::path(kSource) / t.stdout_file;
+  if (update_mode()) {
+    if (actual != expected) {
+      write_file(path, actual);
+      std::cout << "updated " << path.string() << "\n";
+    }
+    if (!t.stdout_file.empty() && (!fs::exists(stdout_path) || read_file(stdout_path) != o.out)) {
+      write_file(stdout_path, o.out);
+      std::cout << "updated " << stdout_path.string() << "\n";
+    }
+    return;
+  }
+  const std::string how =
+      "\nTo accept the new output: scripts/update-golden.sh (see tests/transcripts/README.md)\n";
+  EXPECT_TRUE(expected == actual) << "transcript " << path.string() << " differs:\n"
+                                  << unified_diff(expected, actual, "tests/transcripts/" + name) << how;
+  if (!t.stdout_file.empty()) {
+    const std::string golden = fs::exists(stdout_path) ? read_file(stdout_path) : std::string();
+    EXPECT_TRUE(golden == o.out) << "stdout differs from " << t.stdout_file << ":\n"
+                                 << unified_diff(golden, o.out, t.stdout_file) << how;
+  }
+}
+
+class TranscriptTest : public testing::Test {
+ public:
+  explicit TranscriptTest(std::string name) : name_(std::move(name)) {}
+  void TestBody() override { check_transcript(name_); }
+
+ private:
+  std::string name_;
+};
+
+// Registers one test per transcript, named transcript.<file stem with '_' for other characters>.
+const bool kRegistered = [] {
+  for (const std::string& file : transcript_names()) {
+    std::string name = fs::path(file).stem().string();
+    for (char& c : name) {
+      if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
+    }
+    testing::RegisterTest("transcript", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                          [file]() -> testing::Test* { return new TranscriptTest(file); });
+  }
+  return true;
+}();
+
+TEST(TranscriptFormat, RenderingRoundTripsOutputWithoutAFinalNewline) {
+  Transcript t;
+  t.header = {"# a case"};
+  t.command = "shardscope --version";
+  const std::string text = render(t, Outcome{2, "a\n\nb", "e\n"});
+  EXPECT_EQ(text,
+            "# a case\n$ shardscope --version\n! exit 2\n> a\n>\n> b\n! stdout has no final newline\n2> e\n");
+  EXPECT_EQ(command_line("shardscope inspect x"), "'" + kBinary + "' inspect x");
+  EXPECT_EQ(command_line("shardscopex"), "shardscopex");
+}
+
+}  // namespace
+}  // namespace shardscope
