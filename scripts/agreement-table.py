@@ -10,8 +10,9 @@ import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
 tool = sys.argv[1] if len(sys.argv) > 1 else str(root / "build/default/apps/shardscope/shardscope")
-print("| scenario | strategy | micro-batch | planner s | simulator s | difference | planner rank | simulator rank |")
+print("| scenario | strategy | samples per GPU | planner s | simulator s | difference | planner rank | simulator rank |")
 print("|---|---|---|---|---|---|---|---|")
+rank_swaps = []
 worst = 0.0
 for scenario in sorted((root / "scenarios").glob("*.yaml")):
     planned = subprocess.run([tool, "plan", str(scenario), "--json"], capture_output=True, text=True)
@@ -32,15 +33,25 @@ for scenario in sorted((root / "scenarios").glob("*.yaml")):
             rows.append((name, None, None, None, out.stderr.strip().splitlines()[-1]))
             continue
         sim = json.loads(out.stdout)
-        rows.append((name, sim["planner"]["iteration_seconds"], sim["iteration_seconds"],
-                     sim.get("micro_batch", ""), ""))
+        micro = sim["samples_per_second"] * sim["iteration_seconds"] / sim["gpus"].__len__()
+        rows.append((name, sim["planner"]["iteration_seconds"], sim["iteration_seconds"], round(micro), ""))
     ok = [r for r in rows if r[1] is not None]
-    # Rank by throughput: every strategy of one scenario runs its own batch size, so rank samples per second.
+    # Rank by throughput (samples per micro-batch-step are equal for planner and simulator of one strategy,
+    # so seconds per sample ranks them): each strategy runs its own batch size.
+    def per_sample(r, col):
+        return r[col] / r[3]
+    planner_order = sorted(ok, key=lambda r: per_sample(r, 1))
+    sim_order = sorted(ok, key=lambda r: per_sample(r, 2))
     for name, planned, simulated, micro, err in rows:
         if planned is None:
             print(f"| {scenario.stem} | {name} | | | | {err} | | |")
             continue
         diff = (simulated - planned) / planned
         worst = max(worst, abs(diff))
-        print(f"| {scenario.stem} | {name} | {micro} | {planned:.4f} | {simulated:.4f} | {diff:+.2%} | | |")
+        pr = 1 + [r[0] for r in planner_order].index(name)
+        sr = 1 + [r[0] for r in sim_order].index(name)
+        print(f"| {scenario.stem} | {name} | {micro} | {planned:.4f} | {simulated:.4f} | {diff:+.2%} | {pr} | {sr} |")
+    if ok and planner_order[0][0] != sim_order[0][0]:
+        rank_swaps.append(f"{scenario.stem}: planner's fastest {planner_order[0][0]}, simulator's {sim_order[0][0]}")
 print(f"\nworst |difference|: {worst:.2%}")
+print("fastest strategy differs: " + ("; ".join(rank_swaps) if rank_swaps else "nowhere"))

@@ -8,6 +8,7 @@
 #include "planner/core/calibration.hpp"
 #include "planner/core/plan.hpp"
 #include "planner/core/scenario.hpp"
+#include "planner/cost/item_cost.hpp"
 
 namespace shardscope {
 
@@ -21,12 +22,6 @@ struct MemoryBreakdown {
   double gathered_bytes = 0;    // gathered parameter + unreduced gradient buffers of sharded slices
   double workspace_bytes = 0;   // workspace + recomputed activations while the operator runs
   double resident() const { return parameter_bytes + gradient_bytes + optimizer_bytes + activation_bytes; }
-};
-
-struct ItemCost {
-  double seconds = 0;          // this operator's share of one iteration (all micro-steps and the update)
-  double resident_bytes = 0;   // knapsack weight
-  double transient_bytes = 0;  // tau: peak extra while it runs = workspace + (1 + prefetch) x gathered
 };
 
 class CostModel {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -331,6 +333,54 @@ TEST(SimCli, CollectiveBadSizeIsAnError) {
   const auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --bytes lots");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bytes"), std::string::npos) << r.err;
+}
+
+// Planner vs simulator on the default scenario, overlap on in both (sim/README.md has the table for every
+// shipped scenario): the chosen plan within 7 %, every baseline that fits within 15 %, the same fastest
+// strategy, and the same order for every pair the planner separates by more than 10 %.
+TEST(SimCli, PlannerAndSimulatorAgreeOnTheDefaultScenario) {
+  const std::string scenario = kSource + "/scenarios/default.yaml";
+  const auto planned = test::run_command(kBinary + " plan --json " + scenario);
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  const auto report = nlohmann::json::parse(planned.out);
+  struct Row {
+    std::string strategy;
+    double planner_seconds_per_sample, simulator_seconds_per_sample;
+  };
+  std::vector<Row> rows;
+  std::vector<std::string> strategies{"shardscope"};
+  for (const auto& b : report.at("baselines")) {
+    if (b.at("fits").get<bool>()) strategies.push_back(b.at("strategy").get<std::string>());
+  }
+  ASSERT_GE(strategies.size(), 10u);
+  for (const std::string& s : strategies) {
+    const auto r = test::run_command(kBinary + " simulate --json " + scenario +
+                                     (s == "shardscope" ? std::string() : " --strategy " + s));
+    ASSERT_EQ(r.exit_code, 0) << s << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const double simulated = j.at("iteration_seconds").get<double>();
+    const double predicted = j.at("planner").at("iteration_seconds").get<double>();
+    const double samples = j.at("samples_per_second").get<double>() * simulated;
+    const double difference = std::abs(simulated - predicted) / predicted;
+    EXPECT_LE(difference, s == "shardscope" ? 0.07 : 0.15)
+        << s << ": planner " << predicted << " s, simulator " << simulated << " s";
+    rows.push_back({s, predicted / samples, simulated / samples});
+  }
+  const auto fastest = [&](auto key) {
+    return std::min_element(rows.begin(), rows.end(),
+                            [&](const Row& a, const Row& b) { return key(a) < key(b); })
+        ->strategy;
+  };
+  EXPECT_EQ(fastest([](const Row& r) { return r.planner_seconds_per_sample; }),
+            fastest([](const Row& r) { return r.simulator_seconds_per_sample; }));
+  for (const Row& a : rows) {
+    for (const Row& b : rows) {
+      if (a.planner_seconds_per_sample * 1.10 < b.planner_seconds_per_sample) {
+        EXPECT_LT(a.simulator_seconds_per_sample, b.simulator_seconds_per_sample)
+            << a.strategy << " vs " << b.strategy;
+      }
+    }
+  }
 }
 
 }  // namespace

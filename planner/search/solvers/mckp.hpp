@@ -5,13 +5,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "planner/cost/item_cost.hpp"
+
 namespace shardscope {
 
-struct McItem {
-  double seconds = 0;
-  double resident_bytes = 0;
-  double transient_bytes = 0;
-};
+// One item of a class: an operator choice's ItemCost (seconds, resident bytes, transient bytes).
+using McItem = ItemCost;
 
 struct McProblem {
   std::vector<std::vector<McItem>> classes;  // one class per operator
