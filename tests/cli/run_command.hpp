@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/sanitizer_noise.hpp"
+
 namespace shardscope::test {
 
 struct CommandResult {
@@ -33,7 +35,7 @@ inline CommandResult run_command(const std::string& command) {
   std::ifstream err_file(err_path);
   std::stringstream err;
   err << err_file.rdbuf();
-  result.err = err.str();
+  result.err = without_sanitizer_noise(err.str());
   std::filesystem::remove(err_path);
   return result;
 }

@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "tests/sanitizer_noise.hpp"
+
 namespace shardscope {
 namespace {
 
@@ -107,6 +109,7 @@ Outcome run_in(const std::string& command, const std::string& dir) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.err = test::without_sanitizer_noise(std::move(result.err));
   return result;
 }
 
