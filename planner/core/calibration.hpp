@@ -22,7 +22,9 @@ struct Calibration {
   std::array<std::optional<LinkCalibration>, 5> links;
   // Achievable fraction of peak FLOP/s per operator kind (indexed by OperatorKind); unset = the GPU's.
   std::array<std::optional<double>, 8> achievable_fraction;
-  double overlap_slowdown = 0.1;  // extra fraction of the shorter stream when compute and comm overlap
+  // Extra fraction of the shorter stream while compute and communication overlap (SM and memory contention).
+  // 0 until measured: the simulator does not model it, and a calibration (validate/) fits it.
+  double overlap_slowdown = 0.0;
   double slice_overhead_seconds = 10e-6;  // per extra slice per pass (slicing and summation)
   std::optional<double> runtime_reserve_bytes;
   // Bandwidth efficiency by message size (NCCL's protocols reach full bandwidth only for large messages):

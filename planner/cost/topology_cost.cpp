@@ -63,19 +63,38 @@ MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorCh
   return m;
 }
 
+// The forward compute of the operator before `op_index` (0 for the first): what its gathers overlap with.
+double TopologyCostModel::previous_forward_seconds(std::size_t op_index, double samples) const {
+  return op_index == 0 ? 0.0 : compute_.forward_seconds(scenario_.model.operators[op_index - 1], samples);
+}
+
 // Every operator field that cost() and memory() read (directly or through the compute model), and only
 // those: the name is not read for costs. Keep in step with the two functions below.
 std::vector<std::size_t> TopologyCostModel::cost_classes() const {
+  // With overlap the cost also reads the previous operator's forward compute and the position (first, last).
   using Shape = std::tuple<int, std::int64_t, std::int64_t, int, double, double, std::int64_t, std::int64_t,
-                           std::int64_t, bool>;
+                           std::int64_t, bool, int, double, int>;
   std::map<Shape, std::size_t> ids;
   std::vector<std::size_t> out;
-  for (const Operator& op : scenario_.model.operators) {
-    const Shape shape{static_cast<int>(op.kind),      op.parameters,
-                      op.active_parameters,           static_cast<int>(op.parameter_dtype),
-                      op.forward_flops_per_sample,    op.backward_flops_per_sample,
-                      op.activation_bytes_per_sample, op.checkpoint_bytes_per_sample,
-                      op.workspace_bytes_per_sample,  op.trainable};
+  const std::vector<Operator>& ops = scenario_.model.operators;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Operator& op = ops[i];
+    const int position = i == 0 ? 0 : i + 1 == ops.size() ? 2 : 1;
+    const int previous_kind = i == 0 ? -1 : static_cast<int>(ops[i - 1].kind);
+    const double previous_flops = i == 0 ? 0.0 : ops[i - 1].forward_flops_per_sample;
+    const Shape shape{static_cast<int>(op.kind),
+                      op.parameters,
+                      op.active_parameters,
+                      static_cast<int>(op.parameter_dtype),
+                      op.forward_flops_per_sample,
+                      op.backward_flops_per_sample,
+                      op.activation_bytes_per_sample,
+                      op.checkpoint_bytes_per_sample,
+                      op.workspace_bytes_per_sample,
+                      op.trainable,
+                      previous_kind,
+                      previous_flops,
+                      position};
     out.push_back(ids.emplace(shape, ids.size()).first->second);
   }
   return out;
@@ -87,20 +106,38 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
   const int steps = accumulation_steps_;
   const double slice = static_cast<double>(op.parameters) / c.slices;
 
-  // Per micro-step, in two passes: forward (compute, its gathers) and backward (recompute, backward compute,
-  // their gathers and the gradient reduce-scatter). With overlap each pass costs the longer of its two
-  // streams plus the slowdown x the shorter: a forward bound by communication cannot hide behind a
-  // backward bound by compute, as the simulator's two streams show.
+  // Per micro-step, a forward and a backward pass. One stream (no overlap) adds everything up. With overlap
+  // (communication on its own stream) the costs follow the pipeline the program runs, as measured against
+  // the simulator (sim/README.md):
+  // - forward: an operator's gather runs while the previous operator computes, so operator i costs
+  //   max(forward compute of i - 1, its gathers); the first operator's gathers are exposed, and the last
+  //   operator adds its own compute. The neighbour's forward compute does not depend on its choice.
+  // - backward of a checkpointed operator: its recompute gather hides behind its backward compute, and its
+  //   backward gather and the reduce-scatter queued before it both run during its recompute:
+  //   max(backward, recompute gather) + max(recompute, reduce-scatter + backward gather);
+  //   otherwise max(backward, backward gather + reduce-scatter). The first operator's last reduce-scatter
+  //   closes the pass, exposed.
+  // Each max adds the calibrated slowdown x the shorter side.
   const double slice_overhead = (c.slices - 1) * calibration_.slice_overhead_seconds;
   const double forward_compute = compute_.forward_seconds(op, samples) + slice_overhead;
-  const double backward_compute =
-      compute_.backward_seconds(op, samples) + slice_overhead + (c.checkpoint ? forward_compute : 0.0);
-  double forward_comm = 0, backward_comm = 0, reduce_comm = 0;
+  const double backward_compute = compute_.backward_seconds(op, samples) + slice_overhead;
+  const double recompute = c.checkpoint ? forward_compute : 0.0;
+  double forward_comm = 0, recompute_comm = 0, backward_comm = 0, reduce_comm = 0;
   for (const CollectiveCall& call : micro_step_collectives(c, slice, op.trainable, state_)) {
     const double seconds = c.sharded_slices * collectives_.seconds(call.kind, call.group, call.total_bytes);
-    (call.stage == CollectiveCall::Stage::forward_gather    ? forward_comm
-     : call.stage == CollectiveCall::Stage::gradient_reduce ? reduce_comm
-                                                            : backward_comm) += seconds;
+    switch (call.stage) {
+      case CollectiveCall::Stage::forward_gather:
+        forward_comm += seconds;
+        break;
+      case CollectiveCall::Stage::recompute_gather:
+        recompute_comm += seconds;
+        break;
+      case CollectiveCall::Stage::gradient_reduce:
+        reduce_comm += seconds;
+        break;
+      default:
+        backward_comm += seconds;
+    }
   }
   const double comm_iter =
       c.sharded_slices * per_iteration_comm_seconds(c, slice, op.trainable) +
@@ -109,17 +146,29 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
   const MemoryBreakdown m = memory(op_index, c, b);
   const double update =
       op.trainable ? compute_.update_seconds(m.parameter_bytes + m.gradient_bytes + m.optimizer_bytes) : 0.0;
-  const bool overlap = scenario_.execution.overlap;
-  const double slowdown = calibration_.overlap_slowdown;
-  const auto pass = [overlap, slowdown](double compute, double comm) {
-    return overlap ? std::max(compute, comm) + slowdown * std::min(compute, comm) : compute + comm;
-  };
-  // The first operator opens the forward pass and closes the backward one: nothing runs beside its forward
-  // gather or its last reduce-scatter, so those stay exposed even with overlap.
-  const bool edge = op_index == 0;
-  const double micro = (edge ? forward_compute + forward_comm : pass(forward_compute, forward_comm)) +
-                       (edge ? pass(backward_compute, backward_comm) + reduce_comm
-                             : pass(backward_compute, backward_comm + reduce_comm));
+  double micro = 0;
+  if (!scenario_.execution.overlap) {
+    micro = forward_compute + recompute + backward_compute + forward_comm + recompute_comm + backward_comm +
+            reduce_comm;
+  } else {
+    const double slowdown = calibration_.overlap_slowdown;
+    const auto pass = [slowdown](double compute, double comm) {
+      return std::max(compute, comm) + slowdown * std::min(compute, comm);
+    };
+    const bool first = op_index == 0;
+    const bool last = op_index + 1 == scenario_.model.operators.size();
+    const double forward =
+        (first ? forward_comm : pass(previous_forward_seconds(op_index, samples), forward_comm)) +
+        (last ? forward_compute : 0.0);
+    const double reduce_in_pass = first ? 0.0 : reduce_comm;
+    // With a backward gather queued behind the reduce-scatter, both must finish within the recompute;
+    // without one, the reduce-scatter runs beside the whole backward of the operator.
+    const bool regathers = c.checkpoint && backward_comm > 0;
+    const double backward =
+        regathers ? pass(backward_compute, recompute_comm) + pass(recompute, reduce_in_pass + backward_comm)
+                  : pass(backward_compute + recompute, recompute_comm + backward_comm + reduce_in_pass);
+    micro = forward + backward + (first ? reduce_comm : 0.0);
+  }
   ItemCost out;
   out.seconds = steps * micro + comm_iter + update;
   out.resident_bytes = m.resident();

@@ -37,6 +37,7 @@ class TopologyCostModel : public CostModel {
   const CollectiveCost& collectives() const { return collectives_; }
 
  private:
+  double previous_forward_seconds(std::size_t op_index, double samples) const;
   const Scenario& scenario_;  // the caller keeps the scenario alive while the model is used
   Calibration calibration_;   // owned: callers often pass a temporary
   int accumulation_steps_;    // micro-steps per iteration
