@@ -336,8 +336,8 @@ TEST(SimCli, CollectiveBadSizeIsAnError) {
 }
 
 // Planner vs simulator on the default scenario, overlap on in both (sim/README.md has the table for every
-// shipped scenario): the chosen plan within 7 %, every baseline that fits within 15 %, the same fastest
-// strategy, and the same order for every pair the planner separates by more than 10 %.
+// shipped scenario): the chosen plan and every baseline that fits within 5 %, the same fastest strategy,
+// and the same order for every pair the planner separates by more than 10 %.
 TEST(SimCli, PlannerAndSimulatorAgreeOnTheDefaultScenario) {
   const std::string scenario = kSource + "/scenarios/default.yaml";
   const auto planned = test::run_command(kBinary + " plan --json " + scenario);
@@ -362,8 +362,7 @@ TEST(SimCli, PlannerAndSimulatorAgreeOnTheDefaultScenario) {
     const double predicted = j.at("planner").at("iteration_seconds").get<double>();
     const double samples = j.at("samples_per_second").get<double>() * simulated;
     const double difference = std::abs(simulated - predicted) / predicted;
-    EXPECT_LE(difference, s == "shardscope" ? 0.07 : 0.15)
-        << s << ": planner " << predicted << " s, simulator " << simulated << " s";
+    EXPECT_LE(difference, 0.05) << s << ": planner " << predicted << " s, simulator " << simulated << " s";
     rows.push_back({s, predicted / samples, simulated / samples});
   }
   const auto fastest = [&](auto key) {
