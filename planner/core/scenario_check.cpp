@@ -69,8 +69,18 @@ void check_cluster(const Cluster& c, Issues& issues) {
 void check_model(const Model& m, Issues& issues) {
   if (m.operators.empty()) issues.add("model.operators", "expected at least one operator");
   if (m.sequence_length < 1) issues.add("model.sequence_length", "expected at least one token per sample");
+  // Every cost model validates its scenario, once per batch size: field names are built only for an
+  // operator that has a problem.
+  const auto well_formed = [](const Operator& op) {
+    return !op.name.empty() && op.parameters >= 0 && op.active_parameters >= 0 &&
+           op.active_parameters <= op.parameters && op.forward_flops_per_sample >= 0 &&
+           std::isfinite(op.forward_flops_per_sample) && op.backward_flops_per_sample >= 0 &&
+           std::isfinite(op.backward_flops_per_sample) && op.activation_bytes_per_sample >= 0 &&
+           op.checkpoint_bytes_per_sample >= 0 && op.workspace_bytes_per_sample >= 0;
+  };
   for (std::size_t i = 0; i < m.operators.size(); ++i) {
     const Operator& op = m.operators[i];
+    if (well_formed(op)) continue;
     const std::string at = "model.operators[" + std::to_string(i) + "]";
     if (op.name.empty()) issues.add(at + ".name", "expected a name");
     if (op.parameters < 0) issues.add(at + ".parameters", "expected a non-negative count");

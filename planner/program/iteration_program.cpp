@@ -337,10 +337,8 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
     throw InputError(scenario.source_file, 0, "plan.operators",
                      "the plan does not match the model's operators");
   }
-  Scenario accumulated = scenario;
-  accumulated.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
-  const TopologyCostModel model(accumulated, calibration);
-  ProgramBuilder builder(accumulated, model, plan, prefetch_depth, serial, bucket_bytes);
+  const TopologyCostModel model(scenario, calibration, plan.gradient_accumulation_steps);
+  ProgramBuilder builder(scenario, model, plan, prefetch_depth, serial, bucket_bytes);
   builder.add_resident_states();
   for (int micro_step = 0; micro_step < plan.gradient_accumulation_steps; ++micro_step) {
     builder.begin_micro_step(micro_step);
