@@ -217,8 +217,10 @@ Registered register_simulate(CLI::App& app) {
   cmd->add_option("--strategy", o->strategy, "A strategy from the registry instead: " + strategy_help())
       ->check(strategy_check())
       ->excludes(plan_opt);
+  // The scenario's range, checked here so that a bad flag is blamed on the flag, not on the scenario file.
   cmd->add_option("--prefetch", o->prefetch,
-                  "Prefetch depth (default: the scenario's execution.prefetch_depth)");
+                  "Prefetch depth (default: the scenario's execution.prefetch_depth)")
+      ->check(CLI::Range(0, 64));
   cmd->add_option("--bucket", o->bucket,
                   "Gradient bucket size, e.g. 25MB (default: the scenario's execution.bucket)");
   CLI::Option* serial =

@@ -19,19 +19,8 @@ namespace {
 const std::string kBinary = SHARDSCOPE_BINARY;
 const std::string kSource = SHARDSCOPE_SOURCE_DIR;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path =
-      std::filesystem::temp_directory_path() / ("shardscope_cli_" + std::to_string(::getpid()) + "_" + name);
-  std::ofstream(path, std::ios::binary) << text;
-  return path.string();
-}
+using test::read_file;
+using test::write_temp;
 
 TEST(Cli, InspectPrintsModelClusterAndStates) {
   const auto r = test::run_command(kBinary + " inspect " + kSource + "/scenarios/default.yaml");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -38,6 +39,21 @@ inline CommandResult run_command(const std::string& command) {
   result.err = without_sanitizer_noise(err.str());
   std::filesystem::remove(err_path);
   return result;
+}
+
+// Writes `text` to a file in the temporary directory whose name carries this process's id; returns its path.
+inline std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path =
+      std::filesystem::temp_directory_path() / ("shardscope_test_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path.string();
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 }  // namespace shardscope::test

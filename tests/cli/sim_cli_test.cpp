@@ -118,12 +118,7 @@ TEST(SimCli, CollectiveJsonReportsNcclTestsBandwidths) {
   EXPECT_NEAR(seconds, j.at("alpha_beta_seconds").get<double>(), 1e-9 * seconds);
 }
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("shardscope_simcli_" + std::to_string(::getpid()) + "_" + name);
-  std::ofstream(path) << text;
-  return path.string();
-}
+using test::write_temp;
 
 TEST(SimCli, SimulateErrors) {
   const std::string scenario = kSource + "/scenarios/default.yaml";
@@ -199,13 +194,6 @@ TEST(SimCli, AFailedWriteAfterTheSimulationIsReported) {
   EXPECT_NE(r.err.find("cannot write /dev/full"), std::string::npos) << r.err;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 const char* kSixteenGpus =
     "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 2}\n"
     "training: {memory_limit: 8GB, max_micro_batch: 2, group_size: GROUP}\n";
@@ -247,7 +235,7 @@ TEST(SimCli, AChangedMemoryLimitOnlyWarns) {
   auto r = test::run_command(kBinary + " plan " + kSource + "/scenarios/default.yaml --no-baselines --out " +
                              plan);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::string scenario = read_text(kSource + "/scenarios/default.yaml");
+  std::string scenario = test::read_file(kSource + "/scenarios/default.yaml");
   scenario.replace(scenario.find("memory_limit: 8GB"), 17, "memory_limit: 9GB");
   const std::string roomier = write_temp("roomier.yaml", scenario);
   r = test::run_command(kBinary + " simulate " + roomier + " --plan " + plan + " --json");
@@ -271,6 +259,19 @@ TEST(SimCli, AnOldPlanFileSaysToReplan) {
   EXPECT_NE(r.err.find("re-plan with `shardscope plan SCENARIO --out PLAN.json`"), std::string::npos)
       << r.err;
   std::filesystem::remove(path);
+}
+
+TEST(SimCli, ExecutionFlagsAreCheckedAsFlags) {
+  const std::string scenario = kSource + "/scenarios/default.yaml";
+  // A prefetch depth out of the scenario's range is the flag's error, not the scenario file's.
+  auto r = test::run_command(kBinary + " simulate " + scenario + " --prefetch 99");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--prefetch"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("default.yaml"), std::string::npos) << r.err;
+  // --serial and --overlap contradict each other.
+  r = test::run_command(kBinary + " simulate " + scenario + " --serial --overlap");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--serial excludes --overlap"), std::string::npos) << r.err;
 }
 
 TEST(SimCli, ThePaperCostModelCannotBeSimulated) {
