@@ -91,6 +91,52 @@ TEST(ScenarioInCode, EveryZeroDivisorIsNamed) {
   EXPECT_EQ(issue([](Scenario&) {}), "(no error)");
 }
 
+// The remaining checks of scenario_issues, each named by its field.
+TEST(ScenarioInCode, EveryOtherInvariantIsNamed) {
+  const auto issue = [](const std::function<void(Scenario&)>& edit) {
+    Scenario s = in_code();
+    resolve_defaults(s);
+    edit(s);
+    const std::vector<ScenarioIssue> issues = scenario_issues(s);
+    return issues.empty() ? std::string("(no issue)") : issues.front().field;
+  };
+  EXPECT_EQ(issue([](Scenario& s) { s.cluster.gpu.achievable_fraction = 0; }),
+            "cluster.gpu.achievable_fraction");
+  EXPECT_EQ(issue([](Scenario& s) { s.cluster.gpu.memory_bytes = 0; }), "cluster.gpu.memory");
+  EXPECT_EQ(issue([](Scenario& s) { s.cluster.pcie.gpus_per_switch = 0; }), "cluster.intra_node");
+  EXPECT_EQ(issue([](Scenario& s) { s.cluster.pcie.gpus_per_switch = 1; }),
+            "cluster.intra_node.gpus_per_switch");
+  EXPECT_EQ(issue([](Scenario& s) { s.cluster.pcie.latency_seconds = -1; }), "cluster.intra_node.latency");
+  EXPECT_EQ(issue([](Scenario& s) {
+              s.cluster.nodes = 2;
+              s.cluster.network.nic_bytes_per_second = 1e9;
+              s.cluster.network.nics_per_node = 0;
+            }),
+            "cluster.network.nics_per_node");
+  EXPECT_EQ(issue([](Scenario& s) {
+              s.cluster.nodes = 2;
+              s.cluster.network.nic_bytes_per_second = 1e9;
+              s.cluster.network.oversubscription = 0.5;
+            }),
+            "cluster.network.oversubscription");
+  EXPECT_EQ(issue([](Scenario& s) { s.model.operators[2].name.clear(); }), "model.operators[2].name");
+  EXPECT_EQ(issue([](Scenario& s) { s.model.operators[2].active_parameters = -1; }),
+            "model.operators[2].active_parameters");
+  EXPECT_EQ(issue([](Scenario& s) { s.model.operators[2].workspace_bytes_per_sample = -1; }),
+            "model.operators[2].activation_bytes_per_sample");
+  EXPECT_EQ(issue([](Scenario& s) { s.training.micro_batch = -1; }), "training.micro_batch");
+  EXPECT_EQ(issue([](Scenario& s) { s.training.max_micro_batch = 0; }), "training.max_micro_batch");
+  EXPECT_EQ(issue([](Scenario& s) { s.training.global_batch = -8; }), "training.global_batch");
+  EXPECT_EQ(issue([](Scenario& s) { s.training.runtime_reserve_bytes = -1; }), "training.runtime_reserve");
+  EXPECT_EQ(issue([](Scenario& s) { s.training.slice_granularities = {0}; }), "training.slice_granularities");
+  EXPECT_EQ(issue([](Scenario& s) { s.execution.bucket_bytes = -1; }), "execution.bucket");
+  EXPECT_EQ(issue([](Scenario& s) {
+              s.planner.cost_model = CostModelKind::paper;
+              s.planner.paper.beta_seconds_per_byte = 0;
+            }),
+            "planner.paper.beta");
+}
+
 TEST(ScenarioInCode, TheParserPointsAtTheLineOfACheckFromCore) {
   try {
     parse_scenario_string(
