@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Planner vs simulator on every shipped scenario: the chosen plan and every baseline that fits.
 
-Usage: scripts/agreement-table.py [path/to/shardscope] > table.md   (prints a Markdown table)
+Usage: scripts/agreement-table.py [path/to/shardscope] [scenario-name ...] > table.md   (a Markdown table;
+naming scenarios limits it to them)
 """
 import json
 import pathlib
@@ -14,7 +15,10 @@ print("| scenario | strategy | samples per GPU | planner s | simulator s | diffe
 print("|---|---|---|---|---|---|---|---|")
 rank_swaps = []
 worst = 0.0
+only = set(sys.argv[2:])
 for scenario in sorted((root / "scenarios").glob("*.yaml")):
+    if only and scenario.stem not in only:
+        continue
     planned = subprocess.run([tool, "plan", str(scenario), "--json"], capture_output=True, text=True)
     if planned.returncode != 0:
         print(f"| {scenario.stem} | (nothing fits: exit {planned.returncode}) | | | | | | |")

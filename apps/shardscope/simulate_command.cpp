@@ -85,8 +85,8 @@ sim::IterationOptions iteration_options(const Options& o, const Scenario& scenar
   return options;
 }
 
-// The plan file, or the best plan of the chosen search space; NothingFits when that strategy does not
-// fit the memory limit.
+// The plan file, the plan `plan` recommends, or the best plan of the chosen strategy; NothingFits when it
+// does not fit the memory limit.
 Plan resolve_plan(const Options& o, const Scenario& scenario, const Calibration& calibration) {
   if (!o.plan.empty()) {
     Plan plan = load_plan_file(o.plan, scenario.model);
@@ -100,7 +100,9 @@ Plan resolve_plan(const Options& o, const Scenario& scenario, const Calibration&
   } catch (const std::invalid_argument& e) {
     throw InputError("--strategy", 0, "strategy", e.what());
   }
-  const StrategyResult planned = plan_strategy(scenario, calibration, space);
+  // Without --strategy: the plan `shardscope plan` recommends, which is a baseline's when one is faster.
+  const StrategyResult planned = o.strategy.empty() ? plan_scenario(scenario, calibration).best
+                                                    : plan_strategy(scenario, calibration, space);
   if (!planned.fits) {
     throw NothingFits(
         scenario.source_file + ": strategy " + space.name + " does not fit the memory limit (needs " +

@@ -32,8 +32,8 @@ class CostModel {
   virtual MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
                                  std::int64_t micro_batch) const = 0;
   virtual double fixed_bytes() const = 0;  // runtime reserve
-  // A class id per operator: operators with equal ids cost the same under every choice and batch size.
-  // The model owns this key because only it knows which operator fields it reads.
+  // A class id per operator: operators with equal ids cost the same (cost()) under every choice and batch
+  // size. The model owns this key because only it knows which operator fields it reads.
   virtual std::vector<std::size_t> cost_classes() const = 0;
   // Samples processed by the whole cluster in one iteration at this micro-batch.
   virtual double samples_per_iteration(std::int64_t micro_batch) const = 0;

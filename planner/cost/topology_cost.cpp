@@ -68,12 +68,27 @@ double TopologyCostModel::previous_forward_seconds(std::size_t op_index, double 
   return op_index == 0 ? 0.0 : compute_.forward_seconds(scenario_.model.operators[op_index - 1], samples);
 }
 
+// Seconds of the backward gathers of one slice of `op` under `choice` (none when no slice is sharded).
+double TopologyCostModel::slice_backward_gather_seconds(const Operator& op,
+                                                        const OperatorChoice& choice) const {
+  if (choice.sharded_slices == 0) return 0.0;
+  const double slice = static_cast<double>(op.parameters) / choice.slices;
+  double seconds = 0;
+  for (const CollectiveCall& call : micro_step_collectives(choice, slice, op.trainable, state_)) {
+    if (call.stage == CollectiveCall::Stage::backward_gather) {
+      seconds += collectives_.seconds(call.kind, call.group, call.total_bytes);
+    }
+  }
+  return seconds;
+}
+
 // Every operator field that cost() and memory() read (directly or through the compute model), and only
 // those: the name is not read for costs. Keep in step with the two functions below.
 std::vector<std::size_t> TopologyCostModel::cost_classes() const {
-  // With overlap the cost also reads the previous operator's forward compute and the position (first, last).
+  // With overlap the cost also reads the previous operator's forward compute and backward gathers, the next
+  // operator's backward compute, and the position (first, last).
   using Shape = std::tuple<int, std::int64_t, std::int64_t, int, double, double, std::int64_t, std::int64_t,
-                           std::int64_t, bool, int, double, int>;
+                           std::int64_t, bool, int, double, std::int64_t, bool, int, double, int>;
   std::map<Shape, std::size_t> ids;
   std::vector<std::size_t> out;
   const std::vector<Operator>& ops = scenario_.model.operators;
@@ -82,6 +97,10 @@ std::vector<std::size_t> TopologyCostModel::cost_classes() const {
     const int position = i == 0 ? 0 : i + 1 == ops.size() ? 2 : 1;
     const int previous_kind = i == 0 ? -1 : static_cast<int>(ops[i - 1].kind);
     const double previous_flops = i == 0 ? 0.0 : ops[i - 1].forward_flops_per_sample;
+    const std::int64_t previous_parameters = i == 0 ? 0 : ops[i - 1].parameters;
+    const bool previous_trainable = i == 0 ? false : ops[i - 1].trainable;
+    const int next_kind = i + 1 == ops.size() ? -1 : static_cast<int>(ops[i + 1].kind);
+    const double next_backward_flops = i + 1 == ops.size() ? 0.0 : ops[i + 1].backward_flops_per_sample;
     const Shape shape{static_cast<int>(op.kind),
                       op.parameters,
                       op.active_parameters,
@@ -94,13 +113,28 @@ std::vector<std::size_t> TopologyCostModel::cost_classes() const {
                       op.trainable,
                       previous_kind,
                       previous_flops,
+                      previous_parameters,
+                      previous_trainable,
+                      next_kind,
+                      next_backward_flops,
                       position};
     out.push_back(ids.emplace(shape, ids.size()).first->second);
   }
   return out;
 }
 
+// The search prices each operator between neighbours like it (unsliced, with its scopes): separable, and
+// exact for uniform plans; a whole plan is priced by scheduling its program (program/schedule.hpp).
 ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, std::int64_t b) const {
+  OperatorChoice neighbour = c;
+  neighbour.slices = 1;
+  neighbour.sharded_slices = c.sharded_slices > 0 ? 1 : 0;
+  return priced(op_index, c, neighbour, neighbour, b);
+}
+
+ItemCost TopologyCostModel::priced(std::size_t op_index, const OperatorChoice& c,
+                                   const OperatorChoice& previous, const OperatorChoice& next,
+                                   std::int64_t b) const {
   const Operator& op = scenario_.model.operators[op_index];
   const double samples = static_cast<double>(b);
   const int steps = accumulation_steps_;
@@ -158,14 +192,43 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
     const bool first = op_index == 0;
     const bool last = op_index + 1 == scenario_.model.operators.size();
     const double forward =
-        (first ? forward_comm : pass(previous_forward_seconds(op_index, samples), forward_comm)) +
+        (first ? forward_comm
+               : pass(previous_forward_seconds(op_index, samples) / previous.slices, forward_comm)) +
         (last ? forward_compute : 0.0);
     const double reduce_in_pass = first ? 0.0 : reduce_comm;
     // With a backward gather queued behind the reduce-scatter, both must finish within the recompute;
     // without one, the reduce-scatter runs beside the whole backward of the operator.
     const bool regathers = c.checkpoint && backward_comm > 0;
+    // The comm beyond a window it shares: max(window, comm) - window, plus the slowdown.
+    const auto exposed = [slowdown](double window, double comm) {
+      return std::max(0.0, comm - window) + slowdown * std::min(window, comm);
+    };
+    // The reduce-scatter before an operator's backward gather is the one of the operator after it (whose
+    // backward ran just before), so a window is shared by neighbours: this operator pays its own recompute
+    // in full, and its reduce-scatter beside the operator before it: with the gather of a checkpointed
+    // predecessor during its recompute (its forward compute, as in the forward pass), else during its
+    // backward (a predecessor that is not recomputed prefetched its gather earlier). The last operator's
+    // own recompute window holds its gather alone.
+    // A sliced neighbour shares the window of one slice (the one that runs next to this operator).
+    double regather_pass = pass(recompute, backward_comm);
+    if (!first) {
+      const Operator& before = scenario_.model.operators[op_index - 1];
+      regather_pass =
+          recompute + (last ? exposed(recompute, backward_comm) : 0.0) +
+          (previous.checkpoint
+               ? exposed(compute_.forward_seconds(before, samples) / previous.slices,
+                         reduce_in_pass + slice_backward_gather_seconds(before, previous))
+               : exposed(compute_.backward_seconds(before, samples) / previous.slices, reduce_in_pass));
+    }
+    // Its recompute gather is prefetched while the operator after it (its last slice) runs its backward.
+    const double recompute_gather_pass =
+        last ? pass(backward_compute, recompute_comm)
+             : backward_compute +
+                   exposed(compute_.backward_seconds(scenario_.model.operators[op_index + 1], samples) /
+                               next.slices,
+                           recompute_comm);
     const double backward =
-        regathers ? pass(backward_compute, recompute_comm) + pass(recompute, reduce_in_pass + backward_comm)
+        regathers ? recompute_gather_pass + regather_pass
                   : pass(backward_compute + recompute, recompute_comm + backward_comm + reduce_in_pass);
     micro = forward + backward + (first ? reduce_comm : 0.0);
   }

@@ -25,8 +25,16 @@ struct OperatorCost {
 struct StrategyResult {
   std::string strategy;
   bool fits = false;
-  Plan plan;                        // valid when fits
-  double lower_bound_seconds = 0;   // certified lower bound on the iteration time at the plan's batch
+  Plan plan;  // valid when fits
+  // The search prices each operator as if its predecessor made the same choice (CostModel::cost), which keeps
+  // it separable and exact: the bound and the objective below are of that model. The plan's prediction
+  // prices its real neighbours (cost_after).
+  double lower_bound_seconds = 0;  // certified lower bound on the search's objective at the plan's batch
+  double search_seconds = 0;       // the search's objective for its pick
+  // Set when a baseline's plan, priced in sequence, beat the search's pick and became the plan (the pick's
+  // own prediction is kept beside it).
+  std::string adopted_from;
+  PlanPrediction search_pick;
   double shortfall_bytes = 0;       // when it does not fit: how much memory the smallest plan lacks at b = 1
   double minimum_memory_bytes = 0;  // smallest peak memory any plan of this space needs at b = 1
   std::vector<BatchRow> batches;

@@ -200,3 +200,36 @@ TEST(CostClasses, SolverItemsEqualTheCostModelOnEveryShippedScenario) {
 
 }  // namespace
 }  // namespace shardscope
+
+namespace shardscope {
+namespace {
+
+// The full space holds every baseline, so the recommended plan is never slower than one that fits, on every
+// shipped scenario; where nothing fits, no baseline fits either.
+TEST(Recommendation, NeverSlowerThanAnyBaselineOnEveryShippedScenario) {
+  const std::filesystem::path dir = std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "scenarios";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const Scenario s = load_scenario_file(entry.path().string());
+    const Calibration calibration = scenario_calibration(s.planner.calibration_file);
+    const PlanReport report = plan_scenario(s, calibration);
+    for (const StrategyResult& b : report.baselines) {
+      if (!b.fits) continue;
+      ASSERT_TRUE(report.best.fits) << entry.path() << ": " << b.strategy << " fits";
+      EXPECT_GE(report.best.plan.predicted.samples_per_second, b.plan.predicted.samples_per_second)
+          << entry.path() << ": " << b.strategy;
+    }
+    if (report.best.fits) {
+      // What the plan reports is what evaluating it again gives.
+      EXPECT_DOUBLE_EQ(report.best.plan.predicted.iteration_seconds,
+                       evaluate_plan(s, calibration, report.best.plan).iteration_seconds)
+          << entry.path();
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 6);
+}
+
+}  // namespace
+}  // namespace shardscope
