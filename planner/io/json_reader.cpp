@@ -1,4 +1,5 @@
-// JsonDocument (parse, then map every value's JSON pointer to its line) and JsonObjectReader (typed getters).
+// JsonDocument (parse, map every value's JSON pointer to its line, refuse duplicate keys) and
+// JsonObjectReader.
 #include "planner/io/json_reader.hpp"
 
 #include <algorithm>
@@ -46,20 +47,24 @@ void append_utf8(std::string& out, unsigned code) {
 }
 
 // Walks text that nlohmann has already accepted and records the line of each value by JSON pointer
-// (object members at their key). Iterative, so deep nesting cannot overflow the stack.
+// (object members at their key). A key given twice in one object (nlohmann keeps the last) is an InputError
+// naming both lines. Iterative, so deep nesting cannot overflow the stack.
 class LineScanner {
  public:
-  LineScanner(const std::string& text, std::map<std::string, int>& lines) : text_(text), lines_(lines) {}
+  LineScanner(const std::string& text, const std::string& file, std::map<std::string, int>& lines)
+      : text_(text), file_(file), lines_(lines) {}
 
   void scan() {
     struct Frame {
       std::string pointer;
+      std::string field;  // dotted, for errors: "plan.operators[3]"
       bool array;
       std::size_t index;
     };
     std::vector<Frame> stack;
     skip_space();
     std::string pointer;
+    std::string field;
     lines_[pointer] = line_;
     while (true) {
       // A value starts at pos_ for `pointer`.
@@ -69,7 +74,7 @@ class LineScanner {
       bool opened = false;
       if (ch == '{' || ch == '[') {
         ++pos_;
-        stack.push_back({pointer, ch == '[', 0});
+        stack.push_back({pointer, field, ch == '[', 0});
         opened = true;
       } else if (ch == '"') {
         (void)string_token();
@@ -101,11 +106,18 @@ class LineScanner {
         opened = false;
         if (top.array) {
           pointer = top.pointer + "/" + std::to_string(top.index);
+          field = top.field + "[" + std::to_string(top.index) + "]";
           lines_[pointer] = line_;
         } else {
           const int key_line = line_;
-          pointer = top.pointer + "/" + pointer_token(string_token());
-          lines_[pointer] = key_line;
+          const std::string key = string_token();
+          pointer = top.pointer + "/" + pointer_token(key);
+          field = top.field.empty() ? key : top.field + "." + key;
+          const auto [it, inserted] = lines_.emplace(pointer, key_line);
+          if (!inserted) {
+            throw InputError(file_, key_line, field,
+                             "duplicate key (first given at line " + std::to_string(it->second) + ")");
+          }
           skip_space();
           if (pos_ < text_.size() && text_[pos_] == ':') ++pos_;
         }
@@ -164,6 +176,7 @@ class LineScanner {
   }
 
   const std::string& text_;
+  const std::string& file_;
   std::map<std::string, int>& lines_;
   std::size_t pos_ = 0;
   int line_ = 1;
@@ -193,7 +206,7 @@ JsonDocument::JsonDocument(const std::string& text, std::string file) : file_(st
     // e.g. out_of_range for a number such as 1e999 that no double can hold (found by the fuzzer)
     throw InputError(file_, 0, "", std::string("malformed JSON: ") + e.what());
   }
-  LineScanner(text, lines_).scan();
+  LineScanner(text, file_, lines_).scan();
 }
 
 int JsonDocument::line(const std::string& pointer) const {

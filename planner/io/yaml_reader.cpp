@@ -9,6 +9,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
+#include "planner/io/yaml_strict.hpp"
 
 namespace shardscope {
 
@@ -51,6 +52,7 @@ YAML::Node parse_yaml_mapping(const std::string& text, const std::string& file) 
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
   }
+  check_strict_yaml(text, file);  // yaml-cpp keeps the first of duplicate keys and ignores later documents
   if (!root.IsDefined() || root.IsNull())
     throw InputError(file, 0, "", "file is empty; expected a YAML mapping");
   if (!root.IsMap()) throw InputError(file, line_of(root), "", "expected a YAML mapping at the top level");

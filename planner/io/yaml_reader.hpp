@@ -16,7 +16,8 @@ namespace shardscope {
 // Reads a whole text file (refusing directories, missing files and files over 64 MiB) for parsing.
 std::string read_text_file(const std::string& path, const std::string& what);
 
-// Parses YAML text; malformed YAML, an empty document or a document that is not a mapping are errors.
+// Parses YAML text; malformed YAML, an empty document, a document that is not a mapping, a second document
+// and a key given twice in one mapping are errors.
 YAML::Node parse_yaml_mapping(const std::string& text, const std::string& file);
 
 int line_of(const YAML::Node& node);  // 1-based, 0 when unknown
