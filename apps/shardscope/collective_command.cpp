@@ -9,13 +9,14 @@
 
 #include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
+#include "apps/shardscope/option_checks.hpp"
+#include "planner/core/cluster.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
 #include "planner/io/cluster_presets.hpp"
 #include "sim/collective_sim.hpp"
 
 namespace shardscope::cli {
-
 Registered register_collective(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("collective", "Simulate one collective on a cluster (SimGrid) and report bandwidth");
@@ -31,16 +32,23 @@ Registered register_collective(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Options>();
-  cmd->add_option("--cluster", o->cluster, "Cluster preset name or cluster YAML file")->required();
+  cmd->add_option("--cluster", o->cluster, "Cluster preset name or cluster YAML file")
+      ->required()
+      ->check(non_empty("a cluster preset or file"));
   cmd->add_option("--op", o->op, "Collective:" + described_names<CollectiveKind>())
       ->check(one_of<CollectiveKind>("collective"));
   cmd->add_option("--algo", o->algo, "Algorithm:" + described_names<sim::CollectiveAlgorithm>())
       ->check(one_of<sim::CollectiveAlgorithm>("algorithm"));
   cmd->add_option("--bytes", o->bytes, "Total buffer size, e.g. 1GiB")->required();
+  // The ranges of cluster files (nodes x gpus_per_node) and scenarios (training.group_size), checked as
+  // flags; whether the counts fit the cluster is the simulator's check.
   cmd->add_option("--gpus", o->gpus,
-                  "GPUs taking part (a multiple of GPUs per node; default: the whole cluster)");
-  cmd->add_option("--group-size", o->group_size, "GPUs per group for hring/horing (default: GPUs per node)");
-  cmd->add_option("--concurrent", o->concurrent, "Run this many copies at once (link contention)");
+                  "GPUs taking part (a multiple of GPUs per node; default: the whole cluster)")
+      ->check(CLI::Range(1, kMaxGpus));
+  cmd->add_option("--group-size", o->group_size, "GPUs per group for hring/horing (default: GPUs per node)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--concurrent", o->concurrent, "Run this many copies at once (link contention)")
+      ->check(CLI::Range(1, 64));
   cmd->add_flag("--coarse", o->coarse, "One pipelined flow per ring edge instead of N-1 steps");
   cmd->add_flag("--json", o->json, "Print JSON");
   return {cmd, [o]() {

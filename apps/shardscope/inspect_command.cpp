@@ -6,6 +6,7 @@
 #include <string>
 
 #include "apps/shardscope/commands.hpp"
+#include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/model_states.hpp"
 #include "planner/core/units.hpp"
@@ -142,7 +143,9 @@ Registered register_inspect(CLI::App& app) {
   auto* cmd = app.add_subcommand("inspect", "Summarise a scenario: model, cluster, model-state memory");
   auto scenario_path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("scenario", *scenario_path, "Scenario YAML file")->required();
+  cmd->add_option("scenario", *scenario_path, "Scenario YAML file")
+      ->required()
+      ->check(non_empty("a file path"));
   cmd->add_flag("--json", *json, "Print JSON instead of tables");
   return {cmd, [scenario_path, json]() {
             const Scenario scenario = load_scenario_file(*scenario_path);

@@ -13,6 +13,7 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/plan_progress.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/calibration.hpp"
@@ -166,9 +167,12 @@ Registered register_plan(CLI::App& app) {
     bool progress = false;
   };
   auto opts = std::make_shared<Options>();
-  cmd->add_option("scenario", opts->scenario, "Scenario YAML file")->required();
+  cmd->add_option("scenario", opts->scenario, "Scenario YAML file")
+      ->required()
+      ->check(non_empty("a file path"));
   cmd->add_flag("--json", opts->json, "Print the report as JSON");
-  cmd->add_option("--out", opts->out, "Also write the plan report (JSON) to this file");
+  cmd->add_option("--out", opts->out, "Also write the plan report (JSON) to this file")
+      ->check(non_empty("a file path"));
   cmd->add_flag("--no-baselines", opts->no_baselines, "Skip the baseline strategies");
   cmd->add_flag("--progress", opts->progress,
                 "Print progress lines on stderr even when it is not a terminal (a terminal gets an updating "

@@ -13,6 +13,7 @@
 #include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
@@ -214,17 +215,19 @@ Registered register_simulate(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("simulate", "Simulate one training iteration of a plan on the cluster (SimGrid)");
   auto o = std::make_shared<Options>();
-  cmd->add_option("scenario", o->scenario, "Scenario YAML file")->required();
-  auto* plan_opt = cmd->add_option("--plan", o->plan, "Plan JSON written by `shardscope plan --out`");
+  cmd->add_option("scenario", o->scenario, "Scenario YAML file")->required()->check(non_empty("a file path"));
+  auto* plan_opt = cmd->add_option("--plan", o->plan, "Plan JSON written by `shardscope plan --out`")
+                       ->check(non_empty("a plan file path"));
   cmd->add_option("--strategy", o->strategy, "A strategy from the registry instead: " + strategy_help())
       ->check(strategy_check())
       ->excludes(plan_opt);
-  // The scenario's range, checked here so that a bad flag is blamed on the flag, not on the scenario file.
+  // The scenario's ranges, checked here so that a bad flag is blamed on the flag, not on the scenario file.
   cmd->add_option("--prefetch", o->prefetch,
                   "Prefetch depth (default: the scenario's execution.prefetch_depth)")
       ->check(CLI::Range(0, 64));
   cmd->add_option("--bucket", o->bucket,
-                  "Gradient bucket size, e.g. 25MB (default: the scenario's execution.bucket)");
+                  "Gradient bucket size, e.g. 25MB (default: the scenario's execution.bucket)")
+      ->check(byte_size_up_to(std::int64_t{1} << 40, "1TiB"));
   CLI::Option* serial =
       cmd->add_flag("--serial", o->serial, "One stream per GPU: no overlap of communication and compute");
   cmd->add_flag("--overlap", o->overlap,
@@ -236,10 +239,13 @@ Registered register_simulate(CLI::App& app) {
   cmd->add_option("--coarse-above", o->coarse_above,
                   "Rings with more ranks than this use the coarse flow model (default 16)")
       ->check(CLI::Range(0, 1 << 30));
-  cmd->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace (Trace Event JSON)");
-  cmd->add_option("--links", o->links, "Write bytes and utilisation per link direction as CSV");
+  cmd->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace (Trace Event JSON)")
+      ->check(non_empty("a file path"));
+  cmd->add_option("--links", o->links, "Write bytes and utilisation per link direction as CSV")
+      ->check(non_empty("a file path"));
   cmd->add_option("--result-json", o->result_json,
-                  "Write the full simulated result (per-GPU results, trace, memory, links) as JSON");
+                  "Write the full simulated result (per-GPU results, trace, memory, links) as JSON")
+      ->check(non_empty("a file path"));
   cmd->add_flag("--compare", o->compare, "Print the planner's prediction next to the simulation");
   cmd->add_flag("--json", o->json, "Print JSON");
   return {cmd, [o]() {

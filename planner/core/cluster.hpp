@@ -87,6 +87,11 @@ struct LinkProperties {
   double latency_seconds = 0;   // one-way latency of the whole path
 };
 
+// The largest cluster a cluster file, a scenario or a CLI flag may describe.
+constexpr int kMaxNodes = 100000;
+constexpr int kMaxGpusPerNode = 1024;
+constexpr int kMaxGpus = 1 << 20;  // nodes x gpus_per_node
+
 struct Cluster {
   std::string name;
   std::string source;  // where the numbers come from (preset documentation)

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "planner/core/names.hpp"
@@ -72,6 +74,8 @@ struct Model {
   std::int64_t sequence_length = 0;  // tokens per sample
   std::vector<Operator> operators;
 
+  // The integer sums throw std::overflow_error when a total does not fit 64 bits; scenario validation
+  // rejects such a model first (overflowing_total), so a validated model never throws.
   std::int64_t parameters() const;         // sum over operators
   std::int64_t active_parameters() const;  // sum of active parameters (MoE)
   std::int64_t trainable_parameters() const;
@@ -79,5 +83,9 @@ struct Model {
   double backward_flops_per_sample() const;
   std::int64_t activation_bytes_per_sample() const;
 };
+
+// The first whole-model total that does not fit a 64-bit integer ("total parameters", "total activation
+// bytes per sample", ...), or nullopt when every total fits.
+std::optional<std::string_view> overflowing_total(const Model& model);
 
 }  // namespace shardscope

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "planner/core/checked_math.hpp"
 #include "planner/core/error.hpp"
 
 namespace shardscope {
@@ -25,9 +26,18 @@ class Issues {
   std::vector<ScenarioIssue> list_;
 };
 
+// The cluster's GPUs, computed without overflow (Cluster::gpus() is an int product); 0 when a count is bad.
+std::int64_t gpu_count(const Cluster& c) {
+  if (c.nodes < 1 || c.gpus_per_node < 1) return 0;
+  return std::int64_t{c.nodes} * c.gpus_per_node;
+}
+
 void check_cluster(const Cluster& c, Issues& issues) {
   if (c.nodes < 1) issues.add("cluster.nodes", "expected at least one node");
   if (c.gpus_per_node < 1) issues.add("cluster.gpus_per_node", "expected at least one GPU per node");
+  if (gpu_count(c) > kMaxGpus) {
+    issues.add("cluster.nodes", "nodes x gpus_per_node exceeds " + std::to_string(kMaxGpus) + " GPUs");
+  }
   issues.positive("cluster.gpu.peak_fp16", c.gpu.peak_flops_per_second_fp16, "FLOP/s rate");
   issues.positive("cluster.gpu.peak_fp32", c.gpu.peak_flops_per_second_fp32, "FLOP/s rate");
   if (!(c.gpu.achievable_fraction > 0 && c.gpu.achievable_fraction <= 1)) {
@@ -94,16 +104,51 @@ void check_model(const Model& m, Issues& issues) {
       issues.add(at + ".activation_bytes_per_sample", "expected non-negative byte sizes");
     }
   }
+  // Legal operators can still add up past 64 bits (~8,200 at the largest activation size, or a large MoE).
+  if (const std::optional<std::string_view> total = overflowing_total(m)) {
+    issues.add("model.operators", std::string(*total) + " overflow 64-bit integers");
+  }
+}
+
+// A global batch must be reachable: exactly micro_batch x gradient_accumulation_steps x GPUs when the
+// micro-batch is given, else by some micro-batch of the planner's scan (1 to max_micro_batch) that divides
+// the samples per GPU in at most kMaxAccumulationSteps steps.
+void check_global_batch(const TrainingConfig& t, std::int64_t gpus, Issues& issues) {
+  if (t.micro_batch > 0) {
+    const std::optional<std::int64_t> per_step = checked_mul(t.micro_batch, gpus);
+    const std::optional<std::int64_t> product =
+        per_step ? checked_mul(*per_step, t.gradient_accumulation_steps) : std::nullopt;
+    if (product != t.global_batch) {
+      issues.add("training.global_batch",
+                 "must equal micro_batch x gradient_accumulation_steps x GPUs (" +
+                     (product ? std::to_string(*product) : std::string("beyond 64-bit integers")) + ")");
+    }
+    return;
+  }
+  if (t.global_batch % gpus != 0) {
+    issues.add("training.global_batch",
+               "must be a multiple of the number of GPUs (" + std::to_string(gpus) + ")");
+    return;
+  }
+  const std::int64_t per_gpu = t.global_batch / gpus;
+  constexpr std::int64_t kMaxSteps = kMaxAccumulationSteps;
+  for (std::int64_t b = (per_gpu + kMaxSteps - 1) / kMaxSteps; b <= t.max_micro_batch && b <= per_gpu; ++b) {
+    if (per_gpu % b == 0) return;  // micro-batch b needs per_gpu / b <= kMaxSteps steps
+  }
+  issues.add("training.global_batch",
+             "needs more than " + std::to_string(kMaxSteps) +
+                 " accumulation steps (the most supported) at every micro-batch from 1 to max_micro_batch (" +
+                 std::to_string(t.max_micro_batch) + ") that divides its " + std::to_string(per_gpu) +
+                 " samples per GPU; lower global_batch or raise max_micro_batch");
 }
 
 void check_training(const Scenario& s, Issues& issues) {
   const TrainingConfig& t = s.training;
-  const int gpus = s.cluster.gpus();
   if (t.group_size < 1) {
     issues.add("training.group_size", "expected at least 1 (call resolve_defaults() for the GPUs per node)");
-  } else if (gpus > 0 && gpus % t.group_size != 0) {
+  } else if (gpu_count(s.cluster) % t.group_size != 0) {
     issues.add("training.group_size", "group size " + std::to_string(t.group_size) + " does not divide the " +
-                                          std::to_string(gpus) + " GPUs of the cluster");
+                                          std::to_string(gpu_count(s.cluster)) + " GPUs of the cluster");
   }
   if (t.memory_limit_bytes <= 0) {
     issues.add("training.memory_limit",
@@ -119,20 +164,15 @@ void check_training(const Scenario& s, Issues& issues) {
                                                std::to_string(t.memory_limit_bytes) + " bytes)");
   }
   if (t.micro_batch < 0) issues.add("training.micro_batch", "expected 0 (scan) or a positive count");
-  if (t.gradient_accumulation_steps < 1) {
-    issues.add("training.gradient_accumulation_steps", "expected at least 1");
+  if (t.gradient_accumulation_steps < 1 || t.gradient_accumulation_steps > kMaxAccumulationSteps) {
+    issues.add("training.gradient_accumulation_steps",
+               "expected 1 to " + std::to_string(kMaxAccumulationSteps) + " steps (the most supported)");
   }
   if (t.max_micro_batch < 1) issues.add("training.max_micro_batch", "expected at least 1");
   if (t.global_batch < 0) issues.add("training.global_batch", "expected 0 (the planner chooses) or a count");
-  if (t.global_batch > 0 && t.micro_batch > 0 && gpus > 0 &&
-      t.global_batch != t.micro_batch * t.gradient_accumulation_steps * gpus) {
-    issues.add("training.global_batch",
-               "must equal micro_batch x gradient_accumulation_steps x GPUs (" +
-                   std::to_string(t.micro_batch * t.gradient_accumulation_steps * gpus) + ")");
-  }
-  if (t.global_batch > 0 && gpus > 0 && t.global_batch % gpus != 0) {
-    issues.add("training.global_batch",
-               "must be a multiple of the number of GPUs (" + std::to_string(gpus) + ")");
+  const std::int64_t gpus = gpu_count(s.cluster);
+  if (t.global_batch > 0 && gpus > 0 && t.micro_batch >= 0 && t.max_micro_batch >= 1) {
+    check_global_batch(t, gpus, issues);
   }
   if (t.slice_granularities.empty())
     issues.add("training.slice_granularities", "expected at least one granularity");

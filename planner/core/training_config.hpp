@@ -46,10 +46,15 @@ struct StateBytesPerParameter {
 };
 StateBytesPerParameter state_bytes_per_parameter(Precision precision, OptimizerKind optimizer);
 
+// The most micro-steps one optimizer step may accumulate (2^20). Scenario validation rejects a
+// gradient_accumulation_steps above it, and a global_batch that would need more steps at every micro-batch
+// the planner may use; the planner's scan skips a micro-batch that would need more.
+constexpr int kMaxAccumulationSteps = 1 << 20;
+
 struct TrainingConfig {
-  std::int64_t global_batch = 0;  // samples per optimizer step over all GPUs (0: the planner chooses)
-  std::int64_t micro_batch = 0;   // samples per GPU per micro-step (0: the planner scans)
-  int gradient_accumulation_steps = 1;
+  std::int64_t global_batch = 0;        // samples per optimizer step over all GPUs (0: the planner chooses)
+  std::int64_t micro_batch = 0;         // samples per GPU per micro-step (0: the planner scans)
+  int gradient_accumulation_steps = 1;  // 1 to kMaxAccumulationSteps (with a global_batch: derived from it)
   std::int64_t max_micro_batch = 1024;  // upper end of the planner's batch scan
   Precision precision = Precision::mixed_bf16;
   OptimizerKind optimizer = OptimizerKind::adam;

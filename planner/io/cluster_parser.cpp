@@ -4,10 +4,6 @@
 namespace shardscope {
 namespace {
 
-constexpr std::int64_t kMaxNodes = 100000;
-constexpr std::int64_t kMaxGpusPerNode = 1024;
-constexpr std::int64_t kMaxGpus = 1048576;
-
 GpuSpec parse_gpu(const YamlMap& map) {
   map.reject_unknown({"name", "peak_fp16", "peak_fp32", "achievable_fraction", "memory", "hbm_bandwidth"});
   GpuSpec gpu;

@@ -155,7 +155,8 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
   for (auto it = p.json().begin(); it != p.json().end(); ++it) plan.source.lines[it.key()] = p.line(it.key());
   plan.strategy = p.string("strategy");
   plan.micro_batch = p.integer("batch_size", 1, 1 << 20);
-  plan.gradient_accumulation_steps = static_cast<int>(p.integer("gradient_accumulation_steps", 1, 1 << 20));
+  plan.gradient_accumulation_steps =
+      static_cast<int>(p.integer("gradient_accumulation_steps", 1, kMaxAccumulationSteps));
   plan.group_size = static_cast<int>(p.integer("group_size", 1, 1 << 20));
   for (const char* key : {"precision", "sequence_length_tokens", "cost_model"}) {
     if (!p.has(key)) p.fail(key, kReplan);

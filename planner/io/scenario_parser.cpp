@@ -144,7 +144,7 @@ TrainingConfig parse_training(const YamlMap& map, const Cluster& cluster) {
   t.global_batch = map.integer_or("global_batch", 0, 1, std::int64_t{1} << 40);
   t.micro_batch = map.integer_or("micro_batch", 0, 1, 1 << 20);
   t.gradient_accumulation_steps =
-      static_cast<int>(map.integer_or("gradient_accumulation_steps", 1, 1, 1 << 20));
+      static_cast<int>(map.integer_or("gradient_accumulation_steps", 1, 1, kMaxAccumulationSteps));
   t.max_micro_batch = map.integer_or("max_micro_batch", 1024, 1, 1 << 20);
   t.precision = map.choice_or("precision", Precision::mixed_bf16);
   t.optimizer = map.choice_or("optimizer", OptimizerKind::adam);

@@ -68,10 +68,16 @@ std::vector<std::string> check_plan_configuration(const Plan& plan, const Scenar
   }
   const int steps = accumulation_steps_for(scenario, plan.micro_batch);
   if (steps == 0) {
-    check.fail("batch_size", "the plan's micro-batch " + std::to_string(plan.micro_batch) + " x " +
-                                 std::to_string(scenario.cluster.gpus()) +
-                                 " GPUs does not divide the scenario's global batch " +
-                                 std::to_string(scenario.training.global_batch));
+    const std::int64_t per_step = plan.micro_batch * scenario.cluster.gpus();
+    const std::string plan_step = "the plan's micro-batch " + std::to_string(plan.micro_batch) + " x " +
+                                  std::to_string(scenario.cluster.gpus()) + " GPUs";
+    check.fail("batch_size",
+               scenario.training.global_batch % per_step != 0
+                   ? plan_step + " does not divide the scenario's global batch " +
+                         std::to_string(scenario.training.global_batch)
+                   : plan_step + " needs " + std::to_string(scenario.training.global_batch / per_step) +
+                         " accumulation steps to reach the scenario's global batch, more than the " +
+                         std::to_string(kMaxAccumulationSteps) + " supported");
   }
   check.same("gradient_accumulation_steps", "gradient accumulation steps", plan.gradient_accumulation_steps,
              steps);

@@ -317,7 +317,10 @@ int accumulation_steps_for(const Scenario& s, std::int64_t micro_batch) {
   if (s.training.global_batch <= 0) return s.training.gradient_accumulation_steps;
   const std::int64_t per_step = micro_batch * s.cluster.gpus();
   if (s.training.global_batch % per_step != 0) return 0;  // this micro-batch cannot reach the global batch
-  return static_cast<int>(s.training.global_batch / per_step);
+  const std::int64_t steps = s.training.global_batch / per_step;
+  // More steps than supported: never truncated to int, the micro-batch is out (validation makes sure that
+  // some micro-batch of the scan remains).
+  return steps <= kMaxAccumulationSteps ? static_cast<int>(steps) : 0;
 }
 
 std::string_view batch_status_name(BatchStatus status) {

@@ -58,7 +58,8 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
                          PlanObserver* observer = nullptr);
 
 // Gradient accumulation steps for a micro-batch: the scenario's fixed value, or derived from its global batch
-// (0 when micro-batch x GPUs does not divide the global batch).
+// (0 when micro-batch x GPUs does not divide the global batch, or would need more than
+// kMaxAccumulationSteps).
 int accumulation_steps_for(const Scenario& scenario, std::int64_t micro_batch);
 
 // The planner's prediction for a given plan (iteration time and peak memory per GPU, reserve included).
