@@ -1,0 +1,71 @@
+// Checks that run on every shipped scenario: the solver's instance equals the cost model, and the
+// recommended plan is never slower than a baseline (planning all of them is slow under ASan: own timeout).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "planner/cost/cost_model.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "planner/search/planner.hpp"
+
+namespace shardscope {
+namespace {
+
+// Calls check(path, scenario, calibration) for every shipped scenario; returns how many there were.
+template <typename Check>
+int for_each_shipped_scenario(Check check) {
+  const std::filesystem::path dir = std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "scenarios";
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const Scenario s = load_scenario_file(entry.path().string());
+    check(entry.path(), s, scenario_calibration(s.planner.calibration_file));
+    ++count;
+  }
+  return count;
+}
+
+// The instance the solver sees equals the cost model, operator by operator, on every shipped scenario.
+TEST(CostClasses, SolverItemsEqualTheCostModelOnEveryShippedScenario) {
+  const int checked = for_each_shipped_scenario(
+      [](const std::filesystem::path& path, const Scenario& s, const Calibration& calibration) {
+        const auto model = make_cost_model(s, calibration);
+        const PlanInstance inst = build_instance(s, calibration, full_space(s.training), 2);
+        ASSERT_EQ(inst.choices.size(), s.model.operators.size());
+        for (std::size_t i = 0; i < inst.choices.size(); ++i) {
+          for (std::size_t k = 0; k < inst.choices[i].size(); ++k) {
+            const ItemCost c = model->cost(i, inst.choices[i][k], 2);
+            ASSERT_EQ(inst.problem.classes[i][k].seconds, c.seconds) << path << " op " << i;
+            ASSERT_EQ(inst.problem.classes[i][k].resident_bytes, c.resident_bytes) << path << " op " << i;
+            ASSERT_EQ(inst.problem.classes[i][k].transient_bytes, c.transient_bytes) << path << " op " << i;
+          }
+        }
+      });
+  EXPECT_GE(checked, 6);
+}
+
+// The full space holds every baseline, so the recommended plan is never slower than one that fits, on every
+// shipped scenario; where nothing fits, no baseline fits either.
+TEST(Recommendation, NeverSlowerThanAnyBaselineOnEveryShippedScenario) {
+  const int checked = for_each_shipped_scenario(
+      [](const std::filesystem::path& path, const Scenario& s, const Calibration& calibration) {
+        const PlanReport report = plan_scenario(s, calibration);
+        for (const StrategyResult& b : report.baselines) {
+          if (!b.fits) continue;
+          ASSERT_TRUE(report.best.fits) << path << ": " << b.strategy << " fits";
+          EXPECT_GE(report.best.plan.predicted.samples_per_second, b.plan.predicted.samples_per_second)
+              << path << ": " << b.strategy;
+        }
+        if (report.best.fits) {
+          // What the plan reports is what evaluating it again gives.
+          EXPECT_DOUBLE_EQ(report.best.plan.predicted.iteration_seconds,
+                           evaluate_plan(s, calibration, report.best.plan).iteration_seconds)
+              << path;
+        }
+      });
+  EXPECT_GE(checked, 6);
+}
+
+}  // namespace
+}  // namespace shardscope
