@@ -51,7 +51,8 @@ double parse_with(std::string_view raw, const Suffix* suffixes, std::size_t coun
   std::string suffix;
   const double value = split_number(text, suffix, expected);
   if (value < 0)
-    throw std::invalid_argument(std::string("expected a non-negative ") + expected + ", got '" + text + "'");
+    throw std::invalid_argument(std::string("expected ") + expected + " that is not negative, got '" + text +
+                                "'");
   if (suffix.empty()) {
     if (!allow_bare) {
       throw std::invalid_argument(std::string("missing unit in '") + text + "'; expected " + expected);

@@ -48,7 +48,7 @@ TEST(ScenarioErrors, ZeroNegativeAndAbsurdSizes) {
       [] {
         parse(std::string("model: {preset: nd-48x1536}\n") + kCluster + "training: {memory_limit: -8GB}\n");
       },
-      "s.yaml", 3, "training.memory_limit", "non-negative");
+      "s.yaml", 3, "training.memory_limit", "that is not negative, got '-8GB'");
   expect_input_error(
       [] {
         parse(std::string("model: {preset: nd-48x1536}\n") + kCluster + "training: {memory_limit: 48GB}\n");
