@@ -68,13 +68,17 @@ double TopologyCostModel::previous_forward_seconds(std::size_t op_index, double 
   return op_index == 0 ? 0.0 : compute_.forward_seconds(scenario_.model.operators[op_index - 1], samples);
 }
 
-// Seconds of the backward gathers of one slice of `op` under `choice` (none when no slice is sharded).
-double TopologyCostModel::slice_backward_gather_seconds(const Operator& op,
-                                                        const OperatorChoice& choice) const {
-  if (choice.sharded_slices == 0) return 0.0;
-  const double slice = static_cast<double>(op.parameters) / choice.slices;
+// Seconds of the backward gathers of the operator before `op_index`, were it to make `choice` unsliced: the
+// search prices an operator between neighbours like it, which keeps it separable (exact for uniform plans).
+double TopologyCostModel::previous_backward_gather_seconds(std::size_t op_index,
+                                                           const OperatorChoice& choice) const {
+  const Operator& previous = scenario_.model.operators[op_index - 1];
+  OperatorChoice unsliced = choice;
+  unsliced.slices = 1;
+  unsliced.sharded_slices = 1;
   double seconds = 0;
-  for (const CollectiveCall& call : micro_step_collectives(choice, slice, op.trainable, state_)) {
+  for (const CollectiveCall& call : micro_step_collectives(unsliced, static_cast<double>(previous.parameters),
+                                                           previous.trainable, state_)) {
     if (call.stage == CollectiveCall::Stage::backward_gather) {
       seconds += collectives_.seconds(call.kind, call.group, call.total_bytes);
     }
@@ -123,35 +127,17 @@ std::vector<std::size_t> TopologyCostModel::cost_classes() const {
   return out;
 }
 
-// The search prices each operator between neighbours like it (unsliced, with its scopes): separable, and
-// exact for uniform plans; a whole plan is priced by scheduling its program (program/schedule.hpp).
+// A whole plan is priced by scheduling its program (program/schedule.hpp); this per-operator price is the
+// search's, its neighbours' windows taken as the program gives them.
 ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, std::int64_t b) const {
-  OperatorChoice neighbour = c;
-  neighbour.slices = 1;
-  neighbour.sharded_slices = c.sharded_slices > 0 ? 1 : 0;
-  return priced(op_index, c, neighbour, neighbour, b);
-}
-
-ItemCost TopologyCostModel::priced(std::size_t op_index, const OperatorChoice& c,
-                                   const OperatorChoice& previous, const OperatorChoice& next,
-                                   std::int64_t b) const {
   const Operator& op = scenario_.model.operators[op_index];
   const double samples = static_cast<double>(b);
   const int steps = accumulation_steps_;
   const double slice = static_cast<double>(op.parameters) / c.slices;
 
   // Per micro-step, a forward and a backward pass. One stream (no overlap) adds everything up. With overlap
-  // (communication on its own stream) the costs follow the pipeline the program runs, as measured against
-  // the simulator (sim/README.md):
-  // - forward: an operator's gather runs while the previous operator computes, so operator i costs
-  //   max(forward compute of i - 1, its gathers); the first operator's gathers are exposed, and the last
-  //   operator adds its own compute. The neighbour's forward compute does not depend on its choice.
-  // - backward of a checkpointed operator: its recompute gather hides behind its backward compute, and its
-  //   backward gather and the reduce-scatter queued before it both run during its recompute:
-  //   max(backward, recompute gather) + max(recompute, reduce-scatter + backward gather);
-  //   otherwise max(backward, backward gather + reduce-scatter). The first operator's last reduce-scatter
-  //   closes the pass, exposed.
-  // Each max adds the calibrated slowdown x the shorter side.
+  // (communication on its own stream) each collective is priced against the compute window the program
+  // gives it (sim/README.md); each window adds the calibrated slowdown x the shorter side.
   const double slice_overhead = (c.slices - 1) * calibration_.slice_overhead_seconds;
   const double forward_compute = compute_.forward_seconds(op, samples) + slice_overhead;
   const double backward_compute = compute_.backward_seconds(op, samples) + slice_overhead;
@@ -191,42 +177,34 @@ ItemCost TopologyCostModel::priced(std::size_t op_index, const OperatorChoice& c
     };
     const bool first = op_index == 0;
     const bool last = op_index + 1 == scenario_.model.operators.size();
+    // Forward: an operator's gathers run while the previous operator computes; the first operator's
+    // gathers are exposed, and the last operator adds its own compute.
     const double forward =
-        (first ? forward_comm
-               : pass(previous_forward_seconds(op_index, samples) / previous.slices, forward_comm)) +
+        (first ? forward_comm : pass(previous_forward_seconds(op_index, samples), forward_comm)) +
         (last ? forward_compute : 0.0);
     const double reduce_in_pass = first ? 0.0 : reduce_comm;
-    // With a backward gather queued behind the reduce-scatter, both must finish within the recompute;
-    // without one, the reduce-scatter runs beside the whole backward of the operator.
-    const bool regathers = c.checkpoint && backward_comm > 0;
     // The comm beyond a window it shares: max(window, comm) - window, plus the slowdown.
     const auto exposed = [slowdown](double window, double comm) {
       return std::max(0.0, comm - window) + slowdown * std::min(window, comm);
     };
-    // The reduce-scatter before an operator's backward gather is the one of the operator after it (whose
-    // backward ran just before), so a window is shared by neighbours: this operator pays its own recompute
-    // in full, and its reduce-scatter beside the operator before it: with the gather of a checkpointed
-    // predecessor during its recompute (its forward compute, as in the forward pass), else during its
-    // backward (a predecessor that is not recomputed prefetched its gather earlier). The last operator's
-    // own recompute window holds its gather alone.
-    // A sliced neighbour shares the window of one slice (the one that runs next to this operator).
-    double regather_pass = pass(recompute, backward_comm);
-    if (!first) {
-      const Operator& before = scenario_.model.operators[op_index - 1];
-      regather_pass =
-          recompute + (last ? exposed(recompute, backward_comm) : 0.0) +
-          (previous.checkpoint
-               ? exposed(compute_.forward_seconds(before, samples) / previous.slices,
-                         reduce_in_pass + slice_backward_gather_seconds(before, previous))
-               : exposed(compute_.backward_seconds(before, samples) / previous.slices, reduce_in_pass));
-    }
-    // Its recompute gather is prefetched while the operator after it (its last slice) runs its backward.
+    // Backward of a checkpointed operator that gathers again: the reduce-scatter before an operator's
+    // backward gather is that of the operator after it (whose backward ran just before), so this operator
+    // pays its own recompute in full, and its reduce-scatter with the predecessor's backward gather during
+    // the predecessor's recompute (its forward compute). The last operator's own recompute window holds
+    // its gather alone; the first operator's reduce-scatter closes the pass, exposed.
+    const bool regathers = c.checkpoint && backward_comm > 0;
+    const double regather_pass =
+        first ? pass(recompute, backward_comm)
+              : recompute + (last ? exposed(recompute, backward_comm) : 0.0) +
+                    exposed(previous_forward_seconds(op_index, samples),
+                            reduce_in_pass + previous_backward_gather_seconds(op_index, c));
+    // Its recompute gather is prefetched while the operator after it runs its backward.
     const double recompute_gather_pass =
         last ? pass(backward_compute, recompute_comm)
              : backward_compute +
-                   exposed(compute_.backward_seconds(scenario_.model.operators[op_index + 1], samples) /
-                               next.slices,
+                   exposed(compute_.backward_seconds(scenario_.model.operators[op_index + 1], samples),
                            recompute_comm);
+    // Otherwise the reduce-scatter runs beside the whole backward of the operator.
     const double backward =
         regathers ? recompute_gather_pass + regather_pass
                   : pass(backward_compute + recompute, recompute_comm + backward_comm + reduce_in_pass);

@@ -38,9 +38,7 @@ class TopologyCostModel : public CostModel {
 
  private:
   double previous_forward_seconds(std::size_t op_index, double samples) const;
-  double slice_backward_gather_seconds(const Operator& op, const OperatorChoice& choice) const;
-  ItemCost priced(std::size_t op_index, const OperatorChoice& choice, const OperatorChoice& previous,
-                  const OperatorChoice& next, std::int64_t micro_batch) const;
+  double previous_backward_gather_seconds(std::size_t op_index, const OperatorChoice& choice) const;
   const Scenario& scenario_;  // the caller keeps the scenario alive while the model is used
   Calibration calibration_;   // owned: callers often pass a temporary
   int accumulation_steps_;    // micro-steps per iteration

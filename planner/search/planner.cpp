@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
 #include "planner/cost/cost_model.hpp"
 #include "planner/program/iteration_program.hpp"
@@ -57,22 +58,21 @@ std::vector<ItemCost> operator_item_costs(const CostModel& model, const std::vec
   return out;
 }
 
-// A whole plan's iteration time. The topology model schedules the plan's program on two streams with
+// A whole plan's iteration time under the topology model: its program scheduled on two streams with
 // uncontended collectives (what the simulator runs), so neighbours that share a window are priced as they
-// are; the search's per-operator sum assumed alike neighbours. The paper model is its per-operator sum.
-double plan_seconds(const Scenario& scenario, const Calibration& calibration, const CostModel& model,
-                    const Plan& plan) {
-  if (scenario.planner.cost_model == CostModelKind::topology) {
-    const ExecutionOptions& e = scenario.execution;
-    const IterationProgram program =
-        build_iteration_program(scenario, calibration, plan, e.prefetch_depth, !e.overlap, e.bucket_bytes);
-    return schedule_program(program,
-                            CollectiveCost(scenario.cluster, scenario.training.group_size, calibration))
-        .iteration_seconds;
-  }
-  double seconds = 0;
-  for (const ItemCost& c : operator_item_costs(model, plan.operators, plan.micro_batch)) seconds += c.seconds;
-  return seconds;
+// are (the search's per-operator sum assumed alike neighbours). The paper model is separable: its plan
+// time is the sum of its operators' costs.
+double scheduled_seconds(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
+  const ExecutionOptions& e = scenario.execution;
+  const IterationProgram program =
+      build_iteration_program(scenario, calibration, plan, e.prefetch_depth, !e.overlap, e.bucket_bytes);
+  return schedule_program(program,
+                          CollectiveCost(scenario.cluster, scenario.training.group_size, calibration))
+      .iteration_seconds;
+}
+
+bool schedules_plans(const Scenario& scenario) {
+  return scenario.planner.cost_model == CostModelKind::topology;
 }
 
 std::vector<OperatorChoice> picked_choices(const PlanInstance& inst, const std::vector<int>& picks) {
@@ -158,7 +158,8 @@ double minimum_memory_bytes(const SearchSpace& space, const PlanInstance& inst) 
   return peak + inst.fixed_bytes;
 }
 
-// A solved row's time is its whole plan's (plan_seconds); the search's own objective stays in the outcome.
+// A solved row's time is its whole plan's (scheduled_seconds); the search's own objective stays in the
+// outcome.
 BatchRow batch_row(TrainingStep step, const PlanInstance& inst, const BatchOutcome& outcome,
                    double whole_plan_seconds) {
   BatchRow row;
@@ -222,15 +223,13 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
     const BatchOutcome outcome =
         space.uniform ? solve_uniform(inst) : solve_per_operator(inst, best_throughput);
     result.solver_cells += outcome.solver_cells;
-    double whole_plan_seconds = 0;
-    if (outcome.status == BatchStatus::solved) {
-      const std::unique_ptr<CostModel> model =
-          make_cost_model(scenario, calibration, step.accumulation_steps);
+    double whole_plan_seconds = outcome.seconds;
+    if (outcome.status == BatchStatus::solved && schedules_plans(scenario)) {
       Plan plan;
       plan.micro_batch = step.micro_batch;
       plan.gradient_accumulation_steps = step.accumulation_steps;
       plan.operators = picked_choices(inst, outcome.picks);
-      whole_plan_seconds = plan_seconds(scenario, calibration, *model, plan);
+      whole_plan_seconds = scheduled_seconds(scenario, calibration, plan);
     }
     const BatchRow row = batch_row(step, inst, outcome, whole_plan_seconds);
     result.batches.push_back(row);
@@ -284,8 +283,8 @@ std::vector<SearchSpace> scenario_spaces(const Scenario& scenario, bool with_bas
 }
 
 // The full space holds every baseline's plan, so the product never reports a slower one: when a baseline's
-// whole plan (plan_seconds) beats the search's pick (whose objective assumed alike neighbours), it becomes
-// the plan, named as such.
+// whole plan (scheduled_seconds) beats the search's pick (whose objective assumed alike neighbours), it
+// becomes the plan, named as such.
 void adopt_faster_baseline(PlanReport& report) {
   if (!report.best.fits) return;
   const StrategyResult* faster = nullptr;
@@ -398,6 +397,11 @@ StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibr
 PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
   validate_scenario(scenario);
   (void)check_plan_configuration(plan, scenario, calibration);  // callers that show warnings check first
+  if (plan.operators.size() != scenario.model.operators.size()) {
+    throw InputError(scenario.source_file, 0, "plan.operators",
+                     "the plan has " + std::to_string(plan.operators.size()) + " operators, the model " +
+                         std::to_string(scenario.model.operators.size()));
+  }
   const std::unique_ptr<CostModel> model =
       make_cost_model(scenario, calibration, plan.gradient_accumulation_steps);
   McProblem problem;
@@ -406,8 +410,9 @@ PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibr
   for (const ItemCost& c : operator_item_costs(*model, plan.operators, plan.micro_batch)) {
     problem.classes.push_back({{c.seconds, c.resident_bytes, c.transient_bytes}});
     picks.push_back(0);
+    out.iteration_seconds += c.seconds;
   }
-  out.iteration_seconds = plan_seconds(scenario, calibration, *model, plan);
+  if (schedules_plans(scenario)) out.iteration_seconds = scheduled_seconds(scenario, calibration, plan);
   out.peak_memory_bytes = selection_peak_bytes(problem, picks) + model->fixed_bytes();
   out.samples_per_second = model->samples_per_iteration(plan.micro_batch) / out.iteration_seconds;
   out.tokens_per_second = out.samples_per_second * static_cast<double>(scenario.model.sequence_length);

@@ -63,6 +63,25 @@ TEST(PlanCheck, APlanMatchesTheScenarioItWasMadeFor) {
   EXPECT_GT(evaluate_plan(s, Calibration{}, plan).iteration_seconds, 0);
 }
 
+// A plan built in code with too few or too many operators for the model (a file is matched by name on read).
+TEST(PlanCheck, EvaluatingAPlanWithAnotherOperatorCountIsAnError) {
+  const Scenario s = load();
+  Plan plan = plan_file_for(s);
+  plan.operators.pop_back();
+  try {
+    (void)evaluate_plan(s, Calibration{}, plan);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("plan.operators"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the plan has " + std::to_string(plan.operators.size())),
+              std::string::npos)
+        << e.what();
+  }
+  plan.operators.push_back(plan.operators.back());
+  plan.operators.push_back(plan.operators.back());
+  EXPECT_THROW((void)evaluate_plan(s, Calibration{}, plan), InputError);
+}
+
 TEST(PlanCheck, AGroupSizeMismatchIsAnErrorAtThePlansLine) {
   std::string text;
   const Plan plan = plan_file_for(load(", precision: mixed-fp16, group_size: 4"), &text);
