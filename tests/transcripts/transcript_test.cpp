@@ -1,5 +1,5 @@
-// Transcript tests (SimGrid .tesh style): replays every tests/transcripts/*.tesh against the built binary and
-// compares exit code, stdout and stderr byte for byte; SHARDSCOPE_UPDATE_GOLDEN=1 rewrites them instead.
+// Transcript tests (SimGrid .tesh style): replays every tests/transcripts/*.tesh and tests/hostile/*.tesh against
+// the built binary and compares exit code, stdout and stderr byte for byte; SHARDSCOPE_UPDATE_GOLDEN=1 rewrites them.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -37,7 +37,14 @@ constexpr bool kHaveSim = true;
 constexpr bool kHaveSim = false;
 #endif
 
-fs::path transcript_dir() { return fs::path(kSource) / "tests" / "transcripts"; }
+// The folders of transcripts under tests/, each a ctest suite of that name ("transcript" for tests/transcripts).
+struct Suite {
+  const char* folder;
+  const char* test_suite;
+};
+constexpr std::array<Suite, 2> kSuites{Suite{"transcripts", "transcript"}, Suite{"hostile", "hostile"}};
+
+fs::path suite_dir(const Suite& suite) { return fs::path(kSource) / "tests" / suite.folder; }
 
 bool update_mode() {
   const char* v = std::getenv("SHARDSCOPE_UPDATE_GOLDEN");
@@ -205,10 +212,11 @@ std::string command_line(const std::string& command) {
   return command;
 }
 
-// Every *.tesh file, sorted, as names relative to the transcript directory.
-std::vector<std::string> transcript_names() {
+// Every *.tesh file of a suite, sorted, as names relative to its folder (none when the folder is missing).
+std::vector<std::string> transcript_names(const Suite& suite) {
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(transcript_dir())) {
+  if (!fs::is_directory(suite_dir(suite))) return names;
+  for (const auto& entry : fs::directory_iterator(suite_dir(suite))) {
     if (entry.is_regular_file() && entry.path().extension() == ".tesh") {
       names.push_back(entry.path().filename().string());
     }
@@ -218,8 +226,8 @@ std::vector<std::string> transcript_names() {
 }
 
 // Replays one transcript (or rewrites it in update mode).
-void check_transcript(const std::string& name) {
-  const fs::path path = transcript_dir() / name;
+void check_transcript(const Suite& suite, const std::string& name) {
+  const fs::path path = suite_dir(suite) / name;
   const Transcript t = parse_transcript(path);
   if (t.requires_sim && !kHaveSim) GTEST_SKIP() << "the binary is built without SimGrid";
   const Outcome o = run_in(command_line(t.command), kSource);
@@ -240,7 +248,7 @@ void check_transcript(const std::string& name) {
   const std::string how =
       "\nTo accept the new output: scripts/update-golden.sh (see tests/transcripts/README.md)\n";
   EXPECT_TRUE(expected == actual) << "transcript " << path.string() << " differs:\n"
-                                  << unified_diff(expected, actual, "tests/transcripts/" + name) << how;
+                                  << unified_diff(expected, actual, std::string("tests/") + suite.folder + "/" + name) << how;
   if (!t.stdout_file.empty()) {
     const std::string golden = fs::exists(stdout_path) ? read_file(stdout_path) : std::string();
     EXPECT_TRUE(golden == o.out) << "stdout differs from " << t.stdout_file << ":\n"
@@ -250,22 +258,25 @@ void check_transcript(const std::string& name) {
 
 class TranscriptTest : public testing::Test {
  public:
-  explicit TranscriptTest(std::string name) : name_(std::move(name)) {}
-  void TestBody() override { check_transcript(name_); }
+  TranscriptTest(const Suite& suite, std::string name) : suite_(suite), name_(std::move(name)) {}
+  void TestBody() override { check_transcript(suite_, name_); }
 
  private:
+  Suite suite_;
   std::string name_;
 };
 
-// Registers one test per transcript, named transcript.<file stem with '_' for other characters>.
+// Registers one test per transcript, named <suite>.<file stem with '_' for other characters>.
 const bool kRegistered = [] {
-  for (const std::string& file : transcript_names()) {
-    std::string name = fs::path(file).stem().string();
-    for (char& c : name) {
-      if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
+  for (const Suite& suite : kSuites) {
+    for (const std::string& file : transcript_names(suite)) {
+      std::string name = fs::path(file).stem().string();
+      for (char& c : name) {
+        if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
+      }
+      testing::RegisterTest(suite.test_suite, name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                            [suite, file]() -> testing::Test* { return new TranscriptTest(suite, file); });
     }
-    testing::RegisterTest("transcript", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                          [file]() -> testing::Test* { return new TranscriptTest(file); });
   }
   return true;
 }();
