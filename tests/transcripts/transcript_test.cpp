@@ -1,5 +1,6 @@
-// Transcript tests (SimGrid .tesh style): replays every tests/transcripts/*.tesh and tests/hostile/*.tesh against
-// the built binary and compares exit code, stdout and stderr byte for byte; SHARDSCOPE_UPDATE_GOLDEN=1 rewrites them.
+// Transcript tests (SimGrid .tesh style): replays every tests/transcripts/*.tesh and tests/hostile/*.tesh
+// against the built binary and compares exit code, stdout and stderr byte for byte;
+// SHARDSCOPE_UPDATE_GOLDEN=1 rewrites them.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -37,7 +38,8 @@ constexpr bool kHaveSim = true;
 constexpr bool kHaveSim = false;
 #endif
 
-// The folders of transcripts under tests/, each a ctest suite of that name ("transcript" for tests/transcripts).
+// The folders of transcripts under tests/, each a ctest suite of that name ("transcript" for
+// tests/transcripts).
 struct Suite {
   const char* folder;
   const char* test_suite;
@@ -248,7 +250,9 @@ void check_transcript(const Suite& suite, const std::string& name) {
   const std::string how =
       "\nTo accept the new output: scripts/update-golden.sh (see tests/transcripts/README.md)\n";
   EXPECT_TRUE(expected == actual) << "transcript " << path.string() << " differs:\n"
-                                  << unified_diff(expected, actual, std::string("tests/") + suite.folder + "/" + name) << how;
+                                  << unified_diff(expected, actual,
+                                                  std::string("tests/") + suite.folder + "/" + name)
+                                  << how;
   if (!t.stdout_file.empty()) {
     const std::string golden = fs::exists(stdout_path) ? read_file(stdout_path) : std::string();
     EXPECT_TRUE(golden == o.out) << "stdout differs from " << t.stdout_file << ":\n"
