@@ -9,7 +9,10 @@
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/model_states.hpp"
+#include "planner/core/printable.hpp"
+#include "planner/core/scenario_check.hpp"
 #include "planner/core/units.hpp"
+#include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/search_space.hpp"
 

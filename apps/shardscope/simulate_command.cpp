@@ -92,7 +92,7 @@ Plan resolve_plan(const Options& o, const Scenario& scenario, const Calibration&
   if (!o.plan.empty()) {
     Plan plan = load_plan_file(o.plan, scenario.model);
     for (const std::string& warning : check_plan_configuration(plan, scenario, calibration))
-      std::cerr << warning << "\n";
+      std::cerr << escape_unprintable(warning) << "\n";  // it quotes the plan file's path
     return plan;
   }
   SearchSpace space;

@@ -5,6 +5,7 @@
 
 #include "planner/core/checked_math.hpp"
 #include "planner/core/error.hpp"
+#include "planner/core/printable.hpp"
 
 namespace shardscope {
 namespace {
@@ -20,6 +21,13 @@ class Issues {
   void non_negative(const std::string& field, double value, const char* what) {
     if (!(value >= 0) || !std::isfinite(value)) add(field, std::string("expected a non-negative ") + what);
   }
+  // A name the tool prints must be printable UTF-8 (core/printable.hpp).
+  void printable(const std::string& field, const std::string& name) {
+    if (const std::optional<std::string> reason = unprintable_reason(name)) {
+      add(field, "expected a printable name, got '" + escape_unprintable(name) + "', which " + *reason);
+    }
+  }
+  bool empty_so_far() const { return list_.empty(); }
   std::vector<ScenarioIssue> take() { return std::move(list_); }
 
  private:
@@ -33,6 +41,8 @@ std::int64_t gpu_count(const Cluster& c) {
 }
 
 void check_cluster(const Cluster& c, Issues& issues) {
+  issues.printable("cluster.name", c.name);
+  issues.printable("cluster.gpu.name", c.gpu.name);
   if (c.nodes < 1) issues.add("cluster.nodes", "expected at least one node");
   if (c.gpus_per_node < 1) issues.add("cluster.gpus_per_node", "expected at least one GPU per node");
   if (gpu_count(c) > kMaxGpus) {
@@ -79,20 +89,23 @@ void check_cluster(const Cluster& c, Issues& issues) {
 void check_model(const Model& m, Issues& issues) {
   if (m.operators.empty()) issues.add("model.operators", "expected at least one operator");
   if (m.sequence_length < 1) issues.add("model.sequence_length", "expected at least one token per sample");
+  issues.printable("model.name", m.name);
   // Every cost model validates its scenario, once per batch size: field names are built only for an
   // operator that has a problem.
   const auto well_formed = [](const Operator& op) {
-    return !op.name.empty() && op.parameters >= 0 && op.active_parameters >= 0 &&
-           op.active_parameters <= op.parameters && op.forward_flops_per_sample >= 0 &&
-           std::isfinite(op.forward_flops_per_sample) && op.backward_flops_per_sample >= 0 &&
-           std::isfinite(op.backward_flops_per_sample) && op.activation_bytes_per_sample >= 0 &&
-           op.checkpoint_bytes_per_sample >= 0 && op.workspace_bytes_per_sample >= 0;
+    return !op.name.empty() && !unprintable_reason(op.name) && op.parameters >= 0 &&
+           op.active_parameters >= 0 && op.active_parameters <= op.parameters &&
+           op.forward_flops_per_sample >= 0 && std::isfinite(op.forward_flops_per_sample) &&
+           op.backward_flops_per_sample >= 0 && std::isfinite(op.backward_flops_per_sample) &&
+           op.activation_bytes_per_sample >= 0 && op.checkpoint_bytes_per_sample >= 0 &&
+           op.workspace_bytes_per_sample >= 0;
   };
   for (std::size_t i = 0; i < m.operators.size(); ++i) {
     const Operator& op = m.operators[i];
     if (well_formed(op)) continue;
     const std::string at = "model.operators[" + std::to_string(i) + "]";
     if (op.name.empty()) issues.add(at + ".name", "expected a name");
+    issues.printable(at + ".name", op.name);
     if (op.parameters < 0) issues.add(at + ".parameters", "expected a non-negative count");
     if (op.active_parameters < 0 || op.active_parameters > op.parameters) {
       issues.add(at + ".active_parameters", "expected a count between 0 and the operator's parameters");

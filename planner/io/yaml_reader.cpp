@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "planner/core/error.hpp"
+#include "planner/core/printable.hpp"
 #include "planner/core/units.hpp"
 #include "planner/io/yaml_strict.hpp"
 
@@ -101,6 +102,19 @@ std::string YamlMap::string(const std::string& key) const {
 std::optional<std::string> YamlMap::optional_string(const std::string& key) const {
   if (!has(key)) return std::nullopt;
   return string(key);
+}
+
+std::string YamlMap::name(const std::string& key) const {
+  std::string value = string(key);
+  if (const std::optional<std::string> reason = unprintable_reason(value)) {
+    fail(key, "expected a printable name, got '" + escape_unprintable(value) + "', which " + *reason);
+  }
+  return value;
+}
+
+std::optional<std::string> YamlMap::optional_name(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  return name(key);
 }
 
 std::int64_t YamlMap::integer(const std::string& key, std::int64_t min, std::int64_t max) const {

@@ -40,6 +40,10 @@ class YamlMap {
 
   std::string string(const std::string& key) const;
   std::optional<std::string> optional_string(const std::string& key) const;
+  // A name the tool prints: a non-empty string of printable UTF-8 (core/printable.hpp); a control character
+  // or invalid UTF-8 is an error naming the key's line.
+  std::string name(const std::string& key) const;
+  std::optional<std::string> optional_name(const std::string& key) const;
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) const;
   std::int64_t integer_or(const std::string& key, std::int64_t fallback, std::int64_t min,
                           std::int64_t max) const;
