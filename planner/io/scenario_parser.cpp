@@ -162,36 +162,6 @@ TrainingConfig parse_training(const YamlMap& map, const Cluster& cluster) {
   return t;
 }
 
-// The line of a dotted field path ("training.group_size", "model.operators[3].name"): the deepest key of
-// the path present in the file (a field that came from a preset or a default points at its section).
-int field_line(const YamlMap& root, const std::string& field) {
-  int line = 0;
-  YAML::Node node;
-  node.reset(root.node());  // yaml-cpp: reset() rebinds a Node, operator= would overwrite the document
-  std::size_t start = 0;
-  while (start <= field.size()) {
-    const std::size_t dot = field.find('.', start);
-    std::string key = field.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    std::size_t index = std::string::npos;
-    if (const std::size_t bracket = key.find('['); bracket != std::string::npos) {
-      index = std::stoul(key.substr(bracket + 1));
-      key.resize(bracket);
-    }
-    const YAML::Node& here = node;
-    if (!here.IsMap() || !here[key]) break;
-    node.reset(here[key]);
-    if (index != std::string::npos) {
-      const YAML::Node& list = node;
-      if (!list.IsSequence() || index >= list.size()) break;
-      node.reset(list[index]);
-    }
-    line = node.Mark().line + 1;
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return line > 0 ? line : root.own_line();
-}
-
 }  // namespace
 
 Scenario parse_scenario_string(const std::string& text, const std::string& file_name,

@@ -22,6 +22,12 @@ YAML::Node parse_yaml_mapping(const std::string& text, const std::string& file);
 
 int line_of(const YAML::Node& node);  // 1-based, 0 when unknown
 
+class YamlMap;
+// The line of a dotted field path under `root` ("training.group_size", "model.operators[3].name"): the
+// deepest key of the path present in the file (a field that came from a preset or a default points at its
+// section; one absent altogether at the root's own line).
+int field_line(const YamlMap& root, const std::string& field);
+
 class YamlMap {
  public:
   // `node` must be a mapping (checked); `path` is the dotted field path of the node ("" for the root).
