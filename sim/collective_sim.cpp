@@ -161,8 +161,10 @@ CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveReq
   } catch (const simgrid::Exception& e) {
     throw SimulationError(std::string("SimGrid: ") + e.what());
   }
-  result.algbw_bytes_per_second = request.total_bytes / result.seconds;
-  result.busbw_bytes_per_second = result.algbw_bytes_per_second * busbw_factor(request.kind, p.ranks);
+  if (result.seconds > 0) {  // one rank moves nothing in no time: no bandwidth (0, see the header)
+    result.algbw_bytes_per_second = request.total_bytes / result.seconds;
+    result.busbw_bytes_per_second = result.algbw_bytes_per_second * busbw_factor(request.kind, p.ranks);
+  }
   return result;
 }
 

@@ -39,7 +39,8 @@ struct CollectiveRequest {
 
 struct CollectiveResult {
   double seconds = 0;
-  double algbw_bytes_per_second = 0;  // total bytes / seconds
+  // total bytes / seconds; 0 when the collective takes no time (one rank: nothing is communicated)
+  double algbw_bytes_per_second = 0;
   double busbw_bytes_per_second =
       0;  // nccl-tests: all-reduce x 2(n-1)/n, all-gather and reduce-scatter x (n-1)/n
   std::int64_t messages = 0;

@@ -178,7 +178,7 @@ InputError child_input_error(const std::string& message, const SimulationJob& jo
 
 IterationResult InProcessRunner::run(const SimulationJob& job) {
   const Scenario scenario = load_scenario_file(job.scenario_file);
-  const Calibration calibration = scenario_calibration(scenario.planner.calibration_file);
+  const Calibration calibration = scenario_calibration(scenario);
   return simulate_iteration(scenario, calibration, job.plan, job.options);
 }
 

@@ -17,6 +17,11 @@
 #include "sim/collective_sim.hpp"
 
 namespace shardscope::cli {
+namespace {
+constexpr const char* kNoBandwidth =
+    "one rank communicates nothing: the collective takes 0 s and has no bandwidth";
+}  // namespace
+
 Registered register_collective(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("collective", "Simulate one collective on a cluster (SimGrid) and report bandwidth");
@@ -76,8 +81,12 @@ Registered register_collective(CLI::App& app) {
               j["gpus"] = ranks;
               j["bytes"] = r.total_bytes;
               j["seconds"] = res.seconds;
-              j["algbw_gbps"] = res.algbw_bytes_per_second / 1e9;
-              j["busbw_gbps"] = res.busbw_bytes_per_second / 1e9;
+              if (res.seconds > 0) {
+                j["algbw_gbps"] = res.algbw_bytes_per_second / 1e9;
+                j["busbw_gbps"] = res.busbw_bytes_per_second / 1e9;
+              } else {
+                j["bandwidth_note"] = kNoBandwidth;  // a rate over 0 s is undefined: omitted, with the reason
+              }
               j["alpha_beta_seconds"] = formula;
               j["messages"] = res.messages;
               std::cout << j.dump(2) << "\n";
@@ -89,10 +98,16 @@ Registered register_collective(CLI::App& app) {
               std::snprintf(line, sizeof line, "%14s %14s %12s %12s %16s\n", "size(B)", "time(us)",
                             "algbw(GB/s)", "busbw(GB/s)", "alpha-beta(us)");
               std::cout << line;
-              std::snprintf(line, sizeof line, "%14.0f %14.3f %12.3f %12.3f %16.3f\n", r.total_bytes,
-                            res.seconds * 1e6, res.algbw_bytes_per_second / 1e9,
-                            res.busbw_bytes_per_second / 1e9, formula * 1e6);
-              std::cout << line;
+              if (res.seconds > 0) {
+                std::snprintf(line, sizeof line, "%14.0f %14.3f %12.3f %12.3f %16.3f\n", r.total_bytes,
+                              res.seconds * 1e6, res.algbw_bytes_per_second / 1e9,
+                              res.busbw_bytes_per_second / 1e9, formula * 1e6);
+                std::cout << line;
+              } else {
+                std::snprintf(line, sizeof line, "%14.0f %14.3f %12s %12s %16.3f\n", r.total_bytes,
+                              res.seconds * 1e6, "-", "-", formula * 1e6);
+                std::cout << line << "note: " << kNoBandwidth << "\n";
+              }
             }
           }};
 }

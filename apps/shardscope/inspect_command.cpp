@@ -9,7 +9,10 @@
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/model_states.hpp"
+#include "planner/core/printable.hpp"
+#include "planner/core/scenario_check.hpp"
 #include "planner/core/units.hpp"
+#include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/search_space.hpp"
 
@@ -25,7 +28,7 @@ std::vector<const Strategy*> classic_strategies() {
   return out;
 }
 
-nlohmann::ordered_json to_json(const Scenario& s) {
+nlohmann::ordered_json to_json(const Scenario& s, const Calibration& calibration) {
   nlohmann::ordered_json out;
   out["scenario"] = s.name;
   auto& model = out["model"];
@@ -71,24 +74,23 @@ nlohmann::ordered_json to_json(const Scenario& s) {
     const ModelStateBytes m =
         model_state_bytes_per_gpu(static_cast<double>(s.model.trainable_parameters()), b->scopes,
                                   s.cluster.gpus(), s.training.group_size, bytes);
-    out["model_states"].push_back(
-        {{"strategy", b->name},
-         {"scopes", b->scopes.name()},
-         {"parameter_bytes", m.parameter_bytes},
-         {"gradient_bytes", m.gradient_bytes},
-         {"optimizer_bytes", m.optimizer_bytes},
-         {"bytes_per_gpu", m.total()},
-         {"fits", m.total() + static_cast<double>(s.training.runtime_reserve_bytes) <=
-                      static_cast<double>(s.training.memory_limit_bytes)}});
+    out["model_states"].push_back({{"strategy", b->name},
+                                   {"scopes", b->scopes.name()},
+                                   {"parameter_bytes", m.parameter_bytes},
+                                   {"gradient_bytes", m.gradient_bytes},
+                                   {"optimizer_bytes", m.optimizer_bytes},
+                                   {"bytes_per_gpu", m.total()},
+                                   {"fits", m.total() + runtime_reserve_bytes(s, calibration) <=
+                                                static_cast<double>(s.training.memory_limit_bytes)}});
   }
   return out;
 }
 
-void print_text(const Scenario& s, std::ostream& os) {
+void print_text(const Scenario& s, const Calibration& calibration, std::ostream& os) {
   using units::format_bytes;
   using units::format_count;
   const Model& m = s.model;
-  os << "Scenario  " << s.name << " (" << s.source_file << ")\n";
+  os << "Scenario  " << s.name << " (" << escape_unprintable(s.source_file) << ")\n";
   os << "Model     " << m.name << ": " << format_count(static_cast<double>(m.parameters())) << " parameters";
   if (m.active_parameters() != m.parameters()) {
     os << " (" << format_count(static_cast<double>(m.active_parameters())) << " active)";
@@ -129,7 +131,7 @@ void print_text(const Scenario& s, std::ostream& os) {
   for (const Strategy* b : classic_strategies()) {
     const ModelStateBytes ms = model_state_bytes_per_gpu(static_cast<double>(m.trainable_parameters()),
                                                          b->scopes, c.gpus(), s.training.group_size, bytes);
-    const bool fits = ms.total() + static_cast<double>(s.training.runtime_reserve_bytes) <=
+    const bool fits = ms.total() + runtime_reserve_bytes(s, calibration) <=
                       static_cast<double>(s.training.memory_limit_bytes);
     states.add({b->name, b->scopes.name(), format_bytes(ms.parameter_bytes), format_bytes(ms.gradient_bytes),
                 format_bytes(ms.optimizer_bytes), format_bytes(ms.total()), fits ? "yes" : "no"});
@@ -149,10 +151,12 @@ Registered register_inspect(CLI::App& app) {
   cmd->add_flag("--json", *json, "Print JSON instead of tables");
   return {cmd, [scenario_path, json]() {
             const Scenario scenario = load_scenario_file(*scenario_path);
+            // Read and checked as plan and simulate read it: a missing or bad calibration is the same error.
+            const Calibration calibration = scenario_calibration(scenario);
             if (*json) {
-              std::cout << to_json(scenario).dump(2) << "\n";
+              std::cout << to_json(scenario, calibration).dump(2) << "\n";
             } else {
-              print_text(scenario, std::cout);
+              print_text(scenario, calibration, std::cout);
             }
           }};
 }

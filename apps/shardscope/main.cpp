@@ -1,11 +1,33 @@
 // shardscope command-line entry point: dispatches to subcommands and maps errors to exit codes (one place).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <exception>
 #include <iostream>
+#include <sstream>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
+#include "planner/core/printable.hpp"
+
+namespace {
+
+// An error message for the terminal: input it quotes (a key, a value, a path) keeps no control character or
+// invalid UTF-8 (written \xNN, README "Names"); its line breaks stay.
+std::string terminal_text(std::string_view text) {
+  std::string out;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    out += shardscope::escape_unprintable(text.substr(start, end - start));
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using shardscope::cli::ExitStatus;
@@ -27,7 +49,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version arrive here too (CLI11 prints them); every other parse error is bad input.
-    const bool success = app.exit(e) == static_cast<int>(CLI::ExitCodes::Success);
+    std::ostringstream out, err;
+    const bool success = app.exit(e, out, err) == static_cast<int>(CLI::ExitCodes::Success);
+    std::cout << out.str();
+    std::cerr << terminal_text(err.str());
     return to_int(success ? ExitStatus::ok : ExitStatus::bad_input);
   }
   try {
@@ -37,10 +62,10 @@ int main(int argc, char** argv) {
       return to_int(ExitStatus::ok);
     }
   } catch (const shardscope::cli::Interrupted& e) {
-    std::cerr << "interrupted: " << e.what() << "\n";
+    std::cerr << "interrupted: " << terminal_text(e.what()) << "\n";
     return to_int(ExitStatus::interrupted);
   } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << "error: " << terminal_text(e.what()) << "\n";
     return to_int(shardscope::cli::exit_status_for(e));
   }
   return to_int(ExitStatus::failure);

@@ -13,6 +13,7 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/no_fit.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/plan_progress.hpp"
 #include "apps/shardscope/table.hpp"
@@ -48,9 +49,7 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
      << format_bytes(static_cast<double>(scenario.training.memory_limit_bytes)) << " per GPU\n";
   const StrategyResult& best = report.best;
   if (!best.fits) {
-    os << "\nNo plan fits: even the smallest plan at batch size 1 needs "
-       << format_bytes(best.minimum_memory_bytes) << " per GPU (" << format_bytes(best.shortfall_bytes)
-       << " over the limit).\n";
+    os << "\nNo plan fits: " << no_fit_text(scenario, best) << ".\n";
     return;
   }
   const Plan& plan = best.plan;
@@ -102,7 +101,8 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
   const double objective = best.search_seconds;
   os << "Search (neighbours priced alike): objective " << format_duration(objective) << ", lower bound "
      << format_duration(best.lower_bound_seconds) << ", gap "
-     << fixed(100.0 * (objective - best.lower_bound_seconds) / objective, 3) << " %\n";
+     << fixed(objective > 0 ? 100.0 * (objective - best.lower_bound_seconds) / objective : 0.0, 3)
+     << " %\n";  // as plan.json's optimality.gap
 
   os << "\nBatch sizes scanned (" << best.batches.size() << ")\n\n";
   Table batches({"micro-batch", "steps", "status", "iteration", "samples/s", "peak memory"});
@@ -179,7 +179,7 @@ Registered register_plan(CLI::App& app) {
                 "line anyway)");
   return {cmd, [opts]() {
             const Scenario scenario = load_scenario_file(opts->scenario);
-            const Calibration calibration = scenario_calibration(scenario.planner.calibration_file);
+            const Calibration calibration = scenario_calibration(scenario);
             // Open the output before planning, so a bad path fails at once.
             std::ofstream out;
             if (!opts->out.empty()) {
@@ -208,9 +208,7 @@ Registered register_plan(CLI::App& app) {
             }
             if (!report.best.fits) {
               throw NothingFits(scenario.source_file +
-                                ": no plan fits the memory limit; the smallest needs " +
-                                std::to_string(static_cast<std::int64_t>(report.best.minimum_memory_bytes)) +
-                                " bytes per GPU");
+                                ": no plan fits the memory limit: " + no_fit_bytes(scenario, report.best));
             }
           }};
 }

@@ -13,9 +13,11 @@
 #include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/no_fit.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/error.hpp"
+#include "planner/core/printable.hpp"
 #include "planner/core/scenario_check.hpp"
 #include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
@@ -92,7 +94,7 @@ Plan resolve_plan(const Options& o, const Scenario& scenario, const Calibration&
   if (!o.plan.empty()) {
     Plan plan = load_plan_file(o.plan, scenario.model);
     for (const std::string& warning : check_plan_configuration(plan, scenario, calibration))
-      std::cerr << warning << "\n";
+      std::cerr << escape_unprintable(warning) << "\n";  // it quotes the plan file's path
     return plan;
   }
   SearchSpace space;
@@ -105,9 +107,8 @@ Plan resolve_plan(const Options& o, const Scenario& scenario, const Calibration&
   const StrategyResult planned = o.strategy.empty() ? plan_scenario(scenario, calibration).best
                                                     : plan_strategy(scenario, calibration, space);
   if (!planned.fits) {
-    throw NothingFits(
-        scenario.source_file + ": strategy " + space.name + " does not fit the memory limit (needs " +
-        std::to_string(static_cast<std::int64_t>(planned.minimum_memory_bytes)) + " bytes per GPU)");
+    throw NothingFits(scenario.source_file + ": strategy " + space.name +
+                      " does not fit the memory limit: " + no_fit_bytes(scenario, planned));
   }
   return planned.plan;
 }
@@ -195,17 +196,21 @@ void print_summary(const Scenario& scenario, const Plan& plan, const sim::Iterat
             << ", peak memory " << units::format_bytes(m.peak_memory_bytes) << "\n";
 }
 
+// The signed relative difference "+1.25 %", or "-" when the reference is 0 (no defined ratio).
+std::string percent_difference(double value, double reference) {
+  if (!(reference != 0)) return "-";
+  return format("%+.2f %%", 100 * (value - reference) / reference);
+}
+
 void print_comparison(const PlanPrediction& predicted, const sim::IterationResult& result) {
   const double peak_bytes = maxima(result).peak_memory_bytes;
   std::cout << "\n";
   Table t({"", "planner", "simulator", "difference"});
   t.add({"iteration time", units::format_duration(predicted.iteration_seconds),
          units::format_duration(result.iteration_seconds),
-         format("%+.2f %%", 100 * (result.iteration_seconds - predicted.iteration_seconds) /
-                                predicted.iteration_seconds)});
+         percent_difference(result.iteration_seconds, predicted.iteration_seconds)});
   t.add({"peak memory / GPU", units::format_bytes(predicted.peak_memory_bytes),
-         units::format_bytes(peak_bytes),
-         format("%+.2f %%", 100 * (peak_bytes - predicted.peak_memory_bytes) / predicted.peak_memory_bytes)});
+         units::format_bytes(peak_bytes), percent_difference(peak_bytes, predicted.peak_memory_bytes)});
   t.print(std::cout);
 }
 
@@ -251,7 +256,7 @@ Registered register_simulate(CLI::App& app) {
   return {cmd, [o]() {
             Scenario scenario = load_scenario_file(o->scenario);
             apply_execution_flags(*o, scenario);
-            const Calibration calibration = scenario_calibration(scenario.planner.calibration_file);
+            const Calibration calibration = scenario_calibration(scenario);
             const sim::IterationOptions options = iteration_options(*o, scenario);
             OutputFiles outputs = open_outputs(*o);
             const Plan plan = resolve_plan(*o, scenario, calibration);

@@ -18,6 +18,7 @@ struct LinkCalibration {
 };
 
 struct Calibration {
+  std::string source_file;  // the calibration file it came from ("" when built in code); not in the digest
   // Per link class (indexed by LinkClass); unset = the cluster's nominal numbers.
   std::array<std::optional<LinkCalibration>, 5> links;
   // Achievable fraction of peak FLOP/s per operator kind (indexed by OperatorKind); unset = the GPU's.

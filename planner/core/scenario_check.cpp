@@ -5,6 +5,7 @@
 
 #include "planner/core/checked_math.hpp"
 #include "planner/core/error.hpp"
+#include "planner/core/printable.hpp"
 
 namespace shardscope {
 namespace {
@@ -20,6 +21,13 @@ class Issues {
   void non_negative(const std::string& field, double value, const char* what) {
     if (!(value >= 0) || !std::isfinite(value)) add(field, std::string("expected a non-negative ") + what);
   }
+  // A name the tool prints must be printable UTF-8 (core/printable.hpp).
+  void printable(const std::string& field, const std::string& name) {
+    if (const std::optional<std::string> reason = unprintable_reason(name)) {
+      add(field, "expected a printable name, got '" + escape_unprintable(name) + "', which " + *reason);
+    }
+  }
+  bool empty_so_far() const { return list_.empty(); }
   std::vector<ScenarioIssue> take() { return std::move(list_); }
 
  private:
@@ -33,6 +41,8 @@ std::int64_t gpu_count(const Cluster& c) {
 }
 
 void check_cluster(const Cluster& c, Issues& issues) {
+  issues.printable("cluster.name", c.name);
+  issues.printable("cluster.gpu.name", c.gpu.name);
   if (c.nodes < 1) issues.add("cluster.nodes", "expected at least one node");
   if (c.gpus_per_node < 1) issues.add("cluster.gpus_per_node", "expected at least one GPU per node");
   if (gpu_count(c) > kMaxGpus) {
@@ -79,20 +89,23 @@ void check_cluster(const Cluster& c, Issues& issues) {
 void check_model(const Model& m, Issues& issues) {
   if (m.operators.empty()) issues.add("model.operators", "expected at least one operator");
   if (m.sequence_length < 1) issues.add("model.sequence_length", "expected at least one token per sample");
+  issues.printable("model.name", m.name);
   // Every cost model validates its scenario, once per batch size: field names are built only for an
   // operator that has a problem.
   const auto well_formed = [](const Operator& op) {
-    return !op.name.empty() && op.parameters >= 0 && op.active_parameters >= 0 &&
-           op.active_parameters <= op.parameters && op.forward_flops_per_sample >= 0 &&
-           std::isfinite(op.forward_flops_per_sample) && op.backward_flops_per_sample >= 0 &&
-           std::isfinite(op.backward_flops_per_sample) && op.activation_bytes_per_sample >= 0 &&
-           op.checkpoint_bytes_per_sample >= 0 && op.workspace_bytes_per_sample >= 0;
+    return !op.name.empty() && !unprintable_reason(op.name) && op.parameters >= 0 &&
+           op.active_parameters >= 0 && op.active_parameters <= op.parameters &&
+           op.forward_flops_per_sample >= 0 && std::isfinite(op.forward_flops_per_sample) &&
+           op.backward_flops_per_sample >= 0 && std::isfinite(op.backward_flops_per_sample) &&
+           op.activation_bytes_per_sample >= 0 && op.checkpoint_bytes_per_sample >= 0 &&
+           op.workspace_bytes_per_sample >= 0;
   };
   for (std::size_t i = 0; i < m.operators.size(); ++i) {
     const Operator& op = m.operators[i];
     if (well_formed(op)) continue;
     const std::string at = "model.operators[" + std::to_string(i) + "]";
     if (op.name.empty()) issues.add(at + ".name", "expected a name");
+    issues.printable(at + ".name", op.name);
     if (op.parameters < 0) issues.add(at + ".parameters", "expected a non-negative count");
     if (op.active_parameters < 0 || op.active_parameters > op.parameters) {
       issues.add(at + ".active_parameters", "expected a count between 0 and the operator's parameters");
@@ -187,6 +200,41 @@ void check_execution(const ExecutionOptions& e, Issues& issues) {
   issues.non_negative("execution.bucket", e.bucket_bytes, "byte size");
 }
 
+// A model must give an iteration something that takes time, or its throughput (samples / 0 s) is undefined:
+// under the topology model some operator computes or has trainable parameters (an optimizer update); under
+// the paper model some operator has a gamma, or on several GPUs there is something to communicate. (A paper
+// operator without coefficients is the paper model's own error.)
+void check_work(const Scenario& s, Issues& issues) {
+  const std::vector<Operator>& ops = s.model.operators;
+  if (ops.empty()) return;
+  bool work = false;
+  if (s.planner.cost_model == CostModelKind::paper) {
+    const bool communicates = s.cluster.gpus() > 1 && s.planner.paper.alpha_seconds > 0;
+    for (const Operator& op : ops) {
+      if (!op.paper.given) return;
+      work = work || op.paper.gamma_seconds_per_sample > 0 || communicates ||
+             (s.cluster.gpus() > 1 && op.paper.parameter_bytes > 0);
+    }
+    if (!work) {
+      issues.add(
+          "model.operators",
+          "the model has no work: every operator's paper.gamma is 0 and nothing is communicated, so an "
+          "iteration takes 0 s and its throughput is undefined; give an operator a positive gamma");
+    }
+    return;
+  }
+  for (const Operator& op : ops) {
+    work = work || op.forward_flops_per_sample > 0 || op.backward_flops_per_sample > 0 ||
+           (op.trainable && op.parameters > 0);
+  }
+  if (!work) {
+    issues.add(
+        "model.operators",
+        "the model has no work: no operator has FLOPs or trainable parameters, so an iteration takes 0 s "
+        "and its throughput is undefined; give an operator forward_flops_per_sample or parameters");
+  }
+}
+
 void check_planner(const PlannerOptions& p, Issues& issues) {
   if (p.cost_model == CostModelKind::paper) {
     issues.non_negative("planner.paper.alpha", p.paper.alpha_seconds, "duration");
@@ -205,12 +253,67 @@ void resolve_defaults(Scenario& scenario) {
 
 std::vector<ScenarioIssue> scenario_issues(const Scenario& scenario) {
   Issues issues;
+  issues.printable("name", scenario.name);
   check_cluster(scenario.cluster, issues);
   check_model(scenario.model, issues);
+  if (issues.empty_so_far()) check_work(scenario, issues);
   check_training(scenario, issues);
   check_planner(scenario.planner, issues);
   check_execution(scenario.execution, issues);
   return issues.take();
+}
+
+std::vector<ScenarioIssue> calibration_issues(const Calibration& cal, const Scenario& scenario) {
+  Issues issues;
+  for (LinkClass lc : values<LinkClass>()) {
+    const std::optional<LinkCalibration>& link = cal.links[static_cast<std::size_t>(lc)];
+    if (!link) continue;
+    const std::string at = "links." + std::string(to_string(lc));
+    issues.non_negative(at + ".alpha", link->alpha_seconds, "duration");
+    issues.positive(at + ".bandwidth", link->bytes_per_second, "bandwidth");
+  }
+  for (OperatorKind k : values<OperatorKind>()) {
+    const std::optional<double>& f = cal.achievable_fraction[static_cast<std::size_t>(k)];
+    if (f && !(*f > 0 && *f <= 1)) {
+      issues.add("achievable_fraction." + std::string(to_string(k)), "expected a fraction in (0, 1]");
+    }
+  }
+  issues.non_negative("overlap_slowdown", cal.overlap_slowdown, "fraction");
+  issues.non_negative("slice_overhead", cal.slice_overhead_seconds, "duration");
+  for (std::size_t i = 0; i < cal.message_efficiency.size(); ++i) {
+    const auto& [bytes, factor] = cal.message_efficiency[i];
+    const std::string at = "message_efficiency[" + std::to_string(i) + "]";
+    issues.positive(at + ".bytes", bytes, "byte size");
+    if (i > 0 && !(bytes > cal.message_efficiency[i - 1].first)) {
+      issues.add(at + ".bytes", "sizes must increase from one point to the next");
+    }
+    if (!(factor > 0 && factor <= 1)) issues.add(at + ".factor", "expected a factor in (0, 1]");
+  }
+  if (cal.runtime_reserve_bytes) {
+    const double reserve = *cal.runtime_reserve_bytes;
+    const std::int64_t limit = scenario.training.memory_limit_bytes;
+    if (!(reserve >= 0) || !std::isfinite(reserve)) {
+      issues.add("runtime_reserve", "expected a non-negative byte size");
+    } else if (limit > 0 && reserve >= static_cast<double>(limit)) {
+      issues.add("runtime_reserve",
+                 "the runtime reserve must be below the memory limit (" + std::to_string(limit) + " bytes)");
+    }
+  }
+  return issues.take();
+}
+
+void validate_calibration(const Calibration& calibration, const Scenario& scenario) {
+  const std::vector<ScenarioIssue> issues = calibration_issues(calibration, scenario);
+  if (issues.empty()) return;
+  const std::string file = calibration.source_file.empty() ? "<calibration>" : calibration.source_file;
+  throw InputError(file, 0, issues.front().field, issues.front().message);
+}
+
+double runtime_reserve_bytes(const Scenario& scenario, const Calibration& calibration) {
+  const double own = static_cast<double>(scenario.training.runtime_reserve_bytes);
+  if (scenario.planner.cost_model == CostModelKind::paper)
+    return own;  // the paper model reads no calibration
+  return calibration.runtime_reserve_bytes.value_or(own);
 }
 
 void validate_scenario(const Scenario& scenario) {

@@ -1,6 +1,7 @@
 // Transformer generator: exact parameter counts, FLOPs and activation bytes per operator (OSDP granularity).
 #include "planner/core/transformer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -224,6 +225,19 @@ Operator head_operator(const TransformerSpec& spec, const ActivationSizes& sizes
 
 }  // namespace
 
+std::string descriptive_name(const TransformerSpec& spec) {
+  std::string name = "transformer-" + std::to_string(spec.layers) + "x";
+  if (spec.layer_hidden.empty()) {
+    name += std::to_string(spec.hidden);
+  } else {
+    const auto [low, high] = std::minmax_element(spec.layer_hidden.begin(), spec.layer_hidden.end());
+    name += std::to_string(*low);
+    if (*high != *low) name += "-" + std::to_string(*high);
+  }
+  if (spec.experts > 0) name += "-moe" + std::to_string(spec.experts);
+  return name;
+}
+
 Model generate_transformer(const TransformerSpec& spec) {
   validate(spec);
   ActivationSizes sizes;
@@ -232,7 +246,7 @@ Model generate_transformer(const TransformerSpec& spec) {
   sizes.mask_bytes = spec.dropout ? 1.0 : 0.0;
 
   Model model;
-  model.name = spec.name;
+  model.name = spec.name.empty() ? descriptive_name(spec) : spec.name;
   model.sequence_length = spec.sequence_length;
   model.operators.push_back(embedding_operator(spec, sizes));
   for (int layer = 0; layer < spec.layers; ++layer) {

@@ -65,7 +65,12 @@ struct TransformerSpec {
   DType parameter_dtype = DType::bf16;
 };
 
-// Builds the 2*layers + 2 operator model. Throws std::invalid_argument on inconsistent numbers.
+// A name from the spec's shape for a model given without one: "transformer-48x1536" (layers x hidden),
+// "transformer-96x1024-4096" when the layers' widths range from 1024 to 4096, "-moe8" for 8 experts.
+std::string descriptive_name(const TransformerSpec& spec);
+
+// Builds the 2*layers + 2 operator model, named spec.name or, when that is empty, descriptive_name(spec).
+// Throws std::invalid_argument on inconsistent numbers.
 Model generate_transformer(const TransformerSpec& spec);
 
 }  // namespace shardscope

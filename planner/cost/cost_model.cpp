@@ -14,6 +14,7 @@ std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calib
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calibration& calibration,
                                            int accumulation_steps) {
   validate_scenario(scenario);  // no model divides by an unresolved group size or a zero bandwidth
+  validate_calibration(calibration, scenario);
   // The paper model prices one micro-step per worker: accumulation does not enter it.
   if (scenario.planner.cost_model == CostModelKind::paper) return std::make_unique<PaperCostModel>(scenario);
   return std::make_unique<TopologyCostModel>(scenario, calibration, accumulation_steps);

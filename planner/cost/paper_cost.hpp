@@ -18,9 +18,10 @@ class PaperCostModel : public CostModel {
   double fixed_bytes() const override { return reserve_bytes_; }
   // Each operator is its own class: the paper model reads hand-given per-operator coefficients.
   std::vector<std::size_t> cost_classes() const override;
-  // The paper's objective is seconds per sample on one worker: (1/b) sum T_i.
+  // The paper's objective is seconds per sample on one worker, (1/b) sum T_i; what the planner reports is the
+  // cluster's, as under the topology model: the N workers each process b samples in the priced micro-step.
   double samples_per_iteration(std::int64_t micro_batch) const override {
-    return static_cast<double>(micro_batch);
+    return static_cast<double>(micro_batch) * scenario_.cluster.gpus();
   }
 
  private:

@@ -5,6 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include "planner/core/scenario_check.hpp"
+
 namespace shardscope {
 TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration& calibration)
     : TopologyCostModel(scenario, calibration, scenario.training.gradient_accumulation_steps) {}
@@ -17,8 +19,7 @@ TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration
       collectives_(scenario.cluster, scenario.training.group_size, calibration),
       compute_(scenario.cluster, scenario.training.precision, calibration),
       state_(state_bytes_per_parameter(scenario.training.precision, scenario.training.optimizer)),
-      reserve_bytes_(calibration.runtime_reserve_bytes.value_or(
-          static_cast<double>(scenario.training.runtime_reserve_bytes))) {}
+      reserve_bytes_(runtime_reserve_bytes(scenario, calibration)) {}
 
 double TopologyCostModel::samples_per_iteration(std::int64_t micro_batch) const {
   return static_cast<double>(micro_batch) * accumulation_steps_ * scenario_.cluster.gpus();

@@ -1,15 +1,20 @@
 // Calibration file parsing: link alpha/bandwidth per class, achievable fraction per operator kind, overheads.
 #include "planner/io/calibration_parser.hpp"
 
+#include "planner/core/error.hpp"
+#include "planner/core/scenario_check.hpp"
 #include "planner/io/yaml_reader.hpp"
 
 namespace shardscope {
 
-Calibration parse_calibration_string(const std::string& text, const std::string& file) {
-  const YamlMap root(parse_yaml_mapping(text, file), file, "");
+namespace {
+
+Calibration parse_calibration(const YamlMap& root) {
+  const std::string& file = root.file();
   root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead",
                        "runtime_reserve", "message_efficiency"});
   Calibration cal;
+  cal.source_file = file;
   if (root.has("links")) {
     const YamlMap links = root.map("links");
     links.reject_unknown(names<LinkClass>());
@@ -57,12 +62,32 @@ Calibration parse_calibration_string(const std::string& text, const std::string&
   return cal;
 }
 
+}  // namespace
+
+Calibration parse_calibration_string(const std::string& text, const std::string& file) {
+  return parse_calibration(YamlMap(parse_yaml_mapping(text, file), file, ""));
+}
+
+Calibration parse_calibration_string(const std::string& text, const std::string& file,
+                                     const Scenario& scenario) {
+  const YamlMap root(parse_yaml_mapping(text, file), file, "");
+  Calibration cal = parse_calibration(root);
+  const std::vector<ScenarioIssue> issues = calibration_issues(cal, scenario);
+  if (!issues.empty()) {
+    throw InputError(file, field_line(root, issues.front().field), issues.front().field,
+                     issues.front().message);
+  }
+  return cal;
+}
+
 Calibration load_calibration_file(const std::string& path) {
   return parse_calibration_string(read_text_file(path, "calibration"), path);
 }
 
-Calibration scenario_calibration(const std::string& calibration_file) {
-  return calibration_file.empty() ? Calibration{} : load_calibration_file(calibration_file);
+Calibration scenario_calibration(const Scenario& scenario) {
+  const std::string& path = scenario.planner.calibration_file;
+  if (path.empty()) return Calibration{};
+  return parse_calibration_string(read_text_file(path, "calibration"), path, scenario);
 }
 
 }  // namespace shardscope

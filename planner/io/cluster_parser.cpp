@@ -7,7 +7,7 @@ namespace {
 GpuSpec parse_gpu(const YamlMap& map) {
   map.reject_unknown({"name", "peak_fp16", "peak_fp32", "achievable_fraction", "memory", "hbm_bandwidth"});
   GpuSpec gpu;
-  gpu.name = map.string("name");
+  gpu.name = map.name("name");
   gpu.peak_flops_per_second_fp16 = map.flops("peak_fp16");
   gpu.peak_flops_per_second_fp32 = map.flops("peak_fp32");
   gpu.achievable_fraction = map.number_or("achievable_fraction", 0.5, 1e-3, 1.0);
@@ -65,7 +65,7 @@ NetworkTopology parse_network(const YamlMap& map) {
 Cluster parse_cluster(const YamlMap& map) {
   map.reject_unknown({"name", "source", "nodes", "gpus_per_node", "gpu", "intra_node", "network"});
   Cluster cluster;
-  cluster.name = map.string("name");
+  cluster.name = map.name("name");
   cluster.source = map.optional_string("source").value_or("");
   cluster.nodes = static_cast<int>(map.integer("nodes", 1, kMaxNodes));
   cluster.gpus_per_node = static_cast<int>(map.integer("gpus_per_node", 1, kMaxGpusPerNode));

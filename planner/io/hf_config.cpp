@@ -214,8 +214,9 @@ TransformerSpec parse_hf_config_string(const std::string& text, const std::strin
     reader.fail("model_type", "unsupported model_type '" + type +
                                   "'; supported: llama, mistral, mixtral, gpt2, gpt_neox, opt");
   }
-  spec.name = json.contains("_name_or_path") && json.at("_name_or_path").is_string()
-                  ? json.at("_name_or_path").get<std::string>()
+  spec.name = reader.has("_name_or_path") && json.at("_name_or_path").is_string() &&
+                      !json.at("_name_or_path").get<std::string>().empty()
+                  ? reader.name("_name_or_path")
                   : type;
   const std::int64_t context = type == "opt" ? spec.max_positions - 2 : spec.max_positions;
   if (sequence_length > context) {

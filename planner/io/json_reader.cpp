@@ -7,6 +7,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/core/names.hpp"
+#include "planner/core/printable.hpp"
 
 namespace shardscope {
 namespace {
@@ -275,6 +276,15 @@ std::string JsonObjectReader::string(const std::string& key) const {
   const Json& v = value(key);
   if (!v.is_string()) fail(key, "expected a string");
   return v.get<std::string>();
+}
+
+std::string JsonObjectReader::name(const std::string& key) const {
+  std::string s = string(key);
+  if (s.empty()) fail(key, "expected a non-empty name");
+  if (const std::optional<std::string> reason = unprintable_reason(s)) {
+    fail(key, "expected a printable name, got '" + escape_unprintable(s) + "', which " + *reason);
+  }
+  return s;
 }
 
 std::string JsonObjectReader::choice(const std::string& key, const std::vector<std::string>& allowed) const {

@@ -51,6 +51,8 @@ class JsonObjectReader {
   bool boolean_or(const std::string& key, bool fallback) const;
   double number_or(const std::string& key, double fallback) const;
   std::string string(const std::string& key) const;
+  // A name the tool prints: a non-empty string of printable UTF-8 (core/printable.hpp).
+  std::string name(const std::string& key) const;
   // A string that must be one of `allowed` (the message lists them).
   std::string choice(const std::string& key, const std::vector<std::string>& allowed) const;
   // The object under `key`; `field` is how its keys are named in errors (default: prefix + key + ".").

@@ -153,7 +153,7 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
   Plan plan;
   plan.source.file = file;
   for (auto it = p.json().begin(); it != p.json().end(); ++it) plan.source.lines[it.key()] = p.line(it.key());
-  plan.strategy = p.string("strategy");
+  plan.strategy = p.name("strategy");
   plan.micro_batch = p.integer("batch_size", 1, 1 << 20);
   plan.gradient_accumulation_steps =
       static_cast<int>(p.integer("gradient_accumulation_steps", 1, kMaxAccumulationSteps));
@@ -181,7 +181,7 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
                       "sharded_slices", "checkpoint"},
                      "unknown key in a plan operator");
     OperatorChoice c;
-    c.name = o.string("name");
+    c.name = o.name("name");
     if (c.name != model.operators[i].name) {
       o.fail("name", "expected operator '" + model.operators[i].name + "', got '" + c.name + "'");
     }

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "planner/core/error.hpp"
+#include "planner/core/printable.hpp"
 #include "planner/core/scenario_check.hpp"
 #include "planner/io/cluster_parser.hpp"
 #include "planner/io/cluster_presets.hpp"
@@ -30,7 +31,7 @@ Operator parse_operator(const YamlMap& map) {
                       "checkpoint_bytes_per_sample", "workspace_bytes_per_sample", "splittable", "trainable",
                       "paper"});
   Operator op;
-  op.name = map.string("name");
+  op.name = map.name("name");
   op.kind = map.choice_or("kind", OperatorKind::other);
   op.layer = static_cast<int>(map.integer_or("layer", -1, -1, 100000));
   op.parameters = map.integer("parameters", 0, std::int64_t{1} << 46);
@@ -75,7 +76,7 @@ Model parse_model(const YamlMap& map, const std::string& base_dir) {
       map.fail("operators", "expected a non-empty list of operators");
     if (list.size() > 1000000) map.fail("operators", "more than 10^6 operators");
     Model model;
-    model.name = map.optional_string("name").value_or("custom");
+    model.name = map.optional_name("name").value_or("custom");
     model.sequence_length = sequence > 0 ? sequence : 1;
     for (std::size_t i = 0; i < list.size(); ++i) {
       const YamlMap op_map(list[i], map.file(), map.field("operators") + "[" + std::to_string(i) + "]",
@@ -99,7 +100,7 @@ Model parse_model(const YamlMap& map, const std::string& base_dir) {
     if (sequence > 0) spec.sequence_length = sequence;
   }
   if (map.has("flash_attention")) spec.flash_attention = map.boolean_or("flash_attention", true);
-  if (map.has("name")) spec.name = map.string("name");
+  if (map.has("name")) spec.name = map.name("name");
   try {
     return generate_transformer(spec);
   } catch (const std::invalid_argument& e) {
@@ -161,36 +162,6 @@ TrainingConfig parse_training(const YamlMap& map, const Cluster& cluster) {
   return t;
 }
 
-// The line of a dotted field path ("training.group_size", "model.operators[3].name"): the deepest key of
-// the path present in the file (a field that came from a preset or a default points at its section).
-int field_line(const YamlMap& root, const std::string& field) {
-  int line = 0;
-  YAML::Node node;
-  node.reset(root.node());  // yaml-cpp: reset() rebinds a Node, operator= would overwrite the document
-  std::size_t start = 0;
-  while (start <= field.size()) {
-    const std::size_t dot = field.find('.', start);
-    std::string key = field.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    std::size_t index = std::string::npos;
-    if (const std::size_t bracket = key.find('['); bracket != std::string::npos) {
-      index = std::stoul(key.substr(bracket + 1));
-      key.resize(bracket);
-    }
-    const YAML::Node& here = node;
-    if (!here.IsMap() || !here[key]) break;
-    node.reset(here[key]);
-    if (index != std::string::npos) {
-      const YAML::Node& list = node;
-      if (!list.IsSequence() || index >= list.size()) break;
-      node.reset(list[index]);
-    }
-    line = node.Mark().line + 1;
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return line > 0 ? line : root.own_line();
-}
-
 }  // namespace
 
 Scenario parse_scenario_string(const std::string& text, const std::string& file_name,
@@ -199,7 +170,9 @@ Scenario parse_scenario_string(const std::string& text, const std::string& file_
   root.reject_unknown({"name", "description", "model", "cluster", "training", "planner", "execution"});
   Scenario scenario;
   scenario.source_file = file_name;
-  scenario.name = root.optional_string("name").value_or(std::filesystem::path(file_name).stem().string());
+  // Without a name, the file's stem names the scenario, its non-printable bytes escaped.
+  scenario.name = root.optional_name("name").value_or(
+      escape_unprintable(std::filesystem::path(file_name).stem().string()));
   scenario.model = parse_model(root.map("model"), base_dir);
   scenario.cluster = parse_scenario_cluster(root.map("cluster"), base_dir);
   if (root.has("training")) {

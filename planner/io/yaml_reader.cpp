@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "planner/core/error.hpp"
+#include "planner/core/printable.hpp"
 #include "planner/core/units.hpp"
 #include "planner/io/yaml_strict.hpp"
 
@@ -101,6 +102,19 @@ std::string YamlMap::string(const std::string& key) const {
 std::optional<std::string> YamlMap::optional_string(const std::string& key) const {
   if (!has(key)) return std::nullopt;
   return string(key);
+}
+
+std::string YamlMap::name(const std::string& key) const {
+  std::string value = string(key);
+  if (const std::optional<std::string> reason = unprintable_reason(value)) {
+    fail(key, "expected a printable name, got '" + escape_unprintable(value) + "', which " + *reason);
+  }
+  return value;
+}
+
+std::optional<std::string> YamlMap::optional_name(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  return name(key);
 }
 
 std::int64_t YamlMap::integer(const std::string& key, std::int64_t min, std::int64_t max) const {
@@ -287,6 +301,34 @@ void YamlMap::reject_unknown(const std::vector<std::string>& known) const {
                        "unknown key" + suggest_or_list(key, known, "expected one of:"));
     }
   }
+}
+
+int field_line(const YamlMap& root, const std::string& field) {
+  int line = 0;
+  YAML::Node node;
+  node.reset(root.node());  // yaml-cpp: reset() rebinds a Node, operator= would overwrite the document
+  std::size_t start = 0;
+  while (start <= field.size()) {
+    const std::size_t dot = field.find('.', start);
+    std::string key = field.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::size_t index = std::string::npos;
+    if (const std::size_t bracket = key.find('['); bracket != std::string::npos) {
+      index = std::stoul(key.substr(bracket + 1));
+      key.resize(bracket);
+    }
+    const YAML::Node& here = node;
+    if (!here.IsMap() || !here[key]) break;
+    node.reset(here[key]);
+    if (index != std::string::npos) {
+      const YAML::Node& list = node;
+      if (!list.IsSequence() || index >= list.size()) break;
+      node.reset(list[index]);
+    }
+    line = node.Mark().line + 1;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return line > 0 ? line : root.own_line();
 }
 
 }  // namespace shardscope

@@ -22,6 +22,12 @@ YAML::Node parse_yaml_mapping(const std::string& text, const std::string& file);
 
 int line_of(const YAML::Node& node);  // 1-based, 0 when unknown
 
+class YamlMap;
+// The line of a dotted field path under `root` ("training.group_size", "model.operators[3].name"): the
+// deepest key of the path present in the file (a field that came from a preset or a default points at its
+// section; one absent altogether at the root's own line).
+int field_line(const YamlMap& root, const std::string& field);
+
 class YamlMap {
  public:
   // `node` must be a mapping (checked); `path` is the dotted field path of the node ("" for the root).
@@ -40,6 +46,10 @@ class YamlMap {
 
   std::string string(const std::string& key) const;
   std::optional<std::string> optional_string(const std::string& key) const;
+  // A name the tool prints: a non-empty string of printable UTF-8 (core/printable.hpp); a control character
+  // or invalid UTF-8 is an error naming the key's line.
+  std::string name(const std::string& key) const;
+  std::optional<std::string> optional_name(const std::string& key) const;
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) const;
   std::int64_t integer_or(const std::string& key, std::int64_t fallback, std::int64_t min,
                           std::int64_t max) const;

@@ -81,7 +81,9 @@ TEST(Cli, PlanThatCannotFitExitsWithTheMinimumMemory) {
                                       "training: {memory_limit: 8GB, runtime_reserve: 512MiB}\n");
   const auto r = test::run_command(kBinary + " plan --no-baselines " + path);
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.err.find("no plan fits the memory limit; the smallest needs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no plan fits the memory limit: tried micro-batch 1; the smallest plan needs"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.out.find("No plan fits"), std::string::npos) << r.out;
   std::filesystem::remove(path);
 }

@@ -20,7 +20,7 @@ int for_each_shipped_scenario(Check check) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;
     const Scenario s = load_scenario_file(entry.path().string());
-    check(entry.path(), s, scenario_calibration(s.planner.calibration_file));
+    check(entry.path(), s, scenario_calibration(s));
     ++count;
   }
   return count;
