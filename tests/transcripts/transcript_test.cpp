@@ -1,5 +1,6 @@
-// Transcript tests (SimGrid .tesh style): replays every tests/transcripts/*.tesh and tests/hostile/*.tesh against
-// the built binary and compares exit code, stdout and stderr byte for byte; SHARDSCOPE_UPDATE_GOLDEN=1 rewrites them.
+// Transcript tests (SimGrid .tesh style): replays every tests/transcripts/*.tesh and tests/hostile/*.tesh
+// against the built binary and compares exit code, stdout and stderr byte for byte;
+// SHARDSCOPE_UPDATE_GOLDEN=1 rewrites them.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -37,7 +38,8 @@ constexpr bool kHaveSim = true;
 constexpr bool kHaveSim = false;
 #endif
 
-// The folders of transcripts under tests/, each a ctest suite of that name ("transcript" for tests/transcripts).
+// The folders of transcripts under tests/, each a ctest suite of that name ("transcript" for
+// tests/transcripts).
 struct Suite {
   const char* folder;
   const char* test_suite;
@@ -76,9 +78,15 @@ struct Outcome {
 Outcome run_in(const std::string& command, const std::string& dir) {
   std::array<int, 2> out_pipe{}, err_pipe{};
   if (::pipe(out_pipe.data()) != 0 || ::pipe(err_pipe.data()) != 0) throw std::runtime_error("pipe failed");
+  // A `shardscope` after the first word (`python3 -c ... > big.yaml && shardscope inspect big.yaml`) is this
+  // build's binary too.
+  const char* inherited = std::getenv("PATH");
+  const std::string search_path =
+      fs::path(kBinary).parent_path().string() + ":" + (inherited != nullptr ? inherited : "/usr/bin:/bin");
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    ::setenv("PATH", search_path.c_str(), 1);
     const int in = ::open("/dev/null", O_RDONLY);
     if (in < 0 || ::dup2(in, 0) < 0 || ::dup2(out_pipe[1], 1) < 0 || ::dup2(err_pipe[1], 2) < 0) ::_exit(126);
     ::close(out_pipe[0]);
@@ -248,7 +256,9 @@ void check_transcript(const Suite& suite, const std::string& name) {
   const std::string how =
       "\nTo accept the new output: scripts/update-golden.sh (see tests/transcripts/README.md)\n";
   EXPECT_TRUE(expected == actual) << "transcript " << path.string() << " differs:\n"
-                                  << unified_diff(expected, actual, std::string("tests/") + suite.folder + "/" + name) << how;
+                                  << unified_diff(expected, actual,
+                                                  std::string("tests/") + suite.folder + "/" + name)
+                                  << how;
   if (!t.stdout_file.empty()) {
     const std::string golden = fs::exists(stdout_path) ? read_file(stdout_path) : std::string();
     EXPECT_TRUE(golden == o.out) << "stdout differs from " << t.stdout_file << ":\n"
