@@ -8,6 +8,7 @@
 #include "planner/core/error.hpp"
 #include "planner/core/names.hpp"
 #include "planner/core/printable.hpp"
+#include "planner/io/input_limits.hpp"
 
 namespace shardscope {
 namespace {
@@ -198,8 +199,22 @@ std::string without_dot(const std::string& prefix) {
 }  // namespace
 
 JsonDocument::JsonDocument(const std::string& text, std::string file) : file_(std::move(file)) {
+  // Values are counted as the parser meets them, so a huge list stops at the limit instead of filling memory
+  // (with the line map below, a value costs a few hundred bytes).
+  std::size_t values = 0;
+  const Json::parser_callback_t count = [&](int, Json::parse_event_t event, Json&) {
+    if (event == Json::parse_event_t::value || event == Json::parse_event_t::object_start ||
+        event == Json::parse_event_t::array_start) {
+      if (++values > kMaxInputNodes) {
+        throw InputError(file_, 0, "",
+                         "more than " + std::to_string(kMaxInputNodes) +
+                             " JSON values (objects, lists and their members), the limit for an input file");
+      }
+    }
+    return true;
+  };
   try {
-    json_ = Json::parse(text);
+    json_ = Json::parse(text, count);
   } catch (const Json::parse_error& e) {
     throw InputError(file_, line_at(text, e.byte > 0 ? e.byte - 1 : 0), "",
                      std::string("malformed JSON: ") + e.what());

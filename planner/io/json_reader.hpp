@@ -13,7 +13,8 @@ namespace shardscope {
 class JsonDocument {
  public:
   // Throws InputError "malformed JSON" (with the line where parsing stopped) when the text is not JSON, and
-  // "duplicate key (first given at line N)" at a key given twice in one object.
+  // "duplicate key (first given at line N)" at a key given twice in one object, and "more than N JSON
+  // values" past kMaxInputNodes (counted while parsing).
   JsonDocument(const std::string& text, std::string file);
 
   const nlohmann::json& root() const { return json_; }

@@ -3,6 +3,8 @@
 #include "planner/io/scenario_parser.hpp"
 
 #include <filesystem>
+#include <string>
+#include <unordered_set>
 
 #include "planner/core/error.hpp"
 #include "planner/core/printable.hpp"
@@ -78,13 +80,13 @@ Model parse_model(const YamlMap& map, const std::string& base_dir) {
     Model model;
     model.name = map.optional_name("name").value_or("custom");
     model.sequence_length = sequence > 0 ? sequence : 1;
+    std::unordered_set<std::string> seen;  // names so far: linear in the operator count
+    seen.reserve(list.size());
     for (std::size_t i = 0; i < list.size(); ++i) {
       const YamlMap op_map(list[i], map.file(), map.field("operators") + "[" + std::to_string(i) + "]",
                            map.line("operators"));
       Operator op = parse_operator(op_map);
-      for (const Operator& other : model.operators) {
-        if (other.name == op.name) op_map.fail("name", "duplicate operator name '" + op.name + "'");
-      }
+      if (!seen.insert(op.name).second) op_map.fail("name", "duplicate operator name '" + op.name + "'");
       model.operators.push_back(std::move(op));
     }
     return model;

@@ -10,6 +10,7 @@
 #include "planner/core/error.hpp"
 #include "planner/core/printable.hpp"
 #include "planner/core/units.hpp"
+#include "planner/io/input_limits.hpp"
 #include "planner/io/yaml_strict.hpp"
 
 namespace shardscope {
@@ -27,8 +28,10 @@ std::string read_text_file(const std::string& path, const std::string& what) {
     throw InputError(path, 0, "", "is not a regular file; expected a " + what + " file");
   }
   const auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size > 64u * 1024u * 1024u) {
-    throw InputError(path, 0, "", what + " file is larger than 64 MiB");
+  if (!ec && size > kMaxInputFileBytes) {
+    throw InputError(path, 0, "",
+                     what + " file is larger than " + kMaxInputFileText + " (" + std::to_string(size) +
+                         " bytes), the limit for an input file");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open " + what + " for reading");
@@ -47,13 +50,15 @@ YAML::Node parse_yaml_mapping(const std::string& text, const std::string& file) 
   if (text.find('\0') != std::string::npos) {
     throw InputError(file, 0, "", "contains NUL bytes; expected a YAML text file");
   }
+  // From the parser's events, before any tree exists: yaml-cpp keeps the first of duplicate keys, ignores
+  // later documents, and would spend about 500 bytes per node on a list of any length.
+  check_strict_yaml(text, file);
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
   }
-  check_strict_yaml(text, file);  // yaml-cpp keeps the first of duplicate keys and ignores later documents
   if (!root.IsDefined() || root.IsNull())
     throw InputError(file, 0, "", "file is empty; expected a YAML mapping");
   if (!root.IsMap()) throw InputError(file, line_of(root), "", "expected a YAML mapping at the top level");

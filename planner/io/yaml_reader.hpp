@@ -13,11 +13,13 @@
 
 namespace shardscope {
 
-// Reads a whole text file (refusing directories, missing files and files over 64 MiB) for parsing.
+// Reads a whole text file (refusing directories, missing files and files over kMaxInputFileBytes) for
+// parsing.
 std::string read_text_file(const std::string& path, const std::string& what);
 
-// Parses YAML text; malformed YAML, an empty document, a document that is not a mapping, a second document
-// and a key given twice in one mapping are errors.
+// Parses YAML text; malformed YAML, an empty document, a document that is not a mapping, a second document,
+// a key given twice in one mapping and more than kMaxInputNodes nodes (checked before the tree is built) are
+// errors.
 YAML::Node parse_yaml_mapping(const std::string& text, const std::string& file);
 
 int line_of(const YAML::Node& node);  // 1-based, 0 when unknown

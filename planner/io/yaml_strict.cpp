@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "planner/core/error.hpp"
+#include "planner/io/input_limits.hpp"
 
 namespace shardscope {
 namespace {
@@ -62,6 +63,11 @@ class StrictHandler : public YAML::EventHandler {
   // Called for every node as it starts: checks a mapping key against its siblings and returns the node's
   // field path.
   std::string begin_node(const YAML::Mark& mark, const std::optional<std::string>& scalar) {
+    if (++nodes_ > kMaxInputNodes) {
+      throw InputError(file_, line_of(mark), stack_.empty() ? "" : stack_.back().path,
+                       "more than " + std::to_string(kMaxInputNodes) +
+                           " YAML nodes (keys, values and list items), the limit for an input file");
+    }
     if (stack_.empty()) return "";
     Frame& top = stack_.back();
     if (!top.map) return top.path + "[" + std::to_string(top.index++) + "]";
@@ -83,6 +89,7 @@ class StrictHandler : public YAML::EventHandler {
 
   const std::string& file_;
   int documents_ = 0;
+  std::size_t nodes_ = 0;
   std::vector<Frame> stack_;
 };
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
@@ -250,6 +252,12 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
   if (!result.fits) {
     result.shortfall_bytes =
         result.minimum_memory_bytes - static_cast<double>(scenario.training.memory_limit_bytes);
+    // The solvers find a plan whenever the lightest one fits in exact bytes, so a space that fits nowhere
+    // lacks memory; anything else is a solver bug, never reported as a negative shortfall.
+    if (!(result.shortfall_bytes > 0)) {
+      throw std::logic_error("planner: " + space.name + " fits no batch size although its smallest plan (" +
+                             std::to_string(result.minimum_memory_bytes) + " bytes) is within the limit");
+    }
     return result;
   }
   record_plan_configuration(result.plan, scenario, calibration);

@@ -78,9 +78,15 @@ struct Outcome {
 Outcome run_in(const std::string& command, const std::string& dir) {
   std::array<int, 2> out_pipe{}, err_pipe{};
   if (::pipe(out_pipe.data()) != 0 || ::pipe(err_pipe.data()) != 0) throw std::runtime_error("pipe failed");
+  // A `shardscope` after the first word (`python3 -c ... > big.yaml && shardscope inspect big.yaml`) is this
+  // build's binary too.
+  const char* inherited = std::getenv("PATH");
+  const std::string search_path =
+      fs::path(kBinary).parent_path().string() + ":" + (inherited != nullptr ? inherited : "/usr/bin:/bin");
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
+    ::setenv("PATH", search_path.c_str(), 1);
     const int in = ::open("/dev/null", O_RDONLY);
     if (in < 0 || ::dup2(in, 0) < 0 || ::dup2(out_pipe[1], 1) < 0 || ::dup2(err_pipe[1], 2) < 0) ::_exit(126);
     ::close(out_pipe[0]);

@@ -1,6 +1,7 @@
-// Shared pieces of the solvers: selection cost, dominance filtering.
+// Shared pieces of the solvers: selection cost, dominance filtering, identical classes, convex hulls.
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 #include "planner/search/solvers/mckp.hpp"
 
@@ -31,6 +32,66 @@ std::vector<double> transient_thresholds(const McProblem& problem) {
   std::sort(t.begin(), t.end());
   t.erase(std::unique(t.begin(), t.end()), t.end());
   return t;
+}
+
+std::vector<std::vector<std::size_t>> identical_class_groups(const McProblem& problem) {
+  const auto less = [](const McItem& a, const McItem& b) {
+    if (a.seconds != b.seconds) return a.seconds < b.seconds;
+    if (a.resident_bytes != b.resident_bytes) return a.resident_bytes < b.resident_bytes;
+    return a.transient_bytes < b.transient_bytes;
+  };
+  const auto same = [&](std::size_t a, std::size_t b) {
+    const auto& x = problem.classes[a];
+    const auto& y = problem.classes[b];
+    return x.size() == y.size() &&
+           std::equal(x.begin(), x.end(), y.begin(),
+                      [&](const McItem& i, const McItem& j) { return !less(i, j) && !less(j, i); });
+  };
+  std::vector<std::size_t> order(problem.classes.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  // Lexicographic by item list, then by index: equal lists become neighbours, each run ascending.
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const auto& x = problem.classes[a];
+    const auto& y = problem.classes[b];
+    if (std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end(), less)) return true;
+    if (std::lexicographical_compare(y.begin(), y.end(), x.begin(), x.end(), less)) return false;
+    return a < b;
+  });
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i == 0 || !same(order[i - 1], order[i])) groups.emplace_back();
+    groups.back().push_back(order[i]);
+  }
+  std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.front() < b.front(); });
+  return groups;
+}
+
+std::vector<int> lower_hull(const std::vector<McItem>& items, double transient_threshold) {
+  std::vector<int> points;
+  for (std::size_t j = 0; j < items.size(); ++j) {
+    if (items[j].transient_bytes <= transient_threshold) points.push_back(static_cast<int>(j));
+  }
+  const auto at = [&](int j) -> const McItem& { return items[static_cast<std::size_t>(j)]; };
+  std::sort(points.begin(), points.end(), [&](int a, int b) {
+    if (at(a).resident_bytes != at(b).resident_bytes) return at(a).resident_bytes < at(b).resident_bytes;
+    if (at(a).seconds != at(b).seconds) return at(a).seconds < at(b).seconds;
+    return a < b;
+  });
+  std::vector<int> hull;
+  for (int p : points) {
+    if (!hull.empty() && at(p).seconds >= at(hull.back()).seconds) continue;  // heavier and not faster
+    while (hull.size() >= 2) {
+      const McItem& a = at(hull[hull.size() - 2]);
+      const McItem& b = at(hull.back());
+      // Remove b if it lies on or above the segment a-p.
+      const double cross = (b.resident_bytes - a.resident_bytes) * (at(p).seconds - a.seconds) -
+                           (b.seconds - a.seconds) * (at(p).resident_bytes - a.resident_bytes);
+      if (cross > 0) break;
+      hull.pop_back();
+    }
+    hull.push_back(p);
+  }
+  return hull;
 }
 
 std::vector<std::vector<int>> remove_dominated(McProblem& problem) {

@@ -13,37 +13,14 @@ double lp_lower_bound(const McProblem& problem, double transient_threshold, doub
   };
   std::vector<Step> steps;
   double base_weight = 0, base_seconds = 0;
-  std::vector<std::pair<double, double>> points;  // (resident, seconds)
-  std::vector<std::pair<double, double>> hull;
   for (const auto& items : problem.classes) {
-    points.clear();
-    for (const McItem& item : items) {
-      if (item.transient_bytes <= transient_threshold) points.emplace_back(item.resident_bytes, item.seconds);
-    }
-    if (points.empty()) return std::numeric_limits<double>::infinity();
-    std::sort(points.begin(), points.end());
-    // Lower-left convex hull with seconds strictly decreasing as resident grows.
-    hull.clear();
-    for (const auto& p : points) {
-      if (!hull.empty() && p.second >= hull.back().second) continue;  // heavier and not faster
-      while (hull.size() >= 2) {
-        const auto& a = hull[hull.size() - 2];
-        const auto& b = hull.back();
-        // Remove b if it lies on or above the segment a-p.
-        const double cross =
-            (b.first - a.first) * (p.second - a.second) - (b.second - a.second) * (p.first - a.first);
-        if (cross <= 0) {
-          hull.pop_back();
-        } else {
-          break;
-        }
-      }
-      hull.push_back(p);
-    }
-    base_weight += hull.front().first;
-    base_seconds += hull.front().second;
+    const std::vector<int> hull = lower_hull(items, transient_threshold);
+    if (hull.empty()) return std::numeric_limits<double>::infinity();
+    const auto at = [&](std::size_t i) -> const McItem& { return items[static_cast<std::size_t>(hull[i])]; };
+    base_weight += at(0).resident_bytes;
+    base_seconds += at(0).seconds;
     for (std::size_t i = 1; i < hull.size(); ++i) {
-      steps.push_back({hull[i].first - hull[i - 1].first, hull[i - 1].second - hull[i].second});
+      steps.push_back({at(i).resident_bytes - at(i - 1).resident_bytes, at(i - 1).seconds - at(i).seconds});
     }
   }
   if (base_weight > capacity_bytes) return std::numeric_limits<double>::infinity();

@@ -2,6 +2,7 @@
 // total seconds subject to sum(resident) + max(transient) <= capacity. Shared by every solver.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -38,18 +39,33 @@ std::vector<double> transient_thresholds(const McProblem& problem);
 // original indices of the kept items (the problem's classes are rewritten in place).
 std::vector<std::vector<int>> remove_dominated(McProblem& problem);
 
+// The classes whose item lists are identical (repeated layers), each group ascending, groups ordered by their
+// first class.
+std::vector<std::vector<std::size_t>> identical_class_groups(const McProblem& problem);
+
+// The lower-left convex hull of one class's items with transient <= threshold, as item indices by ascending
+// resident bytes (seconds strictly decreasing, slopes strictly flattening); empty when no item qualifies.
+std::vector<int> lower_hull(const std::vector<McItem>& items, double transient_threshold);
+
 // LP relaxation lower bound (convex hull + greedy by slope) of min sum seconds s.t. sum resident <= capacity,
 // over items with transient <= threshold. Returns +inf when even the lightest items do not fit.
 double lp_lower_bound(const McProblem& problem, double transient_threshold, double capacity_bytes);
 
 struct DpOptions {
   int bins = 16384;  // memory quantisation: capacity / bins bytes per bin
+  // Up to this many classes the rounded-up DP rounds each class on its own (exact in the quantised model,
+  // rounding at most classes / bins of the capacity). Beyond it each group of identical classes enters the
+  // DP as power-of-two blocks (1, 2, 4, ..., rest) whose members take the same item, rounded once per block,
+  // and the LP greedy plan is an incumbent: rounding no longer grows with the operator count.
+  std::size_t max_single_classes = 256;
   // Thresholds whose LP bound is within this fraction of the incumbent are not solved by DP: they could
   // improve the plan by at most this much, and their LP bound enters the certified lower bound.
   double lp_certify_gap = 2e-3;
 };
 // Exact for the memory-quantised model with weights rounded up (a feasible plan: upper bound) and rounded
-// down (a proven lower bound); the peak max-term handled by enumerating the largest transient.
+// down (a proven lower bound); the peak max-term handled by enumerating the largest transient. Feasible
+// exactly when some plan fits in exact bytes (when rounding leaves the DP no plan, the LP greedy plan is
+// returned), for any number of classes.
 McSolution solve_dp(const McProblem& problem, const DpOptions& options = {});
 
 // Pareto front (peak bytes, seconds) over all thresholds, from the rounded-up DP's value function.
@@ -59,6 +75,11 @@ struct ParetoPoint {
 };
 std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions& options = {},
                                       int max_points = 64);
+
+// Greedy rounding of the LP relaxation, for every transient threshold: from each class's lightest item, whole
+// hull steps in order of seconds saved per byte while they fit (a class stops at its first step that does
+// not). Feasible exactly when some plan fits in exact bytes; near-optimal when there are many classes.
+McSolution solve_lp_greedy(const McProblem& problem);
 
 // The OSDP paper's depth-first search with its two prunings (memory over the limit, time over the best).
 McSolution solve_dfs(const McProblem& problem, std::int64_t node_limit = INT64_MAX,
