@@ -2,14 +2,15 @@
 // collective.
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 
 #include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
+#include "apps/shardscope/standard_streams.hpp"
 #include "planner/core/cluster.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
@@ -56,7 +57,7 @@ Registered register_collective(CLI::App& app) {
       ->check(CLI::Range(1, 64));
   cmd->add_flag("--coarse", o->coarse, "One pipelined flow per ring edge instead of N-1 steps");
   cmd->add_flag("--json", o->json, "Print JSON");
-  return {cmd, [o]() {
+  return {cmd, [o](std::ostream& out) {
             const Cluster cluster = load_cluster(o->cluster);
             sim::CollectiveRequest r;
             r.kind = *parse_name<CollectiveKind>(o->op);  // checked by one_of
@@ -71,6 +72,7 @@ Registered register_collective(CLI::App& app) {
             r.coarse = o->coarse;
             r.concurrent = o->concurrent;
             const double formula = sim::alpha_beta_collective_seconds(cluster, r);
+            set_abort_explanation(kSimulatorAborted);
             const sim::CollectiveResult res = sim::simulate_collective(cluster, r);
             const int ranks = r.gpus > 0 ? r.gpus : cluster.gpus();
             if (o->json) {
@@ -89,24 +91,24 @@ Registered register_collective(CLI::App& app) {
               }
               j["alpha_beta_seconds"] = formula;
               j["messages"] = res.messages;
-              std::cout << j.dump(2) << "\n";
+              out << j.dump(2) << "\n";
             } else {
               char line[256];
-              std::printf("%s %s on %d GPUs of %s (%s), %s\n", o->op.c_str(), o->algo.c_str(), ranks,
-                          cluster.name.c_str(), o->coarse ? "coarse flows" : "step model",
-                          units::format_bytes(r.total_bytes).c_str());
+              out << o->op << " " << o->algo << " on " << ranks << " GPUs of " << cluster.name << " ("
+                  << (o->coarse ? "coarse flows" : "step model") << "), "
+                  << units::format_bytes(r.total_bytes) << "\n";
               std::snprintf(line, sizeof line, "%14s %14s %12s %12s %16s\n", "size(B)", "time(us)",
                             "algbw(GB/s)", "busbw(GB/s)", "alpha-beta(us)");
-              std::cout << line;
+              out << line;
               if (res.seconds > 0) {
                 std::snprintf(line, sizeof line, "%14.0f %14.3f %12.3f %12.3f %16.3f\n", r.total_bytes,
                               res.seconds * 1e6, res.algbw_bytes_per_second / 1e9,
                               res.busbw_bytes_per_second / 1e9, formula * 1e6);
-                std::cout << line;
+                out << line;
               } else {
                 std::snprintf(line, sizeof line, "%14.0f %14.3f %12s %12s %16.3f\n", r.total_bytes,
                               res.seconds * 1e6, "-", "-", formula * 1e6);
-                std::cout << line << "note: " << kNoBandwidth << "\n";
+                out << line << "note: " << kNoBandwidth << "\n";
               }
             }
           }};

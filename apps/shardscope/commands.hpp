@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <iosfwd>
 
 namespace CLI {
 class App;
@@ -9,10 +10,11 @@ class App;
 
 namespace shardscope::cli {
 
-// A subcommand adds itself to `app` and returns the action to run when it is selected. The action returns
-// on success and throws on failure (InputError, NothingFits, ...); main() reports the error and chooses the
+// A subcommand adds itself to `app` and returns the action to run when it is selected. The action prints
+// its report to `out` (main() writes it to standard output and checks that write), returns on success and
+// throws on failure (InputError, NothingFits, OutputError, ...); main() reports the error and chooses the
 // exit code (exit_status.hpp).
-using Action = std::function<void()>;
+using Action = std::function<void(std::ostream& out)>;
 struct Registered {
   CLI::App* command;
   Action run;

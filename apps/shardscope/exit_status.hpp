@@ -1,5 +1,5 @@
 // ExitStatus: the process exit codes of `shardscope`, the errors that select them, and the one place
-// (exit_status_for) that maps an exception to its code.
+// (exit_status_for / failure_message) that maps an exception to its code and its message.
 #pragma once
 
 #include <exception>
@@ -12,10 +12,9 @@ namespace shardscope::cli {
 
 enum class ExitStatus {
   ok = 0,
-  failure = 1,
   bad_input = 2,
   nothing_fits = 3,
-  simulation_failed = 4,
+  failed = 4,        // the simulation or a resource failed (memory, an output), or an internal error
   interrupted = 130  // the shell's 128 + SIGINT
 };
 
@@ -31,10 +30,25 @@ class Interrupted : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The code for an error a command threw: InputError 2, NothingFits 3, SimulationError 4, anything else 1.
+// An output (a file, standard output) that failed while being written, after the work was done; exits 4.
+// The message names the output and the system's reason (strerror).
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The code for an error a command threw: InputError 2, NothingFits 3, Interrupted 130, and 4 for
+// everything else: SimulationError, OutputError, out of memory, and any unexpected error.
 ExitStatus exit_status_for(const std::exception& error);
 
-// The exit-code list for `shardscope --help` ("Exit status:\n  0  ...").
+// The line main() prints for `error` (without "error: "): its own text for the project's errors, a plain
+// explanation for out of memory, and "internal error: ..." for an exception nobody expected.
+std::string failure_message(const std::exception& error);
+
+// The message for out of memory (a literal: the terminate handler prints it without allocating).
+const char* out_of_memory_message();
+
+// The exit-code list for `shardscope --help` and every subcommand's help ("Exit status:\n  0  ...").
 std::string exit_status_help();
 
 inline int to_int(ExitStatus status) { return static_cast<int>(status); }
@@ -46,10 +60,13 @@ struct shardscope::EnumNames<shardscope::cli::ExitStatus> {
   using S = shardscope::cli::ExitStatus;
   static constexpr NameEntry<S> table[] = {
       {S::ok, "ok", "success"},
-      {S::failure, "failure", "an output file cannot be written, or an unexpected error"},
-      {S::bad_input, "bad-input", "bad input: a scenario, plan, cluster or calibration file, or an option"},
+      {S::bad_input, "bad-input",
+       "bad input or usage: a scenario, plan, cluster or calibration file, an option or argument, or an "
+       "output path that cannot be written (checked before any work)"},
       {S::nothing_fits, "nothing-fits", "no plan (or not the requested strategy) fits the memory limit"},
-      {S::simulation_failed, "simulation-failed", "the simulation failed"},
+      {S::failed, "failed",
+       "the simulation or a resource failed: out of memory, an output that could not be written (disk "
+       "full), or an internal error"},
       {S::interrupted, "interrupted", "interrupted by Ctrl-C; nothing was written"},
   };
 };

@@ -1,8 +1,8 @@
 // `shardscope inspect SCENARIO [--json]`: model, cluster and model-state memory summary of a scenario.
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <iostream>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 
 #include "apps/shardscope/commands.hpp"
@@ -149,14 +149,14 @@ Registered register_inspect(CLI::App& app) {
       ->required()
       ->check(non_empty("a file path"));
   cmd->add_flag("--json", *json, "Print JSON instead of tables");
-  return {cmd, [scenario_path, json]() {
+  return {cmd, [scenario_path, json](std::ostream& out) {
             const Scenario scenario = load_scenario_file(*scenario_path);
             // Read and checked as plan and simulate read it: a missing or bad calibration is the same error.
             const Calibration calibration = scenario_calibration(scenario);
             if (*json) {
-              std::cout << to_json(scenario, calibration).dump(2) << "\n";
+              out << to_json(scenario, calibration).dump(2) << "\n";
             } else {
-              print_text(scenario, calibration, std::cout);
+              print_text(scenario, calibration, out);
             }
           }};
 }

@@ -3,8 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -15,6 +13,7 @@
 #include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/no_fit.hpp"
 #include "apps/shardscope/option_checks.hpp"
+#include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/plan_progress.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/calibration.hpp"
@@ -177,34 +176,23 @@ Registered register_plan(CLI::App& app) {
   cmd->add_flag("--progress", opts->progress,
                 "Print progress lines on stderr even when it is not a terminal (a terminal gets an updating "
                 "line anyway)");
-  return {cmd, [opts]() {
+  return {cmd, [opts](std::ostream& out) {
             const Scenario scenario = load_scenario_file(opts->scenario);
             const Calibration calibration = scenario_calibration(scenario);
-            // Open the output before planning, so a bad path fails at once.
-            std::ofstream out;
-            if (!opts->out.empty()) {
-              out.open(opts->out);
-              if (!out) throw std::runtime_error("cannot write " + opts->out);
-            }
+            // Check the output path before planning, so a bad path fails at once (exit 2).
+            const OutputFile plan_file = opts->out.empty() ? OutputFile() : OutputFile("--out", opts->out);
             const std::optional<PlanReport> planned =
                 plan_with_progress(scenario, calibration, !opts->no_baselines, opts->progress);
-            if (!planned) {  // Ctrl-C: exit 130, and no plan file
-              if (out.is_open()) {
-                out.close();
-                std::filesystem::remove(opts->out);
-              }
+            if (!planned) {  // Ctrl-C: exit 130, and no plan file (an earlier one is left as it was)
               throw Interrupted("planning cancelled, no plan written");
             }
             const PlanReport& report = *planned;
             const auto json = report_to_json(report, scenario);
-            if (out.is_open()) {
-              out << json.dump(2) << "\n";
-              if (!out.flush()) throw std::runtime_error("cannot write " + opts->out);
-            }
+            plan_file.write(json.dump(2) + "\n");
             if (opts->json) {
-              std::cout << json.dump(2) << "\n";
+              out << json.dump(2) << "\n";
             } else {
-              print_text(scenario, report, std::cout);
+              print_text(scenario, report, out);
             }
             if (!report.best.fits) {
               throw NothingFits(scenario.source_file +

@@ -2,12 +2,12 @@
 // l.csv] [--result-json r.json] [--compare]`.
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "apps/shardscope/cli_names.hpp"
@@ -15,6 +15,8 @@
 #include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/no_fit.hpp"
 #include "apps/shardscope/option_checks.hpp"
+#include "apps/shardscope/output_file.hpp"
+#include "apps/shardscope/standard_streams.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/printable.hpp"
@@ -43,23 +45,19 @@ struct Options {
   std::string bucket;
 };
 
-// The output files, opened (created or truncated) before anything long runs, so a bad path fails at once.
+// The output files, checked before anything long runs, so a bad path fails at once (exit 2); each is
+// written whole (temporary file + rename) once the simulation is done.
 struct OutputFiles {
-  std::ofstream trace, links, result_json;
+  OutputFile trace, links, result_json;
 };
 
-void open_output(std::ofstream& out, const std::string& path) {
-  if (path.empty()) return;
-  out.open(path);
-  if (!out) throw std::runtime_error("cannot write " + path);
+OutputFile output_file(const char* option, const std::string& path) {
+  return path.empty() ? OutputFile() : OutputFile(option, path);
 }
 
-OutputFiles open_outputs(const Options& o) {
-  OutputFiles files;
-  open_output(files.trace, o.trace);
-  open_output(files.links, o.links);
-  open_output(files.result_json, o.result_json);
-  return files;
+OutputFiles check_outputs(const Options& o) {
+  return {output_file("--trace", o.trace), output_file("--links", o.links),
+          output_file("--result-json", o.result_json)};
 }
 
 // The flags change the scenario's execution options, so the planner's prediction and the simulation see
@@ -113,20 +111,17 @@ Plan resolve_plan(const Options& o, const Scenario& scenario, const Calibration&
   return planned.plan;
 }
 
-void write_output(std::ofstream& out, const std::string& path,
-                  const std::function<void(std::ostream&)>& write) {
-  if (!out.is_open()) return;
-  write(out);
-  out.flush();
-  if (!out) throw std::runtime_error("cannot write " + path);
+void write_output(const OutputFile& file, const std::function<void(std::ostream&)>& write) {
+  if (!file.requested()) return;
+  std::ostringstream text;
+  write(text);
+  file.write(text.str());
 }
 
-void write_outputs(OutputFiles& files, const Options& o, const sim::IterationResult& result) {
-  write_output(files.trace, o.trace,
-               [&](std::ostream& out) { out << sim::trace_event_json(result).dump() << "\n"; });
-  write_output(files.links, o.links, [&](std::ostream& out) { sim::write_link_csv(out, result.links); });
-  write_output(files.result_json, o.result_json,
-               [&](std::ostream& out) { sim::write_result_json(out, result); });
+void write_outputs(const OutputFiles& files, const sim::IterationResult& result) {
+  write_output(files.trace, [&](std::ostream& out) { out << sim::trace_event_json(result).dump() << "\n"; });
+  write_output(files.links, [&](std::ostream& out) { sim::write_link_csv(out, result.links); });
+  write_output(files.result_json, [&](std::ostream& out) { sim::write_result_json(out, result); });
 }
 
 // printf-style formatting into a string of any length.
@@ -158,7 +153,7 @@ Maxima maxima(const sim::IterationResult& result) {
 }
 
 void print_json(const Scenario& scenario, const Plan& plan, const PlanPrediction& predicted,
-                const sim::IterationResult& result) {
+                const sim::IterationResult& result, std::ostream& out) {
   Json j;
   j["scenario"] = scenario.name;
   j["strategy"] = plan.strategy;
@@ -175,25 +170,25 @@ void print_json(const Scenario& scenario, const Plan& plan, const PlanPrediction
                          {"compute_seconds", g.compute_seconds},
                          {"exposed_comm_seconds", g.exposed_comm_seconds}});
   }
-  std::cout << j.dump(2) << "\n";
+  out << j.dump(2) << "\n";
 }
 
 void print_summary(const Scenario& scenario, const Plan& plan, const sim::IterationOptions& options,
-                   const sim::IterationResult& result) {
-  std::cout << "Simulated " << plan.strategy << " on " << scenario.cluster.gpus() << " x "
-            << scenario.cluster.gpu.name << ", micro-batch " << plan.micro_batch << " x "
-            << plan.gradient_accumulation_steps << " steps, "
-            << (options.overlap
-                    ? "compute and communication streams, prefetch " + std::to_string(options.prefetch_depth)
-                    : std::string("one stream (serial)"))
-            << "\n\n";
-  std::cout << format("  iteration %s, %.2f samples/s, %.0f tokens/s, %lld SimGrid activities\n",
-                      units::format_duration(result.iteration_seconds).c_str(), result.samples_per_second,
-                      result.tokens_per_second, static_cast<long long>(result.activities));
+                   const sim::IterationResult& result, std::ostream& out) {
+  out << "Simulated " << plan.strategy << " on " << scenario.cluster.gpus() << " x "
+      << scenario.cluster.gpu.name << ", micro-batch " << plan.micro_batch << " x "
+      << plan.gradient_accumulation_steps << " steps, "
+      << (options.overlap
+              ? "compute and communication streams, prefetch " + std::to_string(options.prefetch_depth)
+              : std::string("one stream (serial)"))
+      << "\n\n";
+  out << format("  iteration %s, %.2f samples/s, %.0f tokens/s, %lld SimGrid activities\n",
+                units::format_duration(result.iteration_seconds).c_str(), result.samples_per_second,
+                result.tokens_per_second, static_cast<long long>(result.activities));
   const Maxima m = maxima(result);
-  std::cout << "  per GPU (max over ranks): compute " << units::format_duration(m.compute_seconds)
-            << ", exposed communication " << units::format_duration(m.exposed_comm_seconds)
-            << ", peak memory " << units::format_bytes(m.peak_memory_bytes) << "\n";
+  out << "  per GPU (max over ranks): compute " << units::format_duration(m.compute_seconds)
+      << ", exposed communication " << units::format_duration(m.exposed_comm_seconds) << ", peak memory "
+      << units::format_bytes(m.peak_memory_bytes) << "\n";
 }
 
 // The signed relative difference "+1.25 %", or "-" when the reference is 0 (no defined ratio).
@@ -202,16 +197,17 @@ std::string percent_difference(double value, double reference) {
   return format("%+.2f %%", 100 * (value - reference) / reference);
 }
 
-void print_comparison(const PlanPrediction& predicted, const sim::IterationResult& result) {
+void print_comparison(const PlanPrediction& predicted, const sim::IterationResult& result,
+                      std::ostream& out) {
   const double peak_bytes = maxima(result).peak_memory_bytes;
-  std::cout << "\n";
+  out << "\n";
   Table t({"", "planner", "simulator", "difference"});
   t.add({"iteration time", units::format_duration(predicted.iteration_seconds),
          units::format_duration(result.iteration_seconds),
          percent_difference(result.iteration_seconds, predicted.iteration_seconds)});
   t.add({"peak memory / GPU", units::format_bytes(predicted.peak_memory_bytes),
          units::format_bytes(peak_bytes), percent_difference(peak_bytes, predicted.peak_memory_bytes)});
-  t.print(std::cout);
+  t.print(out);
 }
 
 }  // namespace
@@ -253,21 +249,22 @@ Registered register_simulate(CLI::App& app) {
       ->check(non_empty("a file path"));
   cmd->add_flag("--compare", o->compare, "Print the planner's prediction next to the simulation");
   cmd->add_flag("--json", o->json, "Print JSON");
-  return {cmd, [o]() {
+  return {cmd, [o](std::ostream& out) {
             Scenario scenario = load_scenario_file(o->scenario);
             apply_execution_flags(*o, scenario);
             const Calibration calibration = scenario_calibration(scenario);
             const sim::IterationOptions options = iteration_options(*o, scenario);
-            OutputFiles outputs = open_outputs(*o);
+            const OutputFiles outputs = check_outputs(*o);
             const Plan plan = resolve_plan(*o, scenario, calibration);
+            set_abort_explanation(kSimulatorAborted);
             const sim::IterationResult result = sim::simulate_iteration(scenario, calibration, plan, options);
             const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);
-            write_outputs(outputs, *o, result);
+            write_outputs(outputs, result);
             if (o->json) {
-              print_json(scenario, plan, predicted, result);
+              print_json(scenario, plan, predicted, result, out);
             } else {
-              print_summary(scenario, plan, options, result);
-              if (o->compare) print_comparison(predicted, result);
+              print_summary(scenario, plan, options, result, out);
+              if (o->compare) print_comparison(predicted, result, out);
             }
           }};
 }

@@ -94,7 +94,7 @@ TEST(Cli, MissingArgumentIsAUsageError) {
   EXPECT_NE(r.err.find("scenario is required"), std::string::npos) << r.err;
 }
 
-TEST(Cli, PlanOutIsOpenedBeforePlanning) {
+TEST(Cli, PlanOutIsCheckedBeforePlanning) {
   // This scenario fails while planning (the paper model needs per-operator coefficients) ...
   const std::string path = write_temp("paper.yaml",
                                       "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
@@ -104,8 +104,10 @@ TEST(Cli, PlanOutIsOpenedBeforePlanning) {
   EXPECT_NE(r.err.find(".paper: "), std::string::npos) << r.err;
   // ... so an unwritable --out can only be reported first if it is checked before planning.
   r = test::run_command(kBinary + " plan " + path + " --out /nonexistent-dir/p.json");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "error: cannot write /nonexistent-dir/p.json\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "error: --out: cannot write /nonexistent-dir/p.json: No such file or directory (no folder "
+            "/nonexistent-dir)\n");
   EXPECT_EQ(r.out, "");
   std::filesystem::remove(path);
 }
@@ -139,26 +141,30 @@ TEST(Cli, HelpDocumentsEveryExitStatus) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Exit status:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n  0  success"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\n  1  an output file cannot be written, or an unexpected error"), std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("\n  2  bad input"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\n  1  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  2  bad input or usage"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n  3  no plan (or not the requested strategy) fits the memory limit"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("\n  4  the simulation failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  4  the simulation or a resource failed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n  130  interrupted by Ctrl-C"), std::string::npos) << r.out;
   EXPECT_EQ(test::run_command(kBinary + " --version").exit_code, 0);
 }
 
-// One case per exit code the core tool can produce (4 needs the simulator: sim_cli_test and
-// exit_status_test).
+// One case per exit code (exit_paths_test has every path to each).
 TEST(Cli, ExitCodes) {
   const std::string scenario = kSource + "/scenarios/default.yaml";
   EXPECT_EQ(test::run_command(kBinary + " inspect " + scenario).exit_code, 0);
-  // 1: an output that cannot be written.
+  // 2: an output path that cannot be written, checked before planning.
   auto r = test::run_command(kBinary + " plan " + scenario + " --no-baselines --out /nonexistent-dir/p.json");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("error: cannot write /nonexistent-dir/p.json"), std::string::npos) << r.err;
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("error: --out: cannot write /nonexistent-dir/p.json: No such file or directory"),
+            std::string::npos)
+      << r.err;
+  // 4: an output that fails once the work is done.
+  r = test::run_command(kBinary + " plan " + scenario + " --no-baselines --out /dev/full");
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_EQ(r.err, "error: cannot write /dev/full: No space left on device\n");
   // 2: bad input.
   r = test::run_command(kBinary + " inspect /nonexistent-dir/s.yaml");
   EXPECT_EQ(r.exit_code, 2);
@@ -242,7 +248,7 @@ TEST(Cli, PlanProgressFlagPrintsPlainLinesOnStderrAndLeavesStdoutAlone) {
   for (const std::string& line : lines) EXPECT_EQ(line.find('\r'), std::string::npos) << line;
 }
 
-TEST(Cli, PlanInterruptedByCtrlCExits130AndWritesNoPlan) {
+TEST(Cli, PlanInterruptedByCtrlCExits130AndLeavesThePlanFileAsItWas) {
   // A plan that takes seconds (350 layers, batch sizes up to 4096, all baselines), so it is still running
   // when the signal comes; a working Ctrl-C ends it at once.
   const std::string path =
@@ -252,7 +258,7 @@ TEST(Cli, PlanInterruptedByCtrlCExits130AndWritesNoPlan) {
                  "      - {layers: 50, hidden: 2048}\n"
                  "    heads: 16\n    vocab: 50257\n    sequence_length: 1024\n"
                  "cluster: {preset: dgx-h100}\ntraining: {max_micro_batch: 4096}\n");
-  const std::string out = write_temp("interrupted.json", "");
+  const std::string out = write_temp("interrupted.json", "the previous plan\n");
   int err_pipe[2];
   ASSERT_EQ(::pipe(err_pipe), 0);
   const pid_t pid = ::fork();
@@ -291,7 +297,12 @@ TEST(Cli, PlanInterruptedByCtrlCExits130AndWritesNoPlan) {
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines.back(), "interrupted: planning cancelled, no plan written") << err;
   for (const std::string& line : lines) EXPECT_NE(line, "planning: done, 100 %") << err;
-  EXPECT_FALSE(std::filesystem::exists(out));
+  // No new plan, no half-written one, no temporary file: the file from before is as it was.
+  EXPECT_EQ(read_file(out), "the previous plan\n");
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(out).parent_path())) {
+    EXPECT_EQ(e.path().string().rfind(out + ".tmp-", 0), std::string::npos) << e.path();
+  }
+  std::filesystem::remove(out);
   std::filesystem::remove(path);
 }
 

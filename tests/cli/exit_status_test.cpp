@@ -1,7 +1,11 @@
-// Tests of the exit-status mapping: each error type selects its documented code, and --help lists them all.
+// Tests of the exit-status mapping: each error type selects its documented code and message, and --help
+// lists exactly the README's table.
 #include "apps/shardscope/exit_status.hpp"
 
 #include <gtest/gtest.h>
+
+#include <new>
+#include <vector>
 
 #include "planner/core/error.hpp"
 #ifdef SHARDSCOPE_HAVE_SIM
@@ -11,24 +15,43 @@
 namespace shardscope::cli {
 namespace {
 
-TEST(ExitStatus, TheCodesAreFixed) {
+TEST(ExitStatus, TheCodesAreTheReadmeTable) {
+  std::vector<int> codes;
+  for (const auto& e : name_table<ExitStatus>()) codes.push_back(to_int(e.value));
+  EXPECT_EQ(codes, (std::vector<int>{0, 2, 3, 4, 130}));  // no 1, nor CLI11's 104-114
   EXPECT_EQ(to_int(ExitStatus::ok), 0);
-  EXPECT_EQ(to_int(ExitStatus::failure), 1);
   EXPECT_EQ(to_int(ExitStatus::bad_input), 2);
   EXPECT_EQ(to_int(ExitStatus::nothing_fits), 3);
-  EXPECT_EQ(to_int(ExitStatus::simulation_failed), 4);
+  EXPECT_EQ(to_int(ExitStatus::failed), 4);
+  EXPECT_EQ(to_int(ExitStatus::interrupted), 130);
 }
 
 TEST(ExitStatus, EachErrorSelectsItsCode) {
   EXPECT_EQ(exit_status_for(InputError("s.yaml", 3, "training", "bad")), ExitStatus::bad_input);
   EXPECT_EQ(exit_status_for(NothingFits("s.yaml: no plan fits")), ExitStatus::nothing_fits);
   EXPECT_EQ(exit_status_for(Interrupted("planning cancelled")), ExitStatus::interrupted);
-  EXPECT_EQ(exit_status_for(std::runtime_error("cannot write x")), ExitStatus::failure);
-  EXPECT_EQ(exit_status_for(std::bad_alloc()), ExitStatus::failure);
+  EXPECT_EQ(exit_status_for(OutputError("cannot write x: No space left on device")), ExitStatus::failed);
+  EXPECT_EQ(exit_status_for(std::bad_alloc()), ExitStatus::failed);
+  EXPECT_EQ(exit_status_for(std::length_error("vector::reserve")), ExitStatus::failed);
+  EXPECT_EQ(exit_status_for(std::runtime_error("unexpected")), ExitStatus::failed);
 #ifdef SHARDSCOPE_HAVE_SIM
-  EXPECT_EQ(exit_status_for(sim::SimulationError("the collective could not progress")),
-            ExitStatus::simulation_failed);
+  EXPECT_EQ(exit_status_for(sim::SimulationError("the collective could not progress")), ExitStatus::failed);
 #endif
+}
+
+TEST(ExitStatus, MessagesExplainOutOfMemoryAndUnexpectedErrors) {
+  // The project's own errors keep their text.
+  EXPECT_EQ(failure_message(InputError("s.yaml", 3, "training", "bad")), "s.yaml:3: training: bad");
+  EXPECT_EQ(failure_message(OutputError("cannot write x: No space left on device")),
+            "cannot write x: No space left on device");
+  // Out of memory is said in words, never as the raw "std::bad_alloc".
+  const std::string oom = failure_message(std::bad_alloc());
+  EXPECT_EQ(oom.rfind("out of memory: ", 0), 0u) << oom;
+  EXPECT_EQ(oom.find("bad_alloc"), std::string::npos) << oom;
+  EXPECT_EQ(failure_message(std::length_error("vector::_M_default_append")), oom);
+  // Anything else is an internal error, with its text and a request to report it.
+  const std::string other = failure_message(std::runtime_error("map::at"));
+  EXPECT_EQ(other.rfind("internal error: map::at (please report", 0), 0u) << other;
 }
 
 TEST(ExitStatus, HelpListsEveryCodeWithItsMeaning) {
@@ -38,6 +61,7 @@ TEST(ExitStatus, HelpListsEveryCodeWithItsMeaning) {
     const std::string line = "\n  " + std::to_string(to_int(e.value)) + "  " + e.description;
     EXPECT_NE(help.find(line), std::string::npos) << help;
   }
+  EXPECT_EQ(help.find("\n  1  "), std::string::npos) << help;
 }
 
 }  // namespace

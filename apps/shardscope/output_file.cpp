@@ -1,0 +1,98 @@
+// OutputFile: up-front checks of an output path, and atomic writes (temporary file + rename) with strerror.
+#include "apps/shardscope/output_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "apps/shardscope/exit_status.hpp"
+#include "planner/core/error.hpp"
+
+namespace shardscope::cli {
+namespace {
+
+std::string reason(int error) { return std::strerror(error); }
+
+// The temporary file beside `path` for this process: "PATH.tmp-PID".
+std::string temporary_path(const std::string& path) { return path + ".tmp-" + std::to_string(::getpid()); }
+
+// Writes all of `text` to `fd`; the errno of the failure, or 0.
+int write_all(int fd, const std::string& text) {
+  const char* data = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+}  // namespace
+
+OutputFile::OutputFile(std::string option, std::string path)
+    : option_(std::move(option)), path_(std::move(path)) {
+  const auto refuse = [&](const std::string& why) {
+    throw InputError(option_, 0, "", "cannot write " + path_ + ": " + why);
+  };
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) refuse("it is a directory; expected a file path");
+    if (::access(path_.c_str(), W_OK) != 0) refuse(reason(errno));
+    if (!S_ISREG(st.st_mode)) {
+      direct_ = true;  // /dev/null, /dev/stdout, a named pipe: nothing to replace
+      return;
+    }
+  } else if (errno != ENOENT) {
+    refuse(reason(errno));  // a path through a file, a loop of links, no permission to look
+  }
+  // The folder must take a new file (the temporary one): create the probe and remove it again.
+  const std::string probe = temporary_path(path_);
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int error = errno;
+    const std::filesystem::path folder = std::filesystem::path(path_).parent_path();
+    refuse(reason(error) +
+           (error == ENOENT && !folder.empty() ? " (no folder " + folder.string() + ")" : ""));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+void OutputFile::write(const std::string& text) const {
+  if (path_.empty()) return;
+  const auto fail = [&](int error) { throw OutputError("cannot write " + path_ + ": " + reason(error)); };
+  if (direct_) {
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) fail(errno);
+    const int error = write_all(fd, text);
+    if (::close(fd) != 0 && error == 0) fail(errno);
+    if (error != 0) fail(error);
+    return;
+  }
+  const std::string temporary = temporary_path(path_);
+  struct stat st {};
+  const bool existed = ::stat(path_.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) fail(errno);
+  int error = write_all(fd, text);
+  if (existed && ::fchmod(fd, st.st_mode & 07777) != 0) {
+    // keeping the old file's permissions is a courtesy: a file owned by another user keeps the umask's
+  }
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && ::rename(temporary.c_str(), path_.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlink(temporary.c_str());
+    fail(error);
+  }
+}
+
+}  // namespace shardscope::cli
