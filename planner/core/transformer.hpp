@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,19 @@ struct TransformerSpec {
   DType parameter_dtype = DType::bf16;
 };
 
-// Builds the 2*layers + 2 operator model. Throws std::invalid_argument on inconsistent numbers.
+// What generate_transformer throws for a spec it cannot build, with the spec field at fault ("heads",
+// "kv_heads", "hidden", "layers", ...), so that a reader can point at the line that set it.
+class TransformerSpecError : public std::invalid_argument {
+ public:
+  TransformerSpecError(std::string field, const std::string& message)
+      : std::invalid_argument(message), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+// Builds the 2*layers + 2 operator model. Throws TransformerSpecError on inconsistent numbers.
 Model generate_transformer(const TransformerSpec& spec);
 
 }  // namespace shardscope

@@ -1,11 +1,13 @@
 // YamlMap implementation: typed getters over yaml-cpp with file/line/field errors and range checks.
 #include "planner/io/yaml_reader.hpp"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
@@ -13,11 +15,41 @@
 
 namespace shardscope {
 
+namespace {
+
+// Why `path` cannot be opened, from the error std::filesystem::status gave ("no such file", "a symbolic
+// link loop", ...).
+std::string open_failure(const std::string& path, const std::error_code& ec) {
+  if (ec == std::errc::too_many_symbolic_link_levels) {
+    return "a symbolic link loop (too many levels of symbolic links)";
+  }
+  if (ec == std::errc::no_such_file_or_directory) {
+    std::error_code link_ec;
+    if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, link_ec))) {
+      return "a symbolic link to a file that does not exist";
+    }
+    return "no such file";
+  }
+  if (ec == std::errc::not_a_directory) return "a part of the path is not a directory";
+  if (ec == std::errc::permission_denied) return "permission denied";
+  if (ec == std::errc::filename_too_long) return "the path is too long";
+  return ec.message();
+}
+
+}  // namespace
+
 std::string read_text_file(const std::string& path, const std::string& what) {
+  if (path.empty())
+    throw InputError("<empty path>", 0, "", "the path is empty; expected the path of a " + what + " file");
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) {
-    throw InputError(path, 0, "", "cannot open " + what + ": no such file");
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    throw InputError(path, 0, "", "cannot open " + what + ": " + open_failure(path, ec));
+  }
+  if (!std::filesystem::exists(status)) {
+    throw InputError(path, 0, "",
+                     "cannot open " + what + ": " +
+                         open_failure(path, std::make_error_code(std::errc::no_such_file_or_directory)));
   }
   if (std::filesystem::is_directory(status)) {
     throw InputError(path, 0, "", "is a directory; expected a " + what + " file");
@@ -29,10 +61,17 @@ std::string read_text_file(const std::string& path, const std::string& what) {
   if (!ec && size > 64u * 1024u * 1024u) {
     throw InputError(path, 0, "", what + " file is larger than 64 MiB");
   }
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open " + what + " for reading");
+  if (!in) {
+    const int error = errno;
+    throw InputError(path, 0, "",
+                     "cannot open " + what + " for reading" +
+                         (error != 0 ? ": " + std::generic_category().message(error) : std::string()));
+  }
   std::ostringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) throw InputError(path, 0, "", "cannot read " + what + ": read error");
   return buffer.str();
 }
 
@@ -46,13 +85,15 @@ YAML::Node parse_yaml_mapping(const std::string& text, const std::string& file) 
   if (text.find('\0') != std::string::npos) {
     throw InputError(file, 0, "", "contains NUL bytes; expected a YAML text file");
   }
+  // First, on the event stream: yaml-cpp keeps the first of duplicate keys, ignores later documents and
+  // would build a tree for any nesting; the strict check refuses these before a tree is built.
+  check_strict_yaml(text, file);
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
   }
-  check_strict_yaml(text, file);  // yaml-cpp keeps the first of duplicate keys and ignores later documents
   if (!root.IsDefined() || root.IsNull())
     throw InputError(file, 0, "", "file is empty; expected a YAML mapping");
   if (!root.IsMap()) throw InputError(file, line_of(root), "", "expected a YAML mapping at the top level");

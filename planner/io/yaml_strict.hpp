@@ -1,4 +1,4 @@
-// Strict YAML: one document per file and no key given twice in a mapping (yaml-cpp accepts both silently).
+// Strict YAML: one document per file, keys that are plain names given once per mapping, bounded nesting.
 #pragma once
 
 #include <string>
@@ -6,7 +6,9 @@
 namespace shardscope {
 
 // Throws InputError "FILE:LINE: a.b: duplicate key (first given at line N)" for a key repeated in one
-// mapping, and "FILE:LINE: a second YAML document starts here; ..." for a second `---` document. Reads the
+// mapping, "FILE:LINE: a second YAML document starts here; ..." for a second `---` document, "FILE:LINE: a.b:
+// expected a key that is a plain name ..." for a key that is a list, a mapping, an alias, null or empty, and
+// "FILE:LINE: nesting too deep: more than 64 levels ..." past kMaxNestingDepth. Reads the
 // parser's events, not the node tree, so anchors and aliases (even cyclic ones) are not followed.
 // Malformed YAML is an InputError too.
 void check_strict_yaml(const std::string& text, const std::string& file);
