@@ -11,6 +11,7 @@ namespace shardscope::cli {
 ExitStatus exit_status_for(const std::exception& error) {
   if (dynamic_cast<const InputError*>(&error) != nullptr) return ExitStatus::bad_input;
   if (dynamic_cast<const NothingFits*>(&error) != nullptr) return ExitStatus::nothing_fits;
+  if (dynamic_cast<const PlanDoesNotFit*>(&error) != nullptr) return ExitStatus::nothing_fits;
   if (dynamic_cast<const Interrupted*>(&error) != nullptr) return ExitStatus::interrupted;
 #ifdef SHARDSCOPE_HAVE_SIM
   if (dynamic_cast<const sim::SimulationError*>(&error) != nullptr) return ExitStatus::simulation_failed;

@@ -31,7 +31,8 @@ class Interrupted : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The code for an error a command threw: InputError 2, NothingFits 3, SimulationError 4, anything else 1.
+// The code for an error a command threw: InputError 2, NothingFits and PlanDoesNotFit 3, SimulationError 4,
+// anything else 1.
 ExitStatus exit_status_for(const std::exception& error);
 
 // The exit-code list for `shardscope --help` ("Exit status:\n  0  ...").

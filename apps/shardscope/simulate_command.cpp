@@ -255,8 +255,9 @@ Registered register_simulate(CLI::App& app) {
             const sim::IterationOptions options = iteration_options(*o, scenario);
             OutputFiles outputs = open_outputs(*o);
             const Plan plan = resolve_plan(*o, scenario, calibration);
-            const sim::IterationResult result = sim::simulate_iteration(scenario, calibration, plan, options);
+            // Before simulating: a plan outside the scenario's space or over its memory limit is refused.
             const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);
+            const sim::IterationResult result = sim::simulate_iteration(scenario, calibration, plan, options);
             write_outputs(outputs, *o, result);
             if (o->json) {
               print_json(scenario, plan, predicted, result);

@@ -18,8 +18,8 @@ namespace shardscope::units {
 // duration:   "2us", "1.5ms", "10ns", "0.3s"
 // flops rate: "125TFLOPS", "312TFLOP/s", "19.5TFLOPS", "10EFLOPS"
 // A byte size in a unit above bytes rounds to the nearest byte ("2.77 KiB" is 2836); a plain count of
-// bytes must be whole. Every unit the format_* functions and the error messages print ("1.50 PiB", "1 PB/s", "10 EFLOPS") parses
-// back, with or without the space.
+// bytes must be whole. Every unit the format_* functions and the error messages print ("1.50 PiB", "1 PB/s",
+// "10 EFLOPS") parses back, with or without the space.
 std::int64_t parse_bytes(std::string_view text);
 double parse_bandwidth_bytes_per_second(std::string_view text);
 double parse_duration_seconds(std::string_view text);

@@ -22,6 +22,8 @@ TEST(ExitStatus, TheCodesAreFixed) {
 TEST(ExitStatus, EachErrorSelectsItsCode) {
   EXPECT_EQ(exit_status_for(InputError("s.yaml", 3, "training", "bad")), ExitStatus::bad_input);
   EXPECT_EQ(exit_status_for(NothingFits("s.yaml: no plan fits")), ExitStatus::nothing_fits);
+  EXPECT_EQ(exit_status_for(PlanDoesNotFit("plan.json: the plan needs 9 GiB", 9e9, 8e9)),
+            ExitStatus::nothing_fits);
   EXPECT_EQ(exit_status_for(Interrupted("planning cancelled")), ExitStatus::interrupted);
   EXPECT_EQ(exit_status_for(std::runtime_error("cannot write x")), ExitStatus::failure);
   EXPECT_EQ(exit_status_for(std::bad_alloc()), ExitStatus::failure);
