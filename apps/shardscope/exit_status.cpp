@@ -23,6 +23,7 @@ bool expected(const std::exception& error) {
 #endif
   return dynamic_cast<const InputError*>(&error) != nullptr ||
          dynamic_cast<const NothingFits*>(&error) != nullptr ||
+         dynamic_cast<const PlanDoesNotFit*>(&error) != nullptr ||
          dynamic_cast<const Interrupted*>(&error) != nullptr ||
          dynamic_cast<const OutputError*>(&error) != nullptr;
 }
@@ -32,6 +33,7 @@ bool expected(const std::exception& error) {
 ExitStatus exit_status_for(const std::exception& error) {
   if (dynamic_cast<const InputError*>(&error) != nullptr) return ExitStatus::bad_input;
   if (dynamic_cast<const NothingFits*>(&error) != nullptr) return ExitStatus::nothing_fits;
+  if (dynamic_cast<const PlanDoesNotFit*>(&error) != nullptr) return ExitStatus::nothing_fits;
   if (dynamic_cast<const Interrupted*>(&error) != nullptr) return ExitStatus::interrupted;
   return ExitStatus::failed;  // SimulationError, OutputError, out of memory, anything unexpected
 }

@@ -37,8 +37,8 @@ class OutputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The code for an error a command threw: InputError 2, NothingFits 3, Interrupted 130, and 4 for
-// everything else: SimulationError, OutputError, out of memory, and any unexpected error.
+// The code for an error a command threw: InputError 2, NothingFits and PlanDoesNotFit 3, Interrupted 130, and
+// 4 for everything else: SimulationError, OutputError, out of memory, and any unexpected error.
 ExitStatus exit_status_for(const std::exception& error);
 
 // The line main() prints for `error` (without "error: "): its own text for the project's errors, a plain

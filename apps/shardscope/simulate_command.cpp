@@ -256,9 +256,10 @@ Registered register_simulate(CLI::App& app) {
             const sim::IterationOptions options = iteration_options(*o, scenario);
             const OutputFiles outputs = check_outputs(*o);
             const Plan plan = resolve_plan(*o, scenario, calibration);
+            // Before simulating: a plan outside the scenario's space or over its memory limit is refused.
+            const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);
             set_abort_explanation(kSimulatorAborted);
             const sim::IterationResult result = sim::simulate_iteration(scenario, calibration, plan, options);
-            const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);
             write_outputs(outputs, result);
             if (o->json) {
               print_json(scenario, plan, predicted, result, out);

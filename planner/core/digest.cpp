@@ -120,6 +120,14 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
   return fnv1a_64(c.text());
 }
 
+std::uint64_t model_digest(const Model& model) {
+  CanonicalText c;
+  for (std::size_t i = 0; i < model.operators.size(); ++i) {
+    add_operator(c, "operator." + std::to_string(i) + ".", model.operators[i]);
+  }
+  return fnv1a_64(c.text());
+}
+
 std::uint64_t calibration_digest(const Calibration& calibration) {
   CanonicalText c;
   for (std::size_t i = 0; i < calibration.links.size(); ++i) {

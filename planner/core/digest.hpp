@@ -17,6 +17,9 @@ std::uint64_t fnv1a_64(std::string_view bytes);
 // options), not the file's bytes: comments, spelling (8GB vs 8000MB), labels and paths do not count.
 std::uint64_t scenario_digest(const Scenario& scenario);
 std::uint64_t calibration_digest(const Calibration& calibration);
+// Over the model's operators alone (names, sizes, FLOPs, activations): two models with the same operator
+// names but other shapes differ.
+std::uint64_t model_digest(const Model& model);
 
 // 16 lower-case hex digits; parse_digest returns false for anything else.
 std::string format_digest(std::uint64_t digest);

@@ -1,4 +1,5 @@
-// InputError: the one error type for bad input, carrying file, line and field (file:line: field: message).
+// InputError: the one error type for bad input, carrying file, line and field (file:line: field: message);
+// PlanDoesNotFit: a given plan over the memory limit.
 #pragma once
 
 #include <stdexcept>
@@ -21,6 +22,20 @@ class InputError : public std::runtime_error {
   int line_;
   std::string field_;
   std::string message_;
+};
+
+// A plan (read from a file, or built in code) whose predicted peak memory per GPU is over the scenario's
+// memory limit: nothing of it can run. `shardscope` exits 3 for it, as when no plan fits.
+class PlanDoesNotFit : public std::runtime_error {
+ public:
+  PlanDoesNotFit(const std::string& message, double peak_bytes, double limit_bytes)
+      : std::runtime_error(message), peak_bytes_(peak_bytes), limit_bytes_(limit_bytes) {}
+  double peak_bytes() const { return peak_bytes_; }
+  double limit_bytes() const { return limit_bytes_; }
+
+ private:
+  double peak_bytes_;
+  double limit_bytes_;
 };
 
 // Formats "file:line: field: message" (line and field omitted when absent).

@@ -39,8 +39,9 @@ struct PlanPrediction {
 
 // Where a plan was read from, so checks made later can point at the plan file's lines.
 struct PlanSource {
-  std::string file;                  // empty for a plan made in memory
-  std::map<std::string, int> lines;  // line of each top-level key of the plan object
+  std::string file;  // empty for a plan made in memory
+  // Line of each key of the plan object ("group_size") and of its operators ("operators[3].slices").
+  std::map<std::string, int> lines;
   int line(const std::string& key) const {
     const auto it = lines.find(key);
     return it == lines.end() ? 0 : it->second;
@@ -56,6 +57,7 @@ struct Plan {
   Precision precision = Precision::mixed_bf16;
   std::int64_t sequence_length_tokens = 0;  // tokens per sample
   CostModelKind cost_model = CostModelKind::topology;
+  std::uint64_t model_digest = 0;         // model_digest() of the model it was made for
   std::uint64_t scenario_digest = 0;      // scenario_digest() of the scenario it was made for
   std::uint64_t calibration_digest = 0;   // calibration_digest() of its calibration
   std::vector<OperatorChoice> operators;  // one per model operator, in model order

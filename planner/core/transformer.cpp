@@ -13,13 +13,15 @@ namespace {
 // error instead of wrapping around.
 std::int64_t checked(double value, const char* what) {
   if (!std::isfinite(value) || value < 0 || value > 4.0e18) {
-    throw std::invalid_argument(std::string(what) + " is out of range (" + std::to_string(value) + ")");
+    // Every operator's sizes grow with the hidden size: it is the field to name.
+    throw TransformerSpecError("hidden",
+                               std::string(what) + " is out of range (" + std::to_string(value) + ")");
   }
   return static_cast<std::int64_t>(std::llround(value));
 }
 
-void require(bool ok, const std::string& message) {
-  if (!ok) throw std::invalid_argument(message);
+void require(bool ok, const char* field, const std::string& message) {
+  if (!ok) throw TransformerSpecError(field, message);
 }
 
 double norm_parameters(NormKind norm, double h) { return norm == NormKind::layernorm ? 2 * h : h; }
@@ -46,29 +48,35 @@ double hidden_of(const TransformerSpec& spec, int layer) {
 }
 
 void validate(const TransformerSpec& spec) {
-  require(spec.layers > 0 && spec.layers <= 100000, "layers must be between 1 and 100000");
-  require(spec.heads > 0 && spec.heads <= 100000, "heads must be between 1 and 100000");
-  require(spec.vocab > 0 && spec.vocab <= 100000000, "vocab must be between 1 and 10^8");
-  require(spec.sequence_length > 0 && spec.sequence_length <= 10000000,
+  require(spec.layers > 0 && spec.layers <= 100000, "layers", "layers must be between 1 and 100000");
+  require(spec.heads > 0 && spec.heads <= 100000, "heads", "heads must be between 1 and 100000");
+  require(spec.vocab > 0 && spec.vocab <= 100000000, "vocab", "vocab must be between 1 and 10^8");
+  require(spec.sequence_length > 0 && spec.sequence_length <= 10000000, "sequence_length",
           "sequence_length must be between 1 and 10^7");
   require(spec.layer_hidden.empty() || static_cast<int>(spec.layer_hidden.size()) == spec.layers,
+          "layer_hidden",
           "layer_hidden must list one hidden size per layer (" + std::to_string(spec.layers) + ")");
   const int kv_heads = spec.kv_heads == 0 ? spec.heads : spec.kv_heads;
-  require(kv_heads > 0 && spec.heads % kv_heads == 0, "kv_heads must divide heads");
+  require(
+      kv_heads > 0 && spec.heads % kv_heads == 0, "kv_heads",
+      "kv_heads (" + std::to_string(kv_heads) + ") must divide heads (" + std::to_string(spec.heads) + ")");
   require(spec.experts >= 0 && spec.experts_per_token >= 0 && spec.experts_per_token <= spec.experts,
-          "experts_per_token must be between 0 and experts");
-  require(spec.experts == 0 || spec.experts_per_token > 0, "an MoE model needs experts_per_token >= 1");
+          "experts_per_token", "experts_per_token must be between 0 and experts");
+  require(spec.experts == 0 || spec.experts_per_token > 0, "experts_per_token",
+          "an MoE model needs experts_per_token >= 1");
   for (int l = 0; l < spec.layers; ++l) {
     const double h = hidden_of(spec, l);
-    require(h > 0 && h <= 1048576,
+    require(h > 0 && h <= 1048576, "hidden",
             "hidden size of layer " + std::to_string(l) + " must be between 1 and 2^20");
     if (spec.head_dim == 0) {
-      require(static_cast<std::int64_t>(h) % spec.heads == 0,
-              "hidden size " + std::to_string(static_cast<std::int64_t>(h)) + " must be a multiple of heads");
+      require(static_cast<std::int64_t>(h) % spec.heads == 0, "heads",
+              "hidden size " + std::to_string(static_cast<std::int64_t>(h)) +
+                  " must be a multiple of heads (" + std::to_string(spec.heads) + ")");
     }
   }
-  require(spec.head_dim >= 0 && spec.ffn_hidden >= 0 && spec.max_positions >= 0,
-          "head_dim, ffn_hidden and max_positions must not be negative");
+  require(spec.head_dim >= 0, "head_dim", "head_dim must not be negative");
+  require(spec.ffn_hidden >= 0, "ffn_hidden", "ffn_hidden must not be negative");
+  require(spec.max_positions >= 0, "max_positions", "max_positions must not be negative");
 }
 
 // Embedding: token table (+ learned position table). A lookup: no matmul FLOPs.

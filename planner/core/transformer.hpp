@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -65,12 +66,24 @@ struct TransformerSpec {
   DType parameter_dtype = DType::bf16;
 };
 
+// What generate_transformer throws for a spec it cannot build, with the spec field at fault ("heads",
+// "kv_heads", "hidden", "layers", ...), so that a reader can point at the line that set it.
+class TransformerSpecError : public std::invalid_argument {
+ public:
+  TransformerSpecError(std::string field, const std::string& message)
+      : std::invalid_argument(message), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
 // A name from the spec's shape for a model given without one: "transformer-48x1536" (layers x hidden),
 // "transformer-96x1024-4096" when the layers' widths range from 1024 to 4096, "-moe8" for 8 experts.
 std::string descriptive_name(const TransformerSpec& spec);
 
 // Builds the 2*layers + 2 operator model, named spec.name or, when that is empty, descriptive_name(spec).
-// Throws std::invalid_argument on inconsistent numbers.
+// Throws TransformerSpecError on inconsistent numbers.
 Model generate_transformer(const TransformerSpec& spec);
 
 }  // namespace shardscope

@@ -70,22 +70,53 @@ double parse_with(std::string_view raw, const Suffix* suffixes, std::size_t coun
 }
 
 constexpr Suffix kByteSuffixes[] = {
-    {"B", 1},           {"KB", 1e3},           {"MB", 1e6},
-    {"GB", 1e9},        {"TB", 1e12},          {"KiB", 1024.0},
-    {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+    {"B", 1},
+    {"KB", 1e3},
+    {"MB", 1e6},
+    {"GB", 1e9},
+    {"TB", 1e12},
+    {"PB", 1e15},
+    {"EB", 1e18},
+    {"KiB", 1024.0},
+    {"MiB", 1048576.0},
+    {"GiB", 1073741824.0},
+    {"TiB", 1099511627776.0},
+    {"PiB", 1125899906842624.0},
+    {"EiB", 1152921504606846976.0},
 };
 constexpr Suffix kBandwidthSuffixes[] = {
-    {"B/s", 1},        {"KB/s", 1e3},        {"MB/s", 1e6},           {"GB/s", 1e9},  {"TB/s", 1e12},
-    {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"bps", 0.125}, {"Kbps", 125.0},
-    {"Mbps", 1.25e5},  {"Gbps", 1.25e8},     {"Tbps", 1.25e11},       {"b/s", 0.125}, {"Kb/s", 125.0},
-    {"Mb/s", 1.25e5},  {"Gb/s", 1.25e8},     {"Tb/s", 1.25e11},
+    {"B/s", 1},
+    {"KB/s", 1e3},
+    {"MB/s", 1e6},
+    {"GB/s", 1e9},
+    {"TB/s", 1e12},
+    {"PB/s", 1e15},
+    {"EB/s", 1e18},
+    {"KiB/s", 1024.0},
+    {"MiB/s", 1048576.0},
+    {"GiB/s", 1073741824.0},
+    {"TiB/s", 1099511627776.0},
+    {"PiB/s", 1125899906842624.0},
+    {"bps", 0.125},
+    {"Kbps", 125.0},
+    {"Mbps", 1.25e5},
+    {"Gbps", 1.25e8},
+    {"Tbps", 1.25e11},
+    {"Pbps", 1.25e14},
+    {"b/s", 0.125},
+    {"Kb/s", 125.0},
+    {"Mb/s", 1.25e5},
+    {"Gb/s", 1.25e8},
+    {"Tb/s", 1.25e11},
+    {"Pb/s", 1.25e14},
 };
 constexpr Suffix kDurationSuffixes[] = {
     {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12},
 };
 constexpr Suffix kFlopsSuffixes[] = {
-    {"FLOPS", 1},  {"KFLOPS", 1e3},  {"MFLOPS", 1e6},  {"GFLOPS", 1e9},  {"TFLOPS", 1e12},  {"PFLOPS", 1e15},
-    {"FLOP/s", 1}, {"KFLOP/s", 1e3}, {"MFLOP/s", 1e6}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15},
+    {"FLOPS", 1},     {"KFLOPS", 1e3},   {"MFLOPS", 1e6},   {"GFLOPS", 1e9},   {"TFLOPS", 1e12},
+    {"PFLOPS", 1e15}, {"EFLOPS", 1e18},  {"FLOP/s", 1},     {"KFLOP/s", 1e3},  {"MFLOP/s", 1e6},
+    {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15}, {"EFLOP/s", 1e18},
 };
 
 template <std::size_t N>
@@ -108,9 +139,17 @@ std::int64_t parse_bytes(std::string_view text) {
   if (value > 4.611686018427388e18) {
     throw std::invalid_argument("byte size '" + trim(text) + "' is absurdly large (limit 4 EiB)");
   }
+  // A count of bytes ("1024", "12B") must be whole; a size in a larger unit rounds to the nearest byte, so
+  // that what format_bytes prints ("2.77 KiB") reads back.
+  const std::string trimmed = trim(text);
+  const bool in_bytes =
+      !trimmed.empty() &&
+      (std::isdigit(static_cast<unsigned char>(trimmed.back())) != 0 || trimmed.back() == '.' ||
+       (trimmed.back() == 'B' && trimmed.size() > 1 &&
+        !std::isalpha(static_cast<unsigned char>(trimmed[trimmed.size() - 2]))));
   const double rounded = std::round(value);
-  if (std::fabs(rounded - value) > 1e-6 * std::max(1.0, value)) {
-    throw std::invalid_argument("byte size '" + trim(text) + "' is not a whole number of bytes");
+  if (in_bytes && std::fabs(rounded - value) > 1e-6 * std::max(1.0, value)) {
+    throw std::invalid_argument("byte size '" + trimmed + "' is not a whole number of bytes");
   }
   return static_cast<std::int64_t>(rounded);
 }

@@ -11,10 +11,15 @@ namespace shardscope::units {
 // units (bytes, bytes per second, seconds, FLOP per second). On bad text it throws
 // std::invalid_argument whose what() says what was expected (callers wrap it into InputError).
 //
-// bytes:      "16GiB", "8GB", "512MiB", "1024", "1.5KiB"  (B, KB/MB/GB/TB = 10^3.., KiB/MiB/GiB/TiB = 2^10..)
-// bandwidth:  "100Gbps", "12.5GB/s", "600GB/s", "25Gb/s"   (bps = bits per second; B/s = bytes per second)
+// bytes:      "16GiB", "8GB", "512MiB", "1024", "1.5KiB"  (B, KB/MB/GB/TB/PB/EB = 10^3..,
+//             KiB/MiB/GiB/TiB/PiB/EiB = 2^10..)
+// bandwidth:  "100Gbps", "12.5GB/s", "600GB/s", "25Gb/s", "1PB/s" (bps = bits per second; B/s = bytes per
+//             second; K..P decimal, KiB/s..PiB/s binary)
 // duration:   "2us", "1.5ms", "10ns", "0.3s"
-// flops rate: "125TFLOPS", "312TFLOP/s", "19.5TFLOPS"
+// flops rate: "125TFLOPS", "312TFLOP/s", "19.5TFLOPS", "10EFLOPS"
+// A byte size in a unit above bytes rounds to the nearest byte ("2.77 KiB" is 2836); a plain count of
+// bytes must be whole. Every unit the format_* functions and the error messages print ("1.50 PiB", "1 PB/s",
+// "10 EFLOPS") parses back, with or without the space.
 std::int64_t parse_bytes(std::string_view text);
 double parse_bandwidth_bytes_per_second(std::string_view text);
 double parse_duration_seconds(std::string_view text);

@@ -1,7 +1,10 @@
 // Hugging Face config.json -> TransformerSpec for llama, mistral, mixtral, gpt2, gpt_neox and opt.
 #include "planner/io/hf_config.hpp"
 
+#include <map>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "planner/core/error.hpp"
 #include "planner/io/json_reader.hpp"
@@ -187,6 +190,71 @@ TransformerSpec opt(const JsonObjectReader& c) {
   return s;
 }
 
+// The config.json key that sets a TransformerSpec field in a model family ("" when none does).
+std::string key_for(const std::string& type, const std::string& field) {
+  static const std::map<std::string, std::map<std::string, std::string>> keys = {
+      {"llama",
+       {{"layers", "num_hidden_layers"},
+        {"hidden", "hidden_size"},
+        {"heads", "num_attention_heads"},
+        {"kv_heads", "num_key_value_heads"},
+        {"head_dim", "head_dim"},
+        {"ffn_hidden", "intermediate_size"},
+        {"vocab", "vocab_size"},
+        {"max_positions", "max_position_embeddings"},
+        {"sequence_length", "max_position_embeddings"},
+        {"experts", "num_local_experts"},
+        {"experts_per_token", "num_experts_per_tok"}}},
+      {"gpt2",
+       {{"layers", "n_layer"},
+        {"hidden", "n_embd"},
+        {"heads", "n_head"},
+        {"ffn_hidden", "n_inner"},
+        {"vocab", "vocab_size"},
+        {"max_positions", "n_positions"},
+        {"sequence_length", "n_positions"}}},
+      {"gpt_neox",
+       {{"layers", "num_hidden_layers"},
+        {"hidden", "hidden_size"},
+        {"heads", "num_attention_heads"},
+        {"ffn_hidden", "intermediate_size"},
+        {"vocab", "vocab_size"},
+        {"max_positions", "max_position_embeddings"},
+        {"sequence_length", "max_position_embeddings"}}},
+      {"opt",
+       {{"layers", "num_hidden_layers"},
+        {"hidden", "hidden_size"},
+        {"heads", "num_attention_heads"},
+        {"ffn_hidden", "ffn_dim"},
+        {"vocab", "vocab_size"},
+        {"max_positions", "max_position_embeddings"},
+        {"sequence_length", "max_position_embeddings"}}},
+  };
+  const std::string family = type == "mistral" || type == "mixtral" ? "llama" : type;
+  const auto by_family = keys.find(family);
+  if (by_family == keys.end()) return "";
+  const auto key = by_family->second.find(field);
+  return key == by_family->second.end() ? "" : key->second;
+}
+
+// Builds the model `spec` describes, so that what the generator refuses (a hidden size that heads do not
+// divide, kv heads that do not divide heads, totals past 64 bits) is an error at the config key that set it,
+// not at the scenario that names the file.
+void check_buildable(const JsonObjectReader& c, const std::string& type, const TransformerSpec& spec) {
+  Model model;
+  try {
+    model = generate_transformer(spec);
+  } catch (const TransformerSpecError& e) {
+    std::string key = key_for(type, e.field());
+    if (e.field() == "kv_heads" && !c.has(key)) key = key_for(type, "heads");  // kv heads default to heads
+    c.fail(key, e.what());
+  }
+  if (const std::optional<std::string_view> total = overflowing_total(model)) {
+    c.fail(key_for(type, "layers"),
+           "with these sizes the model's " + std::string(*total) + " overflow 64-bit integers");
+  }
+}
+
 }  // namespace
 
 TransformerSpec parse_hf_config_string(const std::string& text, const std::string& file_name,
@@ -228,6 +296,7 @@ TransformerSpec parse_hf_config_string(const std::string& text, const std::strin
   spec.sequence_length = sequence_length > 0 ? sequence_length : context;
   spec.flash_attention = true;
   if (spec.positions == PositionKind::rotary) spec.max_positions = 0;
+  check_buildable(reader, type, spec);
   return spec;
 }
 

@@ -9,6 +9,7 @@
 #include "planner/core/names.hpp"
 #include "planner/core/printable.hpp"
 #include "planner/io/input_limits.hpp"
+#include "planner/io/yaml_reader.hpp"
 
 namespace shardscope {
 namespace {
@@ -184,6 +185,35 @@ class LineScanner {
   int line_ = 1;
 };
 
+// Refuses arrays and objects nested deeper than kMaxNestingDepth, at the line of the bracket that goes too
+// deep, before anything is parsed (so malformed deep text says so too). Strings are skipped.
+void check_nesting(const std::string& text, const std::string& file) {
+  int depth = 0;
+  int line = 1;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch == '\n') ++line;
+    if (in_string) {
+      if (ch == '\\') {
+        ++i;  // an escaped character, never a newline in valid JSON
+      } else if (ch == '"') {
+        in_string = false;
+      }
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > kMaxNestingDepth) {
+        throw InputError(file, line, "",
+                         "nesting too deep: more than " + std::to_string(kMaxNestingDepth) +
+                             " levels of arrays and objects inside each other");
+      }
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+}
+
 const Json& value_at(const JsonDocument& document, const std::string& pointer, const std::string& field) {
   const Json::json_pointer where(pointer);
   if (!document.root().contains(where) || !document.root().at(where).is_object()) {
@@ -199,6 +229,7 @@ std::string without_dot(const std::string& prefix) {
 }  // namespace
 
 JsonDocument::JsonDocument(const std::string& text, std::string file) : file_(std::move(file)) {
+  check_nesting(text, file_);
   // Values are counted as the parser meets them, so a huge list stops at the limit instead of filling memory
   // (with the line map below, a value costs a few hundred bytes).
   std::size_t values = 0;
@@ -219,8 +250,14 @@ JsonDocument::JsonDocument(const std::string& text, std::string file) : file_(st
     throw InputError(file_, line_at(text, e.byte > 0 ? e.byte - 1 : 0), "",
                      std::string("malformed JSON: ") + e.what());
   } catch (const Json::exception& e) {
-    // e.g. out_of_range for a number such as 1e999 that no double can hold (found by the fuzzer)
-    throw InputError(file_, 0, "", std::string("malformed JSON: ") + e.what());
+    // e.g. out_of_range for a number such as 1e999 that no double can hold (found by the fuzzer); the
+    // message quotes the number ("number overflow parsing '1e999'"): its first appearance gives the line.
+    const std::string what = e.what();
+    const std::size_t open = what.find('\'');
+    const std::size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
+    const std::size_t at =
+        close == std::string::npos ? close : text.find(what.substr(open + 1, close - open - 1));
+    throw InputError(file_, at == std::string::npos ? 0 : line_at(text, at), "", "malformed JSON: " + what);
   }
   LineScanner(text, file_, lines_).scan();
 }

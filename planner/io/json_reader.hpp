@@ -12,9 +12,10 @@ namespace shardscope {
 // A parsed JSON text that remembers the line of every value (by JSON pointer) for error messages.
 class JsonDocument {
  public:
-  // Throws InputError "malformed JSON" (with the line where parsing stopped) when the text is not JSON, and
-  // "duplicate key (first given at line N)" at a key given twice in one object, and "more than N JSON
-  // values" past kMaxInputNodes (counted while parsing).
+  // Throws InputError "malformed JSON" (with the line where parsing stopped) when the text is not JSON,
+  // "duplicate key (first given at line N)" at a key given twice in one object, "nesting too deep" at the
+  // bracket that nests more than kMaxNestingDepth arrays and objects (planner/io/yaml_reader.hpp), and "more
+  // than N JSON values" past kMaxInputNodes (counted while parsing).
   JsonDocument(const std::string& text, std::string file);
 
   const nlohmann::json& root() const { return json_; }

@@ -78,6 +78,7 @@ Json plan_to_json(const Plan& plan) {
   out["precision"] = to_string(plan.precision);
   out["sequence_length_tokens"] = plan.sequence_length_tokens;
   out["cost_model"] = to_string(plan.cost_model);
+  out["model_digest"] = format_digest(plan.model_digest);
   out["scenario_digest"] = format_digest(plan.scenario_digest);
   out["calibration_digest"] = format_digest(plan.calibration_digest);
   out["operators"] = Json::array();
@@ -147,8 +148,8 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
   const bool report = document.root().is_object() && document.root().contains("plan");
   const JsonObjectReader p(document, report ? "/plan" : "", "plan.");
   p.reject_unknown({"strategy", "batch_size", "gradient_accumulation_steps", "group_size", "precision",
-                    "sequence_length_tokens", "cost_model", "scenario_digest", "calibration_digest",
-                    "operators", "predicted"},
+                    "sequence_length_tokens", "cost_model", "model_digest", "scenario_digest",
+                    "calibration_digest", "operators", "predicted"},
                    "unknown key in a plan");
   Plan plan;
   plan.source.file = file;
@@ -168,6 +169,7 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
   plan.sequence_length_tokens = p.integer("sequence_length_tokens", 1, std::int64_t{1} << 40);
   plan.cost_model = p.choice("cost_model", {"topology", "paper"}) == "paper" ? CostModelKind::paper
                                                                              : CostModelKind::topology;
+  plan.model_digest = digest_from(p, "model_digest");
   plan.scenario_digest = digest_from(p, "scenario_digest");
   plan.calibration_digest = digest_from(p, "calibration_digest");
   const std::size_t count = p.list_size("operators");
@@ -180,6 +182,9 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
     o.reject_unknown({"name", "p_scope", "g_scope", "os_scope", "secondary_parameter_partition", "slices",
                       "sharded_slices", "checkpoint"},
                      "unknown key in a plan operator");
+    const std::string at = "operators[" + std::to_string(i) + "].";
+    for (auto it = o.json().begin(); it != o.json().end(); ++it)
+      plan.source.lines[at + it.key()] = o.line(it.key());
     OperatorChoice c;
     c.name = o.name("name");
     if (c.name != model.operators[i].name) {

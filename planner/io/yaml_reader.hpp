@@ -13,13 +13,19 @@
 
 namespace shardscope {
 
+// The deepest nesting of lists and mappings (JSON arrays and objects) any input file may have: far more
+// than a scenario, cluster, calibration, plan or Hugging Face config needs, and far below what would make
+// a parser recurse or copy paths per level ("nesting too deep" names this limit).
+constexpr int kMaxNestingDepth = 64;
+
 // Reads a whole text file (refusing directories, missing files and files over kMaxInputFileBytes) for
 // parsing.
 std::string read_text_file(const std::string& path, const std::string& what);
 
 // Parses YAML text; malformed YAML, an empty document, a document that is not a mapping, a second document,
-// a key given twice in one mapping and more than kMaxInputNodes nodes (checked before the tree is built) are
-// errors.
+// a key given twice in one mapping, a key that is not a plain name (a list, a mapping, null or empty),
+// nesting deeper than kMaxNestingDepth and more than kMaxInputNodes nodes (checked before the tree is built)
+// are errors.
 YAML::Node parse_yaml_mapping(const std::string& text, const std::string& file);
 
 int line_of(const YAML::Node& node);  // 1-based, 0 when unknown

@@ -1,6 +1,7 @@
 // check_strict_yaml: a yaml-cpp event handler that tracks each mapping's keys (with lines) and documents.
 #include "planner/io/yaml_strict.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
@@ -11,6 +12,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/io/input_limits.hpp"
+#include "planner/io/yaml_reader.hpp"
 
 namespace shardscope {
 namespace {
@@ -29,20 +31,24 @@ class StrictHandler : public YAML::EventHandler {
     }
   }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { (void)begin_node(mark, std::nullopt); }
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { (void)begin_node(mark, std::nullopt); }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override {
+    (void)begin_node(mark, std::nullopt, "null");
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    (void)begin_node(mark, std::nullopt, "an alias");
+  }
   void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
                 const std::string& value) override {
     (void)begin_node(mark, value);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
                        YAML::EmitterStyle::value) override {
-    stack_.push_back({false, begin_node(mark, std::nullopt)});
+    open(mark, false);
   }
   void OnSequenceEnd() override { stack_.pop_back(); }
   void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
                   YAML::EmitterStyle::value) override {
-    stack_.push_back({true, begin_node(mark, std::nullopt)});
+    open(mark, true);
   }
   void OnMapEnd() override { stack_.pop_back(); }
 
@@ -60,9 +66,25 @@ class StrictHandler : public YAML::EventHandler {
     return path.empty() ? key : path + "." + key;
   }
 
-  // Called for every node as it starts: checks a mapping key against its siblings and returns the node's
+  // A list or mapping starts: refuses nesting deeper than kMaxNestingDepth at its line.
+  void open(const YAML::Mark& mark, bool map) {
+    const std::string path = begin_node(mark, std::nullopt, map ? "a mapping" : "a list");
+    if (static_cast<int>(stack_.size()) >= kMaxNestingDepth) {
+      // Named by its key, without the run of list indexes below it ("a.b", not "a.b[0][0][0]...").
+      std::string field = path;
+      while (!field.empty() && field.back() == ']') field.erase(field.rfind('['));
+      throw InputError(file_, line_of(mark), field,
+                       "nesting too deep: more than " + std::to_string(kMaxNestingDepth) +
+                           " levels of lists and mappings inside each other");
+    }
+    stack_.push_back({map, path});
+  }
+
+  // Called for every node as it starts (`scalar`: its text when it is a scalar; `kind`: what it is, for
+  // errors): checks a mapping key — a plain name, not given before in its mapping — and returns the node's
   // field path.
-  std::string begin_node(const YAML::Mark& mark, const std::optional<std::string>& scalar) {
+  std::string begin_node(const YAML::Mark& mark, const std::optional<std::string>& scalar,
+                         const char* kind = "null") {
     if (++nodes_ > kMaxInputNodes) {
       throw InputError(file_, line_of(mark), stack_.empty() ? "" : stack_.back().path,
                        "more than " + std::to_string(kMaxInputNodes) +
@@ -76,15 +98,18 @@ class StrictHandler : public YAML::EventHandler {
       return join(top.path, top.key);
     }
     top.expecting_key = false;
-    top.key = scalar.value_or("?");
-    if (scalar) {
-      const auto [it, inserted] = top.key_lines.emplace(*scalar, line_of(mark));
-      if (!inserted) {
-        throw InputError(file_, line_of(mark), join(top.path, *scalar),
-                         "duplicate key (first given at line " + std::to_string(it->second) + ")");
-      }
+    if (!scalar || scalar->empty()) {
+      throw InputError(file_, line_of(mark), top.path,
+                       std::string("expected a key that is a plain name such as memory_limit, got ") +
+                           (scalar ? "an empty key" : kind));
     }
-    return top.path;  // a key that is itself a list or mapping (rare; never valid in our files)
+    top.key = *scalar;
+    const auto [it, inserted] = top.key_lines.emplace(*scalar, line_of(mark));
+    if (!inserted) {
+      throw InputError(file_, line_of(mark), join(top.path, *scalar),
+                       "duplicate key (first given at line " + std::to_string(it->second) + ")");
+    }
+    return top.path;
   }
 
   const std::string& file_;
@@ -102,6 +127,10 @@ void check_strict_yaml(const std::string& text, const std::string& file) {
   try {
     while (parser.HandleNextDocument(handler)) {
     }
+  } catch (const YAML::DeepRecursion& e) {  // not reached below kMaxNestingDepth; kept as a backstop
+    throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "",
+                     "nesting too deep: more than " + std::to_string(kMaxNestingDepth) +
+                         " levels of lists and mappings inside each other");
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "malformed YAML: " + e.msg);
   }

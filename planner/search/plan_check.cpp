@@ -1,9 +1,13 @@
-// Plan-versus-scenario check: the fields a plan depends on must match; differing digests only warn.
+// Plan-versus-scenario check: the fields a plan depends on must match, its choices must be in the scenario's
+// space; differing scenario or calibration digests only warn.
 #include "planner/search/plan_check.hpp"
+
+#include <algorithm>
 
 #include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
 #include "planner/search/planner.hpp"
+#include "planner/search/search_space.hpp"
 
 namespace shardscope {
 namespace {
@@ -42,9 +46,49 @@ class PlanChecker {
   std::string file_;
 };
 
+// The choices the scenario's search space allows an operator, checked one by one: scopes by PaRO's rule
+// (the optimizer state at least as finely sharded as the parameters and gradients), a slice count of 1 or
+// one of the scenario's granularities (and 1 for an operator that cannot be split), checkpointing as the
+// scenario's policy allows.
+void check_operator(const PlanChecker& check, const Scenario& scenario, std::size_t index,
+                    const OperatorChoice& c) {
+  const std::string at = "operators[" + std::to_string(index) + "].";
+  const std::vector<Scopes> allowed = paro_scopes();
+  const bool paro = std::any_of(allowed.begin(), allowed.end(), [&](const Scopes& s) {
+    return s.parameters == c.scopes.parameters && s.gradients == c.scopes.gradients &&
+           s.optimizer == c.scopes.optimizer;
+  });
+  if (!paro) {
+    check.fail(at + "os_scope", "operator '" + c.name + "' has scopes " + c.scopes.name() +
+                                    " (parameters, gradients, optimizer); PaRO's rule needs the optimizer "
+                                    "scope at least as fine as the other two (N, then I, then G, finest)");
+  }
+  const std::vector<int>& granularities = scenario.training.slice_granularities;
+  if (c.slices != 1 &&
+      std::find(granularities.begin(), granularities.end(), c.slices) == granularities.end()) {
+    std::string list;
+    for (const int g : granularities) list += (list.empty() ? "" : ", ") + std::to_string(g);
+    check.fail(at + "slices", "operator '" + c.name + "' is cut into " + std::to_string(c.slices) +
+                                  " slices; the scenario's slice_granularities are " + list);
+  }
+  const Operator& op = scenario.model.operators[index];
+  if (c.slices > 1 && !op.splittable) {
+    check.fail(at + "slices", "operator '" + c.name + "' cannot be split, but the plan cuts it into " +
+                                  std::to_string(c.slices) + " slices");
+  }
+  const std::vector<bool> checkpoint = checkpoint_options(scenario.training.checkpointing);
+  if (std::find(checkpoint.begin(), checkpoint.end(), c.checkpoint) == checkpoint.end()) {
+    check.fail(at + "checkpoint", std::string("operator '") + c.name + "' is " +
+                                      (c.checkpoint ? "" : "not ") + "checkpointed; the scenario's " +
+                                      "checkpointing is '" + to_string(scenario.training.checkpointing) +
+                                      "'");
+  }
+}
+
 }  // namespace
 
 void record_plan_configuration(Plan& plan, const Scenario& scenario, const Calibration& calibration) {
+  plan.model_digest = model_digest(scenario.model);
   plan.group_size = scenario.training.group_size;
   plan.precision = scenario.training.precision;
   plan.sequence_length_tokens = scenario.model.sequence_length;
@@ -56,6 +100,18 @@ void record_plan_configuration(Plan& plan, const Scenario& scenario, const Calib
 std::vector<std::string> check_plan_configuration(const Plan& plan, const Scenario& scenario,
                                                   const Calibration& calibration) {
   const PlanChecker check(plan);
+  if (plan.operators.size() != scenario.model.operators.size()) {
+    check.fail("operators", "the plan has " + std::to_string(plan.operators.size()) +
+                                " operators, the model " + std::to_string(scenario.model.operators.size()));
+  }
+  const std::uint64_t model = model_digest(scenario.model);
+  if (plan.model_digest != model) {
+    check.fail("model_digest",
+               "the plan was made for another model (digest " + format_digest(plan.model_digest) +
+                   "; this scenario's model has " + format_digest(model) +
+                   ": the same operator names with other sizes); re-plan with `shardscope plan --out` for "
+                   "this scenario");
+  }
   check.same("group_size", "group size", plan.group_size, scenario.training.group_size);
   check.same<std::string>("precision", "precision", to_string(plan.precision),
                           to_string(scenario.training.precision));
@@ -81,6 +137,8 @@ std::vector<std::string> check_plan_configuration(const Plan& plan, const Scenar
   }
   check.same("gradient_accumulation_steps", "gradient accumulation steps", plan.gradient_accumulation_steps,
              steps);
+  for (std::size_t i = 0; i < plan.operators.size(); ++i)
+    check_operator(check, scenario, i, plan.operators[i]);
   std::vector<std::string> warnings;
   if (plan.scenario_digest != scenario_digest(scenario)) {
     warnings.push_back(check.warning("scenario_digest", "scenario (model, cluster or training config)"));

@@ -10,6 +10,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
+#include "planner/core/units.hpp"
 #include "planner/cost/cost_model.hpp"
 #include "planner/program/iteration_program.hpp"
 #include "planner/program/schedule.hpp"
@@ -402,14 +403,31 @@ StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibr
   return result;
 }
 
+namespace {
+
+// Throws PlanDoesNotFit when `peak_bytes` is over the memory limit (the search's own test: a plan fits when
+// its peak is at most the limit; a relative 1e-12 absorbs the rounding of adding the fixed bytes).
+void check_plan_fits(const Plan& plan, const Scenario& scenario, double peak_bytes) {
+  const double limit = static_cast<double>(scenario.training.memory_limit_bytes);
+  if (peak_bytes <= limit * (1 + 1e-12)) return;
+  const double device = static_cast<double>(scenario.cluster.gpu.memory_bytes);
+  const std::string where = plan.source.file.empty() ? "plan '" + plan.strategy + "'" : plan.source.file;
+  std::string message = where + ": the plan needs " + units::format_bytes(peak_bytes) +
+                        " per GPU at its peak, over the memory limit of " + units::format_bytes(limit) +
+                        " by " + units::format_bytes(peak_bytes - limit);
+  if (peak_bytes > device) {
+    message += " (and over the device's " + units::format_bytes(device) + " by " +
+               units::format_bytes(peak_bytes - device) + ")";
+  }
+  throw PlanDoesNotFit(message + "; re-plan with `shardscope plan --out` for this scenario", peak_bytes,
+                       limit);
+}
+
+}  // namespace
+
 PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
   validate_scenario(scenario);
   (void)check_plan_configuration(plan, scenario, calibration);  // callers that show warnings check first
-  if (plan.operators.size() != scenario.model.operators.size()) {
-    throw InputError(scenario.source_file, 0, "plan.operators",
-                     "the plan has " + std::to_string(plan.operators.size()) + " operators, the model " +
-                         std::to_string(scenario.model.operators.size()));
-  }
   const std::unique_ptr<CostModel> model =
       make_cost_model(scenario, calibration, plan.gradient_accumulation_steps);
   McProblem problem;
@@ -424,6 +442,7 @@ PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibr
   out.peak_memory_bytes = selection_peak_bytes(problem, picks) + model->fixed_bytes();
   out.samples_per_second = model->samples_per_iteration(plan.micro_batch) / out.iteration_seconds;
   out.tokens_per_second = out.samples_per_second * static_cast<double>(scenario.model.sequence_length);
+  check_plan_fits(plan, scenario, out.peak_memory_bytes);
   return out;
 }
 

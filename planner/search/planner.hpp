@@ -63,7 +63,9 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
 int accumulation_steps_for(const Scenario& scenario, std::int64_t micro_batch);
 
 // The planner's prediction for a given plan (iteration time and peak memory per GPU, reserve included).
-// Throws InputError when the plan was made for another configuration (check_plan_configuration).
+// Throws InputError when the plan was made for another configuration or breaks the scenario's space
+// (check_plan_configuration), and PlanDoesNotFit (with the peak, the limit and the excess) when its peak is
+// over the memory limit. Every consumer of a plan file goes through here before using it.
 PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan);
 
 // One iteration as the planner prices it: micro-batch per GPU and micro-steps per optimizer step.

@@ -119,7 +119,7 @@ TEST(Cli, PlanReportCarriesTheConfigurationAndPerOperatorCosts) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string text = read_file(out);
   for (const char* key : {"\"precision\": \"mixed-fp16\"", "\"sequence_length_tokens\": ",
-                          "\"cost_model\": \"topology\"", "\"scenario_digest\": \"",
+                          "\"cost_model\": \"topology\"", "\"model_digest\": \"", "\"scenario_digest\": \"",
                           "\"calibration_digest\": \"", "\"operator_costs\": [", "\"optimizer_bytes\": "}) {
     EXPECT_NE(text.find(key), std::string::npos) << key;
   }

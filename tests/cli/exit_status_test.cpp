@@ -29,6 +29,8 @@ TEST(ExitStatus, TheCodesAreTheReadmeTable) {
 TEST(ExitStatus, EachErrorSelectsItsCode) {
   EXPECT_EQ(exit_status_for(InputError("s.yaml", 3, "training", "bad")), ExitStatus::bad_input);
   EXPECT_EQ(exit_status_for(NothingFits("s.yaml: no plan fits")), ExitStatus::nothing_fits);
+  EXPECT_EQ(exit_status_for(PlanDoesNotFit("plan.json: the plan needs 9 GiB", 9e9, 8e9)),
+            ExitStatus::nothing_fits);
   EXPECT_EQ(exit_status_for(Interrupted("planning cancelled")), ExitStatus::interrupted);
   EXPECT_EQ(exit_status_for(OutputError("cannot write x: No space left on device")), ExitStatus::failed);
   EXPECT_EQ(exit_status_for(std::bad_alloc()), ExitStatus::failed);

@@ -94,7 +94,8 @@ TEST(SimCli, SimulateRejectsAPlanForAnotherModelAndAnUnknownStrategy) {
   std::ofstream(path)
       << R"({"strategy": "x", "batch_size": 1, "gradient_accumulation_steps": 1, "group_size": 8,
              "precision": "mixed-fp16", "sequence_length_tokens": 1024, "cost_model": "topology",
-             "scenario_digest": "0000000000000000", "calibration_digest": "0000000000000000", "operators": []})";
+             "model_digest": "0000000000000000", "scenario_digest": "0000000000000000",
+             "calibration_digest": "0000000000000000", "operators": []})";
   auto r =
       test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --plan " + path.string());
   EXPECT_EQ(r.exit_code, 2);

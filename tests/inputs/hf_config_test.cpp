@@ -64,7 +64,7 @@ TEST(HfConfig, MalformedJsonNamesTheLine) {
 TEST(HfConfig, NumberBeyondDoubleRangeIsMalformedJsonNotACrash) {
   // Regression: found by fuzz/hf_config_fuzzer (nlohmann throws out_of_range, not parse_error).
   test::expect_input_error([] { parse_hf_config_string("{\"n_embd\": 73e33333}", "big.json"); }, "big.json",
-                           0, "", "malformed JSON");
+                           1, "", "malformed JSON");
 }
 
 TEST(HfConfig, WrongTypeAndMissingKey) {

@@ -194,7 +194,8 @@ TEST(NameSuggestions, PlanFileScopeUsesTheScopeTable) {
   const std::string plan =
       R"({"strategy": "x", "batch_size": 1, "gradient_accumulation_steps": 1, "group_size": 1, )"
       R"("precision": "mixed-bf16", "sequence_length_tokens": 1, "cost_model": "topology", )"
-      R"("scenario_digest": "0000000000000000", "calibration_digest": "0000000000000000", "operators": [)"
+      R"("model_digest": "0000000000000000", "scenario_digest": "0000000000000000", )"
+      R"("calibration_digest": "0000000000000000", "operators": [)"
       R"({"name": "a", "p_scope": "X", "g_scope": "N", "os_scope": "N", "slices": 1, "sharded_slices": 0,)"
       R"( "checkpoint": false}]})";
   expect_input_error([&] { plan_from_json_string(plan, "p.json", model); }, "p.json", 1,

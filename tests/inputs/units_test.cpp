@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 
 namespace shardscope::units {
@@ -35,7 +36,7 @@ TEST(Units, RejectsJunkNegativeAndOverflow) {
   EXPECT_THROW(parse_bytes("lots"), std::invalid_argument);
   EXPECT_THROW(parse_bytes("-1GB"), std::invalid_argument);
   EXPECT_THROW(parse_bytes("1e300GB"), std::invalid_argument);
-  EXPECT_THROW(parse_bytes("10EB"), std::invalid_argument);  // unknown unit
+  EXPECT_THROW(parse_bytes("10EB"), std::invalid_argument);  // over the 4 EiB limit
   EXPECT_THROW(parse_bytes("0.5"), std::invalid_argument);   // not whole bytes
   EXPECT_THROW(parse_bytes(""), std::invalid_argument);
   EXPECT_THROW(parse_bandwidth_bytes_per_second("100"), std::invalid_argument);  // unit required
@@ -47,6 +48,29 @@ TEST(Units, RejectsJunkNegativeAndOverflow) {
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("expected a byte size"), std::string::npos) << e.what();
+  }
+}
+
+// Finding 13 of issue 9: a unit the tool prints (tables, limits in messages) is a unit it reads.
+TEST(Units, EveryUnitTheToolPrintsParsesBack) {
+  EXPECT_EQ(parse_bytes("2PiB"), std::int64_t{2} << 50);
+  EXPECT_EQ(parse_bytes("1.5 PB"), 1500000000000000);
+  EXPECT_EQ(parse_bytes("4EiB"), std::int64_t{1} << 62);  // the limit the error message names
+  EXPECT_EQ(parse_bytes("1EB"), 1000000000000000000);
+  EXPECT_EQ(parse_bytes("2.77 KiB"), 2836);  // as format_bytes prints 2836 bytes: rounded to a byte
+  EXPECT_THROW(parse_bytes("2.5B"), std::invalid_argument);            // a count of bytes stays whole
+  EXPECT_DOUBLE_EQ(parse_bandwidth_bytes_per_second("1 PB/s"), 1e15);  // the bandwidth limit's spelling
+  EXPECT_DOUBLE_EQ(parse_bandwidth_bytes_per_second("2TiB/s"), 2.0 * 1099511627776.0);
+  EXPECT_DOUBLE_EQ(parse_bandwidth_bytes_per_second("8Pbps"), 1e15);
+  EXPECT_DOUBLE_EQ(parse_flops_per_second("10 EFLOPS"), 1e19);  // the FLOP-rate limit's spelling
+  EXPECT_DOUBLE_EQ(parse_flops_per_second("1.5EFLOP/s"), 1.5e18);
+  for (double bytes = 1; bytes < 4e18; bytes *= 7.3) {
+    const double back = static_cast<double>(parse_bytes(format_bytes(std::round(bytes))));
+    EXPECT_NEAR(back, bytes, 0.005 * bytes + 0.5) << format_bytes(bytes);
+  }
+  for (double rate = 1; rate < 1e18; rate *= 7.3) {
+    EXPECT_NEAR(parse_bandwidth_bytes_per_second(format_bandwidth(rate)), rate, 0.005 * rate) << rate;
+    EXPECT_NEAR(parse_flops_per_second(format_flops_rate(rate)), rate, 0.05 * rate) << rate;
   }
 }
 

@@ -3,12 +3,17 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <nlohmann/json.hpp>
+
 #include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
+#include "planner/core/units.hpp"
 #include "planner/cost/cost_model.hpp"
 #include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/planner.hpp"
+#include "planner/search/search_space.hpp"
 
 namespace shardscope {
 namespace {
@@ -134,6 +139,168 @@ TEST(PlanCheck, EachCheckedFieldIsAnError) {
   EXPECT_EQ(e.field(), "plan.cost_model");
   EXPECT_NE(std::string(e.what()).find("made for cost model topology, the scenario has paper"),
             std::string::npos);
+}
+
+// The text of line `line` (1-based) of `text`.
+std::string line_text(const std::string& text, int line) {
+  std::size_t begin = 0;
+  for (int i = 1; i < line && begin != std::string::npos; ++i) begin = text.find('\n', begin) + 1;
+  return text.substr(begin, text.find('\n', begin) - begin);
+}
+
+// `plan` written to a file, edited by `edit`, and read back (so the errors carry the edited lines).
+Plan edited(const Plan& plan, const Model& model, const std::function<void(nlohmann::ordered_json&)>& edit,
+            std::string& text) {
+  nlohmann::ordered_json json = plan_to_json(plan);
+  edit(json);
+  text = json.dump(2);
+  return plan_from_json_string(text, "plan.json", model);
+}
+
+// Finding 8 of issue 9: a plan's choices must be in its scenario's space, each refused at its line.
+TEST(PlanCheck, ScopesThatBreakParosRuleAreAnErrorAtTheOperatorsLine) {
+  const Scenario s = load();
+  std::string text;
+  const Plan plan = edited(
+      plan_file_for(s), s.model,
+      [](auto& j) {
+        j["operators"][3]["p_scope"] = "G";
+        j["operators"][3]["g_scope"] = "I";
+        j["operators"][3]["os_scope"] = "N";
+      },
+      text);
+  const InputError e = check_error(plan, s);
+  EXPECT_EQ(e.field(), "plan.operators[3].os_scope");
+  EXPECT_NE(line_text(text, e.line()).find("\"os_scope\": \"N\""), std::string::npos) << e.what();
+  EXPECT_NE(
+      std::string(e.what()).find("has scopes GIN (parameters, gradients, optimizer); PaRO's rule needs the "
+                                 "optimizer scope at least as fine as the other two"),
+      std::string::npos)
+      << e.what();
+  // Every one of PaRO's 14 combinations passes.
+  for (const Scopes& scopes : paro_scopes()) {
+    Plan ok = plan;
+    ok.operators[3].scopes = scopes;
+    EXPECT_NO_THROW((void)check_plan_configuration(ok, s, Calibration{})) << scopes.name();
+  }
+}
+
+TEST(PlanCheck, ASliceCountOutsideTheScenariosGranularitiesIsAnError) {
+  const Scenario s = load(", precision: mixed-fp16, slice_granularities: [1, 2, 4]");
+  std::string text;
+  for (const int slices : {8, 3}) {
+    const Plan plan = edited(
+        plan_file_for(s), s.model,
+        [&](auto& j) {
+          j["operators"][5]["slices"] = slices;
+          j["operators"][5]["sharded_slices"] = 1;
+        },
+        text);
+    const InputError e = check_error(plan, s);
+    EXPECT_EQ(e.field(), "plan.operators[5].slices");
+    EXPECT_NE(line_text(text, e.line()).find("\"slices\": " + std::to_string(slices)), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("is cut into " + std::to_string(slices) +
+                                         " slices; the scenario's slice_granularities are 1, 2, 4"),
+              std::string::npos)
+        << e.what();
+  }
+  // An operator that cannot be split takes one slice, whatever the granularities.
+  Scenario unsplittable = s;
+  unsplittable.model.operators[5].splittable = false;
+  Plan plan = plan_file_for(s);
+  plan.model_digest = model_digest(unsplittable.model);
+  plan.operators[5].slices = 2;
+  plan.operators[5].sharded_slices = 2;
+  const InputError e = check_error(plan, unsplittable);
+  EXPECT_NE(std::string(e.what()).find("cannot be split, but the plan cuts it into 2 slices"),
+            std::string::npos);
+}
+
+TEST(PlanCheck, CheckpointingThatThePolicyForbidsIsAnError) {
+  const Scenario s = load(", precision: mixed-fp16, checkpointing: all");
+  std::string text;
+  const Plan plan = edited(
+      plan_file_for(s), s.model, [](auto& j) { j["operators"][2]["checkpoint"] = false; }, text);
+  const InputError e = check_error(plan, s);
+  EXPECT_EQ(e.field(), "plan.operators[2].checkpoint");
+  EXPECT_NE(line_text(text, e.line()).find("\"checkpoint\": false"), std::string::npos);
+  EXPECT_NE(std::string(e.what()).find("is not checkpointed; the scenario's checkpointing is 'all'"),
+            std::string::npos)
+      << e.what();
+}
+
+TEST(PlanCheck, NonBooleanFlagsAreErrorsAtTheirLine) {
+  const Scenario s = load();
+  for (const nlohmann::ordered_json& value : {nlohmann::ordered_json("yes"), nlohmann::ordered_json(1)}) {
+    for (const char* key : {"checkpoint", "secondary_parameter_partition"}) {
+      nlohmann::ordered_json json = plan_to_json(plan_file_for(s));
+      json["operators"][4][key] = value;
+      const std::string text = json.dump(2);
+      try {
+        (void)plan_from_json_string(text, "plan.json", s.model);
+        ADD_FAILURE() << key << " = " << value.dump();
+      } catch (const InputError& e) {
+        EXPECT_EQ(e.field(), std::string("plan.operators[4].") + key);
+        EXPECT_NE(line_text(text, e.line()).find(key), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("expected true or false"), std::string::npos);
+      }
+    }
+  }
+}
+
+TEST(PlanCheck, APlanForAnotherModelWithTheSameOperatorNamesIsAnError) {
+  const Scenario wide = parse_scenario_string(
+      "model: {transformer: {layers: 4, hidden: 2048, heads: 16, vocab: 50257, sequence_length: 1024}}\n"
+      "cluster: {preset: titan-rtx-8-pcie3}\ntraining: {max_micro_batch: 4}\n",
+      "wide.yaml");
+  const Scenario narrow = parse_scenario_string(
+      "model: {transformer: {layers: 4, hidden: 1024, heads: 16, vocab: 50257, sequence_length: 1024}}\n"
+      "cluster: {preset: titan-rtx-8-pcie3}\ntraining: {max_micro_batch: 4}\n",
+      "narrow.yaml");
+  std::string text;
+  const Plan plan = plan_file_for(wide, &text);
+  // The names match, so the file reads; the sizes do not, so the plan is refused.
+  const Plan read = plan_from_json_string(text, "plan.json", narrow.model);
+  const InputError e = check_error(read, narrow);
+  EXPECT_EQ(e.field(), "plan.model_digest");
+  EXPECT_EQ(e.line(), line_of(text, "\"model_digest\""));
+  EXPECT_NE(std::string(e.what()).find(
+                "the plan was made for another model (digest " + format_digest(model_digest(wide.model)) +
+                "; this scenario's model has " + format_digest(model_digest(narrow.model))),
+            std::string::npos)
+      << e.what();
+  EXPECT_NO_THROW((void)check_plan_configuration(plan, wide, Calibration{}));
+}
+
+TEST(PlanCheck, APlanOverTheMemoryLimitIsRefusedWithTheNumbers) {
+  Scenario roomy = load();
+  roomy.training.memory_limit_bytes = 16000000000;
+  const Plan plan = plan_file_for(roomy);
+  const PlanPrediction p = evaluate_plan(roomy, Calibration{}, plan);
+  ASSERT_GT(p.peak_memory_bytes, 6e9);
+  Scenario tight = roomy;
+  tight.training.memory_limit_bytes = 6000000000;
+  EXPECT_EQ(check_plan_configuration(plan, tight, Calibration{}).size(), 1u);  // the digest warns
+  try {
+    (void)evaluate_plan(tight, Calibration{}, plan);
+    ADD_FAILURE() << "no error";
+  } catch (const PlanDoesNotFit& e) {
+    EXPECT_DOUBLE_EQ(e.peak_bytes(), p.peak_memory_bytes);
+    EXPECT_EQ(e.limit_bytes(), 6e9);
+    const std::string expected = "plan.json: the plan needs " + units::format_bytes(p.peak_memory_bytes) +
+                                 " per GPU at its peak, over the memory limit of 5.59 GiB by " +
+                                 units::format_bytes(p.peak_memory_bytes - 6e9) + ";";
+    EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
+  }
+  // Past the device as well: both excesses are named.
+  tight.cluster.gpu.memory_bytes = 6000000000;
+  try {
+    (void)evaluate_plan(tight, Calibration{}, plan);
+    ADD_FAILURE() << "no error";
+  } catch (const PlanDoesNotFit& e) {
+    EXPECT_NE(std::string(e.what()).find("(and over the device's 5.59 GiB by "), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(PlanCheck, ADifferentDigestAloneIsAWarning) {

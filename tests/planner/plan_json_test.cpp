@@ -30,6 +30,7 @@ Plan plan_for(const Model& m) {
   p.group_size = 4;
   p.precision = Precision::mixed_fp16;
   p.sequence_length_tokens = 16;
+  p.model_digest = 0xfedcba9876543210ULL;
   p.scenario_digest = 0x0123456789abcdefULL;
   p.calibration_digest = 42;
   for (const Operator& op : m.operators)
@@ -48,6 +49,7 @@ TEST(PlanJson, RoundTrip) {
   EXPECT_TRUE(back.operators[1].checkpoint);
   EXPECT_EQ(back.precision, Precision::mixed_fp16);
   EXPECT_EQ(back.sequence_length_tokens, 16);
+  EXPECT_EQ(back.model_digest, 0xfedcba9876543210ULL);
   EXPECT_EQ(back.scenario_digest, 0x0123456789abcdefULL);
   EXPECT_EQ(back.calibration_digest, 42u);
   EXPECT_EQ(plan_to_json(back).dump(), plan_to_json(p).dump());
@@ -141,8 +143,8 @@ TEST(PlanJson, LinesAreRightInsideAReport) {
 
 TEST(PlanJson, AnOldPlanWithoutItsConfigurationSaysToReplan) {
   const Model m = tiny();
-  for (const char* key :
-       {"precision", "sequence_length_tokens", "cost_model", "scenario_digest", "calibration_digest"}) {
+  for (const char* key : {"precision", "sequence_length_tokens", "cost_model", "model_digest",
+                          "scenario_digest", "calibration_digest"}) {
     auto json = plan_to_json(plan_for(m));
     json.erase(key);
     const InputError e = read_error(json.dump(2), m);
