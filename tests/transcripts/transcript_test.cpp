@@ -1,5 +1,6 @@
-// Transcript tests (SimGrid .tesh style): replays every tests/transcripts/*.tesh and tests/hostile/*.tesh against
-// the built binary and compares exit code, stdout and stderr byte for byte; SHARDSCOPE_UPDATE_GOLDEN=1 rewrites them.
+// Transcript tests (SimGrid .tesh style): replays every tests/transcripts/*.tesh and tests/hostile/*.tesh
+// against the built binary and compares exit code, stdout and stderr byte for byte;
+// SHARDSCOPE_UPDATE_GOLDEN=1 rewrites them.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -37,7 +38,8 @@ constexpr bool kHaveSim = true;
 constexpr bool kHaveSim = false;
 #endif
 
-// The folders of transcripts under tests/, each a ctest suite of that name ("transcript" for tests/transcripts).
+// The folders of transcripts under tests/, each a ctest suite of that name ("transcript" for
+// tests/transcripts).
 struct Suite {
   const char* folder;
   const char* test_suite;
@@ -205,11 +207,24 @@ std::string unified_diff(const std::string& expected, const std::string& actual,
   return d.out + d.err;
 }
 
+// The word `shardscope` where a command starts (first, or after "(", "; ", "&& ", "| ") is the binary, so a
+// case may set a limit first: `(ulimit -v 8000000; shardscope simulate ...)`.
 std::string command_line(const std::string& command) {
-  if (command == kProgram || starts_with(command, kProgram + " ")) {
-    return "'" + kBinary + "'" + command.substr(kProgram.size());
+  std::string out;
+  for (std::size_t i = 0; i < command.size();) {
+    const bool at_start =
+        i == 0 || command[i - 1] == '(' ||
+        (i >= 2 && command[i - 1] == ' ' && std::string(";&|").find(command[i - 2]) != std::string::npos);
+    const std::size_t end = i + kProgram.size();
+    if (at_start && command.compare(i, kProgram.size(), kProgram) == 0 &&
+        (end == command.size() || command[end] == ' ' || command[end] == ')')) {
+      out += "'" + kBinary + "'";
+      i = end;
+    } else {
+      out += command[i++];
+    }
   }
-  return command;
+  return out;
 }
 
 // Every *.tesh file of a suite, sorted, as names relative to its folder (none when the folder is missing).
@@ -248,7 +263,9 @@ void check_transcript(const Suite& suite, const std::string& name) {
   const std::string how =
       "\nTo accept the new output: scripts/update-golden.sh (see tests/transcripts/README.md)\n";
   EXPECT_TRUE(expected == actual) << "transcript " << path.string() << " differs:\n"
-                                  << unified_diff(expected, actual, std::string("tests/") + suite.folder + "/" + name) << how;
+                                  << unified_diff(expected, actual,
+                                                  std::string("tests/") + suite.folder + "/" + name)
+                                  << how;
   if (!t.stdout_file.empty()) {
     const std::string golden = fs::exists(stdout_path) ? read_file(stdout_path) : std::string();
     EXPECT_TRUE(golden == o.out) << "stdout differs from " << t.stdout_file << ":\n"
