@@ -12,6 +12,7 @@
 #include "sim/collectives/schedule.hpp"
 #include "sim/engine.hpp"
 #include "sim/platform.hpp"
+#include "sim/resources.hpp"
 #include "sim/simulation_error.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -72,6 +73,12 @@ std::vector<RankSchedule> schedule_for(const CollectiveRequest& r, const Schedul
 
 }  // namespace
 
+std::string model_description(const CollectiveResult& result, int coarse_above) {
+  if (result.coarse_rings == 0) return "step model";
+  if (result.step_rings == 0) return "coarse flows";
+  return "step model up to " + std::to_string(coarse_above) + " ranks, coarse flows above";
+}
+
 double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveRequest& request) {
   const Prepared p = prepare(cluster, request);
   const Calibration calibration;
@@ -101,16 +108,20 @@ double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveReq
 
 CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveRequest& request) {
   const Prepared p = prepare(cluster, request);
+  // The GPU limit first: the schedules below are as large as the platform.
+  SimulationSize size{"the collective", p.ranks, 0, 0};
+  check_simulation_size(size);
   const Calibration calibration;
   const CollectiveCost cost(p.cluster, p.group_size, calibration);
   std::vector<std::vector<RankSchedule>> copies;
   std::set<std::pair<int, int>> pairs;
+  std::set<std::pair<std::string, bool>> rings;  // every ring phase by name, and whether it is coarse
   for (int copy = 0; copy < request.concurrent; ++copy) {
     ScheduleRequest s{request.kind,
                       request.total_bytes,
                       p.ranks,
                       p.group_size,
-                      request.coarse,
+                      request.coarse_above,
                       "c" + std::to_string(copy) + "/",
                       {cost.ring(GroupKind::intra).alpha_seconds, cost.ring(GroupKind::inter).alpha_seconds,
                        cost.ring(GroupKind::global).alpha_seconds}};
@@ -118,17 +129,26 @@ CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveReq
     for (const RankSchedule& rs : copies.back()) {
       for (const Stage& st : rs) {
         for (const RingPhase& ph : st.phases) {
-          for (std::size_t i = 0; i < ph.ranks.size(); ++i)
-            pairs.emplace(ph.ranks[i], ph.ranks[(i + 1) % ph.ranks.size()]);
+          if (!rings.emplace(ph.name, ph.coarse).second) continue;  // every member lists its ring
+          const std::vector<int>& ring = *ph.ranks;
+          for (std::size_t i = 0; i < ring.size(); ++i) pairs.emplace(ring[i], ring[(i + 1) % ring.size()]);
         }
+        size.actors = std::max<std::int64_t>(size.actors, static_cast<std::int64_t>(st.phases.size()));
+        for (const RingPhase& ph : st.phases) size.activities += ph.coarse ? 1 : ph.steps;
       }
     }
   }
+  // Actors: per copy and rank one, plus a helper per extra concurrent phase of a stage (counted above as
+  // the widest stage of any rank).
+  size.actors *= static_cast<std::int64_t>(copies.size()) * p.ranks;
+  check_simulation_size(size);
   CollectiveResult result;
+  for (const auto& ring : rings) ++(ring.second ? result.coarse_rings : result.step_rings);
   std::int64_t finished = 0;
   const std::int64_t expected = static_cast<std::int64_t>(copies.size()) * p.ranks;
   try {
     sg4::Engine& engine = create_engine();
+    configure_actor_stacks(size);
     Platform platform(p.cluster, std::vector<std::pair<int, int>>(pairs.begin(), pairs.end()));
     for (std::size_t copy = 0; copy < copies.size(); ++copy) {
       for (int rank = 0; rank < p.ranks; ++rank) {
@@ -142,14 +162,14 @@ CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveReq
                 for (std::size_t k = 1; k < stage.phases.size(); ++k) {
                   const RingPhase* phase = &stage.phases[k];
                   const std::size_t pos = static_cast<std::size_t>(
-                      std::find(phase->ranks.begin(), phase->ranks.end(), rank) - phase->ranks.begin());
+                      std::find(phase->ranks->begin(), phase->ranks->end(), rank) - phase->ranks->begin());
                   helpers.push_back(sg4::Actor::create("helper", host, [phase, pos, &result]() {
                     run_ring_phase(*phase, pos, result.messages);
                   }));
                 }
                 const RingPhase& first = stage.phases.front();
                 const std::size_t pos = static_cast<std::size_t>(
-                    std::find(first.ranks.begin(), first.ranks.end(), rank) - first.ranks.begin());
+                    std::find(first.ranks->begin(), first.ranks->end(), rank) - first.ranks->begin());
                 run_ring_phase(first, pos, result.messages);
                 for (auto& h : helpers) h->join();
               }

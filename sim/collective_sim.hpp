@@ -7,6 +7,7 @@
 #include "planner/core/cluster.hpp"
 #include "planner/core/names.hpp"
 #include "planner/cost/collective_cost.hpp"
+#include "sim/collectives/ring_actor.hpp"
 
 namespace shardscope::sim {
 
@@ -30,11 +31,11 @@ namespace shardscope::sim {
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::all_gather;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
-  double total_bytes = 0;  // the full buffer (what every rank holds after an all-gather)
-  int gpus = 0;            // ranks 0..gpus-1 (0: the whole cluster)
-  int group_size = 0;      // GPUs per group for hierarchical algorithms (0: GPUs per node)
-  bool coarse = false;     // one pipelined flow per ring edge instead of N-1 steps
-  int concurrent = 1;      // run this many copies at once on the same ranks (contention studies)
+  double total_bytes = 0;                // the full buffer (what every rank holds after an all-gather)
+  int gpus = 0;                          // ranks 0..gpus-1 (0: the whole cluster)
+  int group_size = 0;                    // GPUs per group for hierarchical algorithms (0: GPUs per node)
+  int coarse_above = kCoarseAboveRanks;  // rings with more ranks run the coarse model (0: all coarse)
+  int concurrent = 1;  // run this many copies at once on the same ranks (contention studies)
 };
 
 struct CollectiveResult {
@@ -44,7 +45,13 @@ struct CollectiveResult {
   double busbw_bytes_per_second =
       0;  // nccl-tests: all-reduce x 2(n-1)/n, all-gather and reduce-scatter x (n-1)/n
   std::int64_t messages = 0;
+  int step_rings = 0;    // ring phases (per copy, per stage) run by the step model
+  int coarse_rings = 0;  // ... and by the coarse model
 };
+
+// The model a collective used, for its report: "step model", "coarse flows", or, when its rings differ
+// in size, "step model up to N ranks, coarse flows above".
+std::string model_description(const CollectiveResult& result, int coarse_above);
 
 // Runs one simulation in this process (SimGrid allows one per process). Throws SimulationError or
 // InputError (bad request: sizes, group size not dividing the GPUs, more GPUs than the cluster).

@@ -10,14 +10,15 @@
 #include "planner/core/plan.hpp"
 #include "planner/core/scenario.hpp"
 #include "planner/program/iteration_program.hpp"
+#include "sim/collectives/ring_actor.hpp"
 
 namespace shardscope::sim {
 
 struct IterationOptions {
-  int prefetch_depth = 1;   // gathered buffers in flight beyond the current one (FSDP's default is 1)
-  bool overlap = true;      // false: one stream per GPU, every task in order (adds up like the planner)
-  int coarse_above = 16;    // rings with more ranks than this use the coarse (pipelined-flow) model
-  int trace_ranks = 8;      // ranks whose activities and memory are kept for the trace
+  int prefetch_depth = 1;  // gathered buffers in flight beyond the current one (FSDP's default is 1)
+  bool overlap = true;     // false: one stream per GPU, every task in order (adds up like the planner)
+  int coarse_above = kCoarseAboveRanks;  // rings with more ranks use the coarse model (coarse_ring)
+  int trace_ranks = 8;                   // ranks whose activities and memory are kept for the trace
   double bucket_bytes = 0;  // gradient bucket size (0: each slice's gradients are reduced on their own)
   bool operator==(const IterationOptions&) const = default;
 };
@@ -66,6 +67,11 @@ struct IterationResult {
   std::int64_t activities = 0;   // SimGrid communications and executions started
   bool operator==(const IterationResult&) const = default;  // exact, field by field
 };
+
+// Refuses (SimulationError), before any planning, a scenario whose iteration cannot be simulated within
+// the limits of resources.hpp at any plan: every micro-step computes each operator forward and backward
+// on every GPU, at the fewest micro-steps its batch settings allow.
+void check_iteration_size(const Scenario& scenario);
 
 // Runs one simulation. SimGrid allows one engine per process: a second call in the same process throws
 // SimulationError (run further simulations through a ChildProcessRunner, runner.hpp). Throws InputError for a

@@ -16,6 +16,7 @@
 #include "planner/core/units.hpp"
 #include "planner/io/cluster_presets.hpp"
 #include "sim/collective_sim.hpp"
+#include "sim/resources.hpp"
 
 namespace shardscope::cli {
 namespace {
@@ -34,6 +35,7 @@ Registered register_collective(CLI::App& app) {
     int gpus = 0;
     int group_size = 0;
     int concurrent = 1;
+    int coarse_above = sim::kCoarseAboveRanks;
     bool coarse = false;
     bool json = false;
   };
@@ -49,13 +51,21 @@ Registered register_collective(CLI::App& app) {
   // The ranges of cluster files (nodes x gpus_per_node) and scenarios (training.group_size), checked as
   // flags; whether the counts fit the cluster is the simulator's check.
   cmd->add_option("--gpus", o->gpus,
-                  "GPUs taking part (a multiple of GPUs per node; default: the whole cluster)")
+                  "GPUs taking part (a multiple of GPUs per node; default: the whole cluster; the simulator "
+                  "takes at most " +
+                      std::to_string(sim::kMaxSimulatedGpus) + ")")
       ->check(CLI::Range(1, kMaxGpus));
   cmd->add_option("--group-size", o->group_size, "GPUs per group for hring/horing (default: GPUs per node)")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--concurrent", o->concurrent, "Run this many copies at once (link contention)")
       ->check(CLI::Range(1, 64));
-  cmd->add_flag("--coarse", o->coarse, "One pipelined flow per ring edge instead of N-1 steps");
+  // The model rule `simulate` uses (sim::coarse_ring), with the same flag.
+  auto* coarse_above = cmd->add_option("--coarse-above", o->coarse_above,
+                                       "Rings with more ranks than this use the coarse flow model (default " +
+                                           std::to_string(sim::kCoarseAboveRanks) + ")")
+                           ->check(CLI::Range(0, 1 << 30));
+  cmd->add_flag("--coarse", o->coarse, "Every ring as one pipelined flow per edge (--coarse-above 0)")
+      ->excludes(coarse_above);
   cmd->add_flag("--json", o->json, "Print JSON");
   return {cmd, [o](std::ostream& out) {
             const Cluster cluster = load_cluster(o->cluster);
@@ -69,7 +79,7 @@ Registered register_collective(CLI::App& app) {
             }
             r.gpus = o->gpus;
             r.group_size = o->group_size;
-            r.coarse = o->coarse;
+            r.coarse_above = o->coarse ? 0 : o->coarse_above;
             r.concurrent = o->concurrent;
             const double formula = sim::alpha_beta_collective_seconds(cluster, r);
             set_abort_explanation(kSimulatorAborted);
@@ -91,11 +101,12 @@ Registered register_collective(CLI::App& app) {
               }
               j["alpha_beta_seconds"] = formula;
               j["messages"] = res.messages;
+              j["model"] = sim::model_description(res, r.coarse_above);
               out << j.dump(2) << "\n";
             } else {
               char line[256];
               out << o->op << " " << o->algo << " on " << ranks << " GPUs of " << cluster.name << " ("
-                  << (o->coarse ? "coarse flows" : "step model") << "), "
+                  << sim::model_description(res, r.coarse_above) << "), "
                   << units::format_bytes(r.total_bytes) << "\n";
               std::snprintf(line, sizeof line, "%14s %14s %12s %12s %16s\n", "size(B)", "time(us)",
                             "algbw(GB/s)", "busbw(GB/s)", "alpha-beta(us)");

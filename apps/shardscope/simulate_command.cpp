@@ -28,6 +28,7 @@
 #include "planner/search/plan_check.hpp"
 #include "planner/search/planner.hpp"
 #include "sim/iteration_sim.hpp"
+#include "sim/resources.hpp"
 #include "sim/result_export.hpp"
 #include "sim/result_json.hpp"
 
@@ -215,6 +216,11 @@ void print_comparison(const PlanPrediction& predicted, const sim::IterationResul
 Registered register_simulate(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("simulate", "Simulate one training iteration of a plan on the cluster (SimGrid)");
+  cmd->footer("Limits: at most " + std::to_string(sim::kMaxSimulatedGpus) + " GPUs and " +
+              std::to_string(sim::kMaxSimulatedActivities) +
+              " simulated activities (ring steps, coarse flows, compute tasks); actor stacks of " +
+              std::to_string(sim::kActorStackBytes >> 10) +
+              " KiB must fit the address-space limit (ulimit -v). Beyond: exit 4 with the reason.");
   auto o = std::make_shared<Options>();
   cmd->add_option("scenario", o->scenario, "Scenario YAML file")->required()->check(non_empty("a file path"));
   auto* plan_opt = cmd->add_option("--plan", o->plan, "Plan JSON written by `shardscope plan --out`")
@@ -255,6 +261,7 @@ Registered register_simulate(CLI::App& app) {
             const Calibration calibration = scenario_calibration(scenario);
             const sim::IterationOptions options = iteration_options(*o, scenario);
             const OutputFiles outputs = check_outputs(*o);
+            if (o->plan.empty()) sim::check_iteration_size(scenario);  // before planning what cannot run
             const Plan plan = resolve_plan(*o, scenario, calibration);
             // Before simulating: a plan outside the scenario's space or over its memory limit is refused.
             const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);

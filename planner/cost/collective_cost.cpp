@@ -56,6 +56,7 @@ RingLink CollectiveCost::make_ring(const Cluster& cluster, const RingFamily& fam
   ring.ranks = family.ranks;
   if (family.ranks <= 1) return ring;
   ring.bytes_per_second = std::numeric_limits<double>::infinity();
+  int flows = 0;  // network flows of the busiest node, counted once (a pass over every rank)
   for (int i = 0; i < family.ranks; ++i) {
     const int a = i * family.stride;
     const int b = ((i + 1) % family.ranks) * family.stride;
@@ -65,7 +66,7 @@ RingLink CollectiveCost::make_ring(const Cluster& cluster, const RingFamily& fam
       // The node's NICs are shared by the flows that leave it at once (rail-aligned: each flow keeps to one
       // NIC): a lone global ring gets a whole NIC, one inter-group ring per GPU of the node a NIC share.
       const NetworkTopology& net = cluster.network;
-      const int flows = network_flows_per_node(cluster, family);
+      if (flows == 0) flows = network_flows_per_node(cluster, family);
       p.bytes_per_second =
           std::min(net.nic_bytes_per_second, net.nic_bytes_per_second * net.nics_per_node / flows);
     }

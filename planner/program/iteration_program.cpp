@@ -2,6 +2,8 @@
 // (gathers, compute, reduce-scatters, activations), then gradient sync, optimizer update, parameter rebuild.
 #include "planner/program/iteration_program.hpp"
 
+#include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 #include "planner/core/error.hpp"
@@ -185,10 +187,7 @@ class ProgramBuilder {
     program_.resident[index_of(MemoryCategory::reserve)] = model_.fixed_bytes();
   }
 
-  void begin_micro_step(int micro_step) {
-    const int steps = plan_.gradient_accumulation_steps;
-    suffix_ = steps > 1 ? " #" + std::to_string(micro_step) : "";
-  }
+  std::size_t task_count() const { return program_.tasks.size(); }
 
   // Slice by slice: (gather,) forward compute that keeps its activations.
   void add_forward(std::size_t op_index) {
@@ -198,10 +197,9 @@ class ProgramBuilder {
     for (int slice = 0; slice < choice.slices; ++slice) {
       const bool sharded = slice < choice.sharded_slices;
       const int gather = sharded ? tasks_.add_gather(work.slice_calls, CollectiveCall::Stage::forward_gather,
-                                                     "AG " + op.name + suffix_)
+                                                     "AG " + op.name)
                                  : -1;
-      const int forward =
-          tasks_.add_compute_after_gather("fwd " + op.name + suffix_, work.forward_seconds, gather);
+      const int forward = tasks_.add_compute_after_gather("fwd " + op.name, work.forward_seconds, gather);
       tasks_.at(forward)
           .allocates(MemoryCategory::activations, work.kept_bytes / choice.slices)
           .allocates(MemoryCategory::workspace, work.workspace_bytes)
@@ -217,19 +215,18 @@ class ProgramBuilder {
     for (int slice = choice.slices; slice-- > 0;) {
       const bool sharded = slice < choice.sharded_slices;
       auto gather_for = [&](CollectiveCall::Stage stage) {
-        return sharded ? tasks_.add_gather(work.slice_calls, stage, "AG " + op.name + suffix_) : -1;
+        return sharded ? tasks_.add_gather(work.slice_calls, stage, "AG " + op.name) : -1;
       };
       if (choice.checkpoint) {
         const int gather = gather_for(CollectiveCall::Stage::recompute_gather);
         reduces_.release_held();  // backward prefetch: this gather is queued before the last reduce-scatter
         const int recompute =
-            tasks_.add_compute_after_gather("recompute " + op.name + suffix_, work.forward_seconds, gather);
+            tasks_.add_compute_after_gather("recompute " + op.name, work.forward_seconds, gather);
         tasks_.at(recompute).allocates(MemoryCategory::workspace, work.recomputed_bytes);
       }
       const int gather = gather_for(CollectiveCall::Stage::backward_gather);
       reduces_.release_held();
-      const int backward =
-          tasks_.add_compute_after_gather("bwd " + op.name + suffix_, work.backward_seconds, gather);
+      const int backward = tasks_.add_compute_after_gather("bwd " + op.name, work.backward_seconds, gather);
       const double gradient_buffer = sharded ? work.gradient_buffer_bytes : 0.0;
       tasks_.at(backward)
           .allocates(MemoryCategory::workspace, work.workspace_bytes)
@@ -239,7 +236,7 @@ class ProgramBuilder {
           .frees(MemoryCategory::activations, work.kept_bytes / choice.slices);
       for (const CollectiveCall& call : work.slice_calls) {
         if (call.stage != CollectiveCall::Stage::gradient_reduce) continue;
-        reduces_.hold(call, gradient_buffer, backward, "RS " + op.name + suffix_);
+        reduces_.hold(call, gradient_buffer, backward, "RS " + op.name);
       }
     }
   }
@@ -319,10 +316,43 @@ class ProgramBuilder {
   TaskList tasks_;
   GradientBucketer reduces_;
   std::vector<OperatorWork> work_;
-  std::string suffix_;  // " #k" on micro-step k's task names when there are several
 };
 
+// Keeps one micro-step of a program built with `built` (1 or 2) micro-steps of `length` tasks each: the
+// second when there are two, as only it has the waits on the micro-step before (gathers prefetched while
+// the previous micro-step computes); the first differs from it only by not having them.
+IterationProgram keep_one_micro_step(IterationProgram program, std::size_t length, int built,
+                                     int micro_steps) {
+  program.step_tasks = length;
+  program.micro_steps = micro_steps;
+  if (built <= 1) return program;
+  std::vector<Task> tasks(program.tasks.begin() + static_cast<std::ptrdiff_t>(length), program.tasks.end());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    Task& task = tasks[i];
+    if (task.wait_for_other < 0) continue;
+    if (static_cast<std::size_t>(task.wait_for_other) < length) {
+      if (i >= length) throw std::logic_error("iteration program: an update waits on the first micro-step");
+      task.waits_on_previous_step = true;
+    } else {
+      task.wait_for_other -= static_cast<int>(length);
+    }
+  }
+  program.tasks = std::move(tasks);
+  return program;
+}
+
 }  // namespace
+
+std::int64_t executed_tasks(const IterationProgram& program) {
+  const auto step = static_cast<std::int64_t>(program.step_tasks);
+  return step * program.micro_steps + static_cast<std::int64_t>(program.tasks.size()) - step;
+}
+
+std::string task_name(const IterationProgram& program, std::size_t index, int micro_step) {
+  const std::string& name = program.tasks[index].name;
+  if (program.micro_steps <= 1 || index >= program.step_tasks) return name;
+  return name + " #" + std::to_string(micro_step);
+}
 
 IterationProgram build_iteration_program(const Scenario& scenario, const Calibration& calibration,
                                          const Plan& plan, int prefetch_depth, bool serial,
@@ -340,14 +370,17 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
   const TopologyCostModel model(scenario, calibration, plan.gradient_accumulation_steps);
   ProgramBuilder builder(scenario, model, plan, prefetch_depth, serial, bucket_bytes);
   builder.add_resident_states();
-  for (int micro_step = 0; micro_step < plan.gradient_accumulation_steps; ++micro_step) {
-    builder.begin_micro_step(micro_step);
+  // Two micro-steps show every dependency (within one, and on the one before); the rest repeat the second.
+  const int built = std::min(plan.gradient_accumulation_steps, 2);
+  std::size_t length = 0;
+  for (int micro_step = 0; micro_step < built; ++micro_step) {
     for (std::size_t i = 0; i < builder.operators(); ++i) builder.add_forward(i);
     for (std::size_t i = builder.operators(); i-- > 0;) builder.add_backward(i);
     builder.end_micro_step();
+    if (micro_step == 0) length = builder.task_count();
   }
   for (std::size_t i = 0; i < builder.operators(); ++i) builder.add_update(i);
-  return builder.finish();
+  return keep_one_micro_step(builder.finish(), length, built, plan.gradient_accumulation_steps);
 }
 
 }  // namespace shardscope

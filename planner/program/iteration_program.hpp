@@ -41,8 +41,12 @@ struct Task {
   CollectiveKind kind = CollectiveKind::all_gather;  // comm tasks
   GroupKind group = GroupKind::global;
   double total_bytes = 0;  // full buffer of the collective
-  int wait_for_other =
-      -1;  // index (in this rank's list) of a task on the other stream that must finish first
+  // Position (in the program's task list) of a task on the other stream that must finish first (-1: none).
+  // From a micro-step task: that position in the same micro-step, or with waits_on_previous_step in the
+  // micro-step before (none in the first); from an update task: a micro-step position means the last
+  // micro-step's task.
+  int wait_for_other = -1;
+  bool waits_on_previous_step = false;
   MemoryBytes alloc_at_start{};  // memory taken when the task starts
   MemoryBytes free_at_end{};     // memory released when the task ends
 
@@ -62,12 +66,24 @@ struct Task {
   }
 };
 
+// Every micro-step of gradient accumulation runs the same tasks, so the program holds one micro-step and a
+// count, not micro_steps copies: 2^20 micro-steps cost no more memory than one.
 struct IterationProgram {
-  std::vector<Task> tasks;  // identical for every rank (data parallel): collectives rendezvous in order
-  MemoryBytes resident{};   // held for the whole iteration (states + reserve)
+  // Identical for every rank (data parallel): collectives rendezvous in order. The first step_tasks are one
+  // micro-step, run micro_steps times; the rest run once after the last (update, sync, rebuild).
+  std::vector<Task> tasks;
+  std::size_t step_tasks = 0;
+  int micro_steps = 1;
+  MemoryBytes resident{};  // held for the whole iteration (states + reserve)
   double samples_per_iteration = 0;
   double tokens_per_iteration = 0;
 };
+
+// Tasks the iteration executes: micro_steps x step_tasks + the update tasks.
+std::int64_t executed_tasks(const IterationProgram& program);
+
+// The name of task `index` in micro-step `micro_step`: " #k" is added when there are several.
+std::string task_name(const IterationProgram& program, std::size_t index, int micro_step);
 
 // Builds the program; `serial` puts every task on one stream (overlap off) so it adds up like the planner.
 // `bucket_bytes` > 0 merges consecutive gradient reduce-scatters of the same group into buckets of at least

@@ -14,11 +14,11 @@ char token = 0;  // payload pointer; sizes are simulated
 }
 
 void run_ring_phase(const RingPhase& phase, std::size_t position, std::int64_t& messages) {
-  const std::size_t n = phase.ranks.size();
+  const std::vector<int>& ranks = *phase.ranks;
+  const std::size_t n = ranks.size();
   if (n <= 1 || phase.steps <= 0) return;
-  sg4::Mailbox* self = sg4::Mailbox::by_name(phase.name + "#" + std::to_string(phase.ranks[position]));
-  sg4::Mailbox* right =
-      sg4::Mailbox::by_name(phase.name + "#" + std::to_string(phase.ranks[(position + 1) % n]));
+  sg4::Mailbox* self = sg4::Mailbox::by_name(phase.name + "#" + std::to_string(ranks[position]));
+  sg4::Mailbox* right = sg4::Mailbox::by_name(phase.name + "#" + std::to_string(ranks[(position + 1) % n]));
   // A message at efficiency e occupies the links like chunk / e bytes at full bandwidth.
   const double effective = phase.chunk_bytes / phase.efficiency;
   const auto chunk = static_cast<std::uint64_t>(std::llround(effective));
@@ -49,10 +49,10 @@ RingPhase make_phase(const ScheduleRequest& r, const std::string& name, std::vec
                      double chunk_bytes, int steps, GroupKind group) {
   RingPhase phase;
   phase.name = r.tag + name;
-  phase.ranks = std::move(ranks);
+  phase.ranks = std::make_shared<const std::vector<int>>(std::move(ranks));
   phase.chunk_bytes = chunk_bytes;
   phase.steps = steps;
-  phase.coarse = r.coarse;
+  phase.coarse = coarse_ring(phase.ranks->size(), r.coarse_above);
   const double latency = r.latency_by_group[static_cast<std::size_t>(group)];
   phase.coarse_latency_seconds = steps > 1 ? (steps - 1) * latency : 0;
   return phase;
@@ -75,12 +75,9 @@ std::vector<RankSchedule> ring_schedule(const ScheduleRequest& r) {
   std::vector<int> all(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
   const int steps = ring_steps(r.kind, n);
-  std::vector<RankSchedule> out(static_cast<std::size_t>(n));
-  for (int rank = 0; rank < n; ++rank) {
-    out[static_cast<std::size_t>(rank)] = {
-        Stage{{make_phase(r, "ring", all, r.total_bytes / n, steps, GroupKind::global)}}};
-  }
-  return out;
+  // Every rank runs the same phase: one ring of N ranks, shared.
+  const RingPhase phase = make_phase(r, "ring", std::move(all), r.total_bytes / n, steps, GroupKind::global);
+  return std::vector<RankSchedule>(static_cast<std::size_t>(n), RankSchedule{Stage{{phase}}});
 }
 
 }  // namespace shardscope::sim

@@ -16,9 +16,9 @@ using RankSchedule = std::vector<Stage>;
 struct ScheduleRequest {
   CollectiveKind kind;
   double total_bytes;
-  int ranks;       // N
-  int group_size;  // M (hierarchical algorithms)
-  bool coarse;
+  int ranks;                             // N
+  int group_size;                        // M (hierarchical algorithms)
+  int coarse_above;                      // rings with more ranks run the coarse model (coarse_ring)
   std::string tag;                       // prefix making mailbox names unique per concurrent copy
   std::vector<double> latency_by_group;  // path latency of [intra, inter, global] rings (coarse mode)
 };

@@ -59,11 +59,13 @@ TEST(IterationProgram, BucketsMergeReduceScattersOfOneGroup) {
   const IterationProgram program = build_iteration_program(s, Calibration{}, plan, 1, true, 1e12);
   int merged = 0;
   double reduced_bytes = 0;
-  for (const Task& task : program.tasks) {
+  for (std::size_t i = 0; i < program.tasks.size(); ++i) {
+    const Task& task = program.tasks[i];
     if (task.name.rfind("RS ", 0) != 0) continue;
     EXPECT_EQ(task.stream, Task::Stream::compute);  // serial: one stream
-    ++merged;
-    reduced_bytes += task.total_bytes;
+    const int runs = i < program.step_tasks ? program.micro_steps : 1;
+    merged += runs;
+    reduced_bytes += runs * task.total_bytes;
   }
   EXPECT_EQ(merged, 2);                              // one bucket per micro-step
   EXPECT_DOUBLE_EQ(reduced_bytes, 2 * (2e8 + 4e8));  // both operators' 16-bit gradients, twice
@@ -85,6 +87,25 @@ TEST(IterationProgram, EveryAllocationIsGivenBack) {
           << to_string(static_cast<MemoryCategory>(c)) << ", bucket " << bucket_bytes;
     }
   }
+}
+
+TEST(IterationProgram, AccumulationStepsDoNotGrowTheProgram) {
+  // 2^20 micro-steps (the documented maximum) used to be written out task by task: gigabytes, then
+  // bad_alloc. The program holds one micro-step and the count.
+  const Plan two = plan_of({{"a", {G, G, G}, false, 1, 1, false}, {"b", {G, G, G}, false, 1, 1, false}}, 2);
+  Plan most = two;
+  most.gradient_accumulation_steps = kMaxAccumulationSteps;
+  const IterationProgram small = build_iteration_program(two_operators(2), Calibration{}, two, 1, false);
+  const IterationProgram large =
+      build_iteration_program(two_operators(kMaxAccumulationSteps), Calibration{}, most, 1, false);
+  EXPECT_EQ(large.tasks.size(), small.tasks.size());
+  EXPECT_EQ(large.micro_steps, kMaxAccumulationSteps);
+  EXPECT_EQ(executed_tasks(large),
+            std::int64_t{kMaxAccumulationSteps} * static_cast<std::int64_t>(large.step_tasks) +
+                static_cast<std::int64_t>(large.tasks.size() - large.step_tasks));
+  // The second micro-step's first gather waits for the previous micro-step's compute (prefetch).
+  EXPECT_EQ(task_name(large, 0, 7), "AG a #7");
+  EXPECT_TRUE(large.tasks[0].waits_on_previous_step);
 }
 
 }  // namespace

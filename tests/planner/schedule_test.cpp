@@ -72,5 +72,35 @@ TEST(Schedule, StreamsWaitingOnEachOtherAreAnError) {
   EXPECT_THROW(schedule_program(p, cost), std::logic_error);
 }
 
+TEST(Schedule, ManyMicroStepsFollowTheirPeriod) {
+  // One micro-step: a gather prefetched after the previous micro-step's compute, then the compute that
+  // needs it. Each micro-step takes g + 1; 2^20 of them are scheduled without being written out.
+  const CollectiveCost cost = dgx_collectives();
+  const double g = cost.seconds(CollectiveKind::all_gather, GroupKind::intra, 1e9);
+  IterationProgram p;
+  p.tasks = {gather(1e9, 1), compute(1.0, 0)};
+  p.tasks[0].waits_on_previous_step = true;
+  p.step_tasks = 2;
+  for (int steps : {1, 3, 64, 1000, 1 << 20}) {
+    p.micro_steps = steps;
+    const ProgramSchedule s = schedule_program(p, cost);
+    EXPECT_NEAR(s.iteration_seconds, steps * (g + 1.0), 1e-9 * steps * (g + 1.0)) << steps;
+    EXPECT_NEAR(s.compute_seconds, steps * 1.0, 1e-9 * steps) << steps;
+  }
+}
+
+TEST(Schedule, AStreamFallingBehindKeepsItsOwnPace) {
+  // The compute never waits; each micro-step's gather waits for its compute. With gathers of 2 s the
+  // communication stream falls further behind every micro-step: 1 + 2K.
+  const CollectiveCost cost = dgx_collectives();
+  IterationProgram p;
+  Task slow = compute(2.0, 0);
+  slow.stream = Task::Stream::comm;
+  p.tasks = {compute(1.0), slow, compute(0.5, 1)};  // the update waits for the last micro-step's comm
+  p.step_tasks = 2;
+  p.micro_steps = 100000;
+  EXPECT_DOUBLE_EQ(schedule_program(p, cost).iteration_seconds, 1.0 + 2.0 * 100000 + 0.5);
+}
+
 }  // namespace
 }  // namespace shardscope

@@ -93,8 +93,9 @@ TEST(CollectiveSim, CoarseAndStepModelsAgreeOnShippedClusters) {
   for (const Case& k : cases) {
     const Cluster c = cluster_preset(k.cluster);
     CollectiveRequest step = request(CollectiveKind::all_gather, k.algo, 512.0 * (1 << 20), k.gpus);
+    step.coarse_above = 1 << 20;  // every ring by the step model
     CollectiveRequest coarse = step;
-    coarse.coarse = true;
+    coarse.coarse_above = 0;
     const double a =
         run_isolated([&] { return std::vector<double>{simulate_collective(c, step).seconds}; })[0];
     const double b =

@@ -20,7 +20,7 @@ TEST(Engine, AStuckScheduleIsASimulationErrorNotAHang) {
   std::int64_t messages = 0, finished = 0;
   RingPhase phase;
   phase.name = "stuck";
-  phase.ranks = {0, 1};
+  phase.ranks = std::make_shared<const std::vector<int>>(std::vector<int>{0, 1});
   phase.chunk_bytes = 1e6;
   phase.steps = 1;
   simgrid::s4u::Actor::create("rank0", platform.host(0), [&] {

@@ -46,6 +46,18 @@ struct Suite {
 };
 constexpr std::array<Suite, 2> kSuites{Suite{"transcripts", "transcript"}, Suite{"hostile", "hostile"}};
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 fs::path suite_dir(const Suite& suite) { return fs::path(kSource) / "tests" / suite.folder; }
 
 bool update_mode() {
@@ -132,8 +144,9 @@ Outcome run_in(const std::string& command, const std::string& dir) {
 struct Transcript {
   std::vector<std::string> header;  // comment lines and `! requires sim`, kept verbatim
   bool requires_sim = false;
-  std::string command;      // after "$ ", relative to the repository root
-  std::string stdout_file;  // `! stdout FILE`: expected stdout lives in FILE (relative to the root)
+  bool not_under_sanitizers = false;  // `! not under sanitizers`: sets a ulimit -v that ASan cannot run under
+  std::string command;                // after "$ ", relative to the repository root
+  std::string stdout_file;            // `! stdout FILE`: expected stdout lives in FILE (relative to the root)
 };
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -162,11 +175,14 @@ Transcript parse_transcript(const fs::path& path) {
       } else if (line == "! requires sim") {
         t.requires_sim = true;
         t.header.push_back(line);
+      } else if (line == "! not under sanitizers") {
+        t.not_under_sanitizers = true;
+        t.header.push_back(line);
       } else if (line.empty() || starts_with(line, "#")) {
         t.header.push_back(line);
       } else {
         throw std::runtime_error(path.string() + ": before the `$ command` line only `#` comments and " +
-                                 "`! requires sim` may appear, not: " + line);
+                                 "`! requires sim` and `! not under sanitizers` may appear, not: " + line);
       }
     } else if (starts_with(line, "! stdout ")) {
       t.stdout_file = line.substr(9);
@@ -213,11 +229,24 @@ std::string unified_diff(const std::string& expected, const std::string& actual,
   return d.out + d.err;
 }
 
+// The word `shardscope` where a command starts (first, or after "(", "; ", "&& ", "| ") is the binary, so a
+// case may set a limit first: `(ulimit -v 8000000; shardscope simulate ...)`.
 std::string command_line(const std::string& command) {
-  if (command == kProgram || starts_with(command, kProgram + " ")) {
-    return "'" + kBinary + "'" + command.substr(kProgram.size());
+  std::string out;
+  for (std::size_t i = 0; i < command.size();) {
+    const bool at_start =
+        i == 0 || command[i - 1] == '(' ||
+        (i >= 2 && command[i - 1] == ' ' && std::string(";&|").find(command[i - 2]) != std::string::npos);
+    const std::size_t end = i + kProgram.size();
+    if (at_start && command.compare(i, kProgram.size(), kProgram) == 0 &&
+        (end == command.size() || command[end] == ' ' || command[end] == ')')) {
+      out += "'" + kBinary + "'";
+      i = end;
+    } else {
+      out += command[i++];
+    }
   }
-  return command;
+  return out;
 }
 
 // Every *.tesh file of a suite, sorted, as names relative to its folder (none when the folder is missing).
@@ -238,6 +267,9 @@ void check_transcript(const Suite& suite, const std::string& name) {
   const fs::path path = suite_dir(suite) / name;
   const Transcript t = parse_transcript(path);
   if (t.requires_sim && !kHaveSim) GTEST_SKIP() << "the binary is built without SimGrid";
+  if (t.not_under_sanitizers && kSanitized) {
+    GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no run fits under a ulimit -v";
+  }
   const Outcome o = run_in(command_line(t.command), kSource);
   const std::string expected = read_file(path);
   const std::string actual = render(t, o);
