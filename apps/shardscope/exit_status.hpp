@@ -18,7 +18,8 @@ enum class ExitStatus {
   interrupted = 130  // the shell's 128 + SIGINT
 };
 
-// Thrown by a command when no plan (or not the requested strategy) fits the memory limit; exits 3.
+// Thrown by a command when no plan (or not the requested strategy, or not the given plan) fits the memory
+// limit; exits 3.
 class NothingFits : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -63,7 +64,8 @@ struct shardscope::EnumNames<shardscope::cli::ExitStatus> {
       {S::bad_input, "bad-input",
        "bad input or usage: a scenario, plan, cluster or calibration file, an option or argument, or an "
        "output path that cannot be written (checked before any work)"},
-      {S::nothing_fits, "nothing-fits", "no plan (or not the requested strategy) fits the memory limit"},
+      {S::nothing_fits, "nothing-fits",
+       "no plan (or not the requested strategy, or not the given plan) fits the memory limit"},
       {S::failed, "failed",
        "the simulation or a resource failed: out of memory, an output that could not be written (disk "
        "full), or an internal error"},

@@ -220,7 +220,8 @@ Registered register_simulate(CLI::App& app) {
               std::to_string(sim::kMaxSimulatedActivities) +
               " simulated activities (ring steps, coarse flows, compute tasks); actor stacks of " +
               std::to_string(sim::kActorStackBytes >> 10) +
-              " KiB must fit the address-space limit (ulimit -v). Beyond: exit 4 with the reason.");
+              " KiB must fit the address-space limit (ulimit -v). Beyond: exit 4 with the reason.\n\n" +
+              exit_status_help());
   auto o = std::make_shared<Options>();
   cmd->add_option("scenario", o->scenario, "Scenario YAML file")->required()->check(non_empty("a file path"));
   auto* plan_opt = cmd->add_option("--plan", o->plan, "Plan JSON written by `shardscope plan --out`")
