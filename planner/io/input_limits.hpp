@@ -16,4 +16,8 @@ inline constexpr const char* kMaxInputFileText = "32 MiB";
 // scenario has about 100,000 to 500,000 nodes).
 inline constexpr std::size_t kMaxInputNodes = 1'000'000;
 
+// Lists and mappings (JSON arrays and objects) nested inside each other: far more than any input needs, and
+// far below what would make a parser recurse or copy paths per level ("nesting too deep" names this limit).
+inline constexpr int kMaxNestingDepth = 64;
+
 }  // namespace shardscope

@@ -9,7 +9,6 @@
 #include "planner/core/names.hpp"
 #include "planner/core/printable.hpp"
 #include "planner/io/input_limits.hpp"
-#include "planner/io/yaml_reader.hpp"
 
 namespace shardscope {
 namespace {

@@ -14,7 +14,7 @@ class JsonDocument {
  public:
   // Throws InputError "malformed JSON" (with the line where parsing stopped) when the text is not JSON,
   // "duplicate key (first given at line N)" at a key given twice in one object, "nesting too deep" at the
-  // bracket that nests more than kMaxNestingDepth arrays and objects (planner/io/yaml_reader.hpp), and "more
+  // bracket that nests more than kMaxNestingDepth arrays and objects (planner/io/input_limits.hpp), and "more
   // than N JSON values" past kMaxInputNodes (counted while parsing).
   JsonDocument(const std::string& text, std::string file);
 

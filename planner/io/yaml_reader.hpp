@@ -10,13 +10,9 @@
 #include <vector>
 
 #include "planner/core/names.hpp"
+#include "planner/io/input_limits.hpp"
 
 namespace shardscope {
-
-// The deepest nesting of lists and mappings (JSON arrays and objects) any input file may have: far more
-// than a scenario, cluster, calibration, plan or Hugging Face config needs, and far below what would make
-// a parser recurse or copy paths per level ("nesting too deep" names this limit).
-constexpr int kMaxNestingDepth = 64;
 
 // Reads a whole text file (refusing directories, missing files and files over kMaxInputFileBytes) for
 // parsing.

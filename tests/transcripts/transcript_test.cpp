@@ -229,24 +229,13 @@ std::string unified_diff(const std::string& expected, const std::string& actual,
   return d.out + d.err;
 }
 
-// The word `shardscope` where a command starts (first, or after "(", "; ", "&& ", "| ") is the binary, so a
-// case may set a limit first: `(ulimit -v 8000000; shardscope simulate ...)`.
+// A first word `shardscope` is the binary under test, quoted; one later in the line (`(ulimit -v N;
+// shardscope ...)`, `... && shardscope inspect big.yaml`) finds the same binary first on run_in's PATH.
 std::string command_line(const std::string& command) {
-  std::string out;
-  for (std::size_t i = 0; i < command.size();) {
-    const bool at_start =
-        i == 0 || command[i - 1] == '(' ||
-        (i >= 2 && command[i - 1] == ' ' && std::string(";&|").find(command[i - 2]) != std::string::npos);
-    const std::size_t end = i + kProgram.size();
-    if (at_start && command.compare(i, kProgram.size(), kProgram) == 0 &&
-        (end == command.size() || command[end] == ' ' || command[end] == ')')) {
-      out += "'" + kBinary + "'";
-      i = end;
-    } else {
-      out += command[i++];
-    }
+  if (command == kProgram || starts_with(command, kProgram + " ")) {
+    return "'" + kBinary + "'" + command.substr(kProgram.size());
   }
-  return out;
+  return command;
 }
 
 // Every *.tesh file of a suite, sorted, as names relative to its folder (none when the folder is missing).
