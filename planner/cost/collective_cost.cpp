@@ -6,6 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include "planner/cost/nccl_model.hpp"
+
 namespace shardscope {
 
 int ring_steps(CollectiveKind kind, int ranks) {
@@ -43,12 +45,21 @@ int network_flows_per_node(const Cluster& cluster, const RingFamily& family) {
 
 }  // namespace
 
-CollectiveCost::CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration)
-    : calibration_(calibration) {
+CollectiveCost::CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration,
+                               CollectiveModel model)
+    : calibration_(calibration), model_(model) {
   const int n = cluster.gpus();
   intra_ = make_ring(cluster, RingFamily{n / group_size, group_size, 1, group_size});
   inter_ = make_ring(cluster, RingFamily{group_size, 1, group_size, n / group_size});
   global_ = make_ring(cluster, RingFamily{1, 0, 1, n});
+  if (model_ == CollectiveModel::nccl) {  // the same three families, as NCCL communicators
+    nccl_[static_cast<std::size_t>(GroupKind::intra)] = std::make_shared<const NcclTopology>(
+        nccl_topology(cluster, NcclGroup{group_size, 1, n / group_size, group_size}));
+    nccl_[static_cast<std::size_t>(GroupKind::inter)] = std::make_shared<const NcclTopology>(
+        nccl_topology(cluster, NcclGroup{n / group_size, group_size, group_size, 1}));
+    nccl_[static_cast<std::size_t>(GroupKind::global)] =
+        std::make_shared<const NcclTopology>(nccl_topology(cluster, NcclGroup{n, 1, 1, 0}));
+  }
 }
 
 RingLink CollectiveCost::make_ring(const Cluster& cluster, const RingFamily& family) const {
@@ -97,6 +108,7 @@ const RingLink& CollectiveCost::ring(GroupKind group) const {
 double CollectiveCost::seconds(CollectiveKind kind, GroupKind group, double total_bytes) const {
   const RingLink& r = ring(group);
   if (r.ranks <= 1 || total_bytes <= 0) return 0;
+  if (model_ == CollectiveModel::nccl) return nccl_pick(*nccl(group), kind, total_bytes).seconds();
   const int steps = ring_steps(kind, r.ranks);
   // A message at efficiency e occupies the link like bytes / e at full bandwidth.
   const double message = total_bytes / r.ranks;
