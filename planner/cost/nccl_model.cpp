@@ -23,7 +23,9 @@ constexpr double kNetOverheadUs = 1.0;
 constexpr double kRingSimpleMultiNodeFactor[2] = {1.9, 1.4};
 // Caps, GB/s, per generation [Volta, Ampere, Hopper, Blackwell] x nodes [1, 2, >= 4 (3 counts as >= 4)].
 constexpr double kLlMaxBwGBps[4][3] = {{39, 39, 20.4}, {87.7, 22.5, 19}, {141, 45, 35}, {282, 90, 70}};
-constexpr double kPerChannelRingLl128GBps[4] = {20, 20, 36.7, 40};
+constexpr double kPerChannelRingLl128GBps[4] = {20, 20, 36.7, 2 * 36.7};
+constexpr double kPerChannelTreeLl128GBps[4][3] = {
+    {20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29}, {2 * 36.7, 2 * 36.7, 2 * 29}};
 constexpr double kPerChannelTreeGBps[4][3] = {
     {26.5, 18.5, 10}, {24, 23.6, 17.8}, {38.7, 41.4, 36}, {70, 42.8, 24}};
 constexpr double kLl128Efficiency = 0.92;  // ring and tree LL128 / tree Simple: 0.92 x busBw
@@ -166,7 +168,10 @@ NcclEstimate nccl_estimate(const NcclTopology& t, CollectiveKind kind, NcclAlgor
       bus = std::min(kLl128Efficiency * bus, t.channels * kPerChannelRingLl128GBps[gen]);
   } else {
     if (protocol == NcclProtocol::ll) bus = std::min(bus / 3.8, ll_max);
-    if (protocol == NcclProtocol::ll128) bus *= t.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+    if (protocol == NcclProtocol::ll128) {
+      bus = std::min(bus * (t.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                     t.channels * kPerChannelTreeLl128GBps[gen][ni]);
+    }
     if (protocol == NcclProtocol::simple)
       bus = std::min(kLl128Efficiency * bus, t.channels * kPerChannelTreeGBps[gen][ni]);
   }
