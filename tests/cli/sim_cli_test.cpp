@@ -260,7 +260,7 @@ TEST(SimCli, UsageErrorsExitTwo) {
   EXPECT_EQ(r.exit_code, 2);
   r = test::run_command(kBinary + " collective --cluster dgx-a100");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "--bytes is required\nRun with --help for more information.\n");
+  EXPECT_EQ(r.err, "error: collective: bytes: expected --bytes SIZE or --sweep MIN:MAX\n");
   r = test::run_command(kBinary + " simulate " + scenario + " --prefetch two");
   EXPECT_EQ(r.exit_code, 2);
   for (const char* command : {"simulate", "collective"}) {
@@ -404,6 +404,57 @@ TEST(SimCli, AlgorithmAndStrategyTyposGetSuggestions) {
   EXPECT_NE(r.out.find("hring: hierarchical"), std::string::npos) << r.out;
   r = test::run_command(kBinary + " simulate --help");
   EXPECT_NE(r.out.find("zero++"), std::string::npos) << r.out;
+}
+
+TEST(SimCli, CollectiveSweepPrintsTheNcclTestsTable) {
+  // nccl-tests' -b 8 -e 1G -f 2: 28 sizes, one row each, the mean busbw as the footer.
+  const std::string command =
+      kBinary + " collective --cluster dgx-a100 --op all-reduce --algo nccl --sweep 8B:1GiB";
+  const auto text = test::run_command(command);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::istringstream lines(text.out);
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) rows += line.empty() || line[0] == '#' ? 0 : 1;
+  EXPECT_EQ(rows, 28);
+  EXPECT_NE(text.out.find("size(B)        count   type     time(us) algbw(GB/s) busbw(GB/s) alpha-beta(us)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("# Avg bus bandwidth"), std::string::npos);
+  const auto a = test::run_command(command + " --json");
+  const auto b = test::run_command(command + " --json");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  const auto j = nlohmann::json::parse(a.out);
+  const auto& json_rows = j.at("rows");
+  ASSERT_EQ(json_rows.size(), 28u);
+  double sum = 0;
+  for (std::size_t k = 0; k < json_rows.size(); ++k) {
+    EXPECT_EQ(json_rows[k].at("size").get<double>(), 8.0 * std::pow(2.0, static_cast<double>(k)));
+    EXPECT_EQ(json_rows[k].at("count").get<double>(), json_rows[k].at("size").get<double>() / 4);
+    // Uncontended, the simulated time is NCCL's formula (to SimGrid's 1 ns step).
+    EXPECT_NEAR(json_rows[k].at("time_us").get<double>(), json_rows[k].at("alpha_beta_us").get<double>(),
+                1e-3);
+    sum += json_rows[k].at("busbw_gbps").get<double>();
+  }
+  EXPECT_NEAR(j.at("avg_busbw_gbps").get<double>(), sum / 28, 1e-9);
+  // 1 GiB on 8 x A100: nccl-tests#175 measured 232.5 GB/s.
+  EXPECT_NEAR(json_rows[27].at("busbw_gbps").get<double>(), 230, 23);
+  EXPECT_EQ(json_rows[27].at("model").get<std::string>(), "NCCL ring/Simple, 12 channels");
+  // All-gather counts are per rank: the total / 4 B / 8 ranks.
+  const auto ag = nlohmann::json::parse(
+      test::run_command(kBinary +
+                        " collective --cluster dgx-a100 --op all-gather --algo ring --sweep 1KiB:2KiB --json")
+          .out);
+  EXPECT_EQ(ag.at("rows")[1].at("count").get<double>(), 2048 / 4 / 8);
+}
+
+TEST(SimCli, CollectiveBadSweepRangesAreUsageErrors) {
+  for (const char* range : {"0:1KiB", "8B:2PiB", "8B:lots", "1KiB:8B", "8B", "8B:1KiB:2KiB", ":"}) {
+    const auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --algo nccl --sweep " + range);
+    EXPECT_EQ(r.exit_code, 2) << range;
+    EXPECT_NE(r.err.find("error: collective: sweep: "), std::string::npos) << range << ": " << r.err;
+  }
 }
 
 TEST(SimCli, CollectiveBadSizeIsAnError) {
