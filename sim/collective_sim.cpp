@@ -77,25 +77,30 @@ std::vector<RankSchedule> schedule_for(const CollectiveRequest& r, const Schedul
 
 char token = 0;  // flow payload pointer; sizes are simulated
 
-// Runs this rank's flows of a stage: a helper actor per send (after its delay), the receives here.
-void run_flows(const Stage& stage, int rank, sg4::Host* host, std::int64_t& messages) {
-  std::vector<sg4::ActorPtr> senders;
-  std::vector<sg4::CommPtr> receives;
-  std::vector<char*> received(stage.flows.size(), nullptr);
-  for (std::size_t i = 0; i < stage.flows.size(); ++i) {
-    const std::shared_ptr<Flow>& f = stage.flows[i];
+// Runs this rank's flows of a stage in its own actor: every send is posted at once, and each receive
+// once its flow's delay has passed (SimGrid starts a transfer when both sides have posted it, so the flow
+// starts after its delay without a helper actor per send).
+void run_flows(const Stage& stage, int rank, std::int64_t& messages) {
+  std::vector<sg4::CommPtr> comms;
+  std::vector<const Flow*> incoming;
+  for (const std::shared_ptr<Flow>& f : stage.flows) {
     if (f->from == rank) {
-      senders.push_back(sg4::Actor::create("flow", host, [f, &messages]() {
-        if (f->delay_seconds > 0) sg4::this_actor::sleep_for(f->delay_seconds);
-        sg4::Mailbox::by_name(f->mailbox)
-            ->put(&token, static_cast<std::uint64_t>(std::llround(f->wire_bytes)));
-        ++messages;
-      }));
+      comms.push_back(sg4::Mailbox::by_name(f->mailbox)
+                          ->put_async(&token, static_cast<std::uint64_t>(std::llround(f->wire_bytes))));
+      ++messages;
     }
-    if (f->to == rank) receives.push_back(sg4::Mailbox::by_name(f->mailbox)->get_async<char>(&received[i]));
+    if (f->to == rank) incoming.push_back(f.get());
   }
-  for (auto& r : receives) r->wait();
-  for (auto& s : senders) s->join();
+  std::stable_sort(incoming.begin(), incoming.end(),
+                   [](const Flow* a, const Flow* b) { return a->delay_seconds < b->delay_seconds; });
+  std::vector<char*> received(incoming.size(), nullptr);
+  const double start = sg4::Engine::get_clock();
+  for (std::size_t i = 0; i < incoming.size(); ++i) {
+    const double wait = start + incoming[i]->delay_seconds - sg4::Engine::get_clock();
+    if (wait > 0) sg4::this_actor::sleep_for(wait);
+    comms.push_back(sg4::Mailbox::by_name(incoming[i]->mailbox)->get_async<char>(&received[i]));
+  }
+  for (auto& c : comms) c->wait();
 }
 
 std::string nccl_description(const CollectiveResult& r) {
@@ -208,9 +213,7 @@ std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
             const std::vector<int>& ring = *ph.ranks;
             for (std::size_t i = 0; i < ring.size(); ++i) pairs.emplace(ring[i], ring[(i + 1) % ring.size()]);
           }
-          std::int64_t sends = 0;
-          for (const auto& f : st.flows) sends += f->from == static_cast<int>(rank) ? 1 : 0;
-          widest = std::max<std::int64_t>(widest, static_cast<std::int64_t>(st.phases.size()) + sends);
+          widest = std::max<std::int64_t>(widest, static_cast<std::int64_t>(st.phases.size()));
           for (const RingPhase& ph : st.phases) size.activities += ph.coarse ? 1 : ph.steps;
         }
       }
@@ -224,7 +227,8 @@ std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
       results[k].nccl_channels = nccl_topology(p.cluster, NcclGroup{p.ranks, 1, 1, 0}).channels;
     }
   }
-  // Actors: per copy and rank one, plus a helper per extra concurrent phase or send of its widest stage.
+  // Actors: per copy and rank one, plus a helper per extra concurrent phase of its widest stage (flows
+  // run in the rank's own actor).
   size.actors = std::max<std::int64_t>(1, widest) * request.concurrent * p.ranks;
   check_simulation_size(size);
   std::int64_t finished = 0;
@@ -272,7 +276,7 @@ std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
                         first_phase.ranks->begin());
                     run_ring_phase(first_phase, pos, messages);
                   }
-                  if (!stage.flows.empty()) run_flows(stage, rank, host, messages);
+                  if (!stage.flows.empty()) run_flows(stage, rank, messages);
                   for (auto& h : helpers) h->join();
                 }
                 barrier->wait();  // every size starts when the previous one has ended everywhere

@@ -14,8 +14,8 @@
 
 namespace shardscope::sim {
 
-// One pipelined point-to-point transfer (NCCL's channels and trees): the sender waits `delay_seconds`, then
-// sends `wire_bytes` to the receiver's mailbox; every flow of a collective starts at once.
+// One pipelined point-to-point transfer (NCCL's channels and trees): `wire_bytes` to the receiver's mailbox,
+// starting `delay_seconds` after the stage begins (every flow of a collective is posted at once).
 struct Flow {
   std::string mailbox;
   int from = 0;
@@ -61,8 +61,8 @@ NcclSchedule nccl_schedule(const ScheduleRequest& request);
 // Sets every flow's wire bytes and delay so that, alone on `platform`, the collective takes exactly NCCL's
 // estimate: each flow's rate is its route's tightest link share (the flows crossing it at once, which is
 // what max-min sharing gives the slowest flows, all carrying equal bytes), the protocol's efficiency is
-// the slowest flow's time over NCCL's bandwidth term, and each sender waits NCCL's latency less its route's.
-// Returns the efficiency (wire = bytes / efficiency).
+// the slowest flow's time over NCCL's bandwidth term, and each flow starts NCCL's latency less its route's
+// later. Returns the efficiency (wire = bytes / efficiency).
 class Platform;
 double fit_nccl_flows(NcclSchedule& schedule, const Platform& platform);
 
