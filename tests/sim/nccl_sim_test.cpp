@@ -51,6 +51,9 @@ TEST(NcclSim, EqualsNcclsFormulaOnEveryShippedCluster) {
       for (std::size_t k = 0; k < sizes.size(); ++k) {
         r.total_bytes = sizes[k];
         const double formula = alpha_beta_collective_seconds(c, r);
+        // ... which is what the planner charges for the whole cluster's group under the nccl model.
+        const CollectiveCost planner(c, c.gpus_per_node, Calibration{}, CollectiveModel::nccl);
+        EXPECT_DOUBLE_EQ(formula, planner.seconds(kind, GroupKind::global, sizes[k]));
         // SimGrid advances time to 1 ns (precision/timing 1e-9 s): 8-byte collectives agree to that.
         EXPECT_NEAR(simulated[3 * k], formula, 1e-9 * formula + 1e-9)
             << s.preset << " x" << c.nodes << " " << to_string(kind) << " " << sizes[k] << " B";
