@@ -79,16 +79,13 @@ std::string model_description(const CollectiveResult& result, int coarse_above) 
   return "step model up to " + std::to_string(coarse_above) + " ranks, coarse flows above";
 }
 
-double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveRequest& request) {
+double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveRequest& request,
+                                     const Calibration& calibration) {
   const Prepared p = prepare(cluster, request);
-  const Calibration calibration;
   const CollectiveCost cost(p.cluster, p.group_size, calibration);
   const double x = request.total_bytes;
   const int n = p.ranks, m = p.group_size, g = n / m;
-  auto ab = [&](GroupKind group, int steps, double chunk) {
-    const RingLink& ring = cost.ring(group);
-    return steps <= 0 ? 0.0 : alpha_beta_seconds(ring.alpha_seconds, steps, chunk, ring.bytes_per_second);
-  };
+  auto ab = [&](GroupKind group, int steps, double chunk) { return cost.ring_seconds(group, steps, chunk); };
   const bool all_reduce = request.kind == CollectiveKind::all_reduce;
   switch (request.algorithm) {
     case CollectiveAlgorithm::ring:
@@ -106,12 +103,12 @@ double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveReq
   return 0;
 }
 
-CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveRequest& request) {
+CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveRequest& request,
+                                     const Calibration& calibration) {
   const Prepared p = prepare(cluster, request);
   // The GPU limit first: the schedules below are as large as the platform.
   SimulationSize size{"the collective", p.ranks, 0, 0};
   check_simulation_size(size);
-  const Calibration calibration;
   const CollectiveCost cost(p.cluster, p.group_size, calibration);
   std::vector<std::vector<RankSchedule>> copies;
   std::set<std::pair<int, int>> pairs;
@@ -124,7 +121,8 @@ CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveReq
                       request.coarse_above,
                       "c" + std::to_string(copy) + "/",
                       {cost.ring(GroupKind::intra).alpha_seconds, cost.ring(GroupKind::inter).alpha_seconds,
-                       cost.ring(GroupKind::global).alpha_seconds}};
+                       cost.ring(GroupKind::global).alpha_seconds},
+                      &cost};
     copies.push_back(schedule_for(request, s));
     for (const RankSchedule& rs : copies.back()) {
       for (const Stage& st : rs) {
@@ -149,7 +147,7 @@ CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveReq
   try {
     sg4::Engine& engine = create_engine();
     configure_actor_stacks(size);
-    Platform platform(p.cluster, std::vector<std::pair<int, int>>(pairs.begin(), pairs.end()));
+    Platform platform(p.cluster, calibration, std::vector<std::pair<int, int>>(pairs.begin(), pairs.end()));
     for (std::size_t copy = 0; copy < copies.size(); ++copy) {
       for (int rank = 0; rank < p.ranks; ++rank) {
         const RankSchedule* schedule = &copies[copy][static_cast<std::size_t>(rank)];

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "planner/core/calibration.hpp"
 #include "planner/core/cluster.hpp"
 #include "planner/core/names.hpp"
 #include "planner/cost/collective_cost.hpp"
@@ -55,10 +56,14 @@ std::string model_description(const CollectiveResult& result, int coarse_above);
 
 // Runs one simulation in this process (SimGrid allows one per process). Throws SimulationError or
 // InputError (bad request: sizes, group size not dividing the GPUs, more GPUs than the cluster).
-CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveRequest& request);
+// The calibration (per link class alpha, bandwidth, message efficiency) shapes the platform's links and
+// each ring step's message exactly as it shapes the planner's costs.
+CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveRequest& request,
+                                     const Calibration& calibration = Calibration{});
 
 // The same collective by the alpha-beta formula on an uncontended platform (the simulator must match it).
-double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveRequest& request);
+double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveRequest& request,
+                                     const Calibration& calibration = Calibration{});
 
 // nccl-tests' bus-bandwidth factor.
 double busbw_factor(CollectiveKind kind, int ranks);

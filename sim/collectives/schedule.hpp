@@ -21,6 +21,7 @@ struct ScheduleRequest {
   int coarse_above;                      // rings with more ranks run the coarse model (coarse_ring)
   std::string tag;                       // prefix making mailbox names unique per concurrent copy
   std::vector<double> latency_by_group;  // path latency of [intra, inter, global] rings (coarse mode)
+  const CollectiveCost* cost = nullptr;  // the calibrated rings: each step's message efficiency (none: 1)
 };
 
 // One file per algorithm (ring.cpp is the building block they share).
