@@ -3,6 +3,7 @@
 #include "planner/core/fabric.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace shardscope {
 namespace {
@@ -127,6 +128,43 @@ FabricLink Fabric::link(std::uint64_t id) const {
       return {net.leaves_per_pod * leaf_uplink / net.spine_oversubscription, 0.0};
   }
   return {};
+}
+
+std::string Fabric::key() const {
+  const Cluster& c = cluster_;
+  const PcieTopology& p = c.pcie;
+  const NetworkTopology& n = c.network;
+  std::string out;
+  char number[32];
+  const auto add = [&](double x) {
+    std::snprintf(number, sizeof number, "%a ", x);
+    out += number;
+  };
+  for (double x : {double(c.nodes),
+                   double(c.gpus_per_node),
+                   double(static_cast<int>(c.intra_node)),
+                   double(p.sockets),
+                   double(p.switches_per_socket),
+                   double(p.gpus_per_switch),
+                   p.gpu_link_bytes_per_second,
+                   p.switch_uplink_bytes_per_second,
+                   p.inter_socket_bytes_per_second,
+                   c.nvswitch.gpu_bytes_per_second,
+                   double(static_cast<int>(n.kind)),
+                   double(n.nics_per_node),
+                   n.nic_bytes_per_second,
+                   n.oversubscription,
+                   double(n.nodes_per_leaf),
+                   double(n.leaves_per_pod),
+                   n.spine_oversubscription,
+                   gpu_link_latency_,
+                   uplink_latency_,
+                   socket_latency_,
+                   nvlink_latency_,
+                   nic_latency_}) {
+    add(x);
+  }
+  return out;
 }
 
 std::string Fabric::link_name(std::uint64_t id) {

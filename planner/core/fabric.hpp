@@ -38,11 +38,13 @@ class Fabric {
   FabricLink link(std::uint64_t id) const;
   // A readable unique name ("n0.gpu3.pcie", "n1.nic0", "leaf2.uplink", "pod0.uplink").
   static std::string link_name(std::uint64_t id);
+  // Every number the paths and links depend on, exactly (hex floats): equal keys, equal fabrics.
+  std::string key() const;
 
  private:
   Cluster cluster_;
   double gpu_link_latency_ = 0, uplink_latency_ = 0, socket_latency_ = 0;
-  double nvlink_latency_ = 0, nic_latency_ = 0, switch_latency_ = 0;
+  double nvlink_latency_ = 0, nic_latency_ = 0;
 };
 
 }  // namespace shardscope

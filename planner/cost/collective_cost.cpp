@@ -3,8 +3,12 @@
 #include "planner/cost/collective_cost.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -44,15 +48,42 @@ void for_each_edge(const RingFamily& family, const F& f) {
 
 std::uint64_t direction_key(const FabricHop& hop) { return (hop.link << 1) | (hop.up ? 1u : 0u); }
 
+// The rings of recent fabrics and group sizes: counting flows is linear in the GPUs (a second at 800000
+// GPUs), and the planner builds a cost model per batch size and strategy on one fabric.
+struct RingCache {
+  std::mutex mutex;
+  std::map<std::pair<std::string, int>, std::array<RingLink, 3>> rings;
+};
+
+RingCache& ring_cache() {
+  static RingCache cache;
+  return cache;
+}
+
 }  // namespace
 
 CollectiveCost::CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration)
     : calibration_(calibration) {
   const Fabric fabric(cluster, calibration);
+  const std::pair<std::string, int> key{fabric.key(), group_size};
+  RingCache& cache = ring_cache();
+  {
+    const std::lock_guard<std::mutex> lock(cache.mutex);
+    const auto it = cache.rings.find(key);
+    if (it != cache.rings.end()) {
+      intra_ = it->second[0];
+      inter_ = it->second[1];
+      global_ = it->second[2];
+      return;
+    }
+  }
   const int n = cluster.gpus();
   intra_ = make_ring(fabric, cluster, RingFamily{n / group_size, group_size, 1, group_size});
   inter_ = make_ring(fabric, cluster, RingFamily{group_size, 1, group_size, n / group_size});
   global_ = make_ring(fabric, cluster, RingFamily{1, 0, 1, n});
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  if (cache.rings.size() >= 64) cache.rings.clear();
+  cache.rings.emplace(key, std::array<RingLink, 3>{intra_, inter_, global_});
 }
 
 // The family's rings run at once (every group executes the collective): each direction of each link is
@@ -119,7 +150,7 @@ double CollectiveCost::message_efficiency(GroupKind group, double message_bytes)
 
 double CollectiveCost::ring_seconds(GroupKind group, int steps, double message_bytes) const {
   const RingLink& r = ring(group);
-  if (r.ranks <= 1 || steps <= 0 || message_bytes <= 0) return 0;
+  if (r.ranks <= 1 || steps <= 0) return 0;  // an empty message still pays its steps' latency
   // A message at efficiency e occupies the link like bytes / e at full bandwidth.
   return alpha_beta_seconds(r.alpha_seconds, steps, message_bytes / message_efficiency(group, message_bytes),
                             r.bytes_per_second);
