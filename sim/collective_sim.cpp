@@ -117,16 +117,13 @@ std::string model_description(const CollectiveResult& result, int coarse_above) 
   return "step model up to " + std::to_string(coarse_above) + " ranks, coarse flows above";
 }
 
-double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveRequest& request) {
+double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveRequest& request,
+                                     const Calibration& calibration) {
   const Prepared p = prepare(cluster, request);
-  const Calibration calibration;
   const CollectiveCost cost(p.cluster, p.group_size, calibration);
   const double x = request.total_bytes;
   const int n = p.ranks, m = p.group_size, g = n / m;
-  auto ab = [&](GroupKind group, int steps, double chunk) {
-    const RingLink& ring = cost.ring(group);
-    return steps <= 0 ? 0.0 : alpha_beta_seconds(ring.alpha_seconds, steps, chunk, ring.bytes_per_second);
-  };
+  auto ab = [&](GroupKind group, int steps, double chunk) { return cost.ring_seconds(group, steps, chunk); };
   const bool all_reduce = request.kind == CollectiveKind::all_reduce;
   switch (request.algorithm) {
     case CollectiveAlgorithm::ring:
@@ -158,13 +155,15 @@ std::vector<double> sweep_sizes(double min_bytes, double max_bytes, const std::s
   return sizes;
 }
 
-CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveRequest& request) {
-  return simulate_collective_sweep(cluster, request, {request.total_bytes}).front();
+CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveRequest& request,
+                                     const Calibration& calibration) {
+  return simulate_collective_sweep(cluster, request, {request.total_bytes}, calibration).front();
 }
 
 std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
                                                         const CollectiveRequest& request,
-                                                        const std::vector<double>& sizes) {
+                                                        const std::vector<double>& sizes,
+                                                        const Calibration& calibration) {
   if (sizes.empty()) throw InputError("collective", 0, "sweep", "expected at least one size");
   for (const double bytes : sizes) {
     CollectiveRequest r = request;
@@ -177,7 +176,6 @@ std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
   // The GPU limit first: the schedules below are as large as the platform.
   SimulationSize size{"the collective", p.ranks, 0, 0};
   check_simulation_size(size);
-  const Calibration calibration;
   const CollectiveCost cost(p.cluster, p.group_size, calibration);
   const bool nccl = request.algorithm == CollectiveAlgorithm::nccl;
   // Per size, per copy: every rank's schedule (nccl: with its flows, fitted once the platform exists).
@@ -197,7 +195,8 @@ std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
                         "s" + std::to_string(k) + "c" + std::to_string(copy) + "/",
                         {cost.ring(GroupKind::intra).alpha_seconds, cost.ring(GroupKind::inter).alpha_seconds,
                          cost.ring(GroupKind::global).alpha_seconds},
-                        &p.cluster};
+                        &p.cluster,
+                        &cost};
       if (nccl) {
         nccl_runs[k].push_back(nccl_schedule(s));
         runs[k].push_back(nccl_runs[k].back().ranks);
@@ -237,7 +236,7 @@ std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
   try {
     sg4::Engine& engine = create_engine();
     configure_actor_stacks(size);
-    Platform platform(p.cluster, std::vector<std::pair<int, int>>(pairs.begin(), pairs.end()));
+    Platform platform(p.cluster, calibration, std::vector<std::pair<int, int>>(pairs.begin(), pairs.end()));
     for (auto& copies : nccl_runs) {
       if (copies.empty()) continue;
       fit_nccl_flows(copies.front(), platform);  // the lone collective; the other copies contend alike

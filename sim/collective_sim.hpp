@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/core/calibration.hpp"
 #include "planner/core/cluster.hpp"
 #include "planner/core/names.hpp"
 #include "planner/cost/collective_cost.hpp"
@@ -64,20 +65,25 @@ std::string model_description(const CollectiveResult& result, int coarse_above);
 
 // Runs one simulation in this process (SimGrid allows one per process). Throws SimulationError or
 // InputError (bad request: sizes, group size not dividing the GPUs, more GPUs than the cluster).
-CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveRequest& request);
+// The calibration (per link class alpha, bandwidth, message efficiency) shapes the platform's links and
+// each ring step's message exactly as it shapes the planner's costs.
+CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveRequest& request,
+                                     const Calibration& calibration = Calibration{});
 
 // The same collective at each of `sizes` (bytes, request.total_bytes ignored), one after the other in one
 // simulation (a barrier between sizes, as nccl-tests runs its sizes back to back).
 std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
                                                         const CollectiveRequest& request,
-                                                        const std::vector<double>& sizes);
+                                                        const std::vector<double>& sizes,
+                                                        const Calibration& calibration = Calibration{});
 
 // nccl-tests' size ladder: min, 2 min, 4 min, ... up to max (-b MIN -e MAX -f 2). InputError naming
 // `field` when min is not above 0, min > max, or max is above 1 PiB.
 std::vector<double> sweep_sizes(double min_bytes, double max_bytes, const std::string& field);
 
 // The same collective by the alpha-beta formula on an uncontended platform (the simulator must match it).
-double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveRequest& request);
+double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveRequest& request,
+                                     const Calibration& calibration = Calibration{});
 
 // nccl-tests' bus-bandwidth factor.
 double busbw_factor(CollectiveKind kind, int ranks);

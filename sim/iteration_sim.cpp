@@ -115,7 +115,7 @@ RingPhase ring_phase_for(const Task& task, std::size_t index, const RingSeat& se
   phase.name = "t" + std::to_string(index) + "g" + std::to_string(phase.ranks->front()) + "k" +
                std::to_string(static_cast<int>(task.group));
   phase.chunk_bytes = task.total_bytes / static_cast<double>(seat.size);
-  phase.efficiency = message_efficiency_factor(context.calibration, phase.chunk_bytes);
+  phase.efficiency = context.cost.message_efficiency(task.group, phase.chunk_bytes);
   phase.steps = ring_steps(task.kind, seat.size);
   phase.coarse = coarse_ring(static_cast<std::size_t>(seat.size), context.coarse_above);
   phase.coarse_latency_seconds =
@@ -388,7 +388,7 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
   const double iteration_seconds = translate_simgrid_errors([&] {
     sg4::Engine& engine = create_engine();
     configure_actor_stacks(size);
-    platform.emplace(scenario.cluster, routed_pairs(program, gpus, group_size));
+    platform.emplace(scenario.cluster, calibration, routed_pairs(program, gpus, group_size));
     start_streams(streams, program, rings, *platform, log);
     return run_to_completion(engine, log.finished_streams, 2 * static_cast<std::int64_t>(gpus),
                              "the iteration");

@@ -16,6 +16,7 @@
 #include "planner/core/cluster.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
+#include "planner/io/calibration_parser.hpp"
 #include "planner/io/cluster_presets.hpp"
 #include "sim/collective_sim.hpp"
 #include "sim/resources.hpp"
@@ -121,6 +122,7 @@ Registered register_collective(CLI::App& app) {
     int coarse_above = sim::kCoarseAboveRanks;
     bool coarse = false;
     bool json = false;
+    std::string calibration;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--cluster", o->cluster, "Cluster preset name or cluster YAML file")
@@ -153,9 +155,14 @@ Registered register_collective(CLI::App& app) {
                            ->check(CLI::Range(0, 1 << 30));
   cmd->add_flag("--coarse", o->coarse, "Every ring as one pipelined flow per edge (--coarse-above 0)")
       ->excludes(coarse_above);
+  cmd->add_option("--calibration", o->calibration,
+                  "Calibration YAML: its link alpha, bandwidth and message efficiency shape the links")
+      ->check(non_empty("a calibration file"));
   cmd->add_flag("--json", o->json, "Print JSON");
   return {cmd, [o](std::ostream& out) {
             const Cluster cluster = load_cluster(o->cluster);
+            const Calibration calibration =
+                o->calibration.empty() ? Calibration{} : load_calibration_file(o->calibration);
             sim::CollectiveRequest r;
             r.kind = *parse_name<CollectiveKind>(o->op);  // checked by one_of
             r.algorithm = *parse_name<sim::CollectiveAlgorithm>(o->algo);
@@ -171,10 +178,10 @@ Registered register_collective(CLI::App& app) {
               std::vector<double> formulas;
               for (const double size : sizes) {
                 r.total_bytes = size;
-                formulas.push_back(sim::alpha_beta_collective_seconds(cluster, r));
+                formulas.push_back(sim::alpha_beta_collective_seconds(cluster, r, calibration));
               }
               set_abort_explanation(kSimulatorAborted);
-              const auto results = sim::simulate_collective_sweep(cluster, r, sizes);
+              const auto results = sim::simulate_collective_sweep(cluster, r, sizes, calibration);
               print_sweep(out, cluster, r, o->op, o->algo, o->json, sizes, results, formulas);
               return;
             }
@@ -183,9 +190,9 @@ Registered register_collective(CLI::App& app) {
             } catch (const std::invalid_argument& e) {
               throw InputError("collective", 0, "bytes", e.what());
             }
-            const double formula = sim::alpha_beta_collective_seconds(cluster, r);
+            const double formula = sim::alpha_beta_collective_seconds(cluster, r, calibration);
             set_abort_explanation(kSimulatorAborted);
-            const sim::CollectiveResult res = sim::simulate_collective(cluster, r);
+            const sim::CollectiveResult res = sim::simulate_collective(cluster, r, calibration);
             const int ranks = r.gpus > 0 ? r.gpus : cluster.gpus();
             if (o->json) {
               nlohmann::ordered_json j;

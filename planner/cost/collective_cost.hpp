@@ -55,11 +55,13 @@ struct EnumNames<CollectiveModel> {
 struct NcclTopology;  // nccl_model.hpp
 
 struct RingLink {
-  double alpha_seconds = 0;     // worst latency over the ring's edges
-  double bytes_per_second = 0;  // bottleneck bandwidth over the ring's edges
+  double alpha_seconds = 0;     // worst path latency over the ring's edges
+  double bytes_per_second = 0;  // bottleneck bandwidth over the ring's edges, its links shared by the family
   int ranks = 1;
+  LinkClass bottleneck = LinkClass::network;  // the class of the bottleneck edge (its message efficiency)
 };
 
+class Fabric;
 struct RingFamily;  // the rings of one group kind that run at once (collective_cost.cpp)
 
 class CollectiveCost {
@@ -78,9 +80,14 @@ class CollectiveCost {
   // `total_bytes` (each rank holds total/n after a reduce-scatter and before an all-gather): (n-1) steps for
   // all-gather and reduce-scatter, 2(n-1) for all-reduce, each moving total/n bytes over the bottleneck link.
   double seconds(CollectiveKind kind, GroupKind group, double total_bytes) const;
+  // Seconds of `steps` ring steps of `message_bytes` each on the group's ring (the building block of
+  // hierarchical algorithms): alpha-beta with the message efficiency of the ring's bottleneck class.
+  double ring_seconds(GroupKind group, int steps, double message_bytes) const;
+  // The calibrated efficiency of one step's message on the group's ring (its bottleneck class's table).
+  double message_efficiency(GroupKind group, double message_bytes) const;
 
  private:
-  RingLink make_ring(const Cluster& cluster, const RingFamily& family) const;
+  RingLink make_ring(const Fabric& fabric, const Cluster& cluster, const RingFamily& family) const;
   Calibration calibration_;  // owned: callers often pass a temporary
   RingLink intra_, inter_, global_;
   CollectiveModel model_ = CollectiveModel::ring;

@@ -42,6 +42,7 @@ struct ScheduleRequest {
   std::string tag;                       // prefix making mailbox names unique per concurrent copy
   std::vector<double> latency_by_group;  // path latency of [intra, inter, global] rings (coarse mode)
   const Cluster* cluster = nullptr;      // the (resized) cluster, for algorithms that read its NICs
+  const CollectiveCost* cost = nullptr;  // the calibrated rings: each step's message efficiency (none: 1)
 };
 
 // One file per algorithm (ring.cpp is the building block they share).

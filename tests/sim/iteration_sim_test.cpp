@@ -129,9 +129,10 @@ TEST(IterationSim, OverlappingStreamsAreFasterThanSerial) {
   EXPECT_FALSE(r.memory.empty());
 }
 
-TEST(IterationSim, ContendedInterSocketLinkMakesTheSimulationSlowerThanThePlanner) {
+TEST(IterationSim, TheInterGroupRingsSharingTheSocketLinkSlowThePlannerAsTheSimulation) {
   // Groups of 4 on the two-socket PCIe server: the 4 inter-group rings all cross the one socket link at
-  // once, which the planner's per-ring alpha-beta formula does not see.
+  // once. The planner counts them on it (a quarter of its bandwidth each), as the simulation's links share
+  // it (the planner's per-ring formula once missed it and was 0.1 % or more under the simulation).
   const Scenario s = load(
       "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
       "training: {memory_limit: 16GB, runtime_reserve: 512MiB, group_size: 4, precision: mixed-fp16, "
@@ -143,7 +144,7 @@ TEST(IterationSim, ContendedInterSocketLinkMakesTheSimulationSlowerThanThePlanne
   options.prefetch_depth = 0;
   const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, options);
   const Prediction p = planner_prediction(s, planned.plan);
-  EXPECT_GT(r.iteration_seconds, 1.001 * p.seconds);
+  EXPECT_NEAR(r.iteration_seconds, p.seconds, 1e-6 * p.seconds);
   // Every link direction's utilisation is physical, and the socket link carried the inter-group rings.
   bool socket = false;
   for (const LinkUsage& u : r.links) {
