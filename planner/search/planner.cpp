@@ -204,9 +204,20 @@ class ProgressMeter {
   std::size_t done_ = 0;
 };
 
+// Keeps the `limit` plans with the highest predicted throughput in `kept`, fastest first.
+void keep_fastest(std::vector<Plan>& kept, Plan plan, std::size_t limit) {
+  const auto slower = [](const Plan& a, const Plan& b) {
+    return a.predicted.samples_per_second > b.predicted.samples_per_second;
+  };
+  kept.insert(std::upper_bound(kept.begin(), kept.end(), plan, slower), std::move(plan));
+  if (kept.size() > limit) kept.pop_back();
+}
+
+// With `kept`: also keeps the kept_limit fastest solved batch sizes' plans there (for refinement).
 StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibration,
                              const SearchSpace& space, const std::vector<std::int64_t>& micro_batches,
-                             ProgressMeter& meter) {
+                             ProgressMeter& meter, std::vector<Plan>* kept = nullptr,
+                             std::size_t kept_limit = 0) {
   StrategyResult result;
   result.strategy = space.name;
   const auto step_at = [&](std::size_t k) {
@@ -242,6 +253,9 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
       break;
     }
     meter.advance(1);
+    if (kept != nullptr && kept_limit > 0 && row.status == BatchStatus::solved) {
+      keep_fastest(*kept, make_plan(scenario, space, inst, outcome.picks, row), kept_limit);
+    }
     if (row.status == BatchStatus::solved && row.samples_per_second > best_throughput) {
       best_throughput = row.samples_per_second;
       result.fits = true;
@@ -262,14 +276,7 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
     return result;
   }
   record_plan_configuration(result.plan, scenario, calibration);
-  const std::unique_ptr<CostModel> model =
-      make_cost_model(scenario, calibration, result.plan.gradient_accumulation_steps);
-  const std::vector<ItemCost> costs =
-      operator_item_costs(*model, result.plan.operators, result.plan.micro_batch);
-  for (std::size_t i = 0; i < result.plan.operators.size(); ++i) {
-    result.operator_costs.push_back(
-        {costs[i], model->memory(i, result.plan.operators[i], result.plan.micro_batch)});
-  }
+  result.operator_costs = plan_operator_costs(scenario, calibration, result.plan);
   return result;
 }
 
@@ -312,6 +319,90 @@ void adopt_faster_baseline(PlanReport& report) {
   report.best.plan.gradient_accumulation_steps = faster->plan.gradient_accumulation_steps;
   report.best.plan.predicted = faster->plan.predicted;
   report.best.operator_costs = faster->operator_costs;
+}
+
+// Passes on only the cancellation of another observer (a phase that reports no progress of its own).
+class CancellationOnly final : public PlanObserver {
+ public:
+  explicit CancellationOnly(const PlanObserver& observer) : observer_(observer) {}
+  bool cancelled() const override { return observer_.cancelled(); }
+
+ private:
+  const PlanObserver& observer_;
+};
+
+// BatchPolicy::equal: every baseline re-planned at the plan's micro-batch and accumulation steps (a baseline
+// that does not fit there reports its shortfall at that batch). A baseline faster than the plan at the same
+// batch (one its own scan pruned) is adopted, so the plan stays at least as fast as every baseline shown.
+void compare_at_equal_batch(PlanReport& report, const Scenario& scenario, const Calibration& calibration,
+                            const std::vector<SearchSpace>& spaces, const ProgressMeter& meter) {
+  report.batch_policy = BatchPolicy::equal;
+  if (!report.best.fits) return;  // no plan, no batch to compare at: the baselines keep their own scans
+  CancellationOnly quiet(meter.observer());
+  Scenario at_plan = scenario;
+  at_plan.training.micro_batch = report.best.plan.micro_batch;
+  at_plan.training.gradient_accumulation_steps = report.best.plan.gradient_accumulation_steps;
+  for (std::size_t index = 1; index < spaces.size(); ++index) {
+    meter.check_cancelled();
+    ProgressMeter phase(quiet, 1);
+    report.baselines[index - 1] =
+        scan_strategy(at_plan, calibration, spaces[index], {report.best.plan.micro_batch}, phase);
+    if (report.baselines[index - 1].fits) {
+      // Recorded against the scenario as given (its micro-batch may be free), as the plan is.
+      record_plan_configuration(report.baselines[index - 1].plan, scenario, calibration);
+    }
+  }
+  adopt_faster_baseline(report);
+}
+
+}  // namespace
+
+bool same_plan_choices(const Plan& a, const Plan& b) {
+  if (a.micro_batch != b.micro_batch || a.gradient_accumulation_steps != b.gradient_accumulation_steps ||
+      a.operators.size() != b.operators.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.operators.size(); ++i) {
+    const OperatorChoice& x = a.operators[i];
+    const OperatorChoice& y = b.operators[i];
+    if (x.scopes.name() != y.scopes.name() ||
+        x.secondary_parameter_partition != y.secondary_parameter_partition || x.slices != y.slices ||
+        x.sharded_slices != y.sharded_slices || x.checkpoint != y.checkpoint) {
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+// The report's candidates: the plan, the search's pick at each kept batch size and every fitting baseline,
+// distinct, fastest first (ties keep that order), at most `limit`.
+std::vector<Plan> candidate_plans(const PlanReport& report, std::vector<Plan> per_batch, std::size_t limit,
+                                  const Scenario& scenario, const Calibration& calibration) {
+  std::vector<Plan> pool;
+  if (report.best.fits) {
+    pool.push_back(report.best.plan);
+    if (!report.best.adopted_from.empty())
+      pool.back().strategy = report.best.adopted_from;  // whose plan it is
+  }
+  for (Plan& p : per_batch) {
+    record_plan_configuration(p, scenario, calibration);
+    pool.push_back(std::move(p));
+  }
+  for (const StrategyResult& b : report.baselines) {
+    if (b.fits) pool.push_back(b.plan);
+  }
+  std::stable_sort(pool.begin(), pool.end(), [](const Plan& a, const Plan& b) {
+    return a.predicted.samples_per_second > b.predicted.samples_per_second;
+  });
+  std::vector<Plan> out;
+  for (Plan& p : pool) {
+    if (out.size() == limit) break;
+    const auto seen = [&](const Plan& q) { return same_plan_choices(p, q); };
+    if (std::none_of(out.begin(), out.end(), seen)) out.push_back(std::move(p));
+  }
+  return out;
 }
 
 PlanObserver& observer_or_default(PlanObserver* observer) {
@@ -446,19 +537,39 @@ PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibr
   return out;
 }
 
+std::vector<OperatorCost> plan_operator_costs(const Scenario& scenario, const Calibration& calibration,
+                                              const Plan& plan) {
+  const std::unique_ptr<CostModel> model =
+      make_cost_model(scenario, calibration, plan.gradient_accumulation_steps);
+  const std::vector<ItemCost> costs = operator_item_costs(*model, plan.operators, plan.micro_batch);
+  std::vector<OperatorCost> out;
+  out.reserve(costs.size());
+  for (std::size_t i = 0; i < plan.operators.size(); ++i) {
+    out.push_back({costs[i], model->memory(i, plan.operators[i], plan.micro_batch)});
+  }
+  return out;
+}
+
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines,
                          PlanObserver* observer) {
+  return plan_scenario(scenario, calibration, PlanRequest{with_baselines, 0}, observer);
+}
+
+PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, const PlanRequest& request,
+                         PlanObserver* observer) {
   validate_scenario(scenario);
-  const std::vector<SearchSpace> spaces = scenario_spaces(scenario, with_baselines);
+  const std::vector<SearchSpace> spaces = scenario_spaces(scenario, request.with_baselines);
   const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);
   // One unit per batch size of every strategy, and one for the Pareto front.
   ProgressMeter meter(observer_or_default(observer), spaces.size() * micro_batches.size() + 1);
   PlanReport report;
+  std::vector<Plan> per_batch;  // the search's pick at its fastest batch sizes, for the candidates
   for (std::size_t index = 0; index < spaces.size(); ++index) {
     meter.check_cancelled();
     meter.observer().strategy_started(spaces[index].name, static_cast<int>(index),
                                       static_cast<int>(spaces.size()));
-    StrategyResult result = scan_strategy(scenario, calibration, spaces[index], micro_batches, meter);
+    StrategyResult result = scan_strategy(scenario, calibration, spaces[index], micro_batches, meter,
+                                          index == 0 ? &per_batch : nullptr, request.candidate_plans);
     if (index == 0) {
       report.best = std::move(result);
     } else {
@@ -466,6 +577,13 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
     }
   }
   adopt_faster_baseline(report);
+  if (scenario.training.batch_policy == BatchPolicy::equal) {
+    compare_at_equal_batch(report, scenario, calibration, spaces, meter);
+  }
+  if (request.candidate_plans > 0) {
+    report.candidates =
+        candidate_plans(report, std::move(per_batch), request.candidate_plans, scenario, calibration);
+  }
   meter.check_cancelled();
   if (report.best.fits) {
     // At the best plan's batch size, with the curve shown up to the device's memory.

@@ -77,7 +77,7 @@ TEST(Planner, FullSpaceIsNeverWorseThanOsdpAndIsCertified) {
 }
 
 TEST(Planner, NothingFitsReportsTheMinimumMemory) {
-  const Scenario s = titan_8gb("ws-2x12288");
+  const Scenario s = titan_8gb("llama-7b");
   const PlanReport report = plan_scenario(s, Calibration{}, false);
   EXPECT_FALSE(report.best.fits);
   EXPECT_GT(report.best.minimum_memory_bytes, 8e9);
