@@ -13,6 +13,7 @@
 #include "planner/core/units.hpp"
 #include "planner/cost/cost_model.hpp"
 #include "planner/program/iteration_program.hpp"
+#include "planner/program/memory_peak.hpp"
 #include "planner/program/schedule.hpp"
 #include "planner/search/plan_check.hpp"
 
@@ -61,17 +62,21 @@ std::vector<ItemCost> operator_item_costs(const CostModel& model, const std::vec
   return out;
 }
 
-// A whole plan's iteration time under the topology model: its program scheduled on two streams with
+// A whole plan under the topology model: its iteration time is its program scheduled on two streams with
 // uncontended collectives (what the simulator runs), so neighbours that share a window are priced as they
-// are (the search's per-operator sum assumed alike neighbours). The paper model is separable: its plan
-// time is the sum of its operators' costs.
-double scheduled_seconds(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
+// are (the search's per-operator sum assumed alike neighbours); its peak memory is the program's, over
+// every order its streams can run in (program/memory_peak.hpp; the search's per-operator transient is a
+// bound on it). The paper model is separable: its plan time is the sum of its operators' costs.
+struct WholePlan {
+  double seconds = 0;
+  double peak_bytes = 0;  // runtime reserve included
+};
+WholePlan scheduled_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
   const ExecutionOptions& e = scenario.execution;
   const IterationProgram program =
       build_iteration_program(scenario, calibration, plan, e.prefetch_depth, !e.overlap, e.bucket_bytes);
-  return schedule_program(program,
-                          CollectiveCost(scenario.cluster, scenario.training.group_size, calibration))
-      .iteration_seconds;
+  const CollectiveCost collectives(scenario.cluster, scenario.training.group_size, calibration);
+  return {schedule_program(program, collectives).iteration_seconds, program_peak_bytes(program)};
 }
 
 bool schedules_plans(const Scenario& scenario) {
@@ -161,19 +166,19 @@ double minimum_memory_bytes(const SearchSpace& space, const PlanInstance& inst) 
   return peak + inst.fixed_bytes;
 }
 
-// A solved row's time is its whole plan's (scheduled_seconds); the search's own objective stays in the
-// outcome.
+// A solved row's time and peak are its whole plan's (scheduled_plan; without a schedule, the search's);
+// the search's own objective stays in the outcome.
 BatchRow batch_row(TrainingStep step, const PlanInstance& inst, const BatchOutcome& outcome,
-                   double whole_plan_seconds) {
+                   const WholePlan& whole_plan) {
   BatchRow row;
   row.micro_batch = step.micro_batch;
   row.gradient_accumulation_steps = step.accumulation_steps;
   row.status = outcome.status;
   if (outcome.status == BatchStatus::pruned) row.lower_bound_seconds = outcome.lower_bound_seconds;
   if (outcome.status != BatchStatus::solved) return row;
-  row.iteration_seconds = whole_plan_seconds;
-  row.samples_per_second = inst.samples_per_iteration / whole_plan_seconds;
-  row.peak_memory_bytes = selection_peak_bytes(inst.problem, outcome.picks) + inst.fixed_bytes;
+  row.iteration_seconds = whole_plan.seconds;
+  row.samples_per_second = inst.samples_per_iteration / whole_plan.seconds;
+  row.peak_memory_bytes = whole_plan.peak_bytes;
   row.lower_bound_seconds = outcome.lower_bound_seconds;
   return row;
 }
@@ -227,25 +232,45 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
   PlanInstance inst;
   if (!micro_batches.empty()) {
     inst = build_instance(scenario, calibration, space, step_at(0));
-    result.minimum_memory_bytes = minimum_memory_bytes(space, inst);
+    // What the search can promise: at this limit the bounded search (below) finds a plan.
+    result.minimum_memory_bytes = minimum_memory_bytes(
+        space,
+        build_instance(scenario, calibration, space, step_at(0), CostModel::NeighbourBuffers::any_choice));
   }
   double best_throughput = 0;
   for (std::size_t k = 0; k < micro_batches.size(); ++k) {
     meter.check_cancelled();
     const TrainingStep step = step_at(k);
     if (k > 0) inst = build_instance(scenario, calibration, space, step);
-    const BatchOutcome outcome =
-        space.uniform ? solve_uniform(inst) : solve_per_operator(inst, best_throughput);
-    result.solver_cells += outcome.solver_cells;
-    double whole_plan_seconds = outcome.seconds;
-    if (outcome.status == BatchStatus::solved && schedules_plans(scenario)) {
+    const auto solve = [&](const PlanInstance& instance) {
+      BatchOutcome solved =
+          space.uniform ? solve_uniform(instance) : solve_per_operator(instance, best_throughput);
+      result.solver_cells += solved.solver_cells;
+      return solved;
+    };
+    const auto whole_plan_of = [&](const PlanInstance& instance, const BatchOutcome& solved) {
+      WholePlan whole{solved.seconds,
+                      selection_peak_bytes(instance.problem, solved.picks) + instance.fixed_bytes};
+      if (!schedules_plans(scenario)) return whole;
       Plan plan;
       plan.micro_batch = step.micro_batch;
       plan.gradient_accumulation_steps = step.accumulation_steps;
-      plan.operators = picked_choices(inst, outcome.picks);
-      whole_plan_seconds = scheduled_seconds(scenario, calibration, plan);
+      plan.operators = picked_choices(instance, solved.picks);
+      return scheduled_plan(scenario, calibration, plan);
+    };
+    BatchOutcome outcome = solve(inst);
+    WholePlan whole_plan{outcome.seconds, 0};
+    if (outcome.status == BatchStatus::solved) {
+      whole_plan = whole_plan_of(inst, outcome);
+      // The search counted neighbours' buffers as if alike; when the pick's real neighbours hold more than
+      // the limit allows, search again with the bound that holds whatever they choose.
+      if (whole_plan.peak_bytes > static_cast<double>(scenario.training.memory_limit_bytes) * (1 + 1e-12)) {
+        inst = build_instance(scenario, calibration, space, step, CostModel::NeighbourBuffers::any_choice);
+        outcome = solve(inst);
+        if (outcome.status == BatchStatus::solved) whole_plan = whole_plan_of(inst, outcome);
+      }
     }
-    const BatchRow row = batch_row(step, inst, outcome, whole_plan_seconds);
+    const BatchRow row = batch_row(step, inst, outcome, whole_plan);
     result.batches.push_back(row);
     meter.observer().batch_solved(space.name, row);
     if (row.status == BatchStatus::does_not_fit) {
@@ -299,7 +324,7 @@ std::vector<SearchSpace> scenario_spaces(const Scenario& scenario, bool with_bas
 }
 
 // The full space holds every baseline's plan, so the product never reports a slower one: when a baseline's
-// whole plan (scheduled_seconds) beats the search's pick (whose objective assumed alike neighbours), it
+// whole plan (scheduled_plan) beats the search's pick (whose objective assumed alike neighbours), it
 // becomes the plan, named as such.
 void adopt_faster_baseline(PlanReport& report) {
   if (!report.best.fits) return;
@@ -441,8 +466,16 @@ PlanInstance build_instance(const Scenario& scenario, const Calibration& calibra
 }
 
 PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
-                            const SearchSpace& space, TrainingStep step) {
+                            const SearchSpace& space, TrainingStep step,
+                            CostModel::NeighbourBuffers neighbours) {
   const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration, step.accumulation_steps);
+  // What the space lets neighbours gather bounds each transient under any_choice (DDP gathers nothing).
+  const auto any_scope = [&](auto sharded) {
+    return std::any_of(space.scopes.begin(), space.scopes.end(), sharded);
+  };
+  model->set_neighbour_buffers(neighbours,
+                               any_scope([](const Scopes& s) { return s.parameters != ShardScope::N; }),
+                               any_scope([](const Scopes& s) { return s.gradients != ShardScope::N; }));
   PlanInstance inst;
   inst.fixed_bytes = model->fixed_bytes();
   inst.samples_per_iteration = model->samples_per_iteration(step.micro_batch);
@@ -529,8 +562,12 @@ PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibr
     picks.push_back(0);
     out.iteration_seconds += c.seconds;
   }
-  if (schedules_plans(scenario)) out.iteration_seconds = scheduled_seconds(scenario, calibration, plan);
   out.peak_memory_bytes = selection_peak_bytes(problem, picks) + model->fixed_bytes();
+  if (schedules_plans(scenario)) {
+    const WholePlan whole_plan = scheduled_plan(scenario, calibration, plan);
+    out.iteration_seconds = whole_plan.seconds;
+    out.peak_memory_bytes = whole_plan.peak_bytes;
+  }
   out.samples_per_second = model->samples_per_iteration(plan.micro_batch) / out.iteration_seconds;
   out.tokens_per_second = out.samples_per_second * static_cast<double>(scenario.model.sequence_length);
   check_plan_fits(plan, scenario, out.peak_memory_bytes);

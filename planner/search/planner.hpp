@@ -104,8 +104,11 @@ struct PlanInstance {
   double fixed_bytes = 0;
   double samples_per_iteration = 0;
 };
+// Items' transients count neighbours' buffers as `neighbours` says (cost_model.hpp): `alike` is the
+// search's estimate (its pick's whole-plan peak is then checked), `any_choice` a bound that every pick meets.
 PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
-                            const SearchSpace& space, TrainingStep step);
+                            const SearchSpace& space, TrainingStep step,
+                            CostModel::NeighbourBuffers neighbours = CostModel::NeighbourBuffers::alike);
 // The same at the scenario's own gradient_accumulation_steps.
 PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
                             const SearchSpace& space, std::int64_t micro_batch);
