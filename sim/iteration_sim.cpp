@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <map>
@@ -136,6 +137,9 @@ struct IterationLog {
   std::int64_t finished_streams = 0;  // streams that ran their last task
 };
 
+// Above this many micro-steps the simulator looks for a steady state (as the planner's schedule does).
+constexpr int kSteadyStateAboveSteps = 64;
+
 // Runs the program on every GPU's compute and communication streams without actors: each stream is a
 // cursor over its tasks, advanced from SimGrid's completion callbacks (maestro's context). A stream whose
 // task waits on the other stream's task stops until that one is done; a collective joins its ring's
@@ -146,16 +150,18 @@ struct IterationLog {
 class IterationExecutor {
  public:
   IterationExecutor(const IterationProgram& program, const RingContext& rings, const Platform& platform,
-                    IterationLog& log)
+                    IterationLog& log, bool steady_state)
       : program_(program), rings_(rings), platform_(platform), log_(log) {
     const std::size_t length = program.step_tasks;
     for (std::size_t i = 0; i < program.tasks.size(); ++i) {
       const auto s = static_cast<std::size_t>(program.tasks[i].stream == Task::Stream::compute ? 0 : 1);
       (i < length ? step_order_[s] : update_order_[s]).push_back(i);
     }
+    steady_.watching = steady_state && program.micro_steps > kSteadyStateAboveSteps && length > 0;
     gpus_.reserve(static_cast<std::size_t>(rings.gpus));
     for (int rank = 0; rank < rings.gpus; ++rank) {
       Gpu& gpu = gpus_.emplace_back();
+      if (steady_.watching) gpu.last_times.assign(2 * length, 0.0);
       gpu.done.assign(program.tasks.size(), 0);
       gpu.current = program.resident;
       gpu.peak_bytes = total(gpu.current);
@@ -183,9 +189,21 @@ class IterationExecutor {
     drain();
   }
 
+  // Micro-steps not simulated because the ones before them repeated (steady state), and the seconds each
+  // adds.
+  int skipped_steps() const { return skipped_steps_; }
+  double step_period_seconds() const { return steady_.period; }
+
   GpuResult result(int rank, double iteration_seconds) const {
     const Gpu& gpu = gpus_[static_cast<std::size_t>(rank)];
-    return {rank, gpu.peak_bytes, gpu.compute_seconds, iteration_seconds - gpu.compute_seconds};
+    double step_compute_seconds = 0;  // the same on every GPU
+    for (std::size_t i = 0; i < program_.step_tasks; ++i) {
+      const Task& t = program_.tasks[i];
+      if (t.total_bytes <= 0) step_compute_seconds += t.compute_seconds;
+    }
+    const double compute_seconds =
+        gpu.compute_seconds + static_cast<double>(skipped_steps_) * step_compute_seconds;
+    return {rank, gpu.peak_bytes, compute_seconds, iteration_seconds - compute_seconds};
   }
 
  private:
@@ -197,7 +215,8 @@ class IterationExecutor {
     double start_seconds = 0;
   };
   struct Gpu {
-    std::vector<int> done;  // finished runs per task position
+    std::vector<int> done;           // finished runs per task position
+    std::vector<double> last_times;  // start and end of each micro-step task's latest run (steady state)
     MemoryBytes current{};
     double peak_bytes = 0;
     double compute_seconds = 0;
@@ -213,7 +232,7 @@ class IterationExecutor {
   bool current(int stream, std::size_t cursor, std::size_t& index, int& step) const {
     const auto s = static_cast<std::size_t>(stream);
     const std::size_t per_step = step_order_[s].size();
-    const std::size_t stepped = per_step * static_cast<std::size_t>(program_.micro_steps);
+    const std::size_t stepped = per_step * static_cast<std::size_t>(steps_to_run_);
     if (cursor < stepped) {
       index = step_order_[s][cursor % per_step];
       step = static_cast<int>(cursor / per_step);
@@ -257,7 +276,8 @@ class IterationExecutor {
       if (st.blocked) return;
       st.busy = true;
       st.start_seconds = sg4::Engine::get_clock();
-      allocate(rank, gpu, task.alloc_at_start, st.start_seconds);
+      if (index < program_.step_tasks) highest_step_begun_ = std::max(highest_step_begun_, step);
+      allocate(rank, gpu, task.alloc_at_start, shown(index, st.start_seconds));
       if (task.total_bytes > 0) {
         join_collective(rank, task, index, step);  // ends through an ended event
       } else if (task.compute_seconds > 0) {
@@ -285,7 +305,7 @@ class IterationExecutor {
       run = task.waits_on_previous_step ? step - 1 : step;
       if (run < 0) return true;  // the first micro-step has none before it
     } else if (w < length) {
-      run = program_.micro_steps - 1;  // the update waits on the last micro-step
+      run = steps_to_run_ - 1;  // the update waits on the last micro-step run
     }
     return gpu.done[w] > run;
   }
@@ -299,15 +319,58 @@ class IterationExecutor {
     current(stream, st.cursor, index, step);
     const Task& task = program_.tasks[index];
     const double end_seconds = sg4::Engine::get_clock();
-    release(rank, gpu, task.free_at_end, end_seconds);
+    release(rank, gpu, task.free_at_end, shown(index, end_seconds));
     if (rank < log_.trace_ranks) {
-      log_.trace.push_back({rank, stream, task_name(program_, index, step), st.start_seconds, end_seconds});
+      log_.trace.push_back({rank, stream, task_name(program_, index, step), shown(index, st.start_seconds),
+                            shown(index, end_seconds)});
+    }
+    if (index < program_.step_tasks && steady_.watching) {
+      watch_step(gpu, index, step, st.start_seconds, end_seconds);
     }
     ++gpu.done[index];
     ++st.cursor;
     st.busy = false;
     if (gpu.streams[static_cast<std::size_t>(1 - stream)].blocked)
       queue_.push_back({rank, 1 - stream, false});
+  }
+
+  // A time as the trace shows it: the update's tasks run after the skipped micro-steps.
+  double shown(std::size_t index, double seconds) const {
+    return index < program_.step_tasks ? seconds
+                                       : seconds + static_cast<double>(skipped_steps_) * steady_.period;
+  }
+
+  // Compares a micro-step task's run with its run in the step before; once two whole steps in a row are
+  // copies of their predecessors with one period, the rest repeat it: the streams stop after the
+  // micro-steps already begun, and the skipped ones add their period each (the state a micro-step starts
+  // from is made of the step before it: prefetch and waits reach one step back).
+  void watch_step(Gpu& gpu, std::size_t index, int step, double start_seconds, double end_seconds) {
+    double& last_start = gpu.last_times[2 * index];
+    double& last_end = gpu.last_times[2 * index + 1];
+    if (step > 0) {
+      const double d_start = start_seconds - last_start, d_end = end_seconds - last_end;
+      const auto period = steady_.periods.try_emplace(step, d_start).first->second;
+      const double tolerance = 1e-9 * std::max(std::abs(period), 1e-9);
+      bool& shifted = steady_.shifted.try_emplace(step, true).first->second;
+      shifted = shifted && std::abs(d_start - period) <= tolerance && std::abs(d_end - period) <= tolerance;
+    }
+    last_start = start_seconds;
+    last_end = end_seconds;
+    const auto runs_per_step = static_cast<std::int64_t>(program_.step_tasks) * rings_.gpus;
+    if (++steady_.ended[step] < runs_per_step || step < 2) return;
+    const bool repeats = steady_.shifted[step] && steady_.shifted[step - 1] &&
+                         std::abs(steady_.periods[step] - steady_.periods[step - 1]) <=
+                             1e-9 * std::max(std::abs(steady_.periods[step]), 1e-9);
+    steady_.ended.erase(step - 1);
+    steady_.shifted.erase(step - 2);
+    steady_.periods.erase(step - 2);
+    if (!repeats || steps_to_run_ < program_.micro_steps) return;
+    const int run = std::max(highest_step_begun_ + 1, step + 1);
+    if (run >= program_.micro_steps) return;
+    steady_.watching = false;
+    steady_.period = steady_.periods[step];
+    steps_to_run_ = run;
+    skipped_steps_ = program_.micro_steps - run;
   }
 
   void allocate(int rank, Gpu& gpu, const MemoryBytes& bytes, double now_seconds) {
@@ -369,6 +432,18 @@ class IterationExecutor {
   std::vector<Gpu> gpus_;
   std::deque<Event> queue_;
   bool draining_ = false;
+  int steps_to_run_ = program_.micro_steps;  // micro-steps simulated (fewer once a steady state is proven)
+  int highest_step_begun_ = 0;
+  int skipped_steps_ = 0;
+  // Micro-step k is a copy of micro-step k - 1 shifted in time when every task of every GPU starts and ends
+  // exactly `period` later (to rounding); `ended` counts the task runs of each step still watched.
+  struct SteadyState {
+    bool watching = false;
+    std::map<int, std::int64_t> ended;
+    std::map<int, bool> shifted;
+    std::map<int, double> periods;
+    double period = 0;
+  } steady_;
   using RunKey = std::tuple<std::size_t, int, int>;  // run number, group kind, ring id
   std::map<RunKey, std::unique_ptr<RingRun>> runs_;
   std::map<const RingRun*, RunKey> run_keys_;
@@ -440,6 +515,19 @@ IterationResult assemble_result(const IterationProgram& program, double iteratio
   return result;
 }
 
+// Ring messages of one micro-step on all GPUs: per rank one per coarse flow or step-model step.
+std::int64_t step_messages(const IterationProgram& program, int gpus, int group_size, int coarse_above) {
+  std::int64_t per_rank = 0;
+  for (std::size_t i = 0; i < program.step_tasks; ++i) {
+    const Task& t = program.tasks[i];
+    const RingSeat seat = seat_of(t.group, 0, gpus, group_size);
+    if (t.total_bytes <= 0 || seat.size <= 1) continue;
+    const int steps = ring_steps(t.kind, seat.size);
+    if (steps > 0) per_rank += coarse_ring(static_cast<std::size_t>(seat.size), coarse_above) ? 1 : steps;
+  }
+  return per_rank * gpus;
+}
+
 // The simulation's size: no actor (IterationExecutor), and per task on every rank one execution or, for a
 // collective, one flow per ring (coarse model) or one message per ring step (step model).
 SimulationSize iteration_size(const IterationProgram& program, int gpus, int group_size, int coarse_above) {
@@ -494,14 +582,18 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
   const double iteration_seconds = translate_simgrid_errors([&] {
     sg4::Engine& engine = create_engine();
     platform.emplace(scenario.cluster, routed_pairs(program, gpus, group_size));
-    executor.emplace(program, rings, *platform, log);
+    executor.emplace(program, rings, *platform, log, options.steady_state);
     sg4::Activity::on_completion_cb([&executor](const sg4::Activity& a) { executor->on_completion(a); });
     executor->start();
     return run_to_completion(engine, log.finished_streams, 2 * static_cast<std::int64_t>(gpus),
                              "the iteration");
   });
-  IterationResult result = assemble_result(program, iteration_seconds, *executor, gpus, std::move(log));
-  result.links = link_usage(program, *platform, gpus, group_size, iteration_seconds);
+  const int skipped = executor->skipped_steps();
+  log.messages += skipped * step_messages(program, gpus, group_size, options.coarse_above);
+  const double total_seconds = iteration_seconds + skipped * executor->step_period_seconds();
+  IterationResult result = assemble_result(program, total_seconds, *executor, gpus, std::move(log));
+  result.steady_state_micro_steps = skipped;
+  result.links = link_usage(program, *platform, gpus, group_size, total_seconds);
   return result;
 }
 

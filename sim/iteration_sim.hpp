@@ -19,7 +19,8 @@ struct IterationOptions {
   bool overlap = true;     // false: one stream per GPU, every task in order (adds up like the planner)
   int coarse_above = kCoarseAboveRanks;  // rings with more ranks use the coarse model (coarse_ring)
   int trace_ranks = 8;                   // ranks whose activities and memory are kept for the trace
-  double bucket_bytes = 0;  // gradient bucket size (0: each slice's gradients are reduced on their own)
+  double bucket_bytes = 0;   // gradient bucket size (0: each slice's gradients are reduced on their own)
+  bool steady_state = true;  // above 64 micro-steps, add repeating micro-steps instead of simulating them
   bool operator==(const IterationOptions&) const = default;
 };
 
@@ -65,6 +66,9 @@ struct IterationResult {
   std::vector<MemorySample> memory;
   std::vector<LinkUsage> links;  // every link direction that carried traffic, by name
   std::int64_t activities = 0;   // SimGrid communications and executions started
+  // Micro-steps not simulated: after two micro-steps that repeated their predecessors exactly (every task
+  // of every GPU shifted by one period, to rounding), each adds that period (absent from the trace).
+  int steady_state_micro_steps = 0;
   bool operator==(const IterationResult&) const = default;  // exact, field by field
 };
 

@@ -39,7 +39,7 @@ using Json = nlohmann::ordered_json;
 
 struct Options {
   std::string scenario, plan, strategy, trace, links, result_json;
-  bool json = false, serial = false, overlap = false, compare = false;
+  bool json = false, serial = false, overlap = false, compare = false, every_step = false;
   int prefetch = -1;  // -1: the scenario's execution.prefetch_depth
   int trace_ranks = sim::IterationOptions{}.trace_ranks;
   int coarse_above = sim::IterationOptions{}.coarse_above;
@@ -84,6 +84,7 @@ sim::IterationOptions iteration_options(const Options& o, const Scenario& scenar
   options.bucket_bytes = scenario.execution.bucket_bytes;
   options.trace_ranks = o.trace_ranks;
   options.coarse_above = o.coarse_above;
+  options.steady_state = !o.every_step;
   return options;
 }
 
@@ -164,6 +165,7 @@ void print_json(const Scenario& scenario, const Plan& plan, const PlanPrediction
   j["planner"] = {{"iteration_seconds", predicted.iteration_seconds},
                   {"peak_memory_bytes", predicted.peak_memory_bytes}};
   j["activities"] = result.activities;
+  if (result.steady_state_micro_steps > 0) j["steady_state_micro_steps"] = result.steady_state_micro_steps;
   j["gpus"] = Json::array();
   for (const sim::GpuResult& g : result.gpus) {
     j["gpus"].push_back({{"rank", g.rank},
@@ -186,6 +188,12 @@ void print_summary(const Scenario& scenario, const Plan& plan, const sim::Iterat
   out << format("  iteration %s, %.2f samples/s, %.0f tokens/s, %lld SimGrid activities\n",
                 units::format_duration(result.iteration_seconds).c_str(), result.samples_per_second,
                 result.tokens_per_second, static_cast<long long>(result.activities));
+  if (result.steady_state_micro_steps > 0) {
+    out << "  steady state: the last " << result.steady_state_micro_steps << " of "
+        << plan.gradient_accumulation_steps
+        << " micro-steps repeat the one before exactly and are added, not simulated (absent from the "
+           "trace)\n";
+  }
   const Maxima m = maxima(result);
   out << "  per GPU (max over ranks): compute " << units::format_duration(m.compute_seconds)
       << ", exposed communication " << units::format_duration(m.exposed_comm_seconds) << ", peak memory "
@@ -247,6 +255,10 @@ Registered register_simulate(CLI::App& app) {
   cmd->add_option("--coarse-above", o->coarse_above,
                   "Rings with more ranks than this use the coarse flow model (default 16)")
       ->check(CLI::Range(0, 1 << 30));
+  cmd->add_flag(
+      "--every-step", o->every_step,
+      "Simulate every micro-step (default: above 64, micro-steps that repeat the one before exactly "
+      "are added instead)");
   cmd->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace (Trace Event JSON)")
       ->check(non_empty("a file path"));
   cmd->add_option("--links", o->links, "Write bytes and utilisation per link direction as CSV")

@@ -104,6 +104,34 @@ TEST(IterationSim, GradientAccumulationAndMultiNodeSerialEqualThePlanner) {
   EXPECT_NEAR(peak_of(r), p.peak, 0.02 * p.peak);
 }
 
+// Above 64 micro-steps the simulator stops once two micro-steps repeated their predecessors exactly and adds
+// the rest: the iteration, per-GPU compute, peak memory and activity count equal simulating every step.
+TEST(IterationSim, SteadyStateMicroStepsEqualSimulatingEveryStep) {
+  const std::string text =
+      "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 1}\n"
+      "training: {memory_limit: 16GB, runtime_reserve: 1GiB, gradient_accumulation_steps: 70, "
+      "group_size: 4, max_micro_batch: 2}\n";
+  const Scenario s = load(text);
+  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("paro-IIG", s.training));
+  ASSERT_TRUE(planned.fits);
+  ASSERT_EQ(planned.plan.gradient_accumulation_steps, 70);
+  IterationOptions every;
+  every.steady_state = false;
+  const IterationResult full = simulate_in_child(text, planned.plan, every);
+  const IterationResult steady = simulate_in_child(text, planned.plan, IterationOptions{});
+  EXPECT_EQ(full.steady_state_micro_steps, 0);
+  EXPECT_GT(steady.steady_state_micro_steps, 60);
+  EXPECT_NEAR(steady.iteration_seconds, full.iteration_seconds, 1e-9 * full.iteration_seconds);
+  EXPECT_EQ(steady.activities, full.activities);
+  ASSERT_EQ(steady.gpus.size(), full.gpus.size());
+  for (std::size_t g = 0; g < full.gpus.size(); ++g) {
+    EXPECT_EQ(steady.gpus[g].peak_memory_bytes, full.gpus[g].peak_memory_bytes);
+    EXPECT_NEAR(steady.gpus[g].compute_seconds, full.gpus[g].compute_seconds,
+                1e-9 * full.gpus[g].compute_seconds);
+  }
+  EXPECT_EQ(steady.links.size(), full.links.size());
+}
+
 TEST(IterationSim, OverlappingStreamsAreFasterThanSerial) {
   const Scenario s = load(kTitan);
   const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
