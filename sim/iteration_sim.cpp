@@ -150,8 +150,8 @@ constexpr int kSteadyStateAboveSteps = 64;
 class IterationExecutor {
  public:
   IterationExecutor(const IterationProgram& program, const RingContext& rings, const Platform& platform,
-                    IterationLog& log, bool steady_state)
-      : program_(program), rings_(rings), platform_(platform), log_(log) {
+                    IterationLog& log, bool steady_state, SimulationObserver* observer)
+      : program_(program), rings_(rings), platform_(platform), log_(log), observer_(observer) {
     const std::size_t length = program.step_tasks;
     for (std::size_t i = 0; i < program.tasks.size(); ++i) {
       const auto s = static_cast<std::size_t>(program.tasks[i].stream == Task::Stream::compute ? 0 : 1);
@@ -188,6 +188,8 @@ class IterationExecutor {
     if (run->finished()) forget(run);
     drain();
   }
+
+  bool cancelled() const { return cancelled_; }
 
   // Micro-steps not simulated because the ones before them repeated (steady state), and the seconds each
   // adds.
@@ -253,9 +255,13 @@ class IterationExecutor {
       const Event e = queue_.front();
       queue_.pop_front();
       if (e.ended) end_task(e.rank, e.stream);
-      advance(e.rank, e.stream);
+      if (!cancelled_) advance(e.rank, e.stream);
     }
     draining_ = false;
+    if (observer_ != nullptr && !cancelled_ && ++events_ % kEventsPerReport == 0) {
+      observer_->progress(sg4::Engine::get_clock(), log_.messages);
+      cancelled_ = cancelled_ || observer_->cancelled();
+    }
   }
 
   // Begins the stream's tasks in order until one runs for a while, waits on the other stream, or none is
@@ -432,6 +438,10 @@ class IterationExecutor {
   std::vector<Gpu> gpus_;
   std::deque<Event> queue_;
   bool draining_ = false;
+  SimulationObserver* observer_ = nullptr;
+  static constexpr std::int64_t kEventsPerReport = 4096;
+  std::int64_t events_ = 0;
+  bool cancelled_ = false;                   // no task starts any more
   int steps_to_run_ = program_.micro_steps;  // micro-steps simulated (fewer once a steady state is proven)
   int highest_step_begun_ = 0;
   int skipped_steps_ = 0;
@@ -564,7 +574,7 @@ void check_iteration_size(const Scenario& scenario) {
 }
 
 IterationResult simulate_iteration(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
-                                   const IterationOptions& options) {
+                                   const IterationOptions& options, SimulationObserver* observer) {
   const int gpus = scenario.cluster.gpus();
   const int group_size = scenario.training.group_size;
   check_simulation_size({"the iteration", gpus, 0, 0});
@@ -582,11 +592,16 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
   const double iteration_seconds = translate_simgrid_errors([&] {
     sg4::Engine& engine = create_engine();
     platform.emplace(scenario.cluster, routed_pairs(program, gpus, group_size));
-    executor.emplace(program, rings, *platform, log, options.steady_state);
+    executor.emplace(program, rings, *platform, log, options.steady_state, observer);
     sg4::Activity::on_completion_cb([&executor](const sg4::Activity& a) { executor->on_completion(a); });
     executor->start();
-    return run_to_completion(engine, log.finished_streams, 2 * static_cast<std::int64_t>(gpus),
-                             "the iteration");
+    try {
+      return run_to_completion(engine, log.finished_streams, 2 * static_cast<std::int64_t>(gpus),
+                               "the iteration");
+    } catch (const SimulationError&) {
+      if (executor->cancelled()) throw SimulationCancelled();  // the streams stopped on purpose
+      throw;
+    }
   });
   const int skipped = executor->skipped_steps();
   log.messages += skipped * step_messages(program, gpus, group_size, options.coarse_above);
@@ -594,6 +609,7 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
   IterationResult result = assemble_result(program, total_seconds, *executor, gpus, std::move(log));
   result.steady_state_micro_steps = skipped;
   result.links = link_usage(program, *platform, gpus, group_size, total_seconds);
+  if (observer != nullptr) observer->progress(total_seconds, result.activities);
   return result;
 }
 

@@ -11,6 +11,7 @@
 #include "planner/core/scenario.hpp"
 #include "planner/program/iteration_program.hpp"
 #include "sim/collectives/ring_actor.hpp"
+#include "sim/simulation_observer.hpp"
 
 namespace shardscope::sim {
 
@@ -79,8 +80,9 @@ void check_iteration_size(const Scenario& scenario);
 
 // Runs one simulation. SimGrid allows one engine per process: a second call in the same process throws
 // SimulationError (run further simulations through a ChildProcessRunner, runner.hpp). Throws InputError for a
-// plan that does not match the model and SimulationError when the simulation cannot progress.
+// plan that does not match the model and SimulationError when the simulation cannot progress. `observer`
+// (optional) sees progress and may cancel (SimulationCancelled).
 IterationResult simulate_iteration(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
-                                   const IterationOptions& options);
+                                   const IterationOptions& options, SimulationObserver* observer = nullptr);
 
 }  // namespace shardscope::sim

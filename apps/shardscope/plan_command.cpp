@@ -142,9 +142,9 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
 
 // Plans with progress on stderr (progress_style) while Ctrl-C cancels; nullopt when it was cancelled.
 std::optional<PlanReport> plan_with_progress(const Scenario& scenario, const Calibration& calibration,
-                                             bool with_baselines, bool force_progress) {
+                                             bool with_baselines, bool force_progress, bool quiet) {
   const InterruptFlag interrupt;
-  ProgressPrinter printer(std::cerr, progress_style(force_progress), interrupt);
+  ProgressPrinter printer(std::cerr, progress_style(force_progress, quiet), interrupt);
   try {
     PlanReport report = plan_scenario(scenario, calibration, with_baselines, &printer);
     printer.close(true);
@@ -164,6 +164,7 @@ Registered register_plan(CLI::App& app) {
     std::string out;
     bool no_baselines = false;
     bool progress = false;
+    bool quiet = false;
   };
   auto opts = std::make_shared<Options>();
   cmd->add_option("scenario", opts->scenario, "Scenario YAML file")
@@ -176,13 +177,14 @@ Registered register_plan(CLI::App& app) {
   cmd->add_flag("--progress", opts->progress,
                 "Print progress lines on stderr even when it is not a terminal (a terminal gets an updating "
                 "line anyway)");
+  cmd->add_flag("--quiet", opts->quiet, "No progress on stderr, not even on a terminal");
   return {cmd, [opts](std::ostream& out) {
             const Scenario scenario = load_scenario_file(opts->scenario);
             const Calibration calibration = scenario_calibration(scenario);
             // Check the output path before planning, so a bad path fails at once (exit 2).
             const OutputFile plan_file = opts->out.empty() ? OutputFile() : OutputFile("--out", opts->out);
             const std::optional<PlanReport> planned =
-                plan_with_progress(scenario, calibration, !opts->no_baselines, opts->progress);
+                plan_with_progress(scenario, calibration, !opts->no_baselines, opts->progress, opts->quiet);
             if (!planned) {  // Ctrl-C: exit 130, and no plan file (an earlier one is left as it was)
               throw Interrupted("planning cancelled, no plan written");
             }

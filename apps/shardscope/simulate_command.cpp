@@ -16,6 +16,7 @@
 #include "apps/shardscope/no_fit.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
+#include "apps/shardscope/simulate_progress.hpp"
 #include "apps/shardscope/standard_streams.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/error.hpp"
@@ -39,7 +40,8 @@ using Json = nlohmann::ordered_json;
 
 struct Options {
   std::string scenario, plan, strategy, trace, links, result_json;
-  bool json = false, serial = false, overlap = false, compare = false, every_step = false;
+  bool json = false, serial = false, overlap = false, compare = false, every_step = false, quiet = false,
+       progress = false;
   int prefetch = -1;  // -1: the scenario's execution.prefetch_depth
   int trace_ranks = sim::IterationOptions{}.trace_ranks;
   int coarse_above = sim::IterationOptions{}.coarse_above;
@@ -219,6 +221,24 @@ void print_comparison(const PlanPrediction& predicted, const sim::IterationResul
   t.print(out);
 }
 
+// Simulates with progress on stderr (the planner's iteration time is the estimate) while Ctrl-C cancels:
+// exit 130 and no output file.
+sim::IterationResult simulate_with_progress(const Scenario& scenario, const Calibration& calibration,
+                                            const Plan& plan, const sim::IterationOptions& options,
+                                            const PlanPrediction& predicted, bool force_progress,
+                                            bool quiet) {
+  const InterruptFlag interrupt;
+  SimulationProgressPrinter printer(std::cerr, progress_style(force_progress, quiet), interrupt,
+                                    predicted.iteration_seconds);
+  try {
+    sim::IterationResult result = sim::simulate_iteration(scenario, calibration, plan, options, &printer);
+    printer.close(true);
+    return result;
+  } catch (const sim::SimulationCancelled&) {
+    throw Interrupted("simulation cancelled, nothing written");
+  }
+}
+
 }  // namespace
 
 Registered register_simulate(CLI::App& app) {
@@ -268,6 +288,11 @@ Registered register_simulate(CLI::App& app) {
       ->check(non_empty("a file path"));
   cmd->add_flag("--compare", o->compare, "Print the planner's prediction next to the simulation");
   cmd->add_flag("--json", o->json, "Print JSON");
+  CLI::Option* quiet = cmd->add_flag("--quiet", o->quiet, "No progress on stderr, not even on a terminal");
+  cmd->add_flag("--progress", o->progress,
+                "Print progress lines on stderr (at most one a second) even when it is not a terminal (a "
+                "terminal gets an updating line anyway)")
+      ->excludes(quiet);
   return {cmd, [o](std::ostream& out) {
             Scenario scenario = load_scenario_file(o->scenario);
             apply_execution_flags(*o, scenario);
@@ -279,7 +304,8 @@ Registered register_simulate(CLI::App& app) {
             // Before simulating: a plan outside the scenario's space or over its memory limit is refused.
             const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);
             set_abort_explanation(kSimulatorAborted);
-            const sim::IterationResult result = sim::simulate_iteration(scenario, calibration, plan, options);
+            const sim::IterationResult result = simulate_with_progress(scenario, calibration, plan, options,
+                                                                       predicted, o->progress, o->quiet);
             write_outputs(outputs, result);
             if (o->json) {
               print_json(scenario, plan, predicted, result, out);

@@ -132,6 +132,50 @@ TEST(IterationSim, SteadyStateMicroStepsEqualSimulatingEveryStep) {
   EXPECT_EQ(steady.links.size(), full.links.size());
 }
 
+// The observer sees simulated time grow to the iteration's, with the activities so far; asking to cancel
+// stops the simulation with SimulationCancelled (no partial result).
+struct RecordingObserver : SimulationObserver {
+  std::vector<std::pair<double, std::int64_t>> reports;
+  bool cancel = false;
+  void progress(double simulated_seconds, std::int64_t activities) override {
+    reports.emplace_back(simulated_seconds, activities);
+  }
+  std::size_t cancel_after = 0;  // reports before cancelling
+  bool cancelled() const override { return cancel && reports.size() > cancel_after; }
+};
+
+const char* kFourNodes =
+    "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 4}\n"
+    "training: {memory_limit: 16GB, runtime_reserve: 1GiB, max_micro_batch: 2}\n";
+
+TEST(IterationSim, TheObserverSeesSimulatedTimeAndActivitiesGrow) {
+  const Scenario s = load(kFourNodes);
+  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
+  ASSERT_TRUE(planned.fits);
+  RecordingObserver observer;
+  const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, IterationOptions{}, &observer);
+  ASSERT_GE(observer.reports.size(), 2u);
+  for (std::size_t i = 1; i < observer.reports.size(); ++i) {
+    EXPECT_GE(observer.reports[i].first, observer.reports[i - 1].first);
+    EXPECT_GE(observer.reports[i].second, observer.reports[i - 1].second);
+  }
+  EXPECT_EQ(observer.reports.back().first, r.iteration_seconds);
+  EXPECT_EQ(observer.reports.back().second, r.activities);
+  EXPECT_LT(observer.reports.front().first, r.iteration_seconds);
+}
+
+TEST(IterationSim, CancellingStopsWithSimulationCancelled) {
+  const Scenario s = load(kFourNodes);
+  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
+  ASSERT_TRUE(planned.fits);
+  RecordingObserver observer;
+  observer.cancel = true;
+  observer.cancel_after = 3;  // in the middle of the iteration
+  EXPECT_THROW(simulate_iteration(s, Calibration{}, planned.plan, IterationOptions{}, &observer),
+               SimulationCancelled);
+  EXPECT_EQ(observer.reports.size(), 4u);  // no report after the one that cancelled
+}
+
 TEST(IterationSim, OverlappingStreamsAreFasterThanSerial) {
   const Scenario s = load(kTitan);
   const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
