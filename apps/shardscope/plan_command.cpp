@@ -156,9 +156,9 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
 
 // Plans with progress on stderr (progress_style) while Ctrl-C cancels; nullopt when it was cancelled.
 std::optional<PlanReport> plan_with_progress(const Scenario& scenario, const Calibration& calibration,
-                                             const PlanRequest& request, bool force_progress) {
+                                             const PlanRequest& request, bool force_progress, bool quiet) {
   const InterruptFlag interrupt;
-  ProgressPrinter printer(std::cerr, progress_style(force_progress), interrupt);
+  ProgressPrinter printer(std::cerr, progress_style(force_progress, quiet), interrupt);
   try {
     PlanReport report = plan_scenario(scenario, calibration, request, &printer);
     printer.close(true);
@@ -177,6 +177,7 @@ struct Options {
   std::string out;
   bool no_baselines = false;
   bool progress = false;
+  bool quiet = false;
   std::string batch_policy;      // empty: the scenario's training.batch_policy
   std::int64_t micro_batch = 0;  // 0: the scenario's
   int refine = 0;                // candidates to simulate (0: off)
@@ -239,6 +240,7 @@ Registered register_plan(CLI::App& app) {
   cmd->add_flag("--progress", opts->progress,
                 "Print progress lines on stderr even when it is not a terminal (a terminal gets an updating "
                 "line anyway)");
+  cmd->add_flag("--quiet", opts->quiet, "No progress on stderr, not even on a terminal");
   return {
       cmd, [opts](std::ostream& out) {
 #ifndef SHARDSCOPE_HAVE_SIM
@@ -264,7 +266,7 @@ Registered register_plan(CLI::App& app) {
         request.with_baselines = !opts->no_baselines;
         request.candidate_plans = static_cast<std::size_t>(opts->refine);
         std::optional<PlanReport> planned =
-            plan_with_progress(scenario, calibration, request, opts->progress);
+            plan_with_progress(scenario, calibration, request, opts->progress, opts->quiet);
         if (!planned) {  // Ctrl-C: exit 130, and no plan file (an earlier one is left as it was)
           throw Interrupted("planning cancelled, no plan written");
         }

@@ -229,16 +229,17 @@ TEST(SimCli, AnOutputThatCannotBeFinishedLeavesTheOldFile) {
   std::filesystem::remove(path);
 }
 
-// SimGrid dies with abort() when it cannot allocate its actors' stacks (here 1,024 GPUs under a 600 MB
-// address-space limit): that is exit 4 with a last line that says what happened, never 134. (ASan needs far
-// more address space than the limit to start at all, so its preset skips this.)
+// A simulation that cannot fit the address-space limit (here 8,192 GPUs, whose routing table alone is
+// 512 MiB, under a 600 MB limit; the iteration has no actor stacks since it runs without actors, so 1,024
+// GPUs now fit) is exit 4 with a last line that says what happened, never SimGrid's abort() (134). (ASan
+// needs far more address space than the limit to start at all, so its preset skips this.)
 TEST(SimCli, TooLittleAddressSpaceForTheSimulationExitsFour) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "ASan cannot run under a 600 MB address-space limit";
 #endif
   const std::string scenario =
-      write_temp("1024-gpus.yaml",
-                 "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 128}\n"
+      write_temp("8192-gpus.yaml",
+                 "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 1024}\n"
                  "training: {max_micro_batch: 4}\n");
   const auto r =
       test::run_command("ulimit -v 600000 && " + kBinary + " simulate " + scenario + " --strategy fsdp");
@@ -246,6 +247,23 @@ TEST(SimCli, TooLittleAddressSpaceForTheSimulationExitsFour) {
   const std::size_t last = r.err.rfind('\n', r.err.size() - 2);
   const std::string last_line = r.err.substr(last == std::string::npos ? 0 : last + 1);
   EXPECT_EQ(last_line.rfind("error: ", 0), 0u) << r.err;
+  std::filesystem::remove(scenario);
+}
+
+// The iteration runs without an actor per GPU stream (IterationExecutor): 1,024 GPUs need no actor stacks
+// and simulate under the same 600 MB address-space limit that refused them with two 256 KiB stacks per GPU.
+TEST(SimCli, ThousandGpuIterationFitsSixHundredMegabytes) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan cannot run under a 600 MB address-space limit";
+#endif
+  const std::string scenario =
+      write_temp("1024-gpus.yaml",
+                 "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 128}\n"
+                 "training: {max_micro_batch: 4}\n");
+  const auto r = test::run_command("ulimit -v 600000 && " + kBinary + " simulate " + scenario +
+                                   " --strategy fsdp --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"iteration_seconds\""), std::string::npos) << r.out;
   std::filesystem::remove(scenario);
 }
 
