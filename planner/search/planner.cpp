@@ -2,11 +2,19 @@
 #include "planner/search/planner.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <thread>
 
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
@@ -30,27 +38,29 @@ std::vector<std::int64_t> batch_candidates(const Scenario& s) {
   return out;
 }
 
-double minimum_peak(const McProblem& p) {
+double minimum_peak(const McProblem& p, const std::vector<double>& thresholds) {
+  // Repeated layers share a representative class: its lightest item is found once per threshold, and the
+  // sum still runs class by class in order.
+  const std::vector<std::size_t> rep = class_representatives(p);
+  std::vector<double> lightest(p.classes.size(), kInf);
   double best = kInf;
-  for (double t : transient_thresholds(p)) {
-    double resident = 0;
-    for (const auto& items : p.classes) {
-      double lightest = kInf;
-      for (const McItem& it : items) {
-        if (it.transient_bytes <= t) lightest = std::min(lightest, it.resident_bytes);
+  for (double t : thresholds) {
+    for (std::size_t c = 0; c < p.classes.size(); ++c) {
+      if (rep[c] != c) continue;
+      double light = kInf;
+      for (const McItem& it : p.classes[c]) {
+        if (it.transient_bytes <= t) light = std::min(light, it.resident_bytes);
       }
-      resident += lightest;
+      lightest[c] = light;
     }
+    double resident = 0;
+    for (std::size_t c = 0; c < p.classes.size(); ++c) resident += lightest[rep[c]];
     best = std::min(best, resident + t);
   }
   return best;
 }
 
-double lp_time_bound(const McProblem& p) {
-  double best = kInf;
-  for (double t : transient_thresholds(p)) best = std::min(best, lp_lower_bound(p, t, p.capacity_bytes - t));
-  return best;
-}
+double minimum_peak(const McProblem& p) { return minimum_peak(p, transient_thresholds(p)); }
 
 // Each operator's cost under the search's model.
 std::vector<ItemCost> operator_item_costs(const CostModel& model, const std::vector<OperatorChoice>& choices,
@@ -133,14 +143,18 @@ BatchOutcome solve_uniform(const PlanInstance& inst) {
 // Per-operator strategy: the exact knapsack, skipped (pruned) when the LP bound cannot beat best_throughput.
 BatchOutcome solve_per_operator(const PlanInstance& inst, double best_throughput) {
   BatchOutcome out;
-  if (minimum_peak(inst.problem) > inst.problem.capacity_bytes) return out;
-  const double lp = lp_time_bound(inst.problem);
+  const std::vector<double> thresholds = transient_thresholds(inst.problem);
+  if (minimum_peak(inst.problem, thresholds) > inst.problem.capacity_bytes) return out;
+  // The LP bound of every threshold, computed once: the batch's bound here and the solver's order below.
+  const std::vector<double> lp_bounds = lp_bounds_by_threshold(inst.problem, thresholds);
+  double lp = kInf;
+  for (double bound : lp_bounds) lp = std::min(lp, bound);
   if (best_throughput > 0 && inst.samples_per_iteration / lp <= best_throughput) {
     out.status = BatchStatus::pruned;
     out.lower_bound_seconds = lp;
     return out;
   }
-  const McSolution sol = solve_dp(inst.problem);
+  const McSolution sol = solve_dp(inst.problem, DpOptions{}, thresholds, lp_bounds);
   out.solver_cells = sol.explored;
   if (!sol.feasible) return out;
   out.status = BatchStatus::solved;
@@ -180,14 +194,27 @@ BatchRow batch_row(TrainingStep step, const PlanInstance& inst, const BatchOutco
 
 // Turns batch boundaries into observer calls: the cancellation check and a fraction of `total_units` that
 // only grows (one unit per batch size of each strategy, plus any final step the caller adds).
-class ProgressMeter {
+// What a strategy's scan reports at its batch boundaries: live to the observer (ProgressMeter), or recorded
+// on a worker thread and replayed in order later (RecordedScan).
+class ScanEvents {
+ public:
+  virtual ~ScanEvents() = default;
+  virtual void check_cancelled() const = 0;
+  virtual void batch_solved(std::string_view strategy, const BatchRow& row) = 0;
+  virtual void advance(std::size_t units) = 0;
+};
+
+class ProgressMeter : public ScanEvents {
  public:
   ProgressMeter(PlanObserver& observer, std::size_t total_units) : observer_(observer), total_(total_units) {}
   PlanObserver& observer() const { return observer_; }
-  void check_cancelled() const {
+  void check_cancelled() const override {
     if (observer_.cancelled()) throw PlanCancelled();
   }
-  void advance(std::size_t units) {
+  void batch_solved(std::string_view strategy, const BatchRow& row) override {
+    observer_.batch_solved(strategy, row);
+  }
+  void advance(std::size_t units) override {
     if (units == 0) return;
     done_ = std::min(total_, done_ + units);
     observer_.progress(done_ == total_ ? 1.0 : static_cast<double>(done_) / static_cast<double>(total_));
@@ -204,9 +231,56 @@ class ProgressMeter {
   std::size_t done_ = 0;
 };
 
+// A scan on a worker thread: its batch rows and progress units, kept for the planning thread to report in
+// strategy order; it stops (PlanCancelled) once the planning thread raises `stop`.
+class RecordedScan : public ScanEvents {
+ public:
+  explicit RecordedScan(const std::atomic<bool>& stop) : stop_(stop) {}
+  void check_cancelled() const override {
+    if (stop_.load(std::memory_order_relaxed)) throw PlanCancelled();
+  }
+  void batch_solved(std::string_view /*strategy*/, const BatchRow& row) override {
+    events_.push_back({row, 0});
+  }
+  void advance(std::size_t units) override { events_.back().units += units; }
+  // The same calls, made now on the live meter (with its cancellation check at each batch boundary).
+  void replay(const std::string& strategy, ProgressMeter& meter) const {
+    for (std::size_t k = 0; k < events_.size(); ++k) {
+      meter.check_cancelled();
+      meter.batch_solved(strategy, events_[k].row);
+      meter.advance(events_[k].units);
+    }
+  }
+
+ private:
+  struct Event {
+    BatchRow row;
+    std::size_t units;
+  };
+  const std::atomic<bool>& stop_;
+  std::vector<Event> events_;
+};
+
+// Copies the configuration fields (digests included) that record_plan_configuration computed once.
+void copy_plan_configuration(Plan& plan, const Plan& configured) {
+  plan.model_digest = configured.model_digest;
+  plan.group_size = configured.group_size;
+  plan.precision = configured.precision;
+  plan.sequence_length_tokens = configured.sequence_length_tokens;
+  plan.cost_model = configured.cost_model;
+  plan.scenario_digest = configured.scenario_digest;
+  plan.calibration_digest = configured.calibration_digest;
+}
+
+Plan configured_plan(const Scenario& scenario, const Calibration& calibration) {
+  Plan configured;
+  record_plan_configuration(configured, scenario, calibration);
+  return configured;
+}
+
 StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibration,
                              const SearchSpace& space, const std::vector<std::int64_t>& micro_batches,
-                             ProgressMeter& meter) {
+                             const Plan& configured, ScanEvents& meter) {
   StrategyResult result;
   result.strategy = space.name;
   const auto step_at = [&](std::size_t k) {
@@ -236,7 +310,7 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
     }
     const BatchRow row = batch_row(step, inst, outcome, whole_plan_seconds);
     result.batches.push_back(row);
-    meter.observer().batch_solved(space.name, row);
+    meter.batch_solved(space.name, row);
     if (row.status == BatchStatus::does_not_fit) {
       meter.advance(micro_batches.size() - k);  // memory only grows with the batch: the scan ends here
       break;
@@ -261,7 +335,7 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
     }
     return result;
   }
-  record_plan_configuration(result.plan, scenario, calibration);
+  copy_plan_configuration(result.plan, configured);
   const std::unique_ptr<CostModel> model =
       make_cost_model(scenario, calibration, result.plan.gradient_accumulation_steps);
   const std::vector<ItemCost> costs =
@@ -398,7 +472,8 @@ StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibr
   ProgressMeter meter(observer_or_default(observer), micro_batches.size());
   meter.check_cancelled();
   meter.observer().strategy_started(space.name, 0, 1);
-  StrategyResult result = scan_strategy(scenario, calibration, space, micro_batches, meter);
+  StrategyResult result = scan_strategy(scenario, calibration, space, micro_batches,
+                                        configured_plan(scenario, calibration), meter);
   meter.finish();
   return result;
 }
@@ -446,37 +521,143 @@ PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibr
   return out;
 }
 
+namespace {
+
+// The Pareto front of `space` at one training step, its peaks with the runtime reserve, up to the device's
+// memory.
+std::vector<ParetoPoint> pareto_points(const Scenario& scenario, const Calibration& calibration,
+                                       const SearchSpace& space, TrainingStep step) {
+  PlanInstance inst = build_instance(scenario, calibration, space, step);
+  inst.problem.capacity_bytes = static_cast<double>(scenario.cluster.gpu.memory_bytes) - inst.fixed_bytes;
+  std::vector<ParetoPoint> out;
+  for (ParetoPoint p : pareto_front(inst.problem)) {
+    p.peak_bytes += inst.fixed_bytes;
+    out.push_back(p);
+  }
+  return out;
+}
+
+// Scans the baseline spaces (spaces[1..]) on worker threads while the planning thread scans the product's
+// space; each strategy is independent and deterministic, so the results do not depend on the threads.
+class BaselineWorkers {
+ public:
+  BaselineWorkers(const Scenario& scenario, const Calibration& calibration,
+                  const std::vector<SearchSpace>& spaces, const std::vector<std::int64_t>& micro_batches,
+                  const Plan& configured)
+      : slots_(spaces.size()) {
+    if (spaces.size() <= 1) return;
+    const std::size_t threads =
+        std::min<std::size_t>(spaces.size() - 1, std::max(1u, std::thread::hardware_concurrency()));
+    for (std::size_t t = 0; t < threads; ++t) {
+      workers_.emplace_back([&, this] {
+        for (std::size_t index = next_.fetch_add(1) + 1; index < spaces.size();
+             index = next_.fetch_add(1) + 1) {
+          Slot& slot = slots_[index];
+          slot.events = std::make_unique<RecordedScan>(stop_);
+          try {
+            slot.result =
+                scan_strategy(scenario, calibration, spaces[index], micro_batches, configured, *slot.events);
+          } catch (...) {
+            slot.error = std::current_exception();
+          }
+          {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            slot.done = true;
+          }
+          done_.notify_all();
+        }
+      });
+    }
+  }
+  BaselineWorkers(const BaselineWorkers&) = delete;
+  BaselineWorkers& operator=(const BaselineWorkers&) = delete;
+  ~BaselineWorkers() {
+    stop_.store(true);
+    for (std::thread& w : workers_) w.join();
+  }
+
+  // Waits for strategy `index`, polling the meter's cancellation while it waits; reports its batches and
+  // returns its result (or rethrows what its scan threw).
+  StrategyResult take(std::size_t index, const std::string& name, ProgressMeter& meter) {
+    Slot& slot = slots_[index];
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!done_.wait_for(lock, std::chrono::milliseconds(20), [&] { return slot.done; })) {
+      lock.unlock();
+      stop_if_cancelled(meter);
+      lock.lock();
+    }
+    lock.unlock();
+    if (slot.error) std::rethrow_exception(slot.error);
+    slot.events->replay(name, meter);
+    return std::move(slot.result);
+  }
+
+  // The meter's cancellation check; on cancel the workers stop at their next batch boundary.
+  void stop_if_cancelled(const ProgressMeter& meter) {
+    try {
+      meter.check_cancelled();
+    } catch (const PlanCancelled&) {
+      stop_.store(true);
+      throw;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::unique_ptr<RecordedScan> events;
+    StrategyResult result;
+    std::exception_ptr error;
+    bool done = false;  // guarded by mutex_
+  };
+  std::vector<Slot> slots_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::condition_variable done_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace
+
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines,
                          PlanObserver* observer) {
   validate_scenario(scenario);
   const std::vector<SearchSpace> spaces = scenario_spaces(scenario, with_baselines);
   const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);
+  const Plan configured = configured_plan(scenario, calibration);  // digests once, not once per strategy
   // One unit per batch size of every strategy, and one for the Pareto front.
   ProgressMeter meter(observer_or_default(observer), spaces.size() * micro_batches.size() + 1);
   PlanReport report;
-  for (std::size_t index = 0; index < spaces.size(); ++index) {
-    meter.check_cancelled();
+  meter.check_cancelled();
+  BaselineWorkers workers(scenario, calibration, spaces, micro_batches, configured);
+  meter.observer().strategy_started(spaces[0].name, 0, static_cast<int>(spaces.size()));
+  // (A cancel here leaves through ~BaselineWorkers, which stops and joins the workers.)
+  report.best = scan_strategy(scenario, calibration, spaces[0], micro_batches, configured, meter);
+  // The front at the search's own pick, while the baselines run; recomputed below only when a baseline's
+  // plan is adopted at another batch size.
+  std::vector<ParetoPoint> pareto;
+  TrainingStep pareto_step;
+  if (report.best.fits) {
+    pareto_step = {report.best.plan.micro_batch, report.best.plan.gradient_accumulation_steps};
+    pareto = pareto_points(scenario, calibration, spaces.front(), pareto_step);
+  }
+  for (std::size_t index = 1; index < spaces.size(); ++index) {
+    workers.stop_if_cancelled(meter);
     meter.observer().strategy_started(spaces[index].name, static_cast<int>(index),
                                       static_cast<int>(spaces.size()));
-    StrategyResult result = scan_strategy(scenario, calibration, spaces[index], micro_batches, meter);
-    if (index == 0) {
-      report.best = std::move(result);
-    } else {
-      report.baselines.push_back(std::move(result));
-    }
+    report.baselines.push_back(workers.take(index, spaces[index].name, meter));
   }
   adopt_faster_baseline(report);
   meter.check_cancelled();
   if (report.best.fits) {
     // At the best plan's batch size, with the curve shown up to the device's memory.
     const Plan& best = report.best.plan;
-    PlanInstance inst = build_instance(scenario, calibration, spaces.front(),
-                                       TrainingStep{best.micro_batch, best.gradient_accumulation_steps});
-    inst.problem.capacity_bytes = static_cast<double>(scenario.cluster.gpu.memory_bytes) - inst.fixed_bytes;
-    for (ParetoPoint p : pareto_front(inst.problem)) {
-      p.peak_bytes += inst.fixed_bytes;
-      report.pareto.push_back(p);
+    if (best.micro_batch != pareto_step.micro_batch ||
+        best.gradient_accumulation_steps != pareto_step.accumulation_steps) {
+      pareto = pareto_points(scenario, calibration, spaces.front(),
+                             TrainingStep{best.micro_batch, best.gradient_accumulation_steps});
     }
+    report.pareto = std::move(pareto);
   }
   meter.finish();
   return report;

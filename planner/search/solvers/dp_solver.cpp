@@ -50,75 +50,156 @@ struct DpRun {
   std::int64_t cells = 0;
 };
 
+// Buffers one thread reuses from DP to DP, so a run allocates nothing once they have grown.
+struct DpScratch {
+  std::vector<std::size_t> weight;      // every unit's items, flat: quantised weight (width: unusable)
+  std::vector<double> seconds;          // the same items' seconds (x members)
+  std::vector<std::size_t> item_begin;  // unit c's items are [item_begin[c], item_begin[c + 1])
+  std::vector<std::size_t> frontier;    // flat item positions of each unit's frontier
+  std::vector<std::size_t> frontier_begin;
+  std::vector<std::size_t> heaviest;  // per unit: its heaviest usable quantised weight
+  std::vector<std::size_t> need;      // per unit: the lowest index of its row a later row reads
+  std::vector<std::size_t> low;       // per unit: first index its row computes (below: +inf or unused)
+  std::vector<std::size_t> active;
+  std::vector<double> rows;   // row c at c * width (when reconstructing), else two rolling rows
+  std::vector<double> zeros;  // the row before the first unit: 0 everywhere
+};
+
+DpScratch& dp_scratch() {
+  thread_local DpScratch scratch;
+  return scratch;
+}
+
 // One DP over units with items of transient <= threshold; weights quantised by `quantum` (up or down).
-// The inner loop is a plain min (vectorisable); the plan is reconstructed from the stored rows.
+// Row c holds f_c[m] = min seconds of units 0..c with quantised resident <= m. The inner loop is a plain
+// min (vectorisable) and every row is computed only where it can matter, with the same values as a
+// full-width pass: below the sum of the lightest weights every entry is +inf, and (when only f[bins] is
+// wanted) below bins minus the heaviest usable weights of the later units no entry is read. The plan is
+// reconstructed from the stored rows, each item tried in class order as before.
 DpRun run_dp(const McProblem& problem, const std::vector<Unit>& units, double threshold, double capacity,
              double quantum, bool round_up, bool keep_value, bool reconstruct) {
   DpRun run;
   if (capacity < 0) return run;
   const auto bins = static_cast<std::size_t>(std::floor(capacity / quantum + 1e-9));
   const std::size_t width = bins + 1;
-  std::vector<double> rows;  // rows[c * width + m] = value after class c (only when reconstructing)
-  if (reconstruct) rows.resize(units.size() * width);
-  std::vector<double> f(width, 0.0), next(width);
-  std::vector<std::vector<std::pair<std::size_t, double>>> weights(units.size());
-  std::vector<std::size_t> active, frontier;
-  for (std::size_t c = 0; c < units.size(); ++c) {
-    auto& items = weights[c];
+  const std::size_t n = units.size();
+  DpScratch& s = dp_scratch();
+  s.weight.clear();
+  s.seconds.clear();
+  s.item_begin.assign(1, 0);
+  s.frontier.clear();
+  s.frontier_begin.assign(1, 0);
+  // Pass 1: quantised items and each unit's frontier.
+  std::vector<std::size_t>& heaviest = s.heaviest;
+  heaviest.assign(n, 0);
+  std::size_t lightest_sum = 0;  // sum of the units' lightest usable weights (the first finite index)
+  for (std::size_t c = 0; c < n; ++c) {
+    const std::size_t first = s.weight.size();
     const double count = static_cast<double>(units[c].members.size());
     for (const McItem& it : problem.classes[units[c].members.front()]) {
       const double q = count * it.resident_bytes / quantum;
       const double w = round_up ? std::ceil(q - 1e-9) : std::floor(q + 1e-9);
       // Items over the threshold or the capacity are marked unusable with a weight past the end.
       const bool usable = it.transient_bytes <= threshold && w <= static_cast<double>(bins);
-      items.emplace_back(usable ? static_cast<std::size_t>(std::max(0.0, w)) : width, count * it.seconds);
+      const std::size_t weight = usable ? static_cast<std::size_t>(std::max(0.0, w)) : width;
+      s.weight.push_back(weight);
+      s.seconds.push_back(count * it.seconds);
+      if (usable) heaviest[c] = std::max(heaviest[c], weight);
     }
+    s.item_begin.push_back(s.weight.size());
     // At this threshold only (quantised weight, seconds) matter: keep the items no other usable item
     // beats on both (ties: the first), which usually leaves a handful per class.
-    active.clear();
-    for (std::size_t j = 0; j < items.size(); ++j) {
-      if (items[j].first < width) active.push_back(j);
+    s.active.clear();
+    for (std::size_t j = first; j < s.weight.size(); ++j) {
+      if (s.weight[j] < width) s.active.push_back(j);
     }
-    std::stable_sort(active.begin(), active.end(), [&](std::size_t a, std::size_t b) {
-      return items[a].first != items[b].first ? items[a].first < items[b].first
-                                              : items[a].second < items[b].second;
+    std::stable_sort(s.active.begin(), s.active.end(), [&](std::size_t a, std::size_t b) {
+      return s.weight[a] != s.weight[b] ? s.weight[a] < s.weight[b] : s.seconds[a] < s.seconds[b];
     });
-    frontier.clear();
-    for (std::size_t j : active) {
-      if (frontier.empty() || items[j].second < items[frontier.back()].second) frontier.push_back(j);
+    const std::size_t frontier_first = s.frontier.size();
+    for (std::size_t j : s.active) {
+      if (s.frontier.size() == frontier_first || s.seconds[j] < s.seconds[s.frontier.back()])
+        s.frontier.push_back(j);
     }
-    std::fill(next.begin(), next.end(), kInf);
-    bool any = false;
-    for (std::size_t j : frontier) {
-      const auto [w, t] = items[j];
-      any = true;
-      const double* src = f.data();
-      double* dst = next.data();
-      for (std::size_t m = w; m < width; ++m) dst[m] = std::min(dst[m], src[m - w] + t);
-      run.cells += static_cast<std::int64_t>(width - w);
-    }
-    if (!any) return run;
-    f.swap(next);
-    if (reconstruct) std::copy(f.begin(), f.end(), rows.begin() + static_cast<std::ptrdiff_t>(c * width));
+    s.frontier_begin.push_back(s.frontier.size());
+    if (s.frontier.size() == frontier_first) return run;  // no usable item: nothing fits
+    lightest_sum += s.weight[s.frontier[frontier_first]];
+    if (lightest_sum > bins) return run;  // even the lightest items overflow every bin
   }
-  run.seconds = f[bins];
+  // Pass 2: the band of each row. need[c]: the lowest index of row c a later row (or the answer) reads.
+  std::vector<std::size_t>& need = s.need;
+  need.assign(n, 0);
+  if (!keep_value) {
+    std::size_t lowest = bins;
+    for (std::size_t c = n; c-- > 0;) {
+      need[c] = lowest;
+      lowest = lowest >= heaviest[c] ? lowest - heaviest[c] : 0;
+    }
+  }
+  std::vector<std::size_t>& low = s.low;
+  low.assign(n, 0);
+  std::size_t finite_from = 0;  // first finite index of the current row
+  for (std::size_t c = 0; c < n; ++c) {
+    finite_from += s.weight[s.frontier[s.frontier_begin[c]]];
+    low[c] = std::max(finite_from, need[c]);
+  }
+  if (reconstruct) {
+    if (s.rows.size() < n * width) s.rows.resize(n * width);
+  } else if (s.rows.size() < 2 * width) {
+    s.rows.resize(2 * width);
+  }
+  if (s.zeros.size() < width) s.zeros.assign(width, 0.0);
+  const double* prev = s.zeros.data();
+  std::size_t prev_low = 0;
+  double* row = nullptr;
+  for (std::size_t c = 0; c < n; ++c) {
+    row = s.rows.data() + (reconstruct ? c : c % 2) * width;
+    const std::size_t from = low[c];
+    // prev is +inf below prev_low, so item j contributes from max(from, prev_low + w) on.
+    const std::size_t f_begin = s.frontier_begin[c], f_end = s.frontier_begin[c + 1];
+    const std::size_t w0 = s.weight[s.frontier[f_begin]];
+    const double t0 = s.seconds[s.frontier[f_begin]];
+    const std::size_t start0 = std::max(from, prev_low + w0);
+    for (std::size_t m = from; m < start0 && m < width; ++m) row[m] = kInf;
+    for (std::size_t m = start0; m < width; ++m) row[m] = prev[m - w0] + t0;
+    run.cells += static_cast<std::int64_t>(width - std::min(width, start0));
+    for (std::size_t f = f_begin + 1; f < f_end; ++f) {
+      const std::size_t w = s.weight[s.frontier[f]];
+      const double t = s.seconds[s.frontier[f]];
+      const double* src = prev;
+      double* dst = row;
+      for (std::size_t m = std::max(from, prev_low + w); m < width; ++m)
+        dst[m] = std::min(dst[m], src[m - w] + t);
+      run.cells += static_cast<std::int64_t>(width - std::min(width, std::max(from, prev_low + w)));
+    }
+    prev = row;
+    prev_low = from;
+  }
+  run.seconds = row[bins];
   run.feasible = std::isfinite(run.seconds);
-  if (keep_value) run.value = f;
+  if (keep_value) {
+    run.value.assign(width, kInf);
+    std::copy(row + low[n - 1], row + width, run.value.begin() + static_cast<std::ptrdiff_t>(low[n - 1]));
+  }
   if (run.feasible && reconstruct) {
     run.picks.assign(problem.classes.size(), 0);
     std::size_t m = bins;
-    for (std::size_t c = units.size(); c-- > 0;) {
-      const double target = rows[c * width + m];
+    // Row c - 1 at index x: its stored value inside its band, +inf below (no plan of those units fits).
+    const auto before = [&](std::size_t c, std::size_t x) {
+      if (c == 0) return 0.0;
+      return x < low[c - 1] ? kInf : s.rows[(c - 1) * width + x];
+    };
+    for (std::size_t c = n; c-- > 0;) {
+      const double target = s.rows[c * width + m];
       int chosen = -1;
-      for (std::size_t j = 0; j < weights[c].size() && chosen < 0; ++j) {
-        const auto [w, t] = weights[c][j];
+      for (std::size_t j = s.item_begin[c]; j < s.item_begin[c + 1] && chosen < 0; ++j) {
+        const std::size_t w = s.weight[j];
         if (w > m) continue;
-        const double before = c == 0 ? 0.0 : rows[(c - 1) * width + (m - w)];
-        if (before + t == target) chosen = static_cast<int>(j);
+        if (before(c, m - w) + s.seconds[j] == target) chosen = static_cast<int>(j - s.item_begin[c]);
       }
       if (chosen < 0) throw std::logic_error("solve_dp: reconstruction found no item (inconsistent DP rows)");
       for (std::size_t member : units[c].members) run.picks[member] = chosen;
-      m -= weights[c][static_cast<std::size_t>(chosen)].first;
+      m -= s.weight[s.item_begin[c] + static_cast<std::size_t>(chosen)];
     }
   }
   return run;
@@ -127,6 +208,12 @@ DpRun run_dp(const McProblem& problem, const std::vector<Unit>& units, double th
 }  // namespace
 
 McSolution solve_dp(const McProblem& problem, const DpOptions& options) {
+  const std::vector<double> thresholds = transient_thresholds(problem);
+  return solve_dp(problem, options, thresholds, lp_bounds_by_threshold(problem, thresholds));
+}
+
+McSolution solve_dp(const McProblem& problem, const DpOptions& options, const std::vector<double>& thresholds,
+                    const std::vector<double>& lp_bounds) {
   McSolution best;
   best.seconds = kInf;
   best.lower_bound_seconds = kInf;
@@ -148,9 +235,8 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options) {
     double lp;
   };
   std::vector<Candidate> candidates;
-  for (double threshold : transient_thresholds(problem)) {
-    const double lp = lp_lower_bound(problem, threshold, problem.capacity_bytes - threshold);
-    if (std::isfinite(lp)) candidates.push_back({threshold, lp});
+  for (std::size_t i = 0; i < thresholds.size(); ++i) {
+    if (std::isfinite(lp_bounds[i])) candidates.push_back({thresholds[i], lp_bounds[i]});
   }
   // Most promising first, so the incumbent prunes the rest.
   std::stable_sort(candidates.begin(), candidates.end(),
@@ -209,9 +295,14 @@ std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions&
   for (double threshold : transient_thresholds(problem)) {
     const DpRun run =
         run_dp(problem, units, threshold, problem.capacity_bytes - threshold, quantum, true, true, false);
+    // Only where this threshold's value drops: a point no faster than an earlier one of the same threshold
+    // (lighter, so sorted before it) could never enter the front.
+    double last = kInf;
     for (std::size_t m = 0; m < run.value.size(); ++m) {
-      if (std::isfinite(run.value[m]))
+      if (run.value[m] < last) {
         points.push_back({static_cast<double>(m) * quantum + threshold, run.value[m]});
+        last = run.value[m];
+      }
     }
   }
   std::sort(points.begin(), points.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
