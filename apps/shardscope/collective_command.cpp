@@ -10,6 +10,7 @@
 #include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
+#include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
 #include "planner/core/cluster.hpp"
 #include "planner/core/error.hpp"
@@ -25,8 +26,7 @@ constexpr const char* kNoBandwidth =
 }  // namespace
 
 Registered register_collective(CLI::App& app) {
-  auto* cmd =
-      app.add_subcommand("collective", "Simulate one collective on a cluster (SimGrid) and report bandwidth");
+  auto* cmd = app.add_subcommand("collective", kCollectiveDescription);
   struct Options {
     std::string cluster;
     std::string op = to_string(CollectiveKind::all_gather);

@@ -16,6 +16,7 @@
 #include "apps/shardscope/no_fit.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
+#include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/error.hpp"
@@ -214,8 +215,7 @@ void print_comparison(const PlanPrediction& predicted, const sim::IterationResul
 }  // namespace
 
 Registered register_simulate(CLI::App& app) {
-  auto* cmd =
-      app.add_subcommand("simulate", "Simulate one training iteration of a plan on the cluster (SimGrid)");
+  auto* cmd = app.add_subcommand("simulate", kSimulateDescription);
   cmd->footer("Limits: at most " + std::to_string(sim::kMaxSimulatedGpus) + " GPUs and " +
               std::to_string(sim::kMaxSimulatedActivities) +
               " simulated activities (ring steps, coarse flows, compute tasks); actor stacks of " +

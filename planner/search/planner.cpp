@@ -7,6 +7,8 @@
 #include <cmath>
 #include <condition_variable>
 #include <exception>
+#include <functional>
+#include <future>
 #include <limits>
 #include <map>
 #include <memory>
@@ -118,6 +120,7 @@ struct BatchOutcome {
   std::vector<int> picks;
   double seconds = kInf;
   double lower_bound_seconds = 0;
+  double lp_seconds = kInf;  // per-operator spaces: the batch's LP bound (when it fits)
   std::int64_t solver_cells = 0;
 };
 
@@ -149,6 +152,7 @@ BatchOutcome solve_per_operator(const PlanInstance& inst, double best_throughput
   const std::vector<double> lp_bounds = lp_bounds_by_threshold(inst.problem, thresholds);
   double lp = kInf;
   for (double bound : lp_bounds) lp = std::min(lp, bound);
+  out.lp_seconds = lp;
   if (best_throughput > 0 && inst.samples_per_iteration / lp <= best_throughput) {
     out.status = BatchStatus::pruned;
     out.lower_bound_seconds = lp;
@@ -278,36 +282,97 @@ Plan configured_plan(const Scenario& scenario, const Calibration& calibration) {
   return configured;
 }
 
+// One batch size's work, independent of the other batch sizes: its instance, its solve (pruned only against
+// a throughput the scan had already reached when the work started, so the scan's own decision can only
+// prune more, never less) and its whole plan's time.
+struct BatchWork {
+  PlanInstance inst;
+  BatchOutcome outcome;
+  double whole_plan_seconds = kInf;
+};
+
+BatchWork work_batch(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space,
+                     TrainingStep step, double best_known) {
+  BatchWork w;
+  w.inst = build_instance(scenario, calibration, space, step);
+  w.outcome = space.uniform ? solve_uniform(w.inst) : solve_per_operator(w.inst, best_known);
+  w.whole_plan_seconds = w.outcome.seconds;
+  if (w.outcome.status == BatchStatus::solved && schedules_plans(scenario)) {
+    Plan plan;
+    plan.micro_batch = step.micro_batch;
+    plan.gradient_accumulation_steps = step.accumulation_steps;
+    plan.operators = picked_choices(w.inst, w.outcome.picks);
+    w.whole_plan_seconds = scheduled_seconds(scenario, calibration, plan);
+  }
+  return w;
+}
+
+// The next batch sizes worked on ahead, on helper threads (up to `window` - 1 of them), while the scan takes
+// them in order: batch sizes are independent, and the scan replays its sequential decisions on the results.
+class BatchesAhead {
+ public:
+  BatchesAhead(std::function<BatchWork(std::size_t, double)> work, std::size_t count, std::size_t window)
+      : work_(std::move(work)), pending_(count), window_(std::max<std::size_t>(1, window)) {}
+  BatchesAhead(const BatchesAhead&) = delete;
+  BatchesAhead& operator=(const BatchesAhead&) = delete;
+  ~BatchesAhead() {
+    for (auto& f : pending_) {
+      if (f.valid()) f.wait();
+    }
+  }
+  BatchWork take(std::size_t k, double best_known) {
+    for (std::size_t ahead = k + 1; ahead < std::min(pending_.size(), k + window_); ++ahead) {
+      if (!pending_[ahead].valid())
+        pending_[ahead] = std::async(std::launch::async, work_, ahead, best_known);
+    }
+    return pending_[k].valid() ? pending_[k].get() : work_(k, best_known);
+  }
+
+ private:
+  std::function<BatchWork(std::size_t, double)> work_;
+  std::vector<std::future<BatchWork>> pending_;
+  std::size_t window_;
+};
+
+// Helper threads for the batch scan of the planning thread's own strategy (the baselines' workers scan
+// alone).
+std::size_t thread_count(int threads) {
+  return threads > 0 ? static_cast<std::size_t>(threads) : std::max(1u, std::thread::hardware_concurrency());
+}
+
 StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibration,
                              const SearchSpace& space, const std::vector<std::int64_t>& micro_batches,
-                             const Plan& configured, ScanEvents& meter) {
+                             const Plan& configured, ScanEvents& meter, std::size_t window = 1) {
   StrategyResult result;
   result.strategy = space.name;
   const auto step_at = [&](std::size_t k) {
     return TrainingStep{micro_batches[k], accumulation_steps_for(scenario, micro_batches[k])};
   };
-  // The first batch size's instance (built once, scanned first) gives the smallest memory any plan needs.
-  PlanInstance inst;
-  if (!micro_batches.empty()) {
-    inst = build_instance(scenario, calibration, space, step_at(0));
-    result.minimum_memory_bytes = minimum_memory_bytes(space, inst);
-  }
+  BatchesAhead ahead(
+      [&](std::size_t k, double best_known) {
+        return work_batch(scenario, calibration, space, step_at(k), best_known);
+      },
+      micro_batches.size(), window);
   double best_throughput = 0;
   for (std::size_t k = 0; k < micro_batches.size(); ++k) {
     meter.check_cancelled();
     const TrainingStep step = step_at(k);
-    if (k > 0) inst = build_instance(scenario, calibration, space, step);
-    const BatchOutcome outcome =
-        space.uniform ? solve_uniform(inst) : solve_per_operator(inst, best_throughput);
-    result.solver_cells += outcome.solver_cells;
-    double whole_plan_seconds = outcome.seconds;
-    if (outcome.status == BatchStatus::solved && schedules_plans(scenario)) {
-      Plan plan;
-      plan.micro_batch = step.micro_batch;
-      plan.gradient_accumulation_steps = step.accumulation_steps;
-      plan.operators = picked_choices(inst, outcome.picks);
-      whole_plan_seconds = scheduled_seconds(scenario, calibration, plan);
+    BatchWork work = ahead.take(k, best_throughput);
+    const PlanInstance& inst = work.inst;
+    // The first batch size's instance gives the smallest memory any plan needs.
+    if (k == 0) result.minimum_memory_bytes = minimum_memory_bytes(space, inst);
+    BatchOutcome outcome = std::move(work.outcome);
+    // The scan's own pruning, against every batch size before this one.
+    if (!space.uniform && outcome.status == BatchStatus::solved && best_throughput > 0 &&
+        inst.samples_per_iteration / outcome.lp_seconds <= best_throughput) {
+      const double lp = outcome.lp_seconds;
+      outcome = BatchOutcome{};
+      outcome.status = BatchStatus::pruned;
+      outcome.lower_bound_seconds = lp;
+      outcome.lp_seconds = lp;
     }
+    result.solver_cells += outcome.solver_cells;
+    const double whole_plan_seconds = work.whole_plan_seconds;
     const BatchRow row = batch_row(step, inst, outcome, whole_plan_seconds);
     result.batches.push_back(row);
     meter.batch_solved(space.name, row);
@@ -466,14 +531,14 @@ PlanInstance build_instance(const Scenario& scenario, const Calibration& calibra
 }
 
 StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibration,
-                             const SearchSpace& space, PlanObserver* observer) {
+                             const SearchSpace& space, PlanObserver* observer, int threads) {
   validate_scenario(scenario);
   const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);
   ProgressMeter meter(observer_or_default(observer), micro_batches.size());
   meter.check_cancelled();
   meter.observer().strategy_started(space.name, 0, 1);
   StrategyResult result = scan_strategy(scenario, calibration, space, micro_batches,
-                                        configured_plan(scenario, calibration), meter);
+                                        configured_plan(scenario, calibration), meter, thread_count(threads));
   meter.finish();
   return result;
 }
@@ -543,11 +608,16 @@ class BaselineWorkers {
  public:
   BaselineWorkers(const Scenario& scenario, const Calibration& calibration,
                   const std::vector<SearchSpace>& spaces, const std::vector<std::int64_t>& micro_batches,
-                  const Plan& configured)
-      : slots_(spaces.size()) {
-    if (spaces.size() <= 1) return;
-    const std::size_t threads =
-        std::min<std::size_t>(spaces.size() - 1, std::max(1u, std::thread::hardware_concurrency()));
+                  const Plan& configured, std::size_t thread_limit)
+      : scenario_(&scenario),
+        calibration_(&calibration),
+        spaces_(&spaces),
+        micro_batches_(&micro_batches),
+        configured_(&configured),
+        slots_(spaces.size()) {
+    // One thread only: the planning thread scans every strategy itself (take() runs them in order).
+    if (spaces.size() <= 1 || thread_limit <= 1) return;
+    const std::size_t threads = std::min<std::size_t>(spaces.size() - 1, thread_limit);
     for (std::size_t t = 0; t < threads; ++t) {
       workers_.emplace_back([&, this] {
         for (std::size_t index = next_.fetch_add(1) + 1; index < spaces.size();
@@ -579,6 +649,10 @@ class BaselineWorkers {
   // Waits for strategy `index`, polling the meter's cancellation while it waits; reports its batches and
   // returns its result (or rethrows what its scan threw).
   StrategyResult take(std::size_t index, const std::string& name, ProgressMeter& meter) {
+    if (workers_.empty()) {
+      return scan_strategy(*scenario_, *calibration_, (*spaces_)[index], *micro_batches_, *configured_,
+                           meter);
+    }
     Slot& slot = slots_[index];
     std::unique_lock<std::mutex> lock(mutex_);
     while (!done_.wait_for(lock, std::chrono::milliseconds(20), [&] { return slot.done; })) {
@@ -609,6 +683,11 @@ class BaselineWorkers {
     std::exception_ptr error;
     bool done = false;  // guarded by mutex_
   };
+  const Scenario* scenario_;
+  const Calibration* calibration_;
+  const std::vector<SearchSpace>* spaces_;
+  const std::vector<std::int64_t>* micro_batches_;
+  const Plan* configured_;
   std::vector<Slot> slots_;
   std::atomic<std::size_t> next_{0};
   std::atomic<bool> stop_{false};
@@ -620,7 +699,7 @@ class BaselineWorkers {
 }  // namespace
 
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines,
-                         PlanObserver* observer) {
+                         PlanObserver* observer, int threads) {
   validate_scenario(scenario);
   const std::vector<SearchSpace> spaces = scenario_spaces(scenario, with_baselines);
   const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);
@@ -629,10 +708,11 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
   ProgressMeter meter(observer_or_default(observer), spaces.size() * micro_batches.size() + 1);
   PlanReport report;
   meter.check_cancelled();
-  BaselineWorkers workers(scenario, calibration, spaces, micro_batches, configured);
+  BaselineWorkers workers(scenario, calibration, spaces, micro_batches, configured, thread_count(threads));
   meter.observer().strategy_started(spaces[0].name, 0, static_cast<int>(spaces.size()));
   // (A cancel here leaves through ~BaselineWorkers, which stops and joins the workers.)
-  report.best = scan_strategy(scenario, calibration, spaces[0], micro_batches, configured, meter);
+  report.best = scan_strategy(scenario, calibration, spaces[0], micro_batches, configured, meter,
+                              thread_count(threads));
   // The front at the search's own pick, while the baselines run; recomputed below only when a baseline's
   // plan is adopted at another batch size.
   std::vector<ParetoPoint> pareto;

@@ -50,12 +50,15 @@ struct PlanReport {
 
 // Scans the scenario's batch sizes for one space. With an observer: reports the strategy, each batch row and
 // the progress, and throws PlanCancelled at the next batch boundary once observer->cancelled() is true.
+// `threads`: how many threads may work at once (0: one per hardware thread; 1: only the calling thread). The
+// result and the observer's calls are the same for every value: batch sizes are solved ahead and strategies
+// side by side, and the scan's decisions and reports are replayed in order.
 StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibration,
-                             const SearchSpace& space, PlanObserver* observer = nullptr);
+                             const SearchSpace& space, PlanObserver* observer = nullptr, int threads = 0);
 // The product's space, then (with_baselines) each baseline the cost model supports, then the Pareto front;
 // the observer sees the strategies in that order, and the progress covers all of them.
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines = true,
-                         PlanObserver* observer = nullptr);
+                         PlanObserver* observer = nullptr, int threads = 0);
 
 // Gradient accumulation steps for a micro-batch: the scenario's fixed value, or derived from its global batch
 // (0 when micro-batch x GPUs does not divide the global batch, or would need more than

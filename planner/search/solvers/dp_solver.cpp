@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 
@@ -78,14 +80,46 @@ struct DpScratch {
   std::vector<std::size_t> need;      // per unit: the lowest index of its row a later row reads
   std::vector<std::size_t> low;       // per unit: first index its row computes (below: +inf or unused)
   std::vector<std::size_t> active;
-  std::vector<double> rows;   // row c at c * width (when reconstructing), else two rolling rows
+  // Row c holds only its band [low[c], width), at offset[c] (when reconstructing; else two rolling rows).
+  // Not value-initialised: every entry of a band is written before it is read.
+  std::unique_ptr<double[]> rows;
+  std::size_t rows_capacity = 0;
+  std::vector<std::size_t> offset;
   std::vector<double> zeros;  // the row before the first unit: 0 everywhere
 };
 
-DpScratch& dp_scratch() {
-  thread_local DpScratch scratch;
-  return scratch;
-}
+// A pool of scratch buffers shared by all threads (short-lived helper threads reuse warm buffers instead of
+// touching fresh pages): a run leases one and gives it back.
+class ScratchLease {
+ public:
+  ScratchLease() {
+    const std::lock_guard<std::mutex> lock(mutex());
+    if (pool().empty()) {
+      scratch_ = std::make_unique<DpScratch>();
+    } else {
+      scratch_ = std::move(pool().back());
+      pool().pop_back();
+    }
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  ~ScratchLease() {
+    const std::lock_guard<std::mutex> lock(mutex());
+    pool().push_back(std::move(scratch_));
+  }
+  DpScratch& get() { return *scratch_; }
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::vector<std::unique_ptr<DpScratch>>& pool() {
+    static std::vector<std::unique_ptr<DpScratch>> p;
+    return p;
+  }
+  std::unique_ptr<DpScratch> scratch_;
+};
 
 // One DP over units with items of transient <= threshold; weights quantised by `quantum` (up or down).
 // Row c holds f_c[m] = min seconds of units 0..c with quantised resident <= m. The inner loop is a plain
@@ -100,7 +134,8 @@ DpRun run_dp(const McProblem& problem, const std::vector<Unit>& units, double th
   const auto bins = static_cast<std::size_t>(std::floor(capacity / quantum + 1e-9));
   const std::size_t width = bins + 1;
   const std::size_t n = units.size();
-  DpScratch& s = dp_scratch();
+  ScratchLease lease;
+  DpScratch& s = lease.get();
   s.weight.clear();
   s.seconds.clear();
   s.item_begin.assign(1, 0);
@@ -160,41 +195,49 @@ DpRun run_dp(const McProblem& problem, const std::vector<Unit>& units, double th
     finite_from += s.weight[s.frontier[s.frontier_begin[c]]];
     low[c] = std::max(finite_from, need[c]);
   }
-  if (reconstruct) {
-    if (s.rows.size() < n * width) s.rows.resize(n * width);
-  } else if (s.rows.size() < 2 * width) {
-    s.rows.resize(2 * width);
+  std::size_t total = 0;
+  s.offset.assign(n, 0);
+  for (std::size_t c = 0; c < n; ++c) {
+    s.offset[c] = reconstruct ? total : (c % 2) * width;
+    total = reconstruct ? total + (width - low[c]) : 2 * width;
+  }
+  if (s.rows_capacity < total) {
+    s.rows = std::make_unique_for_overwrite<double[]>(total);
+    s.rows_capacity = total;
   }
   if (s.zeros.size() < width) s.zeros.assign(width, 0.0);
+  // Band pointers: row[m - from] is entry m of this row, prev[x - prev_low] entry x of the previous one.
   const double* prev = s.zeros.data();
   std::size_t prev_low = 0;
   double* row = nullptr;
+  std::size_t from = 0;
   for (std::size_t c = 0; c < n; ++c) {
-    row = s.rows.data() + (reconstruct ? c : c % 2) * width;
-    const std::size_t from = low[c];
+    row = s.rows.get() + s.offset[c];
+    from = low[c];
     // prev is +inf below prev_low, so item j contributes from max(from, prev_low + w) on.
     const std::size_t f_begin = s.frontier_begin[c], f_end = s.frontier_begin[c + 1];
     const std::size_t w0 = s.weight[s.frontier[f_begin]];
     const double t0 = s.seconds[s.frontier[f_begin]];
     const std::size_t start0 = std::max(from, prev_low + w0);
-    for (std::size_t m = from; m < start0 && m < width; ++m) row[m] = kInf;
-    if (start0 < width) row_assign(row + start0, prev + (start0 - w0), t0, width - start0);
+    for (std::size_t m = from; m < start0 && m < width; ++m) row[m - from] = kInf;
+    if (start0 < width)
+      row_assign(row + (start0 - from), prev + (start0 - w0 - prev_low), t0, width - start0);
     run.cells += static_cast<std::int64_t>(width - std::min(width, start0));
     for (std::size_t f = f_begin + 1; f < f_end; ++f) {
       const std::size_t w = s.weight[s.frontier[f]];
       const double t = s.seconds[s.frontier[f]];
       const std::size_t begin = std::max(from, prev_low + w);
-      if (begin < width) row_min(row + begin, prev + (begin - w), t, width - begin);
+      if (begin < width) row_min(row + (begin - from), prev + (begin - w - prev_low), t, width - begin);
       run.cells += static_cast<std::int64_t>(width - std::min(width, begin));
     }
     prev = row;
     prev_low = from;
   }
-  run.seconds = row[bins];
+  run.seconds = row[bins - from];
   run.feasible = std::isfinite(run.seconds);
   if (keep_value) {
     run.value.assign(width, kInf);
-    std::copy(row + low[n - 1], row + width, run.value.begin() + static_cast<std::ptrdiff_t>(low[n - 1]));
+    std::copy(row, row + (width - from), run.value.begin() + static_cast<std::ptrdiff_t>(from));
   }
   if (run.feasible && reconstruct) {
     run.picks.assign(problem.classes.size(), 0);
@@ -202,10 +245,10 @@ DpRun run_dp(const McProblem& problem, const std::vector<Unit>& units, double th
     // Row c - 1 at index x: its stored value inside its band, +inf below (no plan of those units fits).
     const auto before = [&](std::size_t c, std::size_t x) {
       if (c == 0) return 0.0;
-      return x < low[c - 1] ? kInf : s.rows[(c - 1) * width + x];
+      return x < low[c - 1] ? kInf : s.rows[s.offset[c - 1] + (x - low[c - 1])];
     };
     for (std::size_t c = n; c-- > 0;) {
-      const double target = s.rows[c * width + m];
+      const double target = s.rows[s.offset[c] + (m - low[c])];
       int chosen = -1;
       for (std::size_t j = s.item_begin[c]; j < s.item_begin[c + 1] && chosen < 0; ++j) {
         const std::size_t w = s.weight[j];
