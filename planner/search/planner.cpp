@@ -591,11 +591,13 @@ namespace {
 // The Pareto front of `space` at one training step, its peaks with the runtime reserve, up to the device's
 // memory.
 std::vector<ParetoPoint> pareto_points(const Scenario& scenario, const Calibration& calibration,
-                                       const SearchSpace& space, TrainingStep step) {
+                                       const SearchSpace& space, TrainingStep step, std::size_t threads) {
   PlanInstance inst = build_instance(scenario, calibration, space, step);
   inst.problem.capacity_bytes = static_cast<double>(scenario.cluster.gpu.memory_bytes) - inst.fixed_bytes;
   std::vector<ParetoPoint> out;
-  for (ParetoPoint p : pareto_front(inst.problem)) {
+  DpOptions options;
+  options.threads = static_cast<int>(threads);
+  for (ParetoPoint p : pareto_front(inst.problem, options)) {
     p.peak_bytes += inst.fixed_bytes;
     out.push_back(p);
   }
@@ -719,7 +721,7 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
   TrainingStep pareto_step;
   if (report.best.fits) {
     pareto_step = {report.best.plan.micro_batch, report.best.plan.gradient_accumulation_steps};
-    pareto = pareto_points(scenario, calibration, spaces.front(), pareto_step);
+    pareto = pareto_points(scenario, calibration, spaces.front(), pareto_step, thread_count(threads));
   }
   for (std::size_t index = 1; index < spaces.size(); ++index) {
     workers.stop_if_cancelled(meter);
@@ -735,7 +737,8 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
     if (best.micro_batch != pareto_step.micro_batch ||
         best.gradient_accumulation_steps != pareto_step.accumulation_steps) {
       pareto = pareto_points(scenario, calibration, spaces.front(),
-                             TrainingStep{best.micro_batch, best.gradient_accumulation_steps});
+                             TrainingStep{best.micro_batch, best.gradient_accumulation_steps},
+                             thread_count(threads));
     }
     report.pareto = std::move(pareto);
   }

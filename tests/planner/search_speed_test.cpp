@@ -117,6 +117,26 @@ TEST(SearchSpeed, BandedDpEqualsFullWidthDp) {
   }
 }
 
+TEST(SearchSpeed, ParetoFrontIsTheSameOnAnyNumberOfThreads) {
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 10; ++trial) {
+    const McProblem p = repeated(rng, 20 + trial, 3, 6);
+    DpOptions one;
+    one.threads = 1;
+    const std::vector<ParetoPoint> reference = pareto_front(p, one);
+    for (int threads : {2, 3, 7}) {
+      DpOptions many;
+      many.threads = threads;
+      const std::vector<ParetoPoint> front = pareto_front(p, many);
+      ASSERT_EQ(front.size(), reference.size()) << trial << " " << threads;
+      for (std::size_t i = 0; i < front.size(); ++i) {
+        EXPECT_EQ(front[i].peak_bytes, reference[i].peak_bytes);
+        EXPECT_EQ(front[i].seconds, reference[i].seconds);
+      }
+    }
+  }
+}
+
 // Observer calls as text, in order.
 class Transcript : public PlanObserver {
  public:

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <future>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
 
 #include "planner/search/solvers/mckp.hpp"
 
@@ -347,21 +349,42 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options, const st
 }
 
 std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions& options, int max_points) {
-  std::vector<ParetoPoint> points;
   const double quantum = std::max(1.0, problem.capacity_bytes / std::max(1, options.bins));
   const std::vector<Unit> units = dp_units(problem, problem.classes.size() > options.max_single_classes);
-  for (double threshold : transient_thresholds(problem)) {
-    const DpRun run =
-        run_dp(problem, units, threshold, problem.capacity_bytes - threshold, quantum, true, true, false);
-    // Only where this threshold's value drops: a point no faster than an earlier one of the same threshold
-    // (lighter, so sorted before it) could never enter the front.
-    double last = kInf;
-    for (std::size_t m = 0; m < run.value.size(); ++m) {
-      if (run.value[m] < last) {
-        points.push_back({static_cast<double>(m) * quantum + threshold, run.value[m]});
-        last = run.value[m];
+  const std::vector<double> thresholds = transient_thresholds(problem);
+  // The points of thresholds [first, last), in threshold order.
+  const auto points_of = [&](std::size_t first, std::size_t last) {
+    std::vector<ParetoPoint> out;
+    for (std::size_t i = first; i < last; ++i) {
+      const double threshold = thresholds[i];
+      const DpRun run =
+          run_dp(problem, units, threshold, problem.capacity_bytes - threshold, quantum, true, true, false);
+      // Only where this threshold's value drops: a point no faster than an earlier one of the same
+      // threshold (lighter, so sorted before it) could never enter the front.
+      double last_value = kInf;
+      for (std::size_t m = 0; m < run.value.size(); ++m) {
+        if (run.value[m] < last_value) {
+          out.push_back({static_cast<double>(m) * quantum + threshold, run.value[m]});
+          last_value = run.value[m];
+        }
       }
     }
+    return out;
+  };
+  // The thresholds' DPs are independent: contiguous chunks on helper threads, joined in threshold order, so
+  // the points (and the front) are the same for any thread count.
+  const std::size_t chunks = std::min<std::size_t>(
+      thresholds.size(), options.threads > 0 ? static_cast<std::size_t>(options.threads)
+                                             : std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::future<std::vector<ParetoPoint>>> helpers;
+  for (std::size_t k = 1; k < chunks; ++k) {
+    helpers.push_back(std::async(std::launch::async, points_of, k * thresholds.size() / chunks,
+                                 (k + 1) * thresholds.size() / chunks));
+  }
+  std::vector<ParetoPoint> points = points_of(0, chunks == 0 ? 0 : thresholds.size() / chunks);
+  for (auto& helper : helpers) {
+    const std::vector<ParetoPoint> more = helper.get();
+    points.insert(points.end(), more.begin(), more.end());
   }
   std::sort(points.begin(), points.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
     return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : a.seconds < b.seconds;

@@ -69,6 +69,9 @@ struct DpOptions {
   // Thresholds whose LP bound is within this fraction of the incumbent are not solved by DP: they could
   // improve the plan by at most this much, and their LP bound enters the certified lower bound.
   double lp_certify_gap = 2e-3;
+  // pareto_front runs its thresholds' DPs on up to this many threads (0: one per hardware thread); the front
+  // is the same for any count.
+  int threads = 0;
 };
 // Exact for the memory-quantised model with weights rounded up (a feasible plan: upper bound) and rounded
 // down (a proven lower bound); the peak max-term handled by enumerating the largest transient. Feasible
