@@ -1,6 +1,9 @@
 // shardscope command-line entry point: dispatches to subcommands, writes their output to standard output
 // (checked), and maps every way a run can end to its exit code and message (one place).
 #include <CLI/CLI.hpp>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <algorithm>
 #include <exception>
 #include <iostream>
@@ -113,6 +116,11 @@ extern "C" void install_guards_first(int /*argc*/, char** /*argv*/, char** /*env
 
 int main(int argc, char** argv) {
   namespace cli = shardscope::cli;
+#ifdef __GLIBC__
+  // The planner's helper threads allocate little (their DP buffers are pooled): one malloc arena keeps each
+  // thread from reserving 64 MiB of address space of its own, which matters under `ulimit -v`.
+  mallopt(M_ARENA_MAX, 1);
+#endif
 #ifdef SHARDSCOPE_SIM_EXEC
   // The simulator's commands run in shardscope-sim, which links SimGrid; this executable does not, and
   // starts in a few milliseconds instead of ~35 (planner/README.md, "Benchmark").

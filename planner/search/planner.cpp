@@ -13,9 +13,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 
 #include "planner/core/error.hpp"
@@ -322,8 +324,12 @@ class BatchesAhead {
   }
   BatchWork take(std::size_t k, double best_known) {
     for (std::size_t ahead = k + 1; ahead < std::min(pending_.size(), k + window_); ++ahead) {
-      if (!pending_[ahead].valid())
+      if (pending_[ahead].valid()) continue;
+      try {
         pending_[ahead] = std::async(std::launch::async, work_, ahead, best_known);
+      } catch (const std::system_error&) {
+        throw std::bad_alloc();  // no thread to be had: the process is out of memory or address space
+      }
     }
     return pending_[k].valid() ? pending_[k].get() : work_(k, best_known);
   }
@@ -621,24 +627,32 @@ class BaselineWorkers {
     if (spaces.size() <= 1 || thread_limit <= 1) return;
     const std::size_t threads = std::min<std::size_t>(spaces.size() - 1, thread_limit);
     for (std::size_t t = 0; t < threads; ++t) {
-      workers_.emplace_back([&, this] {
-        for (std::size_t index = next_.fetch_add(1) + 1; index < spaces.size();
-             index = next_.fetch_add(1) + 1) {
-          Slot& slot = slots_[index];
-          slot.events = std::make_unique<RecordedScan>(stop_);
-          try {
-            slot.result =
-                scan_strategy(scenario, calibration, spaces[index], micro_batches, configured, *slot.events);
-          } catch (...) {
-            slot.error = std::current_exception();
+      // A thread that cannot be had means the process is out of memory or address space: the workers
+      // started so far stop and are joined, and planning fails as out of memory.
+      try {
+        workers_.emplace_back([&, this] {
+          for (std::size_t index = next_.fetch_add(1) + 1; index < spaces.size();
+               index = next_.fetch_add(1) + 1) {
+            Slot& slot = slots_[index];
+            try {
+              slot.events = std::make_unique<RecordedScan>(stop_);
+              slot.result = scan_strategy(scenario, calibration, spaces[index], micro_batches, configured,
+                                          *slot.events);
+            } catch (...) {
+              slot.error = std::current_exception();
+            }
+            {
+              const std::lock_guard<std::mutex> lock(mutex_);
+              slot.done = true;
+            }
+            done_.notify_all();
           }
-          {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            slot.done = true;
-          }
-          done_.notify_all();
-        }
-      });
+        });
+      } catch (const std::system_error&) {
+        stop_.store(true);
+        for (std::thread& w : workers_) w.join();
+        throw std::bad_alloc();
+      }
     }
   }
   BaselineWorkers(const BaselineWorkers&) = delete;

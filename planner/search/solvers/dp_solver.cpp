@@ -8,8 +8,10 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <numeric>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "planner/search/solvers/mckp.hpp"
@@ -377,15 +379,24 @@ std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions&
       thresholds.size(), options.threads > 0 ? static_cast<std::size_t>(options.threads)
                                              : std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::future<std::vector<ParetoPoint>>> helpers;
-  for (std::size_t k = 1; k < chunks; ++k) {
-    helpers.push_back(std::async(std::launch::async, points_of, k * thresholds.size() / chunks,
-                                 (k + 1) * thresholds.size() / chunks));
+  std::size_t started = 1;  // chunks 1..started-1 run on helpers; the rest here
+  for (std::size_t k = 1; k < chunks; ++k, ++started) {
+    try {
+      helpers.push_back(std::async(std::launch::async, points_of, k * thresholds.size() / chunks,
+                                   (k + 1) * thresholds.size() / chunks));
+    } catch (const std::system_error&) {
+      throw std::bad_alloc();  // no thread to be had: out of memory or address space (helpers are joined)
+    }
   }
   std::vector<ParetoPoint> points = points_of(0, chunks == 0 ? 0 : thresholds.size() / chunks);
+  std::vector<ParetoPoint> rest = chunks == 0
+                                      ? std::vector<ParetoPoint>{}
+                                      : points_of(started * thresholds.size() / chunks, thresholds.size());
   for (auto& helper : helpers) {
     const std::vector<ParetoPoint> more = helper.get();
     points.insert(points.end(), more.begin(), more.end());
   }
+  points.insert(points.end(), rest.begin(), rest.end());
   std::sort(points.begin(), points.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
     return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : a.seconds < b.seconds;
   });
