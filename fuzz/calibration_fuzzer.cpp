@@ -1,4 +1,5 @@
-// libFuzzer target for the calibration file parser and the efficiency lookup: InputError or success only.
+// libFuzzer target for the calibration file parser and the efficiency lookups (default and per link class):
+// InputError or success only.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -11,7 +12,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     const shardscope::Calibration c = shardscope::parse_calibration_string(text, "fuzz.yaml");
-    for (double bytes : {1.0, 4096.0, 1e6, 1e9, 1e15}) (void)shardscope::message_efficiency_factor(c, bytes);
+    for (double bytes : {1.0, 4096.0, 1e6, 1e9, 1e15}) {
+      (void)shardscope::message_efficiency_factor(c, bytes);
+      for (shardscope::LinkClass lc : shardscope::values<shardscope::LinkClass>()) {
+        (void)shardscope::message_efficiency_factor(c, lc, bytes);  // a class's own table or the default
+      }
+    }
   } catch (const shardscope::InputError&) {
     // expected for bad input
   }

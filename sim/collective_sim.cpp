@@ -26,6 +26,8 @@ double busbw_factor(CollectiveKind kind, int ranks) {
 
 namespace {
 
+constexpr double kMaxCollectiveBytes = 1125899906842624.0;  // 1 PiB
+
 struct Prepared {
   Cluster cluster;
   int ranks = 0;
@@ -35,7 +37,7 @@ struct Prepared {
 Prepared prepare(const Cluster& cluster, const CollectiveRequest& r) {
   Prepared p{cluster, r.gpus > 0 ? r.gpus : cluster.gpus(), 0};
   const std::string where = "collective";
-  if (!(r.total_bytes > 0) || r.total_bytes > 1125899906842624.0) {
+  if (!(r.total_bytes > 0) || r.total_bytes > kMaxCollectiveBytes) {
     throw InputError(where, 0, "bytes", "expected a size above 0 and at most 1 PiB");
   }
   if (p.ranks % cluster.gpus_per_node != 0) {
@@ -67,28 +69,61 @@ std::vector<RankSchedule> schedule_for(const CollectiveRequest& r, const Schedul
       return hierarchical_ring_schedule(s);
     case CollectiveAlgorithm::ho_ring:
       return ho_ring_schedule(s);
+    case CollectiveAlgorithm::nccl:
+      break;  // built with its flows (nccl_schedule)
   }
   return ring_schedule(s);
+}
+
+char token = 0;  // flow payload pointer; sizes are simulated
+
+// Runs this rank's flows of a stage in its own actor: every send is posted at once, and each receive
+// once its flow's delay has passed (SimGrid starts a transfer when both sides have posted it, so the flow
+// starts after its delay without a helper actor per send).
+void run_flows(const Stage& stage, int rank, std::int64_t& messages) {
+  std::vector<sg4::CommPtr> comms;
+  std::vector<const Flow*> incoming;
+  for (const std::shared_ptr<Flow>& f : stage.flows) {
+    if (f->from == rank) {
+      comms.push_back(sg4::Mailbox::by_name(f->mailbox)
+                          ->put_async(&token, static_cast<std::uint64_t>(std::llround(f->wire_bytes))));
+      ++messages;
+    }
+    if (f->to == rank) incoming.push_back(f.get());
+  }
+  std::stable_sort(incoming.begin(), incoming.end(),
+                   [](const Flow* a, const Flow* b) { return a->delay_seconds < b->delay_seconds; });
+  std::vector<char*> received(incoming.size(), nullptr);
+  const double start = sg4::Engine::get_clock();
+  for (std::size_t i = 0; i < incoming.size(); ++i) {
+    const double wait = start + incoming[i]->delay_seconds - sg4::Engine::get_clock();
+    if (wait > 0) sg4::this_actor::sleep_for(wait);
+    comms.push_back(sg4::Mailbox::by_name(incoming[i]->mailbox)->get_async<char>(&received[i]));
+  }
+  for (auto& c : comms) c->wait();
+}
+
+std::string nccl_description(const CollectiveResult& r) {
+  return "NCCL " + r.nccl_algorithm + "/" + r.nccl_protocol + ", " + std::to_string(r.nccl_channels) +
+         " channel" + (r.nccl_channels == 1 ? "" : "s");
 }
 
 }  // namespace
 
 std::string model_description(const CollectiveResult& result, int coarse_above) {
+  if (!result.nccl_algorithm.empty()) return nccl_description(result);
   if (result.coarse_rings == 0) return "step model";
   if (result.step_rings == 0) return "coarse flows";
   return "step model up to " + std::to_string(coarse_above) + " ranks, coarse flows above";
 }
 
-double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveRequest& request) {
+double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveRequest& request,
+                                     const Calibration& calibration) {
   const Prepared p = prepare(cluster, request);
-  const Calibration calibration;
   const CollectiveCost cost(p.cluster, p.group_size, calibration);
   const double x = request.total_bytes;
   const int n = p.ranks, m = p.group_size, g = n / m;
-  auto ab = [&](GroupKind group, int steps, double chunk) {
-    const RingLink& ring = cost.ring(group);
-    return steps <= 0 ? 0.0 : alpha_beta_seconds(ring.alpha_seconds, steps, chunk, ring.bytes_per_second);
-  };
+  auto ab = [&](GroupKind group, int steps, double chunk) { return cost.ring_seconds(group, steps, chunk); };
   const bool all_reduce = request.kind == CollectiveKind::all_reduce;
   switch (request.algorithm) {
     case CollectiveAlgorithm::ring:
@@ -102,90 +137,167 @@ double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveReq
                          ab(GroupKind::intra, m - 1, (g - 1) * x / n);
       return all_reduce ? 2 * one : one;
     }
+    case CollectiveAlgorithm::nccl:
+      return nccl_pick(nccl_topology(p.cluster, NcclGroup{n, 1, 1, 0}), request.kind, x).seconds();
   }
   return 0;
 }
 
-CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveRequest& request) {
-  const Prepared p = prepare(cluster, request);
+std::vector<double> sweep_sizes(double min_bytes, double max_bytes, const std::string& field) {
+  if (!(min_bytes > 0)) throw InputError("collective", 0, field, "expected a smallest size above 0");
+  if (max_bytes > kMaxCollectiveBytes)
+    throw InputError("collective", 0, field, "expected sizes of at most 1 PiB");
+  if (min_bytes > max_bytes) {
+    throw InputError("collective", 0, field, "expected MIN:MAX with MIN at most MAX");
+  }
+  std::vector<double> sizes;
+  for (double size = min_bytes; size <= max_bytes; size *= 2) sizes.push_back(size);
+  return sizes;
+}
+
+CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveRequest& request,
+                                     const Calibration& calibration) {
+  return simulate_collective_sweep(cluster, request, {request.total_bytes}, calibration).front();
+}
+
+std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
+                                                        const CollectiveRequest& request,
+                                                        const std::vector<double>& sizes,
+                                                        const Calibration& calibration) {
+  if (sizes.empty()) throw InputError("collective", 0, "sweep", "expected at least one size");
+  for (const double bytes : sizes) {
+    CollectiveRequest r = request;
+    r.total_bytes = bytes;
+    prepare(cluster, r);
+  }
+  CollectiveRequest first = request;
+  first.total_bytes = sizes.front();
+  const Prepared p = prepare(cluster, first);
   // The GPU limit first: the schedules below are as large as the platform.
   SimulationSize size{"the collective", p.ranks, 0, 0};
   check_simulation_size(size);
-  const Calibration calibration;
   const CollectiveCost cost(p.cluster, p.group_size, calibration);
-  std::vector<std::vector<RankSchedule>> copies;
+  const bool nccl = request.algorithm == CollectiveAlgorithm::nccl;
+  // Per size, per copy: every rank's schedule (nccl: with its flows, fitted once the platform exists).
+  std::vector<std::vector<std::vector<RankSchedule>>> runs(sizes.size());
+  std::vector<std::vector<NcclSchedule>> nccl_runs(sizes.size());
+  std::vector<CollectiveResult> results(sizes.size());
   std::set<std::pair<int, int>> pairs;
-  std::set<std::pair<std::string, bool>> rings;  // every ring phase by name, and whether it is coarse
-  for (int copy = 0; copy < request.concurrent; ++copy) {
-    ScheduleRequest s{request.kind,
-                      request.total_bytes,
-                      p.ranks,
-                      p.group_size,
-                      request.coarse_above,
-                      "c" + std::to_string(copy) + "/",
-                      {cost.ring(GroupKind::intra).alpha_seconds, cost.ring(GroupKind::inter).alpha_seconds,
-                       cost.ring(GroupKind::global).alpha_seconds}};
-    copies.push_back(schedule_for(request, s));
-    for (const RankSchedule& rs : copies.back()) {
-      for (const Stage& st : rs) {
-        for (const RingPhase& ph : st.phases) {
-          if (!rings.emplace(ph.name, ph.coarse).second) continue;  // every member lists its ring
-          const std::vector<int>& ring = *ph.ranks;
-          for (std::size_t i = 0; i < ring.size(); ++i) pairs.emplace(ring[i], ring[(i + 1) % ring.size()]);
+  std::int64_t widest = 0;  // actors one rank runs at once in its widest stage
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    std::set<std::pair<std::string, bool>> rings;  // every ring phase by name, and whether it is coarse
+    for (int copy = 0; copy < request.concurrent; ++copy) {
+      ScheduleRequest s{request.kind,
+                        sizes[k],
+                        p.ranks,
+                        p.group_size,
+                        request.coarse_above,
+                        "s" + std::to_string(k) + "c" + std::to_string(copy) + "/",
+                        {cost.ring(GroupKind::intra).alpha_seconds, cost.ring(GroupKind::inter).alpha_seconds,
+                         cost.ring(GroupKind::global).alpha_seconds},
+                        &p.cluster,
+                        &cost};
+      if (nccl) {
+        nccl_runs[k].push_back(nccl_schedule(s));
+        runs[k].push_back(nccl_runs[k].back().ranks);
+        for (const auto& f : nccl_runs[k].back().flows) pairs.emplace(f->from, f->to);
+        size.activities += static_cast<std::int64_t>(nccl_runs[k].back().flows.size());
+      } else {
+        runs[k].push_back(schedule_for(request, s));
+      }
+      for (std::size_t rank = 0; rank < runs[k].back().size(); ++rank) {
+        for (const Stage& st : runs[k].back()[rank]) {
+          for (const RingPhase& ph : st.phases) {
+            if (!rings.emplace(ph.name, ph.coarse).second) continue;  // every member lists its ring
+            const std::vector<int>& ring = *ph.ranks;
+            for (std::size_t i = 0; i < ring.size(); ++i) pairs.emplace(ring[i], ring[(i + 1) % ring.size()]);
+          }
+          widest = std::max<std::int64_t>(widest, static_cast<std::int64_t>(st.phases.size()));
+          for (const RingPhase& ph : st.phases) size.activities += ph.coarse ? 1 : ph.steps;
         }
-        size.actors = std::max<std::int64_t>(size.actors, static_cast<std::int64_t>(st.phases.size()));
-        for (const RingPhase& ph : st.phases) size.activities += ph.coarse ? 1 : ph.steps;
       }
     }
+    for (const auto& ring : rings) ++(ring.second ? results[k].coarse_rings : results[k].step_rings);
+    if (nccl) {
+      const NcclSchedule& n = nccl_runs[k].front();
+      results[k].flows = static_cast<int>(n.flows.size());
+      results[k].nccl_algorithm = to_string(n.estimate.algorithm);
+      results[k].nccl_protocol = to_string(n.estimate.protocol);
+      results[k].nccl_channels = nccl_topology(p.cluster, NcclGroup{p.ranks, 1, 1, 0}).channels;
+    }
   }
-  // Actors: per copy and rank one, plus a helper per extra concurrent phase of a stage (counted above as
-  // the widest stage of any rank).
-  size.actors *= static_cast<std::int64_t>(copies.size()) * p.ranks;
+  // Actors: per copy and rank one, plus a helper per extra concurrent phase of its widest stage (flows
+  // run in the rank's own actor).
+  size.actors = std::max<std::int64_t>(1, widest) * request.concurrent * p.ranks;
   check_simulation_size(size);
-  CollectiveResult result;
-  for (const auto& ring : rings) ++(ring.second ? result.coarse_rings : result.step_rings);
   std::int64_t finished = 0;
-  const std::int64_t expected = static_cast<std::int64_t>(copies.size()) * p.ranks;
+  const std::int64_t expected = static_cast<std::int64_t>(request.concurrent) * p.ranks;
+  std::vector<double> ends(sizes.size(), 0.0);
   try {
     sg4::Engine& engine = create_engine();
     configure_actor_stacks(size);
-    Platform platform(p.cluster, std::vector<std::pair<int, int>>(pairs.begin(), pairs.end()));
-    for (std::size_t copy = 0; copy < copies.size(); ++copy) {
+    Platform platform(p.cluster, calibration, std::vector<std::pair<int, int>>(pairs.begin(), pairs.end()));
+    for (auto& copies : nccl_runs) {
+      if (copies.empty()) continue;
+      fit_nccl_flows(copies.front(), platform);  // the lone collective; the other copies contend alike
+      for (std::size_t c = 1; c < copies.size(); ++c) {
+        for (std::size_t i = 0; i < copies[c].flows.size(); ++i) {
+          copies[c].flows[i]->wire_bytes = copies.front().flows[i]->wire_bytes;
+          copies[c].flows[i]->delay_seconds = copies.front().flows[i]->delay_seconds;
+        }
+      }
+    }
+    const sg4::BarrierPtr barrier = sg4::Barrier::create(static_cast<unsigned>(expected));
+    for (int copy = 0; copy < request.concurrent; ++copy) {
       for (int rank = 0; rank < p.ranks; ++rank) {
-        const RankSchedule* schedule = &copies[copy][static_cast<std::size_t>(rank)];
         sg4::Host* host = platform.host(rank);
         sg4::Actor::create(
             "c" + std::to_string(copy) + "-rank" + std::to_string(rank), host,
-            [schedule, rank, host, &result, &finished]() {
-              for (const Stage& stage : *schedule) {
-                std::vector<sg4::ActorPtr> helpers;
-                for (std::size_t k = 1; k < stage.phases.size(); ++k) {
-                  const RingPhase* phase = &stage.phases[k];
-                  const std::size_t pos = static_cast<std::size_t>(
-                      std::find(phase->ranks->begin(), phase->ranks->end(), rank) - phase->ranks->begin());
-                  helpers.push_back(sg4::Actor::create("helper", host, [phase, pos, &result]() {
-                    run_ring_phase(*phase, pos, result.messages);
-                  }));
+            [&runs, &results, &ends, &finished, &barrier, copy, rank, host]() {
+              for (std::size_t k = 0; k < runs.size(); ++k) {
+                const RankSchedule& schedule =
+                    runs[k][static_cast<std::size_t>(copy)][static_cast<std::size_t>(rank)];
+                std::int64_t& messages = results[k].messages;
+                for (const Stage& stage : schedule) {
+                  std::vector<sg4::ActorPtr> helpers;
+                  for (std::size_t i = 1; i < stage.phases.size(); ++i) {
+                    const RingPhase* phase = &stage.phases[i];
+                    const std::size_t pos = static_cast<std::size_t>(
+                        std::find(phase->ranks->begin(), phase->ranks->end(), rank) - phase->ranks->begin());
+                    helpers.push_back(sg4::Actor::create("helper", host, [phase, pos, &messages]() {
+                      run_ring_phase(*phase, pos, messages);
+                    }));
+                  }
+                  if (!stage.phases.empty()) {
+                    const RingPhase& first_phase = stage.phases.front();
+                    const std::size_t pos = static_cast<std::size_t>(
+                        std::find(first_phase.ranks->begin(), first_phase.ranks->end(), rank) -
+                        first_phase.ranks->begin());
+                    run_ring_phase(first_phase, pos, messages);
+                  }
+                  if (!stage.flows.empty()) run_flows(stage, rank, messages);
+                  for (auto& h : helpers) h->join();
                 }
-                const RingPhase& first = stage.phases.front();
-                const std::size_t pos = static_cast<std::size_t>(
-                    std::find(first.ranks->begin(), first.ranks->end(), rank) - first.ranks->begin());
-                run_ring_phase(first, pos, result.messages);
-                for (auto& h : helpers) h->join();
+                barrier->wait();  // every size starts when the previous one has ended everywhere
+                if (copy == 0 && rank == 0) ends[k] = sg4::Engine::get_clock();
               }
               ++finished;
             });
       }
     }
-    result.seconds = run_to_completion(engine, finished, expected, "the collective");
+    run_to_completion(engine, finished, expected, "the collective");
   } catch (const simgrid::Exception& e) {
     throw SimulationError(std::string("SimGrid: ") + e.what());
   }
-  if (result.seconds > 0) {  // one rank moves nothing in no time: no bandwidth (0, see the header)
-    result.algbw_bytes_per_second = request.total_bytes / result.seconds;
-    result.busbw_bytes_per_second = result.algbw_bytes_per_second * busbw_factor(request.kind, p.ranks);
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    CollectiveResult& result = results[k];
+    result.seconds = ends[k] - (k == 0 ? 0.0 : ends[k - 1]);
+    if (result.seconds > 0) {  // one rank moves nothing in no time: no bandwidth (0, see the header)
+      result.algbw_bytes_per_second = sizes[k] / result.seconds;
+      result.busbw_bytes_per_second = result.algbw_bytes_per_second * busbw_factor(request.kind, p.ranks);
+    }
   }
-  return result;
+  return results;
 }
 
 }  // namespace shardscope::sim

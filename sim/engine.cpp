@@ -1,6 +1,7 @@
 // Engine set-up: the network model is chosen deliberately (see sim/README.md) and SimGrid is kept quiet.
 #include "sim/engine.hpp"
 
+#include <csignal>
 #include <memory>
 #include <simgrid/s4u.hpp>
 #include <string>
@@ -19,7 +20,12 @@ simgrid::s4u::Engine& create_engine() {
   std::string log_cfg = "--log=xbt_cfg.thres:critical";
   std::string log_ker = "--log=ker_engine.thres:critical";
   char* argv[] = {name.data(), log_root.data(), log_cfg.data(), log_ker.data(), nullptr};
+  // SimGrid installs its own SIGINT handler (print the actors, exit(1) from inside the handler: a crash
+  // mid-simulation); keep whatever the caller had, so that Ctrl-C cancels through its observer.
+  struct sigaction caller_sigint {};
+  sigaction(SIGINT, nullptr, &caller_sigint);
   engine = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
+  sigaction(SIGINT, &caller_sigint, nullptr);
   // CM02: a lone flow takes latency + size / bandwidth; no reverse "ACK" traffic, no TCP window bound.
   simgrid::s4u::Engine::set_config("network/model:CM02");
   simgrid::s4u::Engine::set_config("network/crosstraffic:0");

@@ -3,19 +3,26 @@
 #include "sim/iteration_sim.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
 #include <simgrid/Exception.hpp>
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
+#include <tuple>
 
 #include "planner/cost/collective_cost.hpp"
+#include "sim/activity_holder.hpp"
 #include "sim/collectives/ring_actor.hpp"
 #include "sim/engine.hpp"
 #include "sim/platform.hpp"
 #include "sim/resources.hpp"
+#include "sim/ring_run.hpp"
 #include "sim/simulation_error.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -107,15 +114,12 @@ struct RingContext {
   }
 };
 
-// The ring phase that task `index` runs among `ring` (the same on every rank of the ring).
-RingPhase ring_phase_for(const Task& task, std::size_t index, const RingSeat& seat,
-                         const RingContext& context) {
+// The ring phase that a collective task runs among its ring (the same on every rank of the ring).
+RingPhase ring_phase_for(const Task& task, const RingSeat& seat, const RingContext& context) {
   RingPhase phase;
   phase.ranks = context.ring(task.group, seat);
-  phase.name = "t" + std::to_string(index) + "g" + std::to_string(phase.ranks->front()) + "k" +
-               std::to_string(static_cast<int>(task.group));
   phase.chunk_bytes = task.total_bytes / static_cast<double>(seat.size);
-  phase.efficiency = message_efficiency_factor(context.calibration, phase.chunk_bytes);
+  phase.efficiency = context.cost.message_efficiency(task.group, phase.chunk_bytes);
   phase.steps = ring_steps(task.kind, seat.size);
   phase.coarse = coarse_ring(static_cast<std::size_t>(seat.size), context.coarse_above);
   phase.coarse_latency_seconds =
@@ -123,150 +127,337 @@ RingPhase ring_phase_for(const Task& task, std::size_t index, const RingSeat& se
   return phase;
 }
 
-// What all actors of the iteration record. SimGrid runs its actors one at a time (cooperative contexts
-// in one thread), so every actor appends here without a lock.
+// What the iteration records. SimGrid calls back into the executor from one thread, so every GPU appends
+// here without a lock.
 struct IterationLog {
   int trace_ranks = 0;  // ranks below this keep their trace events and memory samples
   std::vector<TraceEvent> trace;
   std::vector<MemorySample> memory;
   std::int64_t messages = 0;          // ring messages sent
-  std::int64_t finished_streams = 0;  // actors that ran their last task
+  std::int64_t finished_streams = 0;  // streams that ran their last task
 };
 
-// One GPU's two streams executing the program: the compute and communication actors of a rank share
-// this state (tasks done, memory in use) and wait on each other through its condition variable.
-class GpuStreams {
+// Above this many micro-steps the simulator looks for a steady state (as the planner's schedule does).
+constexpr int kSteadyStateAboveSteps = 64;
+
+// Runs the program on every GPU's compute and communication streams without actors: each stream is a
+// cursor over its tasks, advanced from SimGrid's completion callbacks (maestro's context). A stream whose
+// task waits on the other stream's task stops until that one is done; a collective joins its ring's
+// RingRun, a compute task is a timer. No actor means no stack, no context switch and no simcall per task.
+// What remains superlinear is SimGrid 3.32's: an activity started outside an actor belongs to maestro, and
+// each one that ends is removed from maestro's std::list of running activities by a linear scan (about one
+// flow per GPU in flight), so the cost per flow grows with the GPUs.
+class IterationExecutor {
  public:
-  GpuStreams(const IterationProgram& program, const RingContext& rings, int rank, IterationLog& log)
-      : program_(program),
-        rings_(rings),
-        rank_(rank),
-        traced_(rank < log.trace_ranks),
-        log_(log),
-        done_(program.tasks.size(), 0),
-        mutex_(sg4::Mutex::create()),
-        changed_(sg4::ConditionVariable::create()),
-        current_(program.resident),
-        peak_bytes_(total(current_)) {
-    if (traced_) log_.memory.push_back({rank_, 0.0, current_});
+  IterationExecutor(const IterationProgram& program, const RingContext& rings, const Platform& platform,
+                    IterationLog& log, bool steady_state, SimulationObserver* observer)
+      : program_(program), rings_(rings), platform_(platform), log_(log), observer_(observer) {
+    const std::size_t length = program.step_tasks;
+    for (std::size_t i = 0; i < program.tasks.size(); ++i) {
+      const auto s = static_cast<std::size_t>(program.tasks[i].stream == Task::Stream::compute ? 0 : 1);
+      (i < length ? step_order_[s] : update_order_[s]).push_back(i);
+    }
+    steady_.watching = steady_state && program.micro_steps > kSteadyStateAboveSteps && length > 0;
+    gpus_.reserve(static_cast<std::size_t>(rings.gpus));
+    for (int rank = 0; rank < rings.gpus; ++rank) {
+      Gpu& gpu = gpus_.emplace_back();
+      if (steady_.watching) gpu.last_times.assign(2 * length, 0.0);
+      gpu.done.assign(program.tasks.size(), 0);
+      gpu.current = program.resident;
+      gpu.peak_bytes = total(gpu.current);
+      if (rank < log_.trace_ranks) log_.memory.push_back({rank, 0.0, gpu.current});
+    }
   }
 
-  // The body of the actor running `stream`: its tasks in program order, the micro-step's tasks once per
-  // micro-step, then the update's.
-  void run(Task::Stream stream) {
-    const std::size_t length = program_.step_tasks;
-    for (int step = 0; step < program_.micro_steps && length > 0; ++step) {
-      for (std::size_t i = 0; i < length; ++i) {
-        if (program_.tasks[i].stream == stream) run_task(i, step);
-      }
+  // Starts every stream (rank order, compute before communication); call before the engine runs.
+  void start() {
+    for (int rank = 0; rank < rings_.gpus; ++rank) {
+      queue_.push_back({rank, 0, false});
+      queue_.push_back({rank, 1, false});
     }
-    for (std::size_t i = length; i < program_.tasks.size(); ++i) {
-      if (program_.tasks[i].stream == stream) run_task(i, 0);
-    }
-    ++log_.finished_streams;
+    drain();
   }
 
-  GpuResult result(double iteration_seconds) const {
-    return {rank_, peak_bytes_, compute_seconds_, iteration_seconds - compute_seconds_};
+  // SimGrid's completion signal, for every activity: ours are ring flows carrying an ActivityTag.
+  void on_completion(const sg4::Activity& activity) {
+    holder_.completed(activity);
+    const auto* tag = activity.get_data<ActivityTag>();
+    if (tag == nullptr || tag->run == nullptr) return;
+    RingRun* run = tag->run;
+    run->on_flow_completed(tag->index, log_.messages);
+    if (run->finished()) forget(run);
+    drain();
+  }
+
+  bool cancelled() const { return cancelled_; }
+
+  // Micro-steps not simulated because the ones before them repeated (steady state), and the seconds each
+  // adds.
+  int skipped_steps() const { return skipped_steps_; }
+  double step_period_seconds() const { return steady_.period; }
+
+  GpuResult result(int rank, double iteration_seconds) const {
+    const Gpu& gpu = gpus_[static_cast<std::size_t>(rank)];
+    double step_compute_seconds = 0;  // the same on every GPU
+    for (std::size_t i = 0; i < program_.step_tasks; ++i) {
+      const Task& t = program_.tasks[i];
+      if (t.total_bytes <= 0) step_compute_seconds += t.compute_seconds;
+    }
+    const double compute_seconds =
+        gpu.compute_seconds + static_cast<double>(skipped_steps_) * step_compute_seconds;
+    return {rank, gpu.peak_bytes, compute_seconds, iteration_seconds - compute_seconds};
   }
 
  private:
-  // Task `index` of micro-step `step` (an update task: step 0).
-  void run_task(std::size_t index, int step) {
-    const Task& task = program_.tasks[index];
-    wait_for_partner(task, index, step);
-    const double start_seconds = sg4::Engine::get_clock();
-    allocate(task.alloc_at_start, start_seconds);
-    // Each run of a task has its own number (as if every micro-step were written out): its mailboxes.
-    const std::size_t length = program_.step_tasks;
-    const std::size_t run = index < length
-                                ? static_cast<std::size_t>(step) * length + index
-                                : static_cast<std::size_t>(program_.micro_steps) * length + (index - length);
-    if (task.total_bytes > 0) {
-      execute_collective(task, run);
-    } else if (task.compute_seconds > 0) {
-      execute_compute(task);
+  struct Stream {
+    std::size_t cursor = 0;  // tasks of this stream begun and ended, over all micro-steps
+    bool busy = false;       // its current task has begun
+    bool blocked = false;    // its current task waits on the other stream
+    bool finished = false;
+    double start_seconds = 0;
+  };
+  struct Gpu {
+    std::vector<int> done;           // finished runs per task position
+    std::vector<double> last_times;  // start and end of each micro-step task's latest run (steady state)
+    MemoryBytes current{};
+    double peak_bytes = 0;
+    double compute_seconds = 0;
+    std::array<Stream, 2> streams;
+  };
+  // A stream to advance, or (ended) whose current task has ended.
+  struct Event {
+    int rank = 0;
+    int stream = 0;
+    bool ended = false;
+  };
+  // Task position and micro-step (0 for an update task) under a stream's cursor; false past its end.
+  bool current(int stream, std::size_t cursor, std::size_t& index, int& step) const {
+    const auto s = static_cast<std::size_t>(stream);
+    const std::size_t per_step = step_order_[s].size();
+    const std::size_t stepped = per_step * static_cast<std::size_t>(steps_to_run_);
+    if (cursor < stepped) {
+      index = step_order_[s][cursor % per_step];
+      step = static_cast<int>(cursor / per_step);
+      return true;
     }
-    const double end_seconds = sg4::Engine::get_clock();
-    release(task.free_at_end, end_seconds);
-    if (traced_) {
-      log_.trace.push_back({rank_, task.stream == Task::Stream::compute ? 0 : 1,
-                            task_name(program_, index, step), start_seconds, end_seconds});
+    if (cursor - stepped < update_order_[s].size()) {
+      index = update_order_[s][cursor - stepped];
+      step = 0;
+      return true;
     }
-    mark_done(index);
+    return false;
   }
 
-  // Waits for the run of the partner task that `task` (at `index`, in micro-step `step`) depends on: done_[w]
-  // counts the finished runs of position w, one per micro-step.
-  void wait_for_partner(const Task& task, std::size_t index, int step) {
-    if (task.wait_for_other < 0) return;
+  void drain() {
+    if (draining_) return;  // an outer drain handles what this call queued
+    draining_ = true;
+    while (!queue_.empty()) {
+      const Event e = queue_.front();
+      queue_.pop_front();
+      if (e.ended) end_task(e.rank, e.stream);
+      if (!cancelled_) advance(e.rank, e.stream);
+    }
+    draining_ = false;
+    if (observer_ != nullptr && !cancelled_ && ++events_ % kEventsPerReport == 0) {
+      observer_->progress(sg4::Engine::get_clock(), log_.messages);
+      cancelled_ = cancelled_ || observer_->cancelled();
+    }
+  }
+
+  // Begins the stream's tasks in order until one runs for a while, waits on the other stream, or none is
+  // left.
+  void advance(int rank, int stream) {
+    Gpu& gpu = gpus_[static_cast<std::size_t>(rank)];
+    Stream& st = gpu.streams[static_cast<std::size_t>(stream)];
+    while (!st.busy && !st.finished) {
+      std::size_t index = 0;
+      int step = 0;
+      if (!current(stream, st.cursor, index, step)) {
+        st.finished = true;
+        ++log_.finished_streams;
+        return;
+      }
+      const Task& task = program_.tasks[index];
+      st.blocked = !partner_done(gpu, task, index, step);
+      if (st.blocked) return;
+      st.busy = true;
+      st.start_seconds = sg4::Engine::get_clock();
+      if (index < program_.step_tasks) highest_step_begun_ = std::max(highest_step_begun_, step);
+      allocate(rank, gpu, task.alloc_at_start, shown(index, st.start_seconds));
+      if (task.total_bytes > 0) {
+        join_collective(rank, task, index, step);  // ends through an ended event
+      } else if (task.compute_seconds > 0) {
+        // A GPU's compute stream runs one task at a time and nothing else computes on its host: the task
+        // takes its seconds exactly, so a timer replaces an execution (no activity, nothing to share).
+        simgrid::kernel::timer::Timer::set(st.start_seconds + task.compute_seconds, [this, rank] {
+          queue_.push_back({rank, 0, true});
+          drain();
+        });
+        gpu.compute_seconds += task.compute_seconds;
+      } else {
+        end_task(rank, stream);
+      }
+    }
+  }
+
+  // Whether the run of the partner task that `task` (at `index`, in micro-step `step`) depends on is done:
+  // done[w] counts the finished runs of position w, one per micro-step.
+  bool partner_done(const Gpu& gpu, const Task& task, std::size_t index, int step) const {
+    if (task.wait_for_other < 0) return true;
     const auto w = static_cast<std::size_t>(task.wait_for_other);
     const std::size_t length = program_.step_tasks;
     int run = 0;  // which run of w (0-based) must be done
     if (index < length) {
       run = task.waits_on_previous_step ? step - 1 : step;
-      if (run < 0) return;  // the first micro-step has none before it
+      if (run < 0) return true;  // the first micro-step has none before it
     } else if (w < length) {
-      run = program_.micro_steps - 1;  // the update waits on the last micro-step
+      run = steps_to_run_ - 1;  // the update waits on the last micro-step run
     }
-    std::unique_lock lock(*mutex_);
-    while (done_[w] <= run) changed_->wait(lock);
+    return gpu.done[w] > run;
   }
 
-  void mark_done(std::size_t task) {
-    std::unique_lock lock(*mutex_);
-    ++done_[task];
-    changed_->notify_all();
+  // The stream's current task has ended: memory, trace, done count; the other stream may go on.
+  void end_task(int rank, int stream) {
+    Gpu& gpu = gpus_[static_cast<std::size_t>(rank)];
+    Stream& st = gpu.streams[static_cast<std::size_t>(stream)];
+    std::size_t index = 0;
+    int step = 0;
+    current(stream, st.cursor, index, step);
+    const Task& task = program_.tasks[index];
+    const double end_seconds = sg4::Engine::get_clock();
+    release(rank, gpu, task.free_at_end, shown(index, end_seconds));
+    if (rank < log_.trace_ranks) {
+      log_.trace.push_back({rank, stream, task_name(program_, index, step), shown(index, st.start_seconds),
+                            shown(index, end_seconds)});
+    }
+    if (index < program_.step_tasks && steady_.watching) {
+      watch_step(gpu, index, step, st.start_seconds, end_seconds);
+    }
+    ++gpu.done[index];
+    ++st.cursor;
+    st.busy = false;
+    if (gpu.streams[static_cast<std::size_t>(1 - stream)].blocked)
+      queue_.push_back({rank, 1 - stream, false});
   }
 
-  void allocate(const MemoryBytes& bytes, double now_seconds) {
-    for (std::size_t c = 0; c < kMemoryCategories; ++c) current_[c] += bytes[c];
-    peak_bytes_ = std::max(peak_bytes_, total(current_));
-    if (traced_) log_.memory.push_back({rank_, now_seconds, current_});
+  // A time as the trace shows it: the update's tasks run after the skipped micro-steps.
+  double shown(std::size_t index, double seconds) const {
+    return index < program_.step_tasks ? seconds
+                                       : seconds + static_cast<double>(skipped_steps_) * steady_.period;
   }
 
-  void release(const MemoryBytes& bytes, double now_seconds) {
-    for (std::size_t c = 0; c < kMemoryCategories; ++c) current_[c] -= bytes[c];
-    if (traced_) log_.memory.push_back({rank_, now_seconds, current_});
+  // Compares a micro-step task's run with its run in the step before; once two whole steps in a row are
+  // copies of their predecessors with one period, the rest repeat it: the streams stop after the
+  // micro-steps already begun, and the skipped ones add their period each (the state a micro-step starts
+  // from is made of the step before it: prefetch and waits reach one step back).
+  void watch_step(Gpu& gpu, std::size_t index, int step, double start_seconds, double end_seconds) {
+    double& last_start = gpu.last_times[2 * index];
+    double& last_end = gpu.last_times[2 * index + 1];
+    if (step > 0) {
+      const double d_start = start_seconds - last_start, d_end = end_seconds - last_end;
+      const auto period = steady_.periods.try_emplace(step, d_start).first->second;
+      const double tolerance = 1e-9 * std::max(std::abs(period), 1e-9);
+      bool& shifted = steady_.shifted.try_emplace(step, true).first->second;
+      shifted = shifted && std::abs(d_start - period) <= tolerance && std::abs(d_end - period) <= tolerance;
+    }
+    last_start = start_seconds;
+    last_end = end_seconds;
+    const auto runs_per_step = static_cast<std::int64_t>(program_.step_tasks) * rings_.gpus;
+    if (++steady_.ended[step] < runs_per_step || step < 2) return;
+    const bool repeats = steady_.shifted[step] && steady_.shifted[step - 1] &&
+                         std::abs(steady_.periods[step] - steady_.periods[step - 1]) <=
+                             1e-9 * std::max(std::abs(steady_.periods[step]), 1e-9);
+    steady_.ended.erase(step - 1);
+    steady_.shifted.erase(step - 2);
+    steady_.periods.erase(step - 2);
+    if (!repeats || steps_to_run_ < program_.micro_steps) return;
+    const int run = std::max(highest_step_begun_ + 1, step + 1);
+    if (run >= program_.micro_steps) return;
+    steady_.watching = false;
+    steady_.period = steady_.periods[step];
+    steps_to_run_ = run;
+    skipped_steps_ = program_.micro_steps - run;
   }
 
-  void execute_collective(const Task& task, std::size_t index) {
-    const RingSeat seat = seat_of(task.group, rank_, rings_.gpus, rings_.group_size);
-    run_ring_phase(ring_phase_for(task, index, seat, rings_), static_cast<std::size_t>(seat.position),
-                   log_.messages);
+  void allocate(int rank, Gpu& gpu, const MemoryBytes& bytes, double now_seconds) {
+    for (std::size_t c = 0; c < kMemoryCategories; ++c) gpu.current[c] += bytes[c];
+    gpu.peak_bytes = std::max(gpu.peak_bytes, total(gpu.current));
+    if (rank < log_.trace_ranks) log_.memory.push_back({rank, now_seconds, gpu.current});
   }
 
-  void execute_compute(const Task& task) {
-    sg4::this_actor::execute(task.compute_seconds * sg4::this_actor::get_host()->get_speed());
-    compute_seconds_ += task.compute_seconds;
+  void release(int rank, Gpu& gpu, const MemoryBytes& bytes, double now_seconds) {
+    for (std::size_t c = 0; c < kMemoryCategories; ++c) gpu.current[c] -= bytes[c];
+    if (rank < log_.trace_ranks) log_.memory.push_back({rank, now_seconds, gpu.current});
+  }
+
+  // Joins this run of the task's ring: every run of a task (as if every micro-step were written out) and
+  // every ring of its group kind is its own RingRun, made by its first member.
+  void join_collective(int rank, const Task& task, std::size_t index, int step) {
+    const std::size_t length = program_.step_tasks;
+    const std::size_t run_number =
+        index < length ? static_cast<std::size_t>(step) * length + index
+                       : static_cast<std::size_t>(program_.micro_steps) * length + (index - length);
+    const RingSeat seat = seat_of(task.group, rank, rings_.gpus, rings_.group_size);
+    const auto key = std::make_tuple(run_number, static_cast<int>(task.group), seat.id);
+    auto it = runs_.find(key);
+    if (it == runs_.end()) {
+      RingPhase phase = ring_phase_for(task, seat, rings_);
+      auto ranks = phase.ranks;
+      auto made = std::make_unique<RingRun>(
+          std::move(phase),
+          [this](int from, int to, std::uint64_t bytes, ActivityTag* tag) {
+            sg4::CommPtr flow = sg4::Comm::sendto_init(platform_.host(from), platform_.host(to));
+            flow->set_payload_size(bytes);
+            flow->set_data(tag);
+            flow->start();
+            holder_.started(flow);
+          },
+          [this, ranks, stream = task.stream == Task::Stream::compute ? 0 : 1](std::size_t position) {
+            queue_.push_back({(*ranks)[position], stream, true});
+          });
+      it = runs_.emplace(key, std::move(made)).first;
+      run_keys_.emplace(it->second.get(), key);
+    }
+    RingRun* run = it->second.get();
+    run->join(static_cast<std::size_t>(seat.position));
+    if (run->finished()) forget(run);
+  }
+
+  void forget(RingRun* run) {
+    const auto key = run_keys_.find(run);
+    runs_.erase(key->second);
+    run_keys_.erase(key);
   }
 
   const IterationProgram& program_;
   const RingContext& rings_;
-  int rank_;
-  bool traced_;
+  const Platform& platform_;
   IterationLog& log_;
-  std::vector<int> done_;  // finished runs per task position
-  sg4::MutexPtr mutex_;
-  sg4::ConditionVariablePtr changed_;
-  MemoryBytes current_;
-  double peak_bytes_ = 0;
-  double compute_seconds_ = 0;
+  ActivityHolder holder_;
+  std::array<std::vector<std::size_t>, 2> step_order_, update_order_;  // task positions per stream
+  std::vector<Gpu> gpus_;
+  std::deque<Event> queue_;
+  bool draining_ = false;
+  SimulationObserver* observer_ = nullptr;
+  static constexpr std::int64_t kEventsPerReport = 4096;
+  std::int64_t events_ = 0;
+  bool cancelled_ = false;                   // no task starts any more
+  int steps_to_run_ = program_.micro_steps;  // micro-steps simulated (fewer once a steady state is proven)
+  int highest_step_begun_ = 0;
+  int skipped_steps_ = 0;
+  // Micro-step k is a copy of micro-step k - 1 shifted in time when every task of every GPU starts and ends
+  // exactly `period` later (to rounding); `ended` counts the task runs of each step still watched.
+  struct SteadyState {
+    bool watching = false;
+    std::map<int, std::int64_t> ended;
+    std::map<int, bool> shifted;
+    std::map<int, double> periods;
+    double period = 0;
+  } steady_;
+  using RunKey = std::tuple<std::size_t, int, int>;  // run number, group kind, ring id
+  std::map<RunKey, std::unique_ptr<RingRun>> runs_;
+  std::map<const RingRun*, RunKey> run_keys_;
 };
-
-// Creates every rank's state and its two actors (rank order, compute before communication).
-void start_streams(std::vector<GpuStreams>& streams, const IterationProgram& program,
-                   const RingContext& rings, const Platform& platform, IterationLog& log) {
-  streams.reserve(static_cast<std::size_t>(rings.gpus));  // the actors keep pointers into it
-  for (int rank = 0; rank < rings.gpus; ++rank) {
-    GpuStreams* gpu = &streams.emplace_back(program, rings, rank, log);
-    sg4::Host* host = platform.host(rank);
-    sg4::Actor::create("rank" + std::to_string(rank) + "-compute", host,
-                       [gpu]() { gpu->run(Task::Stream::compute); });
-    sg4::Actor::create("rank" + std::to_string(rank) + "-comm", host,
-                       [gpu]() { gpu->run(Task::Stream::comm); });
-  }
-}
 
 // Runs `body`, translating SimGrid's exceptions into SimulationError.
 double translate_simgrid_errors(const std::function<double()>& body) {
@@ -313,10 +504,10 @@ std::vector<LinkUsage> link_usage(const IterationProgram& program, const Platfor
 // The result without links: per-GPU numbers, rates, the activity estimate and the trace sorted by rank
 // and start time.
 IterationResult assemble_result(const IterationProgram& program, double iteration_seconds,
-                                const std::vector<GpuStreams>& streams, IterationLog log) {
+                                const IterationExecutor& executor, int gpus, IterationLog log) {
   IterationResult result;
   result.iteration_seconds = iteration_seconds;
-  for (const GpuStreams& gpu : streams) result.gpus.push_back(gpu.result(iteration_seconds));
+  for (int rank = 0; rank < gpus; ++rank) result.gpus.push_back(executor.result(rank, iteration_seconds));
   result.samples_per_second = program.samples_per_iteration / iteration_seconds;
   result.tokens_per_second = program.tokens_per_iteration / iteration_seconds;
   // Estimate: every task without bytes counts as one execution per GPU (zero-time ones included).
@@ -325,7 +516,7 @@ IterationResult assemble_result(const IterationProgram& program, double iteratio
     if (program.tasks[i].total_bytes > 0) continue;
     executions += i < program.step_tasks ? program.micro_steps : 1;
   }
-  result.activities = log.messages + executions * static_cast<std::int64_t>(streams.size());
+  result.activities = log.messages + executions * static_cast<std::int64_t>(gpus);
   result.trace = std::move(log.trace);
   result.memory = std::move(log.memory);
   std::stable_sort(result.trace.begin(), result.trace.end(), [](const TraceEvent& a, const TraceEvent& b) {
@@ -334,10 +525,23 @@ IterationResult assemble_result(const IterationProgram& program, double iteratio
   return result;
 }
 
-// The simulation's size: two actors per GPU, and per task on every rank one execution or, for a collective,
-// one flow per ring (coarse model) or one message per ring step (step model).
+// Ring messages of one micro-step on all GPUs: per rank one per coarse flow or step-model step.
+std::int64_t step_messages(const IterationProgram& program, int gpus, int group_size, int coarse_above) {
+  std::int64_t per_rank = 0;
+  for (std::size_t i = 0; i < program.step_tasks; ++i) {
+    const Task& t = program.tasks[i];
+    const RingSeat seat = seat_of(t.group, 0, gpus, group_size);
+    if (t.total_bytes <= 0 || seat.size <= 1) continue;
+    const int steps = ring_steps(t.kind, seat.size);
+    if (steps > 0) per_rank += coarse_ring(static_cast<std::size_t>(seat.size), coarse_above) ? 1 : steps;
+  }
+  return per_rank * gpus;
+}
+
+// The simulation's size: no actor (IterationExecutor), and per task on every rank one execution or, for a
+// collective, one flow per ring (coarse model) or one message per ring step (step model).
 SimulationSize iteration_size(const IterationProgram& program, int gpus, int group_size, int coarse_above) {
-  SimulationSize size{"the iteration", gpus, 2 * static_cast<std::int64_t>(gpus), 0};
+  SimulationSize size{"the iteration", gpus, 0, 0};
   std::int64_t per_rank = 0;
   for (std::size_t i = 0; i < program.tasks.size(); ++i) {
     const Task& t = program.tasks[i];
@@ -366,14 +570,14 @@ void check_iteration_size(const Scenario& scenario) {
     micro_steps = std::max<std::int64_t>(1, t.global_batch / (largest * std::max<std::int64_t>(1, gpus)));
   }
   const auto operators = static_cast<std::int64_t>(scenario.model.operators.size());
-  check_simulation_size({"the iteration", gpus, 2 * gpus, 2 * operators * micro_steps * gpus});
+  check_simulation_size({"the iteration", gpus, 0, 2 * operators * micro_steps * gpus});
 }
 
 IterationResult simulate_iteration(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
-                                   const IterationOptions& options) {
+                                   const IterationOptions& options, SimulationObserver* observer) {
   const int gpus = scenario.cluster.gpus();
   const int group_size = scenario.training.group_size;
-  check_simulation_size({"the iteration", gpus, 2 * static_cast<std::int64_t>(gpus), 0});
+  check_simulation_size({"the iteration", gpus, 0, 0});
   const IterationProgram program = build_iteration_program(
       scenario, calibration, plan, options.prefetch_depth, !options.overlap, options.bucket_bytes);
   const SimulationSize size = iteration_size(program, gpus, group_size, options.coarse_above);
@@ -384,17 +588,28 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
   IterationLog log;
   log.trace_ranks = options.trace_ranks;
   std::optional<Platform> platform;
-  std::vector<GpuStreams> streams;
+  std::optional<IterationExecutor> executor;
   const double iteration_seconds = translate_simgrid_errors([&] {
     sg4::Engine& engine = create_engine();
-    configure_actor_stacks(size);
-    platform.emplace(scenario.cluster, routed_pairs(program, gpus, group_size));
-    start_streams(streams, program, rings, *platform, log);
-    return run_to_completion(engine, log.finished_streams, 2 * static_cast<std::int64_t>(gpus),
-                             "the iteration");
+    platform.emplace(scenario.cluster, calibration, routed_pairs(program, gpus, group_size));
+    executor.emplace(program, rings, *platform, log, options.steady_state, observer);
+    sg4::Activity::on_completion_cb([&executor](const sg4::Activity& a) { executor->on_completion(a); });
+    executor->start();
+    try {
+      return run_to_completion(engine, log.finished_streams, 2 * static_cast<std::int64_t>(gpus),
+                               "the iteration");
+    } catch (const SimulationError&) {
+      if (executor->cancelled()) throw SimulationCancelled();  // the streams stopped on purpose
+      throw;
+    }
   });
-  IterationResult result = assemble_result(program, iteration_seconds, streams, std::move(log));
-  result.links = link_usage(program, *platform, gpus, group_size, iteration_seconds);
+  const int skipped = executor->skipped_steps();
+  log.messages += skipped * step_messages(program, gpus, group_size, options.coarse_above);
+  const double total_seconds = iteration_seconds + skipped * executor->step_period_seconds();
+  IterationResult result = assemble_result(program, total_seconds, *executor, gpus, std::move(log));
+  result.steady_state_micro_steps = skipped;
+  result.links = link_usage(program, *platform, gpus, group_size, total_seconds);
+  if (observer != nullptr) observer->progress(total_seconds, result.activities);
   return result;
 }
 

@@ -11,6 +11,7 @@
 #include "planner/core/scenario.hpp"
 #include "planner/program/iteration_program.hpp"
 #include "sim/collectives/ring_actor.hpp"
+#include "sim/simulation_observer.hpp"
 
 namespace shardscope::sim {
 
@@ -19,7 +20,8 @@ struct IterationOptions {
   bool overlap = true;     // false: one stream per GPU, every task in order (adds up like the planner)
   int coarse_above = kCoarseAboveRanks;  // rings with more ranks use the coarse model (coarse_ring)
   int trace_ranks = 8;                   // ranks whose activities and memory are kept for the trace
-  double bucket_bytes = 0;  // gradient bucket size (0: each slice's gradients are reduced on their own)
+  double bucket_bytes = 0;   // gradient bucket size (0: each slice's gradients are reduced on their own)
+  bool steady_state = true;  // above 64 micro-steps, add repeating micro-steps instead of simulating them
   bool operator==(const IterationOptions&) const = default;
 };
 
@@ -65,6 +67,9 @@ struct IterationResult {
   std::vector<MemorySample> memory;
   std::vector<LinkUsage> links;  // every link direction that carried traffic, by name
   std::int64_t activities = 0;   // SimGrid communications and executions started
+  // Micro-steps not simulated: after two micro-steps that repeated their predecessors exactly (every task
+  // of every GPU shifted by one period, to rounding), each adds that period (absent from the trace).
+  int steady_state_micro_steps = 0;
   bool operator==(const IterationResult&) const = default;  // exact, field by field
 };
 
@@ -75,8 +80,9 @@ void check_iteration_size(const Scenario& scenario);
 
 // Runs one simulation. SimGrid allows one engine per process: a second call in the same process throws
 // SimulationError (run further simulations through a ChildProcessRunner, runner.hpp). Throws InputError for a
-// plan that does not match the model and SimulationError when the simulation cannot progress.
+// plan that does not match the model and SimulationError when the simulation cannot progress. `observer`
+// (optional) sees progress and may cancel (SimulationCancelled).
 IterationResult simulate_iteration(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
-                                   const IterationOptions& options);
+                                   const IterationOptions& options, SimulationObserver* observer = nullptr);
 
 }  // namespace shardscope::sim

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "planner/core/calibration.hpp"
 #include "planner/core/cluster.hpp"
 
 namespace simgrid::s4u {
@@ -17,11 +18,13 @@ class Link;
 namespace shardscope::sim {
 
 // Builds the platform inside the current engine. Routes are added for the given ordered rank pairs only
-// (a full zone with every pair would be quadratic). Link latencies are set so that a path's summed
-// latency equals the planner's latency for its link class.
+// (a full zone with every pair would be quadratic). The links are the calibrated fabric's
+// (planner/core/fabric.hpp), the very links the planner shares among a family's rings, so a path's capacity
+// and summed latency are the planner's.
 class Platform {
  public:
-  Platform(const Cluster& cluster, const std::vector<std::pair<int, int>>& routed_pairs);
+  Platform(const Cluster& cluster, const Calibration& calibration,
+           const std::vector<std::pair<int, int>>& routed_pairs);
   ~Platform();
   Platform(const Platform&) = delete;
   Platform& operator=(const Platform&) = delete;

@@ -79,9 +79,11 @@ void check_simulation_size(const SimulationSize& size) {
   const auto allowed = static_cast<std::int64_t>(limit.rlim_cur);
   const std::int64_t held = current_address_space_bytes();
   if (held + needed > allowed) {
-    throw SimulationError(size.what + " needs about " + bytes_text(needed) + " of address space (" +
-                          std::to_string(size.actors) + " actor stacks of " + bytes_text(kActorStackBytes) +
-                          " and SimGrid's platform of " + std::to_string(size.gpus) +
+    const std::string stacks = size.actors > 0 ? std::to_string(size.actors) + " actor stacks of " +
+                                                     bytes_text(kActorStackBytes) + " and "
+                                               : std::string();
+    throw SimulationError(size.what + " needs about " + bytes_text(needed) + " of address space (" + stacks +
+                          "SimGrid's platform of " + std::to_string(size.gpus) +
                           " GPUs) on top of what the process holds, more than the address-space limit "
                           "(ulimit -v) of " +
                           bytes_text(allowed) + " allows; raise the limit or simulate fewer GPUs");

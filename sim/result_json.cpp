@@ -185,6 +185,7 @@ nlohmann::ordered_json result_to_json(const IterationResult& result) {
   out["samples_per_second"] = number_json(result.samples_per_second);
   out["tokens_per_second"] = number_json(result.tokens_per_second);
   out["activities"] = result.activities;
+  out["steady_state_micro_steps"] = result.steady_state_micro_steps;
   out["gpus"] = OrderedJson::array();
   for (const GpuResult& g : result.gpus) {
     out["gpus"].push_back({{"rank", g.rank},
@@ -220,7 +221,7 @@ IterationResult result_from_json(const nlohmann::json& json, const std::string& 
   const Reader in(file);
   in.object(json, "",
             {"format", "version", "iteration_seconds", "samples_per_second", "tokens_per_second",
-             "activities", "gpus", "trace", "memory", "links"});
+             "activities", "steady_state_micro_steps", "gpus", "trace", "memory", "links"});
   if (in.string(json.at("format"), "format") != kFormat) {
     in.fail("format", "expected \"" + std::string(kFormat) + "\", got " + json.at("format").dump());
   }
@@ -231,6 +232,8 @@ IterationResult result_from_json(const nlohmann::json& json, const std::string& 
   result.tokens_per_second = in.number(json.at("tokens_per_second"), "tokens_per_second");
   result.activities =
       in.integer(json.at("activities"), "activities", 0, std::numeric_limits<std::int64_t>::max());
+  result.steady_state_micro_steps = static_cast<int>(in.integer(
+      json.at("steady_state_micro_steps"), "steady_state_micro_steps", 0, std::numeric_limits<int>::max()));
   result.gpus = list_from<GpuResult>(in, json.at("gpus"), "gpus", gpu_from);
   result.trace = list_from<TraceEvent>(in, json.at("trace"), "trace", trace_from);
   result.memory = list_from<MemorySample>(in, json.at("memory"), "memory", memory_from);

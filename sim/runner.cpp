@@ -92,6 +92,7 @@ std::vector<std::string> child_arguments(const std::string& binary, const Simula
                                    "--coarse-above",
                                    std::to_string(o.coarse_above)};
   args.emplace_back(o.overlap ? "--overlap" : "--serial");  // explicit: the scenario may say otherwise
+  if (!o.steady_state) args.emplace_back("--every-step");
   if (o.bucket_bytes > 0) {
     args.emplace_back("--bucket");
     args.push_back(std::to_string(static_cast<std::int64_t>(o.bucket_bytes)));

@@ -1,11 +1,13 @@
-// `shardscope collective --cluster PRESET_OR_FILE --op OP --algo ALGO --bytes SIZE`: one simulated
-// collective.
+// `shardscope collective --cluster PRESET_OR_FILE --op OP --algo ALGO --bytes SIZE | --sweep MIN:MAX`: one
+// simulated collective, or nccl-tests' size ladder as its table.
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
@@ -15,6 +17,7 @@
 #include "planner/core/cluster.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
+#include "planner/io/calibration_parser.hpp"
 #include "planner/io/cluster_presets.hpp"
 #include "sim/collective_sim.hpp"
 #include "sim/resources.hpp"
@@ -23,6 +26,86 @@ namespace shardscope::cli {
 namespace {
 constexpr const char* kNoBandwidth =
     "one rank communicates nothing: the collective takes 0 s and has no bandwidth";
+constexpr double kElementBytes = 4;  // nccl-tests' default type, float
+
+// `MIN:MAX` byte sizes, e.g. 8B:1GiB: nccl-tests' -b MIN -e MAX -f 2.
+std::vector<double> parse_sweep(const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos) {
+    throw InputError("collective", 0, "sweep",
+                     "expected MIN:MAX byte sizes such as 8B:1GiB, got '" + text + "'");
+  }
+  double bounds[2] = {0, 0};
+  const std::string parts[2] = {text.substr(0, colon), text.substr(colon + 1)};
+  for (int i = 0; i < 2; ++i) {
+    try {
+      bounds[i] = static_cast<double>(units::parse_bytes(parts[i]));
+    } catch (const std::invalid_argument& e) {
+      throw InputError("collective", 0, "sweep", std::string(i == 0 ? "MIN: " : "MAX: ") + e.what());
+    }
+  }
+  return sim::sweep_sizes(bounds[0], bounds[1], "sweep");
+}
+
+// nccl-tests' count column: elements per rank (all-gather and reduce-scatter: of the total / ranks).
+double element_count(CollectiveKind kind, double bytes, int ranks) {
+  const double elements = std::floor(bytes / kElementBytes);
+  return kind == CollectiveKind::all_reduce ? elements : std::floor(elements / ranks);
+}
+
+void print_sweep(std::ostream& out, const Cluster& cluster, const sim::CollectiveRequest& r,
+                 const std::string& op, const std::string& algo, bool json, const std::vector<double>& sizes,
+                 const std::vector<sim::CollectiveResult>& results, const std::vector<double>& formulas) {
+  const int ranks = r.gpus > 0 ? r.gpus : cluster.gpus();
+  double busbw_sum = 0;
+  for (const auto& res : results) busbw_sum += res.busbw_bytes_per_second / 1e9;
+  const double average = busbw_sum / static_cast<double>(results.size());
+  if (json) {
+    nlohmann::ordered_json j;
+    j["cluster"] = cluster.name;
+    j["op"] = op;
+    j["algo"] = algo;
+    j["gpus"] = ranks;
+    j["type"] = "float";
+    j["min_bytes"] = sizes.front();
+    j["max_bytes"] = sizes.back();
+    j["step_factor"] = 2;
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      nlohmann::ordered_json row;
+      row["size"] = sizes[k];
+      row["count"] = element_count(r.kind, sizes[k], ranks);
+      row["time_us"] = results[k].seconds * 1e6;
+      row["algbw_gbps"] = results[k].algbw_bytes_per_second / 1e9;
+      row["busbw_gbps"] = results[k].busbw_bytes_per_second / 1e9;
+      row["alpha_beta_us"] = formulas[k] * 1e6;
+      row["model"] = sim::model_description(results[k], r.coarse_above);
+      rows.push_back(row);
+    }
+    j["rows"] = rows;
+    j["avg_busbw_gbps"] = average;  // nccl-tests' footer: the mean over the rows
+    if (results.front().seconds <= 0) j["bandwidth_note"] = kNoBandwidth;
+    out << j.dump(2) << "\n";
+    return;
+  }
+  out << "# " << op << " " << algo << " on " << ranks << " GPUs of " << cluster.name << ", "
+      << units::format_bytes(sizes.front()) << " to " << units::format_bytes(sizes.back())
+      << " (x2 steps), simulated\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "#%13s %12s %6s %12s %11s %11s %14s  %s\n", "size(B)", "count", "type",
+                "time(us)", "algbw(GB/s)", "busbw(GB/s)", "alpha-beta(us)", "model");
+  out << line;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    std::snprintf(line, sizeof line, " %13.0f %12.0f %6s %12.2f %11.2f %11.2f %14.2f  %s\n", sizes[k],
+                  element_count(r.kind, sizes[k], ranks), "float", results[k].seconds * 1e6,
+                  results[k].algbw_bytes_per_second / 1e9, results[k].busbw_bytes_per_second / 1e9,
+                  formulas[k] * 1e6, sim::model_description(results[k], r.coarse_above).c_str());
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "# Avg bus bandwidth    : %.3f GB/s\n", average);
+  out << line;
+  if (results.front().seconds <= 0) out << "note: " << kNoBandwidth << "\n";
+}
 }  // namespace
 
 Registered register_collective(CLI::App& app) {
@@ -32,12 +115,14 @@ Registered register_collective(CLI::App& app) {
     std::string op = to_string(CollectiveKind::all_gather);
     std::string algo = to_string(sim::CollectiveAlgorithm::ring);
     std::string bytes;
+    std::string sweep;
     int gpus = 0;
     int group_size = 0;
     int concurrent = 1;
     int coarse_above = sim::kCoarseAboveRanks;
     bool coarse = false;
     bool json = false;
+    std::string calibration;
   };
   auto o = std::make_shared<Options>();
   cmd->add_option("--cluster", o->cluster, "Cluster preset name or cluster YAML file")
@@ -47,7 +132,11 @@ Registered register_collective(CLI::App& app) {
       ->check(one_of<CollectiveKind>("collective"));
   cmd->add_option("--algo", o->algo, "Algorithm:" + described_names<sim::CollectiveAlgorithm>())
       ->check(one_of<sim::CollectiveAlgorithm>("algorithm"));
-  cmd->add_option("--bytes", o->bytes, "Total buffer size, e.g. 1GiB")->required();
+  auto* bytes = cmd->add_option("--bytes", o->bytes, "Total buffer size, e.g. 1GiB");
+  cmd->add_option("--sweep", o->sweep,
+                  "Sizes MIN:MAX doubling from MIN (nccl-tests -b MIN -e MAX -f 2), e.g. 8B:1GiB: prints "
+                  "nccl-tests' table (size, count, time, algbw, busbw) with the alpha-beta formula")
+      ->excludes(bytes);
   // The ranges of cluster files (nodes x gpus_per_node) and scenarios (training.group_size), checked as
   // flags; whether the counts fit the cluster is the simulator's check.
   cmd->add_option("--gpus", o->gpus,
@@ -66,24 +155,44 @@ Registered register_collective(CLI::App& app) {
                            ->check(CLI::Range(0, 1 << 30));
   cmd->add_flag("--coarse", o->coarse, "Every ring as one pipelined flow per edge (--coarse-above 0)")
       ->excludes(coarse_above);
+  cmd->add_option("--calibration", o->calibration,
+                  "Calibration YAML: its link alpha, bandwidth and message efficiency shape the links")
+      ->check(non_empty("a calibration file"));
   cmd->add_flag("--json", o->json, "Print JSON");
   return {cmd, [o](std::ostream& out) {
             const Cluster cluster = load_cluster(o->cluster);
+            const Calibration calibration =
+                o->calibration.empty() ? Calibration{} : load_calibration_file(o->calibration);
             sim::CollectiveRequest r;
             r.kind = *parse_name<CollectiveKind>(o->op);  // checked by one_of
             r.algorithm = *parse_name<sim::CollectiveAlgorithm>(o->algo);
+            r.gpus = o->gpus;
+            r.group_size = o->group_size;
+            r.coarse_above = o->coarse ? 0 : o->coarse_above;
+            r.concurrent = o->concurrent;
+            if (o->bytes.empty() && o->sweep.empty()) {
+              throw InputError("collective", 0, "bytes", "expected --bytes SIZE or --sweep MIN:MAX");
+            }
+            if (!o->sweep.empty()) {
+              const std::vector<double> sizes = parse_sweep(o->sweep);
+              std::vector<double> formulas;
+              for (const double size : sizes) {
+                r.total_bytes = size;
+                formulas.push_back(sim::alpha_beta_collective_seconds(cluster, r, calibration));
+              }
+              set_abort_explanation(kSimulatorAborted);
+              const auto results = sim::simulate_collective_sweep(cluster, r, sizes, calibration);
+              print_sweep(out, cluster, r, o->op, o->algo, o->json, sizes, results, formulas);
+              return;
+            }
             try {
               r.total_bytes = static_cast<double>(units::parse_bytes(o->bytes));
             } catch (const std::invalid_argument& e) {
               throw InputError("collective", 0, "bytes", e.what());
             }
-            r.gpus = o->gpus;
-            r.group_size = o->group_size;
-            r.coarse_above = o->coarse ? 0 : o->coarse_above;
-            r.concurrent = o->concurrent;
-            const double formula = sim::alpha_beta_collective_seconds(cluster, r);
+            const double formula = sim::alpha_beta_collective_seconds(cluster, r, calibration);
             set_abort_explanation(kSimulatorAborted);
-            const sim::CollectiveResult res = sim::simulate_collective(cluster, r);
+            const sim::CollectiveResult res = sim::simulate_collective(cluster, r, calibration);
             const int ranks = r.gpus > 0 ? r.gpus : cluster.gpus();
             if (o->json) {
               nlohmann::ordered_json j;

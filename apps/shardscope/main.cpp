@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
 #ifdef SHARDSCOPE_SIM_EXEC
   // The simulator's commands run in shardscope-sim, which links SimGrid; this executable does not, and
   // starts in a few milliseconds instead of ~35 (planner/README.md, "Benchmark").
-  if (argc >= 2 && cli::is_simulator_command(argv[1])) return cli::exec_simulator(argv);
+  if (cli::runs_in_simulator(argc, argv)) return cli::exec_simulator(argv);
 #endif
   if (!cli::guard_standard_descriptors()) {
     std::cerr << "error: standard output is closed (`>&-`); nothing would be shown: redirect it to a file "

@@ -1,5 +1,6 @@
-// `shardscope plan SCENARIO [--json] [--out plan.json] [--no-baselines] [--progress]`: the optimal plan,
-// bounds, baselines; progress on stderr, Ctrl-C cancels.
+// `shardscope plan SCENARIO [--json] [--out plan.json] [--no-baselines] [--batch-policy own|equal]
+// [--micro-batch N] [--refine K] [--progress]`: the optimal plan, bounds, baselines; progress on stderr,
+// Ctrl-C cancels.
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
@@ -19,11 +20,16 @@
 #include "apps/shardscope/plan_progress.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/calibration.hpp"
+#include "planner/core/error.hpp"
+#include "planner/core/scenario_check.hpp"
 #include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/planner.hpp"
+#ifdef SHARDSCOPE_HAVE_SIM
+#include "apps/shardscope/plan_refine.hpp"
+#endif
 
 namespace shardscope::cli {
 namespace {
@@ -122,15 +128,23 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
   for (const StrategyResult& b : report.baselines) {
     if (b.strategy == "fsdp" && b.fits) fsdp = b.plan.predicted.samples_per_second;
   }
-  os << "\nBaselines under the same model (speed-up over FSDP)\n\n";
+  if (report.batch_policy == BatchPolicy::equal) {
+    os << "\nBaselines under the same model at the plan's micro-batch " << plan.micro_batch << " x "
+       << plan.gradient_accumulation_steps << " steps (batch policy equal; speed-up over FSDP)\n\n";
+  } else {
+    os << "\nBaselines under the same model, each at its own best micro-batch (batch policy own; speed-up "
+          "over "
+          "FSDP)\n\n";
+  }
   Table table({"strategy", "batch", "iteration", "samples/s", "peak memory", "vs FSDP"});
   table.add({"shardscope", std::to_string(plan.micro_batch),
              format_duration(plan.predicted.iteration_seconds), fixed(plan.predicted.samples_per_second, 2),
              format_bytes(plan.predicted.peak_memory_bytes),
              fsdp > 0 ? fixed(plan.predicted.samples_per_second / fsdp, 2) + "x" : "-"});
   for (const StrategyResult& b : report.baselines) {
-    if (!b.fits) {
-      table.add({b.strategy, "-", "does not fit", "-", format_bytes(b.minimum_memory_bytes),
+    if (!b.fits) {  // its smallest plan at the first micro-batch it tried
+      table.add({b.strategy, b.batches.empty() ? "-" : std::to_string(b.batches.front().micro_batch),
+                 "does not fit", "-", format_bytes(b.minimum_memory_bytes),
                  "short " + format_bytes(b.shortfall_bytes)});
       continue;
     }
@@ -151,11 +165,11 @@ int planner_threads() {
 
 // Plans with progress on stderr (progress_style) while Ctrl-C cancels; nullopt when it was cancelled.
 std::optional<PlanReport> plan_with_progress(const Scenario& scenario, const Calibration& calibration,
-                                             bool with_baselines, bool force_progress) {
+                                             const PlanRequest& request, bool force_progress, bool quiet) {
   const InterruptFlag interrupt;
-  ProgressPrinter printer(std::cerr, progress_style(force_progress), interrupt);
+  ProgressPrinter printer(std::cerr, progress_style(force_progress, quiet), interrupt);
   try {
-    PlanReport report = plan_scenario(scenario, calibration, with_baselines, &printer, planner_threads());
+    PlanReport report = plan_scenario(scenario, calibration, request, &printer, planner_threads());
     printer.close(true);
     return report;
   } catch (const PlanCancelled&) {
@@ -163,17 +177,49 @@ std::optional<PlanReport> plan_with_progress(const Scenario& scenario, const Cal
   }
 }
 
+// Per --refine simulation; a 96-layer model on 1024 GPUs simulates in about 21 s on two cores (README).
+constexpr double kDefaultRefineTimeoutSeconds = 600;
+
+struct Options {
+  std::string scenario;
+  bool json = false;
+  std::string out;
+  bool no_baselines = false;
+  bool progress = false;
+  bool quiet = false;
+  std::string batch_policy;      // empty: the scenario's training.batch_policy
+  std::int64_t micro_batch = 0;  // 0: the scenario's
+  int refine = 0;                // candidates to simulate (0: off)
+  double refine_timeout_seconds = kDefaultRefineTimeoutSeconds;
+};
+
+// The command line's overrides of the scenario, checked as the scenario's own values are (blamed on the
+// flag).
+void apply_plan_flags(const Options& o, Scenario& scenario) {
+  if (!o.batch_policy.empty())
+    scenario.training.batch_policy = parse_name<BatchPolicy>(o.batch_policy).value();
+  if (o.micro_batch > 0) {
+    scenario.training.micro_batch = o.micro_batch;
+    // With a global batch the steps follow from the micro-batch (when it divides; otherwise the check below
+    // names the global batch).
+    const std::int64_t per_step = o.micro_batch * scenario.cluster.gpus();
+    const std::int64_t global = scenario.training.global_batch;
+    if (global > 0 && global % per_step == 0 && global / per_step <= kMaxAccumulationSteps) {
+      scenario.training.gradient_accumulation_steps = static_cast<int>(global / per_step);
+    }
+    const std::vector<ScenarioIssue> issues = scenario_issues(scenario);
+    if (!issues.empty()) {
+      throw InputError("--micro-batch", 0, "micro-batch",
+                       std::to_string(o.micro_batch) + " conflicts with the scenario: " +
+                           issues.front().field + ": " + issues.front().message);
+    }
+  }
+}
+
 }  // namespace
 
 Registered register_plan(CLI::App& app) {
   auto* cmd = app.add_subcommand("plan", "Find the optimal per-operator sharding plan and compare baselines");
-  struct Options {
-    std::string scenario;
-    bool json = false;
-    std::string out;
-    bool no_baselines = false;
-    bool progress = false;
-  };
   auto opts = std::make_shared<Options>();
   cmd->add_option("scenario", opts->scenario, "Scenario YAML file")
       ->required()
@@ -182,32 +228,82 @@ Registered register_plan(CLI::App& app) {
   cmd->add_option("--out", opts->out, "Also write the plan report (JSON) to this file")
       ->check(non_empty("a file path"));
   cmd->add_flag("--no-baselines", opts->no_baselines, "Skip the baseline strategies");
+  cmd->add_option(
+         "--batch-policy", opts->batch_policy,
+         "Compare baselines at the plan's micro-batch and accumulation (equal) or each at its own best "
+         "(own); default: the scenario's training.batch_policy, else equal")
+      ->check(CLI::IsMember({"own", "equal"}));
+  cmd->add_option("--micro-batch", opts->micro_batch,
+                  "Fix the micro-batch per GPU (the scenario's training.micro_batch) for the plan and the "
+                  "baselines")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option(
+         "--refine", opts->refine,
+         "Simulate the K fastest candidate plans (batch sizes, baselines), each in a child process, and "
+         "recommend the fastest under simulation (default 0: off; needs the simulator)")
+      ->check(CLI::Range(0, 64));
+  cmd->add_option("--refine-timeout", opts->refine_timeout_seconds,
+                  "Seconds each --refine simulation may take before it is killed (default " +
+                      std::to_string(static_cast<int>(kDefaultRefineTimeoutSeconds)) + ")")
+      ->check(CLI::Range(0.001, 86400.0));
   cmd->add_flag("--progress", opts->progress,
                 "Print progress lines on stderr even when it is not a terminal (a terminal gets an updating "
                 "line anyway)");
-  return {cmd, [opts](std::ostream& out) {
-            const Scenario scenario = load_scenario_file(opts->scenario);
-            const Calibration calibration = scenario_calibration(scenario);
-            // Check the output path before planning, so a bad path fails at once (exit 2).
-            const OutputFile plan_file = opts->out.empty() ? OutputFile() : OutputFile("--out", opts->out);
-            const std::optional<PlanReport> planned =
-                plan_with_progress(scenario, calibration, !opts->no_baselines, opts->progress);
-            if (!planned) {  // Ctrl-C: exit 130, and no plan file (an earlier one is left as it was)
-              throw Interrupted("planning cancelled, no plan written");
-            }
-            const PlanReport& report = *planned;
-            const auto json = report_to_json(report, scenario);
-            plan_file.write(json.dump(2) + "\n");
-            if (opts->json) {
-              out << json.dump(2) << "\n";
-            } else {
-              print_text(scenario, report, out);
-            }
-            if (!report.best.fits) {
-              throw NothingFits(scenario.source_file +
-                                ": no plan fits the memory limit: " + no_fit_bytes(scenario, report.best));
-            }
-          }};
+  cmd->add_flag("--quiet", opts->quiet, "No progress on stderr, not even on a terminal");
+  return {
+      cmd, [opts](std::ostream& out) {
+#ifndef SHARDSCOPE_HAVE_SIM
+        if (opts->refine > 0) {
+          throw InputError("--refine", 0, "refine",
+                           "needs the simulator, and this shardscope was built without SimGrid (use 0, or a "
+                           "build with SHARDSCOPE_WITH_SIMGRID)");
+        }
+#endif
+        Scenario scenario = load_scenario_file(opts->scenario);
+        const std::int64_t file_micro_batch = scenario.training.micro_batch;
+        apply_plan_flags(*opts, scenario);
+        const Calibration calibration = scenario_calibration(scenario);
+        // Check the output path before planning, so a bad path fails at once (exit 2).
+        const OutputFile plan_file = opts->out.empty() ? OutputFile() : OutputFile("--out", opts->out);
+        if (opts->refine > 0 && file_micro_batch > 0 && file_micro_batch != scenario.training.micro_batch) {
+          throw InputError("--micro-batch", 0, "micro-batch",
+                           "--refine simulates the scenario file as written, whose training.micro_batch is " +
+                               std::to_string(file_micro_batch) + ", not " +
+                               std::to_string(scenario.training.micro_batch));
+        }
+        PlanRequest request;
+        request.with_baselines = !opts->no_baselines;
+        request.candidate_plans = static_cast<std::size_t>(opts->refine);
+        std::optional<PlanReport> planned =
+            plan_with_progress(scenario, calibration, request, opts->progress, opts->quiet);
+        if (!planned) {  // Ctrl-C: exit 130, and no plan file (an earlier one is left as it was)
+          throw Interrupted("planning cancelled, no plan written");
+        }
+        PlanReport& report = *planned;
+        auto json = report_to_json(report, scenario);
+#ifdef SHARDSCOPE_HAVE_SIM
+        std::optional<sim::RefineOutcome> refined;
+        if (opts->refine > 0 && report.best.fits) {
+          refined =
+              refine_report(report, scenario, calibration, opts->scenario, opts->refine_timeout_seconds);
+          json = report_to_json(report, scenario);
+          json["refine"] = refine_to_json(*refined);
+        }
+#endif
+        plan_file.write(json.dump(2) + "\n");
+        if (opts->json) {
+          out << json.dump(2) << "\n";
+        } else {
+          print_text(scenario, report, out);
+#ifdef SHARDSCOPE_HAVE_SIM
+          if (refined) print_refine(*refined, out);
+#endif
+        }
+        if (!report.best.fits) {
+          throw NothingFits(scenario.source_file +
+                            ": no plan fits the memory limit: " + no_fit_bytes(scenario, report.best));
+        }
+      }};
 }
 
 }  // namespace shardscope::cli

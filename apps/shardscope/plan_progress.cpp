@@ -35,9 +35,27 @@ InterruptFlag::~InterruptFlag() { sigaction(SIGINT, &previous_, nullptr); }
 
 bool InterruptFlag::raised() const { return g_interrupted.load(); }
 
-ProgressStyle progress_style(bool forced) {
-  if (::isatty(STDERR_FILENO) == 1) return ProgressStyle::updating_line;
+ProgressStyle progress_style(bool terminal, bool forced, bool quiet) {
+  if (quiet) return ProgressStyle::none;
+  if (terminal) return ProgressStyle::updating_line;
   return forced ? ProgressStyle::plain_lines : ProgressStyle::none;
+}
+
+ProgressStyle progress_style(bool forced, bool quiet) {
+  return progress_style(::isatty(STDERR_FILENO) == 1, forced, quiet);
+}
+
+bool line_due(ProgressStyle style, std::chrono::steady_clock::duration since_start,
+              std::chrono::steady_clock::duration since_shown, bool shown_before) {
+  switch (style) {
+    case ProgressStyle::none:
+      return false;
+    case ProgressStyle::updating_line:
+      return since_start >= kLineDelay && (!shown_before || since_shown >= kLineInterval);
+    case ProgressStyle::plain_lines:
+      return !shown_before || since_shown >= kPlainInterval;
+  }
+  return false;
 }
 
 ProgressPrinter::ProgressPrinter(std::ostream& err, ProgressStyle style, const InterruptFlag& interrupt)
@@ -60,12 +78,7 @@ void ProgressPrinter::batch_solved(std::string_view /*strategy*/, const BatchRow
 void ProgressPrinter::progress(double fraction) {
   fraction_ = fraction;
   const Clock::time_point now = Clock::now();
-  if (style_ == ProgressStyle::updating_line && now - started_ >= kLineDelay &&
-      now - last_shown_ >= kLineInterval) {
-    show();
-  } else if (style_ == ProgressStyle::plain_lines && now - last_shown_ >= kPlainInterval) {
-    show();
-  }
+  if (line_due(style_, now - started_, now - last_shown_, shown_)) show();
 }
 
 std::string ProgressPrinter::status_text() const {
@@ -79,6 +92,7 @@ std::string ProgressPrinter::status_text() const {
 
 void ProgressPrinter::show() {
   last_shown_ = Clock::now();
+  shown_ = true;
   if (style_ == ProgressStyle::updating_line) {
     err_ << "\r" << status_text() << "\033[K" << std::flush;
     line_drawn_ = true;

@@ -26,11 +26,20 @@ class InterruptFlag {
   struct sigaction previous_ {};
 };
 
-// How `plan` shows progress: not at all, one line rewritten in place (a terminal), or plain lines.
+// How progress shows: not at all, one line rewritten in place (a terminal), or plain lines.
 enum class ProgressStyle { none, updating_line, plain_lines };
 
-// Stderr is a terminal: an updating line; otherwise plain lines when forced (--progress), else none.
-ProgressStyle progress_style(bool forced);
+// --quiet: none; else a terminal gets an updating line; otherwise plain lines when forced (--progress), else
+// none (stderr of a file or pipe stays byte-identical from run to run: transcripts compare it).
+ProgressStyle progress_style(bool terminal, bool forced, bool quiet);
+// The same for stderr as it is.
+ProgressStyle progress_style(bool forced, bool quiet);
+
+// When a progress line is due: an updating line after kLineDelay, at most every kLineInterval; plain lines
+// at each report, at most every second. `since_start` and
+// `since_shown` are the time the work has run and the time since the last line (the start if none).
+bool line_due(ProgressStyle style, std::chrono::steady_clock::duration since_start,
+              std::chrono::steady_clock::duration since_shown, bool shown_before);
 
 // Prints planning progress in `style` and cancels when `interrupt` is raised.
 class ProgressPrinter : public PlanObserver {
@@ -57,6 +66,7 @@ class ProgressPrinter : public PlanObserver {
   Clock::time_point started_ = Clock::now();
   Clock::time_point last_shown_{};
   bool line_drawn_ = false;
+  bool shown_ = false;  // a line was printed
   std::string strategy_;
   int index_ = 0, count_ = 0;
   std::int64_t micro_batch_ = 0;  // 0 until a batch of the current strategy is done

@@ -16,6 +16,7 @@
 #include "apps/shardscope/no_fit.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
+#include "apps/shardscope/simulate_progress.hpp"
 #include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
 #include "apps/shardscope/table.hpp"
@@ -40,7 +41,8 @@ using Json = nlohmann::ordered_json;
 
 struct Options {
   std::string scenario, plan, strategy, trace, links, result_json;
-  bool json = false, serial = false, overlap = false, compare = false;
+  bool json = false, serial = false, overlap = false, compare = false, every_step = false, quiet = false,
+       progress = false;
   int prefetch = -1;  // -1: the scenario's execution.prefetch_depth
   int trace_ranks = sim::IterationOptions{}.trace_ranks;
   int coarse_above = sim::IterationOptions{}.coarse_above;
@@ -85,6 +87,7 @@ sim::IterationOptions iteration_options(const Options& o, const Scenario& scenar
   options.bucket_bytes = scenario.execution.bucket_bytes;
   options.trace_ranks = o.trace_ranks;
   options.coarse_above = o.coarse_above;
+  options.steady_state = !o.every_step;
   return options;
 }
 
@@ -165,6 +168,7 @@ void print_json(const Scenario& scenario, const Plan& plan, const PlanPrediction
   j["planner"] = {{"iteration_seconds", predicted.iteration_seconds},
                   {"peak_memory_bytes", predicted.peak_memory_bytes}};
   j["activities"] = result.activities;
+  if (result.steady_state_micro_steps > 0) j["steady_state_micro_steps"] = result.steady_state_micro_steps;
   j["gpus"] = Json::array();
   for (const sim::GpuResult& g : result.gpus) {
     j["gpus"].push_back({{"rank", g.rank},
@@ -187,6 +191,12 @@ void print_summary(const Scenario& scenario, const Plan& plan, const sim::Iterat
   out << format("  iteration %s, %.2f samples/s, %.0f tokens/s, %lld SimGrid activities\n",
                 units::format_duration(result.iteration_seconds).c_str(), result.samples_per_second,
                 result.tokens_per_second, static_cast<long long>(result.activities));
+  if (result.steady_state_micro_steps > 0) {
+    out << "  steady state: the last " << result.steady_state_micro_steps << " of "
+        << plan.gradient_accumulation_steps
+        << " micro-steps repeat the one before exactly and are added, not simulated (absent from the "
+           "trace)\n";
+  }
   const Maxima m = maxima(result);
   out << "  per GPU (max over ranks): compute " << units::format_duration(m.compute_seconds)
       << ", exposed communication " << units::format_duration(m.exposed_comm_seconds) << ", peak memory "
@@ -210,6 +220,24 @@ void print_comparison(const PlanPrediction& predicted, const sim::IterationResul
   t.add({"peak memory / GPU", units::format_bytes(predicted.peak_memory_bytes),
          units::format_bytes(peak_bytes), percent_difference(peak_bytes, predicted.peak_memory_bytes)});
   t.print(out);
+}
+
+// Simulates with progress on stderr (the planner's iteration time is the estimate) while Ctrl-C cancels:
+// exit 130 and no output file.
+sim::IterationResult simulate_with_progress(const Scenario& scenario, const Calibration& calibration,
+                                            const Plan& plan, const sim::IterationOptions& options,
+                                            const PlanPrediction& predicted, bool force_progress,
+                                            bool quiet) {
+  const InterruptFlag interrupt;
+  SimulationProgressPrinter printer(std::cerr, progress_style(force_progress, quiet), interrupt,
+                                    predicted.iteration_seconds);
+  try {
+    sim::IterationResult result = sim::simulate_iteration(scenario, calibration, plan, options, &printer);
+    printer.close(true);
+    return result;
+  } catch (const sim::SimulationCancelled&) {
+    throw Interrupted("simulation cancelled, nothing written");
+  }
 }
 
 }  // namespace
@@ -247,6 +275,10 @@ Registered register_simulate(CLI::App& app) {
   cmd->add_option("--coarse-above", o->coarse_above,
                   "Rings with more ranks than this use the coarse flow model (default 16)")
       ->check(CLI::Range(0, 1 << 30));
+  cmd->add_flag(
+      "--every-step", o->every_step,
+      "Simulate every micro-step (default: above 64, micro-steps that repeat the one before exactly "
+      "are added instead)");
   cmd->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace (Trace Event JSON)")
       ->check(non_empty("a file path"));
   cmd->add_option("--links", o->links, "Write bytes and utilisation per link direction as CSV")
@@ -256,6 +288,11 @@ Registered register_simulate(CLI::App& app) {
       ->check(non_empty("a file path"));
   cmd->add_flag("--compare", o->compare, "Print the planner's prediction next to the simulation");
   cmd->add_flag("--json", o->json, "Print JSON");
+  CLI::Option* quiet = cmd->add_flag("--quiet", o->quiet, "No progress on stderr, not even on a terminal");
+  cmd->add_flag("--progress", o->progress,
+                "Print progress lines on stderr (at most one a second) even when it is not a terminal (a "
+                "terminal gets an updating line anyway)")
+      ->excludes(quiet);
   return {cmd, [o](std::ostream& out) {
             Scenario scenario = load_scenario_file(o->scenario);
             apply_execution_flags(*o, scenario);
@@ -267,7 +304,8 @@ Registered register_simulate(CLI::App& app) {
             // Before simulating: a plan outside the scenario's space or over its memory limit is refused.
             const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);
             set_abort_explanation(kSimulatorAborted);
-            const sim::IterationResult result = sim::simulate_iteration(scenario, calibration, plan, options);
+            const sim::IterationResult result = simulate_with_progress(scenario, calibration, plan, options,
+                                                                       predicted, o->progress, o->quiet);
             write_outputs(outputs, result);
             if (o->json) {
               print_json(scenario, plan, predicted, result, out);

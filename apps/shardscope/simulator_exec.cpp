@@ -19,6 +19,19 @@ bool is_simulator_command(std::string_view argument) {
   return argument == "collective" || argument == "simulate";
 }
 
+bool runs_in_simulator(int argc, char** argv) {
+  if (argc < 2) return false;
+  if (is_simulator_command(argv[1])) return true;
+  if (std::string_view(argv[1]) != "plan") return false;
+  // `plan --refine K` with K other than 0 simulates its candidates.
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--refine" && i + 1 < argc) return std::string_view(argv[i + 1]) != "0";
+    if (a.substr(0, 9) == "--refine=") return a.substr(9) != "0";
+  }
+  return false;
+}
+
 int exec_simulator(char** argv) {
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);

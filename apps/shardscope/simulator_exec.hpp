@@ -17,6 +17,8 @@ inline constexpr const char* kSimulateDescription =
     "Simulate one training iteration of a plan on the cluster (SimGrid)";
 
 bool is_simulator_command(std::string_view argument);
+// Whether this command line runs in shardscope-sim: `collective`, `simulate`, and `plan --refine K` (K > 0).
+bool runs_in_simulator(int argc, char** argv);
 
 // Replaces this process with shardscope-sim and the same arguments; returns (exit status 4, with a message
 // on stderr) only when it cannot be started.

@@ -1,12 +1,14 @@
-// Calibration lookups: the bandwidth efficiency factor of one message size (log-linear between points).
+// Calibration lookups: the bandwidth efficiency factor of one message size (log-linear between points), by
+// the default table or a link class's own.
 #include "planner/core/calibration.hpp"
 
 #include <cmath>
 
 namespace shardscope {
 
-double message_efficiency_factor(const Calibration& calibration, double message_bytes) {
-  const auto& table = calibration.message_efficiency;
+namespace {
+
+double factor_of(const std::vector<std::pair<double, double>>& table, double message_bytes) {
   if (table.empty()) return 1.0;
   if (message_bytes <= table.front().first) return table.front().second;
   if (message_bytes >= table.back().first) return table.back().second;
@@ -18,6 +20,17 @@ double message_efficiency_factor(const Calibration& calibration, double message_
     }
   }
   return table.back().second;
+}
+
+}  // namespace
+
+double message_efficiency_factor(const Calibration& calibration, double message_bytes) {
+  return factor_of(calibration.message_efficiency, message_bytes);
+}
+
+double message_efficiency_factor(const Calibration& calibration, LinkClass link_class, double message_bytes) {
+  const auto& own = calibration.link_message_efficiency[static_cast<std::size_t>(link_class)];
+  return factor_of(own.empty() ? calibration.message_efficiency : own, message_bytes);
 }
 
 }  // namespace shardscope

@@ -30,10 +30,15 @@ struct Calibration {
   std::optional<double> runtime_reserve_bytes;
   // Bandwidth efficiency by message size (NCCL's protocols reach full bandwidth only for large messages):
   // (message bytes, factor in (0, 1]) points, sizes increasing; log-linear between them, flat outside.
+  // The default for every link class; `links.CLASS.message_efficiency` gives one class its own table.
   std::vector<std::pair<double, double>> message_efficiency;
+  // Per link class (indexed by LinkClass); empty = the default table above.
+  std::array<std::vector<std::pair<double, double>>, 5> link_message_efficiency;
 };
 
-// The efficiency factor for one ring step's message (1 when the calibration has no table).
+// The efficiency factor for one ring step's message by the default table (1 when there is none).
 double message_efficiency_factor(const Calibration& calibration, double message_bytes);
+// The same by the table of one link class (its own, else the default). A ring uses its bottleneck class's.
+double message_efficiency_factor(const Calibration& calibration, LinkClass link_class, double message_bytes);
 
 }  // namespace shardscope

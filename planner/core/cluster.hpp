@@ -62,10 +62,12 @@ struct EnumNames<NetworkKind> {
 struct NetworkTopology {
   NetworkKind kind = NetworkKind::single_switch;
   int nics_per_node = 1;
-  double nic_bytes_per_second = 0;  // per NIC per direction
-  double oversubscription = 1.0;    // fat tree: leaf down/up bandwidth ratio (>= 1)
-  int nodes_per_leaf = 0;           // fat tree: nodes under one leaf switch (0 = all)
-  double latency_seconds = 0;       // NIC to NIC
+  double nic_bytes_per_second = 0;      // per NIC per direction
+  double oversubscription = 1.0;        // fat tree: leaf down/up bandwidth ratio (>= 1)
+  int nodes_per_leaf = 0;               // fat tree: nodes under one leaf switch (0 = all)
+  int leaves_per_pod = 0;               // fat tree: leaves under one spine group (0 = all: two levels)
+  double spine_oversubscription = 1.0;  // fat tree: a pod's down/up bandwidth ratio to the core (>= 1)
+  double latency_seconds = 0;           // NIC to NIC
 };
 
 // The kinds of path between two GPUs, from fastest to slowest in a typical box.

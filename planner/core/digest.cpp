@@ -74,6 +74,10 @@ void add_cluster(CanonicalText& c, const Cluster& k) {
   c.add("network.oversubscription", k.network.oversubscription);
   c.add("network.nodes_per_leaf", k.network.nodes_per_leaf);
   c.add("network.latency_seconds", k.network.latency_seconds);
+  if (k.network.leaves_per_pod != 0) {  // only when set: digests of clusters without a spine level stay
+    c.add("network.leaves_per_pod", k.network.leaves_per_pod);
+    c.add("network.spine_oversubscription", k.network.spine_oversubscription);
+  }
 }
 
 void add_training(CanonicalText& c, const TrainingConfig& t) {
@@ -146,6 +150,15 @@ std::uint64_t calibration_digest(const Calibration& calibration) {
   for (std::size_t i = 0; i < calibration.message_efficiency.size(); ++i) {
     c.add("message_efficiency." + std::to_string(i) + ".bytes", calibration.message_efficiency[i].first);
     c.add("message_efficiency." + std::to_string(i) + ".factor", calibration.message_efficiency[i].second);
+  }
+  for (std::size_t k = 0; k < calibration.link_message_efficiency.size();
+       ++k) {  // only classes that have one
+    const auto& table = calibration.link_message_efficiency[k];
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      const std::string at = "link." + std::to_string(k) + ".message_efficiency." + std::to_string(i);
+      c.add(at + ".bytes", table[i].first);
+      c.add(at + ".factor", table[i].second);
+    }
   }
   return fnv1a_64(c.text());
 }

@@ -82,6 +82,10 @@ void check_cluster(const Cluster& c, Issues& issues) {
       issues.add("cluster.network.oversubscription", "expected a ratio of at least 1");
     }
     if (n.nodes_per_leaf < 0) issues.add("cluster.network.nodes_per_leaf", "expected 0 (all) or more nodes");
+    if (n.leaves_per_pod < 0) issues.add("cluster.network.leaves_per_pod", "expected 0 (all) or more leaves");
+    if (!(n.spine_oversubscription >= 1) || !std::isfinite(n.spine_oversubscription)) {
+      issues.add("cluster.network.spine_oversubscription", "expected a ratio of at least 1");
+    }
     issues.non_negative("cluster.network.latency", n.latency_seconds, "duration");
   }
 }
@@ -280,14 +284,22 @@ std::vector<ScenarioIssue> calibration_issues(const Calibration& cal, const Scen
   }
   issues.non_negative("overlap_slowdown", cal.overlap_slowdown, "fraction");
   issues.non_negative("slice_overhead", cal.slice_overhead_seconds, "duration");
-  for (std::size_t i = 0; i < cal.message_efficiency.size(); ++i) {
-    const auto& [bytes, factor] = cal.message_efficiency[i];
-    const std::string at = "message_efficiency[" + std::to_string(i) + "]";
-    issues.positive(at + ".bytes", bytes, "byte size");
-    if (i > 0 && !(bytes > cal.message_efficiency[i - 1].first)) {
-      issues.add(at + ".bytes", "sizes must increase from one point to the next");
+  const auto check_table = [&issues](const std::vector<std::pair<double, double>>& table,
+                                     const std::string& field) {
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      const auto& [bytes, factor] = table[i];
+      const std::string at = field + "[" + std::to_string(i) + "]";
+      issues.positive(at + ".bytes", bytes, "byte size");
+      if (i > 0 && !(bytes > table[i - 1].first)) {
+        issues.add(at + ".bytes", "sizes must increase from one point to the next");
+      }
+      if (!(factor > 0 && factor <= 1)) issues.add(at + ".factor", "expected a factor in (0, 1]");
     }
-    if (!(factor > 0 && factor <= 1)) issues.add(at + ".factor", "expected a factor in (0, 1]");
+  };
+  check_table(cal.message_efficiency, "message_efficiency");
+  for (LinkClass lc : values<LinkClass>()) {
+    check_table(cal.link_message_efficiency[static_cast<std::size_t>(lc)],
+                "links." + std::string(to_string(lc)) + ".message_efficiency");
   }
   if (cal.runtime_reserve_bytes) {
     const double reserve = *cal.runtime_reserve_bytes;

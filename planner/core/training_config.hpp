@@ -11,6 +11,8 @@ namespace shardscope {
 enum class Precision { fp32, mixed_bf16, mixed_fp16 };
 enum class OptimizerKind { adam, sgd };
 enum class CheckpointPolicy { none, all, search };
+// At which batch `plan` compares the baselines: each at its own best micro-batch, or all at the plan's.
+enum class BatchPolicy { own, equal };
 
 template <>
 struct EnumNames<Precision> {
@@ -35,6 +37,14 @@ struct EnumNames<CheckpointPolicy> {
       {CheckpointPolicy::none, "none", "keep every activation"},
       {CheckpointPolicy::all, "all", "checkpoint every operator"},
       {CheckpointPolicy::search, "search", "the planner decides per operator"},
+  };
+};
+
+template <>
+struct EnumNames<BatchPolicy> {
+  static constexpr NameEntry<BatchPolicy> table[] = {
+      {BatchPolicy::own, "own", "each baseline at its own best micro-batch (default)"},
+      {BatchPolicy::equal, "equal", "every baseline at the plan's micro-batch and accumulation steps"},
   };
 };
 
@@ -63,6 +73,9 @@ struct TrainingConfig {
   int group_size = 0;                      // GPUs per group for hierarchical strategies (0: GPUs per node)
   std::int64_t memory_limit_bytes = 0;     // per-GPU limit (0: the device capacity)
   std::int64_t runtime_reserve_bytes = 0;  // CUDA context, allocator slack, NCCL buffers
+  // How the report compares baselines (own: each at its best batch, as OSDP's and PaRO's end-to-end figures
+  // do; equal: all at the plan's); it changes what the baseline table shows, not the scenario's digest.
+  BatchPolicy batch_policy = BatchPolicy::own;
 };
 
 }  // namespace shardscope

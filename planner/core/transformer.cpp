@@ -130,12 +130,17 @@ Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& 
   att.backward_flops_per_sample = 2 * att.forward_flops_per_sample;
   // Korthikanti et al. 2022 (no tensor parallelism), per sample: norm input 2sh, QKV input 2sh,
   // Q 2s*q_dim, K and V 2s*kv_dim each, output-projection input 2s*q_dim, dropout mask sh (= 11sh + 2sh
-  // for GPT); attention scores 5as^2 (softmax 2, dropout mask 1, dropout output 2) without flash
-  // attention, or only the fp32 log-sum-exp statistics 4as with it.
-  const double scores = spec.flash_attention ? 4 * spec.heads * s : 5 * spec.heads * s * s;
+  // for GPT); without flash attention the s x s scores per head: the softmax output (2as^2 in 16 bits)
+  // and with dropout its mask and output (as^2 + 2as^2: 5as^2 for GPT); with flash attention only the
+  // fp32 log-sum-exp statistics, 4as bytes whatever the activation type (the scores are recomputed).
+  const double score_elements = spec.heads * s * s;
+  const double score_bytes =
+      spec.flash_attention
+          ? 4 * spec.heads * s
+          : elem * score_elements + (spec.dropout ? (sizes.mask_bytes + elem) * score_elements : 0);
   att.activation_bytes_per_sample =
       checked(elem * s * h + elem * s * h + elem * s * q_dim + 2 * elem * s * kv_dim + elem * s * q_dim +
-                  sizes.mask_bytes * s * h + (elem / 2) * scores,
+                  sizes.mask_bytes * s * h + score_bytes,
               "attention activations");
   att.checkpoint_bytes_per_sample = checked(elem * s * h_prev, "attention checkpoint");
   // Largest transient: fp32 score matrix without flash attention, else the fused QKV output.

@@ -1,10 +1,19 @@
-// Ring collective costs: bottleneck link of the ring (by link class, calibratable) and the alpha-beta
-// formula.
+// Ring collective costs: the bottleneck link of a family of concurrent rings on the calibrated fabric, and
+// the alpha-beta formula.
 #include "planner/cost/collective_cost.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <limits>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 #include <vector>
+
+#include "planner/core/fabric.hpp"
+#include "planner/cost/nccl_model.hpp"
 
 namespace shardscope {
 
@@ -27,56 +36,101 @@ struct RingFamily {
 
 namespace {
 
-// Flows leaving the busiest node over the network, summed over the family's concurrent rings.
-int network_flows_per_node(const Cluster& cluster, const RingFamily& family) {
-  std::vector<int> flows(static_cast<std::size_t>(cluster.nodes), 0);
+// Calls f(a, b) for every edge (rank a sends to rank b) of every ring of the family.
+template <typename F>
+void for_each_edge(const RingFamily& family, const F& f) {
   for (int r = 0; r < family.rings; ++r) {
     const int first = r * family.ring_step;
     for (int i = 0; i < family.ranks; ++i) {
-      const int a = first + i * family.stride;
-      const int b = first + ((i + 1) % family.ranks) * family.stride;
-      if (cluster.node_of(a) != cluster.node_of(b)) ++flows[static_cast<std::size_t>(cluster.node_of(a))];
+      f(first + i * family.stride, first + ((i + 1) % family.ranks) * family.stride);
     }
   }
-  return std::max(1, *std::max_element(flows.begin(), flows.end()));
+}
+
+std::uint64_t direction_key(const FabricHop& hop) { return (hop.link << 1) | (hop.up ? 1u : 0u); }
+
+// The rings of recent fabrics and group sizes: counting flows is linear in the GPUs (a second at 800000
+// GPUs), and the planner builds a cost model per batch size and strategy on one fabric.
+struct RingCache {
+  std::mutex mutex;
+  std::map<std::pair<std::string, int>, std::array<RingLink, 3>> rings;
+};
+
+RingCache& ring_cache() {
+  static RingCache cache;
+  return cache;
 }
 
 }  // namespace
 
-CollectiveCost::CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration)
-    : calibration_(calibration) {
+CollectiveCost::CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration,
+                               CollectiveModel model)
+    : calibration_(calibration), model_(model) {
   const int n = cluster.gpus();
-  intra_ = make_ring(cluster, RingFamily{n / group_size, group_size, 1, group_size});
-  inter_ = make_ring(cluster, RingFamily{group_size, 1, group_size, n / group_size});
-  global_ = make_ring(cluster, RingFamily{1, 0, 1, n});
+  if (model_ == CollectiveModel::nccl) {  // the same three families, as NCCL communicators
+    nccl_[static_cast<std::size_t>(GroupKind::intra)] = std::make_shared<const NcclTopology>(
+        nccl_topology(cluster, NcclGroup{group_size, 1, n / group_size, group_size}));
+    nccl_[static_cast<std::size_t>(GroupKind::inter)] = std::make_shared<const NcclTopology>(
+        nccl_topology(cluster, NcclGroup{n / group_size, group_size, group_size, 1}));
+    nccl_[static_cast<std::size_t>(GroupKind::global)] =
+        std::make_shared<const NcclTopology>(nccl_topology(cluster, NcclGroup{n, 1, 1, 0}));
+  }
+  const Fabric fabric(cluster, calibration);
+  const std::pair<std::string, int> key{fabric.key(), group_size};
+  RingCache& cache = ring_cache();
+  {
+    const std::lock_guard<std::mutex> lock(cache.mutex);
+    const auto it = cache.rings.find(key);
+    if (it != cache.rings.end()) {
+      intra_ = it->second[0];
+      inter_ = it->second[1];
+      global_ = it->second[2];
+      return;
+    }
+  }
+  intra_ = make_ring(fabric, cluster, RingFamily{n / group_size, group_size, 1, group_size});
+  inter_ = make_ring(fabric, cluster, RingFamily{group_size, 1, group_size, n / group_size});
+  global_ = make_ring(fabric, cluster, RingFamily{1, 0, 1, n});
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  if (cache.rings.size() >= 64) cache.rings.clear();
+  cache.rings.emplace(key, std::array<RingLink, 3>{intra_, inter_, global_});
 }
 
-RingLink CollectiveCost::make_ring(const Cluster& cluster, const RingFamily& family) const {
+// The family's rings run at once (every group executes the collective): each direction of each link is
+// shared by the flows of every ring edge that crosses it, so an edge gets the least of capacity / flows
+// over its path (a NIC shared by the rings that cross it at once, an oversubscribed leaf uplink), and its
+// latency is the path's summed latency. The ring moves at its slowest edge.
+RingLink CollectiveCost::make_ring(const Fabric& fabric, const Cluster& cluster,
+                                   const RingFamily& family) const {
   RingLink ring;
   ring.ranks = family.ranks;
   if (family.ranks <= 1) return ring;
+  std::unordered_map<std::uint64_t, int> flows;
+  std::vector<FabricHop> hops;
+  for_each_edge(family, [&](int a, int b) {
+    hops.clear();
+    fabric.path(a, b, hops);
+    for (const FabricHop& hop : hops) ++flows[direction_key(hop)];
+  });
   ring.bytes_per_second = std::numeric_limits<double>::infinity();
-  int flows = 0;  // network flows of the busiest node, counted once (a pass over every rank)
-  for (int i = 0; i < family.ranks; ++i) {
-    const int a = i * family.stride;
-    const int b = ((i + 1) % family.ranks) * family.stride;
+  for_each_edge(family, [&](int a, int b) {
+    hops.clear();
+    fabric.path(a, b, hops);
+    double bytes_per_second = std::numeric_limits<double>::infinity(), latency_seconds = 0;
+    for (const FabricHop& hop : hops) {
+      const FabricLink link = fabric.link(hop.link);
+      bytes_per_second = std::min(bytes_per_second, link.bytes_per_second / flows[direction_key(hop)]);
+      latency_seconds += link.latency_seconds;
+    }
     const LinkClass lc = link_class_between(cluster, a, b);
-    LinkProperties p = link_properties(cluster, lc);
-    if (lc == LinkClass::network) {
-      // The node's NICs are shared by the flows that leave it at once (rail-aligned: each flow keeps to one
-      // NIC): a lone global ring gets a whole NIC, one inter-group ring per GPU of the node a NIC share.
-      const NetworkTopology& net = cluster.network;
-      if (flows == 0) flows = network_flows_per_node(cluster, family);
-      p.bytes_per_second =
-          std::min(net.nic_bytes_per_second, net.nic_bytes_per_second * net.nics_per_node / flows);
+    // The bottleneck's class gives the ring its message efficiency; on a tie, the class further out.
+    if (bytes_per_second < ring.bytes_per_second ||
+        (bytes_per_second == ring.bytes_per_second && lc > ring.bottleneck)) {
+      ring.bytes_per_second = bytes_per_second;
+      ring.bottleneck = lc;
     }
-    if (const auto& c = calibration_.links[static_cast<std::size_t>(lc)]) {
-      p.bytes_per_second = c->bytes_per_second;
-      p.latency_seconds = c->alpha_seconds;
-    }
-    ring.bytes_per_second = std::min(ring.bytes_per_second, p.bytes_per_second);
-    ring.alpha_seconds = std::max(ring.alpha_seconds, p.latency_seconds);
-  }
+    ring.alpha_seconds = std::max(ring.alpha_seconds, latency_seconds);
+  });
   return ring;
 }
 
@@ -97,11 +151,20 @@ const RingLink& CollectiveCost::ring(GroupKind group) const {
 double CollectiveCost::seconds(CollectiveKind kind, GroupKind group, double total_bytes) const {
   const RingLink& r = ring(group);
   if (r.ranks <= 1 || total_bytes <= 0) return 0;
-  const int steps = ring_steps(kind, r.ranks);
+  if (model_ == CollectiveModel::nccl) return nccl_pick(*nccl(group), kind, total_bytes).seconds();
+  return ring_seconds(group, ring_steps(kind, r.ranks), total_bytes / r.ranks);
+}
+
+double CollectiveCost::message_efficiency(GroupKind group, double message_bytes) const {
+  return message_efficiency_factor(calibration_, ring(group).bottleneck, message_bytes);
+}
+
+double CollectiveCost::ring_seconds(GroupKind group, int steps, double message_bytes) const {
+  const RingLink& r = ring(group);
+  if (r.ranks <= 1 || steps <= 0) return 0;  // an empty message still pays its steps' latency
   // A message at efficiency e occupies the link like bytes / e at full bandwidth.
-  const double message = total_bytes / r.ranks;
-  return alpha_beta_seconds(r.alpha_seconds, steps,
-                            message / message_efficiency_factor(calibration_, message), r.bytes_per_second);
+  return alpha_beta_seconds(r.alpha_seconds, steps, message_bytes / message_efficiency(group, message_bytes),
+                            r.bytes_per_second);
 }
 
 }  // namespace shardscope

@@ -2,6 +2,9 @@
 // global).
 #pragma once
 
+#include <array>
+#include <memory>
+
 #include "planner/core/calibration.hpp"
 #include "planner/core/cluster.hpp"
 #include "planner/core/names.hpp"
@@ -37,30 +40,58 @@ int ring_steps(CollectiveKind kind, int ranks);
 // The one formula: time = latency * steps + bytes / bandwidth (STYLE: named tables + one small formula).
 double alpha_beta_seconds(double alpha_seconds, int steps, double bytes_per_step, double bytes_per_second);
 
-struct RingLink {
-  double alpha_seconds = 0;     // worst latency over the ring's edges
-  double bytes_per_second = 0;  // bottleneck bandwidth over the ring's edges
-  int ranks = 1;
+// Which model prices a collective: the ring step model below, or NCCL's own (channels, tree, protocols:
+// nccl_model.hpp), which FSDP / ZeRO-style runtimes execute.
+enum class CollectiveModel { ring, nccl };
+
+template <>
+struct EnumNames<CollectiveModel> {
+  static constexpr NameEntry<CollectiveModel> table[] = {
+      {CollectiveModel::ring, "ring", "alpha-beta ring steps over the bottleneck link"},
+      {CollectiveModel::nccl, "nccl", "NCCL's model: channels per NIC, tree, protocols LL/LL128/Simple"},
+  };
 };
 
+struct NcclTopology;  // nccl_model.hpp
+
+struct RingLink {
+  double alpha_seconds = 0;     // worst path latency over the ring's edges
+  double bytes_per_second = 0;  // bottleneck bandwidth over the ring's edges, its links shared by the family
+  int ranks = 1;
+  LinkClass bottleneck = LinkClass::network;  // the class of the bottleneck edge (its message efficiency)
+};
+
+class Fabric;
 struct RingFamily;  // the rings of one group kind that run at once (collective_cost.cpp)
 
 class CollectiveCost {
  public:
-  CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration);
+  CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration,
+                 CollectiveModel model = CollectiveModel::ring);
+
+  CollectiveModel model() const { return model_; }
+  // NCCL's view of a group kind's communicators (nccl model only; nullptr under the ring model).
+  const NcclTopology* nccl(GroupKind group) const { return nccl_[static_cast<std::size_t>(group)].get(); }
 
   int group_ranks(GroupKind group) const;
   const RingLink& ring(GroupKind group) const;
 
-  // Seconds for a ring collective whose *full* buffer is `total_bytes` (each rank holds total/n after
-  // a reduce-scatter and before an all-gather): (n-1) steps for all-gather and reduce-scatter, 2(n-1) for
-  // all-reduce, each moving total/n bytes over the bottleneck link.
+  // Seconds for a collective under the chosen model. Ring model: a ring collective whose *full* buffer is
+  // `total_bytes` (each rank holds total/n after a reduce-scatter and before an all-gather): (n-1) steps for
+  // all-gather and reduce-scatter, 2(n-1) for all-reduce, each moving total/n bytes over the bottleneck link.
   double seconds(CollectiveKind kind, GroupKind group, double total_bytes) const;
+  // Seconds of `steps` ring steps of `message_bytes` each on the group's ring (the building block of
+  // hierarchical algorithms): alpha-beta with the message efficiency of the ring's bottleneck class.
+  double ring_seconds(GroupKind group, int steps, double message_bytes) const;
+  // The calibrated efficiency of one step's message on the group's ring (its bottleneck class's table).
+  double message_efficiency(GroupKind group, double message_bytes) const;
 
  private:
-  RingLink make_ring(const Cluster& cluster, const RingFamily& family) const;
+  RingLink make_ring(const Fabric& fabric, const Cluster& cluster, const RingFamily& family) const;
   Calibration calibration_;  // owned: callers often pass a temporary
   RingLink intra_, inter_, global_;
+  CollectiveModel model_ = CollectiveModel::ring;
+  std::array<std::shared_ptr<const NcclTopology>, 3> nccl_;  // by GroupKind, under the nccl model
 };
 
 }  // namespace shardscope

@@ -32,6 +32,17 @@ class CostModel {
   virtual MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
                                  std::int64_t micro_batch) const = 0;
   virtual double fixed_bytes() const = 0;  // runtime reserve
+  // How an operator's transient counts the buffers its neighbours hold meanwhile (prefetched parameters,
+  // gradients still being reduced): as if they made the same choice (`alike`, the search's estimate, which a
+  // whole plan's peak then verifies), or the largest any choice of the space gives them (`any_choice`, a
+  // bound whatever they choose; `parameters_sharded` / `gradients_sharded` say whether the space has such
+  // buffers at all). The topology model starts `alike`; the paper model has no transient term.
+  enum class NeighbourBuffers { alike, any_choice };
+  virtual void set_neighbour_buffers(NeighbourBuffers mode, bool parameters_sharded, bool gradients_sharded) {
+    (void)mode;
+    (void)parameters_sharded;
+    (void)gradients_sharded;
+  }
   // A class id per operator: operators with equal ids cost the same (cost()) under every choice and batch
   // size. The model owns this key because only it knows which operator fields it reads.
   virtual std::vector<std::size_t> cost_classes() const = 0;

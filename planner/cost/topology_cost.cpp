@@ -2,12 +2,34 @@
 #include "planner/cost/topology_cost.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <tuple>
 
 #include "planner/core/scenario_check.hpp"
 
 namespace shardscope {
+namespace {
+
+// For each i, the largest of values[j] over j in [i - reach, i - 1] (`ahead` false) or [i + 1, i + reach]
+// (`ahead` true); 0 where the range is empty. A sliding maximum: linear in the operator count.
+std::vector<double> window_maximum(const std::vector<double>& values, std::size_t reach, bool ahead) {
+  const std::size_t n = values.size();
+  std::vector<double> out(n, 0.0);
+  std::deque<std::size_t> window;  // indices, values decreasing
+  for (std::size_t step = 0; step < n; ++step) {
+    const std::size_t i = ahead ? n - 1 - step : step;  // walk towards the window's side
+    const auto distance = [&](std::size_t j) { return ahead ? j - i : i - j; };
+    while (!window.empty() && distance(window.front()) > reach) window.pop_front();
+    if (!window.empty()) out[i] = values[window.front()];
+    while (!window.empty() && values[window.back()] <= values[i]) window.pop_back();
+    window.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
 TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration& calibration)
     : TopologyCostModel(scenario, calibration, scenario.training.gradient_accumulation_steps) {}
 
@@ -19,7 +41,76 @@ TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration
       collectives_(scenario.cluster, scenario.training.group_size, calibration),
       compute_(scenario.cluster, scenario.training.precision, calibration),
       state_(state_bytes_per_parameter(scenario.training.precision, scenario.training.optimizer)),
-      reserve_bytes_(runtime_reserve_bytes(scenario, calibration)) {}
+      reserve_bytes_(runtime_reserve_bytes(scenario, calibration)) {
+  const std::vector<Operator>& ops = scenario_.model.operators;
+  std::vector<double> parameters;
+  parameters.reserve(ops.size());
+  for (const Operator& op : ops) parameters.push_back(static_cast<double>(op.parameters));
+  // Positions in program order (forward, then backward in reverse): the prefetch_depth positions after an
+  // operator's belong to operators at most prefetch_depth away on either side (README: "Memory").
+  const auto reach = static_cast<std::size_t>(std::max(0, scenario_.execution.prefetch_depth));
+  const std::vector<double> before = window_maximum(parameters, reach, false);
+  const std::vector<double> after = window_maximum(parameters, reach, true);
+  neighbour_parameters_.assign(ops.size(), 0.0);
+  next_trainable_parameters_.assign(ops.size(), 0.0);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    neighbour_parameters_[i] = std::max(before[i], after[i]);
+    if (i + 1 < ops.size() && ops[i + 1].trainable) next_trainable_parameters_[i] = parameters[i + 1];
+  }
+}
+
+void TopologyCostModel::set_neighbour_buffers(NeighbourBuffers mode, bool parameters_sharded,
+                                              bool gradients_sharded) {
+  neighbour_mode_ = mode;
+  space_shards_parameters_ = parameters_sharded;
+  space_shards_gradients_ = gradients_sharded;
+}
+
+// What the operator may hold beyond its resident states while it runs (its neighbours' buffers counted as
+// set_neighbour_buffers says; with any_choice, a bound whatever they choose): the backward is the larger pass
+// (it adds recomputed activations and gradient buffers to the forward's). Its workspace, its slice's gathered
+// parameters, prefetch_depth more parameter buffers (the positions after its own: its neighbours', the
+// largest they may gather, or its own again when it has more sharded slices, regathers after a recompute, or
+// is within reach of the turn from forward to backward or of the next micro-step), its slice's unreduced
+// gradients, the gradients released just before it (its previous slice's or the next operator's, still being
+// reduce-scattered) and a gradient bucket not yet full.
+double TopologyCostModel::transient_bound_bytes(std::size_t op_index, const OperatorChoice& c,
+                                                const MemoryBreakdown& m) const {
+  const Operator& op = scenario_.model.operators[op_index];
+  const double slice = static_cast<double>(op.parameters) / c.slices;
+  const bool sharded = c.sharded_slices > 0;
+  const double own_parameters =
+      sharded && c.scopes.parameters != ShardScope::N ? state_.parameter * slice : 0.0;
+  const double own_gradients =
+      sharded && op.trainable && c.scopes.gradients != ShardScope::N ? state_.gradient * slice : 0.0;
+  const long long depth = std::max(0, scenario_.execution.prefetch_depth);
+  const auto i = static_cast<long long>(op_index);
+  const auto last = static_cast<long long>(scenario_.model.operators.size()) - 1;
+  // Positions from its forward to its own backward, and from its backward to its next forward.
+  const bool turn = 2 * (last - i) + 1 <= depth;
+  const bool wrap = accumulation_steps_ > 1 && 2 * i + 1 <= depth;
+  const bool own_again = c.sharded_slices > 1 || c.checkpoint || turn || wrap;
+  // The neighbours' buffers: with the same choice (their slices of this choice's count, only where this
+  // choice shards), or the largest any choice of the space gives them (whole, unsliced).
+  const bool alike = neighbour_mode_ == NeighbourBuffers::alike;
+  const bool neighbours_gather = alike ? own_parameters > 0 : space_shards_parameters_;
+  const bool neighbours_reduce = alike ? own_gradients > 0 : space_shards_gradients_;
+  const double neighbour_slices = alike ? c.slices : 1;
+  const double neighbour_parameters =
+      neighbours_gather ? state_.parameter * neighbour_parameters_[op_index] / neighbour_slices : 0.0;
+  const double next_gradients =
+      neighbours_reduce ? state_.gradient * next_trainable_parameters_[op_index] / neighbour_slices : 0.0;
+  const double prefetched =
+      static_cast<double>(depth) * std::max(own_again ? own_parameters : 0.0, neighbour_parameters);
+  const double released = std::max(c.sharded_slices > 1 ? own_gradients : 0.0, next_gradients);
+  const double bucket = scenario_.execution.bucket_bytes;
+  // One stream (overlap off) runs each gather and reduce-scatter before the compute that follows it: no
+  // buffer is prefetched, and the gradients released before the operator are reduced before it computes.
+  if (!scenario_.execution.overlap) {
+    return m.workspace_bytes + own_parameters + std::max(own_gradients, released) + bucket;
+  }
+  return m.workspace_bytes + own_parameters + prefetched + own_gradients + released + bucket;
+}
 
 double TopologyCostModel::samples_per_iteration(std::int64_t micro_batch) const {
   return static_cast<double>(micro_batch) * accumulation_steps_ * scenario_.cluster.gpus();
@@ -92,14 +183,19 @@ double TopologyCostModel::previous_backward_gather_seconds(std::size_t op_index,
 std::vector<std::size_t> TopologyCostModel::cost_classes() const {
   // With overlap the cost also reads the previous operator's forward compute and backward gathers, the next
   // operator's backward compute, and the position (first, last).
-  using Shape = std::tuple<int, std::int64_t, std::int64_t, int, double, double, std::int64_t, std::int64_t,
-                           std::int64_t, bool, int, double, std::int64_t, bool, int, double, int>;
+  // The transient bound also reads the neighbours' largest buffers.
+  using Shape =
+      std::tuple<int, std::int64_t, std::int64_t, int, double, double, std::int64_t, std::int64_t,
+                 std::int64_t, bool, int, double, std::int64_t, bool, int, double, int, double, double, int>;
   std::map<Shape, std::size_t> ids;
   std::vector<std::size_t> out;
   const std::vector<Operator>& ops = scenario_.model.operators;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Operator& op = ops[i];
+    // First, last or between; the transient bound also reads how far the operator is from either end.
     const int position = i == 0 ? 0 : i + 1 == ops.size() ? 2 : 1;
+    const auto reach = static_cast<std::size_t>(std::max(0, scenario_.execution.prefetch_depth));
+    const int from_end = static_cast<int>(std::min({i, ops.size() - 1 - i, reach + 1}));
     const int previous_kind = i == 0 ? -1 : static_cast<int>(ops[i - 1].kind);
     const double previous_flops = i == 0 ? 0.0 : ops[i - 1].forward_flops_per_sample;
     const std::int64_t previous_parameters = i == 0 ? 0 : ops[i - 1].parameters;
@@ -122,7 +218,10 @@ std::vector<std::size_t> TopologyCostModel::cost_classes() const {
                       previous_trainable,
                       next_kind,
                       next_backward_flops,
-                      position};
+                      position,
+                      neighbour_parameters_[i],
+                      next_trainable_parameters_[i],
+                      from_end};
     out.push_back(ids.emplace(shape, ids.size()).first->second);
   }
   return out;
@@ -214,7 +313,7 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
   ItemCost out;
   out.seconds = steps * micro + comm_iter + update;
   out.resident_bytes = m.resident();
-  out.transient_bytes = m.workspace_bytes + (1 + scenario_.execution.prefetch_depth) * m.gathered_bytes;
+  out.transient_bytes = transient_bound_bytes(op_index, c, m);
   return out;
 }
 

@@ -21,6 +21,7 @@ class TopologyCostModel : public CostModel {
   MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
                          std::int64_t micro_batch) const override;
   double fixed_bytes() const override { return reserve_bytes_; }
+  void set_neighbour_buffers(NeighbourBuffers mode, bool parameters_sharded, bool gradients_sharded) override;
   std::vector<std::size_t> cost_classes() const override;
   double samples_per_iteration(std::int64_t micro_batch) const override;
 
@@ -39,6 +40,8 @@ class TopologyCostModel : public CostModel {
  private:
   double previous_forward_seconds(std::size_t op_index, double samples) const;
   double previous_backward_gather_seconds(std::size_t op_index, const OperatorChoice& choice) const;
+  double transient_bound_bytes(std::size_t op_index, const OperatorChoice& choice,
+                               const MemoryBreakdown& memory) const;
   const Scenario& scenario_;  // the caller keeps the scenario alive while the model is used
   Calibration calibration_;   // owned: callers often pass a temporary
   int accumulation_steps_;    // micro-steps per iteration
@@ -46,6 +49,14 @@ class TopologyCostModel : public CostModel {
   ComputeModel compute_;
   StateBytesPerParameter state_;
   double reserve_bytes_;
+  // Per operator: the most parameters of an operator within prefetch_depth positions (whose buffers may be
+  // held while it runs), and the parameters of the next operator if trainable (whose gradients may still
+  // be reduced during its backward); how to count their buffers (cost_model.hpp).
+  std::vector<double> neighbour_parameters_;
+  std::vector<double> next_trainable_parameters_;
+  NeighbourBuffers neighbour_mode_ = NeighbourBuffers::alike;
+  bool space_shards_parameters_ = true;
+  bool space_shards_gradients_ = true;
 };
 
 }  // namespace shardscope

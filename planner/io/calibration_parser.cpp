@@ -9,6 +9,30 @@ namespace shardscope {
 
 namespace {
 
+// A `message_efficiency:` list under `parent` (the top level or one link class): {bytes, factor} points,
+// sizes increasing.
+std::vector<std::pair<double, double>> parse_efficiency_table(const YamlMap& parent) {
+  const std::string& file = parent.file();
+  std::vector<std::pair<double, double>> table;
+  const YAML::Node list = parent.raw("message_efficiency");
+  if (!list.IsSequence() || list.size() == 0 || list.size() > 1000) {
+    parent.fail("message_efficiency", "expected a list of {bytes, factor} points");
+  }
+  const std::string at =
+      parent.path().empty() ? std::string("message_efficiency") : parent.path() + ".message_efficiency";
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YamlMap point(list[i], file, at + "[" + std::to_string(i) + "]", parent.line("message_efficiency"));
+    point.reject_unknown({"bytes", "factor"});
+    const double bytes = static_cast<double>(point.bytes("bytes", 1, std::int64_t{1} << 50));
+    const double factor = point.number("factor", 1e-3, 1.0);
+    if (!table.empty() && bytes <= table.back().first) {
+      point.fail("bytes", "sizes must increase from one point to the next");
+    }
+    table.emplace_back(bytes, factor);
+  }
+  return table;
+}
+
 Calibration parse_calibration(const YamlMap& root) {
   const std::string& file = root.file();
   root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead",
@@ -21,11 +45,15 @@ Calibration parse_calibration(const YamlMap& root) {
     for (LinkClass lc : values<LinkClass>()) {
       if (!links.has(to_string(lc))) continue;
       const YamlMap entry = links.map(to_string(lc));
-      entry.reject_unknown({"alpha", "bandwidth"});
+      entry.reject_unknown({"alpha", "bandwidth", "message_efficiency"});
+      const auto index = static_cast<std::size_t>(lc);
+      if (entry.has("message_efficiency")) cal.link_message_efficiency[index] = parse_efficiency_table(entry);
+      // alpha and bandwidth come together; a class may give only its efficiency table
+      if (entry.has("message_efficiency") && !entry.has("alpha") && !entry.has("bandwidth")) continue;
       LinkCalibration c;
       c.alpha_seconds = entry.duration("alpha");
       c.bytes_per_second = entry.bandwidth("bandwidth");
-      cal.links[static_cast<std::size_t>(lc)] = c;
+      cal.links[index] = c;
     }
   }
   if (root.has("achievable_fraction")) {
@@ -39,23 +67,7 @@ Calibration parse_calibration(const YamlMap& root) {
   }
   cal.overlap_slowdown = root.number_or("overlap_slowdown", cal.overlap_slowdown, 0.0, 10.0);
   cal.slice_overhead_seconds = root.duration_or("slice_overhead", cal.slice_overhead_seconds);
-  if (root.has("message_efficiency")) {
-    const YAML::Node list = root.raw("message_efficiency");
-    if (!list.IsSequence() || list.size() == 0 || list.size() > 1000) {
-      root.fail("message_efficiency", "expected a list of {bytes, factor} points");
-    }
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const YamlMap point(list[i], file, "message_efficiency[" + std::to_string(i) + "]",
-                          root.line("message_efficiency"));
-      point.reject_unknown({"bytes", "factor"});
-      const double bytes = static_cast<double>(point.bytes("bytes", 1, std::int64_t{1} << 50));
-      const double factor = point.number("factor", 1e-3, 1.0);
-      if (!cal.message_efficiency.empty() && bytes <= cal.message_efficiency.back().first) {
-        point.fail("bytes", "sizes must increase from one point to the next");
-      }
-      cal.message_efficiency.emplace_back(bytes, factor);
-    }
-  }
+  if (root.has("message_efficiency")) cal.message_efficiency = parse_efficiency_table(root);
   if (root.has("runtime_reserve")) {
     cal.runtime_reserve_bytes = static_cast<double>(root.bytes("runtime_reserve", 0, std::int64_t{1} << 44));
   }

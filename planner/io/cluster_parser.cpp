@@ -49,13 +49,22 @@ void parse_intra_node(const YamlMap& map, int gpus_per_node, Cluster& cluster) {
 }
 
 NetworkTopology parse_network(const YamlMap& map) {
-  map.reject_unknown({"kind", "nics_per_node", "nic_rate", "oversubscription", "nodes_per_leaf", "latency"});
+  map.reject_unknown({"kind", "nics_per_node", "nic_rate", "oversubscription", "nodes_per_leaf",
+                      "leaves_per_pod", "spine_oversubscription", "latency"});
   NetworkTopology net;
   net.kind = map.choice_or("kind", NetworkKind::single_switch);
   net.nics_per_node = static_cast<int>(map.integer_or("nics_per_node", 1, 1, 64));
   net.nic_bytes_per_second = map.bandwidth("nic_rate");
   net.oversubscription = map.number_or("oversubscription", 1.0, 1.0, 1000.0);
   net.nodes_per_leaf = static_cast<int>(map.integer_or("nodes_per_leaf", 0, 0, kMaxNodes));
+  net.leaves_per_pod = static_cast<int>(map.integer_or("leaves_per_pod", 0, 0, kMaxNodes));
+  net.spine_oversubscription = map.number_or("spine_oversubscription", 1.0, 1.0, 1000.0);
+  if (net.leaves_per_pod > 0 && (net.kind != NetworkKind::fat_tree || net.nodes_per_leaf == 0)) {
+    map.fail("leaves_per_pod", "a spine level needs kind: fat_tree and nodes_per_leaf above 0");
+  }
+  if (net.spine_oversubscription != 1.0 && net.leaves_per_pod == 0) {
+    map.fail("spine_oversubscription", "applies to a spine level: set leaves_per_pod too");
+  }
   net.latency_seconds = map.duration_or("latency", 2e-6);
   return net;
 }

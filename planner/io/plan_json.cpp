@@ -124,12 +124,17 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
     out["shortfall_bytes"] = report.best.shortfall_bytes;
   }
   out["batch_sizes"] = batches_json(report.best.batches);
+  out["batch_policy"] = to_string(report.batch_policy);
   out["baselines"] = Json::array();
   for (const StrategyResult& b : report.baselines) {
     Json row;
     row["strategy"] = b.strategy;
     row["fits"] = b.fits;
-    row["batch_size"] = b.fits ? b.plan.micro_batch : 0;
+    // Not fitting: the micro-batch its shortfall is measured at (the first its scan tried).
+    row["batch_size"] = b.fits ? b.plan.micro_batch : b.batches.empty() ? 0 : b.batches.front().micro_batch;
+    row["gradient_accumulation_steps"] = b.fits              ? b.plan.gradient_accumulation_steps
+                                         : b.batches.empty() ? 0
+                                                             : b.batches.front().gradient_accumulation_steps;
     row["iteration_seconds"] = b.fits ? b.plan.predicted.iteration_seconds : 0.0;
     row["samples_per_second"] = b.fits ? b.plan.predicted.samples_per_second : 0.0;
     row["peak_memory_bytes"] = b.fits ? b.plan.predicted.peak_memory_bytes : b.minimum_memory_bytes;

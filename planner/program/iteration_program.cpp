@@ -16,8 +16,10 @@ namespace shardscope {
 namespace {
 
 // The task list being built, with the two orderings every step needs: which compute task last ran
-// (what a per-iteration collective waits for) and which compute consumed each gather (how far gathers
-// may run ahead: the prefetch depth).
+// (what a per-iteration collective waits for) and the micro-step's compute positions (every forward,
+// recompute and backward compute of a slice, in program order): a gather may start once the position
+// prefetch_depth + 1 before its consumer is done, so while position t runs only the buffers of positions
+// t .. t + prefetch_depth can be held, whichever of them shard (README: "Memory").
 class TaskList {
  public:
   TaskList(std::vector<Task>& tasks, int prefetch_depth, bool serial)
@@ -44,7 +46,7 @@ class TaskList {
   }
 
   // Adds the all-gather of `stage` (if the calls have one) with its gathered buffer; returns its task or -1.
-  // A gather may start once the compute that consumed the gather prefetch_depth + 1 earlier is done.
+  // A gather may start once the compute position prefetch_depth + 1 before its consumer is done.
   int add_gather(const std::vector<CollectiveCall>& calls, CollectiveCall::Stage stage,
                  const std::string& name) {
     int gather = -1;
@@ -56,13 +58,12 @@ class TaskList {
     return gather;
   }
 
-  // Adds the compute that uses the buffer of `gather` (or -1: none) and releases it when done.
-  int add_compute_after_gather(const std::string& name, double seconds, int gather) {
-    const int compute = add_compute(name, seconds, gather);
-    if (gather >= 0) {
-      at(compute).frees_what(at(gather));
-      gather_consumers_.push_back(compute);
-    }
+  // Adds the compute position that uses the buffer of `gather` and releases it when done; without a gather
+  // (-1) it waits for `otherwise` instead (-1: nothing).
+  int add_compute_after_gather(const std::string& name, double seconds, int gather, int otherwise = -1) {
+    const int compute = add_compute(name, seconds, gather >= 0 ? gather : otherwise);
+    if (gather >= 0) at(compute).frees_what(at(gather));
+    positions_.push_back(compute);
     return compute;
   }
 
@@ -71,9 +72,9 @@ class TaskList {
 
  private:
   int gather_dependency() const {
-    const std::size_t consumed = gather_consumers_.size();
+    const std::size_t consumer = positions_.size();  // the gather's consumer is the next position
     const std::size_t back = static_cast<std::size_t>(prefetch_depth_) + 1;
-    return consumed >= back ? gather_consumers_[consumed - back] : -1;
+    return consumer >= back ? positions_[consumer - back] : -1;
   }
   int push(Task task) {
     tasks_.push_back(std::move(task));
@@ -84,7 +85,7 @@ class TaskList {
   std::vector<Task>& tasks_;
   int prefetch_depth_;
   bool serial_;
-  std::vector<int> gather_consumers_;  // compute tasks that used a gathered buffer, in order
+  std::vector<int> positions_;  // the compute positions so far (both built micro-steps), in order
   int last_compute_ = -1;
 };
 
@@ -125,8 +126,14 @@ class GradientBucketer {
     merged.total_bytes = bucket_.bytes;
     const int reduce = tasks_.add_collective(bucket_.name, merged, bucket_.after);
     tasks_.at(reduce).frees(MemoryCategory::gathered, bucket_.buffer_bytes);
+    last_issued_ = reduce;
     bucket_ = Bucket{};
   }
+
+  // The reduce-scatter issued last (-1: none yet). A compute position without a gather waits for the one
+  // issued before its own release_held(), as one with a gather does through it (that gather is queued
+  // behind it): only the gradients released at a position are still being reduced while it runs.
+  int last_issued() const { return last_issued_; }
 
  private:
   struct Held {
@@ -146,6 +153,7 @@ class GradientBucketer {
   double bucket_bytes_;
   std::vector<Held> held_;
   Bucket bucket_;
+  int last_issued_ = -1;
 };
 
 // What every micro-step does for one operator, per slice, computed once.
@@ -161,6 +169,20 @@ struct OperatorWork {
   MemoryBreakdown memory;            // the planner's memory of the operator
 };
 
+// Compute positions per micro-step: a forward and a backward per slice, and a recompute when checkpointed.
+int positions_per_micro_step(const Plan& plan) {
+  int positions = 0;
+  for (const OperatorChoice& c : plan.operators) positions += c.slices * (c.checkpoint ? 3 : 2);
+  return positions;
+}
+
+// Gathers run at most one micro-step ahead: the depth is capped at the positions of a micro-step less one,
+// so that every gather of a later micro-step waits on a position of the one before (as the program
+// records: a wait reaches back one micro-step at most).
+int effective_prefetch_depth(const Plan& plan, int prefetch_depth) {
+  return std::max(0, std::min(prefetch_depth, positions_per_micro_step(plan) - 1));
+}
+
 // Builds the program step by step: resident states, then per micro-step each operator's forward and, in
 // reverse, backward, then each operator's update.
 class ProgramBuilder {
@@ -170,7 +192,7 @@ class ProgramBuilder {
       : scenario_(scenario),
         model_(model),
         plan_(plan),
-        tasks_(program_.tasks, prefetch_depth, serial),
+        tasks_(program_.tasks, effective_prefetch_depth(plan, prefetch_depth), serial),
         reduces_(tasks_, bucket_bytes) {
     for (std::size_t i = 0; i < plan_.operators.size(); ++i) work_.push_back(operator_work(i));
   }
@@ -199,7 +221,10 @@ class ProgramBuilder {
       const int gather = sharded ? tasks_.add_gather(work.slice_calls, CollectiveCall::Stage::forward_gather,
                                                      "AG " + op.name)
                                  : -1;
-      const int forward = tasks_.add_compute_after_gather("fwd " + op.name, work.forward_seconds, gather);
+      // Without a gather, the forward waits for the previous micro-step's last reduce-scatter (FSDP waits
+      // for its gradient reductions at the end of backward); with one, its gather is queued behind it.
+      const int forward = tasks_.add_compute_after_gather("fwd " + op.name, work.forward_seconds, gather,
+                                                          reduces_.last_issued());
       tasks_.at(forward)
           .allocates(MemoryCategory::activations, work.kept_bytes / choice.slices)
           .allocates(MemoryCategory::workspace, work.workspace_bytes)
@@ -219,14 +244,17 @@ class ProgramBuilder {
       };
       if (choice.checkpoint) {
         const int gather = gather_for(CollectiveCall::Stage::recompute_gather);
+        const int reduced_before = reduces_.last_issued();
         reduces_.release_held();  // backward prefetch: this gather is queued before the last reduce-scatter
-        const int recompute =
-            tasks_.add_compute_after_gather("recompute " + op.name, work.forward_seconds, gather);
+        const int recompute = tasks_.add_compute_after_gather("recompute " + op.name, work.forward_seconds,
+                                                              gather, reduced_before);
         tasks_.at(recompute).allocates(MemoryCategory::workspace, work.recomputed_bytes);
       }
       const int gather = gather_for(CollectiveCall::Stage::backward_gather);
+      const int reduced_before = reduces_.last_issued();
       reduces_.release_held();
-      const int backward = tasks_.add_compute_after_gather("bwd " + op.name, work.backward_seconds, gather);
+      const int backward =
+          tasks_.add_compute_after_gather("bwd " + op.name, work.backward_seconds, gather, reduced_before);
       const double gradient_buffer = sharded ? work.gradient_buffer_bytes : 0.0;
       tasks_.at(backward)
           .allocates(MemoryCategory::workspace, work.workspace_bytes)

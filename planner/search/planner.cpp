@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -25,6 +26,7 @@
 #include "planner/core/units.hpp"
 #include "planner/cost/cost_model.hpp"
 #include "planner/program/iteration_program.hpp"
+#include "planner/program/memory_peak.hpp"
 #include "planner/program/schedule.hpp"
 #include "planner/search/plan_check.hpp"
 
@@ -75,17 +77,21 @@ std::vector<ItemCost> operator_item_costs(const CostModel& model, const std::vec
   return out;
 }
 
-// A whole plan's iteration time under the topology model: its program scheduled on two streams with
+// A whole plan under the topology model: its iteration time is its program scheduled on two streams with
 // uncontended collectives (what the simulator runs), so neighbours that share a window are priced as they
-// are (the search's per-operator sum assumed alike neighbours). The paper model is separable: its plan
-// time is the sum of its operators' costs.
-double scheduled_seconds(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
+// are (the search's per-operator sum assumed alike neighbours); its peak memory is the program's, over
+// every order its streams can run in (program/memory_peak.hpp; the search's per-operator transient is a
+// bound on it). The paper model is separable: its plan time is the sum of its operators' costs.
+struct WholePlan {
+  double seconds = 0;
+  double peak_bytes = 0;  // runtime reserve included
+};
+WholePlan scheduled_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
   const ExecutionOptions& e = scenario.execution;
   const IterationProgram program =
       build_iteration_program(scenario, calibration, plan, e.prefetch_depth, !e.overlap, e.bucket_bytes);
-  return schedule_program(program,
-                          CollectiveCost(scenario.cluster, scenario.training.group_size, calibration))
-      .iteration_seconds;
+  const CollectiveCost collectives(scenario.cluster, scenario.training.group_size, calibration);
+  return {schedule_program(program, collectives).iteration_seconds, program_peak_bytes(program)};
 }
 
 bool schedules_plans(const Scenario& scenario) {
@@ -123,6 +129,7 @@ struct BatchOutcome {
   double seconds = kInf;
   double lower_bound_seconds = 0;
   double lp_seconds = kInf;  // per-operator spaces: the batch's LP bound (when it fits)
+  bool bounded = false;      // per-operator spaces: the smallest peak fits, so lp_seconds was computed
   std::int64_t solver_cells = 0;
 };
 
@@ -155,6 +162,7 @@ BatchOutcome solve_per_operator(const PlanInstance& inst, double best_throughput
   double lp = kInf;
   for (double bound : lp_bounds) lp = std::min(lp, bound);
   out.lp_seconds = lp;
+  out.bounded = true;
   if (best_throughput > 0 && inst.samples_per_iteration / lp <= best_throughput) {
     out.status = BatchStatus::pruned;
     out.lower_bound_seconds = lp;
@@ -181,19 +189,19 @@ double minimum_memory_bytes(const SearchSpace& space, const PlanInstance& inst) 
   return peak + inst.fixed_bytes;
 }
 
-// A solved row's time is its whole plan's (scheduled_seconds); the search's own objective stays in the
-// outcome.
+// A solved row's time and peak are its whole plan's (scheduled_plan; without a schedule, the search's);
+// the search's own objective stays in the outcome.
 BatchRow batch_row(TrainingStep step, const PlanInstance& inst, const BatchOutcome& outcome,
-                   double whole_plan_seconds) {
+                   const WholePlan& whole_plan) {
   BatchRow row;
   row.micro_batch = step.micro_batch;
   row.gradient_accumulation_steps = step.accumulation_steps;
   row.status = outcome.status;
   if (outcome.status == BatchStatus::pruned) row.lower_bound_seconds = outcome.lower_bound_seconds;
   if (outcome.status != BatchStatus::solved) return row;
-  row.iteration_seconds = whole_plan_seconds;
-  row.samples_per_second = inst.samples_per_iteration / whole_plan_seconds;
-  row.peak_memory_bytes = selection_peak_bytes(inst.problem, outcome.picks) + inst.fixed_bytes;
+  row.iteration_seconds = whole_plan.seconds;
+  row.samples_per_second = inst.samples_per_iteration / whole_plan.seconds;
+  row.peak_memory_bytes = whole_plan.peak_bytes;
   row.lower_bound_seconds = outcome.lower_bound_seconds;
   return row;
 }
@@ -284,29 +292,82 @@ Plan configured_plan(const Scenario& scenario, const Calibration& calibration) {
   return configured;
 }
 
-// One batch size's work, independent of the other batch sizes: its instance, its solve (pruned only against
-// a throughput the scan had already reached when the work started, so the scan's own decision can only
-// prune more, never less) and its whole plan's time.
-struct BatchWork {
+// The whole plan (scheduled_plan; without a schedule, the search's own time and peak) of a solved pick.
+WholePlan whole_plan_of(const Scenario& scenario, const Calibration& calibration, TrainingStep step,
+                        const PlanInstance& inst, const BatchOutcome& solved) {
+  const WholePlan whole{solved.seconds, selection_peak_bytes(inst.problem, solved.picks) + inst.fixed_bytes};
+  if (!schedules_plans(scenario)) return whole;
+  Plan plan;
+  plan.micro_batch = step.micro_batch;
+  plan.gradient_accumulation_steps = step.accumulation_steps;
+  plan.operators = picked_choices(inst, solved.picks);
+  return scheduled_plan(scenario, calibration, plan);
+}
+
+// One search of one batch size: its instance, its solve (pruned only against a throughput the scan had
+// already reached when the work started, so the scan's own decision can only prune more, never less) and,
+// when solved, its whole plan.
+struct InstanceSolve {
   PlanInstance inst;
   BatchOutcome outcome;
-  double whole_plan_seconds = kInf;
+  WholePlan whole_plan;
+};
+
+InstanceSolve solve_instance(const Scenario& scenario, const Calibration& calibration,
+                             const SearchSpace& space, TrainingStep step,
+                             CostModel::NeighbourBuffers neighbours, double best_known) {
+  InstanceSolve s;
+  s.inst = build_instance(scenario, calibration, space, step, neighbours);
+  s.outcome = space.uniform ? solve_uniform(s.inst) : solve_per_operator(s.inst, best_known);
+  s.whole_plan = {s.outcome.seconds, 0};
+  if (s.outcome.status == BatchStatus::solved) {
+    s.whole_plan = whole_plan_of(scenario, calibration, step, s.inst, s.outcome);
+  }
+  return s;
+}
+
+// One batch size's work, independent of the other batch sizes: the search with neighbours' buffers counted
+// as alike and, when that pick's whole plan holds more than the memory limit, the search again under the
+// bound that holds whatever neighbours choose (NeighbourBuffers::any_choice); for the first batch size also
+// the smallest memory any plan needs (what the bounded search can promise: at this limit it finds a plan).
+struct BatchWork {
+  InstanceSolve alike;
+  std::optional<InstanceSolve> any_choice;
+  double minimum_memory_bytes = kInf;  // first batch size only
 };
 
 BatchWork work_batch(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space,
-                     TrainingStep step, double best_known) {
+                     TrainingStep step, double best_known, bool first) {
   BatchWork w;
-  w.inst = build_instance(scenario, calibration, space, step);
-  w.outcome = space.uniform ? solve_uniform(w.inst) : solve_per_operator(w.inst, best_known);
-  w.whole_plan_seconds = w.outcome.seconds;
-  if (w.outcome.status == BatchStatus::solved && schedules_plans(scenario)) {
-    Plan plan;
-    plan.micro_batch = step.micro_batch;
-    plan.gradient_accumulation_steps = step.accumulation_steps;
-    plan.operators = picked_choices(w.inst, w.outcome.picks);
-    w.whole_plan_seconds = scheduled_seconds(scenario, calibration, plan);
+  w.alike =
+      solve_instance(scenario, calibration, space, step, CostModel::NeighbourBuffers::alike, best_known);
+  const double limit = static_cast<double>(scenario.training.memory_limit_bytes);
+  if (w.alike.outcome.status == BatchStatus::solved && w.alike.whole_plan.peak_bytes > limit * (1 + 1e-12)) {
+    w.any_choice = solve_instance(scenario, calibration, space, step, CostModel::NeighbourBuffers::any_choice,
+                                  best_known);
+  }
+  if (first) {
+    w.minimum_memory_bytes =
+        minimum_memory_bytes(space, w.any_choice ? w.any_choice->inst
+                                                 : build_instance(scenario, calibration, space, step,
+                                                                  CostModel::NeighbourBuffers::any_choice));
   }
   return w;
+}
+
+// The scan's own pruning, against every batch size before this one: turns a per-operator outcome found
+// against a lower throughput into what solve_per_operator would return against `best_throughput`.
+void prune_as_scan(const SearchSpace& space, const PlanInstance& inst, BatchOutcome& outcome,
+                   double best_throughput) {
+  if (space.uniform || !outcome.bounded || outcome.status == BatchStatus::pruned || best_throughput <= 0)
+    return;
+  if (inst.samples_per_iteration / outcome.lp_seconds > best_throughput) return;
+  const double lp = outcome.lp_seconds;
+  outcome = BatchOutcome{};
+  outcome.status = BatchStatus::pruned;
+  outcome.lower_bound_seconds = lp;
+  outcome.lp_seconds = lp;
+  outcome.bounded = true;
 }
 
 // The next batch sizes worked on ahead, on helper threads (up to `window` - 1 of them), while the scan takes
@@ -346,9 +407,21 @@ std::size_t thread_count(int threads) {
   return threads > 0 ? static_cast<std::size_t>(threads) : std::max(1u, std::thread::hardware_concurrency());
 }
 
+// Keeps the `limit` plans with the highest predicted throughput in `kept`, fastest first.
+void keep_fastest(std::vector<Plan>& kept, Plan plan, std::size_t limit) {
+  const auto slower = [](const Plan& a, const Plan& b) {
+    return a.predicted.samples_per_second > b.predicted.samples_per_second;
+  };
+  kept.insert(std::upper_bound(kept.begin(), kept.end(), plan, slower), std::move(plan));
+  if (kept.size() > limit) kept.pop_back();
+}
+
+// With `kept`: also keeps the kept_limit fastest solved batch sizes' plans there (for refinement), in the
+// scan's order on the calling thread whatever `window` is.
 StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibration,
                              const SearchSpace& space, const std::vector<std::int64_t>& micro_batches,
-                             const Plan& configured, ScanEvents& meter, std::size_t window = 1) {
+                             const Plan& configured, ScanEvents& meter, std::size_t window = 1,
+                             std::vector<Plan>* kept = nullptr, std::size_t kept_limit = 0) {
   StrategyResult result;
   result.strategy = space.name;
   const auto step_at = [&](std::size_t k) {
@@ -356,7 +429,7 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
   };
   BatchesAhead ahead(
       [&](std::size_t k, double best_known) {
-        return work_batch(scenario, calibration, space, step_at(k), best_known);
+        return work_batch(scenario, calibration, space, step_at(k), best_known, k == 0);
       },
       micro_batches.size(), window);
   double best_throughput = 0;
@@ -364,22 +437,20 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
     meter.check_cancelled();
     const TrainingStep step = step_at(k);
     BatchWork work = ahead.take(k, best_throughput);
-    const PlanInstance& inst = work.inst;
-    // The first batch size's instance gives the smallest memory any plan needs.
-    if (k == 0) result.minimum_memory_bytes = minimum_memory_bytes(space, inst);
-    BatchOutcome outcome = std::move(work.outcome);
-    // The scan's own pruning, against every batch size before this one.
-    if (!space.uniform && outcome.status == BatchStatus::solved && best_throughput > 0 &&
-        inst.samples_per_iteration / outcome.lp_seconds <= best_throughput) {
-      const double lp = outcome.lp_seconds;
-      outcome = BatchOutcome{};
-      outcome.status = BatchStatus::pruned;
-      outcome.lower_bound_seconds = lp;
-      outcome.lp_seconds = lp;
+    if (k == 0) result.minimum_memory_bytes = work.minimum_memory_bytes;
+    // The scan's decisions, as if it had solved this batch size now: the first search, then (when its pick
+    // stays and holds too much) the bounded one.
+    InstanceSolve* chosen = &work.alike;
+    prune_as_scan(space, chosen->inst, chosen->outcome, best_throughput);
+    result.solver_cells += chosen->outcome.solver_cells;
+    if (chosen->outcome.status == BatchStatus::solved && work.any_choice) {
+      chosen = &*work.any_choice;
+      prune_as_scan(space, chosen->inst, chosen->outcome, best_throughput);
+      result.solver_cells += chosen->outcome.solver_cells;
     }
-    result.solver_cells += outcome.solver_cells;
-    const double whole_plan_seconds = work.whole_plan_seconds;
-    const BatchRow row = batch_row(step, inst, outcome, whole_plan_seconds);
+    const PlanInstance& inst = chosen->inst;
+    const BatchOutcome& outcome = chosen->outcome;
+    const BatchRow row = batch_row(step, inst, outcome, chosen->whole_plan);
     result.batches.push_back(row);
     meter.batch_solved(space.name, row);
     if (row.status == BatchStatus::does_not_fit) {
@@ -387,6 +458,9 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
       break;
     }
     meter.advance(1);
+    if (kept != nullptr && kept_limit > 0 && row.status == BatchStatus::solved) {
+      keep_fastest(*kept, make_plan(scenario, space, inst, outcome.picks, row), kept_limit);
+    }
     if (row.status == BatchStatus::solved && row.samples_per_second > best_throughput) {
       best_throughput = row.samples_per_second;
       result.fits = true;
@@ -407,14 +481,7 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
     return result;
   }
   copy_plan_configuration(result.plan, configured);
-  const std::unique_ptr<CostModel> model =
-      make_cost_model(scenario, calibration, result.plan.gradient_accumulation_steps);
-  const std::vector<ItemCost> costs =
-      operator_item_costs(*model, result.plan.operators, result.plan.micro_batch);
-  for (std::size_t i = 0; i < result.plan.operators.size(); ++i) {
-    result.operator_costs.push_back(
-        {costs[i], model->memory(i, result.plan.operators[i], result.plan.micro_batch)});
-  }
+  result.operator_costs = plan_operator_costs(scenario, calibration, result.plan);
   return result;
 }
 
@@ -437,7 +504,7 @@ std::vector<SearchSpace> scenario_spaces(const Scenario& scenario, bool with_bas
 }
 
 // The full space holds every baseline's plan, so the product never reports a slower one: when a baseline's
-// whole plan (scheduled_seconds) beats the search's pick (whose objective assumed alike neighbours), it
+// whole plan (scheduled_plan) beats the search's pick (whose objective assumed alike neighbours), it
 // becomes the plan, named as such.
 void adopt_faster_baseline(PlanReport& report) {
   if (!report.best.fits) return;
@@ -457,6 +524,88 @@ void adopt_faster_baseline(PlanReport& report) {
   report.best.plan.gradient_accumulation_steps = faster->plan.gradient_accumulation_steps;
   report.best.plan.predicted = faster->plan.predicted;
   report.best.operator_costs = faster->operator_costs;
+}
+
+// Passes on only the cancellation of another observer (a phase that reports no progress of its own).
+class CancellationOnly final : public PlanObserver {
+ public:
+  explicit CancellationOnly(const PlanObserver& observer) : observer_(observer) {}
+  bool cancelled() const override { return observer_.cancelled(); }
+
+ private:
+  const PlanObserver& observer_;
+};
+
+// BatchPolicy::equal: every baseline re-planned at the plan's micro-batch and accumulation steps (a baseline
+// that does not fit there reports its shortfall at that batch). A baseline faster than the plan at the same
+// batch (one its own scan pruned) is adopted, so the plan stays at least as fast as every baseline shown.
+void compare_at_equal_batch(PlanReport& report, const Scenario& scenario, const Calibration& calibration,
+                            const std::vector<SearchSpace>& spaces, const Plan& configured,
+                            const ProgressMeter& meter) {
+  report.batch_policy = BatchPolicy::equal;
+  if (!report.best.fits) return;  // no plan, no batch to compare at: the baselines keep their own scans
+  CancellationOnly quiet(meter.observer());
+  Scenario at_plan = scenario;
+  at_plan.training.micro_batch = report.best.plan.micro_batch;
+  at_plan.training.gradient_accumulation_steps = report.best.plan.gradient_accumulation_steps;
+  for (std::size_t index = 1; index < spaces.size(); ++index) {
+    meter.check_cancelled();
+    ProgressMeter phase(quiet, 1);
+    // Recorded against the scenario as given (its micro-batch may be free), as the plan is: `configured`.
+    report.baselines[index - 1] =
+        scan_strategy(at_plan, calibration, spaces[index], {report.best.plan.micro_batch}, configured, phase);
+  }
+  adopt_faster_baseline(report);
+}
+
+}  // namespace
+
+bool same_plan_choices(const Plan& a, const Plan& b) {
+  if (a.micro_batch != b.micro_batch || a.gradient_accumulation_steps != b.gradient_accumulation_steps ||
+      a.operators.size() != b.operators.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.operators.size(); ++i) {
+    const OperatorChoice& x = a.operators[i];
+    const OperatorChoice& y = b.operators[i];
+    if (x.scopes.name() != y.scopes.name() ||
+        x.secondary_parameter_partition != y.secondary_parameter_partition || x.slices != y.slices ||
+        x.sharded_slices != y.sharded_slices || x.checkpoint != y.checkpoint) {
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+// The report's candidates: the plan, the search's pick at each kept batch size and every fitting baseline,
+// distinct, fastest first (ties keep that order), at most `limit`.
+std::vector<Plan> candidate_plans(const PlanReport& report, std::vector<Plan> per_batch, std::size_t limit,
+                                  const Plan& configured) {
+  std::vector<Plan> pool;
+  if (report.best.fits) {
+    pool.push_back(report.best.plan);
+    if (!report.best.adopted_from.empty())
+      pool.back().strategy = report.best.adopted_from;  // whose plan it is
+  }
+  for (Plan& p : per_batch) {
+    copy_plan_configuration(p, configured);
+    pool.push_back(std::move(p));
+  }
+  for (const StrategyResult& b : report.baselines) {
+    if (b.fits) pool.push_back(b.plan);
+  }
+  std::stable_sort(pool.begin(), pool.end(), [](const Plan& a, const Plan& b) {
+    return a.predicted.samples_per_second > b.predicted.samples_per_second;
+  });
+  std::vector<Plan> out;
+  for (Plan& p : pool) {
+    if (out.size() == limit) break;
+    const auto seen = [&](const Plan& q) { return same_plan_choices(p, q); };
+    if (std::none_of(out.begin(), out.end(), seen)) out.push_back(std::move(p));
+  }
+  return out;
 }
 
 PlanObserver& observer_or_default(PlanObserver* observer) {
@@ -495,8 +644,16 @@ PlanInstance build_instance(const Scenario& scenario, const Calibration& calibra
 }
 
 PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
-                            const SearchSpace& space, TrainingStep step) {
+                            const SearchSpace& space, TrainingStep step,
+                            CostModel::NeighbourBuffers neighbours) {
   const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration, step.accumulation_steps);
+  // What the space lets neighbours gather bounds each transient under any_choice (DDP gathers nothing).
+  const auto any_scope = [&](auto sharded) {
+    return std::any_of(space.scopes.begin(), space.scopes.end(), sharded);
+  };
+  model->set_neighbour_buffers(neighbours,
+                               any_scope([](const Scopes& s) { return s.parameters != ShardScope::N; }),
+                               any_scope([](const Scopes& s) { return s.gradients != ShardScope::N; }));
   PlanInstance inst;
   inst.fixed_bytes = model->fixed_bytes();
   inst.samples_per_iteration = model->samples_per_iteration(step.micro_batch);
@@ -584,11 +741,28 @@ PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibr
     picks.push_back(0);
     out.iteration_seconds += c.seconds;
   }
-  if (schedules_plans(scenario)) out.iteration_seconds = scheduled_seconds(scenario, calibration, plan);
   out.peak_memory_bytes = selection_peak_bytes(problem, picks) + model->fixed_bytes();
+  if (schedules_plans(scenario)) {
+    const WholePlan whole_plan = scheduled_plan(scenario, calibration, plan);
+    out.iteration_seconds = whole_plan.seconds;
+    out.peak_memory_bytes = whole_plan.peak_bytes;
+  }
   out.samples_per_second = model->samples_per_iteration(plan.micro_batch) / out.iteration_seconds;
   out.tokens_per_second = out.samples_per_second * static_cast<double>(scenario.model.sequence_length);
   check_plan_fits(plan, scenario, out.peak_memory_bytes);
+  return out;
+}
+
+std::vector<OperatorCost> plan_operator_costs(const Scenario& scenario, const Calibration& calibration,
+                                              const Plan& plan) {
+  const std::unique_ptr<CostModel> model =
+      make_cost_model(scenario, calibration, plan.gradient_accumulation_steps);
+  const std::vector<ItemCost> costs = operator_item_costs(*model, plan.operators, plan.micro_batch);
+  std::vector<OperatorCost> out;
+  out.reserve(costs.size());
+  for (std::size_t i = 0; i < plan.operators.size(); ++i) {
+    out.push_back({costs[i], model->memory(i, plan.operators[i], plan.micro_batch)});
+  }
   return out;
 }
 
@@ -716,8 +890,13 @@ class BaselineWorkers {
 
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines,
                          PlanObserver* observer, int threads) {
+  return plan_scenario(scenario, calibration, PlanRequest{with_baselines, 0}, observer, threads);
+}
+
+PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, const PlanRequest& request,
+                         PlanObserver* observer, int threads) {
   validate_scenario(scenario);
-  const std::vector<SearchSpace> spaces = scenario_spaces(scenario, with_baselines);
+  const std::vector<SearchSpace> spaces = scenario_spaces(scenario, request.with_baselines);
   const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);
   const Plan configured = configured_plan(scenario, calibration);  // digests once, not once per strategy
   // One unit per batch size of every strategy, and one for the Pareto front.
@@ -727,8 +906,9 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
   BaselineWorkers workers(scenario, calibration, spaces, micro_batches, configured, thread_count(threads));
   meter.observer().strategy_started(spaces[0].name, 0, static_cast<int>(spaces.size()));
   // (A cancel here leaves through ~BaselineWorkers, which stops and joins the workers.)
+  std::vector<Plan> per_batch;  // the search's pick at its fastest batch sizes, for the candidates
   report.best = scan_strategy(scenario, calibration, spaces[0], micro_batches, configured, meter,
-                              thread_count(threads));
+                              thread_count(threads), &per_batch, request.candidate_plans);
   // The front at the search's own pick, while the baselines run; recomputed below only when a baseline's
   // plan is adopted at another batch size.
   std::vector<ParetoPoint> pareto;
@@ -744,6 +924,12 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
     report.baselines.push_back(workers.take(index, spaces[index].name, meter));
   }
   adopt_faster_baseline(report);
+  if (scenario.training.batch_policy == BatchPolicy::equal) {
+    compare_at_equal_batch(report, scenario, calibration, spaces, configured, meter);
+  }
+  if (request.candidate_plans > 0) {
+    report.candidates = candidate_plans(report, std::move(per_batch), request.candidate_plans, configured);
+  }
   meter.check_cancelled();
   if (report.best.fits) {
     // At the best plan's batch size, with the curve shown up to the device's memory.

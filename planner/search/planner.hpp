@@ -44,8 +44,20 @@ struct StrategyResult {
 
 struct PlanReport {
   StrategyResult best;  // the product's full space
+  // Under BatchPolicy::equal each baseline is its best plan at best's micro-batch and accumulation steps
+  // (not fitting there: its shortfall at that batch); under own, its best plan over the whole scan.
+  BatchPolicy batch_policy = BatchPolicy::own;
   std::vector<StrategyResult> baselines;
   std::vector<ParetoPoint> pareto;  // at best's batch size; peak memory includes the runtime reserve
+  // When asked for (PlanRequest::candidate_plans): the fastest distinct plans by prediction, fastest first,
+  // from the search's pick at each batch size and every fitting baseline; each records its configuration.
+  std::vector<Plan> candidates;
+};
+
+// What plan_scenario computes besides the product's plan.
+struct PlanRequest {
+  bool with_baselines = true;
+  std::size_t candidate_plans = 0;  // how many PlanReport::candidates to keep (0: none)
 };
 
 // Scans the scenario's batch sizes for one space. With an observer: reports the strategy, each batch row and
@@ -59,6 +71,16 @@ StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibr
 // the observer sees the strategies in that order, and the progress covers all of them.
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines = true,
                          PlanObserver* observer = nullptr, int threads = 0);
+PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, const PlanRequest& request,
+                         PlanObserver* observer = nullptr, int threads = 0);
+
+// Whether two plans make the same choices: micro-batch, accumulation steps and every operator's choice.
+bool same_plan_choices(const Plan& a, const Plan& b);
+
+// What the cost model charges each operator of `plan` (time, knapsack weights, memory by category), in model
+// order: the report's operator_costs for a plan chosen outside the search (a refined candidate).
+std::vector<OperatorCost> plan_operator_costs(const Scenario& scenario, const Calibration& calibration,
+                                              const Plan& plan);
 
 // Gradient accumulation steps for a micro-batch: the scenario's fixed value, or derived from its global batch
 // (0 when micro-batch x GPUs does not divide the global batch, or would need more than
@@ -85,8 +107,11 @@ struct PlanInstance {
   double fixed_bytes = 0;
   double samples_per_iteration = 0;
 };
+// Items' transients count neighbours' buffers as `neighbours` says (cost_model.hpp): `alike` is the
+// search's estimate (its pick's whole-plan peak is then checked), `any_choice` a bound that every pick meets.
 PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
-                            const SearchSpace& space, TrainingStep step);
+                            const SearchSpace& space, TrainingStep step,
+                            CostModel::NeighbourBuffers neighbours = CostModel::NeighbourBuffers::alike);
 // The same at the scenario's own gradient_accumulation_steps.
 PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
                             const SearchSpace& space, std::int64_t micro_batch);

@@ -51,6 +51,7 @@ RingPhase make_phase(const ScheduleRequest& r, const std::string& name, std::vec
   phase.name = r.tag + name;
   phase.ranks = std::make_shared<const std::vector<int>>(std::move(ranks));
   phase.chunk_bytes = chunk_bytes;
+  if (r.cost != nullptr) phase.efficiency = r.cost->message_efficiency(group, chunk_bytes);
   phase.steps = steps;
   phase.coarse = coarse_ring(phase.ranks->size(), r.coarse_above);
   const double latency = r.latency_by_group[static_cast<std::size_t>(group)];

@@ -77,7 +77,7 @@ TEST(Cli, PlanWritesThePlanFileAndPrintsTheTable) {
 
 TEST(Cli, PlanThatCannotFitExitsWithTheMinimumMemory) {
   const std::string path = write_temp("nofit.yaml",
-                                      "model: {preset: ws-2x12288}\ncluster: {preset: titan-rtx-8-pcie3}\n"
+                                      "model: {preset: llama-7b}\ncluster: {preset: titan-rtx-8-pcie3}\n"
                                       "training: {memory_limit: 8GB, runtime_reserve: 512MiB}\n");
   const auto r = test::run_command(kBinary + " plan --no-baselines " + path);
   EXPECT_EQ(r.exit_code, 3);
@@ -175,7 +175,7 @@ TEST(Cli, ExitCodes) {
       << r.err;
   // 3: nothing fits (PlanThatCannotFitExitsWithTheMinimumMemory checks the message).
   const std::string nofit = write_temp("nofit3.yaml",
-                                       "model: {preset: ws-2x12288}\ncluster: {preset: titan-rtx-8-pcie3}\n"
+                                       "model: {preset: llama-7b}\ncluster: {preset: titan-rtx-8-pcie3}\n"
                                        "training: {memory_limit: 8GB, runtime_reserve: 512MiB}\n");
   EXPECT_EQ(test::run_command(kBinary + " plan --no-baselines " + nofit).exit_code, 3);
   std::filesystem::remove(nofit);

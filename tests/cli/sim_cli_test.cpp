@@ -229,16 +229,17 @@ TEST(SimCli, AnOutputThatCannotBeFinishedLeavesTheOldFile) {
   std::filesystem::remove(path);
 }
 
-// SimGrid dies with abort() when it cannot allocate its actors' stacks (here 1,024 GPUs under a 600 MB
-// address-space limit): that is exit 4 with a last line that says what happened, never 134. (ASan needs far
-// more address space than the limit to start at all, so its preset skips this.)
+// A simulation that cannot fit the address-space limit (here 8,192 GPUs, whose routing table alone is
+// 512 MiB, under a 600 MB limit; the iteration has no actor stacks since it runs without actors, so 1,024
+// GPUs now fit) is exit 4 with a last line that says what happened, never SimGrid's abort() (134). (ASan
+// needs far more address space than the limit to start at all, so its preset skips this.)
 TEST(SimCli, TooLittleAddressSpaceForTheSimulationExitsFour) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "ASan cannot run under a 600 MB address-space limit";
 #endif
   const std::string scenario =
-      write_temp("1024-gpus.yaml",
-                 "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 128}\n"
+      write_temp("8192-gpus.yaml",
+                 "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 1024}\n"
                  "training: {max_micro_batch: 4}\n");
   const auto r =
       test::run_command("ulimit -v 600000 && " + kBinary + " simulate " + scenario + " --strategy fsdp");
@@ -246,6 +247,23 @@ TEST(SimCli, TooLittleAddressSpaceForTheSimulationExitsFour) {
   const std::size_t last = r.err.rfind('\n', r.err.size() - 2);
   const std::string last_line = r.err.substr(last == std::string::npos ? 0 : last + 1);
   EXPECT_EQ(last_line.rfind("error: ", 0), 0u) << r.err;
+  std::filesystem::remove(scenario);
+}
+
+// The iteration runs without an actor per GPU stream (IterationExecutor): 1,024 GPUs need no actor stacks
+// and simulate under the same 600 MB address-space limit that refused them with two 256 KiB stacks per GPU.
+TEST(SimCli, ThousandGpuIterationFitsSixHundredMegabytes) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan cannot run under a 600 MB address-space limit";
+#endif
+  const std::string scenario =
+      write_temp("1024-gpus.yaml",
+                 "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 128}\n"
+                 "training: {max_micro_batch: 4}\n");
+  const auto r = test::run_command("ulimit -v 600000 && " + kBinary + " simulate " + scenario +
+                                   " --strategy fsdp --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"iteration_seconds\""), std::string::npos) << r.out;
   std::filesystem::remove(scenario);
 }
 
@@ -260,7 +278,7 @@ TEST(SimCli, UsageErrorsExitTwo) {
   EXPECT_EQ(r.exit_code, 2);
   r = test::run_command(kBinary + " collective --cluster dgx-a100");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "--bytes is required\nRun with --help for more information.\n");
+  EXPECT_EQ(r.err, "error: collective: bytes: expected --bytes SIZE or --sweep MIN:MAX\n");
   r = test::run_command(kBinary + " simulate " + scenario + " --prefetch two");
   EXPECT_EQ(r.exit_code, 2);
   for (const char* command : {"simulate", "collective"}) {
@@ -406,6 +424,57 @@ TEST(SimCli, AlgorithmAndStrategyTyposGetSuggestions) {
   EXPECT_NE(r.out.find("zero++"), std::string::npos) << r.out;
 }
 
+TEST(SimCli, CollectiveSweepPrintsTheNcclTestsTable) {
+  // nccl-tests' -b 8 -e 1G -f 2: 28 sizes, one row each, the mean busbw as the footer.
+  const std::string command =
+      kBinary + " collective --cluster dgx-a100 --op all-reduce --algo nccl --sweep 8B:1GiB";
+  const auto text = test::run_command(command);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::istringstream lines(text.out);
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) rows += line.empty() || line[0] == '#' ? 0 : 1;
+  EXPECT_EQ(rows, 28);
+  EXPECT_NE(text.out.find("size(B)        count   type     time(us) algbw(GB/s) busbw(GB/s) alpha-beta(us)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("# Avg bus bandwidth"), std::string::npos);
+  const auto a = test::run_command(command + " --json");
+  const auto b = test::run_command(command + " --json");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  const auto j = nlohmann::json::parse(a.out);
+  const auto& json_rows = j.at("rows");
+  ASSERT_EQ(json_rows.size(), 28u);
+  double sum = 0;
+  for (std::size_t k = 0; k < json_rows.size(); ++k) {
+    EXPECT_EQ(json_rows[k].at("size").get<double>(), 8.0 * std::pow(2.0, static_cast<double>(k)));
+    EXPECT_EQ(json_rows[k].at("count").get<double>(), json_rows[k].at("size").get<double>() / 4);
+    // Uncontended, the simulated time is NCCL's formula (to SimGrid's 1 ns step).
+    EXPECT_NEAR(json_rows[k].at("time_us").get<double>(), json_rows[k].at("alpha_beta_us").get<double>(),
+                1e-3);
+    sum += json_rows[k].at("busbw_gbps").get<double>();
+  }
+  EXPECT_NEAR(j.at("avg_busbw_gbps").get<double>(), sum / 28, 1e-9);
+  // 1 GiB on 8 x A100: nccl-tests#175 measured 232.5 GB/s.
+  EXPECT_NEAR(json_rows[27].at("busbw_gbps").get<double>(), 230, 23);
+  EXPECT_EQ(json_rows[27].at("model").get<std::string>(), "NCCL ring/Simple, 12 channels");
+  // All-gather counts are per rank: the total / 4 B / 8 ranks.
+  const auto ag = nlohmann::json::parse(
+      test::run_command(kBinary +
+                        " collective --cluster dgx-a100 --op all-gather --algo ring --sweep 1KiB:2KiB --json")
+          .out);
+  EXPECT_EQ(ag.at("rows")[1].at("count").get<double>(), 2048 / 4 / 8);
+}
+
+TEST(SimCli, CollectiveBadSweepRangesAreUsageErrors) {
+  for (const char* range : {"0:1KiB", "8B:2PiB", "8B:lots", "1KiB:8B", "8B", "8B:1KiB:2KiB", ":"}) {
+    const auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --algo nccl --sweep " + range);
+    EXPECT_EQ(r.exit_code, 2) << range;
+    EXPECT_NE(r.err.find("error: collective: sweep: "), std::string::npos) << range << ": " << r.err;
+  }
+}
+
 TEST(SimCli, CollectiveBadSizeIsAnError) {
   const auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --bytes lots");
   EXPECT_EQ(r.exit_code, 2);
@@ -483,6 +552,53 @@ TEST(SimCli, PlannerAndSimulatorAgreeOnEveryShippedScenariosPlan) {
     ++checked;
   }
   EXPECT_GE(checked, 5);
+}
+
+// One calibration, every consumer: a calibration that sets every link class and a message-efficiency table
+// (default and per class) reaches the planner's costs and the simulator's links and messages alike, so
+// `simulate --serial` equals the planner's prediction of the same plan on every shipped scenario, calibrated
+// exactly as uncalibrated. (Before, a calibrated block model gave planner 1.441 s vs simulator 0.407 s.)
+TEST(SimCli, SerialSimulationEqualsThePlannerCalibratedOrNot) {
+  const std::string dir = std::filesystem::temp_directory_path().string() + "/shardscope_calibrated_" +
+                          std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string calibration = dir + "/calibration.yaml";
+  std::ofstream(calibration)
+      << "links:\n"
+         "  pcie-same-switch: {alpha: 3us, bandwidth: 11GB/s}\n"
+         "  pcie-cross-switch: {alpha: 7us, bandwidth: 9GB/s}\n"
+         "  pcie-cross-socket: {alpha: 12us, bandwidth: 8GB/s}\n"
+         "  nvlink: {alpha: 4us, bandwidth: 180GB/s}\n"
+         "  network:\n"
+         "    alpha: 15us\n"
+         "    bandwidth: 9GB/s\n"
+         "    message_efficiency: [{bytes: 64KiB, factor: 0.25}, {bytes: 16MiB, factor: 0.9}]\n"
+         "message_efficiency:\n"
+         "  - {bytes: 64KiB, factor: 0.35}\n"
+         "  - {bytes: 4MiB, factor: 0.85}\n";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kSource + "/scenarios")) {
+    if (entry.path().extension() != ".yaml") continue;
+    std::stringstream text;
+    text << std::ifstream(entry.path()).rdbuf();
+    for (const bool calibrated : {false, true}) {
+      const std::string scenario = dir + "/" + entry.path().filename().string();
+      std::ofstream(scenario) << text.str()
+                              << (calibrated ? "planner: {calibration: " + calibration + "}\n" : "");
+      const auto r = test::run_command(kBinary + " simulate --serial --json " + scenario);
+      if (r.exit_code == 3) continue;  // nothing fits (tested in the planner's own tests)
+      ASSERT_EQ(r.exit_code, 0) << scenario << ": " << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      const double simulated = j.at("iteration_seconds").get<double>();
+      const double predicted = j.at("planner").at("iteration_seconds").get<double>();
+      EXPECT_NEAR(simulated, predicted, 1e-6 * predicted)
+          << entry.path().filename() << (calibrated ? " calibrated" : "") << ": planner " << predicted
+          << " s, simulator " << simulated << " s";
+      ++checked;
+    }
+  }
+  std::filesystem::remove_all(dir);
+  EXPECT_GE(checked, 10);
 }
 
 }  // namespace

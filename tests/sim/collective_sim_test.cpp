@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "planner/core/error.hpp"
 #include "planner/io/cluster_presets.hpp"
 #include "sim/isolated.hpp"
@@ -102,6 +106,89 @@ TEST(CollectiveSim, CoarseAndStepModelsAgreeOnShippedClusters) {
         run_isolated([&] { return std::vector<double>{simulate_collective(c, coarse).seconds}; })[0];
     EXPECT_NEAR(b, a, 0.02 * a) << k.cluster << " " << to_string(k.algo);
   }
+}
+
+// A calibration that sets every link class (slower classes with larger alpha) and message efficiency by
+// default and for the network.
+Calibration every_class_calibration() {
+  Calibration cal;
+  const auto set = [&cal](LinkClass lc, double alpha_seconds, double bytes_per_second) {
+    cal.links[static_cast<std::size_t>(lc)] = LinkCalibration{alpha_seconds, bytes_per_second};
+  };
+  set(LinkClass::same_switch, 3e-6, 11e9);
+  set(LinkClass::cross_switch, 7e-6, 9e9);
+  set(LinkClass::cross_socket, 12e-6, 8e9);
+  set(LinkClass::nvlink, 4e-6, 220e9);
+  set(LinkClass::network, 15e-6, 11e9);
+  cal.message_efficiency = {{64.0 * 1024, 0.35}, {4.0 * (1 << 20), 0.85}, {256.0 * (1 << 20), 0.95}};
+  cal.link_message_efficiency[static_cast<std::size_t>(LinkClass::network)] = {{64.0 * 1024, 0.25},
+                                                                               {16.0 * (1 << 20), 0.9}};
+  return cal;
+}
+
+// The planner's alpha-beta equals the uncontended simulation for every algorithm (values<>: an algorithm
+// added to the enum is covered here with no change), on every shipped cluster at 1, 2 and 4 nodes, with and
+// without a calibration, and on an oversubscribed fat tree: global rings on nodes with fewer NICs than GPUs
+// included (a100-40gb-2x8-100gbe).
+TEST(CollectiveSim, EveryAlgorithmEqualsAlphaBetaOnEveryShippedCluster) {
+  std::vector<std::pair<std::string, Cluster>> clusters;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(SHARDSCOPE_SOURCE_DIR) + "/scenarios/clusters")) {
+    if (entry.path().extension() == ".yaml")
+      clusters.emplace_back(entry.path().stem().string(), load_cluster(entry.path().string()));
+  }
+  ASSERT_GE(clusters.size(), 4u);
+  Cluster tree = cluster_preset("dgx-a100", 4);  // leaves of one node at 2:1, pods of two leaves at 2:1
+  tree.network.nodes_per_leaf = 1;
+  tree.network.oversubscription = 2;
+  tree.network.leaves_per_pod = 2;
+  tree.network.spine_oversubscription = 2;
+  clusters.emplace_back("oversubscribed fat tree", tree);
+  const CollectiveKind kinds[] = {CollectiveKind::all_gather, CollectiveKind::reduce_scatter,
+                                  CollectiveKind::all_reduce};
+  int checked = 0;
+  for (const auto& [name, cluster] : clusters) {
+    for (int nodes : {1, 2, 4}) {
+      for (CollectiveAlgorithm algo : values<CollectiveAlgorithm>()) {
+        for (const bool calibrated : {false, true}) {
+          const Calibration cal = calibrated ? every_class_calibration() : Calibration{};
+          CollectiveRequest r =
+              request(kinds[checked % 3], algo, 96.0 * (1 << 20), nodes * cluster.gpus_per_node);
+          const double formula = alpha_beta_collective_seconds(cluster, r, cal);
+          const double simulated = run_isolated(
+              [&] { return std::vector<double>{simulate_collective(cluster, r, cal).seconds}; })[0];
+          // 1e-7: the simulator sends whole bytes, and a calibrated message is bytes / efficiency. Open: PCIe
+          // nodes joined by a network (not a shipped size: titan-rtx-8-pcie3 is one node) simulate up to
+          // 1.7 % faster than the formula; not yet explained, so held to 2 % here.
+          const bool pcie_nodes = cluster.intra_node == IntraNodeKind::pcie && nodes > 1;
+          EXPECT_NEAR(simulated, formula, (pcie_nodes ? 0.02 : 1e-7) * formula)
+              << name << ", " << nodes << " nodes, " << to_string(algo) << " " << to_string(r.kind)
+              << (calibrated ? ", calibrated" : "");
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GE(checked, 5 * 3 * 3 * 2);
+}
+
+// The 1 GB ring all-gather of the issue on one 100 Gb NIC per 8 GPUs: a whole NIC, 75.15 ms (was 600 ms).
+TEST(CollectiveSim, AGlobalRingOnOneNicPerNodeGetsTheWholeNic) {
+  const Cluster c = cluster_preset("a100-40gb-2x8-100gbe");
+  const CollectiveRequest r = request(CollectiveKind::all_gather, CollectiveAlgorithm::ring, 1e9);
+  EXPECT_DOUBLE_EQ(alpha_beta_collective_seconds(c, r), 15 * (10e-6 + 62.5e6 / 12.5e9));
+  expect_matches_formula(c, r);
+}
+
+// The calibration reaches the platform: a calibrated network is slower in both, by the same amount.
+TEST(CollectiveSim, ACalibratedNetworkSlowsTheSimulationLikeTheFormula) {
+  const Cluster c = cluster_preset("dgx-a100", 2);
+  Calibration cal;
+  cal.links[static_cast<std::size_t>(LinkClass::network)] = LinkCalibration{20e-6, 5e9};
+  const CollectiveRequest r = request(CollectiveKind::all_gather, CollectiveAlgorithm::ring, 1 << 30, 16);
+  const double expected = 15 * (20e-6 + (1 << 30) / 16.0 / 5e9);
+  EXPECT_DOUBLE_EQ(alpha_beta_collective_seconds(c, r, cal), expected);
+  EXPECT_NEAR(simulate_collective(c, r, cal).seconds, expected, 1e-9 * expected);
 }
 
 TEST(CollectiveSim, BadRequestsAreInputErrors) {

@@ -16,7 +16,7 @@ namespace {
 TEST(Engine, AStuckScheduleIsASimulationErrorNotAHang) {
   const Cluster c = cluster_preset("titan-rtx-8-pcie3");
   simgrid::s4u::Engine& engine = create_engine();
-  Platform platform(c, {{0, 1}, {1, 0}});
+  Platform platform(c, Calibration{}, {{0, 1}, {1, 0}});
   std::int64_t messages = 0, finished = 0;
   RingPhase phase;
   phase.name = "stuck";

@@ -104,6 +104,78 @@ TEST(IterationSim, GradientAccumulationAndMultiNodeSerialEqualThePlanner) {
   EXPECT_NEAR(peak_of(r), p.peak, 0.02 * p.peak);
 }
 
+// Above 64 micro-steps the simulator stops once two micro-steps repeated their predecessors exactly and adds
+// the rest: the iteration, per-GPU compute, peak memory and activity count equal simulating every step.
+TEST(IterationSim, SteadyStateMicroStepsEqualSimulatingEveryStep) {
+  const std::string text =
+      "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 1}\n"
+      "training: {memory_limit: 16GB, runtime_reserve: 1GiB, gradient_accumulation_steps: 70, "
+      "group_size: 4, max_micro_batch: 2}\n";
+  const Scenario s = load(text);
+  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("paro-IIG", s.training));
+  ASSERT_TRUE(planned.fits);
+  ASSERT_EQ(planned.plan.gradient_accumulation_steps, 70);
+  IterationOptions every;
+  every.steady_state = false;
+  const IterationResult full = simulate_in_child(text, planned.plan, every);
+  const IterationResult steady = simulate_in_child(text, planned.plan, IterationOptions{});
+  EXPECT_EQ(full.steady_state_micro_steps, 0);
+  EXPECT_GT(steady.steady_state_micro_steps, 60);
+  EXPECT_NEAR(steady.iteration_seconds, full.iteration_seconds, 1e-9 * full.iteration_seconds);
+  EXPECT_EQ(steady.activities, full.activities);
+  ASSERT_EQ(steady.gpus.size(), full.gpus.size());
+  for (std::size_t g = 0; g < full.gpus.size(); ++g) {
+    EXPECT_EQ(steady.gpus[g].peak_memory_bytes, full.gpus[g].peak_memory_bytes);
+    EXPECT_NEAR(steady.gpus[g].compute_seconds, full.gpus[g].compute_seconds,
+                1e-9 * full.gpus[g].compute_seconds);
+  }
+  EXPECT_EQ(steady.links.size(), full.links.size());
+}
+
+// The observer sees simulated time grow to the iteration's, with the activities so far; asking to cancel
+// stops the simulation with SimulationCancelled (no partial result).
+struct RecordingObserver : SimulationObserver {
+  std::vector<std::pair<double, std::int64_t>> reports;
+  bool cancel = false;
+  void progress(double simulated_seconds, std::int64_t activities) override {
+    reports.emplace_back(simulated_seconds, activities);
+  }
+  std::size_t cancel_after = 0;  // reports before cancelling
+  bool cancelled() const override { return cancel && reports.size() > cancel_after; }
+};
+
+const char* kFourNodes =
+    "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 4}\n"
+    "training: {memory_limit: 16GB, runtime_reserve: 1GiB, max_micro_batch: 2}\n";
+
+TEST(IterationSim, TheObserverSeesSimulatedTimeAndActivitiesGrow) {
+  const Scenario s = load(kFourNodes);
+  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
+  ASSERT_TRUE(planned.fits);
+  RecordingObserver observer;
+  const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, IterationOptions{}, &observer);
+  ASSERT_GE(observer.reports.size(), 2u);
+  for (std::size_t i = 1; i < observer.reports.size(); ++i) {
+    EXPECT_GE(observer.reports[i].first, observer.reports[i - 1].first);
+    EXPECT_GE(observer.reports[i].second, observer.reports[i - 1].second);
+  }
+  EXPECT_EQ(observer.reports.back().first, r.iteration_seconds);
+  EXPECT_EQ(observer.reports.back().second, r.activities);
+  EXPECT_LT(observer.reports.front().first, r.iteration_seconds);
+}
+
+TEST(IterationSim, CancellingStopsWithSimulationCancelled) {
+  const Scenario s = load(kFourNodes);
+  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
+  ASSERT_TRUE(planned.fits);
+  RecordingObserver observer;
+  observer.cancel = true;
+  observer.cancel_after = 3;  // in the middle of the iteration
+  EXPECT_THROW(simulate_iteration(s, Calibration{}, planned.plan, IterationOptions{}, &observer),
+               SimulationCancelled);
+  EXPECT_EQ(observer.reports.size(), 4u);  // no report after the one that cancelled
+}
+
 TEST(IterationSim, OverlappingStreamsAreFasterThanSerial) {
   const Scenario s = load(kTitan);
   const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
@@ -129,9 +201,10 @@ TEST(IterationSim, OverlappingStreamsAreFasterThanSerial) {
   EXPECT_FALSE(r.memory.empty());
 }
 
-TEST(IterationSim, ContendedInterSocketLinkMakesTheSimulationSlowerThanThePlanner) {
+TEST(IterationSim, TheInterGroupRingsSharingTheSocketLinkSlowThePlannerAsTheSimulation) {
   // Groups of 4 on the two-socket PCIe server: the 4 inter-group rings all cross the one socket link at
-  // once, which the planner's per-ring alpha-beta formula does not see.
+  // once. The planner counts them on it (a quarter of its bandwidth each), as the simulation's links share
+  // it (the planner's per-ring formula once missed it and was 0.1 % or more under the simulation).
   const Scenario s = load(
       "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
       "training: {memory_limit: 16GB, runtime_reserve: 512MiB, group_size: 4, precision: mixed-fp16, "
@@ -143,7 +216,7 @@ TEST(IterationSim, ContendedInterSocketLinkMakesTheSimulationSlowerThanThePlanne
   options.prefetch_depth = 0;
   const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, options);
   const Prediction p = planner_prediction(s, planned.plan);
-  EXPECT_GT(r.iteration_seconds, 1.001 * p.seconds);
+  EXPECT_NEAR(r.iteration_seconds, p.seconds, 1e-6 * p.seconds);
   // Every link direction's utilisation is physical, and the socket link carried the inter-group rings.
   bool socket = false;
   for (const LinkUsage& u : r.links) {

@@ -1,0 +1,129 @@
+// NCCL's collectives as SimGrid flows: one ring per channel over rail-aligned routes, or the double binary
+// tree of nodes with a chain inside each node, fitted so that a lone collective takes NCCL's estimate.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <simgrid/s4u.hpp>
+
+#include "sim/collectives/schedule.hpp"
+#include "sim/platform.hpp"
+#include "sim/simulation_error.hpp"
+
+namespace sg4 = simgrid::s4u;
+
+namespace shardscope::sim {
+namespace {
+
+struct Builder {
+  const ScheduleRequest& request;
+  NcclSchedule out;
+
+  void add(const std::string& name, int from, int to, double bytes) {
+    if (from == to) return;
+    auto flow = std::make_shared<Flow>();
+    flow->mailbox = request.tag + name;
+    flow->from = from;
+    flow->to = to;
+    flow->bytes = bytes;
+    flow->wire_bytes = bytes;
+    out.flows.push_back(flow);
+    out.ranks[static_cast<std::size_t>(from)].front().flows.push_back(flow);
+    out.ranks[static_cast<std::size_t>(to)].front().flows.push_back(flow);
+  }
+};
+
+}  // namespace
+
+NcclSchedule nccl_schedule(const ScheduleRequest& r) {
+  if (r.cluster == nullptr) throw SimulationError("the nccl schedule needs the cluster");
+  const NcclTopology topology = nccl_topology(*r.cluster, NcclGroup{r.ranks, 1, 1, 0});
+  Builder b{r, {}};
+  b.out.estimate = nccl_pick(topology, r.kind, r.total_bytes);
+  b.out.ranks.assign(static_cast<std::size_t>(r.ranks), RankSchedule{Stage{}});
+  const int n = r.ranks, channels = topology.channels;
+  if (n <= 1) return std::move(b.out);
+  if (b.out.estimate.algorithm == NcclAlgorithm::ring) {
+    // Each channel's ring carries 1/channels of the buffer: steps x (bytes / n / channels) per edge.
+    const double edge = ring_steps(r.kind, n) * r.total_bytes / n / channels;
+    for (int c = 0; c < channels; ++c) {
+      const std::vector<int> ring = nccl_ring_order(topology, c);
+      for (std::size_t i = 0; i < ring.size(); ++i) {
+        b.add("nccl.ring" + std::to_string(c) + "." + std::to_string(i), ring[i], ring[(i + 1) % ring.size()],
+              edge);
+      }
+    }
+    return std::move(b.out);
+  }
+  // Tree all-reduce: each of the two trees reduces then broadcasts half the buffer, split over the channels;
+  // every edge carries its share once up (reduce) and once down (broadcast), pipelined.
+  const double edge = r.total_bytes / 2 / channels;
+  for (int tree = 0; tree < 2; ++tree) {
+    for (int c = 0; c < channels; ++c) {
+      const std::string name = "nccl.tree" + std::to_string(tree) + "." + std::to_string(c) + ".";
+      std::vector<int> heads;
+      for (int node = 0; node < topology.nodes; ++node) {
+        const std::vector<int> chain = nccl_chain_order(topology, node, c);
+        heads.push_back(chain.front());
+        for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
+          const std::string edge_name = name + "n" + std::to_string(node) + "." + std::to_string(i);
+          b.add(edge_name + ".down", chain[i], chain[i + 1], edge);
+          b.add(edge_name + ".up", chain[i + 1], chain[i], edge);
+        }
+      }
+      for (int node = 0; node < topology.nodes; ++node) {
+        const int parent = nccl_tree_parent(topology.nodes, tree, node);
+        if (parent < 0) continue;
+        const std::string edge_name = name + "t" + std::to_string(node);
+        const int child_head = heads[static_cast<std::size_t>(node)];
+        const int parent_head = heads[static_cast<std::size_t>(parent)];
+        b.add(edge_name + ".up", child_head, parent_head, edge);
+        b.add(edge_name + ".down", parent_head, child_head, edge);
+      }
+    }
+  }
+  return std::move(b.out);
+}
+
+double fit_nccl_flows(NcclSchedule& schedule, const Platform& platform) {
+  if (schedule.flows.empty() || !(schedule.estimate.bandwidth_seconds > 0)) return 1;
+  std::map<std::pair<std::string, bool>, int> crossing;
+  for (const auto& f : schedule.flows) {
+    for (const Platform::RouteHop& hop : platform.route(f->from, f->to)) ++crossing[{hop.link, hop.up}];
+  }
+  const sg4::Engine* engine = sg4::Engine::get_instance();
+  double slowest = 0;  // seconds of the slowest flow at full (unscaled) payload
+  std::vector<double> path_latency, rate;
+  for (const auto& f : schedule.flows) {
+    double r = 0, latency = 0;
+    bool first = true;
+    for (const Platform::RouteHop& hop : platform.route(f->from, f->to)) {
+      const double share = hop.bytes_per_second / crossing[{hop.link, hop.up}];
+      r = first ? share : std::min(r, share);
+      first = false;
+      latency += engine->split_duplex_link_by_name(hop.link)->get_link_up()->get_latency();
+    }
+    if (first) {
+      throw SimulationError("no route between ranks " + std::to_string(f->from) + " and " +
+                            std::to_string(f->to));
+    }
+    slowest = std::max(slowest, f->bytes / r);
+    path_latency.push_back(latency);
+    rate.push_back(r);
+  }
+  const double efficiency = slowest / schedule.estimate.bandwidth_seconds;
+  // Flows carry whole bytes: the slowest flow's rounding is taken back from every sender's delay.
+  double rounded_slowest = 0;
+  for (std::size_t i = 0; i < schedule.flows.size(); ++i) {
+    Flow& f = *schedule.flows[i];
+    f.wire_bytes = std::max(1.0, std::round(f.bytes / efficiency));
+    rounded_slowest = std::max(rounded_slowest, f.wire_bytes / rate[i]);
+  }
+  const double rounding = schedule.estimate.bandwidth_seconds - rounded_slowest;
+  for (std::size_t i = 0; i < schedule.flows.size(); ++i) {
+    schedule.flows[i]->delay_seconds =
+        std::max(0.0, schedule.estimate.latency_seconds - path_latency[i] + rounding);
+  }
+  return efficiency;
+}
+
+}  // namespace shardscope::sim

@@ -1,0 +1,137 @@
+// Simulated NCCL collectives: equal to NCCL's formula (planner/cost/nccl_model) when alone on every shipped
+// cluster, the published nccl-tests figures in simulation, and contention between concurrent copies.
+#include <gtest/gtest.h>
+
+#include "planner/core/error.hpp"
+#include "planner/cost/nccl_model.hpp"
+#include "planner/io/cluster_presets.hpp"
+#include "sim/collective_sim.hpp"
+#include "sim/isolated.hpp"
+
+namespace shardscope::sim {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+CollectiveRequest nccl_request(CollectiveKind kind, double bytes = 0) {
+  CollectiveRequest r;
+  r.kind = kind;
+  r.algorithm = CollectiveAlgorithm::nccl;
+  r.total_bytes = bytes;
+  return r;
+}
+
+struct Shipped {
+  const char* preset;
+  int nodes;  // 0: the preset's own
+};
+
+TEST(NcclSim, EqualsNcclsFormulaOnEveryShippedCluster) {
+  // Every protocol regime (LL, LL128, Simple), ring and tree: the fitted flows reproduce NCCL's latency
+  // and bandwidth terms exactly (SimGrid's CM02 model: latency + bytes / max-min share).
+  const std::vector<double> sizes = {8, 4096, kMiB, 64 * kMiB, 1024 * kMiB};
+  bool tree_seen = false, ll_seen = false, simple_seen = false;
+  for (const Shipped s :
+       {Shipped{"dgx-a100", 1}, Shipped{"dgx-a100", 2}, Shipped{"dgx-a100", 4}, Shipped{"dgx-h100", 1},
+        Shipped{"dgx-h100", 4}, Shipped{"a100-40gb-2x8-100gbe", 0}, Shipped{"titan-rtx-8-pcie3", 0}}) {
+    const Cluster c = s.nodes > 0 ? cluster_preset(s.preset, s.nodes) : cluster_preset(s.preset);
+    for (const CollectiveKind kind :
+         {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter}) {
+      CollectiveRequest r = nccl_request(kind);
+      const std::vector<double> simulated = run_isolated([&] {
+        std::vector<double> out;
+        for (const CollectiveResult& res : simulate_collective_sweep(c, r, sizes)) {
+          out.push_back(res.seconds);
+          out.push_back(res.nccl_algorithm == "tree" ? 1 : 0);
+          out.push_back(res.nccl_protocol == "LL" ? 1 : res.nccl_protocol == "Simple" ? 2 : 0);
+        }
+        return out;
+      });
+      ASSERT_EQ(simulated.size(), 3 * sizes.size());
+      for (std::size_t k = 0; k < sizes.size(); ++k) {
+        r.total_bytes = sizes[k];
+        const double formula = alpha_beta_collective_seconds(c, r);
+        // ... which is what the planner charges for the whole cluster's group under the nccl model.
+        const CollectiveCost planner(c, c.gpus_per_node, Calibration{}, CollectiveModel::nccl);
+        EXPECT_DOUBLE_EQ(formula, planner.seconds(kind, GroupKind::global, sizes[k]));
+        // SimGrid advances time to 1 ns (precision/timing 1e-9 s): 8-byte collectives agree to that.
+        EXPECT_NEAR(simulated[3 * k], formula, 1e-9 * formula + 1e-9)
+            << s.preset << " x" << c.nodes << " " << to_string(kind) << " " << sizes[k] << " B";
+        tree_seen = tree_seen || simulated[3 * k + 1] == 1;
+        ll_seen = ll_seen || simulated[3 * k + 2] == 1;
+        simple_seen = simple_seen || simulated[3 * k + 2] == 2;
+      }
+    }
+  }
+  EXPECT_TRUE(tree_seen);
+  EXPECT_TRUE(ll_seen);
+  EXPECT_TRUE(simple_seen);
+}
+
+// Simulated busbw of one collective, in GB/s.
+double simulated_busbw(const Cluster& c, CollectiveKind kind, double bytes) {
+  return run_isolated([&] {
+    return std::vector<double>{simulate_collective(c, nccl_request(kind, bytes)).busbw_bytes_per_second /
+                               1e9};
+  })[0];
+}
+
+void expect_within(double value, double low, double high, double tolerance) {
+  EXPECT_GE(value, low * (1 - tolerance));
+  EXPECT_LE(value, high * (1 + tolerance));
+}
+
+TEST(NcclSim, PublishedBusBandwidthsHoldInSimulation) {
+  const double size = 1024 * kMiB;
+  // nccl-tests#175 / #149: 8 x A100 SXM on NVSwitch, all-reduce ~230 GB/s.
+  const double a100 = simulated_busbw(cluster_preset("dgx-a100"), CollectiveKind::all_reduce, size);
+  expect_within(a100, 230, 230, 0.10);
+  // NVIDIA/nccl#812 via #1576: DGX-A100 nodes with 8 x 200 Gb HDR, 192 GB/s.
+  expect_within(simulated_busbw(cluster_preset("dgx-a100", 4), CollectiveKind::all_reduce, size), 192, 192,
+                0.10);
+  // nccl-tests#29, nccl#307: two nodes with one 100 Gb/s NIC each, ~12 GB/s.
+  expect_within(simulated_busbw(cluster_preset("a100-40gb-2x8-100gbe"), CollectiveKind::all_reduce, size), 12,
+                12, 0.10);
+  // nccl-tests#212: 8 x H100 NVLink ring all-reduce ~370 GB/s.
+  expect_within(simulated_busbw(cluster_preset("dgx-h100"), CollectiveKind::all_reduce, size), 370, 370,
+                0.10);
+  // nccl#406: 8 GPUs on PCIe Gen3 behind switches, 10-12 GB/s.
+  expect_within(simulated_busbw(cluster_preset("titan-rtx-8-pcie3"), CollectiveKind::all_reduce, size), 10,
+                12, 0.10);
+  // Below 64 MiB the issue allows +-25 % of the same figure: 32 MiB on the A100 box.
+  expect_within(simulated_busbw(cluster_preset("dgx-a100"), CollectiveKind::all_reduce, 32 * kMiB), 230, 230,
+                0.25);
+}
+
+TEST(NcclSim, NcclsWorkedLlLatencyOnEightPcieGpus) {
+  // NCCL's model arithmetic (calibration notes section 2): 8-GPU PCIe ring LL all-reduce ~20.6 us.
+  const CollectiveResult r =
+      simulate_collective(cluster_preset("titan-rtx-8-pcie3"), nccl_request(CollectiveKind::all_reduce, 8));
+  EXPECT_EQ(r.nccl_algorithm, "ring");
+  EXPECT_EQ(r.nccl_protocol, "LL");
+  EXPECT_NEAR(r.seconds * 1e6, 21, 21 * 0.25);
+  EXPECT_NEAR(r.seconds * 1e6, 20.6, 0.01);
+}
+
+TEST(NcclSim, TwoConcurrentCopiesShareEveryLink) {
+  // Two NCCL all-reduces at once across 2 DGX-A100 nodes: each flow's links carry twice the flows, so the
+  // bandwidth term doubles and the latency stays.
+  const Cluster c = cluster_preset("dgx-a100", 2);
+  CollectiveRequest r = nccl_request(CollectiveKind::all_reduce, 1024 * kMiB);
+  const NcclEstimate e = nccl_pick(nccl_topology(c, NcclGroup{16, 1, 1, 0}), r.kind, r.total_bytes);
+  r.concurrent = 2;
+  const double expected = e.latency_seconds + 2 * e.bandwidth_seconds;
+  EXPECT_NEAR(simulate_collective(c, r).seconds, expected, 1e-9 * expected);
+}
+
+TEST(NcclSim, SweepSizesDoubleAndRejectBadRanges) {
+  EXPECT_EQ(sweep_sizes(8, 64, "sweep"), (std::vector<double>{8, 16, 32, 64}));
+  EXPECT_EQ(sweep_sizes(8, 100, "sweep").back(), 64);
+  EXPECT_EQ(sweep_sizes(8, 8, "sweep").size(), 1u);
+  EXPECT_THROW(sweep_sizes(0, 8, "sweep"), InputError);
+  EXPECT_THROW(sweep_sizes(64, 8, "sweep"), InputError);
+  EXPECT_THROW(sweep_sizes(8, 4e15, "sweep"), InputError);
+}
+
+}  // namespace
+}  // namespace shardscope::sim
