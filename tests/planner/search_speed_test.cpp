@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/planner.hpp"
 
@@ -204,6 +205,35 @@ TEST(SearchSpeed, ThreadedBaselinesReportWhatSequentialStrategiesReport) {
   const PlanReport eight = plan_scenario(s, Calibration{}, true, &many, 8);
   EXPECT_EQ(live.text, many.text);
   EXPECT_EQ(eight.best.batches, report.best.batches);
+}
+
+// A 3 GB limit (tests/hostile/inputs/f08-3gb.yaml) where the pick of six batch sizes, searched with
+// neighbours' buffers alike, holds more than the limit in its whole plan, so those batch sizes are searched
+// again under the bound for any neighbours: that second search, on helper threads ahead of the scan, and
+// the candidates kept for --refine (collected in scan order) are the same on any number of threads.
+TEST(SearchSpeed, SecondSearchAndRefineCandidatesAreTheSameOnAnyNumberOfThreads) {
+  const Scenario s = parse_scenario_string(
+      "model:\n  transformer: {layers: 4, hidden: 2048, heads: 16, vocab: 50257, sequence_length: 1024}\n"
+      "cluster: {preset: titan-rtx-8-pcie3}\n"
+      "training: {memory_limit: 3GB, runtime_reserve: 512MiB, precision: mixed-fp16, "
+      "slice_granularities: [1, 2, 4], max_micro_batch: 8}\n",
+      "second-search.yaml");
+  const PlanRequest request{true, 6};
+  const PlanReport one = plan_scenario(s, Calibration{}, request, nullptr, 1);
+  ASSERT_TRUE(one.best.fits);
+  ASSERT_GE(one.candidates.size(), 2u);
+  for (const int threads : {2, 8}) {
+    const PlanReport many = plan_scenario(s, Calibration{}, request, nullptr, threads);
+    EXPECT_EQ(report_to_json(many, s).dump(), report_to_json(one, s).dump()) << threads;
+    EXPECT_EQ(many.best.solver_cells, one.best.solver_cells) << threads;
+    ASSERT_EQ(many.candidates.size(), one.candidates.size()) << threads;
+    for (std::size_t i = 0; i < one.candidates.size(); ++i) {
+      EXPECT_TRUE(same_plan_choices(many.candidates[i], one.candidates[i])) << threads << " " << i;
+      EXPECT_EQ(many.candidates[i].strategy, one.candidates[i].strategy) << threads << " " << i;
+      EXPECT_EQ(many.candidates[i].predicted.samples_per_second,
+                one.candidates[i].predicted.samples_per_second);
+    }
+  }
 }
 
 }  // namespace
