@@ -12,6 +12,7 @@
 #include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
+#include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
 #include "planner/core/cluster.hpp"
 #include "planner/core/error.hpp"
@@ -108,8 +109,7 @@ void print_sweep(std::ostream& out, const Cluster& cluster, const sim::Collectiv
 }  // namespace
 
 Registered register_collective(CLI::App& app) {
-  auto* cmd =
-      app.add_subcommand("collective", "Simulate one collective on a cluster (SimGrid) and report bandwidth");
+  auto* cmd = app.add_subcommand("collective", kCollectiveDescription);
   struct Options {
     std::string cluster;
     std::string op = to_string(CollectiveKind::all_gather);

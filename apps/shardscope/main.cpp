@@ -1,6 +1,9 @@
 // shardscope command-line entry point: dispatches to subcommands, writes their output to standard output
 // (checked), and maps every way a run can end to its exit code and message (one place).
 #include <CLI/CLI.hpp>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <algorithm>
 #include <exception>
 #include <iostream>
@@ -11,6 +14,7 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
 #include "planner/core/names.hpp"
 #include "planner/core/printable.hpp"
@@ -40,7 +44,7 @@ using shardscope::cli::ExitStatus;
 // would only say that a subcommand is required); empty otherwise.
 std::string unknown_subcommand(const CLI::App& app, int argc, char** argv) {
   if (argc < 2 || argv[1][0] == '-' || !app.get_subcommands().empty()) return "";
-#ifndef SHARDSCOPE_HAVE_SIM
+#if !defined(SHARDSCOPE_HAVE_SIM) && !defined(SHARDSCOPE_SIM_EXEC)
   for (const char* simulator_command : {"collective", "simulate"}) {
     if (std::string(argv[1]) == simulator_command) {
       return "subcommand '" + std::string(argv[1]) + "' needs the simulator, and this shardscope was built " +
@@ -67,6 +71,8 @@ ExitStatus parse_and_run(int argc, char** argv, std::ostream& out) {
 #ifdef SHARDSCOPE_HAVE_SIM
   commands.push_back(shardscope::cli::register_collective(app));
   commands.push_back(shardscope::cli::register_simulate(app));
+#elif defined(SHARDSCOPE_SIM_EXEC)
+  shardscope::cli::register_simulator_commands(app, argv);
 #endif
 
   try {
@@ -110,6 +116,16 @@ extern "C" void install_guards_first(int /*argc*/, char** /*argv*/, char** /*env
 
 int main(int argc, char** argv) {
   namespace cli = shardscope::cli;
+#ifdef __GLIBC__
+  // The planner's helper threads allocate little (their DP buffers are pooled): one malloc arena keeps each
+  // thread from reserving 64 MiB of address space of its own, which matters under `ulimit -v`.
+  mallopt(M_ARENA_MAX, 1);
+#endif
+#ifdef SHARDSCOPE_SIM_EXEC
+  // The simulator's commands run in shardscope-sim, which links SimGrid; this executable does not, and
+  // starts in a few milliseconds instead of ~35 (planner/README.md, "Benchmark").
+  if (cli::runs_in_simulator(argc, argv)) return cli::exec_simulator(argv);
+#endif
   if (!cli::guard_standard_descriptors()) {
     std::cerr << "error: standard output is closed (`>&-`); nothing would be shown: redirect it to a file "
                  "or to /dev/null instead\n";

@@ -1,6 +1,8 @@
 // `shardscope plan SCENARIO [--json] [--out plan.json] [--no-baselines] [--batch-policy own|equal]
 // [--micro-batch N] [--refine K] [--progress]`: the optimal plan, bounds, baselines; progress on stderr,
 // Ctrl-C cancels.
+#include <sys/resource.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -154,13 +156,20 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
   table.print(os);
 }
 
+// Threads for the planner: all of them, except under an address-space limit (`ulimit -v`), where one thread
+// keeps the peak the same from run to run (helper threads' buffers and stacks depend on timing).
+int planner_threads() {
+  rlimit limit{};
+  return getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY ? 1 : 0;
+}
+
 // Plans with progress on stderr (progress_style) while Ctrl-C cancels; nullopt when it was cancelled.
 std::optional<PlanReport> plan_with_progress(const Scenario& scenario, const Calibration& calibration,
                                              const PlanRequest& request, bool force_progress, bool quiet) {
   const InterruptFlag interrupt;
   ProgressPrinter printer(std::cerr, progress_style(force_progress, quiet), interrupt);
   try {
-    PlanReport report = plan_scenario(scenario, calibration, request, &printer);
+    PlanReport report = plan_scenario(scenario, calibration, request, &printer, planner_threads());
     printer.close(true);
     return report;
   } catch (const PlanCancelled&) {

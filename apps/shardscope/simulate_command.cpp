@@ -17,6 +17,7 @@
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/simulate_progress.hpp"
+#include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/error.hpp"
@@ -242,8 +243,7 @@ sim::IterationResult simulate_with_progress(const Scenario& scenario, const Cali
 }  // namespace
 
 Registered register_simulate(CLI::App& app) {
-  auto* cmd =
-      app.add_subcommand("simulate", "Simulate one training iteration of a plan on the cluster (SimGrid)");
+  auto* cmd = app.add_subcommand("simulate", kSimulateDescription);
   cmd->footer("Limits: at most " + std::to_string(sim::kMaxSimulatedGpus) + " GPUs and " +
               std::to_string(sim::kMaxSimulatedActivities) +
               " simulated activities (ring steps, coarse flows, compute tasks); actor stacks of " +

@@ -2,11 +2,24 @@
 #include "planner/search/planner.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <future>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <system_error>
+#include <thread>
 
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
@@ -31,27 +44,29 @@ std::vector<std::int64_t> batch_candidates(const Scenario& s) {
   return out;
 }
 
-double minimum_peak(const McProblem& p) {
+double minimum_peak(const McProblem& p, const std::vector<double>& thresholds) {
+  // Repeated layers share a representative class: its lightest item is found once per threshold, and the
+  // sum still runs class by class in order.
+  const std::vector<std::size_t> rep = class_representatives(p);
+  std::vector<double> lightest(p.classes.size(), kInf);
   double best = kInf;
-  for (double t : transient_thresholds(p)) {
-    double resident = 0;
-    for (const auto& items : p.classes) {
-      double lightest = kInf;
-      for (const McItem& it : items) {
-        if (it.transient_bytes <= t) lightest = std::min(lightest, it.resident_bytes);
+  for (double t : thresholds) {
+    for (std::size_t c = 0; c < p.classes.size(); ++c) {
+      if (rep[c] != c) continue;
+      double light = kInf;
+      for (const McItem& it : p.classes[c]) {
+        if (it.transient_bytes <= t) light = std::min(light, it.resident_bytes);
       }
-      resident += lightest;
+      lightest[c] = light;
     }
+    double resident = 0;
+    for (std::size_t c = 0; c < p.classes.size(); ++c) resident += lightest[rep[c]];
     best = std::min(best, resident + t);
   }
   return best;
 }
 
-double lp_time_bound(const McProblem& p) {
-  double best = kInf;
-  for (double t : transient_thresholds(p)) best = std::min(best, lp_lower_bound(p, t, p.capacity_bytes - t));
-  return best;
-}
+double minimum_peak(const McProblem& p) { return minimum_peak(p, transient_thresholds(p)); }
 
 // Each operator's cost under the search's model.
 std::vector<ItemCost> operator_item_costs(const CostModel& model, const std::vector<OperatorChoice>& choices,
@@ -113,6 +128,8 @@ struct BatchOutcome {
   std::vector<int> picks;
   double seconds = kInf;
   double lower_bound_seconds = 0;
+  double lp_seconds = kInf;  // per-operator spaces: the batch's LP bound (when it fits)
+  bool bounded = false;      // per-operator spaces: the smallest peak fits, so lp_seconds was computed
   std::int64_t solver_cells = 0;
 };
 
@@ -138,14 +155,20 @@ BatchOutcome solve_uniform(const PlanInstance& inst) {
 // Per-operator strategy: the exact knapsack, skipped (pruned) when the LP bound cannot beat best_throughput.
 BatchOutcome solve_per_operator(const PlanInstance& inst, double best_throughput) {
   BatchOutcome out;
-  if (minimum_peak(inst.problem) > inst.problem.capacity_bytes) return out;
-  const double lp = lp_time_bound(inst.problem);
+  const std::vector<double> thresholds = transient_thresholds(inst.problem);
+  if (minimum_peak(inst.problem, thresholds) > inst.problem.capacity_bytes) return out;
+  // The LP bound of every threshold, computed once: the batch's bound here and the solver's order below.
+  const std::vector<double> lp_bounds = lp_bounds_by_threshold(inst.problem, thresholds);
+  double lp = kInf;
+  for (double bound : lp_bounds) lp = std::min(lp, bound);
+  out.lp_seconds = lp;
+  out.bounded = true;
   if (best_throughput > 0 && inst.samples_per_iteration / lp <= best_throughput) {
     out.status = BatchStatus::pruned;
     out.lower_bound_seconds = lp;
     return out;
   }
-  const McSolution sol = solve_dp(inst.problem);
+  const McSolution sol = solve_dp(inst.problem, DpOptions{}, thresholds, lp_bounds);
   out.solver_cells = sol.explored;
   if (!sol.feasible) return out;
   out.status = BatchStatus::solved;
@@ -185,14 +208,27 @@ BatchRow batch_row(TrainingStep step, const PlanInstance& inst, const BatchOutco
 
 // Turns batch boundaries into observer calls: the cancellation check and a fraction of `total_units` that
 // only grows (one unit per batch size of each strategy, plus any final step the caller adds).
-class ProgressMeter {
+// What a strategy's scan reports at its batch boundaries: live to the observer (ProgressMeter), or recorded
+// on a worker thread and replayed in order later (RecordedScan).
+class ScanEvents {
+ public:
+  virtual ~ScanEvents() = default;
+  virtual void check_cancelled() const = 0;
+  virtual void batch_solved(std::string_view strategy, const BatchRow& row) = 0;
+  virtual void advance(std::size_t units) = 0;
+};
+
+class ProgressMeter : public ScanEvents {
  public:
   ProgressMeter(PlanObserver& observer, std::size_t total_units) : observer_(observer), total_(total_units) {}
   PlanObserver& observer() const { return observer_; }
-  void check_cancelled() const {
+  void check_cancelled() const override {
     if (observer_.cancelled()) throw PlanCancelled();
   }
-  void advance(std::size_t units) {
+  void batch_solved(std::string_view strategy, const BatchRow& row) override {
+    observer_.batch_solved(strategy, row);
+  }
+  void advance(std::size_t units) override {
     if (units == 0) return;
     done_ = std::min(total_, done_ + units);
     observer_.progress(done_ == total_ ? 1.0 : static_cast<double>(done_) / static_cast<double>(total_));
@@ -209,6 +245,168 @@ class ProgressMeter {
   std::size_t done_ = 0;
 };
 
+// A scan on a worker thread: its batch rows and progress units, kept for the planning thread to report in
+// strategy order; it stops (PlanCancelled) once the planning thread raises `stop`.
+class RecordedScan : public ScanEvents {
+ public:
+  explicit RecordedScan(const std::atomic<bool>& stop) : stop_(stop) {}
+  void check_cancelled() const override {
+    if (stop_.load(std::memory_order_relaxed)) throw PlanCancelled();
+  }
+  void batch_solved(std::string_view /*strategy*/, const BatchRow& row) override {
+    events_.push_back({row, 0});
+  }
+  void advance(std::size_t units) override { events_.back().units += units; }
+  // The same calls, made now on the live meter (with its cancellation check at each batch boundary).
+  void replay(const std::string& strategy, ProgressMeter& meter) const {
+    for (std::size_t k = 0; k < events_.size(); ++k) {
+      meter.check_cancelled();
+      meter.batch_solved(strategy, events_[k].row);
+      meter.advance(events_[k].units);
+    }
+  }
+
+ private:
+  struct Event {
+    BatchRow row;
+    std::size_t units;
+  };
+  const std::atomic<bool>& stop_;
+  std::vector<Event> events_;
+};
+
+// Copies the configuration fields (digests included) that record_plan_configuration computed once.
+void copy_plan_configuration(Plan& plan, const Plan& configured) {
+  plan.model_digest = configured.model_digest;
+  plan.group_size = configured.group_size;
+  plan.precision = configured.precision;
+  plan.sequence_length_tokens = configured.sequence_length_tokens;
+  plan.cost_model = configured.cost_model;
+  plan.scenario_digest = configured.scenario_digest;
+  plan.calibration_digest = configured.calibration_digest;
+}
+
+Plan configured_plan(const Scenario& scenario, const Calibration& calibration) {
+  Plan configured;
+  record_plan_configuration(configured, scenario, calibration);
+  return configured;
+}
+
+// The whole plan (scheduled_plan; without a schedule, the search's own time and peak) of a solved pick.
+WholePlan whole_plan_of(const Scenario& scenario, const Calibration& calibration, TrainingStep step,
+                        const PlanInstance& inst, const BatchOutcome& solved) {
+  const WholePlan whole{solved.seconds, selection_peak_bytes(inst.problem, solved.picks) + inst.fixed_bytes};
+  if (!schedules_plans(scenario)) return whole;
+  Plan plan;
+  plan.micro_batch = step.micro_batch;
+  plan.gradient_accumulation_steps = step.accumulation_steps;
+  plan.operators = picked_choices(inst, solved.picks);
+  return scheduled_plan(scenario, calibration, plan);
+}
+
+// One search of one batch size: its instance, its solve (pruned only against a throughput the scan had
+// already reached when the work started, so the scan's own decision can only prune more, never less) and,
+// when solved, its whole plan.
+struct InstanceSolve {
+  PlanInstance inst;
+  BatchOutcome outcome;
+  WholePlan whole_plan;
+};
+
+InstanceSolve solve_instance(const Scenario& scenario, const Calibration& calibration,
+                             const SearchSpace& space, TrainingStep step,
+                             CostModel::NeighbourBuffers neighbours, double best_known) {
+  InstanceSolve s;
+  s.inst = build_instance(scenario, calibration, space, step, neighbours);
+  s.outcome = space.uniform ? solve_uniform(s.inst) : solve_per_operator(s.inst, best_known);
+  s.whole_plan = {s.outcome.seconds, 0};
+  if (s.outcome.status == BatchStatus::solved) {
+    s.whole_plan = whole_plan_of(scenario, calibration, step, s.inst, s.outcome);
+  }
+  return s;
+}
+
+// One batch size's work, independent of the other batch sizes: the search with neighbours' buffers counted
+// as alike and, when that pick's whole plan holds more than the memory limit, the search again under the
+// bound that holds whatever neighbours choose (NeighbourBuffers::any_choice); for the first batch size also
+// the smallest memory any plan needs (what the bounded search can promise: at this limit it finds a plan).
+struct BatchWork {
+  InstanceSolve alike;
+  std::optional<InstanceSolve> any_choice;
+  double minimum_memory_bytes = kInf;  // first batch size only
+};
+
+BatchWork work_batch(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space,
+                     TrainingStep step, double best_known, bool first) {
+  BatchWork w;
+  w.alike =
+      solve_instance(scenario, calibration, space, step, CostModel::NeighbourBuffers::alike, best_known);
+  const double limit = static_cast<double>(scenario.training.memory_limit_bytes);
+  if (w.alike.outcome.status == BatchStatus::solved && w.alike.whole_plan.peak_bytes > limit * (1 + 1e-12)) {
+    w.any_choice = solve_instance(scenario, calibration, space, step, CostModel::NeighbourBuffers::any_choice,
+                                  best_known);
+  }
+  if (first) {
+    w.minimum_memory_bytes =
+        minimum_memory_bytes(space, w.any_choice ? w.any_choice->inst
+                                                 : build_instance(scenario, calibration, space, step,
+                                                                  CostModel::NeighbourBuffers::any_choice));
+  }
+  return w;
+}
+
+// The scan's own pruning, against every batch size before this one: turns a per-operator outcome found
+// against a lower throughput into what solve_per_operator would return against `best_throughput`.
+void prune_as_scan(const SearchSpace& space, const PlanInstance& inst, BatchOutcome& outcome,
+                   double best_throughput) {
+  if (space.uniform || !outcome.bounded || outcome.status == BatchStatus::pruned || best_throughput <= 0)
+    return;
+  if (inst.samples_per_iteration / outcome.lp_seconds > best_throughput) return;
+  const double lp = outcome.lp_seconds;
+  outcome = BatchOutcome{};
+  outcome.status = BatchStatus::pruned;
+  outcome.lower_bound_seconds = lp;
+  outcome.lp_seconds = lp;
+  outcome.bounded = true;
+}
+
+// The next batch sizes worked on ahead, on helper threads (up to `window` - 1 of them), while the scan takes
+// them in order: batch sizes are independent, and the scan replays its sequential decisions on the results.
+class BatchesAhead {
+ public:
+  BatchesAhead(std::function<BatchWork(std::size_t, double)> work, std::size_t count, std::size_t window)
+      : work_(std::move(work)), pending_(count), window_(std::max<std::size_t>(1, window)) {}
+  BatchesAhead(const BatchesAhead&) = delete;
+  BatchesAhead& operator=(const BatchesAhead&) = delete;
+  ~BatchesAhead() {
+    for (auto& f : pending_) {
+      if (f.valid()) f.wait();
+    }
+  }
+  BatchWork take(std::size_t k, double best_known) {
+    for (std::size_t ahead = k + 1; ahead < std::min(pending_.size(), k + window_); ++ahead) {
+      if (pending_[ahead].valid()) continue;
+      try {
+        pending_[ahead] = std::async(std::launch::async, work_, ahead, best_known);
+      } catch (const std::system_error&) {
+        throw std::bad_alloc();  // no thread to be had: the process is out of memory or address space
+      }
+    }
+    return pending_[k].valid() ? pending_[k].get() : work_(k, best_known);
+  }
+
+ private:
+  std::function<BatchWork(std::size_t, double)> work_;
+  std::vector<std::future<BatchWork>> pending_;
+  std::size_t window_;
+};
+
+// Helper threads for the batch scan of the planning thread's own strategy (the baselines' workers scan
+// alone).
+std::size_t thread_count(int threads) {
+  return threads > 0 ? static_cast<std::size_t>(threads) : std::max(1u, std::thread::hardware_concurrency());
+}
+
 // Keeps the `limit` plans with the highest predicted throughput in `kept`, fastest first.
 void keep_fastest(std::vector<Plan>& kept, Plan plan, std::size_t limit) {
   const auto slower = [](const Plan& a, const Plan& b) {
@@ -218,61 +416,43 @@ void keep_fastest(std::vector<Plan>& kept, Plan plan, std::size_t limit) {
   if (kept.size() > limit) kept.pop_back();
 }
 
-// With `kept`: also keeps the kept_limit fastest solved batch sizes' plans there (for refinement).
+// With `kept`: also keeps the kept_limit fastest solved batch sizes' plans there (for refinement), in the
+// scan's order on the calling thread whatever `window` is.
 StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibration,
                              const SearchSpace& space, const std::vector<std::int64_t>& micro_batches,
-                             ProgressMeter& meter, std::vector<Plan>* kept = nullptr,
-                             std::size_t kept_limit = 0) {
+                             const Plan& configured, ScanEvents& meter, std::size_t window = 1,
+                             std::vector<Plan>* kept = nullptr, std::size_t kept_limit = 0) {
   StrategyResult result;
   result.strategy = space.name;
   const auto step_at = [&](std::size_t k) {
     return TrainingStep{micro_batches[k], accumulation_steps_for(scenario, micro_batches[k])};
   };
-  // The first batch size's instance (built once, scanned first) gives the smallest memory any plan needs.
-  PlanInstance inst;
-  if (!micro_batches.empty()) {
-    inst = build_instance(scenario, calibration, space, step_at(0));
-    // What the search can promise: at this limit the bounded search (below) finds a plan.
-    result.minimum_memory_bytes = minimum_memory_bytes(
-        space,
-        build_instance(scenario, calibration, space, step_at(0), CostModel::NeighbourBuffers::any_choice));
-  }
+  BatchesAhead ahead(
+      [&](std::size_t k, double best_known) {
+        return work_batch(scenario, calibration, space, step_at(k), best_known, k == 0);
+      },
+      micro_batches.size(), window);
   double best_throughput = 0;
   for (std::size_t k = 0; k < micro_batches.size(); ++k) {
     meter.check_cancelled();
     const TrainingStep step = step_at(k);
-    if (k > 0) inst = build_instance(scenario, calibration, space, step);
-    const auto solve = [&](const PlanInstance& instance) {
-      BatchOutcome solved =
-          space.uniform ? solve_uniform(instance) : solve_per_operator(instance, best_throughput);
-      result.solver_cells += solved.solver_cells;
-      return solved;
-    };
-    const auto whole_plan_of = [&](const PlanInstance& instance, const BatchOutcome& solved) {
-      WholePlan whole{solved.seconds,
-                      selection_peak_bytes(instance.problem, solved.picks) + instance.fixed_bytes};
-      if (!schedules_plans(scenario)) return whole;
-      Plan plan;
-      plan.micro_batch = step.micro_batch;
-      plan.gradient_accumulation_steps = step.accumulation_steps;
-      plan.operators = picked_choices(instance, solved.picks);
-      return scheduled_plan(scenario, calibration, plan);
-    };
-    BatchOutcome outcome = solve(inst);
-    WholePlan whole_plan{outcome.seconds, 0};
-    if (outcome.status == BatchStatus::solved) {
-      whole_plan = whole_plan_of(inst, outcome);
-      // The search counted neighbours' buffers as if alike; when the pick's real neighbours hold more than
-      // the limit allows, search again with the bound that holds whatever they choose.
-      if (whole_plan.peak_bytes > static_cast<double>(scenario.training.memory_limit_bytes) * (1 + 1e-12)) {
-        inst = build_instance(scenario, calibration, space, step, CostModel::NeighbourBuffers::any_choice);
-        outcome = solve(inst);
-        if (outcome.status == BatchStatus::solved) whole_plan = whole_plan_of(inst, outcome);
-      }
+    BatchWork work = ahead.take(k, best_throughput);
+    if (k == 0) result.minimum_memory_bytes = work.minimum_memory_bytes;
+    // The scan's decisions, as if it had solved this batch size now: the first search, then (when its pick
+    // stays and holds too much) the bounded one.
+    InstanceSolve* chosen = &work.alike;
+    prune_as_scan(space, chosen->inst, chosen->outcome, best_throughput);
+    result.solver_cells += chosen->outcome.solver_cells;
+    if (chosen->outcome.status == BatchStatus::solved && work.any_choice) {
+      chosen = &*work.any_choice;
+      prune_as_scan(space, chosen->inst, chosen->outcome, best_throughput);
+      result.solver_cells += chosen->outcome.solver_cells;
     }
-    const BatchRow row = batch_row(step, inst, outcome, whole_plan);
+    const PlanInstance& inst = chosen->inst;
+    const BatchOutcome& outcome = chosen->outcome;
+    const BatchRow row = batch_row(step, inst, outcome, chosen->whole_plan);
     result.batches.push_back(row);
-    meter.observer().batch_solved(space.name, row);
+    meter.batch_solved(space.name, row);
     if (row.status == BatchStatus::does_not_fit) {
       meter.advance(micro_batches.size() - k);  // memory only grows with the batch: the scan ends here
       break;
@@ -300,7 +480,7 @@ StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibr
     }
     return result;
   }
-  record_plan_configuration(result.plan, scenario, calibration);
+  copy_plan_configuration(result.plan, configured);
   result.operator_costs = plan_operator_costs(scenario, calibration, result.plan);
   return result;
 }
@@ -360,7 +540,8 @@ class CancellationOnly final : public PlanObserver {
 // that does not fit there reports its shortfall at that batch). A baseline faster than the plan at the same
 // batch (one its own scan pruned) is adopted, so the plan stays at least as fast as every baseline shown.
 void compare_at_equal_batch(PlanReport& report, const Scenario& scenario, const Calibration& calibration,
-                            const std::vector<SearchSpace>& spaces, const ProgressMeter& meter) {
+                            const std::vector<SearchSpace>& spaces, const Plan& configured,
+                            const ProgressMeter& meter) {
   report.batch_policy = BatchPolicy::equal;
   if (!report.best.fits) return;  // no plan, no batch to compare at: the baselines keep their own scans
   CancellationOnly quiet(meter.observer());
@@ -370,12 +551,9 @@ void compare_at_equal_batch(PlanReport& report, const Scenario& scenario, const 
   for (std::size_t index = 1; index < spaces.size(); ++index) {
     meter.check_cancelled();
     ProgressMeter phase(quiet, 1);
+    // Recorded against the scenario as given (its micro-batch may be free), as the plan is: `configured`.
     report.baselines[index - 1] =
-        scan_strategy(at_plan, calibration, spaces[index], {report.best.plan.micro_batch}, phase);
-    if (report.baselines[index - 1].fits) {
-      // Recorded against the scenario as given (its micro-batch may be free), as the plan is.
-      record_plan_configuration(report.baselines[index - 1].plan, scenario, calibration);
-    }
+        scan_strategy(at_plan, calibration, spaces[index], {report.best.plan.micro_batch}, configured, phase);
   }
   adopt_faster_baseline(report);
 }
@@ -404,7 +582,7 @@ namespace {
 // The report's candidates: the plan, the search's pick at each kept batch size and every fitting baseline,
 // distinct, fastest first (ties keep that order), at most `limit`.
 std::vector<Plan> candidate_plans(const PlanReport& report, std::vector<Plan> per_batch, std::size_t limit,
-                                  const Scenario& scenario, const Calibration& calibration) {
+                                  const Plan& configured) {
   std::vector<Plan> pool;
   if (report.best.fits) {
     pool.push_back(report.best.plan);
@@ -412,7 +590,7 @@ std::vector<Plan> candidate_plans(const PlanReport& report, std::vector<Plan> pe
       pool.back().strategy = report.best.adopted_from;  // whose plan it is
   }
   for (Plan& p : per_batch) {
-    record_plan_configuration(p, scenario, calibration);
+    copy_plan_configuration(p, configured);
     pool.push_back(std::move(p));
   }
   for (const StrategyResult& b : report.baselines) {
@@ -516,13 +694,14 @@ PlanInstance build_instance(const Scenario& scenario, const Calibration& calibra
 }
 
 StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibration,
-                             const SearchSpace& space, PlanObserver* observer) {
+                             const SearchSpace& space, PlanObserver* observer, int threads) {
   validate_scenario(scenario);
   const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);
   ProgressMeter meter(observer_or_default(observer), micro_batches.size());
   meter.check_cancelled();
   meter.observer().strategy_started(space.name, 0, 1);
-  StrategyResult result = scan_strategy(scenario, calibration, space, micro_batches, meter);
+  StrategyResult result = scan_strategy(scenario, calibration, space, micro_batches,
+                                        configured_plan(scenario, calibration), meter, thread_count(threads));
   meter.finish();
   return result;
 }
@@ -587,51 +766,181 @@ std::vector<OperatorCost> plan_operator_costs(const Scenario& scenario, const Ca
   return out;
 }
 
+namespace {
+
+// The Pareto front of `space` at one training step, its peaks with the runtime reserve, up to the device's
+// memory.
+std::vector<ParetoPoint> pareto_points(const Scenario& scenario, const Calibration& calibration,
+                                       const SearchSpace& space, TrainingStep step, std::size_t threads) {
+  PlanInstance inst = build_instance(scenario, calibration, space, step);
+  inst.problem.capacity_bytes = static_cast<double>(scenario.cluster.gpu.memory_bytes) - inst.fixed_bytes;
+  std::vector<ParetoPoint> out;
+  DpOptions options;
+  options.threads = static_cast<int>(threads);
+  for (ParetoPoint p : pareto_front(inst.problem, options)) {
+    p.peak_bytes += inst.fixed_bytes;
+    out.push_back(p);
+  }
+  return out;
+}
+
+// Scans the baseline spaces (spaces[1..]) on worker threads while the planning thread scans the product's
+// space; each strategy is independent and deterministic, so the results do not depend on the threads.
+class BaselineWorkers {
+ public:
+  BaselineWorkers(const Scenario& scenario, const Calibration& calibration,
+                  const std::vector<SearchSpace>& spaces, const std::vector<std::int64_t>& micro_batches,
+                  const Plan& configured, std::size_t thread_limit)
+      : scenario_(&scenario),
+        calibration_(&calibration),
+        spaces_(&spaces),
+        micro_batches_(&micro_batches),
+        configured_(&configured),
+        slots_(spaces.size()) {
+    // One thread only: the planning thread scans every strategy itself (take() runs them in order).
+    if (spaces.size() <= 1 || thread_limit <= 1) return;
+    const std::size_t threads = std::min<std::size_t>(spaces.size() - 1, thread_limit);
+    for (std::size_t t = 0; t < threads; ++t) {
+      // A thread that cannot be had means the process is out of memory or address space: the workers
+      // started so far stop and are joined, and planning fails as out of memory.
+      try {
+        workers_.emplace_back([&, this] {
+          for (std::size_t index = next_.fetch_add(1) + 1; index < spaces.size();
+               index = next_.fetch_add(1) + 1) {
+            Slot& slot = slots_[index];
+            try {
+              slot.events = std::make_unique<RecordedScan>(stop_);
+              slot.result = scan_strategy(scenario, calibration, spaces[index], micro_batches, configured,
+                                          *slot.events);
+            } catch (...) {
+              slot.error = std::current_exception();
+            }
+            {
+              const std::lock_guard<std::mutex> lock(mutex_);
+              slot.done = true;
+            }
+            done_.notify_all();
+          }
+        });
+      } catch (const std::system_error&) {
+        stop_.store(true);
+        for (std::thread& w : workers_) w.join();
+        throw std::bad_alloc();
+      }
+    }
+  }
+  BaselineWorkers(const BaselineWorkers&) = delete;
+  BaselineWorkers& operator=(const BaselineWorkers&) = delete;
+  ~BaselineWorkers() {
+    stop_.store(true);
+    for (std::thread& w : workers_) w.join();
+  }
+
+  // Waits for strategy `index`, polling the meter's cancellation while it waits; reports its batches and
+  // returns its result (or rethrows what its scan threw).
+  StrategyResult take(std::size_t index, const std::string& name, ProgressMeter& meter) {
+    if (workers_.empty()) {
+      return scan_strategy(*scenario_, *calibration_, (*spaces_)[index], *micro_batches_, *configured_,
+                           meter);
+    }
+    Slot& slot = slots_[index];
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!done_.wait_for(lock, std::chrono::milliseconds(20), [&] { return slot.done; })) {
+      lock.unlock();
+      stop_if_cancelled(meter);
+      lock.lock();
+    }
+    lock.unlock();
+    if (slot.error) std::rethrow_exception(slot.error);
+    slot.events->replay(name, meter);
+    return std::move(slot.result);
+  }
+
+  // The meter's cancellation check; on cancel the workers stop at their next batch boundary.
+  void stop_if_cancelled(const ProgressMeter& meter) {
+    try {
+      meter.check_cancelled();
+    } catch (const PlanCancelled&) {
+      stop_.store(true);
+      throw;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::unique_ptr<RecordedScan> events;
+    StrategyResult result;
+    std::exception_ptr error;
+    bool done = false;  // guarded by mutex_
+  };
+  const Scenario* scenario_;
+  const Calibration* calibration_;
+  const std::vector<SearchSpace>* spaces_;
+  const std::vector<std::int64_t>* micro_batches_;
+  const Plan* configured_;
+  std::vector<Slot> slots_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::condition_variable done_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace
+
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines,
-                         PlanObserver* observer) {
-  return plan_scenario(scenario, calibration, PlanRequest{with_baselines, 0}, observer);
+                         PlanObserver* observer, int threads) {
+  return plan_scenario(scenario, calibration, PlanRequest{with_baselines, 0}, observer, threads);
 }
 
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, const PlanRequest& request,
-                         PlanObserver* observer) {
+                         PlanObserver* observer, int threads) {
   validate_scenario(scenario);
   const std::vector<SearchSpace> spaces = scenario_spaces(scenario, request.with_baselines);
   const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);
+  const Plan configured = configured_plan(scenario, calibration);  // digests once, not once per strategy
   // One unit per batch size of every strategy, and one for the Pareto front.
   ProgressMeter meter(observer_or_default(observer), spaces.size() * micro_batches.size() + 1);
   PlanReport report;
+  meter.check_cancelled();
+  BaselineWorkers workers(scenario, calibration, spaces, micro_batches, configured, thread_count(threads));
+  meter.observer().strategy_started(spaces[0].name, 0, static_cast<int>(spaces.size()));
+  // (A cancel here leaves through ~BaselineWorkers, which stops and joins the workers.)
   std::vector<Plan> per_batch;  // the search's pick at its fastest batch sizes, for the candidates
-  for (std::size_t index = 0; index < spaces.size(); ++index) {
-    meter.check_cancelled();
+  report.best = scan_strategy(scenario, calibration, spaces[0], micro_batches, configured, meter,
+                              thread_count(threads), &per_batch, request.candidate_plans);
+  // The front at the search's own pick, while the baselines run; recomputed below only when a baseline's
+  // plan is adopted at another batch size.
+  std::vector<ParetoPoint> pareto;
+  TrainingStep pareto_step;
+  if (report.best.fits) {
+    pareto_step = {report.best.plan.micro_batch, report.best.plan.gradient_accumulation_steps};
+    pareto = pareto_points(scenario, calibration, spaces.front(), pareto_step, thread_count(threads));
+  }
+  for (std::size_t index = 1; index < spaces.size(); ++index) {
+    workers.stop_if_cancelled(meter);
     meter.observer().strategy_started(spaces[index].name, static_cast<int>(index),
                                       static_cast<int>(spaces.size()));
-    StrategyResult result = scan_strategy(scenario, calibration, spaces[index], micro_batches, meter,
-                                          index == 0 ? &per_batch : nullptr, request.candidate_plans);
-    if (index == 0) {
-      report.best = std::move(result);
-    } else {
-      report.baselines.push_back(std::move(result));
-    }
+    report.baselines.push_back(workers.take(index, spaces[index].name, meter));
   }
   adopt_faster_baseline(report);
   if (scenario.training.batch_policy == BatchPolicy::equal) {
-    compare_at_equal_batch(report, scenario, calibration, spaces, meter);
+    compare_at_equal_batch(report, scenario, calibration, spaces, configured, meter);
   }
   if (request.candidate_plans > 0) {
-    report.candidates =
-        candidate_plans(report, std::move(per_batch), request.candidate_plans, scenario, calibration);
+    report.candidates = candidate_plans(report, std::move(per_batch), request.candidate_plans, configured);
   }
   meter.check_cancelled();
   if (report.best.fits) {
     // At the best plan's batch size, with the curve shown up to the device's memory.
     const Plan& best = report.best.plan;
-    PlanInstance inst = build_instance(scenario, calibration, spaces.front(),
-                                       TrainingStep{best.micro_batch, best.gradient_accumulation_steps});
-    inst.problem.capacity_bytes = static_cast<double>(scenario.cluster.gpu.memory_bytes) - inst.fixed_bytes;
-    for (ParetoPoint p : pareto_front(inst.problem)) {
-      p.peak_bytes += inst.fixed_bytes;
-      report.pareto.push_back(p);
+    if (best.micro_batch != pareto_step.micro_batch ||
+        best.gradient_accumulation_steps != pareto_step.accumulation_steps) {
+      pareto = pareto_points(scenario, calibration, spaces.front(),
+                             TrainingStep{best.micro_batch, best.gradient_accumulation_steps},
+                             thread_count(threads));
     }
+    report.pareto = std::move(pareto);
   }
   meter.finish();
   return report;

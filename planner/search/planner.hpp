@@ -62,14 +62,17 @@ struct PlanRequest {
 
 // Scans the scenario's batch sizes for one space. With an observer: reports the strategy, each batch row and
 // the progress, and throws PlanCancelled at the next batch boundary once observer->cancelled() is true.
+// `threads`: how many threads may work at once (0: one per hardware thread; 1: only the calling thread). The
+// result and the observer's calls are the same for every value: batch sizes are solved ahead and strategies
+// side by side, and the scan's decisions and reports are replayed in order.
 StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibration,
-                             const SearchSpace& space, PlanObserver* observer = nullptr);
+                             const SearchSpace& space, PlanObserver* observer = nullptr, int threads = 0);
 // The product's space, then (with_baselines) each baseline the cost model supports, then the Pareto front;
 // the observer sees the strategies in that order, and the progress covers all of them.
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines = true,
-                         PlanObserver* observer = nullptr);
+                         PlanObserver* observer = nullptr, int threads = 0);
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, const PlanRequest& request,
-                         PlanObserver* observer = nullptr);
+                         PlanObserver* observer = nullptr, int threads = 0);
 
 // Whether two plans make the same choices: micro-batch, accumulation steps and every operator's choice.
 bool same_plan_choices(const Plan& a, const Plan& b);

@@ -1,7 +1,10 @@
 // Shared pieces of the solvers: selection cost, dominance filtering, identical classes, convex hulls.
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numeric>
+#include <unordered_map>
 
 #include "planner/search/solvers/mckp.hpp"
 
@@ -34,35 +37,53 @@ std::vector<double> transient_thresholds(const McProblem& problem) {
   return t;
 }
 
-std::vector<std::vector<std::size_t>> identical_class_groups(const McProblem& problem) {
-  const auto less = [](const McItem& a, const McItem& b) {
-    if (a.seconds != b.seconds) return a.seconds < b.seconds;
-    if (a.resident_bytes != b.resident_bytes) return a.resident_bytes < b.resident_bytes;
-    return a.transient_bytes < b.transient_bytes;
+std::vector<std::size_t> class_representatives(const McProblem& problem) {
+  // Hash each item list (zeros of either sign alike), then compare lists within a bucket exactly.
+  const auto bits = [](double x) {
+    x += 0.0;  // -0 -> +0: equal values hash alike
+    std::uint64_t u = 0;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
   };
-  const auto same = [&](std::size_t a, std::size_t b) {
-    const auto& x = problem.classes[a];
-    const auto& y = problem.classes[b];
-    return x.size() == y.size() &&
-           std::equal(x.begin(), x.end(), y.begin(),
-                      [&](const McItem& i, const McItem& j) { return !less(i, j) && !less(j, i); });
-  };
-  std::vector<std::size_t> order(problem.classes.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  // Lexicographic by item list, then by index: equal lists become neighbours, each run ascending.
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const auto& x = problem.classes[a];
-    const auto& y = problem.classes[b];
-    if (std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end(), less)) return true;
-    if (std::lexicographical_compare(y.begin(), y.end(), x.begin(), x.end(), less)) return false;
-    return a < b;
-  });
-  std::vector<std::vector<std::size_t>> groups;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (i == 0 || !same(order[i - 1], order[i])) groups.emplace_back();
-    groups.back().push_back(order[i]);
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> buckets;
+  std::vector<std::size_t> rep(problem.classes.size());
+  for (std::size_t c = 0; c < problem.classes.size(); ++c) {
+    std::uint64_t h = 1469598103934665603ull ^ problem.classes[c].size();
+    for (const McItem& it : problem.classes[c]) {
+      for (double x : {it.seconds, it.resident_bytes, it.transient_bytes}) {
+        h ^= bits(x) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      }
+    }
+    std::vector<std::size_t>& bucket = buckets[h];
+    rep[c] = c;
+    for (std::size_t other : bucket) {
+      const auto& x = problem.classes[other];
+      const auto& y = problem.classes[c];
+      if (x.size() == y.size() &&
+          std::equal(x.begin(), x.end(), y.begin(), [](const McItem& a, const McItem& b) {
+            return a.seconds == b.seconds && a.resident_bytes == b.resident_bytes &&
+                   a.transient_bytes == b.transient_bytes;
+          })) {
+        rep[c] = other;
+        break;
+      }
+    }
+    if (rep[c] == c) bucket.push_back(c);
   }
-  std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.front() < b.front(); });
+  return rep;
+}
+
+std::vector<std::vector<std::size_t>> identical_class_groups(const McProblem& problem) {
+  const std::vector<std::size_t> rep = class_representatives(problem);
+  std::vector<std::vector<std::size_t>> groups;
+  std::vector<std::size_t> group_of_rep(problem.classes.size(), 0);
+  for (std::size_t c = 0; c < rep.size(); ++c) {
+    if (rep[c] == c) {
+      group_of_rep[c] = groups.size();
+      groups.emplace_back();
+    }
+    groups[group_of_rep[rep[c]]].push_back(c);
+  }
   return groups;
 }
 

@@ -4,9 +4,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <future>
 #include <limits>
+#include <memory>
+#include <mutex>
+#include <new>
 #include <numeric>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 
 #include "planner/search/solvers/mckp.hpp"
 
@@ -42,6 +48,23 @@ std::vector<Unit> dp_units(const McProblem& problem, bool grouped) {
   return units;
 }
 
+// The DP's two row kernels, dst[m] = src[m] + t and dst[m] = min(dst[m], src[m] + t) for m in [0, count):
+// exact IEEE adds and mins, so the AVX2 clone (picked at load time where the CPU has it) gives the same bits
+// as the baseline SSE2 one, twice as wide.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SHARDSCOPE_ROW_KERNEL __attribute__((target_clones("avx2", "default")))
+#else
+#define SHARDSCOPE_ROW_KERNEL
+#endif
+SHARDSCOPE_ROW_KERNEL void row_assign(double* __restrict dst, const double* __restrict src, double t,
+                                      std::size_t count) {
+  for (std::size_t m = 0; m < count; ++m) dst[m] = src[m] + t;
+}
+SHARDSCOPE_ROW_KERNEL void row_min(double* __restrict dst, const double* __restrict src, double t,
+                                   std::size_t count) {
+  for (std::size_t m = 0; m < count; ++m) dst[m] = std::min(dst[m], src[m] + t);
+}
+
 struct DpRun {
   bool feasible = false;
   double seconds = kInf;
@@ -50,75 +73,195 @@ struct DpRun {
   std::int64_t cells = 0;
 };
 
+// Buffers one thread reuses from DP to DP, so a run allocates nothing once they have grown.
+struct DpScratch {
+  std::vector<std::size_t> weight;      // every unit's items, flat: quantised weight (width: unusable)
+  std::vector<double> seconds;          // the same items' seconds (x members)
+  std::vector<std::size_t> item_begin;  // unit c's items are [item_begin[c], item_begin[c + 1])
+  std::vector<std::size_t> frontier;    // flat item positions of each unit's frontier
+  std::vector<std::size_t> frontier_begin;
+  std::vector<std::size_t> heaviest;  // per unit: its heaviest usable quantised weight
+  std::vector<std::size_t> need;      // per unit: the lowest index of its row a later row reads
+  std::vector<std::size_t> low;       // per unit: first index its row computes (below: +inf or unused)
+  std::vector<std::size_t> active;
+  // Row c holds only its band [low[c], width), at offset[c] (when reconstructing; else two rolling rows).
+  // Not value-initialised: every entry of a band is written before it is read.
+  std::unique_ptr<double[]> rows;
+  std::size_t rows_capacity = 0;
+  std::vector<std::size_t> offset;
+  std::vector<double> zeros;  // the row before the first unit: 0 everywhere
+};
+
+// A pool of scratch buffers shared by all threads (short-lived helper threads reuse warm buffers instead of
+// touching fresh pages): a run leases one and gives it back.
+class ScratchLease {
+ public:
+  ScratchLease() {
+    const std::lock_guard<std::mutex> lock(mutex());
+    if (pool().empty()) {
+      scratch_ = std::make_unique<DpScratch>();
+    } else {
+      scratch_ = std::move(pool().back());
+      pool().pop_back();
+    }
+  }
+  ScratchLease(const ScratchLease&) = delete;
+  ScratchLease& operator=(const ScratchLease&) = delete;
+  ~ScratchLease() {
+    const std::lock_guard<std::mutex> lock(mutex());
+    pool().push_back(std::move(scratch_));
+  }
+  DpScratch& get() { return *scratch_; }
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::vector<std::unique_ptr<DpScratch>>& pool() {
+    static std::vector<std::unique_ptr<DpScratch>> p;
+    return p;
+  }
+  std::unique_ptr<DpScratch> scratch_;
+};
+
 // One DP over units with items of transient <= threshold; weights quantised by `quantum` (up or down).
-// The inner loop is a plain min (vectorisable); the plan is reconstructed from the stored rows.
+// Row c holds f_c[m] = min seconds of units 0..c with quantised resident <= m. The inner loop is a plain
+// min (vectorisable) and every row is computed only where it can matter, with the same values as a
+// full-width pass: below the sum of the lightest weights every entry is +inf, and (when only f[bins] is
+// wanted) below bins minus the heaviest usable weights of the later units no entry is read. The plan is
+// reconstructed from the stored rows, each item tried in class order as before.
 DpRun run_dp(const McProblem& problem, const std::vector<Unit>& units, double threshold, double capacity,
              double quantum, bool round_up, bool keep_value, bool reconstruct) {
   DpRun run;
   if (capacity < 0) return run;
   const auto bins = static_cast<std::size_t>(std::floor(capacity / quantum + 1e-9));
   const std::size_t width = bins + 1;
-  std::vector<double> rows;  // rows[c * width + m] = value after class c (only when reconstructing)
-  if (reconstruct) rows.resize(units.size() * width);
-  std::vector<double> f(width, 0.0), next(width);
-  std::vector<std::vector<std::pair<std::size_t, double>>> weights(units.size());
-  std::vector<std::size_t> active, frontier;
-  for (std::size_t c = 0; c < units.size(); ++c) {
-    auto& items = weights[c];
+  const std::size_t n = units.size();
+  ScratchLease lease;
+  DpScratch& s = lease.get();
+  s.weight.clear();
+  s.seconds.clear();
+  s.item_begin.assign(1, 0);
+  s.frontier.clear();
+  s.frontier_begin.assign(1, 0);
+  // Pass 1: quantised items and each unit's frontier.
+  std::vector<std::size_t>& heaviest = s.heaviest;
+  heaviest.assign(n, 0);
+  std::size_t lightest_sum = 0;  // sum of the units' lightest usable weights (the first finite index)
+  for (std::size_t c = 0; c < n; ++c) {
+    const std::size_t first = s.weight.size();
     const double count = static_cast<double>(units[c].members.size());
     for (const McItem& it : problem.classes[units[c].members.front()]) {
       const double q = count * it.resident_bytes / quantum;
       const double w = round_up ? std::ceil(q - 1e-9) : std::floor(q + 1e-9);
       // Items over the threshold or the capacity are marked unusable with a weight past the end.
       const bool usable = it.transient_bytes <= threshold && w <= static_cast<double>(bins);
-      items.emplace_back(usable ? static_cast<std::size_t>(std::max(0.0, w)) : width, count * it.seconds);
+      const std::size_t weight = usable ? static_cast<std::size_t>(std::max(0.0, w)) : width;
+      s.weight.push_back(weight);
+      s.seconds.push_back(count * it.seconds);
+      if (usable) heaviest[c] = std::max(heaviest[c], weight);
     }
+    s.item_begin.push_back(s.weight.size());
     // At this threshold only (quantised weight, seconds) matter: keep the items no other usable item
     // beats on both (ties: the first), which usually leaves a handful per class.
-    active.clear();
-    for (std::size_t j = 0; j < items.size(); ++j) {
-      if (items[j].first < width) active.push_back(j);
+    s.active.clear();
+    for (std::size_t j = first; j < s.weight.size(); ++j) {
+      if (s.weight[j] < width) s.active.push_back(j);
     }
-    std::stable_sort(active.begin(), active.end(), [&](std::size_t a, std::size_t b) {
-      return items[a].first != items[b].first ? items[a].first < items[b].first
-                                              : items[a].second < items[b].second;
+    std::stable_sort(s.active.begin(), s.active.end(), [&](std::size_t a, std::size_t b) {
+      return s.weight[a] != s.weight[b] ? s.weight[a] < s.weight[b] : s.seconds[a] < s.seconds[b];
     });
-    frontier.clear();
-    for (std::size_t j : active) {
-      if (frontier.empty() || items[j].second < items[frontier.back()].second) frontier.push_back(j);
+    const std::size_t frontier_first = s.frontier.size();
+    for (std::size_t j : s.active) {
+      if (s.frontier.size() == frontier_first || s.seconds[j] < s.seconds[s.frontier.back()])
+        s.frontier.push_back(j);
     }
-    std::fill(next.begin(), next.end(), kInf);
-    bool any = false;
-    for (std::size_t j : frontier) {
-      const auto [w, t] = items[j];
-      any = true;
-      const double* src = f.data();
-      double* dst = next.data();
-      for (std::size_t m = w; m < width; ++m) dst[m] = std::min(dst[m], src[m - w] + t);
-      run.cells += static_cast<std::int64_t>(width - w);
-    }
-    if (!any) return run;
-    f.swap(next);
-    if (reconstruct) std::copy(f.begin(), f.end(), rows.begin() + static_cast<std::ptrdiff_t>(c * width));
+    s.frontier_begin.push_back(s.frontier.size());
+    if (s.frontier.size() == frontier_first) return run;  // no usable item: nothing fits
+    lightest_sum += s.weight[s.frontier[frontier_first]];
+    if (lightest_sum > bins) return run;  // even the lightest items overflow every bin
   }
-  run.seconds = f[bins];
+  // Pass 2: the band of each row. need[c]: the lowest index of row c a later row (or the answer) reads.
+  std::vector<std::size_t>& need = s.need;
+  need.assign(n, 0);
+  if (!keep_value) {
+    std::size_t lowest = bins;
+    for (std::size_t c = n; c-- > 0;) {
+      need[c] = lowest;
+      lowest = lowest >= heaviest[c] ? lowest - heaviest[c] : 0;
+    }
+  }
+  std::vector<std::size_t>& low = s.low;
+  low.assign(n, 0);
+  std::size_t finite_from = 0;  // first finite index of the current row
+  for (std::size_t c = 0; c < n; ++c) {
+    finite_from += s.weight[s.frontier[s.frontier_begin[c]]];
+    low[c] = std::max(finite_from, need[c]);
+  }
+  std::size_t total = 0;
+  s.offset.assign(n, 0);
+  for (std::size_t c = 0; c < n; ++c) {
+    s.offset[c] = reconstruct ? total : (c % 2) * width;
+    total = reconstruct ? total + (width - low[c]) : 2 * width;
+  }
+  if (s.rows_capacity < total) {
+    s.rows = std::make_unique_for_overwrite<double[]>(total);
+    s.rows_capacity = total;
+  }
+  if (s.zeros.size() < width) s.zeros.assign(width, 0.0);
+  // Band pointers: row[m - from] is entry m of this row, prev[x - prev_low] entry x of the previous one.
+  const double* prev = s.zeros.data();
+  std::size_t prev_low = 0;
+  double* row = nullptr;
+  std::size_t from = 0;
+  for (std::size_t c = 0; c < n; ++c) {
+    row = s.rows.get() + s.offset[c];
+    from = low[c];
+    // prev is +inf below prev_low, so item j contributes from max(from, prev_low + w) on.
+    const std::size_t f_begin = s.frontier_begin[c], f_end = s.frontier_begin[c + 1];
+    const std::size_t w0 = s.weight[s.frontier[f_begin]];
+    const double t0 = s.seconds[s.frontier[f_begin]];
+    const std::size_t start0 = std::max(from, prev_low + w0);
+    for (std::size_t m = from; m < start0 && m < width; ++m) row[m - from] = kInf;
+    if (start0 < width)
+      row_assign(row + (start0 - from), prev + (start0 - w0 - prev_low), t0, width - start0);
+    run.cells += static_cast<std::int64_t>(width - std::min(width, start0));
+    for (std::size_t f = f_begin + 1; f < f_end; ++f) {
+      const std::size_t w = s.weight[s.frontier[f]];
+      const double t = s.seconds[s.frontier[f]];
+      const std::size_t begin = std::max(from, prev_low + w);
+      if (begin < width) row_min(row + (begin - from), prev + (begin - w - prev_low), t, width - begin);
+      run.cells += static_cast<std::int64_t>(width - std::min(width, begin));
+    }
+    prev = row;
+    prev_low = from;
+  }
+  run.seconds = row[bins - from];
   run.feasible = std::isfinite(run.seconds);
-  if (keep_value) run.value = f;
+  if (keep_value) {
+    run.value.assign(width, kInf);
+    std::copy(row, row + (width - from), run.value.begin() + static_cast<std::ptrdiff_t>(from));
+  }
   if (run.feasible && reconstruct) {
     run.picks.assign(problem.classes.size(), 0);
     std::size_t m = bins;
-    for (std::size_t c = units.size(); c-- > 0;) {
-      const double target = rows[c * width + m];
+    // Row c - 1 at index x: its stored value inside its band, +inf below (no plan of those units fits).
+    const auto before = [&](std::size_t c, std::size_t x) {
+      if (c == 0) return 0.0;
+      return x < low[c - 1] ? kInf : s.rows[s.offset[c - 1] + (x - low[c - 1])];
+    };
+    for (std::size_t c = n; c-- > 0;) {
+      const double target = s.rows[s.offset[c] + (m - low[c])];
       int chosen = -1;
-      for (std::size_t j = 0; j < weights[c].size() && chosen < 0; ++j) {
-        const auto [w, t] = weights[c][j];
+      for (std::size_t j = s.item_begin[c]; j < s.item_begin[c + 1] && chosen < 0; ++j) {
+        const std::size_t w = s.weight[j];
         if (w > m) continue;
-        const double before = c == 0 ? 0.0 : rows[(c - 1) * width + (m - w)];
-        if (before + t == target) chosen = static_cast<int>(j);
+        if (before(c, m - w) + s.seconds[j] == target) chosen = static_cast<int>(j - s.item_begin[c]);
       }
       if (chosen < 0) throw std::logic_error("solve_dp: reconstruction found no item (inconsistent DP rows)");
       for (std::size_t member : units[c].members) run.picks[member] = chosen;
-      m -= weights[c][static_cast<std::size_t>(chosen)].first;
+      m -= s.weight[s.item_begin[c] + static_cast<std::size_t>(chosen)];
     }
   }
   return run;
@@ -127,6 +270,12 @@ DpRun run_dp(const McProblem& problem, const std::vector<Unit>& units, double th
 }  // namespace
 
 McSolution solve_dp(const McProblem& problem, const DpOptions& options) {
+  const std::vector<double> thresholds = transient_thresholds(problem);
+  return solve_dp(problem, options, thresholds, lp_bounds_by_threshold(problem, thresholds));
+}
+
+McSolution solve_dp(const McProblem& problem, const DpOptions& options, const std::vector<double>& thresholds,
+                    const std::vector<double>& lp_bounds) {
   McSolution best;
   best.seconds = kInf;
   best.lower_bound_seconds = kInf;
@@ -148,9 +297,8 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options) {
     double lp;
   };
   std::vector<Candidate> candidates;
-  for (double threshold : transient_thresholds(problem)) {
-    const double lp = lp_lower_bound(problem, threshold, problem.capacity_bytes - threshold);
-    if (std::isfinite(lp)) candidates.push_back({threshold, lp});
+  for (std::size_t i = 0; i < thresholds.size(); ++i) {
+    if (std::isfinite(lp_bounds[i])) candidates.push_back({thresholds[i], lp_bounds[i]});
   }
   // Most promising first, so the incumbent prunes the rest.
   std::stable_sort(candidates.begin(), candidates.end(),
@@ -203,17 +351,52 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options) {
 }
 
 std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions& options, int max_points) {
-  std::vector<ParetoPoint> points;
   const double quantum = std::max(1.0, problem.capacity_bytes / std::max(1, options.bins));
   const std::vector<Unit> units = dp_units(problem, problem.classes.size() > options.max_single_classes);
-  for (double threshold : transient_thresholds(problem)) {
-    const DpRun run =
-        run_dp(problem, units, threshold, problem.capacity_bytes - threshold, quantum, true, true, false);
-    for (std::size_t m = 0; m < run.value.size(); ++m) {
-      if (std::isfinite(run.value[m]))
-        points.push_back({static_cast<double>(m) * quantum + threshold, run.value[m]});
+  const std::vector<double> thresholds = transient_thresholds(problem);
+  // The points of thresholds [first, last), in threshold order.
+  const auto points_of = [&](std::size_t first, std::size_t last) {
+    std::vector<ParetoPoint> out;
+    for (std::size_t i = first; i < last; ++i) {
+      const double threshold = thresholds[i];
+      const DpRun run =
+          run_dp(problem, units, threshold, problem.capacity_bytes - threshold, quantum, true, true, false);
+      // Only where this threshold's value drops: a point no faster than an earlier one of the same
+      // threshold (lighter, so sorted before it) could never enter the front.
+      double last_value = kInf;
+      for (std::size_t m = 0; m < run.value.size(); ++m) {
+        if (run.value[m] < last_value) {
+          out.push_back({static_cast<double>(m) * quantum + threshold, run.value[m]});
+          last_value = run.value[m];
+        }
+      }
+    }
+    return out;
+  };
+  // The thresholds' DPs are independent: contiguous chunks on helper threads, joined in threshold order, so
+  // the points (and the front) are the same for any thread count.
+  const std::size_t chunks = std::min<std::size_t>(
+      thresholds.size(), options.threads > 0 ? static_cast<std::size_t>(options.threads)
+                                             : std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::future<std::vector<ParetoPoint>>> helpers;
+  std::size_t started = 1;  // chunks 1..started-1 run on helpers; the rest here
+  for (std::size_t k = 1; k < chunks; ++k, ++started) {
+    try {
+      helpers.push_back(std::async(std::launch::async, points_of, k * thresholds.size() / chunks,
+                                   (k + 1) * thresholds.size() / chunks));
+    } catch (const std::system_error&) {
+      throw std::bad_alloc();  // no thread to be had: out of memory or address space (helpers are joined)
     }
   }
+  std::vector<ParetoPoint> points = points_of(0, chunks == 0 ? 0 : thresholds.size() / chunks);
+  std::vector<ParetoPoint> rest = chunks == 0
+                                      ? std::vector<ParetoPoint>{}
+                                      : points_of(started * thresholds.size() / chunks, thresholds.size());
+  for (auto& helper : helpers) {
+    const std::vector<ParetoPoint> more = helper.get();
+    points.insert(points.end(), more.begin(), more.end());
+  }
+  points.insert(points.end(), rest.begin(), rest.end());
   std::sort(points.begin(), points.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
     return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : a.seconds < b.seconds;
   });

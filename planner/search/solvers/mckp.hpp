@@ -43,6 +43,10 @@ std::vector<std::vector<int>> remove_dominated(McProblem& problem);
 // first class.
 std::vector<std::vector<std::size_t>> identical_class_groups(const McProblem& problem);
 
+// For each class, the first class with the same item list (itself when none comes before): repeated layers
+// share one representative, so per-class work can be done once per representative.
+std::vector<std::size_t> class_representatives(const McProblem& problem);
+
 // The lower-left convex hull of one class's items with transient <= threshold, as item indices by ascending
 // resident bytes (seconds strictly decreasing, slopes strictly flattening); empty when no item qualifies.
 std::vector<int> lower_hull(const std::vector<McItem>& items, double transient_threshold);
@@ -50,6 +54,10 @@ std::vector<int> lower_hull(const std::vector<McItem>& items, double transient_t
 // LP relaxation lower bound (convex hull + greedy by slope) of min sum seconds s.t. sum resident <= capacity,
 // over items with transient <= threshold. Returns +inf when even the lightest items do not fit.
 double lp_lower_bound(const McProblem& problem, double transient_threshold, double capacity_bytes);
+
+// lp_lower_bound(problem, t, problem.capacity_bytes - t) for each t of `thresholds` (the same numbers),
+// with one hull per group of identical classes.
+std::vector<double> lp_bounds_by_threshold(const McProblem& problem, const std::vector<double>& thresholds);
 
 struct DpOptions {
   int bins = 16384;  // memory quantisation: capacity / bins bytes per bin
@@ -61,12 +69,19 @@ struct DpOptions {
   // Thresholds whose LP bound is within this fraction of the incumbent are not solved by DP: they could
   // improve the plan by at most this much, and their LP bound enters the certified lower bound.
   double lp_certify_gap = 2e-3;
+  // pareto_front runs its thresholds' DPs on up to this many threads (0: one per hardware thread); the front
+  // is the same for any count.
+  int threads = 0;
 };
 // Exact for the memory-quantised model with weights rounded up (a feasible plan: upper bound) and rounded
 // down (a proven lower bound); the peak max-term handled by enumerating the largest transient. Feasible
 // exactly when some plan fits in exact bytes (when rounding leaves the DP no plan, the LP greedy plan is
 // returned), for any number of classes.
 McSolution solve_dp(const McProblem& problem, const DpOptions& options = {});
+// The same with the LP bounds already computed: `lp_bounds[i]` is lp_bounds_by_threshold's value at
+// `thresholds[i]`, thresholds == transient_thresholds(problem).
+McSolution solve_dp(const McProblem& problem, const DpOptions& options, const std::vector<double>& thresholds,
+                    const std::vector<double>& lp_bounds);
 
 // Pareto front (peak bytes, seconds) over all thresholds, from the rounded-up DP's value function.
 struct ParetoPoint {
