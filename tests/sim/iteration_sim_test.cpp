@@ -108,7 +108,8 @@ TEST(IterationSim, GradientAccumulationAndMultiNodeSerialEqualThePlanner) {
 // the rest: the iteration, per-GPU compute, peak memory and activity count equal simulating every step.
 TEST(IterationSim, SteadyStateMicroStepsEqualSimulatingEveryStep) {
   const std::string text =
-      "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 1}\n"
+      "model: {name: nd-8x1536, transformer: {layers: 8, hidden: 1536, heads: 16, vocab: 50257, "
+      "sequence_length: 1024}}\ncluster: {preset: dgx-a100, nodes: 1}\n"
       "training: {memory_limit: 16GB, runtime_reserve: 1GiB, gradient_accumulation_steps: 70, "
       "group_size: 4, max_micro_batch: 2}\n";
   const Scenario s = load(text);
