@@ -20,8 +20,9 @@ simgrid::s4u::Engine& create_engine() {
   std::string log_cfg = "--log=xbt_cfg.thres:critical";
   std::string log_ker = "--log=ker_engine.thres:critical";
   char* argv[] = {name.data(), log_root.data(), log_cfg.data(), log_ker.data(), nullptr};
-  // SimGrid installs its own SIGINT handler (print the actors, exit(1) from inside the handler: a crash
-  // mid-simulation); keep whatever the caller had, so that Ctrl-C cancels through its observer.
+  // SimGrid installs its own SIGINT handler, which prints the actors and ends the process from inside the
+  // handler (a crash mid-simulation); keep whatever the caller had, so that Ctrl-C cancels through its
+  // observer.
   struct sigaction caller_sigint {};
   sigaction(SIGINT, nullptr, &caller_sigint);
   engine = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
