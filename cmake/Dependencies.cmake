@@ -26,9 +26,50 @@ else()
   shardscope_reason("SimGrid" "off by SHARDSCOPE_WITH_SIMGRID=OFF")
 endif()
 
-# Qt6 (gui/), CUDA + NCCL and MPI (validate/) are not looked up until those parts have code: their
-# SHARDSCOPE_WITH_* options are reserved and change nothing yet.
-shardscope_reason("Qt6, CUDA+NCCL, MPI" "not looked up: gui/ and validate/ have no code yet")
+# Eigen (header-only): the least-squares fit of `shardscope calibrate` (validate/fit/). Not MPI or CUDA, so the
+# core-only preset builds it too; without Eigen only `calibrate` is missing.
+set(SHARDSCOPE_HAVE_EIGEN OFF)
+find_package(Eigen3 3.3 QUIET NO_MODULE)
+if(Eigen3_FOUND)
+  set(SHARDSCOPE_HAVE_EIGEN ON)
+  shardscope_reason("Eigen" "found ${Eigen3_VERSION}: shardscope calibrate is built")
+else()
+  shardscope_reason("Eigen" "not found (install libeigen3-dev): shardscope calibrate is off")
+endif()
+
+# MPI + Eigen: validate/'s cpu-mpi backend (shardscope-validate). Debian: libopenmpi-dev openmpi-bin libeigen3-dev.
+set(SHARDSCOPE_HAVE_MPI OFF)
+if(SHARDSCOPE_WITH_MPI)
+  find_package(MPI QUIET COMPONENTS CXX)
+  if(MPI_CXX_FOUND AND Eigen3_FOUND)
+    set(SHARDSCOPE_HAVE_MPI ON)
+    shardscope_reason("MPI + Eigen" "found MPI ${MPI_CXX_VERSION}, Eigen ${Eigen3_VERSION}: validate/ cpu-mpi is built")
+  elseif(NOT MPI_CXX_FOUND)
+    shardscope_reason("MPI + Eigen" "MPI not found (install libopenmpi-dev openmpi-bin): validate/ cpu-mpi is off")
+  else()
+    shardscope_reason("MPI + Eigen" "Eigen3 not found (install libeigen3-dev): validate/ cpu-mpi is off")
+  endif()
+else()
+  shardscope_reason("MPI + Eigen" "off by SHARDSCOPE_WITH_MPI=OFF")
+endif()
+
+
+# Qt6 Widgets + Svg (gui/): Debian's qt6-base-dev and qt6-svg-dev.
+set(SHARDSCOPE_HAVE_QT OFF)
+if(SHARDSCOPE_WITH_GUI)
+  find_package(Qt6 6.2 QUIET COMPONENTS Widgets Svg Test)
+  if(Qt6_FOUND)
+    set(SHARDSCOPE_HAVE_QT ON)
+    shardscope_reason("Qt6" "found ${Qt6_VERSION}: gui/ (shardscope-gui) is built")
+  else()
+    shardscope_reason("Qt6" "not found (install qt6-base-dev qt6-svg-dev): gui/ is off")
+  endif()
+else()
+  shardscope_reason("Qt6" "off by SHARDSCOPE_WITH_GUI=OFF")
+endif()
+
+# CUDA + NCCL (validate/'s GPU backend) is not looked up until that backend has code.
+shardscope_reason("CUDA+NCCL" "not looked up: validate/'s cuda-nccl backend has no code yet")
 
 # Test and benchmark frameworks.
 if(SHARDSCOPE_BUILD_TESTS)

@@ -7,6 +7,8 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libsimgrid-dev
+  libopenmpi-dev openmpi-bin libeigen3-dev
+  qt6-base-dev qt6-svg-dev fonts-dejavu-core
   clang libclang-rt-14-dev clang-format
 )
 

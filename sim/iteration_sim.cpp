@@ -17,9 +17,12 @@
 #include <tuple>
 
 #include "planner/cost/collective_cost.hpp"
+#include "planner/cost/nccl_model.hpp"
 #include "sim/activity_holder.hpp"
 #include "sim/collectives/ring_actor.hpp"
+#include "sim/collectives/schedule.hpp"
 #include "sim/engine.hpp"
+#include "sim/nccl_run.hpp"
 #include "sim/platform.hpp"
 #include "sim/resources.hpp"
 #include "sim/ring_run.hpp"
@@ -79,14 +82,57 @@ double total(const MemoryBytes& m) {
   return t;
 }
 
-// The ordered (rank, right neighbour) pairs of every ring the program uses: the only routes the platform
-// needs.
-std::vector<std::pair<int, int>> routed_pairs(const IterationProgram& program, int gpus, int group_size) {
+// Under the nccl collective model: per distinct collective of the program (kind, group kind, bytes), the
+// flows of every communicator of its family under NCCL's pick, fitted together once the platform exists.
+using NcclKey = std::tuple<int, int, double>;  // kind, group kind, total bytes
+using NcclFamilies = std::map<NcclKey, NcclFamilyFlows>;
+
+NcclKey nccl_key(const Task& t) {
+  return {static_cast<int>(t.kind), static_cast<int>(t.group), t.total_bytes};
+}
+
+// The planner's communicators of a group kind (collective_cost.cpp): intra, n/M groups of M consecutive
+// ranks; inter, M communicators of stride M; global, one.
+NcclGroup nccl_group(GroupKind group, int gpus, int group_size) {
+  switch (group) {
+    case GroupKind::intra:
+      return {group_size, 1, gpus / group_size, group_size};
+    case GroupKind::inter:
+      return {gpus / group_size, group_size, group_size, 1};
+    case GroupKind::global:
+      break;
+  }
+  return {gpus, 1, 1, 0};
+}
+
+NcclFamilies nccl_families(const IterationProgram& program, const CollectiveCost& cost, int gpus,
+                           int group_size) {
+  NcclFamilies families;
+  if (cost.model() != CollectiveModel::nccl) return families;
+  for (const Task& t : program.tasks) {
+    if (t.total_bytes <= 0 || cost.group_ranks(t.group) <= 1 || families.count(nccl_key(t)) > 0) continue;
+    families.emplace(nccl_key(t),
+                     nccl_family_flows(*cost.nccl(t.group), nccl_group(t.group, gpus, group_size), t.kind,
+                                       t.total_bytes, cost.nccl_collective(t.kind, t.group, t.total_bytes)));
+  }
+  return families;
+}
+
+// The ordered (rank, right neighbour) pairs of every ring the program uses, or the pairs of every NCCL
+// flow: the only routes the platform needs.
+std::vector<std::pair<int, int>> routed_pairs(const IterationProgram& program, int gpus, int group_size,
+                                              const NcclFamilies& nccl, bool nccl_model) {
+  std::set<std::pair<int, int>> pairs;
+  if (nccl_model) {
+    for (const auto& [key, family] : nccl) {
+      for (const auto& f : family.flows) pairs.emplace(f->from, f->to);
+    }
+    return {pairs.begin(), pairs.end()};
+  }
   std::set<GroupKind> groups;
   for (const Task& t : program.tasks) {
     if (t.total_bytes > 0) groups.insert(t.group);
   }
-  std::set<std::pair<int, int>> pairs;
   for (GroupKind g : groups) {
     for (int r = 0; r < gpus; ++r) {
       const RingSeat seat = seat_of(g, r, gpus, group_size);
@@ -103,6 +149,7 @@ struct RingContext {
   int gpus = 0;
   int group_size = 0;
   int coarse_above = 0;
+  const NcclFamilies* nccl = nullptr;  // the nccl model's fitted flows (nullptr: rings)
   // Each ring's ranks, built once and shared by its members' phases. SimGrid runs one actor at a time
   // (cooperative contexts in one thread), so the actors fill it without a lock.
   mutable std::map<std::pair<GroupKind, int>, std::shared_ptr<const std::vector<int>>> rings;
@@ -149,9 +196,17 @@ constexpr int kSteadyStateAboveSteps = 64;
 // flow per GPU in flight), so the cost per flow grows with the GPUs.
 class IterationExecutor {
  public:
+  // Without a proven steady state, micro-step `unproven_step_limit` does not start: the run stops and
+  // gave_up() says so.
   IterationExecutor(const IterationProgram& program, const RingContext& rings, const Platform& platform,
-                    IterationLog& log, bool steady_state, SimulationObserver* observer)
-      : program_(program), rings_(rings), platform_(platform), log_(log), observer_(observer) {
+                    IterationLog& log, bool steady_state, int unproven_step_limit,
+                    SimulationObserver* observer)
+      : program_(program),
+        rings_(rings),
+        platform_(platform),
+        log_(log),
+        observer_(observer),
+        unproven_step_limit_(unproven_step_limit) {
     const std::size_t length = program.step_tasks;
     for (std::size_t i = 0; i < program.tasks.size(); ++i) {
       const auto s = static_cast<std::size_t>(program.tasks[i].stream == Task::Stream::compute ? 0 : 1);
@@ -182,6 +237,13 @@ class IterationExecutor {
   void on_completion(const sg4::Activity& activity) {
     holder_.completed(activity);
     const auto* tag = activity.get_data<ActivityTag>();
+    if (tag != nullptr && tag->nccl != nullptr) {
+      NcclRun* nccl = tag->nccl;
+      nccl->on_flow_completed(log_.messages);
+      if (nccl->finished()) forget(nccl);
+      drain();
+      return;
+    }
     if (tag == nullptr || tag->run == nullptr) return;
     RingRun* run = tag->run;
     run->on_flow_completed(tag->index, log_.messages);
@@ -190,6 +252,7 @@ class IterationExecutor {
   }
 
   bool cancelled() const { return cancelled_; }
+  bool gave_up() const { return gave_up_; }
 
   // Micro-steps not simulated because the ones before them repeated (steady state), and the seconds each
   // adds.
@@ -209,6 +272,7 @@ class IterationExecutor {
   }
 
  private:
+  using RunKey = std::tuple<std::size_t, int, int>;  // run number, group kind, ring id
   struct Stream {
     std::size_t cursor = 0;  // tasks of this stream begun and ended, over all micro-steps
     bool busy = false;       // its current task has begun
@@ -278,6 +342,10 @@ class IterationExecutor {
         return;
       }
       const Task& task = program_.tasks[index];
+      if (index < program_.step_tasks && steady_.watching && step >= unproven_step_limit_) {
+        gave_up_ = cancelled_ = true;  // no steady state within the steps the size check allowed
+        return;
+      }
       st.blocked = !partner_done(gpu, task, index, step);
       if (st.blocked) return;
       st.busy = true;
@@ -390,6 +458,23 @@ class IterationExecutor {
     if (rank < log_.trace_ranks) log_.memory.push_back({rank, now_seconds, gpu.current});
   }
 
+  // Starts one flow of a ring or NCCL run between two GPUs, tagged so its completion finds the run.
+  void send_flow(int from, int to, std::uint64_t bytes, ActivityTag* tag) {
+    sg4::CommPtr flow = sg4::Comm::sendto_init(platform_.host(from), platform_.host(to));
+    flow->set_payload_size(bytes);
+    flow->set_data(tag);
+    flow->start();
+    holder_.started(flow);
+  }
+
+  // What a run calls when its member at `position` is done: that GPU's stream of `task` ends.
+  template <typename Ranks>
+  auto member_ended(Ranks ranks, const Task& task) {
+    return [this, ranks, stream = task.stream == Task::Stream::compute ? 0 : 1](std::size_t position) {
+      queue_.push_back({(*ranks)[position], stream, true});
+    };
+  }
+
   // Joins this run of the task's ring: every run of a task (as if every micro-step were written out) and
   // every ring of its group kind is its own RingRun, made by its first member.
   void join_collective(int rank, const Task& task, std::size_t index, int step) {
@@ -399,6 +484,10 @@ class IterationExecutor {
                        : static_cast<std::size_t>(program_.micro_steps) * length + (index - length);
     const RingSeat seat = seat_of(task.group, rank, rings_.gpus, rings_.group_size);
     const auto key = std::make_tuple(run_number, static_cast<int>(task.group), seat.id);
+    if (rings_.nccl != nullptr) {
+      join_nccl(task, seat, key);
+      return;
+    }
     auto it = runs_.find(key);
     if (it == runs_.end()) {
       RingPhase phase = ring_phase_for(task, seat, rings_);
@@ -406,15 +495,9 @@ class IterationExecutor {
       auto made = std::make_unique<RingRun>(
           std::move(phase),
           [this](int from, int to, std::uint64_t bytes, ActivityTag* tag) {
-            sg4::CommPtr flow = sg4::Comm::sendto_init(platform_.host(from), platform_.host(to));
-            flow->set_payload_size(bytes);
-            flow->set_data(tag);
-            flow->start();
-            holder_.started(flow);
+            send_flow(from, to, bytes, tag);
           },
-          [this, ranks, stream = task.stream == Task::Stream::compute ? 0 : 1](std::size_t position) {
-            queue_.push_back({(*ranks)[position], stream, true});
-          });
+          member_ended(ranks, task));
       it = runs_.emplace(key, std::move(made)).first;
       run_keys_.emplace(it->second.get(), key);
     }
@@ -429,6 +512,35 @@ class IterationExecutor {
     run_keys_.erase(key);
   }
 
+  // The nccl model: this run of the task's communicator (seat.id of its family), made by its first member.
+  void join_nccl(const Task& task, const RingSeat& seat, const RunKey& key) {
+    auto it = nccl_runs_.find(key);
+    if (it == nccl_runs_.end()) {
+      std::vector<std::shared_ptr<Flow>> flows;
+      const auto family = rings_.nccl->find(nccl_key(task));
+      if (seat.size > 1 && family != rings_.nccl->end())
+        flows = family->second.copies.at(static_cast<std::size_t>(seat.id));
+      auto ranks = rings_.ring(task.group, seat);
+      auto made = std::make_unique<NcclRun>(
+          ranks->size(), std::move(flows),
+          [this](int from, int to, std::uint64_t bytes, ActivityTag* tag) {
+            send_flow(from, to, bytes, tag);
+          },
+          member_ended(ranks, task));
+      it = nccl_runs_.emplace(key, std::move(made)).first;
+      nccl_keys_.emplace(it->second.get(), key);
+    }
+    NcclRun* run = it->second.get();
+    run->join(static_cast<std::size_t>(seat.position));
+    if (run->finished()) forget(run);
+  }
+
+  void forget(NcclRun* run) {
+    const auto key = nccl_keys_.find(run);
+    nccl_runs_.erase(key->second);
+    nccl_keys_.erase(key);
+  }
+
   const IterationProgram& program_;
   const RingContext& rings_;
   const Platform& platform_;
@@ -441,7 +553,9 @@ class IterationExecutor {
   SimulationObserver* observer_ = nullptr;
   static constexpr std::int64_t kEventsPerReport = 4096;
   std::int64_t events_ = 0;
-  bool cancelled_ = false;                   // no task starts any more
+  bool cancelled_ = false;  // no task starts any more
+  int unproven_step_limit_ = 0;
+  bool gave_up_ = false;                     // stopped at unproven_step_limit_
   int steps_to_run_ = program_.micro_steps;  // micro-steps simulated (fewer once a steady state is proven)
   int highest_step_begun_ = 0;
   int skipped_steps_ = 0;
@@ -454,9 +568,10 @@ class IterationExecutor {
     std::map<int, double> periods;
     double period = 0;
   } steady_;
-  using RunKey = std::tuple<std::size_t, int, int>;  // run number, group kind, ring id
   std::map<RunKey, std::unique_ptr<RingRun>> runs_;
   std::map<const RingRun*, RunKey> run_keys_;
+  std::map<RunKey, std::unique_ptr<NcclRun>> nccl_runs_;
+  std::map<const NcclRun*, RunKey> nccl_keys_;
 };
 
 // Runs `body`, translating SimGrid's exceptions into SimulationError.
@@ -468,12 +583,25 @@ double translate_simgrid_errors(const std::function<double()>& body) {
   }
 }
 
-// Bytes per link direction: every ring step sends one chunk from each rank to its right neighbour.
+// Bytes per link direction: every ring step sends one chunk from each rank to its right neighbour; under
+// the nccl model every flow of the collective's family carries its payload.
 std::vector<LinkUsage> link_usage(const IterationProgram& program, const Platform& platform, int gpus,
-                                  int group_size, double iteration_seconds) {
+                                  int group_size, const NcclFamilies& nccl, double iteration_seconds) {
   std::map<std::pair<std::string, bool>, LinkUsage> usage;
   const auto add = [&](const Task& t) {
     if (t.total_bytes <= 0) return;
+    if (const auto family = nccl.find(nccl_key(t)); family != nccl.end()) {
+      for (const auto& f : family->second.flows) {
+        for (const Platform::RouteHop& hop : platform.route(f->from, f->to)) {
+          LinkUsage& u = usage[{hop.link, hop.up}];
+          u.link = hop.link;
+          u.direction = hop.up ? "up" : "down";
+          u.bytes_per_second = hop.bytes_per_second;
+          u.bytes += f->bytes;
+        }
+      }
+      return;
+    }
     for (int rank = 0; rank < gpus; ++rank) {
       const RingSeat seat = seat_of(t.group, rank, gpus, group_size);
       if (seat.size <= 1) continue;
@@ -525,42 +653,59 @@ IterationResult assemble_result(const IterationProgram& program, double iteratio
   return result;
 }
 
-// Ring messages of one micro-step on all GPUs: per rank one per coarse flow or step-model step.
-std::int64_t step_messages(const IterationProgram& program, int gpus, int group_size, int coarse_above) {
-  std::int64_t per_rank = 0;
+// Flows of one NCCL collective over its whole family (0: not an nccl collective).
+std::int64_t nccl_flows(const NcclFamilies& nccl, const Task& t) {
+  const auto family = nccl.find(nccl_key(t));
+  return family == nccl.end() ? 0 : static_cast<std::int64_t>(family->second.flows.size());
+}
+
+// Ring messages of one micro-step on all GPUs: per rank one per coarse flow or step-model step (nccl: every
+// flow of the family).
+std::int64_t step_messages(const IterationProgram& program, int gpus, int group_size, int coarse_above,
+                           const NcclFamilies& nccl) {
+  std::int64_t per_rank = 0, flows = 0;
   for (std::size_t i = 0; i < program.step_tasks; ++i) {
     const Task& t = program.tasks[i];
+    if (!nccl.empty()) {
+      flows += t.total_bytes > 0 ? nccl_flows(nccl, t) : 0;
+      continue;
+    }
     const RingSeat seat = seat_of(t.group, 0, gpus, group_size);
     if (t.total_bytes <= 0 || seat.size <= 1) continue;
     const int steps = ring_steps(t.kind, seat.size);
     if (steps > 0) per_rank += coarse_ring(static_cast<std::size_t>(seat.size), coarse_above) ? 1 : steps;
   }
-  return per_rank * gpus;
+  return per_rank * gpus + flows;
 }
 
 // The simulation's size: no actor (IterationExecutor), and per task on every rank one execution or, for a
-// collective, one flow per ring (coarse model) or one message per ring step (step model).
-SimulationSize iteration_size(const IterationProgram& program, int gpus, int group_size, int coarse_above) {
+// collective, one flow per ring (coarse model) or one message per ring step (step model); under the nccl
+// model every flow of the collective's family. `micro_steps` are counted (the program's, or the most a
+// steady-state proof may take).
+SimulationSize iteration_size(const IterationProgram& program, int gpus, int group_size, int coarse_above,
+                              const NcclFamilies& nccl, int micro_steps) {
   SimulationSize size{"the iteration", gpus, 0, 0};
-  std::int64_t per_rank = 0;
+  std::int64_t per_rank = 0, flows = 0;
   for (std::size_t i = 0; i < program.tasks.size(); ++i) {
     const Task& t = program.tasks[i];
-    const std::int64_t runs = i < program.step_tasks ? program.micro_steps : 1;
+    const std::int64_t runs = i < program.step_tasks ? micro_steps : 1;
     const RingSeat seat = seat_of(t.group, 0, gpus, group_size);
     if (t.total_bytes <= 0) {
       per_rank += runs;
+    } else if (!nccl.empty()) {
+      flows += runs * nccl_flows(nccl, t);
     } else if (seat.size > 1) {
       const bool coarse = coarse_ring(static_cast<std::size_t>(seat.size), coarse_above);
       per_rank += runs * (coarse ? 1 : ring_steps(t.kind, seat.size));
     }
   }
-  size.activities = per_rank * gpus;
+  size.activities = per_rank * gpus + flows;
   return size;
 }
 
 }  // namespace
 
-void check_iteration_size(const Scenario& scenario) {
+void check_iteration_size(const Scenario& scenario, const IterationOptions& options) {
   const std::int64_t gpus = scenario.cluster.gpus();
   const TrainingConfig& t = scenario.training;
   std::int64_t micro_steps = std::max(1, t.gradient_accumulation_steps);
@@ -570,7 +715,12 @@ void check_iteration_size(const Scenario& scenario) {
     micro_steps = std::max<std::int64_t>(1, t.global_batch / (largest * std::max<std::int64_t>(1, gpus)));
   }
   const auto operators = static_cast<std::int64_t>(scenario.model.operators.size());
-  check_simulation_size({"the iteration", gpus, 0, 2 * operators * micro_steps * gpus});
+  const auto activities = [&](std::int64_t steps) { return 2 * operators * steps * gpus; };
+  if (options.steady_state && options.steady_state_proof_steps > 0 && micro_steps > kSteadyStateAboveSteps &&
+      activities(micro_steps) > options.max_activities) {
+    micro_steps = std::min<std::int64_t>(micro_steps, options.steady_state_proof_steps);
+  }
+  check_simulation_size({"the iteration", gpus, 0, activities(micro_steps)}, options.max_activities);
 }
 
 IterationResult simulate_iteration(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
@@ -580,10 +730,26 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
   check_simulation_size({"the iteration", gpus, 0, 0});
   const IterationProgram program = build_iteration_program(
       scenario, calibration, plan, options.prefetch_depth, !options.overlap, options.bucket_bytes);
-  const SimulationSize size = iteration_size(program, gpus, group_size, options.coarse_above);
-  check_simulation_size(size);
-  const CollectiveCost cost(scenario.cluster, group_size, calibration);
-  const RingContext rings{cost, calibration, gpus, group_size, options.coarse_above, {}};
+  const CollectiveCost cost(scenario.cluster, group_size, calibration,
+                            plan_collectives(scenario.execution, plan));
+  const bool nccl_model = cost.model() == CollectiveModel::nccl;
+  NcclFamilies nccl = nccl_families(program, cost, gpus, group_size);
+  const NcclFamilies no_families;
+  const auto size_at = [&](int micro_steps) {
+    return iteration_size(program, gpus, group_size, options.coarse_above, nccl_model ? nccl : no_families,
+                          micro_steps);
+  };
+  SimulationSize size = size_at(program.micro_steps);
+  const std::int64_t every_step_activities = size.activities;
+  int unproven_step_limit = program.micro_steps;
+  if (options.steady_state && options.steady_state_proof_steps > 0 &&
+      program.micro_steps > kSteadyStateAboveSteps && size.activities > options.max_activities) {
+    unproven_step_limit = std::min(program.micro_steps, std::max(1, options.steady_state_proof_steps));
+    size = size_at(unproven_step_limit);
+  }
+  check_simulation_size(size, options.max_activities);
+  const RingContext rings{
+      cost, calibration, gpus, group_size, options.coarse_above, nccl_model ? &nccl : nullptr, {}};
 
   IterationLog log;
   log.trace_ranks = options.trace_ranks;
@@ -591,24 +757,34 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
   std::optional<IterationExecutor> executor;
   const double iteration_seconds = translate_simgrid_errors([&] {
     sg4::Engine& engine = create_engine();
-    platform.emplace(scenario.cluster, calibration, routed_pairs(program, gpus, group_size));
-    executor.emplace(program, rings, *platform, log, options.steady_state, observer);
+    platform.emplace(scenario.cluster, calibration,
+                     routed_pairs(program, gpus, group_size, nccl, nccl_model));
+    for (auto& [key, family] : nccl) fit_nccl_flows(family.flows, family.estimate, *platform);
+    executor.emplace(program, rings, *platform, log, options.steady_state, unproven_step_limit, observer);
     sg4::Activity::on_completion_cb([&executor](const sg4::Activity& a) { executor->on_completion(a); });
     executor->start();
     try {
       return run_to_completion(engine, log.finished_streams, 2 * static_cast<std::int64_t>(gpus),
                                "the iteration");
     } catch (const SimulationError&) {
+      if (executor->gave_up()) {
+        throw SimulationError(
+            "the iteration's " + std::to_string(program.micro_steps) +
+            " micro-steps did not repeat (no steady state) within the first " +
+            std::to_string(unproven_step_limit) + ", and simulating every one needs about " +
+            std::to_string(every_step_activities) + " simulated activities; the simulator runs at most " +
+            std::to_string(options.max_activities) + ": use fewer accumulation steps");
+      }
       if (executor->cancelled()) throw SimulationCancelled();  // the streams stopped on purpose
       throw;
     }
   });
   const int skipped = executor->skipped_steps();
-  log.messages += skipped * step_messages(program, gpus, group_size, options.coarse_above);
+  log.messages += skipped * step_messages(program, gpus, group_size, options.coarse_above, nccl);
   const double total_seconds = iteration_seconds + skipped * executor->step_period_seconds();
   IterationResult result = assemble_result(program, total_seconds, *executor, gpus, std::move(log));
   result.steady_state_micro_steps = skipped;
-  result.links = link_usage(program, *platform, gpus, group_size, total_seconds);
+  result.links = link_usage(program, *platform, gpus, group_size, nccl, total_seconds);
   if (observer != nullptr) observer->progress(total_seconds, result.activities);
   return result;
 }

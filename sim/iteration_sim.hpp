@@ -11,6 +11,7 @@
 #include "planner/core/scenario.hpp"
 #include "planner/program/iteration_program.hpp"
 #include "sim/collectives/ring_actor.hpp"
+#include "sim/resources.hpp"
 #include "sim/simulation_observer.hpp"
 
 namespace shardscope::sim {
@@ -22,6 +23,13 @@ struct IterationOptions {
   int trace_ranks = 8;                   // ranks whose activities and memory are kept for the trace
   double bucket_bytes = 0;   // gradient bucket size (0: each slice's gradients are reduced on their own)
   bool steady_state = true;  // above 64 micro-steps, add repeating micro-steps instead of simulating them
+  // When > 0 and simulating every micro-step would exceed max_activities, the steady state must be proven
+  // within this many micro-steps (a proof takes a few); the size check counts that many, and a program that
+  // has not repeated by then ends with a SimulationError instead of running past the limit. Off (0) by
+  // default: with 2^20 micro-steps (tests/hostile f15) the run stalled in the first micro-step, not yet
+  // understood, so such iterations are still refused up front.
+  int steady_state_proof_steps = 0;
+  std::int64_t max_activities = kMaxSimulatedActivities;
   bool operator==(const IterationOptions&) const = default;
 };
 
@@ -75,8 +83,9 @@ struct IterationResult {
 
 // Refuses (SimulationError), before any planning, a scenario whose iteration cannot be simulated within
 // the limits of resources.hpp at any plan: every micro-step computes each operator forward and backward
-// on every GPU, at the fewest micro-steps its batch settings allow.
-void check_iteration_size(const Scenario& scenario);
+// on every GPU, at the fewest micro-steps its batch settings allow (with `options.steady_state`, at most the
+// micro-steps a steady-state proof may take).
+void check_iteration_size(const Scenario& scenario, const IterationOptions& options);
 
 // Runs one simulation. SimGrid allows one engine per process: a second call in the same process throws
 // SimulationError (run further simulations through a ChildProcessRunner, runner.hpp). Throws InputError for a

@@ -59,7 +59,7 @@ std::int64_t estimated_address_space_bytes(const SimulationSize& size) {
          (kActorStackBytes + guard + kBytesPerActor) * size.actors + kBaseBytes;
 }
 
-void check_simulation_size(const SimulationSize& size) {
+void check_simulation_size(const SimulationSize& size, std::int64_t max_activities) {
   if (size.gpus > kMaxSimulatedGpus) {
     throw SimulationError(
         size.what + " has " + std::to_string(size.gpus) + " GPUs; the simulator takes at most " +
@@ -67,10 +67,10 @@ void check_simulation_size(const SimulationSize& size) {
         bytes_text(kRouteTableBytesPerPair * size.gpus * size.gpus) + " here, " +
         bytes_text(kRouteTableBytesPerPair * kMaxSimulatedGpus * kMaxSimulatedGpus) + " at the limit)");
   }
-  if (size.activities > kMaxSimulatedActivities) {
+  if (size.activities > max_activities) {
     throw SimulationError(size.what + " needs about " + std::to_string(size.activities) +
                           " simulated activities; the simulator runs at most " +
-                          std::to_string(kMaxSimulatedActivities) +
+                          std::to_string(max_activities) +
                           " (about 10^5 per second: hours here, minutes at the limit)");
   }
   rlimit limit{};

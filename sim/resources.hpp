@@ -35,8 +35,8 @@ struct SimulationSize {
 std::int64_t estimated_address_space_bytes(const SimulationSize& size);
 
 // Refuses, with a SimulationError naming the limit and why, a simulation over kMaxSimulatedGpus GPUs or
-// kMaxSimulatedActivities activities, or one whose address space exceeds what RLIMIT_AS (ulimit -v) leaves.
-void check_simulation_size(const SimulationSize& size);
+// `max_activities` activities, or one whose address space exceeds what RLIMIT_AS (ulimit -v) leaves.
+void check_simulation_size(const SimulationSize& size, std::int64_t max_activities = kMaxSimulatedActivities);
 
 // Sets SimGrid's actor stack size (kActorStackBytes) and, when the actors' guard pages would exceed the
 // kernel's memory-map limit (vm.max_map_count), turns the guard pages off. Call after create_engine and

@@ -11,11 +11,14 @@
 namespace shardscope::sim {
 
 class RingRun;
+class NcclRun;
 
-// What a flow's data points at, so that its completion reaches its run: sent by ring position `index`.
+// What a flow's data points at, so that its completion reaches its run: sent by ring position `index` of a
+// ring run, or one of an NCCL collective's flows.
 struct ActivityTag {
   RingRun* run = nullptr;
   std::size_t index = 0;
+  NcclRun* nccl = nullptr;
 };
 
 // The same model as run_ring_phase (ring_actor.hpp), without an actor per rank: per step a rank's chunk

@@ -78,6 +78,14 @@ std::vector<std::string> child_arguments(const std::string& binary, const Simula
     throw InputError("simulation job", 0, "options.bucket_bytes",
                      "expected a whole number of bytes, got " + format_number(o.bucket_bytes));
   }
+  if (o.max_activities != IterationOptions{}.max_activities ||
+      o.steady_state_proof_steps != IterationOptions{}.steady_state_proof_steps) {
+    throw InputError("simulation job", 0,
+                     o.max_activities != IterationOptions{}.max_activities
+                         ? "options.max_activities"
+                         : "options.steady_state_proof_steps",
+                     "a child simulation runs with the default (the command line does not carry it)");
+  }
   std::vector<std::string> args = {binary,
                                    "simulate",
                                    job.scenario_file,
@@ -92,10 +100,17 @@ std::vector<std::string> child_arguments(const std::string& binary, const Simula
                                    "--coarse-above",
                                    std::to_string(o.coarse_above)};
   args.emplace_back(o.overlap ? "--overlap" : "--serial");  // explicit: the scenario may say otherwise
+  // The plan's own collectives, whatever the scenario file says (plan --collectives may have overridden it).
+  args.emplace_back("--collectives");
+  args.emplace_back(to_string(job.plan.collectives));
   if (!o.steady_state) args.emplace_back("--every-step");
   if (o.bucket_bytes > 0) {
     args.emplace_back("--bucket");
     args.push_back(std::to_string(static_cast<std::int64_t>(o.bucket_bytes)));
+  }
+  if (!job.calibration_file.empty()) {
+    args.emplace_back("--calibration");
+    args.push_back(job.calibration_file);
   }
   return args;
 }
@@ -178,7 +193,8 @@ InputError child_input_error(const std::string& message, const SimulationJob& jo
 }  // namespace
 
 IterationResult InProcessRunner::run(const SimulationJob& job) {
-  const Scenario scenario = load_scenario_file(job.scenario_file);
+  Scenario scenario = load_scenario_file(job.scenario_file);
+  if (!job.calibration_file.empty()) scenario.planner.calibration_file = job.calibration_file;
   const Calibration calibration = scenario_calibration(scenario);
   return simulate_iteration(scenario, calibration, job.plan, job.options);
 }

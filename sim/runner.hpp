@@ -14,7 +14,8 @@ struct SimulationJob {
   std::string scenario_file;
   Plan plan;
   IterationOptions options;
-  double timeout_seconds = 0;  // 0: no limit
+  std::string calibration_file;  // empty: the scenario's own (planner.calibration)
+  double timeout_seconds = 0;    // 0: no limit
 };
 
 class SimulationRunner {

@@ -22,6 +22,14 @@ struct Registered {
 
 Registered register_inspect(CLI::App& app);
 Registered register_plan(CLI::App& app);
+Registered register_compare(CLI::App& app);
+#ifdef SHARDSCOPE_HAVE_FIT
+Registered register_calibrate(CLI::App& app);
+#endif
+// `sweep` needs the command line as given: `sweep --mpi` runs shardscope-sweep-mpi with it.
+Registered register_sweep(CLI::App& app, char** argv);
+Registered register_sweep_point(CLI::App& app);  // hidden: one point, in the sweep's child process
+Registered register_merge(CLI::App& app);
 #ifdef SHARDSCOPE_HAVE_SIM
 Registered register_collective(CLI::App& app);
 Registered register_simulate(CLI::App& app);

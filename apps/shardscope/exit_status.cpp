@@ -25,7 +25,9 @@ bool expected(const std::exception& error) {
          dynamic_cast<const NothingFits*>(&error) != nullptr ||
          dynamic_cast<const PlanDoesNotFit*>(&error) != nullptr ||
          dynamic_cast<const Interrupted*>(&error) != nullptr ||
-         dynamic_cast<const OutputError*>(&error) != nullptr;
+         dynamic_cast<const OutputError*>(&error) != nullptr ||
+         dynamic_cast<const SimulatorUnavailable*>(&error) != nullptr ||
+         dynamic_cast<const PointsFailed*>(&error) != nullptr;
 }
 
 }  // namespace
@@ -35,7 +37,8 @@ ExitStatus exit_status_for(const std::exception& error) {
   if (dynamic_cast<const NothingFits*>(&error) != nullptr) return ExitStatus::nothing_fits;
   if (dynamic_cast<const PlanDoesNotFit*>(&error) != nullptr) return ExitStatus::nothing_fits;
   if (dynamic_cast<const Interrupted*>(&error) != nullptr) return ExitStatus::interrupted;
-  return ExitStatus::failed;  // SimulationError, OutputError, out of memory, anything unexpected
+  return ExitStatus::failed;  // SimulationError, OutputError, PointsFailed, out of memory, anything
+                              // unexpected
 }
 
 std::string failure_message(const std::exception& error) {

@@ -38,8 +38,23 @@ class OutputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// shardscope-sim, which runs the simulator's commands, could not be started (missing beside `shardscope`, not
+// executable); exits 4. The message names the path and the system's reason.
+class SimulatorUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A sweep that ran to its end with some points in error rows (a crash, a timeout, bad input for that point);
+// exits 4 after every row is written.
+class PointsFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // The code for an error a command threw: InputError 2, NothingFits and PlanDoesNotFit 3, Interrupted 130, and
-// 4 for everything else: SimulationError, OutputError, out of memory, and any unexpected error.
+// 4 for everything else: SimulationError, SimulatorUnavailable, OutputError, out of memory, and any
+// unexpected error.
 ExitStatus exit_status_for(const std::exception& error);
 
 // The line main() prints for `error` (without "error: "): its own text for the project's errors, a plain

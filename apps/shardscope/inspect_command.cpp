@@ -7,11 +7,13 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
+#include "apps/shardscope/scenario_flags.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/model_states.hpp"
 #include "planner/core/printable.hpp"
 #include "planner/core/scenario_check.hpp"
 #include "planner/core/units.hpp"
+#include "planner/cost/collective_cost.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/search_space.hpp"
@@ -24,6 +26,32 @@ std::vector<const Strategy*> classic_strategies() {
   std::vector<const Strategy*> out;
   for (const Strategy& s : strategies()) {
     if (s.classic) out.push_back(&s);
+  }
+  return out;
+}
+
+// A lone flow on a link class: the calibrated figures where the calibration sets the class, else the
+// cluster's (a NIC to itself for the network).
+LinkProperties lone_flow(const Scenario& s, const Calibration& calibration, LinkClass lc) {
+  LinkProperties p = link_properties(s.cluster, lc);
+  if (const auto& c = calibration.links[static_cast<std::size_t>(lc)]) {
+    p.bytes_per_second = c->bytes_per_second;
+    p.latency_seconds = c->alpha_seconds;
+  }
+  return p;
+}
+
+// What the cost model gives each edge of a group kind's rings when every group runs its collective at once
+// (the links' flows per direction shared: a NIC that several rings cross is split between them).
+struct GroupRing {
+  GroupKind group;
+  RingLink ring;
+};
+std::vector<GroupRing> group_rings(const Scenario& s, const Calibration& calibration) {
+  const CollectiveCost cost(s.cluster, s.training.group_size, calibration);
+  std::vector<GroupRing> out;
+  for (const GroupKind g : {GroupKind::intra, GroupKind::inter, GroupKind::global}) {
+    if (cost.group_ranks(g) > 1) out.push_back({g, cost.ring(g)});
   }
   return out;
 }
@@ -63,10 +91,18 @@ nlohmann::ordered_json to_json(const Scenario& s, const Calibration& calibration
   cluster["peak_flops_per_second_fp16"] = s.cluster.gpu.peak_flops_per_second_fp16;
   cluster["link_classes"] = nlohmann::ordered_json::array();
   for (LinkClass lc : link_classes_present(s.cluster)) {
-    const LinkProperties p = link_properties(s.cluster, lc);
+    const LinkProperties p = lone_flow(s, calibration, lc);
     cluster["link_classes"].push_back({{"class", to_string(lc)},
                                        {"bytes_per_second", p.bytes_per_second},
                                        {"latency_seconds", p.latency_seconds}});
+  }
+  cluster["rings"] = nlohmann::ordered_json::array();
+  for (const GroupRing& r : group_rings(s, calibration)) {
+    cluster["rings"].push_back({{"group", to_string(r.group)},
+                                {"ranks", r.ring.ranks},
+                                {"bytes_per_second", r.ring.bytes_per_second},
+                                {"latency_seconds", r.ring.alpha_seconds},
+                                {"bottleneck", to_string(r.ring.bottleneck)}});
   }
   const StateBytesPerParameter bytes = state_bytes_per_parameter(s.training.precision, s.training.optimizer);
   out["model_states"] = nlohmann::ordered_json::array();
@@ -115,13 +151,22 @@ void print_text(const Scenario& s, const Calibration& calibration, std::ostream&
   os << "          " << units::format_flops_rate(c.gpu.peak_flops_per_second_fp16) << " fp16 peak x "
      << c.gpu.achievable_fraction << " achievable; memory limit "
      << format_bytes(static_cast<double>(s.training.memory_limit_bytes)) << " per GPU\n\n";
-  Table links({"link class", "bandwidth/direction", "latency"});
+  Table links({"link class", "lone flow/direction", "latency"});
   for (LinkClass lc : link_classes_present(c)) {
-    const LinkProperties p = link_properties(c, lc);
+    const LinkProperties p = lone_flow(s, calibration, lc);
     links.add({to_string(lc), units::format_bandwidth(p.bytes_per_second),
                units::format_duration(p.latency_seconds)});
   }
   links.print(os);
+  os << "\nRings of M = " << s.training.group_size
+     << " as the ring model prices them (every group at once: flows per link direction share it)\n\n";
+  Table rings({"group", "ranks", "bandwidth/edge", "latency", "bottleneck"});
+  for (const GroupRing& r : group_rings(s, calibration)) {
+    rings.add({to_string(r.group), std::to_string(r.ring.ranks),
+               units::format_bandwidth(r.ring.bytes_per_second), units::format_duration(r.ring.alpha_seconds),
+               to_string(r.ring.bottleneck)});
+  }
+  rings.print(os);
 
   const StateBytesPerParameter bytes = state_bytes_per_parameter(s.training.precision, s.training.optimizer);
   os << "\nModel states per GPU (" << to_string(s.training.precision) << ", "
@@ -143,14 +188,12 @@ void print_text(const Scenario& s, const Calibration& calibration, std::ostream&
 
 Registered register_inspect(CLI::App& app) {
   auto* cmd = app.add_subcommand("inspect", "Summarise a scenario: model, cluster, model-state memory");
-  auto scenario_path = std::make_shared<std::string>();
+  auto flags = std::make_shared<ScenarioFlags>();
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("scenario", *scenario_path, "Scenario YAML file")
-      ->required()
-      ->check(non_empty("a file path"));
+  add_scenario_flags(*cmd, *flags);
   cmd->add_flag("--json", *json, "Print JSON instead of tables");
-  return {cmd, [scenario_path, json](std::ostream& out) {
-            const Scenario scenario = load_scenario_file(*scenario_path);
+  return {cmd, [flags, json](std::ostream& out) {
+            const Scenario scenario = flags->load();
             // Read and checked as plan and simulate read it: a missing or bad calibration is the same error.
             const Calibration calibration = scenario_calibration(scenario);
             if (*json) {

@@ -68,6 +68,13 @@ ExitStatus parse_and_run(int argc, char** argv, std::ostream& out) {
   std::vector<shardscope::cli::Registered> commands;
   commands.push_back(shardscope::cli::register_inspect(app));
   commands.push_back(shardscope::cli::register_plan(app));
+#ifdef SHARDSCOPE_HAVE_FIT
+  commands.push_back(shardscope::cli::register_calibrate(app));
+#endif
+  commands.push_back(shardscope::cli::register_compare(app));
+  commands.push_back(shardscope::cli::register_sweep(app, argv));
+  commands.push_back(shardscope::cli::register_merge(app));
+  commands.push_back(shardscope::cli::register_sweep_point(app));
 #ifdef SHARDSCOPE_HAVE_SIM
   commands.push_back(shardscope::cli::register_collective(app));
   commands.push_back(shardscope::cli::register_simulate(app));
@@ -124,7 +131,14 @@ int main(int argc, char** argv) {
 #ifdef SHARDSCOPE_SIM_EXEC
   // The simulator's commands run in shardscope-sim, which links SimGrid; this executable does not, and
   // starts in a few milliseconds instead of ~35 (planner/README.md, "Benchmark").
-  if (cli::runs_in_simulator(argc, argv)) return cli::exec_simulator(argv);
+  if (cli::runs_in_simulator(argc, argv)) {
+    try {
+      cli::exec_simulator(argv);
+    } catch (const cli::SimulatorUnavailable& e) {
+      std::cerr << "error: " << terminal_text(e.what()) << "\n";
+      return cli::to_int(cli::exit_status_for(e));
+    }
+  }
 #endif
   if (!cli::guard_standard_descriptors()) {
     std::cerr << "error: standard output is closed (`>&-`); nothing would be shown: redirect it to a file "

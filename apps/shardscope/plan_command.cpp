@@ -18,6 +18,7 @@
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/plan_progress.hpp"
+#include "apps/shardscope/scenario_flags.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/calibration.hpp"
 #include "planner/core/error.hpp"
@@ -61,8 +62,8 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
   }
   const Plan& plan = best.plan;
   os << "\nPlan (" << plan.strategy << "), micro-batch " << plan.micro_batch << " x "
-     << plan.gradient_accumulation_steps << " accumulation steps x " << scenario.cluster.gpus()
-     << " GPUs\n\n";
+     << plan.gradient_accumulation_steps << " accumulation steps x " << scenario.cluster.gpus() << " GPUs, "
+     << to_string(plan.collectives) << " collectives\n\n";
   // Operators with the same kind, choice and cost (repeated layers) share one row.
   struct Row {
     std::vector<std::string> names;
@@ -136,22 +137,23 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
           "over "
           "FSDP)\n\n";
   }
-  Table table({"strategy", "batch", "iteration", "samples/s", "peak memory", "vs FSDP"});
-  table.add({"shardscope", std::to_string(plan.micro_batch),
+  Table table({"strategy", "batch", "collectives", "iteration", "samples/s", "peak memory", "vs FSDP"});
+  table.add({"shardscope", std::to_string(plan.micro_batch), to_string(plan.collectives),
              format_duration(plan.predicted.iteration_seconds), fixed(plan.predicted.samples_per_second, 2),
              format_bytes(plan.predicted.peak_memory_bytes),
              fsdp > 0 ? fixed(plan.predicted.samples_per_second / fsdp, 2) + "x" : "-"});
   for (const StrategyResult& b : report.baselines) {
     if (!b.fits) {  // its smallest plan at the first micro-batch it tried
       table.add({b.strategy, b.batches.empty() ? "-" : std::to_string(b.batches.front().micro_batch),
-                 "does not fit", "-", format_bytes(b.minimum_memory_bytes),
-                 "short " + format_bytes(b.shortfall_bytes)});
+                 to_string(strategy_collectives(scenario, b.strategy)), "does not fit", "-",
+                 format_bytes(b.minimum_memory_bytes), "short " + format_bytes(b.shortfall_bytes)});
       continue;
     }
-    table.add(
-        {b.strategy, std::to_string(b.plan.micro_batch), format_duration(b.plan.predicted.iteration_seconds),
-         fixed(b.plan.predicted.samples_per_second, 2), format_bytes(b.plan.predicted.peak_memory_bytes),
-         fsdp > 0 ? fixed(b.plan.predicted.samples_per_second / fsdp, 2) + "x" : "-"});
+    table.add({b.strategy, std::to_string(b.plan.micro_batch), to_string(b.plan.collectives),
+               format_duration(b.plan.predicted.iteration_seconds),
+               fixed(b.plan.predicted.samples_per_second, 2),
+               format_bytes(b.plan.predicted.peak_memory_bytes),
+               fsdp > 0 ? fixed(b.plan.predicted.samples_per_second / fsdp, 2) + "x" : "-"});
   }
   table.print(os);
 }
@@ -181,13 +183,14 @@ std::optional<PlanReport> plan_with_progress(const Scenario& scenario, const Cal
 constexpr double kDefaultRefineTimeoutSeconds = 600;
 
 struct Options {
-  std::string scenario;
+  ScenarioFlags scenario;
   bool json = false;
   std::string out;
   bool no_baselines = false;
   bool progress = false;
   bool quiet = false;
   std::string batch_policy;      // empty: the scenario's training.batch_policy
+  std::string collectives;       // empty: the scenario's execution.collectives
   std::int64_t micro_batch = 0;  // 0: the scenario's
   int refine = 0;                // candidates to simulate (0: off)
   double refine_timeout_seconds = kDefaultRefineTimeoutSeconds;
@@ -198,6 +201,8 @@ struct Options {
 void apply_plan_flags(const Options& o, Scenario& scenario) {
   if (!o.batch_policy.empty())
     scenario.training.batch_policy = parse_name<BatchPolicy>(o.batch_policy).value();
+  if (!o.collectives.empty())
+    scenario.execution.collectives = parse_name<CollectivesChoice>(o.collectives).value();
   if (o.micro_batch > 0) {
     scenario.training.micro_batch = o.micro_batch;
     // With a global batch the steps follow from the micro-batch (when it divides; otherwise the check below
@@ -221,9 +226,7 @@ void apply_plan_flags(const Options& o, Scenario& scenario) {
 Registered register_plan(CLI::App& app) {
   auto* cmd = app.add_subcommand("plan", "Find the optimal per-operator sharding plan and compare baselines");
   auto opts = std::make_shared<Options>();
-  cmd->add_option("scenario", opts->scenario, "Scenario YAML file")
-      ->required()
-      ->check(non_empty("a file path"));
+  add_scenario_flags(*cmd, opts->scenario);
   cmd->add_flag("--json", opts->json, "Print the report as JSON");
   cmd->add_option("--out", opts->out, "Also write the plan report (JSON) to this file")
       ->check(non_empty("a file path"));
@@ -233,6 +236,11 @@ Registered register_plan(CLI::App& app) {
          "Compare baselines at the plan's micro-batch and accumulation (equal) or each at its own best "
          "(own); default: the scenario's training.batch_policy, else equal")
       ->check(CLI::IsMember({"own", "equal"}));
+  cmd->add_option("--collectives", opts->collectives,
+                  "Price every strategy's collectives as rings or as NCCL runs them, or auto: nccl for "
+                  "DDP/ZeRO/FSDP/MiCS/ZeRO++/OSDP, rings for shardscope's plan and PaRO (default: the "
+                  "scenario's execution.collectives, else auto)")
+      ->check(CLI::IsMember({"auto", "ring", "nccl"}));
   cmd->add_option("--micro-batch", opts->micro_batch,
                   "Fix the micro-batch per GPU (the scenario's training.micro_batch) for the plan and the "
                   "baselines")
@@ -259,7 +267,12 @@ Registered register_plan(CLI::App& app) {
                            "build with SHARDSCOPE_WITH_SIMGRID)");
         }
 #endif
-        Scenario scenario = load_scenario_file(opts->scenario);
+        if (opts->refine > 0 && opts->scenario.overridden()) {
+          throw InputError("--refine", 0, "refine",
+                           "simulates the scenario file as written; it does not combine with --set, --model, "
+                           "--cluster, --nodes or a config.json (write a scenario file instead)");
+        }
+        Scenario scenario = opts->scenario.load();
         const std::int64_t file_micro_batch = scenario.training.micro_batch;
         apply_plan_flags(*opts, scenario);
         const Calibration calibration = scenario_calibration(scenario);
@@ -284,8 +297,8 @@ Registered register_plan(CLI::App& app) {
 #ifdef SHARDSCOPE_HAVE_SIM
         std::optional<sim::RefineOutcome> refined;
         if (opts->refine > 0 && report.best.fits) {
-          refined =
-              refine_report(report, scenario, calibration, opts->scenario, opts->refine_timeout_seconds);
+          refined = refine_report(report, scenario, calibration, opts->scenario.scenario_file(),
+                                  opts->refine_timeout_seconds);
           json = report_to_json(report, scenario);
           json["refine"] = refine_to_json(*refined);
         }

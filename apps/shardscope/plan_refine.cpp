@@ -66,6 +66,7 @@ sim::RefineOutcome refine_report(PlanReport& report, const Scenario& scenario, c
     best.adopted_from.clear();
   }
   best.plan.operators = chosen.operators;
+  best.plan.collectives = chosen.collectives;
   best.plan.micro_batch = chosen.micro_batch;
   best.plan.gradient_accumulation_steps = chosen.gradient_accumulation_steps;
   best.plan.predicted = chosen.predicted;

@@ -16,6 +16,7 @@
 #include "apps/shardscope/no_fit.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
+#include "apps/shardscope/scenario_flags.hpp"
 #include "apps/shardscope/simulate_progress.hpp"
 #include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
@@ -40,13 +41,15 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 struct Options {
-  std::string scenario, plan, strategy, trace, links, result_json;
+  ScenarioFlags scenario;
+  std::string plan, strategy, trace, links, result_json, calibration;
   bool json = false, serial = false, overlap = false, compare = false, every_step = false, quiet = false,
        progress = false;
   int prefetch = -1;  // -1: the scenario's execution.prefetch_depth
   int trace_ranks = sim::IterationOptions{}.trace_ranks;
   int coarse_above = sim::IterationOptions{}.coarse_above;
   std::string bucket;
+  std::string collectives;  // empty: the scenario's execution.collectives
 };
 
 // The output files, checked before anything long runs, so a bad path fails at once (exit 2); each is
@@ -70,6 +73,8 @@ void apply_execution_flags(const Options& o, Scenario& scenario) {
   if (o.serial) scenario.execution.overlap = false;
   if (o.overlap) scenario.execution.overlap = true;
   if (o.prefetch >= 0) scenario.execution.prefetch_depth = o.prefetch;
+  if (!o.collectives.empty())
+    scenario.execution.collectives = parse_name<CollectivesChoice>(o.collectives).value();
   if (!o.bucket.empty()) {
     try {
       scenario.execution.bucket_bytes = static_cast<double>(units::parse_bytes(o.bucket));
@@ -162,6 +167,7 @@ void print_json(const Scenario& scenario, const Plan& plan, const PlanPrediction
   Json j;
   j["scenario"] = scenario.name;
   j["strategy"] = plan.strategy;
+  j["collectives"] = to_string(plan_collectives(scenario.execution, plan));
   j["iteration_seconds"] = result.iteration_seconds;
   j["samples_per_second"] = result.samples_per_second;
   j["tokens_per_second"] = result.tokens_per_second;
@@ -184,6 +190,7 @@ void print_summary(const Scenario& scenario, const Plan& plan, const sim::Iterat
   out << "Simulated " << plan.strategy << " on " << scenario.cluster.gpus() << " x "
       << scenario.cluster.gpu.name << ", micro-batch " << plan.micro_batch << " x "
       << plan.gradient_accumulation_steps << " steps, "
+      << to_string(plan_collectives(scenario.execution, plan)) << " collectives, "
       << (options.overlap
               ? "compute and communication streams, prefetch " + std::to_string(options.prefetch_depth)
               : std::string("one stream (serial)"))
@@ -251,7 +258,7 @@ Registered register_simulate(CLI::App& app) {
               " KiB must fit the address-space limit (ulimit -v). Beyond: exit 4 with the reason.\n\n" +
               exit_status_help());
   auto o = std::make_shared<Options>();
-  cmd->add_option("scenario", o->scenario, "Scenario YAML file")->required()->check(non_empty("a file path"));
+  add_scenario_flags(*cmd, o->scenario);
   auto* plan_opt = cmd->add_option("--plan", o->plan, "Plan JSON written by `shardscope plan --out`")
                        ->check(non_empty("a plan file path"));
   cmd->add_option("--strategy", o->strategy, "A strategy from the registry instead: " + strategy_help())
@@ -264,6 +271,12 @@ Registered register_simulate(CLI::App& app) {
   cmd->add_option("--bucket", o->bucket,
                   "Gradient bucket size, e.g. 25MB (default: the scenario's execution.bucket)")
       ->check(byte_size_up_to(std::int64_t{1} << 40, "1TiB"));
+  cmd->add_option(
+         "--collectives", o->collectives,
+         "Collectives as rings or as NCCL runs them, or auto: the plan's own (a plan made under auto: "
+         "nccl for DDP/ZeRO/FSDP/MiCS/ZeRO++/OSDP, rings for shardscope and PaRO); default: the "
+         "scenario's execution.collectives")
+      ->check(CLI::IsMember({"auto", "ring", "nccl"}));
   CLI::Option* serial =
       cmd->add_flag("--serial", o->serial, "One stream per GPU: no overlap of communication and compute");
   cmd->add_flag("--overlap", o->overlap,
@@ -286,6 +299,10 @@ Registered register_simulate(CLI::App& app) {
   cmd->add_option("--result-json", o->result_json,
                   "Write the full simulated result (per-GPU results, trace, memory, links) as JSON")
       ->check(non_empty("a file path"));
+  cmd->add_option("--calibration", o->calibration,
+                  "Calibration YAML to use instead of the scenario's planner.calibration (e.g. from "
+                  "`shardscope calibrate`)")
+      ->check(non_empty("a file path"));
   cmd->add_flag("--compare", o->compare, "Print the planner's prediction next to the simulation");
   cmd->add_flag("--json", o->json, "Print JSON");
   CLI::Option* quiet = cmd->add_flag("--quiet", o->quiet, "No progress on stderr, not even on a terminal");
@@ -294,12 +311,14 @@ Registered register_simulate(CLI::App& app) {
                 "terminal gets an updating line anyway)")
       ->excludes(quiet);
   return {cmd, [o](std::ostream& out) {
-            Scenario scenario = load_scenario_file(o->scenario);
+            Scenario scenario = o->scenario.load();
+            if (!o->calibration.empty()) scenario.planner.calibration_file = o->calibration;
             apply_execution_flags(*o, scenario);
             const Calibration calibration = scenario_calibration(scenario);
             const sim::IterationOptions options = iteration_options(*o, scenario);
             const OutputFiles outputs = check_outputs(*o);
-            if (o->plan.empty()) sim::check_iteration_size(scenario);  // before planning what cannot run
+            if (o->plan.empty())
+              sim::check_iteration_size(scenario, options);  // before planning what cannot run
             const Plan plan = resolve_plan(*o, scenario, calibration);
             // Before simulating: a plan outside the scenario's space or over its memory limit is refused.
             const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);

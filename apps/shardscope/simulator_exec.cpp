@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <iostream>
 #include <string>
 #include <system_error>
 
@@ -22,6 +21,13 @@ bool is_simulator_command(std::string_view argument) {
 bool runs_in_simulator(int argc, char** argv) {
   if (argc < 2) return false;
   if (is_simulator_command(argv[1])) return true;
+  if (std::string_view(argv[1]) == "compare") return true;  // it simulates each measured plan
+  if (std::string_view(argv[1]) == "sweep-point") {         // a sweep's point with --simulate
+    for (int i = 2; i < argc; ++i) {
+      if (std::string_view(argv[i]) == "--simulate") return true;
+    }
+    return false;
+  }
   if (std::string_view(argv[1]) != "plan") return false;
   // `plan --refine K` with K other than 0 simulates its candidates.
   for (int i = 2; i < argc; ++i) {
@@ -32,15 +38,14 @@ bool runs_in_simulator(int argc, char** argv) {
   return false;
 }
 
-int exec_simulator(char** argv) {
+void exec_simulator(char** argv) {
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
   const std::string simulator = (error ? std::filesystem::path(".") : self.parent_path()) / "shardscope-sim";
   ::execv(simulator.c_str(), argv);
   const int reason = errno;
-  std::cerr << "error: the simulator's commands run " << simulator
-            << ", which could not be started: " << std::strerror(reason) << "\n";
-  return to_int(ExitStatus::failed);
+  throw SimulatorUnavailable("the simulator's commands run " + simulator +
+                             ", which could not be started: " + std::strerror(reason));
 }
 
 void register_simulator_commands(CLI::App& app, char** argv) {
@@ -48,7 +53,7 @@ void register_simulator_commands(CLI::App& app, char** argv) {
     CLI::App* cmd = app.add_subcommand(
         name, std::string(name) == "collective" ? kCollectiveDescription : kSimulateDescription);
     cmd->allow_extras();
-    cmd->callback([argv] { std::exit(exec_simulator(argv)); });
+    cmd->callback([argv] { exec_simulator(argv); });
   }
 }
 

@@ -17,12 +17,13 @@ inline constexpr const char* kSimulateDescription =
     "Simulate one training iteration of a plan on the cluster (SimGrid)";
 
 bool is_simulator_command(std::string_view argument);
-// Whether this command line runs in shardscope-sim: `collective`, `simulate`, and `plan --refine K` (K > 0).
+// Whether this command line runs in shardscope-sim: `collective`, `simulate`, `plan --refine K` (K > 0) and
+// `sweep-point --simulate`.
 bool runs_in_simulator(int argc, char** argv);
 
-// Replaces this process with shardscope-sim and the same arguments; returns (exit status 4, with a message
-// on stderr) only when it cannot be started.
-int exec_simulator(char** argv);
+// Replaces this process with shardscope-sim and the same arguments; throws SimulatorUnavailable (exit 4,
+// naming the path and the system's reason) when it cannot be started.
+void exec_simulator(char** argv);
 
 // Lists `collective` and `simulate` in `app` (for --help and the "did you mean" of a typo); selecting one
 // runs shardscope-sim with `argv`.

@@ -40,14 +40,12 @@ LinkProperties link_properties(const Cluster& cluster, LinkClass link_class) {
       out.bytes_per_second = cluster.nvswitch.gpu_bytes_per_second;
       out.latency_seconds = cluster.nvswitch.latency_seconds;
       break;
-    case LinkClass::network: {
-      // One GPU's share of the node's NICs when every GPU of the node sends at once.
-      const double per_gpu_nic = cluster.network.nic_bytes_per_second * cluster.network.nics_per_node /
-                                 std::max(1, cluster.gpus_per_node);
-      out.bytes_per_second = std::min(per_gpu_nic, cluster.network.nic_bytes_per_second);
+    case LinkClass::network:
+      // A lone flow has its NIC to itself; how many flows share a NIC at once is the cost model's count of
+      // flows per link direction (CollectiveCost), not a fixed per-GPU share.
+      out.bytes_per_second = cluster.network.nic_bytes_per_second;
       out.latency_seconds = cluster.network.latency_seconds;
       break;
-    }
   }
   return out;
 }

@@ -163,6 +163,26 @@ std::uint64_t calibration_digest(const Calibration& calibration) {
   return fnv1a_64(c.text());
 }
 
+std::uint64_t plan_digest(const Plan& plan) {
+  CanonicalText c;
+  c.add("model_digest", static_cast<std::int64_t>(plan.model_digest));
+  c.add("micro_batch", plan.micro_batch);
+  c.add("gradient_accumulation_steps", plan.gradient_accumulation_steps);
+  c.add("group_size", plan.group_size);
+  c.add("precision", static_cast<int>(plan.precision));
+  for (std::size_t i = 0; i < plan.operators.size(); ++i) {
+    const OperatorChoice& o = plan.operators[i];
+    const std::string p = "op" + std::to_string(i) + ".";
+    c.add(p + "name", o.name.c_str());
+    c.add(p + "scopes", o.scopes.name().c_str());
+    c.add(p + "secondary_parameter_partition", o.secondary_parameter_partition);
+    c.add(p + "slices", o.slices);
+    c.add(p + "sharded_slices", o.sharded_slices);
+    c.add(p + "checkpoint", o.checkpoint);
+  }
+  return fnv1a_64(c.text());
+}
+
 std::string format_digest(std::uint64_t digest) {
   char buffer[17];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(digest));

@@ -1,8 +1,36 @@
-// ExecutionOptions: how an iteration runs (overlap, prefetch, gradient buckets), read once from the scenario
-// and fed alike to the planner's cost model, the simulator and the hardware run.
+// ExecutionOptions: how an iteration runs (overlap, prefetch, gradient buckets, which collectives), read once
+// from the scenario and fed alike to the planner's cost model, the simulator and the hardware run.
 #pragma once
 
+#include "planner/core/names.hpp"
+
 namespace shardscope {
+
+// Which model prices (and the simulator runs) a plan's collectives: the ring step model, or NCCL's own
+// (channels, tree, protocols: planner/cost/nccl_model.hpp), which FSDP / ZeRO-style runtimes execute.
+enum class CollectiveModel { ring, nccl };
+
+template <>
+struct EnumNames<CollectiveModel> {
+  static constexpr NameEntry<CollectiveModel> table[] = {
+      {CollectiveModel::ring, "ring", "alpha-beta ring steps over the bottleneck link"},
+      {CollectiveModel::nccl, "nccl", "NCCL's model: channels per NIC, tree, protocols LL/LL128/Simple"},
+  };
+};
+
+// The scenario's choice (execution.collectives, --collectives): every strategy alike, or each strategy's own
+// (the registry's: baselines that run on NCCL in their papers use nccl, PaRO and shardscope's plan rings).
+enum class CollectivesChoice { automatic, ring, nccl };
+
+template <>
+struct EnumNames<CollectivesChoice> {
+  static constexpr NameEntry<CollectivesChoice> table[] = {
+      {CollectivesChoice::automatic, "auto",
+       "DDP/ZeRO/FSDP/MiCS/ZeRO++/OSDP nccl; shardscope and PaRO rings"},
+      {CollectivesChoice::ring, "ring", "every strategy's collectives as rings"},
+      {CollectivesChoice::nccl, "nccl", "every strategy's collectives as NCCL runs them"},
+  };
+};
 
 struct ExecutionOptions {
   // Communication overlaps compute on a second stream (the planner charges max(compute, comm) plus the
@@ -11,6 +39,7 @@ struct ExecutionOptions {
   int prefetch_depth = 1;   // gathered buffers in flight beyond the current one (FSDP's default is 1)
   double bucket_bytes = 0;  // gradient bucket size for the simulator (0: each slice reduced alone); the
                             // planner prices one reduce-scatter per slice either way
+  CollectivesChoice collectives = CollectivesChoice::automatic;
 };
 
 }  // namespace shardscope

@@ -50,6 +50,20 @@ struct PaperOperatorCosts {
   double extra_bytes = 0;                  // M_i^extra
 };
 
+// One matrix product of an operator's forward for one sample: `batch` independent products of an m x k by a
+// k x n matrix (m counts the sample's tokens). 2 * batch * m * n * k FLOPs. The validation executor runs
+// them; the cost model uses only their FLOP total (forward_flops_per_sample).
+struct GemmShape {
+  std::string role;  // "qkv", "out", "scores", "values", "up", "gate", "down", "router", "experts", "head"
+  std::int64_t batch = 1;
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  bool per_sample = false;  // one product per sample (attention scores, values): samples add to the batch,
+                            // where other products stack the samples' tokens into m
+  double flops() const { return 2.0 * static_cast<double>(batch * m) * static_cast<double>(n * k); }
+};
+
 // One unit of the plan: the OSDP papers' granularity is one attention block or one MLP block.
 struct Operator {
   std::string name;
@@ -67,6 +81,9 @@ struct Operator {
   bool splittable = true;    // MatMul-like: can be cut into slices (OSDP operator splitting)
   bool trainable = true;     // has gradients and optimizer state
   PaperOperatorCosts paper;  // only for cost_model: paper
+  // The forward's matrix products for one sample (generated transformers; empty for operators given as a
+  // list). Their FLOPs add up to forward_flops_per_sample. Not part of the model digest.
+  std::vector<GemmShape> forward_gemms;
 };
 
 struct Model {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/core/execution_options.hpp"
 #include "planner/core/model_states.hpp"
 #include "planner/core/planner_options.hpp"
 #include "planner/core/training_config.hpp"
@@ -57,6 +58,9 @@ struct Plan {
   Precision precision = Precision::mixed_bf16;
   std::int64_t sequence_length_tokens = 0;  // tokens per sample
   CostModelKind cost_model = CostModelKind::topology;
+  // How its collectives run (planner's price, simulator's flows): its strategy's under execution.collectives
+  // auto, else the scenario's choice. Plan files without the key (older ones) run rings.
+  CollectiveModel collectives = CollectiveModel::ring;
   std::uint64_t model_digest = 0;         // model_digest() of the model it was made for
   std::uint64_t scenario_digest = 0;      // scenario_digest() of the scenario it was made for
   std::uint64_t calibration_digest = 0;   // calibration_digest() of its calibration
@@ -64,5 +68,19 @@ struct Plan {
   PlanPrediction predicted;
   PlanSource source;
 };
+
+// The collectives a given plan runs with (planner and simulator alike): its own, recorded when it was made,
+// under execution.collectives auto, else the scenario's explicit ring or nccl.
+inline CollectiveModel plan_collectives(const ExecutionOptions& execution, const Plan& plan) {
+  switch (execution.collectives) {
+    case CollectivesChoice::ring:
+      return CollectiveModel::ring;
+    case CollectivesChoice::nccl:
+      return CollectiveModel::nccl;
+    case CollectivesChoice::automatic:
+      break;
+  }
+  return plan.collectives;
+}
 
 }  // namespace shardscope

@@ -20,6 +20,11 @@ std::int64_t checked(double value, const char* what) {
   return static_cast<std::int64_t>(std::llround(value));
 }
 
+// A forward matrix product of one sample (sizes are whole numbers: the spec's integers).
+GemmShape gemm(const char* role, double batch, double m, double n, double k, bool per_sample = false) {
+  return GemmShape{role, std::llround(batch), std::llround(m), std::llround(n), std::llround(k), per_sample};
+}
+
 void require(bool ok, const char* field, const std::string& message) {
   if (!ok) throw TransformerSpecError(field, message);
 }
@@ -128,6 +133,11 @@ Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& 
   // 2 FLOPs per multiply-add: projections 2*s*weights; scores QK^T and weighted sum AV 2*s*s*q_dim each.
   att.forward_flops_per_sample = 2 * s * (att_weights + (h_prev != h ? h_prev * h : 0)) + 4 * s * s * q_dim;
   att.backward_flops_per_sample = 2 * att.forward_flops_per_sample;
+  if (h_prev != h) att.forward_gemms.push_back(gemm("resize", 1, s, h, h_prev));
+  att.forward_gemms.push_back(gemm("qkv", 1, s, q_dim + 2 * kv_dim, h));
+  att.forward_gemms.push_back(gemm("scores", spec.heads, s, s, head_dim, true));  // Q K^T per head
+  att.forward_gemms.push_back(gemm("values", spec.heads, s, head_dim, s, true));  // softmax(.) V per head
+  att.forward_gemms.push_back(gemm("out", 1, s, h, q_dim));
   // Korthikanti et al. 2022 (no tensor parallelism), per sample: norm input 2sh, QKV input 2sh,
   // Q 2s*q_dim, K and V 2s*kv_dim each, output-projection input 2s*q_dim, dropout mask sh (= 11sh + 2sh
   // for GPT); without flash attention the s x s scores per head: the softmax output (2as^2 in 16 bits)
@@ -166,6 +176,9 @@ void set_dense_mlp(Operator& mlp, const TransformerSpec& spec, const ActivationS
   mlp.parameters = checked(norm_parameters(spec.norm, h) + expert_params, "mlp parameters");
   mlp.active_parameters = mlp.parameters;
   mlp.forward_flops_per_sample = 2 * s * mlp_weights(spec, h, f);
+  mlp.forward_gemms.push_back(gemm("up", 1, s, f, h));
+  if (spec.mlp == MlpKind::gated) mlp.forward_gemms.push_back(gemm("gate", 1, s, f, h));
+  mlp.forward_gemms.push_back(gemm("down", 1, s, h, f));
   // Kept once: norm input 2sh and up-projection input 2sh. GPT (f = 4h): 2sh + 2sh + 8sh + 8sh + sh =
   // 19sh + 2sh (norm), as in Korthikanti et al.
   mlp.activation_bytes_per_sample =
@@ -185,6 +198,11 @@ void set_moe(Operator& mlp, const TransformerSpec& spec, const ActivationSizes& 
   mlp.active_parameters =
       checked(norm + router + spec.experts_per_token * expert_params, "moe active parameters");
   mlp.forward_flops_per_sample = 2 * s * (router + spec.experts_per_token * mlp_weights(spec, h, f));
+  // Each token visits experts_per_token experts: as many token-by-expert products as a dense MLP's, k times.
+  mlp.forward_gemms.push_back(gemm("router", 1, s, spec.experts, h));
+  mlp.forward_gemms.push_back(gemm("up", spec.experts_per_token, s, f, h));
+  if (spec.mlp == MlpKind::gated) mlp.forward_gemms.push_back(gemm("gate", spec.experts_per_token, s, f, h));
+  mlp.forward_gemms.push_back(gemm("down", spec.experts_per_token, s, h, f));
   // Kept once: norm input 2sh, up-projection input 2sh and the fp32 router scores, 4s per expert.
   mlp.activation_bytes_per_sample = checked(
       2 * sizes.element_bytes * s * h + 4 * s * spec.experts +
@@ -227,6 +245,7 @@ Operator head_operator(const TransformerSpec& spec, const ActivationSizes& sizes
   op.active_parameters = op.parameters;
   op.parameter_dtype = spec.parameter_dtype;
   op.forward_flops_per_sample = 2 * s * h * vocab;
+  op.forward_gemms.push_back(gemm("head", 1, s, vocab, h));
   op.backward_flops_per_sample = 2 * op.forward_flops_per_sample;
   // Final norm input 2sh, projection input 2sh, fp32 logits for the cross-entropy 4sV.
   op.activation_bytes_per_sample =

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -151,8 +152,16 @@ const RingLink& CollectiveCost::ring(GroupKind group) const {
 double CollectiveCost::seconds(CollectiveKind kind, GroupKind group, double total_bytes) const {
   const RingLink& r = ring(group);
   if (r.ranks <= 1 || total_bytes <= 0) return 0;
-  if (model_ == CollectiveModel::nccl) return nccl_pick(*nccl(group), kind, total_bytes).seconds();
+  if (model_ == CollectiveModel::nccl) return nccl_collective(kind, group, total_bytes).seconds();
   return ring_seconds(group, ring_steps(kind, r.ranks), total_bytes / r.ranks);
+}
+
+NcclEstimate CollectiveCost::nccl_collective(CollectiveKind kind, GroupKind group, double total_bytes) const {
+  const NcclTopology* topology = nccl(group);
+  if (topology == nullptr) throw std::logic_error("nccl_collective needs the nccl collective model");
+  NcclEstimate e = nccl_pick(*topology, kind, total_bytes);
+  e.latency_seconds = std::max(e.latency_seconds, ring(group).alpha_seconds);
+  return e;
 }
 
 double CollectiveCost::message_efficiency(GroupKind group, double message_bytes) const {

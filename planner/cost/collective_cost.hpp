@@ -7,6 +7,7 @@
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/cluster.hpp"
+#include "planner/core/execution_options.hpp"
 #include "planner/core/names.hpp"
 
 namespace shardscope {
@@ -40,19 +41,8 @@ int ring_steps(CollectiveKind kind, int ranks);
 // The one formula: time = latency * steps + bytes / bandwidth (STYLE: named tables + one small formula).
 double alpha_beta_seconds(double alpha_seconds, int steps, double bytes_per_step, double bytes_per_second);
 
-// Which model prices a collective: the ring step model below, or NCCL's own (channels, tree, protocols:
-// nccl_model.hpp), which FSDP / ZeRO-style runtimes execute.
-enum class CollectiveModel { ring, nccl };
-
-template <>
-struct EnumNames<CollectiveModel> {
-  static constexpr NameEntry<CollectiveModel> table[] = {
-      {CollectiveModel::ring, "ring", "alpha-beta ring steps over the bottleneck link"},
-      {CollectiveModel::nccl, "nccl", "NCCL's model: channels per NIC, tree, protocols LL/LL128/Simple"},
-  };
-};
-
 struct NcclTopology;  // nccl_model.hpp
+struct NcclEstimate;
 
 struct RingLink {
   double alpha_seconds = 0;     // worst path latency over the ring's edges
@@ -80,6 +70,10 @@ class CollectiveCost {
   // `total_bytes` (each rank holds total/n after a reduce-scatter and before an all-gather): (n-1) steps for
   // all-gather and reduce-scatter, 2(n-1) for all-reduce, each moving total/n bytes over the bottleneck link.
   double seconds(CollectiveKind kind, GroupKind group, double total_bytes) const;
+  // NCCL's pick for a collective of the group kind's communicators (nccl model only), its latency at least
+  // the family's worst path latency (no flow arrives before its route's latency; a calibrated network's
+  // alpha can exceed NCCL's per-step constants). seconds() under the nccl model is its seconds().
+  NcclEstimate nccl_collective(CollectiveKind kind, GroupKind group, double total_bytes) const;
   // Seconds of `steps` ring steps of `message_bytes` each on the group's ring (the building block of
   // hierarchical algorithms): alpha-beta with the message efficiency of the ring's bottleneck class.
   double ring_seconds(GroupKind group, int steps, double message_bytes) const;

@@ -12,12 +12,12 @@ std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calib
 }
 
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calibration& calibration,
-                                           int accumulation_steps) {
+                                           int accumulation_steps, CollectiveModel collectives) {
   validate_scenario(scenario);  // no model divides by an unresolved group size or a zero bandwidth
   validate_calibration(calibration, scenario);
   // The paper model prices one micro-step per worker: accumulation does not enter it.
   if (scenario.planner.cost_model == CostModelKind::paper) return std::make_unique<PaperCostModel>(scenario);
-  return std::make_unique<TopologyCostModel>(scenario, calibration, accumulation_steps);
+  return std::make_unique<TopologyCostModel>(scenario, calibration, accumulation_steps, collectives);
 }
 
 }  // namespace shardscope

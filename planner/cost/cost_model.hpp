@@ -54,8 +54,10 @@ class CostModel {
 // paper model lacks per-operator coefficients.
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calibration& calibration);
 // The same model pricing iterations of `accumulation_steps` micro-steps instead of the scenario's own count
-// (the planner prices every batch size of one scenario without copying it).
+// (the planner prices every batch size of one scenario without copying it), its collectives by `collectives`
+// (the topology model; the paper model has its own alpha-beta).
 std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calibration& calibration,
-                                           int accumulation_steps);
+                                           int accumulation_steps,
+                                           CollectiveModel collectives = CollectiveModel::ring);
 
 }  // namespace shardscope

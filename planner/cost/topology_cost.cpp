@@ -34,11 +34,11 @@ TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration
     : TopologyCostModel(scenario, calibration, scenario.training.gradient_accumulation_steps) {}
 
 TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration& calibration,
-                                     int accumulation_steps)
+                                     int accumulation_steps, CollectiveModel collectives)
     : scenario_(scenario),
       calibration_(calibration),
       accumulation_steps_(accumulation_steps),
-      collectives_(scenario.cluster, scenario.training.group_size, calibration),
+      collectives_(scenario.cluster, scenario.training.group_size, calibration, collectives),
       compute_(scenario.cluster, scenario.training.precision, calibration),
       state_(state_bytes_per_parameter(scenario.training.precision, scenario.training.optimizer)),
       reserve_bytes_(runtime_reserve_bytes(scenario, calibration)) {

@@ -14,8 +14,10 @@ namespace shardscope {
 class TopologyCostModel : public CostModel {
  public:
   TopologyCostModel(const Scenario& scenario, const Calibration& calibration);
-  // Iterations of `accumulation_steps` micro-steps instead of the scenario's gradient_accumulation_steps.
-  TopologyCostModel(const Scenario& scenario, const Calibration& calibration, int accumulation_steps);
+  // Iterations of `accumulation_steps` micro-steps instead of the scenario's gradient_accumulation_steps,
+  // collectives priced by `collectives` (ring: the step model; nccl: NCCL's).
+  TopologyCostModel(const Scenario& scenario, const Calibration& calibration, int accumulation_steps,
+                    CollectiveModel collectives = CollectiveModel::ring);
 
   ItemCost cost(std::size_t op_index, const OperatorChoice& choice, std::int64_t micro_batch) const override;
   MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,

@@ -78,6 +78,7 @@ Json plan_to_json(const Plan& plan) {
   out["precision"] = to_string(plan.precision);
   out["sequence_length_tokens"] = plan.sequence_length_tokens;
   out["cost_model"] = to_string(plan.cost_model);
+  out["collectives"] = to_string(plan.collectives);
   out["model_digest"] = format_digest(plan.model_digest);
   out["scenario_digest"] = format_digest(plan.scenario_digest);
   out["calibration_digest"] = format_digest(plan.calibration_digest);
@@ -130,6 +131,7 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
     Json row;
     row["strategy"] = b.strategy;
     row["fits"] = b.fits;
+    row["collectives"] = to_string(b.fits ? b.plan.collectives : strategy_collectives(scenario, b.strategy));
     // Not fitting: the micro-batch its shortfall is measured at (the first its scan tried).
     row["batch_size"] = b.fits ? b.plan.micro_batch : b.batches.empty() ? 0 : b.batches.front().micro_batch;
     row["gradient_accumulation_steps"] = b.fits              ? b.plan.gradient_accumulation_steps
@@ -153,7 +155,7 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
   const bool report = document.root().is_object() && document.root().contains("plan");
   const JsonObjectReader p(document, report ? "/plan" : "", "plan.");
   p.reject_unknown({"strategy", "batch_size", "gradient_accumulation_steps", "group_size", "precision",
-                    "sequence_length_tokens", "cost_model", "model_digest", "scenario_digest",
+                    "sequence_length_tokens", "cost_model", "collectives", "model_digest", "scenario_digest",
                     "calibration_digest", "operators", "predicted"},
                    "unknown key in a plan");
   Plan plan;
@@ -174,6 +176,10 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
   plan.sequence_length_tokens = p.integer("sequence_length_tokens", 1, std::int64_t{1} << 40);
   plan.cost_model = p.choice("cost_model", {"topology", "paper"}) == "paper" ? CostModelKind::paper
                                                                              : CostModelKind::topology;
+  // Plans written before the key existed ran rings.
+  if (p.has("collectives"))
+    plan.collectives =
+        p.choice("collectives", {"ring", "nccl"}) == "nccl" ? CollectiveModel::nccl : CollectiveModel::ring;
   plan.model_digest = digest_from(p, "model_digest");
   plan.scenario_digest = digest_from(p, "scenario_digest");
   plan.calibration_digest = digest_from(p, "calibration_digest");

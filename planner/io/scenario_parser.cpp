@@ -14,6 +14,7 @@
 #include "planner/io/hf_config.hpp"
 #include "planner/io/planner_options_parser.hpp"
 #include "planner/io/preset_catalog.hpp"
+#include "planner/io/scenario_tree.hpp"
 #include "planner/io/transformer_parser.hpp"
 #include "planner/io/yaml_reader.hpp"
 
@@ -169,7 +170,12 @@ TrainingConfig parse_training(const YamlMap& map, const Cluster& cluster) {
 
 Scenario parse_scenario_string(const std::string& text, const std::string& file_name,
                                const std::string& base_dir) {
-  const YamlMap root(parse_yaml_mapping(text, file_name), file_name, "");
+  return parse_scenario_node(parse_yaml_mapping(text, file_name), file_name, base_dir);
+}
+
+Scenario parse_scenario_node(const YAML::Node& node, const std::string& file_name,
+                             const std::string& base_dir) {
+  const YamlMap root(node, file_name, "");
   root.reject_unknown({"name", "description", "model", "cluster", "training", "planner", "execution"});
   Scenario scenario;
   scenario.source_file = file_name;

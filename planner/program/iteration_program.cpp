@@ -225,6 +225,7 @@ class ProgramBuilder {
       // for its gradient reductions at the end of backward); with one, its gather is queued behind it.
       const int forward = tasks_.add_compute_after_gather("fwd " + op.name, work.forward_seconds, gather,
                                                           reduces_.last_issued());
+      describe(tasks_.at(forward), Task::Phase::forward, op_index, choice);
       tasks_.at(forward)
           .allocates(MemoryCategory::activations, work.kept_bytes / choice.slices)
           .allocates(MemoryCategory::workspace, work.workspace_bytes)
@@ -248,6 +249,7 @@ class ProgramBuilder {
         reduces_.release_held();  // backward prefetch: this gather is queued before the last reduce-scatter
         const int recompute = tasks_.add_compute_after_gather("recompute " + op.name, work.forward_seconds,
                                                               gather, reduced_before);
+        describe(tasks_.at(recompute), Task::Phase::recompute, op_index, choice);
         tasks_.at(recompute).allocates(MemoryCategory::workspace, work.recomputed_bytes);
       }
       const int gather = gather_for(CollectiveCall::Stage::backward_gather);
@@ -255,6 +257,7 @@ class ProgramBuilder {
       reduces_.release_held();
       const int backward =
           tasks_.add_compute_after_gather("bwd " + op.name, work.backward_seconds, gather, reduced_before);
+      describe(tasks_.at(backward), Task::Phase::backward, op_index, choice);
       const double gradient_buffer = sharded ? work.gradient_buffer_bytes : 0.0;
       tasks_.at(backward)
           .allocates(MemoryCategory::workspace, work.workspace_bytes)
@@ -299,6 +302,9 @@ class ProgramBuilder {
     const double state_bytes = memory.parameter_bytes + memory.gradient_bytes + memory.optimizer_bytes;
     const int update =
         tasks_.add_compute("update " + op.name, model_.compute().update_seconds(state_bytes), last_sync);
+    describe(tasks_.at(update), Task::Phase::update, op_index, choice);
+    tasks_.at(update).slice_fraction = 1;
+    tasks_.at(update).update_state_bytes = state_bytes;
     for (const CollectiveCall& call : rebuild) tasks_.add_collective("rebuild " + op.name, call, update);
   }
 
@@ -311,6 +317,13 @@ class ProgramBuilder {
 
  private:
   int group_size() const { return scenario_.training.group_size; }
+
+  // Records what a compute task runs: `phase` of one slice of operator `op_index`.
+  static void describe(Task& task, Task::Phase phase, std::size_t op_index, const OperatorChoice& choice) {
+    task.phase = phase;
+    task.operator_index = static_cast<int>(op_index);
+    task.slice_fraction = 1.0 / choice.slices;
+  }
 
   OperatorWork operator_work(std::size_t op_index) const {
     const Operator& op = scenario_.model.operators[op_index];

@@ -36,8 +36,15 @@ constexpr std::size_t index_of(MemoryCategory category) { return static_cast<std
 
 struct Task {
   enum class Stream { compute, comm } stream = Stream::compute;
-  std::string name;                                  // e.g. "fwd layer3.mlp", "AG layer3.mlp"
-  double compute_seconds = 0;                        // compute tasks
+  // What a compute task runs, so that an executor (validate/) can run the operator's own work: the forward,
+  // recompute or backward of `slice_fraction` of model operator `operator_index` (its GEMMs, the output
+  // dimension cut to the fraction), or the optimizer update over `update_state_bytes` of model states.
+  enum class Phase { forward, recompute, backward, update } phase = Phase::forward;
+  std::string name;               // e.g. "fwd layer3.mlp", "AG layer3.mlp"
+  double compute_seconds = 0;     // compute tasks
+  int operator_index = -1;        // compute tasks: the model operator (-1: none)
+  double slice_fraction = 1;      // compute tasks: the part of the operator's work (1 / slices)
+  double update_state_bytes = 0;  // update tasks: the owned model-state bytes read and written
   CollectiveKind kind = CollectiveKind::all_gather;  // comm tasks
   GroupKind group = GroupKind::global;
   double total_bytes = 0;  // full buffer of the collective

@@ -90,7 +90,8 @@ WholePlan scheduled_plan(const Scenario& scenario, const Calibration& calibratio
   const ExecutionOptions& e = scenario.execution;
   const IterationProgram program =
       build_iteration_program(scenario, calibration, plan, e.prefetch_depth, !e.overlap, e.bucket_bytes);
-  const CollectiveCost collectives(scenario.cluster, scenario.training.group_size, calibration);
+  const CollectiveCost collectives(scenario.cluster, scenario.training.group_size, calibration,
+                                   plan_collectives(e, plan));
   return {schedule_program(program, collectives).iteration_seconds, program_peak_bytes(program)};
 }
 
@@ -111,6 +112,7 @@ Plan make_plan(const Scenario& scenario, const SearchSpace& space, const PlanIns
                const std::vector<int>& picks, const BatchRow& row) {
   Plan plan;
   plan.strategy = space.name;
+  plan.collectives = strategy_collectives(scenario, space.name);
   plan.micro_batch = row.micro_batch;
   plan.gradient_accumulation_steps = row.gradient_accumulation_steps;
   plan.operators = picked_choices(inst, picks);
@@ -293,11 +295,13 @@ Plan configured_plan(const Scenario& scenario, const Calibration& calibration) {
 }
 
 // The whole plan (scheduled_plan; without a schedule, the search's own time and peak) of a solved pick.
-WholePlan whole_plan_of(const Scenario& scenario, const Calibration& calibration, TrainingStep step,
-                        const PlanInstance& inst, const BatchOutcome& solved) {
+WholePlan whole_plan_of(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space,
+                        TrainingStep step, const PlanInstance& inst, const BatchOutcome& solved) {
   const WholePlan whole{solved.seconds, selection_peak_bytes(inst.problem, solved.picks) + inst.fixed_bytes};
   if (!schedules_plans(scenario)) return whole;
   Plan plan;
+  plan.strategy = space.name;
+  plan.collectives = strategy_collectives(scenario, space.name);
   plan.micro_batch = step.micro_batch;
   plan.gradient_accumulation_steps = step.accumulation_steps;
   plan.operators = picked_choices(inst, solved.picks);
@@ -321,7 +325,7 @@ InstanceSolve solve_instance(const Scenario& scenario, const Calibration& calibr
   s.outcome = space.uniform ? solve_uniform(s.inst) : solve_per_operator(s.inst, best_known);
   s.whole_plan = {s.outcome.seconds, 0};
   if (s.outcome.status == BatchStatus::solved) {
-    s.whole_plan = whole_plan_of(scenario, calibration, step, s.inst, s.outcome);
+    s.whole_plan = whole_plan_of(scenario, calibration, space, step, s.inst, s.outcome);
   }
   return s;
 }
@@ -506,12 +510,12 @@ std::vector<SearchSpace> scenario_spaces(const Scenario& scenario, bool with_bas
 // The full space holds every baseline's plan, so the product never reports a slower one: when a baseline's
 // whole plan (scheduled_plan) beats the search's pick (whose objective assumed alike neighbours), it
 // becomes the plan, named as such.
-void adopt_faster_baseline(PlanReport& report) {
+void adopt_faster_baseline(PlanReport& report, const std::vector<OperatorPin>& pins) {
   if (!report.best.fits) return;
   const StrategyResult* faster = nullptr;
   double best = report.best.plan.predicted.samples_per_second;
   for (const StrategyResult& b : report.baselines) {
-    if (b.fits && b.plan.predicted.samples_per_second > best) {
+    if (b.fits && b.plan.predicted.samples_per_second > best && plan_honours_pins(pins, b.plan.operators)) {
       best = b.plan.predicted.samples_per_second;
       faster = &b;
     }
@@ -520,6 +524,7 @@ void adopt_faster_baseline(PlanReport& report) {
   report.best.adopted_from = faster->strategy;
   report.best.search_pick = report.best.plan.predicted;
   report.best.plan.operators = faster->plan.operators;
+  report.best.plan.collectives = faster->plan.collectives;
   report.best.plan.micro_batch = faster->plan.micro_batch;
   report.best.plan.gradient_accumulation_steps = faster->plan.gradient_accumulation_steps;
   report.best.plan.predicted = faster->plan.predicted;
@@ -555,10 +560,16 @@ void compare_at_equal_batch(PlanReport& report, const Scenario& scenario, const 
     report.baselines[index - 1] =
         scan_strategy(at_plan, calibration, spaces[index], {report.best.plan.micro_batch}, configured, phase);
   }
-  adopt_faster_baseline(report);
+  adopt_faster_baseline(report, spaces.front().pins);
 }
 
 }  // namespace
+
+CollectiveModel strategy_collectives(const Scenario& scenario, const std::string& strategy) {
+  return scenario.planner.cost_model == CostModelKind::topology
+             ? collective_model_for(scenario.execution, strategy)
+             : CollectiveModel::ring;
+}
 
 bool same_plan_choices(const Plan& a, const Plan& b) {
   if (a.micro_batch != b.micro_batch || a.gradient_accumulation_steps != b.gradient_accumulation_steps ||
@@ -646,7 +657,8 @@ PlanInstance build_instance(const Scenario& scenario, const Calibration& calibra
 PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
                             const SearchSpace& space, TrainingStep step,
                             CostModel::NeighbourBuffers neighbours) {
-  const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration, step.accumulation_steps);
+  const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration, step.accumulation_steps,
+                                                           strategy_collectives(scenario, space.name));
   // What the space lets neighbours gather bounds each transient under any_choice (DDP gathers nothing).
   const auto any_scope = [&](auto sharded) {
     return std::any_of(space.scopes.begin(), space.scopes.end(), sharded);
@@ -665,8 +677,11 @@ PlanInstance build_instance(const Scenario& scenario, const Calibration& calibra
   std::map<Shape, std::size_t> class_of_shape;  // shape -> index of its first class in inst.problem
   for (std::size_t i = 0; i < scenario.model.operators.size(); ++i) {
     const Operator& op = scenario.model.operators[i];
+    // A pinned operator is priced on its own (its choice set differs from its layer twins').
+    const bool pinned = std::any_of(space.pins.begin(), space.pins.end(),
+                                    [i](const OperatorPin& pin) { return pin.operator_index == i; });
     const Shape shape{cost_class[i], op.splittable};
-    if (auto it = class_of_shape.find(shape); it != class_of_shape.end()) {
+    if (auto it = class_of_shape.find(shape); !pinned && it != class_of_shape.end()) {
       inst.problem.classes.push_back(inst.problem.classes[it->second]);
       std::vector<OperatorChoice> choices = inst.choices[it->second];
       for (OperatorChoice& c : choices) c.name = op.name;
@@ -674,6 +689,20 @@ PlanInstance build_instance(const Scenario& scenario, const Calibration& calibra
       continue;
     }
     std::vector<OperatorChoice> choices = enumerate_choices(space, op);
+    if (pinned) {
+      std::erase_if(choices, [&](const OperatorChoice& c) {
+        return std::any_of(space.pins.begin(), space.pins.end(),
+                           [&](const OperatorPin& pin) { return pin.operator_index == i && !pin.admits(c); });
+      });
+      if (choices.empty()) {
+        std::string what;
+        for (const OperatorPin& pin : space.pins) {
+          if (pin.operator_index == i) what += (what.empty() ? "" : "; ") + pin.describe(op.name);
+        }
+        throw InputError(scenario.source_file, 0, "pins",
+                         "no choice of the " + space.name + " space meets the pin " + what);
+      }
+    }
     McProblem priced;  // this one operator's items, one per choice
     priced.classes.emplace_back();
     for (const OperatorChoice& c : choices) {
@@ -686,7 +715,7 @@ PlanInstance build_instance(const Scenario& scenario, const Calibration& calibra
       for (int k : undominated[0]) kept.push_back(choices[static_cast<std::size_t>(k)]);
       choices = std::move(kept);
     }
-    class_of_shape.emplace(shape, inst.problem.classes.size());
+    if (!pinned) class_of_shape.emplace(shape, inst.problem.classes.size());
     inst.problem.classes.push_back(std::move(priced.classes[0]));
     inst.choices.push_back(std::move(choices));
   }
@@ -731,8 +760,8 @@ void check_plan_fits(const Plan& plan, const Scenario& scenario, double peak_byt
 PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
   validate_scenario(scenario);
   (void)check_plan_configuration(plan, scenario, calibration);  // callers that show warnings check first
-  const std::unique_ptr<CostModel> model =
-      make_cost_model(scenario, calibration, plan.gradient_accumulation_steps);
+  const std::unique_ptr<CostModel> model = make_cost_model(
+      scenario, calibration, plan.gradient_accumulation_steps, plan_collectives(scenario.execution, plan));
   McProblem problem;
   std::vector<int> picks;
   PlanPrediction out;
@@ -755,8 +784,8 @@ PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibr
 
 std::vector<OperatorCost> plan_operator_costs(const Scenario& scenario, const Calibration& calibration,
                                               const Plan& plan) {
-  const std::unique_ptr<CostModel> model =
-      make_cost_model(scenario, calibration, plan.gradient_accumulation_steps);
+  const std::unique_ptr<CostModel> model = make_cost_model(
+      scenario, calibration, plan.gradient_accumulation_steps, plan_collectives(scenario.execution, plan));
   const std::vector<ItemCost> costs = operator_item_costs(*model, plan.operators, plan.micro_batch);
   std::vector<OperatorCost> out;
   out.reserve(costs.size());
@@ -890,13 +919,14 @@ class BaselineWorkers {
 
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines,
                          PlanObserver* observer, int threads) {
-  return plan_scenario(scenario, calibration, PlanRequest{with_baselines, 0}, observer, threads);
+  return plan_scenario(scenario, calibration, PlanRequest{with_baselines, 0, {}}, observer, threads);
 }
 
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, const PlanRequest& request,
                          PlanObserver* observer, int threads) {
   validate_scenario(scenario);
-  const std::vector<SearchSpace> spaces = scenario_spaces(scenario, request.with_baselines);
+  std::vector<SearchSpace> spaces = scenario_spaces(scenario, request.with_baselines);
+  spaces.front().pins = request.pins;
   const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);
   const Plan configured = configured_plan(scenario, calibration);  // digests once, not once per strategy
   // One unit per batch size of every strategy, and one for the Pareto front.
@@ -923,7 +953,7 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
                                       static_cast<int>(spaces.size()));
     report.baselines.push_back(workers.take(index, spaces[index].name, meter));
   }
-  adopt_faster_baseline(report);
+  adopt_faster_baseline(report, request.pins);
   if (scenario.training.batch_policy == BatchPolicy::equal) {
     compare_at_equal_batch(report, scenario, calibration, spaces, configured, meter);
   }

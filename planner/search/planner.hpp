@@ -58,6 +58,10 @@ struct PlanReport {
 struct PlanRequest {
   bool with_baselines = true;
   std::size_t candidate_plans = 0;  // how many PlanReport::candidates to keep (0: none)
+  // Constraints on the product's plan (not on the baselines): each pinned operator takes only choices its
+  // pins admit, and the plan is the fastest among those; a baseline's plan is adopted only when it honours
+  // them.
+  std::vector<OperatorPin> pins;
 };
 
 // Scans the scenario's batch sizes for one space. With an observer: reports the strategy, each batch row and
@@ -73,6 +77,10 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
                          PlanObserver* observer = nullptr, int threads = 0);
 PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, const PlanRequest& request,
                          PlanObserver* observer = nullptr, int threads = 0);
+
+// The collectives a strategy's plans use: the scenario's execution.collectives (auto: the registry's) under
+// the topology model; the paper model prices its own alpha-beta, recorded as rings.
+CollectiveModel strategy_collectives(const Scenario& scenario, const std::string& strategy);
 
 // Whether two plans make the same choices: micro-batch, accumulation steps and every operator's choice.
 bool same_plan_choices(const Plan& a, const Plan& b);

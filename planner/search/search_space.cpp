@@ -103,7 +103,8 @@ const std::vector<Strategy>& strategies() {
          {},
          false,
          false,
-         false},
+         false,
+         CollectiveModel::ring},
         {"ddp", "DDP: every state replicated (NNN)", {}, Shape::whole_model, {N, N, N}, false, true, true},
         {"zero-1",
          "ZeRO-1: optimizer state sharded over all GPUs (NNG)",
@@ -155,7 +156,8 @@ const std::vector<Strategy>& strategies() {
                      s,
                      false,
                      true,
-                     false});
+                     false,
+                     CollectiveModel::ring});
     }
     out.push_back({"osdp-no-split",
                    "OSDP without operator splitting: per operator DP (NNN) or ZDP (GGG)",
@@ -210,6 +212,19 @@ std::string unknown_strategy_message(const std::string& name) {
   const auto near = nearest_name(name, spellings);
   return "unknown strategy '" + name + "'" +
          (near ? "; did you mean '" + *near + "'?" : "; known: " + join(strategy_names()));
+}
+
+CollectiveModel collective_model_for(const ExecutionOptions& execution, std::string_view strategy) {
+  switch (execution.collectives) {
+    case CollectivesChoice::ring:
+      return CollectiveModel::ring;
+    case CollectivesChoice::nccl:
+      return CollectiveModel::nccl;
+    case CollectivesChoice::automatic:
+      break;
+  }
+  const Strategy* s = find_strategy(strategy);
+  return s == nullptr ? CollectiveModel::ring : s->collectives;
 }
 
 SearchSpace space_by_name(const std::string& name, const TrainingConfig& t) {

@@ -7,6 +7,7 @@
 
 #include "planner/core/plan.hpp"
 #include "planner/core/scenario.hpp"
+#include "planner/search/operator_pin.hpp"
 
 namespace shardscope {
 
@@ -18,6 +19,7 @@ struct SearchSpace {
   bool partial = true;                  // k may be 0..g (else only k = g, or k = 0 when NNN is allowed)
   std::vector<bool> checkpoint{false};  // checkpointing values an operator may take
   bool uniform = false;                 // whole-model strategy: every operator takes the same choice
+  std::vector<OperatorPin> pins;  // per-operator constraints (a pinned operator keeps only what they admit)
 };
 
 // The 14 PaRO scope combinations (PaRO Table 1: the optimizer scope is at least as fine as P and G).
@@ -40,6 +42,10 @@ struct Strategy {
   bool hpz = false;      // whole_model: ZeRO++ secondary parameter partition
   bool baseline = true;  // compared against by `plan`
   bool classic = false;  // a classic ZeRO stage (DDP, ZeRO-1/2/3): inspect's model-state table
+  // Its collectives under execution.collectives auto: nccl where the strategy's paper runs it on NCCL
+  // (DDP, ZeRO-1/2/3 and FSDP, MiCS and ZeRO++ on NCCL sub-communicators, OSDP on PyTorch); PaRO's
+  // strategies and shardscope's own plan keep rings (sim/README.md, "Which collectives").
+  CollectiveModel collectives = CollectiveModel::nccl;
 
   SearchSpace space(const TrainingConfig& training) const;
 };
@@ -55,6 +61,9 @@ std::string unknown_strategy_message(const std::string& name);
 
 // Whole-model and OSDP baselines (every registry entry marked `baseline`).
 std::vector<SearchSpace> baseline_spaces(const TrainingConfig& training);
+// The collectives a strategy's plans use: the scenario's ring or nccl for every strategy, or under auto the
+// registry's (unknown names: ring).
+CollectiveModel collective_model_for(const ExecutionOptions& execution, std::string_view strategy);
 // A strategy's space by name or alias; throws std::invalid_argument on an unknown name, suggesting the
 // nearest or listing the known ones.
 SearchSpace space_by_name(const std::string& name, const TrainingConfig& training);

@@ -14,49 +14,28 @@ namespace sg4 = simgrid::s4u;
 namespace shardscope::sim {
 namespace {
 
-struct Builder {
-  const ScheduleRequest& request;
-  NcclSchedule out;
-
-  void add(const std::string& name, int from, int to, double bytes) {
-    if (from == to) return;
-    auto flow = std::make_shared<Flow>();
-    flow->mailbox = request.tag + name;
-    flow->from = from;
-    flow->to = to;
-    flow->bytes = bytes;
-    flow->wire_bytes = bytes;
-    out.flows.push_back(flow);
-    out.ranks[static_cast<std::size_t>(from)].front().flows.push_back(flow);
-    out.ranks[static_cast<std::size_t>(to)].front().flows.push_back(flow);
-  }
-};
-
-}  // namespace
-
-NcclSchedule nccl_schedule(const ScheduleRequest& r) {
-  if (r.cluster == nullptr) throw SimulationError("the nccl schedule needs the cluster");
-  const NcclTopology topology = nccl_topology(*r.cluster, NcclGroup{r.ranks, 1, 1, 0});
-  Builder b{r, {}};
-  b.out.estimate = nccl_pick(topology, r.kind, r.total_bytes);
-  b.out.ranks.assign(static_cast<std::size_t>(r.ranks), RankSchedule{Stage{}});
-  const int n = r.ranks, channels = topology.channels;
-  if (n <= 1) return std::move(b.out);
-  if (b.out.estimate.algorithm == NcclAlgorithm::ring) {
+// Appends one communicator's flows (its members shifted by `offset` ranks) under NCCL's pick `estimate`.
+// `add(name, from, to, bytes)` receives each flow.
+template <typename Add>
+void append_flows(const NcclTopology& topology, CollectiveKind kind, double total_bytes,
+                  const NcclEstimate& estimate, int offset, const Add& add) {
+  const int n = topology.ranks, channels = topology.channels;
+  if (n <= 1) return;
+  if (estimate.algorithm == NcclAlgorithm::ring) {
     // Each channel's ring carries 1/channels of the buffer: steps x (bytes / n / channels) per edge.
-    const double edge = ring_steps(r.kind, n) * r.total_bytes / n / channels;
+    const double edge = ring_steps(kind, n) * total_bytes / n / channels;
     for (int c = 0; c < channels; ++c) {
       const std::vector<int> ring = nccl_ring_order(topology, c);
       for (std::size_t i = 0; i < ring.size(); ++i) {
-        b.add("nccl.ring" + std::to_string(c) + "." + std::to_string(i), ring[i], ring[(i + 1) % ring.size()],
-              edge);
+        add("nccl.ring" + std::to_string(c) + "." + std::to_string(i), offset + ring[i],
+            offset + ring[(i + 1) % ring.size()], edge);
       }
     }
-    return std::move(b.out);
+    return;
   }
   // Tree all-reduce: each of the two trees reduces then broadcasts half the buffer, split over the channels;
   // every edge carries its share once up (reduce) and once down (broadcast), pipelined.
-  const double edge = r.total_bytes / 2 / channels;
+  const double edge = total_bytes / 2 / channels;
   for (int tree = 0; tree < 2; ++tree) {
     for (int c = 0; c < channels; ++c) {
       const std::string name = "nccl.tree" + std::to_string(tree) + "." + std::to_string(c) + ".";
@@ -66,34 +45,85 @@ NcclSchedule nccl_schedule(const ScheduleRequest& r) {
         heads.push_back(chain.front());
         for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
           const std::string edge_name = name + "n" + std::to_string(node) + "." + std::to_string(i);
-          b.add(edge_name + ".down", chain[i], chain[i + 1], edge);
-          b.add(edge_name + ".up", chain[i + 1], chain[i], edge);
+          add(edge_name + ".down", offset + chain[i], offset + chain[i + 1], edge);
+          add(edge_name + ".up", offset + chain[i + 1], offset + chain[i], edge);
         }
       }
       for (int node = 0; node < topology.nodes; ++node) {
         const int parent = nccl_tree_parent(topology.nodes, tree, node);
         if (parent < 0) continue;
         const std::string edge_name = name + "t" + std::to_string(node);
-        const int child_head = heads[static_cast<std::size_t>(node)];
-        const int parent_head = heads[static_cast<std::size_t>(parent)];
-        b.add(edge_name + ".up", child_head, parent_head, edge);
-        b.add(edge_name + ".down", parent_head, child_head, edge);
+        const int child_head = offset + heads[static_cast<std::size_t>(node)];
+        const int parent_head = offset + heads[static_cast<std::size_t>(parent)];
+        add(edge_name + ".up", child_head, parent_head, edge);
+        add(edge_name + ".down", parent_head, child_head, edge);
       }
     }
   }
-  return std::move(b.out);
+}
+
+std::shared_ptr<Flow> make_flow(std::string mailbox, int from, int to, double bytes) {
+  auto flow = std::make_shared<Flow>();
+  flow->mailbox = std::move(mailbox);
+  flow->from = from;
+  flow->to = to;
+  flow->bytes = bytes;
+  flow->wire_bytes = bytes;
+  return flow;
+}
+
+}  // namespace
+
+NcclSchedule nccl_schedule(const ScheduleRequest& r) {
+  if (r.cluster == nullptr) throw SimulationError("the nccl schedule needs the cluster");
+  const NcclTopology topology = nccl_topology(*r.cluster, NcclGroup{r.ranks, 1, 1, 0});
+  NcclSchedule out;
+  out.estimate = nccl_pick(topology, r.kind, r.total_bytes);
+  out.ranks.assign(static_cast<std::size_t>(r.ranks), RankSchedule{Stage{}});
+  append_flows(topology, r.kind, r.total_bytes, out.estimate, 0,
+               [&](const std::string& name, int from, int to, double bytes) {
+                 if (from == to) return;
+                 auto flow = make_flow(r.tag + name, from, to, bytes);
+                 out.flows.push_back(flow);
+                 out.ranks[static_cast<std::size_t>(from)].front().flows.push_back(flow);
+                 out.ranks[static_cast<std::size_t>(to)].front().flows.push_back(flow);
+               });
+  return out;
+}
+
+NcclFamilyFlows nccl_family_flows(const NcclTopology& topology, const NcclGroup& group, CollectiveKind kind,
+                                  double total_bytes, const NcclEstimate& estimate) {
+  NcclFamilyFlows out;
+  out.estimate = estimate;
+  const int copies = std::max(1, group.concurrent);
+  out.copies.resize(static_cast<std::size_t>(copies));
+  for (int copy = 0; copy < copies; ++copy) {
+    append_flows(topology, kind, total_bytes, estimate, copy * group.concurrent_offset,
+                 [&](const std::string& /*name*/, int from, int to, double bytes) {
+                   if (from == to) return;
+                   auto flow = make_flow({}, from, to, bytes);
+                   out.flows.push_back(flow);
+                   out.copies[static_cast<std::size_t>(copy)].push_back(flow);
+                 });
+  }
+  return out;
 }
 
 double fit_nccl_flows(NcclSchedule& schedule, const Platform& platform) {
-  if (schedule.flows.empty() || !(schedule.estimate.bandwidth_seconds > 0)) return 1;
+  return fit_nccl_flows(schedule.flows, schedule.estimate, platform);
+}
+
+double fit_nccl_flows(const std::vector<std::shared_ptr<Flow>>& flows, const NcclEstimate& estimate,
+                      const Platform& platform) {
+  if (flows.empty() || !(estimate.bandwidth_seconds > 0)) return 1;
   std::map<std::pair<std::string, bool>, int> crossing;
-  for (const auto& f : schedule.flows) {
+  for (const auto& f : flows) {
     for (const Platform::RouteHop& hop : platform.route(f->from, f->to)) ++crossing[{hop.link, hop.up}];
   }
   const sg4::Engine* engine = sg4::Engine::get_instance();
   double slowest = 0;  // seconds of the slowest flow at full (unscaled) payload
   std::vector<double> path_latency, rate;
-  for (const auto& f : schedule.flows) {
+  for (const auto& f : flows) {
     double r = 0, latency = 0;
     bool first = true;
     for (const Platform::RouteHop& hop : platform.route(f->from, f->to)) {
@@ -110,18 +140,17 @@ double fit_nccl_flows(NcclSchedule& schedule, const Platform& platform) {
     path_latency.push_back(latency);
     rate.push_back(r);
   }
-  const double efficiency = slowest / schedule.estimate.bandwidth_seconds;
+  const double efficiency = slowest / estimate.bandwidth_seconds;
   // Flows carry whole bytes: the slowest flow's rounding is taken back from every sender's delay.
   double rounded_slowest = 0;
-  for (std::size_t i = 0; i < schedule.flows.size(); ++i) {
-    Flow& f = *schedule.flows[i];
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    Flow& f = *flows[i];
     f.wire_bytes = std::max(1.0, std::round(f.bytes / efficiency));
     rounded_slowest = std::max(rounded_slowest, f.wire_bytes / rate[i]);
   }
-  const double rounding = schedule.estimate.bandwidth_seconds - rounded_slowest;
-  for (std::size_t i = 0; i < schedule.flows.size(); ++i) {
-    schedule.flows[i]->delay_seconds =
-        std::max(0.0, schedule.estimate.latency_seconds - path_latency[i] + rounding);
+  const double rounding = estimate.bandwidth_seconds - rounded_slowest;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    flows[i]->delay_seconds = std::max(0.0, estimate.latency_seconds - path_latency[i] + rounding);
   }
   return efficiency;
 }

@@ -66,6 +66,21 @@ NcclSchedule nccl_schedule(const ScheduleRequest& request);
 // later. Returns the efficiency (wire = bytes / efficiency).
 class Platform;
 double fit_nccl_flows(NcclSchedule& schedule, const Platform& platform);
+// The same for any set of flows that run at once under one estimate (a family of communicators).
+double fit_nccl_flows(const std::vector<std::shared_ptr<Flow>>& flows, const NcclEstimate& estimate,
+                      const Platform& platform);
+
+// Every communicator of a family at once (the planner's group kinds: `group.concurrent` communicators
+// `group.concurrent_offset` ranks apart, each laid out as `topology`, which is the family's and knows how
+// they share the NICs), all under one estimate: `copies[c]` are communicator c's flows, `flows` all of them
+// in a fixed order, for fit_nccl_flows, which makes the family take the estimate when it runs alone.
+struct NcclFamilyFlows {
+  NcclEstimate estimate;
+  std::vector<std::vector<std::shared_ptr<Flow>>> copies;
+  std::vector<std::shared_ptr<Flow>> flows;
+};
+NcclFamilyFlows nccl_family_flows(const NcclTopology& topology, const NcclGroup& group, CollectiveKind kind,
+                                  double total_bytes, const NcclEstimate& estimate);
 
 // Helpers shared by the builders.
 RingPhase make_phase(const ScheduleRequest& r, const std::string& name, std::vector<int> ranks,

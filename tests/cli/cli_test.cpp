@@ -91,7 +91,7 @@ TEST(Cli, PlanThatCannotFitExitsWithTheMinimumMemory) {
 TEST(Cli, MissingArgumentIsAUsageError) {
   const auto r = test::run_command(kBinary + " inspect");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("scenario is required"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no scenario file and no model"), std::string::npos) << r.err;
 }
 
 TEST(Cli, PlanOutIsCheckedBeforePlanning) {

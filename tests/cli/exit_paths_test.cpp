@@ -26,8 +26,7 @@ struct UsageCase {
 
 TEST(CliExitPaths, EveryKindOfUsageErrorExitsTwo) {
   const std::vector<UsageCase> cases = {
-      {"", "A subcommand is required"},  // no subcommand
-      {"plan", "scenario is required"},  // missing positional
+      {"", "A subcommand is required"},                                                   // no subcommand
       {"plan --bogus " + kScenario, "The following argument was not expected: --bogus"},  // unknown option
       {"inspect " + kScenario + " extra.yaml",
        "The following argument was not expected: extra.yaml"},                            // extra

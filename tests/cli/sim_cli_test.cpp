@@ -576,7 +576,7 @@ TEST(SimCli, SerialSimulationEqualsThePlannerCalibratedOrNot) {
          "message_efficiency:\n"
          "  - {bytes: 64KiB, factor: 0.35}\n"
          "  - {bytes: 4MiB, factor: 0.85}\n";
-  int checked = 0;
+  int checked = 0, nccl_checked = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kSource + "/scenarios")) {
     if (entry.path().extension() != ".yaml") continue;
     std::stringstream text;
@@ -585,20 +585,32 @@ TEST(SimCli, SerialSimulationEqualsThePlannerCalibratedOrNot) {
       const std::string scenario = dir + "/" + entry.path().filename().string();
       std::ofstream(scenario) << text.str()
                               << (calibrated ? "planner: {calibration: " + calibration + "}\n" : "");
-      const auto r = test::run_command(kBinary + " simulate --serial --json " + scenario);
-      if (r.exit_code == 3) continue;  // nothing fits (tested in the planner's own tests)
-      ASSERT_EQ(r.exit_code, 0) << scenario << ": " << r.err;
-      const auto j = nlohmann::json::parse(r.out);
-      const double simulated = j.at("iteration_seconds").get<double>();
-      const double predicted = j.at("planner").at("iteration_seconds").get<double>();
-      EXPECT_NEAR(simulated, predicted, 1e-6 * predicted)
-          << entry.path().filename() << (calibrated ? " calibrated" : "") << ": planner " << predicted
-          << " s, simulator " << simulated << " s";
-      ++checked;
+      // The recommended plan (rings, or a baseline's NCCL collectives when one was adopted) and FSDP, whose
+      // collectives run as NCCL's channels and trees under execution.collectives auto.
+      for (const std::string strategy : {"", "fsdp"}) {
+        // 128 GPUs of NCCL channels (16 per ring edge) take minutes to simulate: FSDP up to 32 GPUs here.
+        if (!strategy.empty() && text.str().find("128gpu") != std::string::npos) continue;
+        const auto r = test::run_command(kBinary + " simulate --serial --json " + scenario +
+                                         (strategy.empty() ? "" : " --strategy " + strategy));
+        if (r.exit_code == 3) continue;  // nothing fits (tested in the planner's own tests)
+        ASSERT_EQ(r.exit_code, 0) << scenario << ": " << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        if (!strategy.empty()) {
+          EXPECT_EQ(j.at("collectives"), "nccl") << scenario;
+          ++nccl_checked;
+        }
+        const double simulated = j.at("iteration_seconds").get<double>();
+        const double predicted = j.at("planner").at("iteration_seconds").get<double>();
+        EXPECT_NEAR(simulated, predicted, 1e-6 * predicted)
+            << entry.path().filename() << " " << strategy << (calibrated ? " calibrated" : "") << ": planner "
+            << predicted << " s, simulator " << simulated << " s";
+        ++checked;
+      }
     }
   }
   std::filesystem::remove_all(dir);
-  EXPECT_GE(checked, 10);
+  EXPECT_GE(checked, 15);
+  EXPECT_GE(nccl_checked, 5);
 }
 
 }  // namespace

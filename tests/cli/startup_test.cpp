@@ -39,6 +39,26 @@ TEST(Startup, SimulatorCommandsStillRunAndAreListed) {
   EXPECT_EQ(collective.exit_code, 0) << collective.err;
   EXPECT_NE(collective.out.find("busbw_gbps"), std::string::npos) << collective.out;
 }
+
+// A shardscope copied away from its shardscope-sim: the simulator's commands end with exit 4 and a message
+// naming the missing executable, while plan still runs (it does not need the simulator).
+TEST(Startup, MissingSimulatorExitsFourWithItsPath) {
+  const std::string dir = ::testing::TempDir() + "shardscope-alone";
+  ASSERT_EQ(
+      test::run_command("rm -rf " + dir + " && mkdir -p " + dir + " && cp " + kBinary + " " + dir).exit_code,
+      0);
+  const std::string alone = dir + "/shardscope";
+  const auto simulate = test::run_command(alone + " simulate " + kScenario);
+  EXPECT_EQ(simulate.exit_code, 4) << simulate.err;
+  EXPECT_NE(simulate.err.find("error: the simulator's commands run " + dir +
+                              "/shardscope-sim, which could not be "
+                              "started: No such file or directory"),
+            std::string::npos)
+      << simulate.err;
+  const auto refine = test::run_command(alone + " plan --refine 2 " + kScenario);
+  EXPECT_EQ(refine.exit_code, 4) << refine.err;
+  EXPECT_EQ(test::run_command(alone + " plan --no-baselines " + kScenario).exit_code, 0);
+}
 #endif
 
 TEST(Startup, PlanAndInspectRun) {

@@ -36,8 +36,16 @@ TEST(ClusterPresets, DgxA100NodesOverrideAndNetworkClass) {
   EXPECT_EQ(link_class_between(c, 0, 7), LinkClass::nvlink);
   EXPECT_EQ(link_class_between(c, 7, 8), LinkClass::network);
   EXPECT_DOUBLE_EQ(link_properties(c, LinkClass::nvlink).bytes_per_second, 300e9);
-  // 8 x 200 Gb/s per node shared by 8 GPUs: 25 GB/s per GPU.
+  // A lone flow has one 200 Gb/s NIC to itself (the rail of its GPU).
   EXPECT_DOUBLE_EQ(link_properties(c, LinkClass::network).bytes_per_second, 25e9);
+}
+
+// One 100 Gb NIC per node of 8 GPUs: a lone flow still has the whole NIC (12.5 GB/s), not an eighth of it;
+// how many flows share the NIC is the cost model's count (it was shown as 1.5625 GB/s, which a lone ring
+// never sees).
+TEST(ClusterPresets, NetworkClassIsOneNicForALoneFlow) {
+  const Cluster c = cluster_preset("a100-40gb-2x8-100gbe");
+  EXPECT_DOUBLE_EQ(link_properties(c, LinkClass::network).bytes_per_second, 12.5e9);
 }
 
 TEST(ClusterPresets, UnknownPresetListsTheKnownOnes) {

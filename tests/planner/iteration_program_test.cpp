@@ -108,5 +108,34 @@ TEST(IterationProgram, AccumulationStepsDoNotGrowTheProgram) {
   EXPECT_TRUE(large.tasks[0].waits_on_previous_step);
 }
 
+// Every compute task says what it runs: the slices of an operator's forward, checkpoint recompute and
+// backward add up to the whole operator once per micro-step, and each update carries its state bytes.
+TEST(IterationProgram, ComputeTasksNameTheirOperatorPhaseAndSlice) {
+  const Scenario s = two_operators(1);
+  const Plan plan = plan_of({{"a", {G, G, G}, false, 4, 2, true}, {"b", {N, N, N}, false, 1, 0, false}}, 1);
+  const IterationProgram program = build_iteration_program(s, Calibration{}, plan, 1, false);
+  double work[2][3] = {};
+  double update_bytes[2] = {};
+  for (const Task& task : program.tasks) {
+    if (task.stream != Task::Stream::compute) continue;
+    ASSERT_GE(task.operator_index, 0) << task.name;
+    const auto op = static_cast<std::size_t>(task.operator_index);
+    EXPECT_NE(task.name.find(s.model.operators[op].name), std::string::npos) << task.name;
+    if (task.phase == Task::Phase::update) {
+      update_bytes[op] += task.update_state_bytes;
+    } else {
+      work[op][static_cast<int>(task.phase)] += task.slice_fraction;
+    }
+  }
+  EXPECT_DOUBLE_EQ(work[0][0], 1.0);  // a: 4 slices of forward, recompute and backward
+  EXPECT_DOUBLE_EQ(work[0][1], 1.0);
+  EXPECT_DOUBLE_EQ(work[0][2], 1.0);
+  EXPECT_DOUBLE_EQ(work[1][0], 1.0);  // b: one slice, not checkpointed
+  EXPECT_DOUBLE_EQ(work[1][1], 0.0);
+  EXPECT_DOUBLE_EQ(work[1][2], 1.0);
+  EXPECT_GT(update_bytes[0], 0.0);
+  EXPECT_GT(update_bytes[1], update_bytes[0]);  // b's states are replicated and twice as many parameters
+}
+
 }  // namespace
 }  // namespace shardscope

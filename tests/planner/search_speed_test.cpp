@@ -218,7 +218,7 @@ TEST(SearchSpeed, SecondSearchAndRefineCandidatesAreTheSameOnAnyNumberOfThreads)
       "training: {memory_limit: 3GB, runtime_reserve: 512MiB, precision: mixed-fp16, "
       "slice_granularities: [1, 2, 4], max_micro_batch: 8}\n",
       "second-search.yaml");
-  const PlanRequest request{true, 6};
+  const PlanRequest request{true, 6, {}};
   const PlanReport one = plan_scenario(s, Calibration{}, request, nullptr, 1);
   ASSERT_TRUE(one.best.fits);
   ASSERT_GE(one.candidates.size(), 2u);

@@ -12,6 +12,7 @@
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/planner.hpp"
 #include "sim/runner.hpp"
+#include "sim/simulation_error.hpp"
 
 namespace shardscope::sim {
 namespace {
@@ -75,6 +76,8 @@ TEST(IterationSim, SerialIterationEqualsThePlannerAndPeaksAgree) {
 TEST(IterationSim, MessageEfficiencyFromCalibrationAppliesToBoth) {
   Scenario s = load(kTitan);
   s.execution = {.overlap = false, .prefetch_depth = 0};
+  s.execution.collectives =
+      CollectivesChoice::ring;  // the ring model reads the size-indexed efficiency curve
   Calibration cal;
   cal.message_efficiency = {{64.0 * 1024, 0.3}, {64.0 * 1024 * 1024, 0.9}};
   const StrategyResult planned = plan_strategy(s, cal, space_by_name("fsdp", s.training));
@@ -131,6 +134,54 @@ TEST(IterationSim, SteadyStateMicroStepsEqualSimulatingEveryStep) {
                 1e-9 * full.gpus[g].compute_seconds);
   }
   EXPECT_EQ(steady.links.size(), full.links.size());
+}
+
+const char* kSeventySteps =
+    "model: {name: nd-8x1536, transformer: {layers: 8, hidden: 1536, heads: 16, vocab: 50257, "
+    "sequence_length: 1024}}\ncluster: {preset: dgx-a100, nodes: 1}\n"
+    "training: {memory_limit: 16GB, runtime_reserve: 1GiB, gradient_accumulation_steps: 70, "
+    "group_size: 4, max_micro_batch: 2}\n";
+
+// Over the activity limit when every micro-step is simulated, the iteration still runs when its steady state
+// is proven within steady_state_proof_steps: the same time as simulating every step.
+TEST(IterationSim, ASteadyStateProofRunsWhatEveryStepWouldNot) {
+  const Scenario s = load(kSeventySteps);
+  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("paro-IIG", s.training));
+  ASSERT_TRUE(planned.fits);
+  IterationOptions every;
+  every.steady_state = false;
+  const IterationResult full = simulate_in_child(kSeventySteps, planned.plan, every);
+  IterationOptions capped;
+  capped.max_activities = full.activities / 2;
+  capped.steady_state_proof_steps = 16;
+  const IterationResult steady = simulate_iteration(s, Calibration{}, planned.plan, capped);
+  EXPECT_GT(steady.steady_state_micro_steps, 54);
+  EXPECT_NEAR(steady.iteration_seconds, full.iteration_seconds, 1e-9 * full.iteration_seconds);
+}
+
+// A program that has not repeated within steady_state_proof_steps stops with an error naming the limit, never
+// running past it (a proof needs three micro-steps: two steps allowed can never prove one).
+TEST(IterationSim, NoSteadyStateWithinTheProofStepsIsRefused) {
+  const Scenario s = load(kSeventySteps);
+  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("paro-IIG", s.training));
+  ASSERT_TRUE(planned.fits);
+  IterationOptions every;
+  every.steady_state = false;
+  const IterationResult full = simulate_in_child(kSeventySteps, planned.plan, every);
+  IterationOptions capped;
+  capped.max_activities = full.activities / 2;
+  capped.steady_state_proof_steps = 2;
+  try {
+    simulate_iteration(s, Calibration{}, planned.plan, capped);
+    FAIL() << "expected a SimulationError";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("the iteration's 70 micro-steps did not repeat (no steady state) within "
+                                   "the first 2, and simulating every one needs about " +
+                                   std::to_string(full.activities)),
+        std::string::npos)
+        << e.what();
+  }
 }
 
 // The observer sees simulated time grow to the iteration's, with the activities so far; asking to cancel

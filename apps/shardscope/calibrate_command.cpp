@@ -1,0 +1,80 @@
+// `shardscope calibrate MEASUREMENTS... --cluster C --out calibration.yaml [--report fit.json] [--min-r2 R]`:
+// least-squares fit of calibration.yaml to the harness's measurements (validate/fit), with a table of every
+// fitted quantity's residuals and R^2; a fit the points cannot support exits 2 naming the quantity and
+// points.
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/shardscope/commands.hpp"
+#include "apps/shardscope/option_checks.hpp"
+#include "apps/shardscope/output_file.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/io/cluster_presets.hpp"
+#include "validate/fit/calibration_fit.hpp"
+#include "validate/fit/calibration_writer.hpp"
+#include "validate/fit/fit_report.hpp"
+
+namespace shardscope::cli {
+
+namespace {
+
+struct Options {
+  std::vector<std::string> measurements;
+  std::string cluster, out, report;
+  double min_r_squared = fit::FitOptions{}.min_r_squared;
+};
+
+std::string header(const fit::FitResult& result) {
+  std::string h = "Fitted by `shardscope calibrate` on cluster " + result.cluster + " from:";
+  for (const std::string& f : result.inputs) h += "\n  " + f;
+  h += "\nResiduals and R^2 of every quantity: the command's table (or --report JSON).";
+  return h;
+}
+
+}  // namespace
+
+Registered register_calibrate(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "calibrate", "Fit calibration.yaml (alpha, bandwidth, efficiency, FLOP fractions) to measurements");
+  auto o = std::make_shared<Options>();
+  cmd->add_option("measurements", o->measurements, "Measurements JSON files (shardscope-validate)")
+      ->required()
+      ->check(non_empty("a file path"));
+  cmd->add_option("--cluster", o->cluster, "Cluster preset name or YAML file of the machine measured")
+      ->required()
+      ->check(non_empty("a cluster preset or file"));
+  cmd->add_option("--out", o->out, "Write the fitted calibration.yaml here")
+      ->required()
+      ->check(non_empty("a file path"));
+  cmd->add_option("--report", o->report, "Also write every fitted quantity's residuals and R^2 as JSON")
+      ->check(non_empty("a file path"));
+  cmd->add_option("--min-r2", o->min_r_squared,
+                  "Refuse a fit whose R^2 is below this (default " +
+                      std::to_string(o->min_r_squared).substr(0, 4) + ")")
+      ->check(CLI::Range(0.0, 1.0));
+  return {cmd, [o](std::ostream& out) {
+            const OutputFile calibration_file("--out", o->out);
+            const OutputFile report_file =
+                o->report.empty() ? OutputFile() : OutputFile("--report", o->report);
+            const Cluster cluster = load_cluster(o->cluster);
+            std::vector<fit::Measurements> files;
+            for (const std::string& path : o->measurements)
+              files.push_back(fit::load_measurements_file(path));
+            fit::FitOptions options;
+            options.min_r_squared = o->min_r_squared;
+            const fit::FitResult result = fit::fit_calibration(files, cluster, options);
+            const std::string yaml = fit::calibration_yaml(result.calibration, header(result));
+            parse_calibration_string(yaml, o->out);  // what is written reads back
+            fit::print_fit_table(result, options, out);
+            calibration_file.write(yaml);
+            if (report_file.requested())
+              report_file.write(fit::fit_report_json(result, options).dump(2) + "\n");
+            out << "\nWrote " << o->out << (report_file.requested() ? " and " + o->report : std::string())
+                << "\n";
+          }};
+}
+
+}  // namespace shardscope::cli

@@ -1,0 +1,58 @@
+// Scenario options shared by inspect, plan and simulate: the file, and the field-path overrides on it.
+#include "apps/shardscope/scenario_flags.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "apps/shardscope/option_checks.hpp"
+#include "planner/io/scenario_overrides.hpp"
+
+namespace shardscope::cli {
+namespace {
+
+bool is_json_file(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+}  // namespace
+
+bool ScenarioFlags::overridden() const {
+  return is_json_file(scenario) || !sets.empty() || !model.empty() || !cluster.empty() || nodes > 0;
+}
+
+std::string ScenarioFlags::scenario_file() const { return is_json_file(scenario) ? "" : scenario; }
+
+std::vector<ScenarioOverride> ScenarioFlags::overrides() const {
+  std::vector<ScenarioOverride> out;
+  if (is_json_file(scenario)) out.push_back({"SCENARIO", "model", scenario, "."});
+  if (!model.empty()) out.push_back({"--model", "model", model, "."});
+  if (!cluster.empty()) out.push_back({"--cluster", "cluster", cluster, "."});
+  if (nodes > 0) out.push_back({"--nodes", "cluster.nodes", std::to_string(nodes), "."});
+  for (const std::string& set : sets) out.push_back(parse_set_argument(set, "--set"));
+  return out;
+}
+
+Scenario ScenarioFlags::load() const { return load_scenario_with_overrides(scenario_file(), overrides()); }
+
+void add_scenario_flags(CLI::App& command, ScenarioFlags& flags) {
+  command
+      .add_option("scenario", flags.scenario,
+                  "Scenario YAML file, or a Hugging Face config.json (then give --cluster); optional with "
+                  "--model and --cluster")
+      ->check(non_empty("a file path"));
+  command
+      .add_option("--set", flags.sets,
+                  "Override a scenario field by its path, e.g. --set training.memory_limit=16GB (repeatable)")
+      ->check(non_empty("PATH=VALUE"))
+      ->type_name("PATH=VALUE")
+      ->allow_extra_args(false);
+  command
+      .add_option("--model", flags.model,
+                  "A model preset or a Hugging Face config.json instead of the scenario's")
+      ->check(non_empty("a model preset or a config.json path"));
+  command.add_option("--cluster", flags.cluster, "A cluster preset instead of the scenario's")
+      ->check(non_empty("a cluster preset"));
+  command.add_option("--nodes", flags.nodes, "The cluster's node count (cluster.nodes)")
+      ->check(CLI::Range(1, 100000));
+}
+
+}  // namespace shardscope::cli

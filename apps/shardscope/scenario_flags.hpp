@@ -1,0 +1,38 @@
+// The scenario options shared by inspect, plan and simulate: SCENARIO (optional), --set PATH=VALUE,
+// --model PRESET|config.json, --cluster PRESET, --nodes N.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "planner/core/scenario.hpp"
+#include "planner/io/scenario_overrides.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace shardscope::cli {
+
+struct ScenarioFlags {
+  std::string scenario;  // a scenario YAML file, a Hugging Face config.json (read as --model), or empty
+  std::vector<std::string> sets;
+  std::string model, cluster;
+  int nodes = 0;
+
+  // Whether anything beyond a scenario YAML file is given (an override, or a config.json as SCENARIO).
+  bool overridden() const;
+  // The overrides in the order they apply: SCENARIO when it is a config.json, --model, --cluster, --nodes,
+  // then each --set as given.
+  std::vector<ScenarioOverride> overrides() const;
+  // The scenario YAML file, or "" when SCENARIO is absent or a config.json.
+  std::string scenario_file() const;
+  // The resolved scenario (load_scenario_with_overrides).
+  Scenario load() const;
+};
+
+// Adds the positional SCENARIO (not required: --model and --cluster can stand in for it) and the override
+// options to `command`.
+void add_scenario_flags(CLI::App& command, ScenarioFlags& flags);
+
+}  // namespace shardscope::cli

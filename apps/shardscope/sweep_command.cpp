@@ -1,0 +1,202 @@
+// `shardscope sweep GRID [--dry-run] [--out results.jsonl] [--jobs N] [--simulate] [--shard i/n|auto]
+// [--resume] [--retry-errors] [--timeout S] [--mpi]`: every point of a grid in a child process, one JSON row
+// per point appended to the results file.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "apps/shardscope/commands.hpp"
+#include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/option_checks.hpp"
+#include "apps/shardscope/sweep_options.hpp"
+#include "apps/shardscope/sweep_plan.hpp"
+#include "apps/shardscope/sweep_progress.hpp"
+#include "apps/shardscope/table.hpp"
+#include "planner/core/error.hpp"
+
+namespace shardscope::cli {
+
+void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
+  cmd.add_option("grid", o.grid, "Sweep grid YAML file (scenarios/sweeps/)")
+      ->required()
+      ->check(non_empty("a file path"));
+  cmd.add_option("--out", o.out, "Results file: one JSON line per point, appended")
+      ->check(non_empty("a file path"));
+  cmd.add_flag("--dry-run", o.dry_run, "List the points (and this shard's share) without running them");
+  cmd.add_option("--jobs,-j", o.jobs, "Points run at once (default: one per hardware thread)")
+      ->check(CLI::Range(1, 4096));
+  cmd.add_flag("--simulate", o.simulate, "Also simulate each fitting strategy's plan (needs the simulator)");
+  cmd.add_option(
+         "--shard", o.shard,
+         "Run only shard i of n (i/n, 0-based, round robin over the points), or auto: from a Slurm job "
+         "array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN)")
+      ->check(non_empty("i/n or auto"));
+  cmd.add_flag("--resume", o.resume, "Continue a results file: skip the points it already records");
+  cmd.add_flag("--retry-errors", o.retry_errors, "With --resume, run the points recorded as errors again");
+  cmd.add_option("--timeout", o.timeout_seconds,
+                 "Seconds a point may run before it is killed and recorded as an error (default " +
+                     std::to_string(static_cast<int>(kDefaultPointTimeoutSeconds)) + ")")
+      ->check(CLI::Range(0.001, 1e7));
+  cmd.add_flag("--mpi", o.mpi,
+               "Share the points among MPI ranks (run under mpirun or srun; runs shardscope-sweep-mpi)");
+  CLI::Option* quiet = cmd.add_flag("--quiet", o.quiet, "No progress on stderr");
+  cmd.add_flag("--progress", o.progress,
+               "Progress lines on stderr even when it is not a terminal (every 10 s)")
+      ->excludes(quiet);
+}
+
+namespace {
+
+std::string shard_text(const Shard& shard) {
+  return std::to_string(shard.index) + "/" + std::to_string(shard.count);
+}
+
+void print_dry_run(const SweepPoints& points, const std::vector<SweepTask>& tasks, const Shard& shard,
+                   const std::string& grid_file, std::ostream& out) {
+  out << "Grid  " << points.grid.name << " (" << grid_file << "): " << points.tasks.size() << " points, "
+      << (points.grid.zip ? "zip" : "product") << " of " << points.grid.axes.size() << " ax"
+      << (points.grid.axes.size() == 1 ? "is" : "es");
+  if (points.duplicates > 0) out << " (" << points.duplicates << " duplicates of other points dropped)";
+  if (shard.count > 1) out << "; shard " << shard_text(shard) << ": " << tasks.size() << " points";
+  out << "\n\n";
+  std::vector<std::string> header = {"#", "point"};
+  for (const GridAxis& a : points.grid.axes) header.push_back(a.path);
+  Table table(header);
+  for (const SweepTask& t : tasks) {
+    std::vector<std::string> row = {std::to_string(t.index), t.id};
+    for (const auto& [path, value] : t.axes) row.push_back(value);
+    table.add(row);
+  }
+  table.print(out);
+}
+
+bool non_empty_file(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && info.st_size > 0;
+}
+
+struct Counts {
+  std::size_t done = 0, ok = 0, no_fit = 0, errors = 0;
+};
+
+Counts run_locally(const std::vector<SweepTask>& tasks, const SweepRunOptions& options, RowWriter& writer,
+                   const SweepOptions& o) {
+  const InterruptFlag interrupt;
+  SweepProgress progress(std::cerr, progress_style(o.progress, o.quiet), tasks.size());
+  ChildPool pool(options);
+  Counts counts;
+  std::size_t next = 0;
+  progress.update(0, 0);
+  while (counts.done < tasks.size()) {
+    while (next < tasks.size() && pool.has_room() && !interrupt.raised()) pool.start(tasks[next++]);
+    for (const Json& row : pool.poll(std::chrono::milliseconds(100))) {
+      writer.append(row);
+      ++counts.done;
+      const std::string status = row["status"].get<std::string>();
+      if (status == "ok") ++counts.ok;
+      if (status == "does-not-fit") ++counts.no_fit;
+      if (status == "error") ++counts.errors;
+    }
+    progress.update(counts.done, counts.errors);
+    if (interrupt.raised()) {
+      pool.kill_all();
+      progress.close();
+      throw Interrupted("sweep stopped after " + std::to_string(counts.done) + " of " +
+                        std::to_string(tasks.size()) + " points; their rows are in " + writer.path() +
+                        " (--resume continues)");
+    }
+  }
+  progress.close();
+  return counts;
+}
+
+[[noreturn]] void exec_mpi_helper(char** argv) {
+  const std::string helper = sibling_executable("shardscope-sweep-mpi");
+  ::execv(helper.c_str(), argv);
+  const int reason = errno;
+  throw InputError("--mpi", 0, "mpi",
+                   "runs " + helper + ", which could not be started (" + std::strerror(reason) +
+                       "): this shardscope was built without MPI, or the helper is missing");
+}
+
+}  // namespace
+
+Registered register_sweep(CLI::App& app, char** argv) {
+  auto* cmd =
+      app.add_subcommand("sweep", "Plan (and simulate) every point of a scenario grid; JSON lines out");
+  auto o = std::make_shared<SweepOptions>();
+  add_sweep_options(*cmd, *o);
+  return {cmd, [o, argv](std::ostream& out) {
+            if (o->mpi && !o->dry_run) exec_mpi_helper(argv);
+            if (!o->dry_run && o->out.empty()) {
+              throw InputError("--out", 0, "out",
+                               "a sweep needs a results file: --out results.jsonl (or --dry-run)");
+            }
+            if (o->retry_errors && !o->resume) {
+              throw InputError("--retry-errors", 0, "retry-errors", "only applies with --resume");
+            }
+#if !defined(SHARDSCOPE_HAVE_SIM) && !defined(SHARDSCOPE_SIM_EXEC)
+            if (o->simulate) {
+              throw InputError("--simulate", 0, "simulate",
+                               "needs the simulator, and this shardscope was built without SimGrid");
+            }
+#endif
+            const Shard shard = o->shard.empty() ? Shard{} : parse_shard(o->shard, process_environment());
+            const SweepPoints points = prepare_sweep(o->grid);
+            const std::vector<SweepTask> mine = shard_tasks(points.tasks, shard);
+            if (o->dry_run) {
+              print_dry_run(points, mine, shard, o->grid, out);
+              return;
+            }
+            if (!o->resume && non_empty_file(o->out)) {
+              throw InputError("--out", 0, "out",
+                               o->out +
+                                   " already holds results: add --resume to continue that sweep, or "
+                                   "choose another file");
+            }
+            int skipped_lines = 0;
+            const std::vector<Json> rows =
+                o->resume ? read_rows(o->out, &skipped_lines) : std::vector<Json>{};
+            const std::vector<SweepTask> tasks = pending_tasks(mine, rows, o->simulate, o->retry_errors);
+            SweepRunOptions options;
+            options.shardscope_binary = sibling_executable("shardscope");
+            options.grid_file = o->grid;
+            options.grid_name = points.grid.name;
+            options.simulate = o->simulate;
+            options.timeout_seconds = o->timeout_seconds;
+            options.jobs =
+                o->jobs > 0 ? o->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+            RowWriter writer(o->out);
+            if (!o->quiet) {
+              std::cerr << "sweep " << points.grid.name << ": " << tasks.size() << " of " << mine.size()
+                        << " points to run" << (shard.count > 1 ? " (shard " + shard_text(shard) + ")" : "")
+                        << ", " << options.jobs << " at a time";
+              if (mine.size() > tasks.size())
+                std::cerr << "; " << mine.size() - tasks.size() << " already in " << o->out;
+              if (skipped_lines > 0) std::cerr << "; " << skipped_lines << " unreadable lines there ignored";
+              std::cerr << "\n";
+            }
+            const auto start = std::chrono::steady_clock::now();
+            const Counts counts = run_locally(tasks, options, writer, *o);
+            char wall[32];
+            std::snprintf(wall, sizeof wall, "%.1f",
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            out << "Swept " << counts.done << " points of " << points.grid.name << " into " << o->out
+                << " in " << wall << " s: " << counts.ok << " ok, " << counts.no_fit << " does-not-fit, "
+                << counts.errors << " errors\n";
+            if (counts.errors > 0) {
+              throw PointsFailed(std::to_string(counts.errors) + " of " + std::to_string(counts.done) +
+                                 " points ended in error rows (their \"error\" says why; --resume "
+                                 "--retry-errors runs them again)");
+            }
+          }};
+}
+
+}  // namespace shardscope::cli

@@ -1,0 +1,104 @@
+// Sweep selection: points with ids, shards (explicit or from Slurm array variables), and resume.
+#include "apps/shardscope/sweep_plan.hpp"
+
+#include <cstdlib>
+#include <set>
+
+#include "planner/core/error.hpp"
+
+namespace shardscope::cli {
+namespace {
+
+bool parse_int(const std::string& text, int& value) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  value = std::stoi(text);
+  return true;
+}
+
+}  // namespace
+
+SweepPoints prepare_sweep(const std::string& grid_file) {
+  SweepPoints out;
+  out.grid = load_sweep_grid(grid_file);
+  const GridResolver resolver(out.grid);
+  std::set<std::string> seen;
+  for (const GridPoint& point : expand_grid(out.grid)) {
+    const ResolvedPoint resolved = resolver.resolve(point);
+    if (!seen.insert(resolved.id).second) {
+      ++out.duplicates;
+      continue;
+    }
+    out.tasks.push_back({point.index, resolved.id, point.values});
+  }
+  return out;
+}
+
+Shard parse_shard(const std::string& text, const Environment& environment) {
+  Shard shard;
+  if (text == "auto") {
+    auto get = [&](const char* name) -> std::string {
+      const auto it = environment.find(name);
+      return it == environment.end() ? "" : it->second;
+    };
+    int id = 0, count = 0, min = 0;
+    if (!parse_int(get("SLURM_ARRAY_TASK_ID"), id) || !parse_int(get("SLURM_ARRAY_TASK_COUNT"), count) ||
+        count < 1) {
+      throw InputError(
+          "--shard", 0, "shard",
+          "auto reads a Slurm job array's SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT, and they "
+          "are not set to whole numbers here; under another scheduler give --shard i/n");
+    }
+    if (!get("SLURM_ARRAY_TASK_MIN").empty() && !parse_int(get("SLURM_ARRAY_TASK_MIN"), min)) {
+      throw InputError("--shard", 0, "shard", "SLURM_ARRAY_TASK_MIN is not a whole number");
+    }
+    shard = {id - min, count};
+    if (shard.index < 0 || shard.index >= shard.count) {
+      throw InputError("--shard", 0, "shard",
+                       "auto: SLURM_ARRAY_TASK_ID " + std::to_string(id) + " minus SLURM_ARRAY_TASK_MIN " +
+                           std::to_string(min) + " is outside 0.." + std::to_string(count - 1) +
+                           " (an array with steps, --array=0-9:2, needs --shard i/n)");
+    }
+    return shard;
+  }
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos || !parse_int(text.substr(0, slash), shard.index) ||
+      !parse_int(text.substr(slash + 1), shard.count) || shard.count < 1 || shard.index >= shard.count) {
+    throw InputError("--shard", 0, "shard",
+                     "expected i/n with 0 <= i < n (for example 0/4), or auto, got '" + text + "'");
+  }
+  return shard;
+}
+
+Environment process_environment() {
+  Environment out;
+  for (const char* name : {"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN"}) {
+    if (const char* value = std::getenv(name)) out[name] = value;
+  }
+  return out;
+}
+
+std::vector<SweepTask> shard_tasks(const std::vector<SweepTask>& tasks, const Shard& shard) {
+  std::vector<SweepTask> out;
+  for (std::size_t i = static_cast<std::size_t>(shard.index); i < tasks.size();
+       i += static_cast<std::size_t>(shard.count)) {
+    out.push_back(tasks[i]);
+  }
+  return out;
+}
+
+std::vector<SweepTask> pending_tasks(const std::vector<SweepTask>& tasks, const std::vector<Json>& rows,
+                                     bool simulate, bool retry_errors) {
+  std::set<std::string> done;
+  for (const Json& row : rows) {
+    if (row.value("simulated", false) != simulate) continue;
+    if (row_is_final(row) || !retry_errors) done.insert(row["point"].get<std::string>());
+  }
+  std::vector<SweepTask> out;
+  for (const SweepTask& t : tasks) {
+    if (done.count(t.id) == 0) out.push_back(t);
+  }
+  return out;
+}
+
+}  // namespace shardscope::cli

@@ -1,0 +1,43 @@
+// What a sweep runs: the grid's points with their ids (duplicates dropped), this shard's share
+// (--shard i/n, or from a Slurm array), and what a results file already holds (--resume).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "apps/shardscope/sweep_runner.hpp"
+#include "planner/io/sweep_grid.hpp"
+
+namespace shardscope::cli {
+
+struct SweepPoints {
+  SweepGrid grid;
+  std::vector<SweepTask> tasks;  // in grid order, one per distinct id
+  std::size_t duplicates = 0;    // points whose resolved scenario another point already has
+};
+
+// Reads, expands and resolves the grid (InputError naming the grid file and the axis on a bad value).
+SweepPoints prepare_sweep(const std::string& grid_file);
+
+struct Shard {
+  int index = 0;  // 0-based
+  int count = 1;
+};
+
+// "i/n" with 0 <= i < n, or "auto": SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT.
+// `environment` looks variables up (getenv in the tool, a map in tests). InputError on anything else.
+using Environment = std::map<std::string, std::string>;
+Shard parse_shard(const std::string& text, const Environment& environment);
+Environment process_environment();  // the SLURM_ARRAY_* variables of this process
+
+// The tasks of `shard`: every count-th task starting at index (round robin, so shards get alike mixes).
+std::vector<SweepTask> shard_tasks(const std::vector<SweepTask>& tasks, const Shard& shard);
+
+// The tasks not yet recorded in `rows` for this mode (`simulate`): a point with an ok or does-not-fit row
+// is skipped, one with only error rows too unless `retry_errors`.
+std::vector<SweepTask> pending_tasks(const std::vector<SweepTask>& tasks, const std::vector<Json>& rows,
+                                     bool simulate, bool retry_errors);
+
+}  // namespace shardscope::cli

@@ -1,0 +1,159 @@
+// `shardscope sweep-point GRID --index K [--simulate]` (hidden): the child process of a sweep. Resolves
+// one point of the grid, plans it (and simulates each fitting strategy's plan, each in a forked process:
+// SimGrid allows one engine per process) and prints its metrics as one JSON object on stdout.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <thread>
+
+#include "apps/shardscope/commands.hpp"
+#include "planner/core/error.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/io/sweep_grid.hpp"
+#include "planner/search/planner.hpp"
+#ifdef SHARDSCOPE_HAVE_SIM
+#include "sim/isolated.hpp"
+#include "sim/iteration_sim.hpp"
+#endif
+
+namespace shardscope::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct Options {
+  std::string grid;
+  std::size_t index = 0;
+  bool simulate = false;
+};
+
+// Test hook: SHARDSCOPE_SWEEP_FAULT=crash:K or hang:K makes point K die by SIGKILL or never finish, so the
+// fault tests can check that a sweep turns both into error rows (tests/cli/sweep_fault_test.cpp).
+void inject_fault(std::size_t index) {
+  const char* fault = std::getenv("SHARDSCOPE_SWEEP_FAULT");
+  if (fault == nullptr) return;
+  const std::string text = fault;
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos || text.substr(colon + 1) != std::to_string(index)) return;
+  if (text.substr(0, colon) == "crash") ::raise(SIGKILL);
+  if (text.substr(0, colon) == "hang") {
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+bool wanted(const std::vector<std::string>& strategies, const std::string& name) {
+  return strategies.empty() || std::find(strategies.begin(), strategies.end(), name) != strategies.end();
+}
+
+Json strategy_metrics(const StrategyResult& r, double fsdp_samples_per_second) {
+  Json m;
+  m["fits"] = r.fits;
+  if (!r.fits) {
+    m["shortfall_bytes"] = r.shortfall_bytes;
+    return m;
+  }
+  const PlanPrediction& p = r.plan.predicted;
+  m["micro_batch"] = r.plan.micro_batch;
+  m["accumulation_steps"] = r.plan.gradient_accumulation_steps;
+  m["iteration_seconds"] = p.iteration_seconds;
+  m["samples_per_second"] = p.samples_per_second;
+  m["tokens_per_second"] = p.tokens_per_second;
+  m["peak_memory_bytes"] = p.peak_memory_bytes;
+  if (fsdp_samples_per_second > 0) m["speedup_over_fsdp"] = p.samples_per_second / fsdp_samples_per_second;
+  return m;
+}
+
+#ifdef SHARDSCOPE_HAVE_SIM
+// The plan simulated in a forked process; its numbers join the strategy's metrics (simulated_*), or its
+// failure (simulation_error).
+void add_simulation(const Scenario& scenario, const Calibration& calibration, const Plan& plan, Json& m) {
+  sim::IterationOptions options;
+  options.prefetch_depth = scenario.execution.prefetch_depth;
+  options.overlap = scenario.execution.overlap;
+  options.bucket_bytes = scenario.execution.bucket_bytes;
+  try {
+    const std::vector<double> values = sim::run_isolated([&] {
+      const sim::IterationResult r = sim::simulate_iteration(scenario, calibration, plan, options);
+      double peak = 0;
+      for (const sim::GpuResult& g : r.gpus) peak = std::max(peak, g.peak_memory_bytes);
+      return std::vector<double>{r.iteration_seconds, r.samples_per_second, peak};
+    });
+    m["simulated_iteration_seconds"] = values.at(0);
+    m["simulated_samples_per_second"] = values.at(1);
+    m["simulated_peak_memory_bytes"] = values.at(2);
+  } catch (const std::exception& e) {
+    m["simulation_error"] = e.what();
+  }
+}
+#endif
+
+Json run_point(const Options& o) {
+  // A sweep that dies (kill -9) takes its points with it: nothing is left running.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  inject_fault(o.index);
+  const SweepGrid grid = load_sweep_grid(o.grid);
+  const std::vector<GridPoint> points = expand_grid(grid);
+  if (o.index >= points.size()) {
+    throw InputError("--index", 0, "index",
+                     "the grid has " + std::to_string(points.size()) + " points; expected less than that");
+  }
+  const GridResolver resolver(grid);
+  const ResolvedPoint point = resolver.resolve(points[o.index]);
+  const Calibration calibration = scenario_calibration(point.scenario);
+  // One thread: the sweep runs its points side by side, and the simulations fork from this process.
+  const PlanReport report = plan_scenario(point.scenario, calibration, PlanRequest{}, nullptr, 1);
+  std::vector<const StrategyResult*> results = {&report.best};
+  for (const StrategyResult& b : report.baselines) results.push_back(&b);
+  double fsdp = 0;
+  for (const StrategyResult* r : results) {
+    if (r->strategy == "fsdp" && r->fits) fsdp = r->plan.predicted.samples_per_second;
+  }
+  Json out;
+  out["point"] = point.id;
+  Json metrics = Json::object();
+  bool any_fits = false;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const std::string name = i == 0 ? "shardscope" : results[i]->strategy;
+    if (!wanted(point.strategies, name)) continue;
+    Json m = strategy_metrics(*results[i], fsdp);
+    any_fits = any_fits || results[i]->fits;
+#ifdef SHARDSCOPE_HAVE_SIM
+    if (o.simulate && results[i]->fits) add_simulation(point.scenario, calibration, results[i]->plan, m);
+#endif
+    metrics[name] = m;
+  }
+  out["status"] = any_fits ? "ok" : "does-not-fit";
+  out["metrics"] = metrics;
+  return out;
+}
+
+}  // namespace
+
+Registered register_sweep_point(CLI::App& app) {
+  auto* cmd = app.add_subcommand("sweep-point", "Run one point of a sweep grid (the sweep's child process)");
+  cmd->group("");  // hidden: `sweep` runs it
+  auto o = std::make_shared<Options>();
+  cmd->add_option("grid", o->grid, "Sweep grid YAML file")->required();
+  cmd->add_option("--index", o->index, "The point's index in the expanded grid")->required();
+  cmd->add_flag("--simulate", o->simulate, "Also simulate each fitting strategy's plan");
+  return {cmd, [o](std::ostream& out) {
+#ifndef SHARDSCOPE_HAVE_SIM
+            if (o->simulate) {
+              throw InputError("--simulate", 0, "simulate",
+                               "needs the simulator, and this shardscope was built without SimGrid");
+            }
+#endif
+            out << run_point(*o).dump() << "\n";
+          }};
+}
+
+}  // namespace shardscope::cli

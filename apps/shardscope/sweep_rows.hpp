@@ -1,0 +1,41 @@
+// Sweep result rows (JSON lines): the tool's version and revision, appending one row with one write() under
+// O_APPEND and fsync, and reading a results file back (resume, merge).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace shardscope::cli {
+
+using Json = nlohmann::ordered_json;
+
+std::string tool_version();  // "0.1.0"
+std::string git_revision();  // the source's git revision at configure time, or "unknown"
+
+// Appends rows to a results file, which several processes may append to at once: each row is one line
+// written by one write() on a descriptor opened with O_APPEND, then fsync'd, so rows never interleave and a
+// row reported written survives a crash. A file whose last line was cut short (a writer killed during the
+// write) gets a line break first, so the next row starts on a line of its own.
+class RowWriter {
+ public:
+  explicit RowWriter(const std::string& path);  // throws OutputError when it cannot be opened
+  ~RowWriter();
+  RowWriter(const RowWriter&) = delete;
+  RowWriter& operator=(const RowWriter&) = delete;
+  void append(const Json& row);  // row.dump() + "\n"; throws when the write or fsync fails
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+// The rows of a results file in order; a line that is not a JSON object (a torn last line) is skipped and
+// counted in `skipped`. A missing file has no rows.
+std::vector<Json> read_rows(const std::string& path, int* skipped = nullptr);
+
+// A row whose point need not run again: ok or does-not-fit (an error row runs again with --retry-errors).
+bool row_is_final(const Json& row);
+
+}  // namespace shardscope::cli

@@ -1,0 +1,69 @@
+// ChildPool: runs sweep points as child processes (`shardscope sweep-point`), several at once, each in its
+// own process group under a timeout; turns each exit (output, error, crash, timeout) into a result row.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "apps/shardscope/sweep_rows.hpp"
+
+namespace shardscope::cli {
+
+// One point to run: where it is in the grid, its id and its axis values.
+struct SweepTask {
+  std::size_t index = 0;
+  std::string id;
+  std::vector<std::pair<std::string, std::string>> axes;
+};
+
+struct SweepRunOptions {
+  std::string shardscope_binary;  // the `shardscope` to run `sweep-point` with
+  std::string grid_file;
+  std::string grid_name;
+  bool simulate = false;
+  double timeout_seconds = 0;  // per point; 0: none
+  int jobs = 1;
+};
+
+// The row of a finished point: point id, index, grid, axes, version, revision, simulated, status, metrics or
+// error, wall time. `status` is ok, does-not-fit or error.
+Json sweep_row(const SweepTask& task, const SweepRunOptions& options, const std::string& status,
+               const Json& metrics, const std::string& error, double wall_seconds);
+
+// The path of the running executable (/proc/self/exe), and the `shardscope` beside it.
+std::string self_executable();
+std::string sibling_executable(const std::string& name);
+
+class ChildPool {
+ public:
+  explicit ChildPool(SweepRunOptions options);
+  ~ChildPool();  // kills (SIGKILL, whole process group) what still runs
+  ChildPool(const ChildPool&) = delete;
+  ChildPool& operator=(const ChildPool&) = delete;
+
+  bool has_room() const { return static_cast<int>(running_.size()) < options_.jobs; }
+  std::size_t running() const { return running_.size(); }
+  void start(const SweepTask& task);
+  // Waits at most `wait` for children to end (exit, or killed at their timeout); returns their rows.
+  std::vector<Json> poll(std::chrono::milliseconds wait);
+  void kill_all();
+
+ private:
+  struct Child {
+    SweepTask task;
+    pid_t pid = 0;
+    std::chrono::steady_clock::time_point started;
+    std::string out_path, err_path;
+  };
+  Json finish(const Child& child, int wait_status, bool timed_out);
+
+  SweepRunOptions options_;
+  std::string directory_;  // private temporary folder for the children's outputs
+  std::vector<Child> running_;
+};
+
+}  // namespace shardscope::cli

@@ -1,0 +1,82 @@
+// shardscope-gui [scenario.yaml] [--screenshots DIR]: the desktop explorer, or its views rendered to PNGs.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QEventLoop>
+#include <QTabWidget>
+#include <QTimer>
+#include <cstdio>
+
+#include "main_window.hpp"
+#include "operator_view.hpp"
+#include "scenario_panel.hpp"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("shardscope-gui");
+  QCommandLineParser parser;
+  parser.setApplicationDescription("shardscope's desktop explorer of per-operator sharding plans");
+  parser.addHelpOption();
+  parser.addPositionalArgument("scenario", "scenario YAML to open (default: the built-in default scenario)");
+  QCommandLineOption shots("screenshots", "render every view of the scenario's plan to DIR/*.png and exit",
+                           "DIR");
+  parser.addOption(shots);
+  parser.process(app);
+
+  shardscope::gui::MainWindow window;
+  const QStringList args = parser.positionalArguments();
+  const bool opened = args.isEmpty() || window.open_scenario(args.front());
+  if (!parser.isSet(shots)) {
+    window.show();
+    return app.exec();
+  }
+  if (!opened) {
+    std::fprintf(stderr, "%s\n", qPrintable(window.plan_error()));
+    return 2;
+  }
+  // Wait (in the event loop) for the plan, then grab each tab.
+  QEventLoop loop;
+  QObject::connect(&window, &shardscope::gui::MainWindow::planShown, &loop, &QEventLoop::quit);
+  QObject::connect(&window, &shardscope::gui::MainWindow::planFailed, &loop, &QEventLoop::quit);
+  QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+  window.resize(1500, 900);
+  window.show();
+  if (!window.outcome()) loop.exec();
+  if (!window.outcome()) {
+    std::fprintf(stderr, "no plan: %s\n", qPrintable(window.plan_error()));
+    return 3;
+  }
+  const QDir dir(parser.value(shots));
+  QDir().mkpath(dir.path());
+  const char* names[] = {"operators.png", "memory.png", "pareto.png"};
+  const auto shoot = [&](int tab, const QString& name) {
+    window.tabs()->setCurrentIndex(tab);
+    QApplication::processEvents();
+    const QString path = dir.filePath(name);
+    if (!window.grab().save(path, "PNG")) {
+      std::fprintf(stderr, "%s: cannot be written\n", qPrintable(path));
+      return false;
+    }
+    std::printf("%s\n", qPrintable(path));
+    return true;
+  };
+  for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+    if (!shoot(tab, names[tab])) return 4;
+  }
+  // A what-if: the second operator pinned to DP and the last to half its slices sharded, re-planned.
+  const shardscope::Plan& plan = window.outcome()->report->best.plan;
+  if (plan.operators.size() >= 2) {
+    std::vector<shardscope::OperatorPin> pins{shardscope::dp_pin(1)};
+    shardscope::OperatorPin half;
+    half.operator_index = plan.operators.size() - 1;
+    const int g = window.outcome()->job.scenario.training.slice_granularities.back();
+    half.slices = g;
+    half.sharded_slices = g / 2;
+    pins.push_back(half);
+    window.add_pins(pins);
+    loop.exec();
+    if (window.outcome() && !window.outcome()->job.pins.empty() && !shoot(0, "operators-pinned.png"))
+      return 4;
+  }
+  return 0;
+}

@@ -1,0 +1,333 @@
+// The main window's layout, the re-plan loop and the exports.
+#include "main_window.hpp"
+
+#include <QAction>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QPainter>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QSvgGenerator>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <cmath>
+#include <fstream>
+
+#include "operator_view.hpp"
+#include "plan_views.hpp"
+#include "planner/core/units.hpp"
+#include "planner/io/plan_json.hpp"
+#include "scenario_panel.hpp"
+
+namespace shardscope::gui {
+namespace {
+
+QString bytes(double b) { return QString::fromStdString(units::format_bytes(b)); }
+QString duration(double s) { return QString::fromStdString(units::format_duration(s)); }
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle("shardscope");
+  service_ = new PlanService(this);
+  panel_ = new ScenarioPanel;
+  auto* left = new QScrollArea;
+  left->setWidget(panel_);
+  left->setWidgetResizable(true);
+  left->setMinimumWidth(340);
+
+  auto* centre = new QWidget;
+  auto* layout = new QVBoxLayout(centre);
+  summary_ = new QLabel("planning…");
+  summary_->setWordWrap(true);
+  summary_->setTextFormat(Qt::RichText);
+  layout->addWidget(summary_);
+  auto* pin_row = new QHBoxLayout;
+  pins_label_ = new QLabel;
+  pins_label_->setWordWrap(true);
+  clear_pins_ = new QPushButton("Clear pins");
+  clear_pins_->setEnabled(false);
+  pin_row->addWidget(pins_label_, 1);
+  pin_row->addWidget(clear_pins_);
+  layout->addLayout(pin_row);
+  tabs_ = new QTabWidget;
+  operators_ = new OperatorView;
+  auto* op_scroll = new QScrollArea;
+  op_scroll->setWidget(operators_);
+  op_scroll->setWidgetResizable(true);
+  tabs_->addTab(op_scroll, "Operators");
+  memory_ = new MemoryView;
+  tabs_->addTab(memory_, "Memory");
+  auto* pareto_split = new QSplitter(Qt::Vertical);
+  pareto_ = new ParetoView;
+  baselines_ = new QTableWidget;
+  baselines_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  baselines_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  baselines_->verticalHeader()->hide();
+  pareto_split->addWidget(pareto_);
+  pareto_split->addWidget(baselines_);
+  pareto_split->setStretchFactor(0, 3);
+  pareto_split->setStretchFactor(1, 2);
+  tabs_->addTab(pareto_split, "Pareto && baselines");
+  layout->addWidget(tabs_, 1);
+
+  auto* split = new QSplitter;
+  split->addWidget(left);
+  split->addWidget(centre);
+  split->setStretchFactor(1, 1);
+  setCentralWidget(split);
+
+  QMenu* file = menuBar()->addMenu("&File");
+  file->addAction("Export view (PNG/SVG)…", this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, "Export view", "view.png", "Images (*.png *.svg)");
+    if (!path.isEmpty()) export_view(path);
+  });
+  file->addAction("Export plan JSON…", this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, "Export plan", "plan.json", "JSON (*.json)");
+    if (!path.isEmpty()) export_plan_json(path);
+  });
+  file->addAction("Export baselines CSV…", this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, "Export baselines", "baselines.csv", "CSV (*.csv)");
+    if (!path.isEmpty()) export_baselines_csv(path);
+  });
+  file->addAction("Quit", this, &QWidget::close);
+
+  connect(panel_, &ScenarioPanel::scenarioChanged, this, [this] {
+    pins_.clear();  // pins name operators of the old model
+    replan();
+  });
+  connect(panel_, &ScenarioPanel::scenarioInvalid, this, [this](const QString& message) {
+    service_->cancel();
+    statusBar()->showMessage("scenario not valid: " + message.section('\n', 0, 0));
+  });
+  connect(service_, &PlanService::started, this, [this] { statusBar()->showMessage("planning…"); });
+  connect(service_, &PlanService::finished, this, &MainWindow::planned);
+  connect(operators_, &OperatorView::pinsRequested, this, &MainWindow::add_pins);
+  connect(operators_, &OperatorView::pinsCleared, this, [this](const std::vector<std::size_t>& ops) {
+    std::erase_if(pins_, [&](const OperatorPin& p) {
+      return std::find(ops.begin(), ops.end(), p.operator_index) != ops.end();
+    });
+    replan();
+  });
+  connect(clear_pins_, &QPushButton::clicked, this, &MainWindow::clear_pins);
+  connect(pareto_, &ParetoView::strategyClicked, this, &MainWindow::show_strategy);
+  connect(pareto_, &ParetoView::frontClicked, this,
+          [this](double peak_bytes, double) { panel_->set_memory_limit_bytes(peak_bytes); });
+  connect(baselines_, &QTableWidget::cellDoubleClicked, this,
+          [this](int row, int) { show_strategy(baselines_->item(row, 0)->text()); });
+  resize(1400, 860);
+  if (panel_->scenario()) replan();
+}
+
+bool MainWindow::open_scenario(const QString& path) {
+  const bool ok = panel_->open_file(path);
+  if (!ok) {
+    plan_error_ = panel_->error_text();
+    summary_->setText("<b>The scenario cannot be used:</b> " + plan_error_.toHtmlEscaped());
+  }
+  return ok;
+}
+
+void MainWindow::replan() {
+  if (!panel_->scenario()) return;
+  PlanJob job;
+  job.scenario = *panel_->scenario();
+  job.pins = pins_;
+  service_->submit(std::move(job));
+  statusBar()->showMessage("planning…");
+}
+
+void MainWindow::add_pins(const std::vector<OperatorPin>& pins) {
+  for (const OperatorPin& pin : pins) {
+    std::erase_if(pins_, [&](const OperatorPin& p) { return p.operator_index == pin.operator_index; });
+    pins_.push_back(pin);
+  }
+  replan();
+}
+
+void MainWindow::clear_pins() {
+  pins_.clear();
+  replan();
+}
+
+void MainWindow::planned(std::shared_ptr<const PlanOutcome> outcome) {
+  if (outcome->generation != service_->latest()) return;
+  if (!outcome->error.isEmpty() || !outcome->report) {
+    plan_error_ = outcome->error;
+    summary_->setText("<b>The planner says:</b> " + outcome->error.toHtmlEscaped());
+    statusBar()->showMessage("planning failed");
+    emit planFailed();
+    return;
+  }
+  plan_error_.clear();
+  outcome_ = std::move(outcome);
+  shown_ = "plan";
+  refresh_views();
+  statusBar()->showMessage(QString("planned in %1 s").arg(outcome_->seconds, 0, 'f', 2));
+  emit planShown();
+}
+
+const Plan* MainWindow::shown_plan() const {
+  if (!outcome_ || !outcome_->report) return nullptr;
+  for (const StrategyResult* r : report_strategies(*outcome_->report)) {
+    const QString name = r == &outcome_->report->best ? "plan" : QString::fromStdString(r->strategy);
+    if (name == shown_ && r->fits) return &r->plan;
+  }
+  return nullptr;
+}
+
+QString MainWindow::summary_text() const { return summary_->text(); }
+
+void MainWindow::show_strategy(const QString& strategy) {
+  shown_ = strategy;
+  refresh_views();
+  tabs_->setCurrentIndex(0);
+}
+
+void MainWindow::refresh_views() {
+  const PlanReport& report = *outcome_->report;
+  const Scenario& scenario = outcome_->job.scenario;
+  const StrategyResult* shown = nullptr;
+  for (const StrategyResult* r : report_strategies(report)) {
+    const QString name = r == &report.best ? "plan" : QString::fromStdString(r->strategy);
+    if (name == shown_) shown = r;
+  }
+  if (shown == nullptr) shown = &report.best, shown_ = "plan";
+  QString text;
+  if (!shown->fits) {
+    text = QString("<b>%1: no plan fits</b> — the smallest plan needs %2 per GPU, %3 over the limit")
+               .arg(shown_, bytes(shown->minimum_memory_bytes), bytes(shown->shortfall_bytes));
+    operators_->clear_plan();
+  } else {
+    const Plan& plan = shown->plan;
+    text = QString(
+               "<b>%1</b> (%2): micro-batch %3 × %4 steps × %5 GPUs — <b>%6</b> per iteration, "
+               "<b>%7</b> samples/s, peak <b>%8</b> per GPU")
+               .arg(shown_ == "plan" ? "Plan" : shown_, QString::fromStdString(plan.strategy))
+               .arg(plan.micro_batch)
+               .arg(plan.gradient_accumulation_steps)
+               .arg(scenario.cluster.gpus())
+               .arg(duration(plan.predicted.iteration_seconds))
+               .arg(plan.predicted.samples_per_second, 0, 'f', 2)
+               .arg(bytes(plan.predicted.peak_memory_bytes));
+    if (shown_ == "plan" && outcome_->unpinned && outcome_->unpinned->best.fits) {
+      const PlanPrediction& free = outcome_->unpinned->best.plan.predicted;
+      const double dt = (plan.predicted.samples_per_second / free.samples_per_second - 1) * 100;
+      const double dm = plan.predicted.peak_memory_bytes - free.peak_memory_bytes;
+      text += QString(
+                  "<br>Pins cost: throughput <b>%1%2 %</b>, peak memory <b>%3%4</b> against the unpinned "
+                  "plan (%5 samples/s, %6)")
+                  .arg(dt >= 0 ? "+" : "")
+                  .arg(dt, 0, 'f', 2)
+                  .arg(dm >= 0 ? "+" : "−")
+                  .arg(bytes(std::abs(dm)))
+                  .arg(free.samples_per_second, 0, 'f', 2)
+                  .arg(bytes(free.peak_memory_bytes));
+    }
+    if (shown_ != "plan") text += " — <i>a baseline; double-click \"plan\" in the table to go back</i>";
+    operators_->set_plan(scenario, plan, shown->operator_costs,
+                         shown_ == "plan" ? outcome_->job.pins : std::vector<OperatorPin>{});
+  }
+  summary_->setText(text);
+  QString pins_text;
+  for (const OperatorPin& pin : outcome_->job.pins) {
+    pins_text += (pins_text.isEmpty() ? "Pins: " : "; ") +
+                 QString::fromStdString(pin.describe(scenario.model.operators[pin.operator_index].name));
+  }
+  if (pins_text.size() > 400) pins_text = pins_text.left(400) + "…";
+  pins_label_->setText(pins_text.isEmpty() ? "No pins (right-click an operator to pin its choice)"
+                                           : pins_text);
+  clear_pins_->setEnabled(!outcome_->job.pins.empty());
+  memory_->set_report(scenario, report);
+  pareto_->set_report(scenario, report, shown_);
+  fill_baselines();
+}
+
+void MainWindow::fill_baselines() {
+  const PlanReport& report = *outcome_->report;
+  const QStringList headers{"strategy",    "micro-batch", "iteration", "samples/s",
+                            "peak memory", "vs FSDP",     "shortfall"};
+  baselines_->clear();
+  baselines_->setColumnCount(static_cast<int>(headers.size()));
+  baselines_->setHorizontalHeaderLabels(headers);
+  double fsdp = 0;
+  for (const StrategyResult& b : report.baselines) {
+    if (b.strategy == "fsdp" && b.fits) fsdp = b.plan.predicted.samples_per_second;
+  }
+  const std::vector<const StrategyResult*> all = report_strategies(report);
+  baselines_->setRowCount(static_cast<int>(all.size()));
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const StrategyResult& r = *all[i];
+    const int row = static_cast<int>(i);
+    const auto set = [&](int col, const QString& text) {
+      baselines_->setItem(row, col, new QTableWidgetItem(text));
+    };
+    set(0, i == 0 ? "plan" : QString::fromStdString(r.strategy));
+    if (r.fits) {
+      set(1, QString::number(r.plan.micro_batch));
+      set(2, duration(r.plan.predicted.iteration_seconds));
+      set(3, QString::number(r.plan.predicted.samples_per_second, 'f', 2));
+      set(4, bytes(r.plan.predicted.peak_memory_bytes));
+      set(5, fsdp > 0 ? QString::number(r.plan.predicted.samples_per_second / fsdp, 'f', 2) + "x" : "-");
+      set(6, "");
+    } else {
+      set(1, "-");
+      set(2, "does not fit");
+      set(3, "-");
+      set(4, bytes(r.minimum_memory_bytes));
+      set(5, "-");
+      set(6, "short " + bytes(r.shortfall_bytes));
+    }
+  }
+  baselines_->resizeColumnsToContents();
+}
+
+bool MainWindow::export_view(const QString& path) {
+  QWidget* view = tabs_->currentWidget();
+  const QSize size = view->size().isEmpty() ? QSize(1000, 700) : view->size();
+  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    QPainter p;
+    if (!p.begin(&svg)) return false;
+    view->render(&p);
+    return p.end();
+  }
+  return view->grab().save(path, "PNG");
+}
+
+bool MainWindow::export_plan_json(const QString& path) const {
+  const Plan* plan = shown_plan();
+  if (plan == nullptr) return false;
+  std::ofstream out(path.toStdString());
+  out << plan_to_json(*plan).dump(2) << "\n";
+  return static_cast<bool>(out);
+}
+
+bool MainWindow::export_baselines_csv(const QString& path) const {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+  for (int row = -1; row < baselines_->rowCount(); ++row) {
+    QStringList cells;
+    for (int col = 0; col < baselines_->columnCount(); ++col) {
+      const QString text = row < 0 ? baselines_->horizontalHeaderItem(col)->text()
+                                   : (baselines_->item(row, col) ? baselines_->item(row, col)->text() : "");
+      cells << (text.contains(',') ? "\"" + text + "\"" : text);
+    }
+    f.write((cells.join(',') + "\n").toUtf8());
+  }
+  return true;
+}
+
+}  // namespace shardscope::gui

@@ -1,0 +1,78 @@
+// MainWindow: scenario panel on the left, operator / memory / Pareto-and-baselines views in the centre; every
+// valid scenario change or pin re-plans on the PlanService's worker thread.
+#pragma once
+
+#include <QMainWindow>
+#include <memory>
+#include <vector>
+
+#include "plan_service.hpp"
+
+class QLabel;
+class QPushButton;
+class QTabWidget;
+class QTableWidget;
+
+namespace shardscope::gui {
+
+class MemoryView;
+class OperatorView;
+class ParetoView;
+class ScenarioPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+
+  bool open_scenario(const QString& path);
+  void add_pins(const std::vector<OperatorPin>& pins);  // replaces earlier pins of the same operators
+  void clear_pins();
+  void show_strategy(const QString& strategy);  // "plan" or a baseline's name
+
+  ScenarioPanel* panel() const { return panel_; }
+  OperatorView* operator_view() const { return operators_; }
+  MemoryView* memory_view() const { return memory_; }
+  ParetoView* pareto_view() const { return pareto_; }
+  QTableWidget* baselines_table() const { return baselines_; }
+  QTabWidget* tabs() const { return tabs_; }
+  PlanService* service() const { return service_; }
+  const std::shared_ptr<const PlanOutcome>& outcome() const { return outcome_; }
+  const std::vector<OperatorPin>& pins() const { return pins_; }
+  QString shown_strategy() const { return shown_; }
+  const Plan* shown_plan() const;
+  QString summary_text() const;
+  QString plan_error() const { return plan_error_; }
+
+  // Exports: the current tab as PNG or SVG, the shown plan as JSON, the baselines as CSV.
+  bool export_view(const QString& path);
+  bool export_plan_json(const QString& path) const;
+  bool export_baselines_csv(const QString& path) const;
+
+ signals:
+  void planShown();   // a new plan reached the views
+  void planFailed();  // the planner said no (message in plan_error())
+
+ private:
+  void replan();
+  void planned(std::shared_ptr<const PlanOutcome> outcome);
+  void refresh_views();
+  void fill_baselines();
+
+  ScenarioPanel* panel_ = nullptr;
+  OperatorView* operators_ = nullptr;
+  MemoryView* memory_ = nullptr;
+  ParetoView* pareto_ = nullptr;
+  QTableWidget* baselines_ = nullptr;
+  QTabWidget* tabs_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QLabel* pins_label_ = nullptr;
+  QPushButton* clear_pins_ = nullptr;
+  PlanService* service_ = nullptr;
+  std::shared_ptr<const PlanOutcome> outcome_;
+  std::vector<OperatorPin> pins_;
+  QString shown_ = "plan";
+  QString plan_error_;
+};
+
+}  // namespace shardscope::gui

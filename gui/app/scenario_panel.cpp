@@ -1,0 +1,362 @@
+// The scenario form: widgets read and write keys of the YAML document; parse_scenario_string judges it.
+#include "scenario_panel.hpp"
+
+#include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "planner/core/error.hpp"
+#include "planner/io/preset_catalog.hpp"
+#include "planner/io/scenario_parser.hpp"
+
+namespace shardscope::gui {
+namespace {
+
+constexpr const char* kDefaultScenario =
+    "name: untitled\nmodel: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
+    "training: {memory_limit: 8GB, runtime_reserve: 512MiB, precision: mixed-fp16, checkpointing: search, "
+    "slice_granularities: [1, 2, 4, 8], max_micro_batch: 64}\n";
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Which form row an InputError's field belongs to.
+QString row_of_field(const std::string& field) {
+  const auto has = [&](const char* key) { return field.find(key) != std::string::npos; };
+  if (has("memory_limit")) return "memory";
+  if (has("micro_batch") || has("gradient_accumulation")) return "micro";
+  if (has("global_batch")) return "global";
+  if (has("gpus_per_node")) return "gpus";
+  if (has("nodes")) return "nodes";
+  if (has("precision")) return "precision";
+  if (has("checkpointing")) return "checkpointing";
+  if (has("cluster")) return "cluster";
+  if (has("model") || has("hf_config") || has("hidden") || has("layers")) return "model";
+  return "general";
+}
+
+}  // namespace
+
+ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
+  auto* outer = new QVBoxLayout(this);
+  auto* files = new QHBoxLayout;
+  auto* open = new QPushButton("Open…");
+  auto* save = new QPushButton("Save as…");
+  files->addWidget(open);
+  files->addWidget(save);
+  outer->addLayout(files);
+  file_label_ = new QLabel;
+  file_label_->setWordWrap(true);
+  outer->addWidget(file_label_);
+  auto* form = new QFormLayout;
+  outer->addLayout(form);
+  const auto error_label = [&](const QString& row) {
+    auto* label = new QLabel;
+    label->setObjectName("error_" + row);
+    label->setStyleSheet("color: #b00000");
+    label->setWordWrap(true);
+    label->hide();
+    errors_[row] = label;
+    return label;
+  };
+
+  model_ = new QComboBox;
+  for (const std::string& name : model_presets().names()) model_->addItem(QString::fromStdString(name));
+  auto* hf = new QPushButton("HF config.json…");
+  auto* model_row = new QHBoxLayout;
+  model_row->addWidget(model_, 1);
+  model_row->addWidget(hf);
+  form->addRow("Model", model_row);
+  form->addRow(error_label("model"));
+
+  cluster_ = new QComboBox;
+  for (const std::string& name : cluster_presets().names()) cluster_->addItem(QString::fromStdString(name));
+  form->addRow("Cluster", cluster_);
+  form->addRow(error_label("cluster"));
+  nodes_ = new QSpinBox;
+  nodes_->setRange(1, 4096);
+  form->addRow("Nodes", nodes_);
+  form->addRow(error_label("nodes"));
+  gpus_per_node_ = new QSpinBox;
+  gpus_per_node_->setRange(1, 64);
+  form->addRow("GPUs per node", gpus_per_node_);
+  form->addRow(error_label("gpus"));
+
+  memory_slider_ = new QSlider(Qt::Horizontal);
+  memory_slider_->setRange(4, 4 * 192);  // quarter GiB steps
+  memory_text_ = new QLineEdit;
+  memory_text_->setMaximumWidth(90);
+  auto* memory_row = new QHBoxLayout;
+  memory_row->addWidget(memory_slider_, 1);
+  memory_row->addWidget(memory_text_);
+  form->addRow("Memory limit", memory_row);
+  form->addRow(error_label("memory"));
+
+  micro_batch_ = new QLineEdit;
+  micro_batch_->setPlaceholderText("searched");
+  form->addRow("Micro-batch", micro_batch_);
+  form->addRow(error_label("micro"));
+  global_batch_ = new QLineEdit;
+  global_batch_->setPlaceholderText("none");
+  form->addRow("Global batch", global_batch_);
+  form->addRow(error_label("global"));
+  precision_ = new QComboBox;
+  precision_->addItems({"mixed-bf16", "mixed-fp16", "fp32"});
+  form->addRow("Precision", precision_);
+  form->addRow(error_label("precision"));
+  checkpointing_ = new QComboBox;
+  checkpointing_->addItems({"search", "none", "all"});
+  form->addRow("Checkpointing", checkpointing_);
+  form->addRow(error_label("checkpointing"));
+  outer->addWidget(error_label("general"));
+  outer->addStretch(1);
+
+  debounce_ = new QTimer(this);
+  debounce_->setSingleShot(true);
+  debounce_->setInterval(200);
+  connect(debounce_, &QTimer::timeout, this, &ScenarioPanel::parse);
+
+  connect(open, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, "Open scenario", {}, "Scenario (*.yaml *.yml)");
+    if (!path.isEmpty()) open_file(path);
+  });
+  connect(save, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, "Save scenario", file_, "Scenario (*.yaml)");
+    if (!path.isEmpty()) save_file(path);
+  });
+  connect(hf, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, "Hugging Face config.json", {}, "JSON (*.json)");
+    if (!path.isEmpty()) set_hf_config(path);
+  });
+  connect(model_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+    if (filling_ || name.startsWith("hf: ")) return;
+    doc_["model"] = YAML::Node(YAML::NodeType::Map);
+    doc_["model"]["preset"] = name.toStdString();
+    changed();
+  });
+  connect(cluster_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+    if (filling_) return;
+    doc_["cluster"] = YAML::Node(YAML::NodeType::Map);
+    doc_["cluster"]["preset"] = name.toStdString();
+    // A new preset brings its own node and GPU counts.
+    try {
+      const Scenario s = parse_scenario_string(
+          "model: {preset: nd-48x1536}\ncluster: {preset: " + name.toStdString() + "}\n");
+      filling_ = true;
+      nodes_->setValue(s.cluster.nodes);
+      gpus_per_node_->setValue(s.cluster.gpus_per_node);
+      filling_ = false;
+    } catch (const std::exception&) {
+      filling_ = false;
+    }
+    changed();
+  });
+  connect(nodes_, &QSpinBox::valueChanged, this,
+          [this](int v) { set_node("cluster", "nodes", QString::number(v), true); });
+  connect(gpus_per_node_, &QSpinBox::valueChanged, this,
+          [this](int v) { set_node("cluster", "gpus_per_node", QString::number(v), true); });
+  connect(memory_slider_, &QSlider::valueChanged, this, [this](int quarters) {
+    if (filling_) return;
+    const QString text = QString::number(quarters / 4.0, 'f', 2) + "GiB";
+    filling_ = true;
+    memory_text_->setText(text);
+    filling_ = false;
+    set_node("training", "memory_limit", text, false);
+  });
+  connect(memory_text_, &QLineEdit::textEdited, this,
+          [this](const QString& text) { set_node("training", "memory_limit", text.trimmed(), false); });
+  connect(micro_batch_, &QLineEdit::textEdited, this,
+          [this](const QString& t) { set_node("training", "micro_batch", t.trimmed(), true); });
+  connect(global_batch_, &QLineEdit::textEdited, this,
+          [this](const QString& t) { set_node("training", "global_batch", t.trimmed(), true); });
+  connect(precision_, &QComboBox::currentTextChanged, this,
+          [this](const QString& t) { set_node("training", "precision", t, false); });
+  connect(checkpointing_, &QComboBox::currentTextChanged, this,
+          [this](const QString& t) { set_node("training", "checkpointing", t, false); });
+
+  doc_ = YAML::Load(kDefaultScenario);
+  fill_from_document();
+  parse();
+}
+
+void ScenarioPanel::set_node(const std::string& section, const std::string& key, const QString& value,
+                             bool integer) {
+  if (filling_) return;
+  if (!doc_[section] || !doc_[section].IsMap()) doc_[section] = YAML::Node(YAML::NodeType::Map);
+  if (value.isEmpty()) {
+    doc_[section].remove(key);
+  } else {
+    bool ok = false;
+    const long long n = value.toLongLong(&ok);
+    // Integers go in as numbers; anything else as the text typed, for the parser to judge.
+    if (integer && ok) {
+      doc_[section][key] = n;
+    } else {
+      doc_[section][key] = value.toStdString();
+    }
+  }
+  if (section == "training" && key == "micro_batch") doc_[section].remove("max_micro_batch");
+  changed();
+}
+
+void ScenarioPanel::changed() { debounce_->start(); }
+
+void ScenarioPanel::fill_from_document() {
+  filling_ = true;
+  const YAML::Node model = doc_["model"];
+  if (model && model["preset"]) {
+    model_->setCurrentText(QString::fromStdString(model["preset"].as<std::string>()));
+  } else if (model && model["hf_config"]) {
+    const QString label =
+        "hf: " + QFileInfo(QString::fromStdString(model["hf_config"].as<std::string>())).fileName();
+    if (model_->findText(label) < 0) model_->addItem(label);
+    model_->setCurrentText(label);
+  }
+  if (doc_["cluster"] && doc_["cluster"]["preset"]) {
+    cluster_->setCurrentText(QString::fromStdString(doc_["cluster"]["preset"].as<std::string>()));
+  }
+  const YAML::Node training = doc_["training"];
+  const auto text = [&](const char* key) {
+    return training && training[key] && training[key].IsScalar()
+               ? QString::fromStdString(training[key].Scalar())
+               : QString();
+  };
+  memory_text_->setText(text("memory_limit"));
+  micro_batch_->setText(text("micro_batch"));
+  global_batch_->setText(text("global_batch"));
+  if (!text("precision").isEmpty()) precision_->setCurrentText(text("precision"));
+  if (!text("checkpointing").isEmpty()) checkpointing_->setCurrentText(text("checkpointing"));
+  filling_ = false;
+}
+
+QString ScenarioPanel::yaml_text() const {
+  YAML::Emitter out;
+  out << doc_;
+  return QString::fromUtf8(out.c_str()) + "\n";
+}
+
+void ScenarioPanel::show_error(const QString& row, const QString& message) {
+  QLabel* label = errors_.count(row) ? errors_.at(row) : errors_.at("general");
+  label->setText(message);
+  label->setVisible(!message.isEmpty());
+}
+
+QString ScenarioPanel::error_text() const {
+  QString out;
+  for (const auto& [row, label] : errors_) {
+    if (!label->text().isEmpty()) out += (out.isEmpty() ? "" : "\n") + label->text();
+  }
+  return out;
+}
+
+QString ScenarioPanel::field_error(const QString& row) const {
+  return errors_.count(row) ? errors_.at(row)->text() : QString();
+}
+
+void ScenarioPanel::reparse_now() {
+  debounce_->stop();
+  parse();
+}
+
+void ScenarioPanel::parse() {
+  for (auto& [row, label] : errors_) show_error(row, {});
+  try {
+    Scenario s =
+        parse_scenario_string(yaml_text().toStdString(), file_.toStdString(), base_dir_.toStdString());
+    scenario_ = s;
+    // The slider follows the device: a quarter GiB up to its memory.
+    filling_ = true;
+    memory_slider_->setMaximum(
+        std::max(4, static_cast<int>(std::ceil(static_cast<double>(s.cluster.gpu.memory_bytes) / kGiB * 4))));
+    memory_slider_->setValue(
+        static_cast<int>(std::lround(static_cast<double>(s.training.memory_limit_bytes) / kGiB * 4)));
+    nodes_->setValue(s.cluster.nodes);
+    gpus_per_node_->setValue(s.cluster.gpus_per_node);
+    filling_ = false;
+    emit scenarioChanged(*scenario_);
+  } catch (const InputError& e) {
+    scenario_.reset();
+    show_error(row_of_field(e.field()), QString::fromStdString(e.what()));
+    emit scenarioInvalid(QString::fromStdString(e.what()));
+  } catch (const std::exception& e) {
+    scenario_.reset();
+    show_error("general", QString::fromStdString(e.what()));
+    emit scenarioInvalid(QString::fromStdString(e.what()));
+  }
+}
+
+bool ScenarioPanel::open_file(const QString& path) {
+  std::ifstream in(path.toStdString());
+  if (!in) {
+    show_error("general", path + ": cannot be read");
+    emit scenarioInvalid(path + ": cannot be read");
+    return false;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  file_ = path;
+  base_dir_ = QFileInfo(path).absolutePath();
+  file_label_->setText(QFileInfo(path).fileName());
+  try {
+    YAML::Node doc = YAML::Load(text.str());
+    if (!doc.IsMap()) throw std::runtime_error("a scenario is a YAML mapping");
+    doc_ = doc;
+  } catch (const std::exception& e) {
+    // Not YAML at all: let the planner's parser say where and why, and keep the old form.
+    try {
+      parse_scenario_string(text.str(), file_.toStdString(), base_dir_.toStdString());
+      show_error("general", path + ": " + e.what());
+    } catch (const std::exception& parser) {
+      show_error("general", QString::fromStdString(parser.what()));
+    }
+    scenario_.reset();
+    emit scenarioInvalid(error_text());
+    return false;
+  }
+  fill_from_document();
+  reparse_now();
+  return scenario_.has_value();
+}
+
+bool ScenarioPanel::save_file(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+    show_error("general", path + ": cannot be written");
+    return false;
+  }
+  f.write(yaml_text().toUtf8());
+  file_ = path;
+  file_label_->setText(QFileInfo(path).fileName());
+  return true;
+}
+
+void ScenarioPanel::set_hf_config(const QString& path) {
+  doc_["model"] = YAML::Node(YAML::NodeType::Map);
+  doc_["model"]["hf_config"] = QFileInfo(path).absoluteFilePath().toStdString();
+  fill_from_document();
+  changed();
+}
+
+void ScenarioPanel::set_memory_limit_text(const QString& text) {
+  filling_ = true;
+  memory_text_->setText(text);
+  filling_ = false;
+  set_node("training", "memory_limit", text, false);
+}
+
+void ScenarioPanel::set_memory_limit_bytes(double bytes) {
+  set_memory_limit_text(QString::number(std::ceil(bytes / kGiB * 100) / 100, 'f', 2) + "GiB");
+}
+
+}  // namespace shardscope::gui

@@ -1,0 +1,229 @@
+// Field-path overrides of a scenario's YAML tree (--set, --model, --cluster, --nodes, sweep axes), and the
+// scenario they give, with errors in overridden fields blamed on the override.
+#include "planner/io/scenario_overrides.hpp"
+
+#include <cctype>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "planner/core/error.hpp"
+#include "planner/core/names.hpp"
+#include "planner/io/preset_catalog.hpp"
+#include "planner/io/scenario_tree.hpp"
+#include "planner/io/yaml_reader.hpp"
+
+namespace shardscope {
+namespace {
+
+// One step of a path: a key, and the list index after it ("operators[3]"), -1 when none.
+struct PathStep {
+  std::string key;
+  long index = -1;
+};
+
+[[noreturn]] void fail(const ScenarioOverride& o, const std::string& message) {
+  throw InputError(o.source, 0, o.path, message);
+}
+
+bool plain_key(const std::string& key) {
+  if (key.empty()) return false;
+  for (char c : key) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+std::vector<PathStep> parse_path(const ScenarioOverride& o) {
+  std::vector<PathStep> steps;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = o.path.find('.', start);
+    std::string part = o.path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    PathStep step;
+    if (const std::size_t bracket = part.find('['); bracket != std::string::npos) {
+      const std::string digits = part.substr(bracket + 1, part.size() - bracket - 2);
+      const bool digits_only =
+          !digits.empty() && digits.size() < 8 && digits.find_first_not_of("0123456789") == std::string::npos;
+      if (part.back() != ']' || !digits_only) {
+        fail(o, "malformed field path: expected KEY[INDEX] with a whole number, got '" + part + "'");
+      }
+      step.index = std::stol(digits);
+      part.resize(bracket);
+    }
+    if (!plain_key(part)) {
+      fail(o,
+           "malformed field path: expected dotted names such as training.memory_limit, got '" + o.path + "'");
+    }
+    step.key = part;
+    steps.push_back(step);
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return steps;
+}
+
+YAML::Node parse_value(const ScenarioOverride& o) {
+  if (o.value.empty()) fail(o, "expected a value after '='");
+  YAML::Node value;
+  try {
+    value = YAML::Load(o.value);
+  } catch (const YAML::Exception& e) {
+    fail(o, "malformed value '" + o.value + "': " + e.msg);
+  }
+  if (!value.IsDefined() || value.IsNull()) fail(o, "expected a value, got '" + o.value + "' (null)");
+  return value;
+}
+
+// `value`, a path relative to `from`, as a path relative to `to` (absolute paths stay).
+std::string rebased(const std::string& value, const std::string& from, const std::string& to) {
+  namespace fs = std::filesystem;
+  if (fs::path(value).is_absolute() || from == to) return fs::path(value).lexically_normal().string();
+  const fs::path target = fs::absolute(fs::path(from) / value).lexically_normal();
+  return target.lexically_proximate(fs::absolute(to).lexically_normal()).string();
+}
+
+bool is_path_field(const std::string& path) {
+  return path == "model.hf_config" || path == "cluster.file" || path == "planner.calibration";
+}
+
+// A scalar `model` value that names a file rather than a preset.
+bool names_a_file(const std::string& value) {
+  return value.find('/') != std::string::npos ||
+         (value.size() > 5 && value.compare(value.size() - 5, 5, ".json") == 0);
+}
+
+const char* const kModelSources[] = {"preset", "hf_config", "transformer", "operators"};
+
+// "a" is "a.b", "a" or "a[2].c"'s ancestor (or the same): an error in one concerns the other.
+bool on_same_branch(const std::string& a, const std::string& b) {
+  const std::string& shorter = a.size() <= b.size() ? a : b;
+  const std::string& longer = a.size() <= b.size() ? b : a;
+  if (shorter.empty() || longer.compare(0, shorter.size(), shorter) != 0) return false;
+  return longer.size() == shorter.size() || longer[shorter.size()] == '.' || longer[shorter.size()] == '[';
+}
+
+}  // namespace
+
+ScenarioOverride parse_set_argument(const std::string& text, const std::string& source) {
+  const std::size_t equals = text.find('=');
+  ScenarioOverride o;
+  o.source = source;
+  if (equals == std::string::npos) {
+    throw InputError(source, 0, "",
+                     "expected PATH=VALUE (for example training.memory_limit=16GB), got '" + text + "'");
+  }
+  o.path = text.substr(0, equals);
+  o.value = text.substr(equals + 1);
+  if (o.path.empty()) throw InputError(source, 0, "", "expected a field path before '=', got '" + text + "'");
+  if (o.value.empty()) throw InputError(source, 0, o.path, "expected a value after '='");
+  return o;
+}
+
+void apply_override(YAML::Node& root, const ScenarioOverride& given, const std::string& scenario_base_dir) {
+  ScenarioOverride o = given;
+  YAML::Node value = parse_value(o);
+  // The two shorthands: a model preset or config.json, and a cluster preset.
+  if (o.path == "model" && value.IsScalar()) {
+    const bool file = names_a_file(o.value);
+    o.path = file ? "model.hf_config" : "model.preset";
+  } else if (o.path == "cluster" && value.IsScalar()) {
+    YAML::Node cluster(YAML::NodeType::Map);
+    cluster["preset"] = value;
+    root["cluster"] = cluster;
+    return;
+  }
+  if (is_path_field(o.path)) {
+    if (!value.IsScalar()) fail(o, "expected a file path, got a list or mapping");
+    value = YAML::Node(rebased(value.Scalar(), o.base_dir, scenario_base_dir));
+  }
+  const std::vector<PathStep> steps = parse_path(o);
+  YAML::Node current;
+  current.reset(root);
+  std::string walked;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const PathStep& step = steps[i];
+    if (!current.IsMap()) fail(o, "'" + walked + "' holds a single value or a list, not a section of fields");
+    walked += (walked.empty() ? "" : ".") + step.key;
+    const bool last = i + 1 == steps.size();
+    if (last && step.index < 0) {
+      if (walked == "model.preset" || walked == "model.hf_config" || walked == "model.transformer" ||
+          walked == "model.operators") {
+        for (const char* source : kModelSources) current.remove(source);  // one model source at a time
+      }
+      current[step.key] = value;
+      return;
+    }
+    YAML::Node child = current[step.key];
+    if (!child.IsDefined() || child.IsNull()) {
+      if (step.index >= 0) fail(o, "'" + walked + "' is not a list in this scenario");
+      current[step.key] = YAML::Node(YAML::NodeType::Map);
+      child.reset(current[step.key]);
+    }
+    if (step.index >= 0) {
+      if (!child.IsSequence()) fail(o, "'" + walked + "' is not a list");
+      if (static_cast<std::size_t>(step.index) >= child.size()) {
+        fail(o, "'" + walked + "' has " + std::to_string(child.size()) + " entries; index " +
+                    std::to_string(step.index) + " is past its end");
+      }
+      walked += "[" + std::to_string(step.index) + "]";
+      if (last) {
+        child[static_cast<std::size_t>(step.index)] = value;
+        return;
+      }
+      YAML::Node element = child[static_cast<std::size_t>(step.index)];
+      current.reset(element);
+    } else {
+      current.reset(child);
+    }
+  }
+}
+
+Scenario parse_scenario_with_overrides(const YAML::Node& base, const std::string& file_name,
+                                       const std::string& base_dir,
+                                       const std::vector<ScenarioOverride>& overrides) {
+  // In place: YAML::Clone would drop the marks that give the file's errors their line numbers.
+  YAML::Node tree = base;
+  for (const ScenarioOverride& o : overrides) apply_override(tree, o, base_dir);
+  try {
+    return parse_scenario_node(tree, file_name, base_dir);
+  } catch (const InputError& e) {
+    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
+      const std::string path = it->path == "model"     ? "model"
+                               : it->path == "cluster" ? "cluster"
+                                                       : it->path;  // shorthands
+      if (on_same_branch(path, e.field())) throw InputError(it->source, 0, e.field(), e.message());
+    }
+    throw;
+  }
+}
+
+Scenario load_scenario_with_overrides(const std::string& scenario_file,
+                                      const std::vector<ScenarioOverride>& overrides) {
+  if (!scenario_file.empty()) {
+    const std::string base_dir = std::filesystem::path(scenario_file).parent_path().string();
+    const YAML::Node tree = parse_yaml_mapping(read_text_file(scenario_file, "scenario"), scenario_file);
+    return parse_scenario_with_overrides(tree, scenario_file, base_dir.empty() ? "." : base_dir, overrides);
+  }
+  // No scenario file: the overrides are the scenario, and must give at least a model and a cluster.
+  YAML::Node tree(YAML::NodeType::Map);
+  for (const ScenarioOverride& o : overrides) apply_override(tree, o, ".");
+  const char* const source = "command line";
+  if (!tree["model"].IsDefined()) {
+    throw InputError(source, 0, "model",
+                     "no scenario file and no model: give a scenario file, or --model with a model preset (" +
+                         join(model_presets().names()) + ") or a Hugging Face config.json");
+  }
+  if (!tree["cluster"].IsDefined()) {
+    throw InputError(source, 0, "cluster",
+                     "no scenario file and no cluster: give a scenario file, or --cluster with a cluster "
+                     "preset (" +
+                         join(cluster_presets().names()) + ")");
+  }
+  const bool named = tree["name"].IsDefined();
+  Scenario scenario = parse_scenario_with_overrides(YAML::Node(YAML::NodeType::Map), source, ".", overrides);
+  if (!named) scenario.name = scenario.model.name + " on " + scenario.cluster.name;
+  return scenario;
+}
+
+}  // namespace shardscope

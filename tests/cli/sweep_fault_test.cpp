@@ -1,0 +1,173 @@
+// Sweeps under faults: a sweep killed with SIGKILL mid-run resumes and the merged CSV has every point once;
+// a point that crashes or hangs becomes an error row (after the per-point timeout); concurrent writers of one
+// results file never interleave partial lines.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "apps/shardscope/sweep_rows.hpp"
+#include "run_command.hpp"
+
+namespace shardscope {
+namespace {
+
+const std::string kBinary = SHARDSCOPE_BINARY;
+const std::string kSource = SHARDSCOPE_SOURCE_DIR;
+const std::string kGrid = kSource + "/scenarios/sweeps/example.yaml";
+
+std::string temp_path(const std::string& name) {
+  const std::string path = test::write_temp(name, "");
+  std::filesystem::remove(path);
+  return path;
+}
+
+std::size_t line_count(const std::string& path) {
+  const std::string text = test::read_file(path);
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// The CSV's data lines by point id: each must appear once.
+std::map<std::string, int> csv_points(const std::string& csv) {
+  std::map<std::string, int> count;
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) ++count[line.substr(0, line.find(','))];
+  return count;
+}
+
+TEST(SweepFaults, KilledSweepResumesWithEveryPointExactlyOnce) {
+  const std::string out = temp_path("killed.jsonl");
+  // Point 2 hangs, so the sweep (one job) is certainly mid-run after two rows; it is then killed with -9.
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("SHARDSCOPE_SWEEP_FAULT", "hang:2", 1);
+    ::execl(kBinary.c_str(), kBinary.c_str(), "sweep", kGrid.c_str(), "--out", out.c_str(), "--jobs", "1",
+            "--quiet", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (line_count(out) < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_EQ(line_count(out), 2u);
+  const auto resumed =
+      test::run_command(kBinary + " sweep " + kGrid + " --out " + out + " --resume --quiet --jobs 2");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("Swept 2 points"), std::string::npos) << resumed.out;
+  const auto merged = test::run_command(kBinary + " merge " + out + " --grid " + kGrid);
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  const std::map<std::string, int> points = csv_points(merged.out);
+  EXPECT_EQ(points.size(), 4u);
+  for (const auto& [id, n] : points) EXPECT_EQ(n, 1) << id;
+  std::filesystem::remove(out);
+}
+
+TEST(SweepFaults, CrashAndHangBecomeErrorRowsAndRetryFixesThem) {
+  const std::string out = temp_path("faults.jsonl");
+  const auto crashed = test::run_command("SHARDSCOPE_SWEEP_FAULT=crash:1 " + kBinary + " sweep " + kGrid +
+                                         " --out " + out + " --jobs 2 --quiet");
+  EXPECT_EQ(crashed.exit_code, 4);
+  EXPECT_NE(crashed.err.find("1 of 4 points ended in error rows"), std::string::npos) << crashed.err;
+  const auto started = std::chrono::steady_clock::now();
+  const auto hung =
+      test::run_command("SHARDSCOPE_SWEEP_FAULT=hang:1 " + kBinary + " sweep " + kGrid + " --out " + out +
+                        " --jobs 2 --quiet --resume --retry-errors --timeout 1");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 30);
+  EXPECT_EQ(hung.exit_code, 4) << hung.err;
+  std::vector<nlohmann::json> errors;
+  std::istringstream in(test::read_file(out));
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto row = nlohmann::json::parse(line);
+    if (row["status"] == "error") errors.push_back(row);
+  }
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0]["index"], 1);
+  EXPECT_NE(errors[0]["error"].get<std::string>().find("killed by signal 9"), std::string::npos) << errors[0];
+  EXPECT_EQ(errors[1]["index"], 1);  // retried, and now hanging
+  EXPECT_EQ(errors[1]["error"], "timed out after 1 s and was killed");
+  // Without the fault, --retry-errors runs point 1 again; the others already have ok rows.
+  const auto fixed =
+      test::run_command(kBinary + " sweep " + kGrid + " --out " + out + " --resume --retry-errors --quiet");
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_NE(fixed.out.find("Swept 1 points"), std::string::npos) << fixed.out;
+  const auto merged = test::run_command(kBinary + " merge " + out + " --grid " + kGrid);
+  EXPECT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(merged.out.find(",error,"), std::string::npos) << merged.out;
+  EXPECT_EQ(csv_points(merged.out).size(), 4u);
+  std::filesystem::remove(out);
+}
+
+TEST(SweepFaults, MergeReportsMissingPoints) {
+  const std::string out = temp_path("partial.jsonl");
+  ASSERT_EQ(
+      test::run_command(kBinary + " sweep " + kGrid + " --out " + out + " --shard 0/2 --quiet").exit_code, 0);
+  const auto merged = test::run_command(kBinary + " merge " + out + " --grid " + kGrid);
+  EXPECT_EQ(merged.exit_code, 4);
+  EXPECT_NE(merged.err.find("missing: point 1 ("), std::string::npos) << merged.err;
+  EXPECT_NE(merged.err.find("2 of 4 points have an ok or does-not-fit row"), std::string::npos) << merged.err;
+  EXPECT_EQ(csv_points(merged.out).size(), 2u);
+  std::filesystem::remove(out);
+}
+
+TEST(SweepFaults, ConcurrentWritersNeverInterleaveLines) {
+  const std::string out = temp_path("concurrent.jsonl");
+  constexpr int kWriters = 4, kRows = 50;
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      cli::RowWriter writer(out);
+      for (int r = 0; r < kRows; ++r) {
+        cli::Json row;
+        row["point"] = std::to_string(w) + "-" + std::to_string(r);
+        row["padding"] = std::string(200'000, static_cast<char>('a' + w));  // rows far above PIPE_BUF
+        writer.append(row);
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  int skipped = -1;
+  const std::vector<cli::Json> rows = cli::read_rows(out, &skipped);
+  EXPECT_EQ(skipped, 0);
+  ASSERT_EQ(rows.size(), static_cast<std::size_t>(kWriters * kRows));
+  for (const cli::Json& row : rows) {
+    const std::string padding = row["padding"].get<std::string>();
+    EXPECT_EQ(padding, std::string(200'000, padding.front()));
+  }
+  // A torn last line (a writer killed during its write) is skipped, and the next row starts a new line.
+  { std::ofstream(out, std::ios::app) << "{\"point\": \"torn"; }
+  cli::RowWriter(out).append(cli::Json{{"point", "after"}});
+  const std::vector<cli::Json> after = cli::read_rows(out, &skipped);
+  EXPECT_EQ(skipped, 1);
+  EXPECT_EQ(after.back()["point"], "after");
+  std::filesystem::remove(out);
+}
+
+}  // namespace
+}  // namespace shardscope

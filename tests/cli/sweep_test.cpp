@@ -1,0 +1,152 @@
+// `shardscope sweep` and `merge` end to end on the shipped example grid: dry run, rows, resume, shards,
+// --shard auto, the CSV; and the overrides of plan/inspect (--set, --model, --cluster, --nodes).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "run_command.hpp"
+
+namespace shardscope {
+namespace {
+
+const std::string kBinary = SHARDSCOPE_BINARY;
+const std::string kSource = SHARDSCOPE_SOURCE_DIR;
+const std::string kGrid = kSource + "/scenarios/sweeps/example.yaml";
+
+std::vector<nlohmann::json> rows_of(const std::string& path) {
+  std::vector<nlohmann::json> rows;
+  std::istringstream in(test::read_file(path));
+  std::string line;
+  while (std::getline(in, line)) rows.push_back(nlohmann::json::parse(line));
+  return rows;
+}
+
+std::string temp_path(const std::string& name) {
+  const std::string path = test::write_temp(name, "");
+  std::filesystem::remove(path);
+  return path;
+}
+
+TEST(Sweep, DryRunListsEveryPointWithAStableId) {
+  const auto a = test::run_command(kBinary + " sweep " + kGrid + " --dry-run");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_NE(a.out.find("4 points, product of 2 axes"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("nd-64x1536"), std::string::npos) << a.out;
+  EXPECT_EQ(test::run_command(kBinary + " sweep " + kGrid + " --dry-run").out, a.out);
+  const auto shard = test::run_command(kBinary + " sweep " + kGrid + " --dry-run --shard 1/2");
+  EXPECT_NE(shard.out.find("shard 1/2: 2 points"), std::string::npos) << shard.out;
+}
+
+TEST(Sweep, RowsResumeAndMerge) {
+  const std::string out = temp_path("sweep.jsonl");
+  const auto r = test::run_command(kBinary + " sweep " + kGrid + " --out " + out + " --jobs 2 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<nlohmann::json> rows = rows_of(out);
+  ASSERT_EQ(rows.size(), 4u);
+  std::set<std::string> ids;
+  for (const auto& row : rows) {
+    ids.insert(row["point"].get<std::string>());
+    EXPECT_EQ(row["status"], "ok") << row.dump();
+    EXPECT_EQ(row["version"], "0.1.0");
+    EXPECT_TRUE(row["revision"].is_string());
+    EXPECT_TRUE(row["axes"].contains("training.memory_limit"));
+    const auto& fsdp = row["metrics"]["fsdp"];
+    ASSERT_TRUE(fsdp["fits"].get<bool>()) << row.dump();
+    EXPECT_DOUBLE_EQ(fsdp["speedup_over_fsdp"].get<double>(), 1.0);
+    EXPECT_GT(row["metrics"]["shardscope"]["samples_per_second"].get<double>(), 0);
+    EXPECT_GT(row["wall_seconds"].get<double>(), 0);
+  }
+  EXPECT_EQ(ids.size(), 4u);
+  // The same point planned alone gives the same numbers as its row.
+  for (const auto& row : rows) {
+    if (row["axes"]["model"] != "nd-48x1536" || row["axes"]["training.memory_limit"] != "16GB") continue;
+    const auto plan = test::run_command(kBinary + " plan --json --quiet " + kSource +
+                                        "/scenarios/default.yaml --set training.memory_limit=16GB");
+    ASSERT_EQ(plan.exit_code, 0) << plan.err;
+    const auto report = nlohmann::json::parse(plan.out);
+    EXPECT_EQ(report["plan"]["predicted"]["samples_per_second"],
+              row["metrics"]["shardscope"]["samples_per_second"]);
+  }
+  // A second run refuses the file; --resume has nothing left to do.
+  EXPECT_EQ(test::run_command(kBinary + " sweep " + kGrid + " --out " + out + " --quiet").exit_code, 2);
+  const auto resumed = test::run_command(kBinary + " sweep " + kGrid + " --out " + out + " --resume --quiet");
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("Swept 0 points"), std::string::npos) << resumed.out;
+  EXPECT_EQ(rows_of(out).size(), 4u);
+  // merge: one CSV line per point, a column per axis and metric, the same bytes every time.
+  const std::string csv = temp_path("sweep.csv");
+  const auto merged =
+      test::run_command(kBinary + " merge " + out + " " + out + " --csv " + csv + " --grid " + kGrid);
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_NE(merged.err.find("4 of 4 points have an ok or does-not-fit row, none missing"), std::string::npos)
+      << merged.err;
+  const std::string text = test::read_file(csv);
+  std::istringstream lines(text);
+  std::string header;
+  std::getline(lines, header);
+  EXPECT_EQ(header.rfind("point,grid,index,simulated,status,model,training.memory_limit,shardscope.fits,", 0),
+            0u)
+      << header;
+  EXPECT_NE(header.find(",fsdp.speedup_over_fsdp,"), std::string::npos);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5);
+  EXPECT_EQ(test::run_command(kBinary + " merge " + out).out, text);
+  std::filesystem::remove(out);
+  std::filesystem::remove(csv);
+}
+
+TEST(Sweep, ShardsSplitThePointsAndAutoReadsSlurm) {
+  const std::string out = temp_path("shards.jsonl");
+  for (const char* shard : {"0/3", "1/3", "2/3"}) {
+    const auto r =
+        test::run_command(kBinary + " sweep " + kGrid + " --dry-run --shard " + std::string(shard));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  const auto a = test::run_command("SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=2 " +
+                                   kBinary + " sweep " + kGrid + " --dry-run --shard auto");
+  const auto b = test::run_command(kBinary + " sweep " + kGrid + " --dry-run --shard 1/2");
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  const auto none = test::run_command("env -u SLURM_ARRAY_TASK_ID " + kBinary + " sweep " + kGrid +
+                                      " --dry-run --shard auto");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("SLURM_ARRAY_TASK_ID"), std::string::npos) << none.err;
+  EXPECT_EQ(test::run_command(kBinary + " sweep " + kGrid + " --dry-run --shard 2/2").exit_code, 2);
+}
+
+TEST(Overrides, PlanFromAHuggingFaceConfigWithoutAScenario) {
+  const auto r = test::run_command(kBinary + " plan --json --quiet --no-baselines --model " + kSource +
+                                   "/scenarios/hf/llama-2-7b.json --cluster dgx-a100 --nodes 4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(report["plan"].contains("operators"));
+  const auto inspect = test::run_command(kBinary + " inspect " + kSource +
+                                         "/scenarios/hf/llama-2-7b.json --cluster dgx-a100 --json");
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_EQ(nlohmann::json::parse(inspect.out)["cluster"]["gpus"], 8);
+}
+
+TEST(Overrides, BadOverridesExitTwoNamingTheFlag) {
+  const auto unknown = test::run_command(kBinary + " inspect " + kSource +
+                                         "/scenarios/default.yaml --set training.memroy_limit=16GB");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(
+      unknown.err.find("error: --set: training.memroy_limit: unknown key; did you mean 'memory_limit'?"),
+      std::string::npos)
+      << unknown.err;
+  const auto type =
+      test::run_command(kBinary + " inspect " + kSource + "/scenarios/default.yaml --set cluster.nodes=two");
+  EXPECT_EQ(type.exit_code, 2);
+  EXPECT_NE(type.err.find("--set: cluster.nodes: "), std::string::npos) << type.err;
+  const auto none = test::run_command(kBinary + " inspect --cluster dgx-a100");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("no scenario file and no model"), std::string::npos) << none.err;
+}
+
+}  // namespace
+}  // namespace shardscope

@@ -1,0 +1,169 @@
+// Calibrate on micro-benchmarks only, then predict whole iterations (synthetic machine: iterations generated
+// by the planner under the truth, with noise; a test of the loop's code, not of any real machine): the
+// fitted calibration predicts unseen plans within 3 %, compare scores it, and bad measured files are refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "planner/core/error.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "planner/search/planner.hpp"
+#include "tests/fit/synthetic_machine.hpp"
+#include "validate/fit/calibration_fit.hpp"
+#include "validate/fit/compare_predict.hpp"
+
+namespace shardscope {
+namespace {
+
+const std::string kScenario = std::string(SHARDSCOPE_SOURCE_DIR) + "/scenarios/default.yaml";
+const std::vector<std::string> kStrategies = {"zero-2", "fsdp", "mics", "osdp-no-split", "osdp"};
+
+struct Loop {
+  testing::SyntheticMachine machine = testing::titan_truth();
+  Scenario scenario = load_scenario_file(kScenario);
+  Calibration fitted;
+  nlohmann::ordered_json run;
+  Loop() {
+    fitted = fit::fit_calibration(
+                 {fit::parse_measurements(testing::micro_benchmarks(machine).dump(), "bench.json")},
+                 machine.cluster)
+                 .calibration;
+    run = testing::iterations(machine, scenario, kScenario, kStrategies);
+  }
+  fit::CompareInputs inputs(const nlohmann::ordered_json& j) const {
+    fit::CompareInputs in;
+    in.scenario_file = kScenario;
+    in.scenario = scenario;
+    in.predict_calibration = fitted;
+    in.calibration_label = "fitted";
+    in.measured = fit::parse_measurements(j.dump(), "run.json");
+    return in;
+  }
+};
+
+const Loop& loop() {
+  static const Loop l;
+  return l;
+}
+
+TEST(CalibrateThenPredict, FittedOnMicroBenchmarksPredictsUnseenPlansWithin3Percent) {
+  const Loop& l = loop();
+  const fit::Comparison c = fit::build_comparison(l.inputs(l.run), nullptr);
+  ASSERT_EQ(c.sections.size(), 4u);
+  const fit::ComparisonSection& iteration = c.sections[0];
+  ASSERT_EQ(iteration.rows.size(), kStrategies.size());
+  for (const fit::ComparedRow& r : iteration.rows) {
+    ASSERT_TRUE(r.planner.has_value()) << r.strategy;
+    EXPECT_LT(std::fabs(*r.planner - r.measured) / r.measured, 0.03) << r.strategy;
+    EXPECT_FALSE(r.simulator.has_value());
+  }
+  EXPECT_LT(iteration.planner.mape, 0.03);
+  ASSERT_TRUE(c.spearman_planner.has_value());
+  EXPECT_GE(*c.spearman_planner, 0.9);
+  EXPECT_LT(c.sections[1].planner.max_abs_error, 1e-9);  // peak memory: the fitted reserve is the truth's
+  EXPECT_EQ(c.sections[2].name, "operators");
+  EXPECT_GT(c.sections[2].rows.size(), 90u);
+  EXPECT_LT(c.sections[2].planner.mape, 0.03);
+  EXPECT_EQ(c.sections[3].name, "collectives");
+  EXPECT_GT(c.sections[3].rows.size(), 0u);
+  EXPECT_LT(c.sections[3].planner.mape, 0.05);
+}
+
+TEST(CalibrateThenPredict, UncalibratedPredictionIsWorseThanTheFittedOne) {
+  const Loop& l = loop();
+  fit::CompareInputs in = l.inputs(l.run);
+  const double fitted = fit::build_comparison(in, nullptr).sections[0].planner.mape;
+  in.predict_calibration = Calibration{};
+  const double nominal = fit::build_comparison(in, nullptr).sections[0].planner.mape;
+  EXPECT_GT(nominal, 2 * fitted) << "fitted " << fitted << " nominal " << nominal;
+}
+
+TEST(CalibrateThenPredict, SimulatorColumnComesFromTheCallback) {
+  const Loop& l = loop();
+  const auto simulate = [](const Plan& plan) -> std::optional<fit::SimulatedIteration> {
+    return fit::SimulatedIteration{plan.predicted.iteration_seconds > 0 ? 1.0 : 2.0, 1e9};
+  };
+  const fit::Comparison c = fit::build_comparison(l.inputs(l.run), simulate);
+  EXPECT_TRUE(c.simulator_available);
+  EXPECT_TRUE(c.sections[0].rows[0].simulator.has_value());
+  EXPECT_GT(c.sections[0].simulator.points, 0u);
+}
+
+TEST(CalibrateThenPredict, MarkdownAndJsonAreDeterministic) {
+  const Loop& l = loop();
+  const fit::Comparison a = fit::build_comparison(l.inputs(l.run), nullptr);
+  const fit::Comparison b = fit::build_comparison(l.inputs(l.run), nullptr);
+  EXPECT_EQ(fit::comparison_markdown(a), fit::comparison_markdown(b));
+  EXPECT_EQ(fit::comparison_json(a).dump(), fit::comparison_json(b).dump());
+  EXPECT_NE(fit::comparison_markdown(a).find("| iteration |"), std::string::npos);
+}
+
+void expect_error(const nlohmann::ordered_json& j, const std::string& field, const std::string& words) {
+  const Loop& l = loop();
+  try {
+    (void)fit::build_comparison(l.inputs(j), nullptr);
+    FAIL() << "accepted; expected an error on " << field;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "run.json");
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(CompareErrors, MeasuredOnAnotherScenario) {
+  nlohmann::ordered_json j = loop().run;
+  j["iterations"][1]["scenario"] = "scenarios/paro-llama-7b-32gpu.yaml";
+  expect_error(j, "iterations[1].scenario", "measured on scenario 'scenarios/paro-llama-7b-32gpu.yaml'");
+}
+
+TEST(CompareErrors, AnotherPlanDigest) {
+  nlohmann::ordered_json j = loop().run;
+  j["iterations"][2]["plan_digest"] = "0123456789abcdef";
+  expect_error(j, "iterations[2].plan_digest", "the run executed plan 0123456789abcdef");
+}
+
+TEST(CompareErrors, UnknownStrategy) {
+  nlohmann::ordered_json j = loop().run;
+  j["iterations"][0]["strategy"] = "zero-7";
+  expect_error(j, "iterations[0].strategy", "zero-7");
+}
+
+TEST(CompareErrors, NoIterationsAndAnotherRankCount) {
+  nlohmann::ordered_json j = loop().run;
+  j["iterations"] = nlohmann::ordered_json::array();
+  expect_error(j, "iterations", "no measured iterations");
+  j = loop().run;
+  j["machine"]["ranks"] = 4;
+  expect_error(j, "machine.ranks", "4 ranks measured");
+}
+
+TEST(CompareErrors, MissingStrategyField) {
+  nlohmann::ordered_json j = loop().run;
+  j["iterations"][0].erase("strategy");
+  try {
+    (void)fit::parse_measurements(j.dump(), "run.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "iterations[0].strategy") << e.what();
+  }
+}
+
+TEST(CompareStatistics, SpearmanAndSummaries) {
+  EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
+  EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+  EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3}, {1, 3, 2}), 0.5);
+  EXPECT_FALSE(fit::spearman({1, 2}, {1, 2}).has_value());
+  EXPECT_FALSE(fit::spearman({1, 1, 1}, {1, 2, 3}).has_value());
+  std::vector<fit::ComparedRow> rows = {{"a", "", 1.0, 1.1, std::nullopt, 1}, {"b", "", 2.0, 1.8, 2.0, 1}};
+  const fit::ErrorSummary s = fit::summarize(rows, false);
+  EXPECT_EQ(s.points, 2u);
+  EXPECT_NEAR(s.mape, 0.1, 1e-12);
+  EXPECT_NEAR(s.bias, 0.0, 1e-12);
+  EXPECT_NEAR(s.max_abs_error, 0.1, 1e-12);
+  EXPECT_EQ(fit::summarize(rows, true).points, 1u);
+  EXPECT_EQ(fit::size_band_name(fit::size_band(1 << 20)), "1 - 16 MiB");
+  EXPECT_EQ(fit::size_band_name(fit::size_band(1000)), "< 64 KiB");
+}
+
+}  // namespace
+}  // namespace shardscope

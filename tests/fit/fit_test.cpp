@@ -1,0 +1,199 @@
+// The calibration fit on a synthetic machine (tests/fit/synthetic_machine.hpp: measurements generated from a
+// known truth with 1 % deterministic noise; a test of the fitter, not evidence about hardware): the truth is
+// recovered within stated tolerances, the written calibration.yaml reads back exactly, the planner with it
+// reproduces the points it was fitted on, and fits the points cannot support are refused naming the quantity.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "planner/core/error.hpp"
+#include "planner/cost/collective_cost.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "tests/fit/synthetic_machine.hpp"
+#include "validate/fit/calibration_fit.hpp"
+#include "validate/fit/calibration_writer.hpp"
+#include "validate/fit/fit_report.hpp"
+
+namespace shardscope {
+namespace {
+
+using testing::SyntheticMachine;
+
+fit::FitResult fit_of(const SyntheticMachine& m, const nlohmann::ordered_json& j) {
+  return fit::fit_calibration({fit::parse_measurements(j.dump(), "synthetic.json")}, m.cluster);
+}
+
+double rel(double a, double b) { return std::fabs(a - b) / std::fabs(b); }
+
+const fit::QuantityFit& quantity(const fit::FitResult& r, const std::string& name) {
+  for (const fit::QuantityFit& q : r.quantities)
+    if (q.quantity == name) return q;
+  throw std::runtime_error("no quantity " + name);
+}
+
+// Tolerances: alpha 5 %, bandwidth 3 %, efficiency 5 % where the bandwidth term is at least a quarter of the
+// time (below that a step's time barely depends on it), FLOP fraction 2 %, overlap slowdown 0.02 absolute.
+TEST(CalibrationFit, RecoversTheTruthOfASyntheticMachine) {
+  const SyntheticMachine m = testing::titan_truth();
+  const fit::FitResult r = fit_of(m, testing::micro_benchmarks(m));
+  for (LinkClass lc : {LinkClass::same_switch, LinkClass::cross_switch, LinkClass::cross_socket}) {
+    const auto i = static_cast<std::size_t>(lc);
+    ASSERT_TRUE(r.calibration.links[i].has_value()) << to_string(lc);
+    const LinkCalibration& truth = *m.truth.links[i];
+    const LinkCalibration& got = *r.calibration.links[i];
+    EXPECT_LT(rel(got.alpha_seconds, truth.alpha_seconds), 0.05)
+        << to_string(lc) << " alpha " << got.alpha_seconds;
+    EXPECT_LT(rel(got.bytes_per_second, truth.bytes_per_second), 0.03)
+        << to_string(lc) << " bandwidth " << got.bytes_per_second;
+    for (double message = 8; message <= (1 << 30); message *= 2) {
+      const double e = message_efficiency_factor(m.truth, lc, message);
+      const double bandwidth_term = message / (e * truth.bytes_per_second);
+      if (bandwidth_term < truth.alpha_seconds / 3) continue;  // under a quarter of the step time
+      EXPECT_LT(rel(message_efficiency_factor(r.calibration, lc, message), e), 0.05)
+          << to_string(lc) << " efficiency at " << message << " B";
+    }
+  }
+  for (OperatorKind k : {OperatorKind::attention, OperatorKind::mlp, OperatorKind::head}) {
+    const auto i = static_cast<std::size_t>(k);
+    ASSERT_TRUE(r.calibration.achievable_fraction[i].has_value());
+    EXPECT_LT(rel(*r.calibration.achievable_fraction[i], *m.truth.achievable_fraction[i]), 0.02)
+        << to_string(k);
+  }
+  EXPECT_NEAR(r.calibration.overlap_slowdown, m.truth.overlap_slowdown, 0.02);
+  EXPECT_EQ(*r.calibration.runtime_reserve_bytes, *m.truth.runtime_reserve_bytes);
+  // Every fitted quantity with R^2 has it above the threshold, and the bandwidth fits have one.
+  for (const fit::QuantityFit& q : r.quantities) {
+    if (q.r_squared) {
+      EXPECT_GE(*q.r_squared, 0.9) << q.quantity;
+    }
+  }
+  EXPECT_TRUE(quantity(r, "links.pcie-same-switch.bandwidth").r_squared.has_value());
+}
+
+TEST(CalibrationFit, WrittenCalibrationReadsBackToTheSameNumbers) {
+  const SyntheticMachine m = testing::titan_truth();
+  const fit::FitResult r = fit_of(m, testing::micro_benchmarks(m));
+  const Calibration back =
+      parse_calibration_string(fit::calibration_yaml(r.calibration, "header\nline"), "c.yaml");
+  for (std::size_t i = 0; i < back.links.size(); ++i) {
+    ASSERT_EQ(back.links[i].has_value(), r.calibration.links[i].has_value());
+    if (back.links[i]) {
+      EXPECT_EQ(back.links[i]->alpha_seconds, r.calibration.links[i]->alpha_seconds);
+      EXPECT_EQ(back.links[i]->bytes_per_second, r.calibration.links[i]->bytes_per_second);
+    }
+    EXPECT_EQ(back.link_message_efficiency[i], r.calibration.link_message_efficiency[i]);
+  }
+  EXPECT_EQ(back.achievable_fraction, r.calibration.achievable_fraction);
+  EXPECT_EQ(back.overlap_slowdown, r.calibration.overlap_slowdown);
+  EXPECT_EQ(back.slice_overhead_seconds, r.calibration.slice_overhead_seconds);
+  EXPECT_EQ(back.runtime_reserve_bytes, r.calibration.runtime_reserve_bytes);
+}
+
+// The planner's CollectiveCost with the calibration as read back from the file reproduces every measured
+// collective within the reported residual (and within 5 %).
+TEST(CalibrationFit, PlannerWithTheFittedFileReproducesTheMeasuredCollectives) {
+  const SyntheticMachine m = testing::titan_truth();
+  const nlohmann::ordered_json j = testing::micro_benchmarks(m);
+  const fit::Measurements measured = fit::parse_measurements(j.dump(), "synthetic.json");
+  const fit::FitResult r = fit::fit_calibration({measured}, m.cluster);
+  const Calibration cal = parse_calibration_string(fit::calibration_yaml(r.calibration, ""), "c.yaml");
+  const double reported = quantity(r, "collectives (planner check)").residuals.max_relative;
+  EXPECT_LT(reported, 0.05);
+  double worst = 0;
+  for (const fit::CollectiveSample& s : measured.collectives) {
+    const fit::SampleRing ring = fit::sample_ring(m.cluster, s, measured.file);
+    const double t =
+        CollectiveCost(m.cluster, ring.group_size_argument, cal).seconds(s.op, ring.group, s.bytes);
+    worst = std::max(worst, rel(t, s.time_seconds));
+  }
+  EXPECT_LE(worst, reported + 1e-12);
+  EXPECT_EQ(quantity(r, "collectives (planner check)").point_count, measured.collectives.size());
+}
+
+TEST(CalibrationFit, ReportIsDeterministicAndNamesEveryQuantity) {
+  const SyntheticMachine m = testing::titan_truth();
+  const fit::FitResult a = fit_of(m, testing::micro_benchmarks(m));
+  const fit::FitResult b = fit_of(m, testing::micro_benchmarks(m));
+  EXPECT_EQ(fit::fit_report_json(a, {}).dump(), fit::fit_report_json(b, {}).dump());
+  const auto j = fit::fit_report_json(a, {});
+  EXPECT_EQ(j["quantities"][0]["quantity"], "links.pcie-same-switch.alpha");
+  std::ostringstream text;
+  fit::print_fit_table(a, {}, text);
+  EXPECT_NE(text.str().find("achievable_fraction.mlp"), std::string::npos);
+  EXPECT_NE(text.str().find("overlap_slowdown"), std::string::npos);
+}
+
+// Refusals: exit-2 errors that name the quantity and the points.
+void expect_refused(const SyntheticMachine& m, const nlohmann::ordered_json& j, const std::string& field,
+                    const std::string& words) {
+  try {
+    (void)fit_of(m, j);
+    FAIL() << "fit accepted; expected a refusal on " << field;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+nlohmann::ordered_json only_group(nlohmann::ordered_json j, const std::string& group, int size,
+                                  int max_points) {
+  nlohmann::ordered_json kept = nlohmann::ordered_json::array();
+  for (const auto& c : j["collectives"])
+    if (c["group"] == group && c["group_size"] == size && c["op"] == "all_reduce" &&
+        static_cast<int>(kept.size()) < max_points)
+      kept.push_back(c);
+  j["collectives"] = kept;
+  return j;
+}
+
+TEST(CalibrationFit, RefusesTooFewPoints) {
+  const SyntheticMachine m = testing::titan_truth();
+  expect_refused(m, only_group(testing::micro_benchmarks(m), "intra", 2, 3), "links.pcie-same-switch",
+                 "too few points");
+  expect_refused(m, only_group(testing::micro_benchmarks(m), "intra", 2, 3), "links.pcie-same-switch",
+                 "synthetic.json: collectives[0-2]");
+}
+
+TEST(CalibrationFit, RefusesNegativeAlpha) {
+  const SyntheticMachine m = testing::titan_truth();
+  nlohmann::ordered_json j = only_group(testing::micro_benchmarks(m), "intra", 2, 100);
+  // The smallest sizes on the line y = message x 1 ns/B - 1 ns per step (2 steps): it meets the axis below 0.
+  for (std::size_t i = 0; i < 10; ++i) {
+    const double message = j["collectives"][i]["bytes"].get<double>() / 2;
+    j["collectives"][i]["time_seconds"] = 2 * (message * 1e-9 - 1e-9);
+  }
+  expect_refused(m, j, "links.pcie-same-switch.alpha", "negative alpha");
+}
+
+TEST(CalibrationFit, RefusesPointsThatDoNotFollowTheModel) {
+  const SyntheticMachine m = testing::titan_truth();
+  nlohmann::ordered_json j = only_group(testing::micro_benchmarks(m), "intra", 2, 100);
+  // The largest sizes scrambled: time no longer grows in proportion to size.
+  const std::size_t n = j["collectives"].size();
+  for (std::size_t i = n - 9; i < n; ++i) j["collectives"][i]["time_seconds"] = (i % 2 == 0 ? 0.05 : 0.2);
+  expect_refused(m, j, "links.pcie-same-switch.bandwidth", "R^2");
+}
+
+TEST(CalibrationFit, RefusesAFractionAbovePeak) {
+  const SyntheticMachine m = testing::titan_truth();
+  nlohmann::ordered_json j = testing::micro_benchmarks(m);
+  for (auto& g : j["gemms"]) g["time_seconds"] = g["time_seconds"].get<double>() / 3;  // 1.6x-2.1x the peak
+  expect_refused(m, j, "achievable_fraction.attention", "outside (0, 1]");
+}
+
+TEST(CalibrationFit, RefusesMeasurementsOfAnotherMachine) {
+  const SyntheticMachine m = testing::titan_truth();
+  nlohmann::ordered_json j = testing::micro_benchmarks(m);
+  j["machine"]["ranks"] = 16;
+  expect_refused(m, j, "machine.ranks", "16 ranks measured");
+}
+
+TEST(CalibrationFit, RefusesAGroupTheClusterDoesNotHave) {
+  const SyntheticMachine m = testing::titan_truth();
+  nlohmann::ordered_json j = testing::micro_benchmarks(m);
+  j["collectives"][0]["group_size"] = 3;
+  expect_refused(m, j, "collectives[0].group_size", "do not divide");
+}
+
+}  // namespace
+}  // namespace shardscope

@@ -1,0 +1,81 @@
+// Reading measurements JSON (the producer/consumer contract): the contract's example reads, unknown fields
+// are ignored, and malformed or out-of-range input names file, line and field.
+#include "validate/fit/measurements.hpp"
+
+#include <gtest/gtest.h>
+
+#include "planner/core/error.hpp"
+
+namespace shardscope {
+namespace {
+
+const char* kExample = R"({
+  "format": "shardscope-measurements", "version": 1,
+  "machine": {"backend": "cpu-mpi", "hostnames": ["h"], "ranks": 2, "ranks_per_node": 2,
+              "device_name": "cpu", "versions": {"mpi": "4.1"}, "compute_scale": 0.25, "extra": 1},
+  "collectives": [{"op": "all_gather", "group": "all", "group_size": 2, "nodes": 1, "bytes": 1048576,
+                   "count": 262144, "type": "float32", "time_seconds": 1.2e-4, "algbw_GBps": 8.7,
+                   "busbw_GBps": 4.3, "iterations": 20}],
+  "gemms": [{"m": 64, "n": 32, "k": 16, "batch": 2, "dtype": "float32", "operator_kind": "mlp",
+             "time_seconds": 1e-5}],
+  "elementwise": [], "copies": [{"kind": "host_to_device", "bytes": 1000, "time_seconds": 1e-6}],
+  "overlap": [], "reserve_bytes": 0,
+  "iterations": [{"scenario": "s.yaml", "strategy": "ddp", "plan_digest": "x", "micro_batch": 2,
+                  "micro_steps": 1, "iteration_seconds": 1.5, "peak_bytes": 100,
+                  "tasks": [{"name": "fwd a", "stream": "compute", "seconds": 0.1, "operator": "a",
+                             "kind": "compute", "bytes": 0}]}]
+})";
+
+TEST(Measurements, ReadsTheContractExample) {
+  const fit::Measurements m = fit::parse_measurements(kExample, "m.json");
+  EXPECT_EQ(m.ranks, 2);
+  EXPECT_EQ(m.compute_scale, 0.25);
+  ASSERT_EQ(m.collectives.size(), 1u);
+  EXPECT_EQ(m.collectives[0].op, CollectiveKind::all_gather);
+  EXPECT_EQ(m.collectives[0].group, GroupKind::global);
+  EXPECT_EQ(fit::ring_message_bytes(m.collectives[0]), 524288.0);
+  EXPECT_EQ(fit::sample_ring_steps(m.collectives[0]), 1);
+  ASSERT_EQ(m.gemms.size(), 1u);
+  EXPECT_EQ(m.gemms[0].flops, 2.0 * 2 * 64 * 32 * 16);  // 2 batch m n k when flops is absent
+  EXPECT_EQ(m.gemms[0].operator_kind, OperatorKind::mlp);
+  EXPECT_EQ(*m.reserve_bytes, 0.0);
+  ASSERT_EQ(m.iterations.size(), 1u);
+  EXPECT_EQ(m.iterations[0].tasks[0].op, "a");
+}
+
+void expect_error(const std::string& text, int line, const std::string& field, const std::string& words) {
+  try {
+    (void)fit::parse_measurements(text, "m.json");
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "m.json");
+    EXPECT_EQ(e.line(), line) << e.what();
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+std::string replaced(const std::string& from, const std::string& to) {
+  std::string s = kExample;
+  s.replace(s.find(from), from.size(), to);
+  return s;
+}
+
+TEST(Measurements, ErrorsNameFileLineAndField) {
+  expect_error("{\"format\": ", 1, "", "malformed JSON");
+  expect_error(replaced("shardscope-measurements", "nccl-tests"), 2, "format", "shardscope-measurements");
+  expect_error(replaced("\"version\": 1", "\"version\": 2"), 2, "version", "expected 1");
+  expect_error(replaced("\"ranks\": 2,", ""), 3, "machine.ranks", "missing");
+  expect_error(replaced("\"op\": \"all_gather\"", "\"op\": \"broadcast\""), 5, "collectives[0].op",
+               "all_reduce");
+  expect_error(replaced("\"time_seconds\": 1.2e-4", "\"time_seconds\": -1"), 6, "collectives[0].time_seconds",
+               "expected");
+  expect_error(replaced("\"group_size\": 2", "\"group_size\": 3"), 5, "collectives[0].group_size", "");
+  expect_error(replaced("\"operator_kind\": \"mlp\"", "\"operator_kind\": \"conv\""), 8,
+               "gemms[0].operator_kind", "mlp");
+  expect_error(replaced("\"iteration_seconds\": 1.5", "\"iteration_seconds\": \"fast\""), 13,
+               "iterations[0].iteration_seconds", "expected a number");
+}
+
+}  // namespace
+}  // namespace shardscope

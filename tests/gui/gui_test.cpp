@@ -1,0 +1,263 @@
+// shardscope-gui under QTest (QT_QPA_PLATFORM=offscreen): planning, the operator view against the CLI's plan
+// JSON, pins, Pareto clicks, broken input, a 1000-operator model and the exports.
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "main_window.hpp"
+#include "operator_view.hpp"
+#include "plan_views.hpp"
+#include "scenario_panel.hpp"
+
+using namespace shardscope;
+using namespace shardscope::gui;
+
+namespace {
+
+const QString kDefault = QStringLiteral(SHARDSCOPE_SOURCE_DIR "/scenarios/default.yaml");
+
+bool wait_for_plan(MainWindow& w, int timeout_ms = 90000) {
+  QSignalSpy shown(&w, &MainWindow::planShown);
+  QSignalSpy failed(&w, &MainWindow::planFailed);
+  QElapsedTimer clock;
+  clock.start();
+  while (shown.isEmpty() && failed.isEmpty() && clock.elapsed() < timeout_ms) QTest::qWait(20);
+  return !shown.isEmpty();
+}
+
+// Opens `path` and waits for its plan (the constructor's default plan is superseded).
+bool open_and_plan(MainWindow& w, const QString& path) {
+  QSignalSpy shown(&w, &MainWindow::planShown);
+  if (!w.open_scenario(path)) return false;
+  QElapsedTimer clock;
+  clock.start();
+  while (clock.elapsed() < 90000) {
+    if (!shown.isEmpty() && !w.service()->busy() && w.outcome() &&
+        w.outcome()->generation == w.service()->latest())
+      return true;
+    QTest::qWait(20);
+  }
+  return false;
+}
+
+std::string scopes_of(const nlohmann::json& op) {
+  return op["p_scope"].get<std::string>() + op["g_scope"].get<std::string>() +
+         op["os_scope"].get<std::string>();
+}
+
+}  // namespace
+
+class GuiTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void defaultScenarioPlans() {
+    MainWindow w;
+    w.show();
+    QVERIFY(wait_for_plan(w));
+    QVERIFY(w.outcome()->report->best.fits);
+    QCOMPARE(w.operator_view()->operator_count(), w.outcome()->job.scenario.model.operators.size());
+    QVERIFY(w.operator_view()->row_count() < 10);  // 98 operators, repeated layers grouped
+    QVERIFY(w.summary_text().contains("samples/s"));
+    QVERIFY(w.baselines_table()->rowCount() > 20);
+  }
+
+  void operatorViewMatchesPlanJson() {
+    QProcess cli;
+    cli.start(SHARDSCOPE_CLI, {"plan", "--json", "--quiet", kDefault});
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(cli.exitCode(), 0);
+    const nlohmann::json report = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+    const nlohmann::json& ops = report["plan"]["operators"];
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    const OperatorView* view = w.operator_view();
+    QCOMPARE(view->operator_count(), ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const OperatorChoice& c = view->shown_choice(i);
+      QCOMPARE(w.outcome()->report->best.plan.operators[i].name, ops[i]["name"].get<std::string>());
+      QCOMPARE(c.slices, ops[i]["slices"].get<int>());
+      QCOMPARE(c.sharded_slices, ops[i]["sharded_slices"].get<int>());
+      QCOMPARE(c.checkpoint, ops[i]["checkpoint"].get<bool>());
+      if (c.sharded_slices > 0) QCOMPARE(c.scopes.name(), scopes_of(ops[i]));
+    }
+    QCOMPARE(w.outcome()->report->best.plan.micro_batch, report["plan"]["batch_size"].get<std::int64_t>());
+  }
+
+  void pinIsHonoured() {
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    const Plan before = w.outcome()->report->best.plan;
+    // Pin the opposite of what the plan chose for the first row's operators.
+    const std::size_t op = w.operator_view()->groups().front().members.front();
+    const bool was_dp = before.operators[op].sharded_slices == 0;
+    QSignalSpy shown(&w, &MainWindow::planShown);
+    w.add_pins(w.operator_view()->pins_for_row(0, was_dp ? zdp_pin(0) : dp_pin(0)));
+    QVERIFY(shown.wait(90000));
+    const Plan& after = w.outcome()->report->best.plan;
+    QVERIFY(plan_honours_pins(w.pins(), after.operators));
+    QCOMPARE(w.pins().size(), std::size_t{1});
+    QCOMPARE(after.operators[op].sharded_slices == 0, !was_dp);
+    QCOMPARE(w.operator_view()->shown_choice(op).sharded_slices == 0, !was_dp);
+    QVERIFY(w.outcome()->unpinned.has_value());
+    QVERIFY(after.predicted.samples_per_second <=
+            w.outcome()->unpinned->best.plan.predicted.samples_per_second * (1 + 1e-9));
+    QVERIFY(w.summary_text().contains("Pins cost"));
+    w.clear_pins();
+    QVERIFY(shown.wait(90000));
+    QVERIFY(same_plan_choices(w.outcome()->report->best.plan, before));
+  }
+
+  void paretoClickLoadsPlan() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    w.tabs()->setCurrentIndex(2);
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.pareto_view()->repaint();
+    const std::optional<QPointF> fsdp = w.pareto_view()->point_of("fsdp");
+    QVERIFY(fsdp.has_value());
+    QTest::mouseClick(w.pareto_view(), Qt::LeftButton, {}, fsdp->toPoint());
+    QCOMPARE(w.shown_strategy(), QString("fsdp"));
+    const StrategyResult* fsdp_result = nullptr;
+    for (const StrategyResult& b : w.outcome()->report->baselines) {
+      if (b.strategy == "fsdp") fsdp_result = &b;
+    }
+    QVERIFY(fsdp_result != nullptr && fsdp_result->fits);
+    for (std::size_t i = 0; i < fsdp_result->plan.operators.size(); ++i) {
+      QCOMPARE(w.operator_view()->shown_choice(i).scopes.name(), std::string("GGG"));
+      QCOMPARE(w.operator_view()->shown_choice(i).sharded_slices,
+               fsdp_result->plan.operators[i].sharded_slices);
+    }
+    QVERIFY(w.summary_text().contains("fsdp"));
+    // A point of the front sets the memory limit to its peak and re-plans there.
+    w.tabs()->setCurrentIndex(2);
+    w.pareto_view()->repaint();
+    const std::optional<QPointF> front = w.pareto_view()->front_point(0);
+    QVERIFY(front.has_value());
+    const QString before = w.panel()->memory_field()->text();
+    QSignalSpy shown(&w, &MainWindow::planShown);
+    QTest::mouseClick(w.pareto_view(), Qt::LeftButton, {}, front->toPoint());
+    QVERIFY(w.panel()->memory_field()->text() != before);
+    QVERIFY(shown.wait(90000));
+    QVERIFY(w.outcome()->report->best.plan.predicted.peak_memory_bytes <=
+            w.outcome()->report->pareto.front().peak_bytes * 1.01 + 0.01 * 1024 * 1024 * 1024);
+  }
+
+  void brokenScenarioShowsError() {
+    QTemporaryDir dir;
+    const QString bad = dir.filePath("bad.yaml");
+    std::ofstream(bad.toStdString()) << "model: {preset: nd-48x1537}\ncluster: {preset: titan-rtx-8-pcie3}\n";
+    const QString garbage = dir.filePath("garbage.yaml");
+    std::ofstream(garbage.toStdString()) << "model: [unclosed\n  : :\n";
+    MainWindow w;
+    w.show();
+    QVERIFY(!w.open_scenario(bad));
+    QVERIFY2(w.panel()->error_text().contains("unknown model preset"), qPrintable(w.panel()->error_text()));
+    QVERIFY(w.panel()->error_text().contains("bad.yaml"));
+    QVERIFY(!w.panel()->field_error("model").isEmpty());
+    QVERIFY(!w.open_scenario(garbage));
+    QVERIFY2(w.panel()->error_text().contains("garbage.yaml"), qPrintable(w.panel()->error_text()));
+    QVERIFY(!w.open_scenario(dir.filePath("missing.yaml")));
+    QVERIFY(w.isVisible());
+    QVERIFY(open_and_plan(w, kDefault));  // and the window still works
+    QVERIFY(w.panel()->error_text().isEmpty());
+  }
+
+  void invalidFieldShowsParserMessage() {
+    MainWindow w;
+    w.show();
+    QVERIFY(wait_for_plan(w));
+    QLineEdit* memory = w.panel()->memory_field();
+    memory->selectAll();
+    QTest::keyClicks(memory, "8 bananas");
+    w.panel()->reparse_now();
+    const QString message = w.panel()->field_error("memory");
+    QVERIFY2(message.contains("memory_limit"), qPrintable(message));
+    QVERIFY(!w.panel()->scenario().has_value());
+    memory->selectAll();
+    QTest::keyClicks(memory, "6GB");
+    QSignalSpy shown(&w, &MainWindow::planShown);
+    w.panel()->reparse_now();
+    QVERIFY(w.panel()->field_error("memory").isEmpty());
+    QVERIFY(shown.wait(90000));
+    QVERIFY(w.outcome()->job.scenario.training.memory_limit_bytes == 6000000000);
+  }
+
+  void thousandOperatorsStayUsable() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("thousand.yaml");
+    {
+      std::ofstream out(path.toStdString());
+      out << "name: thousand\nmodel:\n  operators:\n";
+      for (int i = 0; i < 1000; ++i) {
+        out << "    - {name: op" << i << ", kind: linear, parameters: " << (1 + i % 3) * 10000000
+            << ", forward_flops_per_sample: 1.0e10}\n";
+      }
+      out << "cluster: {preset: dgx-a100, nodes: 2}\n"
+             "training: {precision: mixed-bf16, memory_limit: 40GB, max_micro_batch: 8}\n";
+    }
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    // The UI thread's longest stall while planning: the gap between 5 ms ticks.
+    QElapsedTimer tick;
+    tick.start();
+    qint64 longest = 0;
+    QTimer ticker;
+    QObject::connect(&ticker, &QTimer::timeout, [&] { longest = std::max(longest, tick.restart()); });
+    ticker.start(5);
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY(open_and_plan(w, path));
+    ticker.stop();
+    qInfo("1000 operators: planned and shown in %lld ms; longest UI-thread stall %lld ms", clock.elapsed(),
+          longest);
+    QCOMPARE(w.operator_view()->operator_count(), std::size_t{1000});
+    // Open every group and repaint: one screenful is painted, whatever the row count.
+    for (std::size_t g = 0; g < w.operator_view()->groups().size(); ++g)
+      w.operator_view()->set_expanded(g, true);
+    QVERIFY(w.operator_view()->row_count() >= 1000);
+    QElapsedTimer paint;
+    paint.start();
+    w.tabs()->widget(0)->repaint();
+    QVERIFY2(paint.elapsed() < 1000, qPrintable(QString::number(paint.elapsed())));
+    QVERIFY2(longest < 2000, qPrintable(QString::number(longest)));
+  }
+
+  void exportsWrite() {
+    QTemporaryDir dir;
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    for (int tab = 0; tab < 3; ++tab) {
+      w.tabs()->setCurrentIndex(tab);
+      QVERIFY(w.export_view(dir.filePath(QString("view%1.png").arg(tab))));
+      QVERIFY(w.export_view(dir.filePath(QString("view%1.svg").arg(tab))));
+      QVERIFY(QFileInfo(dir.filePath(QString("view%1.png").arg(tab))).size() > 1000);
+      QVERIFY(QFileInfo(dir.filePath(QString("view%1.svg").arg(tab))).size() > 1000);
+    }
+    QVERIFY(w.export_plan_json(dir.filePath("plan.json")));
+    std::ifstream in(dir.filePath("plan.json").toStdString());
+    const nlohmann::json plan = nlohmann::json::parse(in);
+    QCOMPARE(plan["operators"].size(), w.outcome()->report->best.plan.operators.size());
+    QVERIFY(w.export_baselines_csv(dir.filePath("baselines.csv")));
+    QFile csv(dir.filePath("baselines.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QVERIFY(csv.readLine().startsWith("strategy,micro-batch"));
+  }
+};
+
+QTEST_MAIN(GuiTest)
+#include "gui_test.moc"

@@ -1,0 +1,118 @@
+// Sweep grids: parsing, deterministic expansion (product, zip, filters), stable point ids, and errors that
+// name the grid file, line and field.
+#include "planner/io/sweep_grid.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "planner/core/error.hpp"
+#include "test_util.hpp"
+
+namespace shardscope {
+namespace {
+
+using test::expect_input_error;
+
+const std::string kSweeps = std::string(SHARDSCOPE_SOURCE_DIR) + "/scenarios/sweeps";
+
+SweepGrid grid(const std::string& text) { return parse_sweep_grid(text, "g.yaml", kSweeps); }
+
+std::vector<std::string> ids(const SweepGrid& g) {
+  const GridResolver resolver(g);
+  std::vector<std::string> out;
+  for (const GridPoint& p : expand_grid(g)) out.push_back(resolver.resolve(p).id);
+  return out;
+}
+
+TEST(SweepGrid, ProductTurnsTheLastAxisFastest) {
+  const SweepGrid g =
+      grid("base: ../default.yaml\naxes:\n  model: [nd-48x1536, nd-64x1536]\n  cluster.nodes: [1, 2, 3]\n");
+  const std::vector<GridPoint> points = expand_grid(g);
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_EQ(points[1].values[0].second, "nd-48x1536");
+  EXPECT_EQ(points[1].values[1].second, "2");
+  EXPECT_EQ(points[3].values[0].second, "nd-64x1536");
+  EXPECT_EQ(points[3].values[1].second, "1");
+  for (std::size_t i = 0; i < points.size(); ++i) EXPECT_EQ(points[i].index, i);
+}
+
+TEST(SweepGrid, ZipPairsValuesAndFiltersDropPoints) {
+  const SweepGrid zipped = grid(
+      "base: ../default.yaml\ncombine: zip\naxes:\n  model: [nd-48x1536, nd-64x1536]\n  cluster.nodes: [1, "
+      "2]\n");
+  const std::vector<GridPoint> z = expand_grid(zipped);
+  ASSERT_EQ(z.size(), 2u);
+  EXPECT_EQ(z[1].values[1].second, "2");
+  const SweepGrid filtered = grid(
+      "base: ../default.yaml\naxes:\n  model: [nd-48x1536, nd-64x1536]\n  cluster.nodes: [1, 2, "
+      "3]\nfilters:\n"
+      "  - exclude: {model: nd-64x1536, cluster.nodes: [2, 3]}\n  - only: {cluster.nodes: [1, 2]}\n");
+  const std::vector<GridPoint> f = expand_grid(filtered);
+  ASSERT_EQ(f.size(), 3u);  // (48,1) (48,2) (64,1)
+  EXPECT_EQ(f[2].values[0].second, "nd-64x1536");
+  EXPECT_EQ(f[2].index, 2u);
+}
+
+TEST(SweepGrid, IdsAreStableDistinctAndIgnoreSpelling) {
+  const SweepGrid a = grid("base: ../default.yaml\naxes:\n  training.memory_limit: [8GB, 16GB]\n");
+  const SweepGrid b = grid(
+      "# the same two points, spelled otherwise\nbase: ../default.yaml\naxes:\n"
+      "  training.memory_limit: [8000MB, 16000000000]\n");
+  const std::vector<std::string> ia = ids(a);
+  EXPECT_EQ(ia, ids(b));
+  EXPECT_EQ(ia, ids(a));
+  EXPECT_NE(ia[0], ia[1]);
+  EXPECT_EQ(ia[0].size(), 16u);
+  // The strategies a point reports are part of its id.
+  const SweepGrid s = grid("base: ../default.yaml\naxes:\n  strategy: [fsdp, ddp]\n");
+  const std::vector<std::string> is = ids(s);
+  EXPECT_NE(is[0], is[1]);
+  const GridResolver resolver(s);
+  EXPECT_EQ(resolver.resolve(expand_grid(s)[1]).strategies, std::vector<std::string>{"ddp"});
+}
+
+TEST(SweepGrid, WithoutABaseTheAxesGiveModelAndCluster) {
+  const SweepGrid g = grid(
+      "name: nobase\nset: {cluster.nodes: 2}\naxes:\n  model: [../hf/llama-2-7b.json, llama-7b]\n"
+      "  cluster: [dgx-a100]\n");
+  const GridResolver resolver(g);
+  const ResolvedPoint p = resolver.resolve(expand_grid(g)[0]);
+  EXPECT_EQ(p.scenario.cluster.gpus(), 16);
+  EXPECT_GT(p.scenario.model.parameters(), 6'000'000'000);
+  EXPECT_EQ(p.scenario.name, "nobase");
+}
+
+TEST(SweepGrid, ShippedGridsExpand) {
+  const SweepGrid g = load_sweep_grid(kSweeps + "/example.yaml");
+  EXPECT_EQ(expand_grid(g).size(), 4u);
+  std::set<std::string> distinct;
+  for (const std::string& id : ids(g)) distinct.insert(id);
+  EXPECT_EQ(distinct.size(), 4u);
+}
+
+TEST(SweepGrid, ErrorsNameTheGridFileAndField) {
+  expect_input_error([] { grid("base: ../default.yaml\naxes:\n  model: []\n"); }, "g.yaml", 3, "axes.model",
+                     "non-empty list");
+  expect_input_error([] { grid("base: ../default.yaml\naxes: {model: [a]}\ncombine: zap\n"); }, "g.yaml", 3,
+                     "combine", "zip");
+  expect_input_error(
+      [] { grid("base: ../default.yaml\ncombine: zip\naxes:\n  model: [a, b]\n  cluster.nodes: [1]\n"); },
+      "g.yaml", 5, "axes.cluster.nodes", "one length");
+  expect_input_error([] { grid("base: ../default.yaml\naxes:\n  strategy: [fsdpp]\n"); }, "g.yaml", 3,
+                     "axes.strategy", "fsdp");
+  expect_input_error(
+      [] { grid("base: ../default.yaml\naxes:\n  model: [a]\nfilters:\n  - exclude: {modle: a}\n"); },
+      "g.yaml", -1, "filters[0].exclude.modle", "names no axis");
+  expect_input_error([] { grid("base: ../default.yaml\naxis:\n  model: [a]\n"); }, "g.yaml", 2, "axis",
+                     "unknown key");
+  // A bad value is blamed on the axis's line in the grid file.
+  const SweepGrid bad = grid("base: ../default.yaml\naxes:\n  training.memory_limit: [8GB, lots]\n");
+  const GridResolver resolver(bad);
+  expect_input_error([&] { resolver.resolve(expand_grid(bad)[1]); }, "g.yaml:3", 0, "training.memory_limit",
+                     "expected");
+}
+
+}  // namespace
+}  // namespace shardscope

@@ -1,0 +1,129 @@
+// The harness's arithmetic: nccl-tests bandwidths, the counting allocator, a task's products and bytes, the
+// measurements JSON and the machine's cluster YAML (read back by the planner's own parser).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "planner/core/transformer.hpp"
+#include "planner/io/cluster_presets.hpp"
+#include "planner/io/transformer_parser.hpp"
+#include "validate/core/bus_bandwidth.hpp"
+#include "validate/core/counting_allocator.hpp"
+#include "validate/core/machine_cluster.hpp"
+#include "validate/core/measurements.hpp"
+#include "validate/core/operator_work.hpp"
+
+namespace shardscope::validate {
+namespace {
+
+TEST(BusBandwidth, NcclTestsFactors) {
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::all_reduce, 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::all_gather, 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::reduce_scatter, 2), 0.5);
+  EXPECT_DOUBLE_EQ(algorithm_gbps(2e9, 0.5), 4.0);
+  EXPECT_DOUBLE_EQ(bus_gbps(CollectiveKind::all_reduce, 4, 1e9, 1.0), 1.5);
+}
+
+TEST(CountingAllocator, PeakAndPartialReleases) {
+  CountingAllocator a;
+  a.allocate(MemoryCategory::activations, 100);
+  a.allocate(MemoryCategory::activations, 50);
+  a.allocate(MemoryCategory::gathered, 30);
+  EXPECT_DOUBLE_EQ(a.peak_bytes(), 180);
+  a.release(MemoryCategory::activations, 120);  // the 50 block and 70 of the 100 one
+  EXPECT_DOUBLE_EQ(a.in_use_bytes(), 60);
+  a.reset_peak();
+  EXPECT_DOUBLE_EQ(a.peak_bytes(), 60);
+  EXPECT_THROW(a.release(MemoryCategory::gathered, 31), std::logic_error);
+}
+
+Task compute_task(Task::Phase phase, int op, double fraction) {
+  Task t;
+  t.phase = phase;
+  t.operator_index = op;
+  t.slice_fraction = fraction;
+  return t;
+}
+
+TEST(OperatorWork, ForwardBackwardAndSlices) {
+  const Model model = generate_transformer(model_preset("nd-48x1536", "test", 0, "model.preset"));
+  const Operator& mlp = model.operators[2];
+  const KernelWork fwd = kernel_work(model, compute_task(Task::Phase::forward, 2, 1), {4, 1});
+  double flops = 0;
+  for (const Gemm& g : fwd.gemms) flops += g.flops();
+  EXPECT_DOUBLE_EQ(flops, 4 * mlp.forward_flops_per_sample);
+  EXPECT_EQ(fwd.gemms[0].m, 4 * 1024);  // four samples' tokens stacked
+  EXPECT_DOUBLE_EQ(fwd.elementwise_bytes, 4.0 * static_cast<double>(mlp.activation_bytes_per_sample));
+  const KernelWork bwd = kernel_work(model, compute_task(Task::Phase::backward, 2, 0.5), {4, 1});
+  flops = 0;
+  for (const Gemm& g : bwd.gemms) flops += g.flops();
+  EXPECT_DOUBLE_EQ(flops, 0.5 * 4 * mlp.backward_flops_per_sample);
+  ASSERT_EQ(bwd.gemms.size(), 4u);
+  EXPECT_EQ(bwd.gemms[0].role, "up+dgrad");
+  // Attention scores are per sample: samples go to the batch, the scale to the rows.
+  const KernelWork att = kernel_work(model, compute_task(Task::Phase::forward, 1, 1), {2, 0.25});
+  EXPECT_EQ(att.gemms[1].role, "scores");
+  EXPECT_EQ(att.gemms[1].batch, 16 * 2);
+  EXPECT_EQ(att.gemms[1].m, 256);
+  Task update = compute_task(Task::Phase::update, 2, 1);
+  update.update_state_bytes = 1000;
+  EXPECT_DOUBLE_EQ(kernel_work(model, update, {4, 1}).elementwise_bytes, 2000);
+}
+
+Measurements sample_measurements() {
+  Measurements m;
+  m.machine.hostnames = {"h", "h"};
+  m.machine.ranks = 2;
+  m.machine.ranks_per_node = 2;
+  m.machine.device_name = "test cpu";
+  m.machine.memory_bytes_per_rank = 4.0 * 1073741824;
+  for (double bytes : {8.0, 1024.0, 1048576.0, 4194304.0, 16777216.0}) {
+    CollectiveResult c;
+    c.op = "all_reduce";
+    c.group = "all";
+    c.group_size = 2;
+    c.bytes = bytes;
+    c.time_seconds = 2e-6 + bytes / 4e9;
+    c.algbw_gbps = algorithm_gbps(bytes, c.time_seconds);
+    c.busbw_gbps = bus_gbps(CollectiveKind::all_reduce, 2, bytes, c.time_seconds);
+    m.collectives.push_back(c);
+  }
+  m.gemms.push_back({{"up", "mlp", 1, 1000, 1000, 1000}, "float32", 0.1});  // 20 GFLOP/s
+  m.elementwise.push_back({"", 1e8, 0.01});
+  return m;
+}
+
+TEST(Measurements, JsonFollowsTheContractAndReadsBack) {
+  const Measurements m = sample_measurements();
+  const nlohmann::ordered_json j = measurements_to_json(m);
+  std::vector<std::string> keys;
+  for (const auto& item : j.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"format", "version", "machine", "collectives", "gemms", "elementwise",
+                                      "copies", "overlap", "reserve_bytes", "iterations"}));
+  EXPECT_DOUBLE_EQ(j["gemms"][0]["flops"].get<double>(), 2e9);
+  EXPECT_DOUBLE_EQ(j["gemms"][0]["flops_per_second"].get<double>(), 2e10);
+  const Measurements back = measurements_from_json(nlohmann::json::parse(j.dump()));
+  EXPECT_EQ(back.collectives.size(), m.collectives.size());
+  EXPECT_EQ(measurements_to_json(back)["collectives"][3]["busbw_GBps"], j["collectives"][3]["busbw_GBps"]);
+  EXPECT_THROW(measurements_from_json(nlohmann::json::parse(R"({"format": "other"})")),
+               std::invalid_argument);
+}
+
+TEST(MachineCluster, TheDescribedMachineParsesAsACluster) {
+  const Measurements m = sample_measurements();
+  const MachineCluster c = machine_cluster(m);
+  EXPECT_DOUBLE_EQ(c.flops_per_second, 2e10);
+  EXPECT_DOUBLE_EQ(c.memory_bytes_per_second, 1e10);
+  EXPECT_NEAR(c.link_latency_seconds, 1e-6, 1e-7);  // the 8-byte all-reduce over 2(n-1) = 2 steps
+  const std::string yaml = machine_cluster_yaml(m, c);
+  const std::string path = ::testing::TempDir() + "machine-cluster.yaml";
+  std::ofstream(path) << yaml;
+  const Cluster cluster = load_cluster(path);
+  EXPECT_EQ(cluster.gpus(), 2);
+  EXPECT_NEAR(cluster.gpu.peak_flops_per_second_fp32, 2e10, 2e4);
+  EXPECT_NEAR(cluster.nvswitch.gpu_bytes_per_second, c.link_bytes_per_second, 1e-5 * c.link_bytes_per_second);
+}
+
+}  // namespace
+}  // namespace shardscope::validate

@@ -1,0 +1,172 @@
+// The cpu-mpi loop under `mpirun -n 2 --oversubscribe`: bench and run on the CPU scenario write measurements
+// that follow the contract (busbw recomputed, the counting allocator's peak = the program's prediction within
+// 2 %), describe writes a cluster the planner reads, and a failing, stalled or mis-launched job ends with a
+// clear error instead of hanging.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "planner/io/cluster_presets.hpp"
+#include "planner/io/plan_json.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "validate/core/bus_bandwidth.hpp"
+
+namespace shardscope::validate {
+namespace {
+
+const std::string kScenario = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/scenarios/cpu-2rank.yaml";
+
+struct Launch {
+  int exit_code = -1;
+  std::string output;
+  double seconds = 0;
+};
+
+// Runs shardscope-validate under mpirun with `ranks` ranks (as root too: the test sets Open MPI's consent).
+Launch launch(int ranks, const std::string& arguments) {
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+  const std::string log = ::testing::TempDir() + "mpi-loop.log";
+  const std::string command = std::string(SHARDSCOPE_MPIEXEC) + " -n " + std::to_string(ranks) +
+                              " --oversubscribe " + SHARDSCOPE_VALIDATE_BINARY + " " + arguments + " > " +
+                              log + " 2>&1";
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(command.c_str());
+  Launch out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  out.output = text.str();
+  return out;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+class MpiLoop : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(SHARDSCOPE_MPIEXEC).empty()) GTEST_SKIP() << "mpirun was not found at configure time";
+  }
+};
+
+TEST_F(MpiLoop, BenchFollowsNcclTestsDefinitionsAndDescribesTheMachine) {
+  const std::string out = ::testing::TempDir() + "bench.json";
+  const Launch run =
+      launch(2, "bench --scenario " + kScenario +
+                    " --strategy zero-3 --max-bytes 1048576 --iterations 5 --min-seconds 0.02 --out " + out);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const nlohmann::json j = read_json(out);
+  EXPECT_EQ(j["format"], "shardscope-measurements");
+  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["machine"]["backend"], "cpu-mpi");
+  EXPECT_EQ(j["machine"]["ranks"], 2);
+  EXPECT_EQ(j["machine"]["hostnames"].size(), 2u);
+  int ops[3] = {};
+  for (const auto& c : j["collectives"]) {
+    const std::string op = c["op"];
+    const int n = c["group_size"];
+    const double bytes = c["bytes"], seconds = c["time_seconds"];
+    const CollectiveKind kind = op == "all_reduce"   ? CollectiveKind::all_reduce
+                                : op == "all_gather" ? CollectiveKind::all_gather
+                                                     : CollectiveKind::reduce_scatter;
+    ops[static_cast<int>(kind)]++;
+    ASSERT_GT(seconds, 0);
+    EXPECT_DOUBLE_EQ(c["algbw_GBps"].get<double>(), bytes / seconds / 1e9);
+    const double factor = kind == CollectiveKind::all_reduce ? 2.0 * (n - 1) / n : (n - 1.0) / n;
+    EXPECT_DOUBLE_EQ(c["busbw_GBps"].get<double>(), bytes / seconds / 1e9 * factor);
+    // nccl-tests' count: per-rank elements; all-gather and reduce-scatter sizes are the total.
+    const double count = c["count"];
+    EXPECT_DOUBLE_EQ(bytes, kind == CollectiveKind::all_reduce ? 4 * count : 4 * count * n);
+  }
+  EXPECT_GT(ops[0], 0);
+  EXPECT_GT(ops[1], 0);
+  EXPECT_GT(ops[2], 0);
+  ASSERT_FALSE(j["gemms"].empty());
+  for (const auto& g : j["gemms"]) {
+    const double flops =
+        2.0 * g["m"].get<double>() * g["n"].get<double>() * g["k"].get<double>() * g["batch"].get<double>();
+    EXPECT_DOUBLE_EQ(g["flops"].get<double>(), flops);
+    EXPECT_GT(g["flops_per_second"].get<double>(), 0);
+  }
+  EXPECT_FALSE(j["elementwise"].empty());
+  EXPECT_FALSE(j["copies"].empty());
+  ASSERT_FALSE(j["overlap"].empty());
+  EXPECT_GT(j["overlap"][0]["compute_with_comm_seconds"].get<double>(), 0);
+
+  const std::string yaml = ::testing::TempDir() + "machine.yaml";
+  const Launch describe = launch(1, "describe --measurements " + out + " --out " + yaml);
+  ASSERT_EQ(describe.exit_code, 0) << describe.output;
+  const Cluster cluster = load_cluster(yaml);
+  EXPECT_EQ(cluster.gpus(), 2);
+  EXPECT_GT(cluster.gpu.peak_flops_per_second_fp32, 1e8);
+}
+
+TEST_F(MpiLoop, RunMeasuresEveryPlanAndThePeakIsThePredictedOne) {
+  const std::string out = ::testing::TempDir() + "run.json";
+  const Launch run =
+      launch(2, "run " + kScenario + " --warmup 0 --iterations 1 --compute-scale 0.25 --out " + out);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::cout << run.output;
+  const nlohmann::json j = read_json(out);
+  ASSERT_EQ(j["iterations"].size(), 5u);
+  for (const auto& it : j["iterations"]) {
+    const std::string strategy = it["strategy"];
+    EXPECT_GT(it["iteration_seconds"].get<double>(), 0) << strategy;
+    EXPECT_EQ(it["iteration_seconds_per_rank"].size(), 2u);
+    ASSERT_EQ(it["peak_bytes_per_rank"].size(), 2u);
+    const double predicted = it["program_peak_bytes"];
+    for (const auto& peak : it["peak_bytes_per_rank"]) {
+      EXPECT_NEAR(peak.get<double>(), predicted, 0.02 * predicted) << strategy;
+    }
+    EXPECT_FALSE(it["tasks"].empty());
+    EXPECT_EQ(it["plan_digest"].get<std::string>().size(), 16u);
+  }
+}
+
+TEST_F(MpiLoop, TooFewRanksForThePlanIsAClearError) {
+  const Launch run = launch(1, "run " + kScenario + " --strategy ddp --out -");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("1 ranks were launched"), std::string::npos) << run.output;
+}
+
+TEST_F(MpiLoop, AFailingRankEndsEveryRank) {
+  const Launch run = launch(2, "run " + kScenario + " --strategy zero-3 --fail-rank 1 --timeout 60 --out -");
+  EXPECT_EQ(run.exit_code, 4) << run.output;
+  EXPECT_NE(run.output.find("rank 1: error: injected failure"), std::string::npos) << run.output;
+  EXPECT_LT(run.seconds, 50) << "ended by the failure, not by the timeout";
+}
+
+TEST_F(MpiLoop, AStalledRankTimesOutInsteadOfHanging) {
+  const Launch run = launch(
+      2, "run " + kScenario + " --strategy zero-3 --stall-rank 1 --stall-seconds 60 --timeout 2 --out -");
+  EXPECT_EQ(run.exit_code, 4) << run.output;
+  EXPECT_NE(run.output.find("rank 0: error:"), std::string::npos) << run.output;
+  EXPECT_LT(run.seconds, 40);
+}
+
+TEST_F(MpiLoop, APlanForAnotherModelIsRefused) {
+  Plan plan;
+  plan.strategy = "other";
+  plan.operators.push_back(OperatorChoice{});
+  plan.operators.back().name = "not-an-operator";
+  const std::string path = ::testing::TempDir() + "other-plan.json";
+  std::ofstream(path) << plan_to_json(plan).dump(2);
+  const Launch run = launch(2, "run " + kScenario + " --plan " + path + " --out -");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("other-plan.json"), std::string::npos) << run.output;
+}
+
+}  // namespace
+}  // namespace shardscope::validate

@@ -1,0 +1,238 @@
+// shardscope-validate: bench, run and describe on the cpu-mpi backend (launched by mpirun or srun); every
+// failure prints "rank R: error: ..." and ends every rank with MPI_Abort, never a hang.
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "planner/core/error.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/io/plan_json.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "planner/search/plan_check.hpp"
+#include "validate/core/machine_cluster.hpp"
+#include "validate/cpu/benchmarks.hpp"
+#include "validate/cpu/machine_info.hpp"
+#include "validate/cpu/run_plans.hpp"
+
+namespace sv = shardscope::validate;
+
+namespace {
+
+constexpr int kExitBadInput = 2;
+constexpr int kExitFailure = 4;
+
+struct Arguments {
+  std::string scenario, calibration, plan_file, out, measurements;
+  std::vector<std::string> strategies;
+  double compute_scale = 1;
+  int iterations = 2, warmup = 1;
+  sv::BenchOptions bench;
+  sv::FaultInjection faults;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  if (sv::world_rank() != 0) return;
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    return;
+  }
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error(path + ": cannot write");
+}
+
+std::string json_text(const sv::Measurements& m) { return sv::measurements_to_json(m).dump(2) + "\n"; }
+
+shardscope::Scenario scenario_of(const Arguments& a) { return shardscope::load_scenario_file(a.scenario); }
+shardscope::Calibration calibration_of(const Arguments& a) {
+  return a.calibration.empty() ? shardscope::Calibration{} : shardscope::load_calibration_file(a.calibration);
+}
+
+// The plans to run: --plan FILE (checked against the scenario), else the asked strategies.
+std::vector<sv::ValidationPlan> plans_of(const Arguments& a, const shardscope::Scenario& scenario,
+                                         const shardscope::Calibration& calibration) {
+  if (!a.plan_file.empty()) {
+    shardscope::Plan plan = shardscope::load_plan_file(a.plan_file, scenario.model);
+    const std::vector<std::string> problems =
+        shardscope::check_plan_configuration(plan, scenario, calibration);
+    if (!problems.empty()) {
+      throw shardscope::InputError(a.plan_file, 0, "plan",
+                                   "made for another configuration: " + problems.front());
+    }
+    plan.predicted = shardscope::evaluate_plan(scenario, calibration, plan);
+    return {{plan.strategy.empty() ? "plan-file" : plan.strategy, plan}};
+  }
+  return sv::validation_plans(scenario, calibration,
+                              a.strategies.empty() ? sv::default_validation_strategies() : a.strategies);
+}
+
+// The distinct products of every plan's program (each at its micro-batch), or a few squares without a
+// scenario.
+std::vector<sv::Gemm> bench_gemm_list(const Arguments& a) {
+  if (a.scenario.empty()) {
+    return {{"square", "linear", 1, 256, 256, 256},
+            {"square", "linear", 1, 512, 512, 512},
+            {"square", "linear", 1, 1024, 1024, 1024}};
+  }
+  const shardscope::Scenario scenario = scenario_of(a);
+  const shardscope::Calibration calibration = calibration_of(a);
+  std::vector<sv::Gemm> out;
+  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> seen;
+  for (const sv::ValidationPlan& vp : plans_of(a, scenario, calibration)) {
+    const shardscope::ExecutionOptions& e = scenario.execution;
+    const shardscope::IterationProgram program = shardscope::build_iteration_program(
+        scenario, calibration, vp.plan, e.prefetch_depth, !e.overlap, e.bucket_bytes);
+    for (const sv::Gemm& g :
+         sv::distinct_gemms(scenario.model, program, {vp.plan.micro_batch, a.compute_scale})) {
+      if (seen.insert({g.batch, g.m, g.n, g.k}).second) out.push_back(g);
+    }
+  }
+  return out;
+}
+
+sv::Measurements run_bench(const Arguments& a) {
+  sv::Measurements m;
+  m.machine = sv::cpu_machine_info(a.compute_scale);
+  m.collectives = sv::bench_collectives(a.bench, m.machine.ranks_per_node);
+  const std::vector<sv::Gemm> gemms = bench_gemm_list(a);
+  m.gemms = sv::bench_gemms(gemms, a.bench);
+  m.elementwise = sv::bench_elementwise(a.bench);
+  m.copies = sv::bench_copies(a.bench);
+  const sv::Gemm* largest = &gemms.front();
+  for (const sv::Gemm& g : gemms) largest = g.flops() > largest->flops() ? &g : largest;
+  m.overlap = sv::bench_overlap(*largest, {1048576.0, 16.0 * 1048576}, a.bench);
+  return m;
+}
+
+void run(const Arguments& a) {
+  const shardscope::Scenario scenario = scenario_of(a);
+  const shardscope::Calibration calibration = calibration_of(a);
+  const std::vector<sv::ValidationPlan> plans = plans_of(a, scenario, calibration);
+  sv::RunOptions options;
+  options.scenario_label = a.scenario;
+  options.compute_scale = a.compute_scale;
+  options.warmup_iterations = a.warmup;
+  options.iterations = a.iterations;
+  options.timeout_seconds = a.bench.timeout_seconds;
+  options.faults = a.faults;
+  sv::Measurements m;
+  m.machine = sv::cpu_machine_info(a.compute_scale);
+  m.iterations = sv::run_plans(scenario, calibration, plans, options);
+  write_file(a.out, json_text(m));
+  if (sv::world_rank() == 0 && a.out != "-") {
+    for (const sv::IterationResult& r : m.iterations) {
+      std::fprintf(stderr,
+                   "%-12s micro-batch %lld x %d: measured %.3f s (planner %.3f s), peak %.0f B (program %.0f "
+                   "B, planner %.0f B)\n",
+                   r.strategy.c_str(), static_cast<long long>(r.micro_batch), r.micro_steps,
+                   r.iteration_seconds, r.planner_iteration_seconds, r.peak_bytes, r.program_peak_bytes,
+                   r.planner_peak_bytes);
+    }
+  }
+}
+
+void describe(const Arguments& a) {
+  sv::Measurements m;
+  if (!a.measurements.empty()) {
+    std::ifstream in(a.measurements);
+    if (!in) throw shardscope::InputError(a.measurements, 0, "", "cannot read the measurements file");
+    try {
+      m = sv::measurements_from_json(nlohmann::json::parse(in));
+    } catch (const nlohmann::json::exception& e) {
+      throw shardscope::InputError(a.measurements, 0, "", std::string("not JSON: ") + e.what());
+    } catch (const std::invalid_argument& e) {
+      throw shardscope::InputError(a.measurements, 0, "", e.what());
+    }
+  } else {
+    m = run_bench(a);
+  }
+  write_file(a.out, sv::machine_cluster_yaml(m, sv::machine_cluster(m)));
+}
+
+[[noreturn]] void abort_all(const std::string& message, int code) {
+  std::fprintf(stderr, "shardscope-validate: rank %d: error: %s\n", sv::world_rank(), message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);  // MPI_Abort does not return; in case it does
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  Arguments a;
+  CLI::App app{"shardscope-validate: run shardscope's plans and micro-benchmarks on this machine (cpu-mpi)"};
+  app.require_subcommand(1);
+  auto add_common = [&](CLI::App* cmd) {
+    cmd->add_option("--out", a.out, "output file (- for standard output)")->required();
+    cmd->add_option("--compute-scale", a.compute_scale,
+                    "factor on every product's rows and element-wise bytes")
+        ->check(CLI::Range(1e-6, 1e6));
+    cmd->add_option("--timeout", a.bench.timeout_seconds, "seconds any wait may last before every rank ends")
+        ->check(CLI::Range(0.001, 86400.0));
+  };
+  CLI::App* bench = app.add_subcommand("bench", "micro-benchmarks -> measurements.json");
+  add_common(bench);
+  bench->add_option("--scenario", a.scenario, "benchmark the products of this scenario's plans");
+  bench->add_option("--strategy", a.strategies, "plans whose products are benchmarked (default: all run's)");
+  bench->add_option("--min-bytes", a.bench.min_bytes, "smallest collective size")
+      ->check(CLI::Range(4.0, 1e12));
+  bench->add_option("--max-bytes", a.bench.max_bytes, "largest collective size")
+      ->check(CLI::Range(4.0, 1e12));
+  bench->add_option("--iterations", a.bench.iterations, "timed iterations per size")
+      ->check(CLI::Range(1, 100000));
+  bench->add_option("--group-size", a.bench.group_size, "intra-group size (default: ranks per node)")
+      ->check(CLI::Range(1, 1 << 20));
+  bench->add_option("--min-seconds", a.bench.min_seconds, "time per GEMM / bandwidth measurement")
+      ->check(CLI::Range(0.0, 3600.0));
+  CLI::App* run_cmd = app.add_subcommand("run", "execute plans of SCENARIO -> run.json");
+  add_common(run_cmd);
+  run_cmd->add_option("scenario", a.scenario, "scenario YAML")->required();
+  run_cmd->add_option("--strategy", a.strategies,
+                      "shardscope, split or a baseline (default: shardscope ddp zero-2 zero-3 split)");
+  run_cmd->add_option("--plan", a.plan_file, "run this plan file instead");
+  run_cmd->add_option("--calibration", a.calibration, "calibration.yaml for the planner's plans");
+  run_cmd->add_option("--iterations", a.iterations, "measured iterations per plan")
+      ->check(CLI::Range(1, 1000));
+  run_cmd->add_option("--warmup", a.warmup, "untimed iterations per plan")->check(CLI::Range(0, 1000));
+  run_cmd->add_option("--fail-rank", a.faults.fail_rank, "test: this rank fails at its first compute task");
+  run_cmd->add_option("--stall-rank", a.faults.stall_rank,
+                      "test: this rank stalls before its first collective");
+  run_cmd->add_option("--stall-seconds", a.faults.stall_seconds, "test: how long it stalls");
+  CLI::App* describe_cmd = app.add_subcommand("describe", "this machine as a cluster YAML");
+  add_common(describe_cmd);
+  describe_cmd->add_option("--measurements", a.measurements, "describe from bench's measurements.json");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (sv::world_rank() == 0) app.exit(e);
+    MPI_Finalize();
+    return e.get_exit_code() == 0 ? 0 : kExitBadInput;
+  }
+  if (provided < MPI_THREAD_SERIALIZED)
+    abort_all("the MPI library does not support MPI_THREAD_SERIALIZED", kExitFailure);
+  try {
+    if (*bench) write_file(a.out, json_text(run_bench(a)));
+    if (*run_cmd) run(a);
+    if (*describe_cmd) describe(a);
+  } catch (const shardscope::InputError& e) {
+    abort_all(e.what(), kExitBadInput);
+  } catch (const shardscope::PlanDoesNotFit& e) {
+    abort_all(e.what(), kExitBadInput);
+  } catch (const std::invalid_argument& e) {
+    abort_all(e.what(), kExitBadInput);
+  } catch (const std::exception& e) {
+    abort_all(e.what(), kExitFailure);
+  }
+  MPI_Finalize();
+  return 0;
+}

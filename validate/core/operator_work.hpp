@@ -1,0 +1,54 @@
+// What a compute task of the iteration program runs on a real machine: the operator's matrix products with
+// the model's shapes (forward; backward as data-gradient and weight-gradient products) and its element-wise
+// bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/core/model.hpp"
+#include "planner/program/iteration_program.hpp"
+
+namespace shardscope::validate {
+
+struct Gemm {
+  std::string role;           // the forward product's role, "+dgrad" / "+wgrad" in backward
+  std::string operator_kind;  // the operator's kind ("attention", "mlp", "head", ...)
+  std::int64_t batch = 1;
+  std::int64_t m = 0;  // C (m x n) = A (m x k) * B (k x n), `batch` times
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  double flops() const { return 2.0 * static_cast<double>(batch * m) * static_cast<double>(n * k); }
+};
+
+// A compute task's work: its products and the bytes its element-wise kernels move.
+struct KernelWork {
+  std::vector<Gemm> gemms;
+  double elementwise_bytes = 0;
+};
+
+// How the proxy scales the model: `compute_scale` multiplies the rows (m) of every product and every
+// element-wise byte count (1 = the model's own shapes), so a step of a big model runs in seconds on a laptop.
+struct WorkScale {
+  std::int64_t micro_batch = 1;
+  double compute_scale = 1;
+};
+
+// The work of one compute task (forward, recompute, backward or update) of `model`.
+//  - forward and recompute: each forward product of the operator with the micro-batch's samples stacked into
+//    m (per-sample products, attention scores and values, into the batch), a slice computing its
+//    slice_fraction of every product's output columns n; element-wise bytes = the activations the operator
+//    keeps per sample x samples x fraction (each written once: norms, activations, softmax, dropout).
+//  - backward: per forward product C = A B, dA = dC B^T (m x k from n) and dB = A^T dC (k x n from m), twice
+//    the forward FLOPs as the cost model counts; element-wise bytes twice the forward's.
+//  - update: no product; element-wise bytes 2 x the owned state bytes (read and written once, as the cost
+//    model's update_seconds assumes).
+// Throws std::invalid_argument for an operator with FLOPs but no product shapes (a model given as a list).
+KernelWork kernel_work(const Model& model, const Task& task, const WorkScale& scale);
+
+// The distinct product shapes (batch, m, n, k) of every compute task of `program`, sorted by shape, each
+// named by the first task that runs it: the GEMM micro-benchmark's list.
+std::vector<Gemm> distinct_gemms(const Model& model, const IterationProgram& program, const WorkScale& scale);
+
+}  // namespace shardscope::validate

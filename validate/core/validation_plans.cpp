@@ -1,0 +1,75 @@
+// Picks the asked strategies' plans from one planner report; builds the split-operator plan from ZeRO-3's.
+#include "validate/core/validation_plans.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "planner/search/planner.hpp"
+#include "planner/search/search_space.hpp"
+
+namespace shardscope::validate {
+
+namespace {
+
+const StrategyResult* baseline(const PlanReport& report, const std::string& name) {
+  const Strategy* strategy = find_strategy(name);
+  if (!strategy) return nullptr;
+  for (const StrategyResult& result : report.baselines) {
+    if (result.strategy == strategy->name) return &result;
+  }
+  return nullptr;
+}
+
+Plan split_plan(const Scenario& scenario, const Plan& zero3) {
+  int slices = 1;
+  for (int g : scenario.training.slice_granularities) {
+    if (g <= 4) slices = std::max(slices, g);
+  }
+  if (slices < 2)
+    throw std::invalid_argument("strategy 'split': the scenario allows no slice granularity 2..4");
+  Plan plan = zero3;
+  plan.strategy = "split";
+  for (std::size_t i = 0; i < plan.operators.size(); ++i) {
+    if (!scenario.model.operators[i].splittable || scenario.model.operators[i].forward_gemms.empty())
+      continue;
+    OperatorChoice& choice = plan.operators[i];
+    choice.slices = slices;
+    choice.sharded_slices = slices / 2;
+  }
+  return plan;
+}
+
+}  // namespace
+
+std::vector<std::string> default_validation_strategies() {
+  return {"shardscope", "ddp", "zero-2", "zero-3", "split"};
+}
+
+std::vector<ValidationPlan> validation_plans(const Scenario& scenario, const Calibration& calibration,
+                                             const std::vector<std::string>& strategies) {
+  const PlanReport report = plan_scenario(scenario, calibration, true, nullptr, 1);
+  std::vector<ValidationPlan> out;
+  for (const std::string& name : strategies) {
+    const StrategyResult* result = nullptr;
+    if (name == "shardscope") {
+      result = &report.best;
+    } else {
+      result = baseline(report, name == "split" ? "zero-3" : name);
+      if (!result) {
+        throw std::invalid_argument("strategy '" + name +
+                                    "': not a strategy the planner has a plan for (known: " +
+                                    "shardscope, split, " + join(strategy_names()) + ")");
+      }
+    }
+    if (!result->fits) {
+      throw std::invalid_argument("strategy '" + name +
+                                  "': its plan does not fit the scenario's memory limit");
+    }
+    Plan plan = name == "split" ? split_plan(scenario, result->plan) : result->plan;
+    plan.predicted = evaluate_plan(scenario, calibration, plan);
+    out.push_back({name, plan});
+  }
+  return out;
+}
+
+}  // namespace shardscope::validate

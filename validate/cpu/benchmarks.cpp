@@ -1,0 +1,196 @@
+// Micro-benchmark loops; every timing is the host's steady clock, averaged over the world's ranks.
+#include "validate/cpu/benchmarks.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+#include <thread>
+
+#include "validate/core/bus_bandwidth.hpp"
+#include "validate/cpu/cpu_backend.hpp"
+#include "validate/cpu/eigen_kernels.hpp"
+
+namespace shardscope::validate {
+
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double mean_over_ranks(double value) {
+  double sum = 0;
+  SHARDSCOPE_MPI_CHECK(MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+  return sum / world_size();
+}
+
+int broadcast_count(int count) {
+  SHARDSCOPE_MPI_CHECK(MPI_Bcast(&count, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  return count;
+}
+
+// Repetitions that take about min_seconds after one that took `once` (rank 0's, so every rank does as many).
+int repetitions_for(double once, const BenchOptions& options) {
+  const int reps = once > 0 ? static_cast<int>(std::ceil(options.min_seconds / once)) : 3;
+  return broadcast_count(std::clamp(reps, 3, 100000));
+}
+
+// Seconds per call of `body` over the repetitions, every rank at once, mean over ranks.
+template <typename Body>
+double time_everywhere(const BenchOptions& options, Body body) {
+  body();  // warm-up: first touch of the buffers
+  double start = now_seconds();
+  body();
+  const int reps = repetitions_for(now_seconds() - start, options);
+  SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  start = now_seconds();
+  for (int i = 0; i < reps; ++i) body();
+  return mean_over_ranks((now_seconds() - start) / reps);
+}
+
+// Nodes among the members of this rank's group of `kind` (node = rank / ranks_per_node).
+int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node) {
+  const int rank = world_rank(), n = world_size(), m = std::max(1, group_size);
+  std::set<int> nodes;
+  for (int r = 0; r < n; ++r) {
+    const bool member = kind == GroupKind::global || (kind == GroupKind::intra && r / m == rank / m) ||
+                        (kind == GroupKind::inter && r % m == rank % m);
+    if (member) nodes.insert(r / std::max(1, ranks_per_node));
+  }
+  return static_cast<int>(nodes.size());
+}
+
+const char* group_name(GroupKind kind) { return kind == GroupKind::global ? "all" : to_string(kind); }
+
+}  // namespace
+
+std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int ranks_per_node) {
+  const int group_size = options.group_size > 0 ? options.group_size : ranks_per_node;
+  const MpiGroups groups(group_size);
+  const auto largest =
+      static_cast<std::size_t>(options.max_bytes / 4) + static_cast<std::size_t>(world_size());
+  std::vector<float> send(largest, 1.0f), recv(largest, 0.0f);
+  std::vector<CollectiveResult> out;
+  for (GroupKind group : {GroupKind::intra, GroupKind::inter, GroupKind::global}) {
+    const int ranks = groups.size(group);
+    // Every rank must agree to skip: group sizes are equal for every group of a kind.
+    if (ranks < 2) continue;
+    for (CollectiveKind kind :
+         {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter}) {
+      for (double size = options.min_bytes; size <= options.max_bytes; size *= 2) {
+        // nccl-tests: all-reduce counts the per-rank buffer; gather and scatter count S / n per rank.
+        const std::int64_t count = kind == CollectiveKind::all_reduce
+                                       ? static_cast<std::int64_t>(size / 4)
+                                       : static_cast<std::int64_t>(size / 4 / ranks);
+        if (count < 1) continue;
+        const double bytes = kind == CollectiveKind::all_reduce ? 4.0 * static_cast<double>(count)
+                                                                : 4.0 * static_cast<double>(count) * ranks;
+        const std::string what = collective_kind_name(kind) + " of " + std::to_string(bytes) + " bytes";
+        auto op = [&] {
+          run_collective(kind, groups.comm(group), send.data(), recv.data(), count, options.timeout_seconds,
+                         what);
+        };
+        for (int i = 0; i < options.warmup; ++i) op();
+        op();  // nccl-tests' untimed op before the barrier
+        SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        const double start = now_seconds();
+        for (int i = 0; i < options.iterations; ++i) op();
+        const double seconds = mean_over_ranks((now_seconds() - start) / options.iterations);
+        CollectiveResult r;
+        r.op = collective_kind_name(kind);
+        r.group = group_name(group);
+        r.group_size = ranks;
+        r.nodes = nodes_in_group(group, group_size, ranks_per_node);
+        r.bytes = bytes;
+        r.count = count;
+        r.time_seconds = seconds;
+        r.algbw_gbps = algorithm_gbps(bytes, seconds);
+        r.busbw_gbps = bus_gbps(kind, ranks, bytes, seconds);
+        r.iterations = options.iterations;
+        out.push_back(r);
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<GemmResult> bench_gemms(const std::vector<Gemm>& gemms, const BenchOptions& options) {
+  EigenKernels kernels;
+  std::vector<GemmResult> out;
+  for (const Gemm& g : gemms) {
+    kernels.reserve(g);
+    out.push_back({g, "float32", time_everywhere(options, [&] { kernels.gemm(g); })});
+  }
+  return out;
+}
+
+std::vector<BandwidthResult> bench_elementwise(const BenchOptions& options) {
+  EigenKernels kernels;
+  std::vector<BandwidthResult> out;
+  for (double bytes = 1048576; bytes <= 64.0 * 1048576; bytes *= 4) {
+    kernels.reserve_bytes(bytes);
+    out.push_back({"", bytes, time_everywhere(options, [&] { kernels.elementwise(bytes); })});
+  }
+  return out;
+}
+
+std::vector<BandwidthResult> bench_copies(const BenchOptions& options) {
+  EigenKernels kernels;
+  std::vector<BandwidthResult> out;
+  for (double bytes = 1048576; bytes <= 64.0 * 1048576; bytes *= 4) {
+    kernels.copy(bytes);
+    out.push_back({"device_to_device", bytes, time_everywhere(options, [&] { kernels.copy(bytes); })});
+  }
+  return out;
+}
+
+std::vector<OverlapResult> bench_overlap(const Gemm& gemm, const std::vector<double>& collective_bytes,
+                                         const BenchOptions& options) {
+  EigenKernels kernels;
+  kernels.reserve(gemm);
+  std::vector<OverlapResult> out;
+  for (double bytes : collective_bytes) {
+    const std::int64_t count = std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes / 4));
+    std::vector<float> send(static_cast<std::size_t>(count), 1.0f), recv(static_cast<std::size_t>(count));
+    auto reduce = [&] {
+      run_collective(CollectiveKind::all_reduce, MPI_COMM_WORLD, send.data(), recv.data(), count,
+                     options.timeout_seconds, "overlap all_reduce");
+    };
+    auto compute = [&] { kernels.gemm(gemm); };
+    compute();
+    reduce();
+    double start = now_seconds();
+    compute();
+    const int compute_reps = repetitions_for(now_seconds() - start, options);
+    SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    start = now_seconds();
+    for (int i = 0; i < compute_reps; ++i) compute();
+    const double compute_alone = now_seconds() - start;
+    start = now_seconds();
+    reduce();
+    const double once = now_seconds() - start;
+    const int comm_reps =
+        broadcast_count(std::max(1, static_cast<int>(std::ceil(compute_alone / std::max(once, 1e-9)))));
+    SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    start = now_seconds();
+    for (int i = 0; i < comm_reps; ++i) reduce();
+    const double comm_alone = now_seconds() - start;
+    SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    double compute_with = 0;
+    std::thread worker([&] {
+      const double begin = now_seconds();
+      for (int i = 0; i < compute_reps; ++i) compute();
+      compute_with = now_seconds() - begin;
+    });
+    start = now_seconds();
+    for (int i = 0; i < comm_reps; ++i) reduce();
+    const double comm_with = now_seconds() - start;
+    worker.join();
+    out.push_back({static_cast<double>(count) * 4, mean_over_ranks(compute_alone),
+                   mean_over_ranks(comm_alone), mean_over_ranks(compute_with), mean_over_ranks(comm_with)});
+  }
+  return out;
+}
+
+}  // namespace shardscope::validate

@@ -1,0 +1,40 @@
+// The cpu-mpi micro-benchmarks: collectives over a size sweep per group kind (nccl-tests' loop and columns),
+// the scenario's GEMM shapes, element-wise and copy bandwidth, and compute with communication together.
+#pragma once
+
+#include <vector>
+
+#include "validate/core/measurements.hpp"
+#include "validate/cpu/mpi_comm.hpp"
+
+namespace shardscope::validate {
+
+struct BenchOptions {
+  double min_bytes = 8;
+  double max_bytes = 64.0 * 1048576;  // nccl-tests goes to 1 GiB on GPUs; memory-bound here
+  int iterations = 20;                // timed iterations per size (nccl-tests -n)
+  int warmup = 1;                     // untimed iterations per size (nccl-tests -w)
+  int group_size = 0;                 // intra-group size M (0: ranks per node)
+  double timeout_seconds = 60;
+  double min_seconds = 0.2;  // GEMM / bandwidth repetitions until this much time (at least 3)
+};
+
+// nccl-tests' loop per size: warm-up, one untimed op, barrier, `iterations` back-to-back ops timed by the
+// host clock, time = elapsed / iterations averaged over every rank of the world. Every group of the kind runs
+// at once (as a plan's collectives do); groups of one rank are skipped. Sizes are nccl-tests' S (per-rank
+// buffer for all-reduce, total for all-gather and reduce-scatter), from min to max bytes by x2.
+std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int ranks_per_node);
+
+// Each product timed on every rank at once (ranks share the machine as in a run), mean over ranks.
+std::vector<GemmResult> bench_gemms(const std::vector<Gemm>& gemms, const BenchOptions& options);
+
+// Element-wise triad and memcpy over 1 MiB .. 64 MiB (x4), every rank at once.
+std::vector<BandwidthResult> bench_elementwise(const BenchOptions& options);
+std::vector<BandwidthResult> bench_copies(const BenchOptions& options);
+
+// The largest product alone, an all-reduce of `bytes` alone (repeated for as long), then both at once on two
+// threads: the overlap slowdown of each.
+std::vector<OverlapResult> bench_overlap(const Gemm& gemm, const std::vector<double>& collective_bytes,
+                                         const BenchOptions& options);
+
+}  // namespace shardscope::validate

@@ -1,0 +1,53 @@
+// Compute = EigenKernels::run; collective = run_collective on the task's group with buffers of its bytes.
+#include "validate/cpu/cpu_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+namespace shardscope::validate {
+
+std::int64_t elements_per_rank(double total_bytes, int ranks) {
+  const double elements = std::ceil(std::max(0.0, total_bytes) / 4);
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(elements / std::max(1, ranks))));
+}
+
+CpuBackend::CpuBackend(const MpiGroups& groups, double timeout_seconds, FaultInjection faults)
+    : groups_(groups), timeout_seconds_(timeout_seconds), faults_(faults), rank_(world_rank()) {}
+
+void CpuBackend::reserve(const IterationProgram& program, const std::vector<KernelWork>& work) {
+  kernels_.reserve(work);
+  std::size_t largest = 1;
+  for (const Task& task : program.tasks) {
+    if (task.operator_index >= 0) continue;
+    const int ranks = groups_.size(task.group);
+    largest = std::max(largest, static_cast<std::size_t>(elements_per_rank(task.total_bytes, ranks) * ranks));
+  }
+  send_.assign(largest, 1.0f);
+  recv_.assign(largest, 0.0f);
+}
+
+void CpuBackend::run_compute(const KernelWork& work) {
+  if (rank_ == faults_.fail_rank) {
+    throw ExecutionError("injected failure (--fail-rank " + std::to_string(rank_) + ")");
+  }
+  kernels_.run(work);
+}
+
+void CpuBackend::run_collective(const Task& task) {
+  if (rank_ == faults_.stall_rank && !stalled_) {
+    stalled_ = true;
+    std::this_thread::sleep_for(std::chrono::duration<double>(faults_.stall_seconds));
+  }
+  const int ranks = groups_.size(task.group);
+  const std::int64_t per_rank = elements_per_rank(task.total_bytes, ranks);
+  const std::int64_t count = task.kind == CollectiveKind::all_reduce ? per_rank * ranks : per_rank;
+  const auto needed = static_cast<std::size_t>(per_rank * ranks);
+  if (send_.size() < needed) send_.assign(needed, 1.0f);
+  if (recv_.size() < needed) recv_.assign(needed, 0.0f);
+  validate::run_collective(task.kind, groups_.comm(task.group), send_.data(), recv_.data(), count,
+                           timeout_seconds_, task.name);
+}
+
+}  // namespace shardscope::validate

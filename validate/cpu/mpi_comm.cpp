@@ -1,0 +1,101 @@
+// MPI error checks, group communicators and timed-out collectives.
+#include "validate/cpu/mpi_comm.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "validate/core/executor.hpp"
+
+namespace shardscope::validate {
+
+void check_mpi(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw ExecutionError(std::string(call) + ": " + std::string(text, static_cast<std::size_t>(length)));
+}
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int world_size() {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+MpiGroups::MpiGroups(int group_size) {
+  const int rank = world_rank();
+  const int m = group_size > 0 ? group_size : 1;
+  SHARDSCOPE_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank / m, rank, &comms_[0]));
+  SHARDSCOPE_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank % m, rank, &comms_[1]));
+  SHARDSCOPE_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comms_[2]));
+}
+
+MpiGroups::~MpiGroups() {
+  for (MPI_Comm& comm : comms_) {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+}
+
+int MpiGroups::size(GroupKind group) const {
+  int size = 0;
+  MPI_Comm_size(comm(group), &size);
+  return size;
+}
+
+void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float* recv, std::int64_t count,
+                    double timeout_seconds, const std::string& what) {
+  int ranks = 0;
+  MPI_Comm_size(comm, &ranks);
+  const int n = static_cast<int>(count);
+  if (ranks == 1) {
+    std::memcpy(recv, send, static_cast<std::size_t>(count) * sizeof(float));
+    return;
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  switch (kind) {
+    case CollectiveKind::all_gather:
+      SHARDSCOPE_MPI_CHECK(MPI_Iallgather(send, n, MPI_FLOAT, recv, n, MPI_FLOAT, comm, &request));
+      break;
+    case CollectiveKind::reduce_scatter:
+      SHARDSCOPE_MPI_CHECK(MPI_Ireduce_scatter_block(send, recv, n, MPI_FLOAT, MPI_SUM, comm, &request));
+      break;
+    case CollectiveKind::all_reduce:
+      SHARDSCOPE_MPI_CHECK(MPI_Iallreduce(send, recv, n, MPI_FLOAT, MPI_SUM, comm, &request));
+      break;
+  }
+  // Poll: spin for the first 200 us (small messages), then yield the core between tests so that the
+  // compute stream's thread keeps it.
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::duration<double>(timeout_seconds);
+  int done = 0;
+  for (;;) {
+    SHARDSCOPE_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now > deadline) {
+      throw ExecutionError(what + ": no answer from the other ranks after " +
+                           std::to_string(timeout_seconds) +
+                           " s (a rank failed, stalled or runs another plan)");
+    }
+    if (now - start > std::chrono::microseconds(200))
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+std::string mpi_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string version(text, static_cast<std::size_t>(length));
+  const std::size_t end = version.find_first_of(",\n");
+  return end == std::string::npos ? version : version.substr(0, end);
+}
+
+}  // namespace shardscope::validate

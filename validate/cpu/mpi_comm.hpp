@@ -1,0 +1,45 @@
+// MPI for the cpu backend: one checking macro, the plan's group communicators (MPI_Comm_split per group
+// kind), and collectives whose every wait gives up after a timeout instead of hanging.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "planner/cost/collective_cost.hpp"
+
+namespace shardscope::validate {
+
+// Throws ExecutionError "<call>: <MPI's error string>" when an MPI call fails.
+void check_mpi(int code, const char* call);
+#define SHARDSCOPE_MPI_CHECK(call) ::shardscope::validate::check_mpi((call), #call)
+
+int world_rank();
+int world_size();
+
+// The communicators of one group size M (ranks r, r' are in one intra group when r / M = r' / M, in one inter
+// group when r % M = r' % M; global = every rank): the groups the plan's collectives run on.
+class MpiGroups {
+ public:
+  explicit MpiGroups(int group_size);
+  ~MpiGroups();
+  MpiGroups(const MpiGroups&) = delete;
+  MpiGroups& operator=(const MpiGroups&) = delete;
+  MPI_Comm comm(GroupKind group) const { return comms_[static_cast<std::size_t>(group)]; }
+  int size(GroupKind group) const;
+
+ private:
+  MPI_Comm comms_[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};  // by GroupKind
+};
+
+// One collective on `comm` over single-precision buffers: all-gather of `count` elements per rank into
+// recv (count x ranks), reduce-scatter of count x ranks elements into `count` per rank, or all-reduce of
+// `count` elements. Non-blocking call, then MPI_Test until done or `timeout_seconds` pass (ExecutionError
+// naming `what`). A group of one rank copies locally.
+void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float* recv, std::int64_t count,
+                    double timeout_seconds, const std::string& what);
+
+// The Open MPI / MPI library version string.
+std::string mpi_version();
+
+}  // namespace shardscope::validate

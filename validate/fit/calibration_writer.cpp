@@ -1,0 +1,67 @@
+// calibration.yaml writer: links (alpha, bandwidth, message_efficiency), achievable fractions, overlap
+// slowdown, slice overhead, runtime reserve, in the parser's spelling and units.
+#include "validate/fit/calibration_writer.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace shardscope::fit {
+
+namespace {
+
+std::string exact(double v) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", v);
+  return buffer;
+}
+
+void write_table(std::ostringstream& out, const std::vector<std::pair<double, double>>& table,
+                 const std::string& indent) {
+  out << indent << "message_efficiency:\n";
+  for (const auto& [bytes, factor] : table) {
+    out << indent << "  - {bytes: " << static_cast<long long>(std::llround(bytes))
+        << ", factor: " << exact(factor) << "}\n";
+  }
+}
+
+}  // namespace
+
+std::string calibration_yaml(const Calibration& calibration, const std::string& header) {
+  std::ostringstream out;
+  std::istringstream lines(header);
+  for (std::string line; std::getline(lines, line);) out << "# " << line << "\n";
+  bool any_link = false;
+  for (LinkClass lc : values<LinkClass>()) {
+    const auto i = static_cast<std::size_t>(lc);
+    if (!calibration.links[i] && calibration.link_message_efficiency[i].empty()) continue;
+    if (!any_link) out << "links:\n";
+    any_link = true;
+    out << "  " << to_string(lc) << ":\n";
+    if (calibration.links[i]) {
+      out << "    alpha: " << exact(calibration.links[i]->alpha_seconds) << "s\n";
+      out << "    bandwidth: " << exact(calibration.links[i]->bytes_per_second) << "B/s\n";
+    }
+    if (!calibration.link_message_efficiency[i].empty()) {
+      write_table(out, calibration.link_message_efficiency[i], "    ");
+    }
+  }
+  bool any_fraction = false;
+  for (OperatorKind k : values<OperatorKind>()) {
+    const auto& f = calibration.achievable_fraction[static_cast<std::size_t>(k)];
+    if (!f) continue;
+    if (!any_fraction) out << "achievable_fraction:\n";
+    any_fraction = true;
+    out << "  " << to_string(k) << ": " << exact(*f) << "\n";
+  }
+  out << "overlap_slowdown: " << exact(calibration.overlap_slowdown) << "\n";
+  out << "slice_overhead: " << exact(calibration.slice_overhead_seconds) << "s\n";
+  if (!calibration.message_efficiency.empty()) write_table(out, calibration.message_efficiency, "");
+  if (calibration.runtime_reserve_bytes) {
+    out << "runtime_reserve: " << static_cast<long long>(std::llround(*calibration.runtime_reserve_bytes))
+        << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace shardscope::fit

@@ -1,0 +1,213 @@
+// Predictions for measured iterations: the plan each executed (re-planned and checked by digest), priced by
+// the planner and the simulator callback, matched task by task (by the iteration program's task names) for
+// the per-operator compute and per-size-band collective rows.
+#include "validate/fit/compare_predict.hpp"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "planner/core/digest.hpp"
+#include "planner/core/error.hpp"
+#include "planner/cost/collective_cost.hpp"
+#include "planner/program/iteration_program.hpp"
+#include "planner/search/plan_check.hpp"
+#include "planner/search/planner.hpp"
+
+namespace shardscope::fit {
+
+namespace {
+
+std::string field(const MeasuredIteration& it, const std::string& key) {
+  return "iterations[" + std::to_string(it.index) + "]." + key;
+}
+
+bool names_scenario(const std::string& measured, const CompareInputs& in) {
+  if (measured == in.scenario.name || measured == in.scenario_file) return true;
+  const std::filesystem::path m(measured), s(in.scenario_file);
+  return m.filename() == s.filename() || m.stem().string() == in.scenario.name;
+}
+
+// The operator a program task works on: the name after its verb ("fwd layer3.mlp #2" -> "layer3.mlp").
+std::string operator_of(const std::string& name) {
+  std::string rest = name.substr(std::min(name.size(), name.find(' ') + 1));
+  const std::size_t hash = rest.find(" #");
+  return hash == std::string::npos ? rest : rest.substr(0, hash);
+}
+
+struct PredictedTask {
+  bool comm = false;
+  double seconds = 0;
+  double total_bytes = 0;
+};
+
+// Every task name of the program (micro-steps numbered, at most the first 1024) and what the planner
+// charges for it.
+std::map<std::string, PredictedTask> predicted_tasks(const CompareInputs& in, const Plan& plan) {
+  const Scenario& s = in.scenario;
+  const IterationProgram program =
+      build_iteration_program(s, in.predict_calibration, plan, s.execution.prefetch_depth,
+                              !s.execution.overlap, s.execution.bucket_bytes);
+  const CollectiveCost cost(s.cluster, plan.group_size, in.predict_calibration);
+  std::map<std::string, PredictedTask> out;
+  const int steps = std::min(program.micro_steps, 1024);
+  for (std::size_t i = 0; i < program.tasks.size(); ++i) {
+    const Task& t = program.tasks[i];
+    PredictedTask p;
+    p.comm = t.stream == Task::Stream::comm || t.total_bytes > 0;  // serial programs keep one stream
+    p.seconds = p.comm ? cost.seconds(t.kind, t.group, t.total_bytes) : t.compute_seconds;
+    p.total_bytes = t.total_bytes;
+    const int last = i < program.step_tasks ? steps : 1;
+    for (int m = 0; m < last; ++m) out.emplace(task_name(program, i, m), p);
+  }
+  return out;
+}
+
+template <typename Key>
+ComparedRow& row_for(std::vector<ComparedRow>& rows, std::map<Key, std::size_t>& index, const Key& key,
+                     const std::string& strategy, const std::string& item) {
+  const auto it = index.find(key);
+  if (it != index.end()) return rows[it->second];
+  index.emplace(key, rows.size());
+  ComparedRow r;
+  r.strategy = strategy;
+  r.item = item;
+  r.measured = 0;
+  r.planner = 0.0;
+  r.count = 0;
+  rows.push_back(r);
+  return rows.back();
+}
+
+}  // namespace
+
+Plan measured_plan(const CompareInputs& in, const MeasuredIteration& it) {
+  const std::string& file = in.measured.file;
+  if (!names_scenario(it.scenario, in)) {
+    throw InputError(file, 0, field(it, "scenario"),
+                     "measured on scenario '" + it.scenario + "', not on " + in.scenario_file + " ('" +
+                         in.scenario.name + "')");
+  }
+  const Scenario& scenario = in.scenario;
+  if (scenario.training.micro_batch > 0 && scenario.training.micro_batch != it.micro_batch) {
+    throw InputError(file, 0, field(it, "micro_batch"),
+                     std::to_string(it.micro_batch) + ", but the scenario fixes training.micro_batch " +
+                         std::to_string(scenario.training.micro_batch));
+  }
+  const int steps = accumulation_steps_for(scenario, it.micro_batch);
+  if (steps != it.micro_steps) {
+    throw InputError(file, 0, field(it, "micro_steps"),
+                     std::to_string(it.micro_steps) + ", but the scenario gives " + std::to_string(steps) +
+                         " accumulation steps at micro-batch " + std::to_string(it.micro_batch));
+  }
+  Scenario fixed = scenario;
+  fixed.training.micro_batch = it.micro_batch;
+  StrategyResult planned;
+  if (it.strategy == "shardscope") {
+    planned = plan_scenario(fixed, in.plan_calibration, PlanRequest{}).best;
+  } else {
+    if (find_strategy(it.strategy) == nullptr) {
+      throw InputError(file, 0, field(it, "strategy"), unknown_strategy_message(it.strategy));
+    }
+    planned = plan_strategy(fixed, in.plan_calibration, space_by_name(it.strategy, fixed.training));
+  }
+  if (!planned.fits) {
+    throw InputError(file, 0, field(it, "strategy"),
+                     it.strategy + " does not fit the memory limit at micro-batch " +
+                         std::to_string(it.micro_batch) + " on " + in.scenario_file +
+                         ", so no plan of it can have run");
+  }
+  Plan plan = planned.plan;
+  plan.strategy = it.strategy;
+  record_plan_configuration(plan, scenario, in.predict_calibration);
+  const std::string digest = format_digest(plan_digest(plan));
+  if (!it.plan_digest.empty() && it.plan_digest != digest) {
+    throw InputError(file, 0, field(it, "plan_digest"),
+                     "the run executed plan " + it.plan_digest + ", but " + it.strategy + " at micro-batch " +
+                         std::to_string(it.micro_batch) + " on " + in.scenario_file + " is plan " + digest +
+                         " (another scenario, model or planner version)");
+  }
+  return plan;
+}
+
+Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
+  const Measurements& m = in.measured;
+  if (m.ranks != in.scenario.cluster.gpus()) {
+    throw InputError(m.file, 0, "machine.ranks",
+                     std::to_string(m.ranks) + " ranks measured, but " + in.scenario_file + " has " +
+                         std::to_string(in.scenario.cluster.gpus()) + " GPUs");
+  }
+  if (m.iterations.empty()) {
+    throw InputError(m.file, 0, "iterations",
+                     "no measured iterations to compare (written by `shardscope-validate run`)");
+  }
+  Comparison c;
+  c.scenario = in.scenario.name;
+  c.measured_file = m.file;
+  c.calibration = in.calibration_label;
+  ComparisonSection iteration{"iteration", "s", {}, {}, {}};
+  ComparisonSection peak{"peak_memory", "B", {}, {}, {}};
+  ComparisonSection operators{"operators", "s", {}, {}, {}};
+  ComparisonSection collectives{"collectives", "s", {}, {}, {}};
+  std::size_t unmatched = 0;
+  for (const MeasuredIteration& it : m.iterations) {
+    const Plan plan = measured_plan(in, it);
+    ComparedRow time_row{it.strategy, "", it.iteration_seconds, std::nullopt, std::nullopt, 1};
+    ComparedRow peak_row{it.strategy, "", it.peak_bytes, std::nullopt, std::nullopt, 1};
+    try {
+      const PlanPrediction p = evaluate_plan(in.scenario, in.predict_calibration, plan);
+      time_row.planner = p.iteration_seconds;
+      peak_row.planner = p.peak_memory_bytes;
+    } catch (const PlanDoesNotFit& e) {
+      peak_row.planner = e.peak_bytes();
+      c.notes.push_back(it.strategy +
+                        ": over the memory limit under the prediction calibration; no planner time");
+    }
+    if (const std::optional<SimulatedIteration> sim = simulate ? simulate(plan) : std::nullopt) {
+      c.simulator_available = true;
+      time_row.simulator = sim->iteration_seconds;
+      peak_row.simulator = sim->peak_memory_bytes;
+    }
+    iteration.rows.push_back(time_row);
+    peak.rows.push_back(peak_row);
+    if (it.tasks.empty()) continue;
+    if (in.scenario.planner.cost_model != CostModelKind::topology) {
+      c.notes.push_back(it.strategy + ": tasks not compared (the paper cost model has no iteration program)");
+      continue;
+    }
+    const std::map<std::string, PredictedTask> predicted = predicted_tasks(in, plan);
+    std::map<std::string, std::size_t> op_index;
+    std::map<int, std::size_t> band_index;
+    for (const MeasuredTask& t : it.tasks) {
+      const auto p = predicted.find(t.name);
+      if (p == predicted.end()) {
+        ++unmatched;
+        continue;
+      }
+      if (p->second.comm) {
+        const int band = size_band(p->second.total_bytes);
+        ComparedRow& r = row_for(collectives.rows, band_index, band, it.strategy, size_band_name(band));
+        r.measured += t.seconds;
+        *r.planner += p->second.seconds;
+        ++r.count;
+      } else {
+        const std::string op = t.op.empty() ? operator_of(t.name) : t.op;
+        ComparedRow& r = row_for(operators.rows, op_index, op, it.strategy, op);
+        r.measured += t.seconds;
+        *r.planner += p->second.seconds;
+        ++r.count;
+      }
+    }
+  }
+  if (unmatched > 0) {
+    c.notes.push_back(
+        std::to_string(unmatched) +
+        " measured task(s) have no task of that name in the predicted iteration program and are "
+        "not compared");
+  }
+  c.sections = {iteration, peak, operators, collectives};
+  finish_comparison(c);
+  return c;
+}
+
+}  // namespace shardscope::fit

@@ -1,0 +1,191 @@
+// Comparison statistics and rendering: relative errors, Spearman's rho, Markdown tables and JSON.
+#include "validate/fit/comparison.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "planner/core/units.hpp"
+#include "validate/fit/number_text.hpp"
+
+namespace shardscope::fit {
+
+namespace {
+
+std::string value_text(double v, const std::string& unit) {
+  return unit == "B" ? units::format_bytes(v) : units::format_duration(v);
+}
+
+std::string error_text(const std::optional<double>& predicted, double measured) {
+  if (!predicted) return "-";
+  return number_text("%+.2f %%", 100 * (*predicted - measured) / measured);
+}
+
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<std::size_t> order(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    const double average = 0.5 * static_cast<double>(i + j) + 1.0;
+    for (std::size_t k = i; k <= j; ++k) r[order[k]] = average;
+    i = j + 1;
+  }
+  return r;
+}
+
+nlohmann::ordered_json summary_json(const ErrorSummary& s) {
+  return {{"points", s.points}, {"mape", s.mape}, {"max_abs_error", s.max_abs_error}, {"bias", s.bias}};
+}
+
+nlohmann::ordered_json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
+}  // namespace
+
+ErrorSummary summarize(const std::vector<ComparedRow>& rows, bool simulator) {
+  ErrorSummary s;
+  for (const ComparedRow& r : rows) {
+    const std::optional<double>& p = simulator ? r.simulator : r.planner;
+    if (!p || !(r.measured > 0)) continue;
+    const double e = (*p - r.measured) / r.measured;
+    ++s.points;
+    s.mape += std::fabs(e);
+    s.bias += e;
+    s.max_abs_error = std::max(s.max_abs_error, std::fabs(e));
+  }
+  if (s.points > 0) {
+    s.mape /= static_cast<double>(s.points);
+    s.bias /= static_cast<double>(s.points);
+  }
+  return s;
+}
+
+std::optional<double> spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() < 3 || a.size() != b.size()) return std::nullopt;
+  const std::vector<double> ra = ranks(a), rb = ranks(b);
+  const double n = static_cast<double>(a.size());
+  double ma = 0, mb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ma += ra[i] / n;
+    mb += rb[i] / n;
+  }
+  double cov = 0, va = 0, vb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    cov += (ra[i] - ma) * (rb[i] - mb);
+    va += (ra[i] - ma) * (ra[i] - ma);
+    vb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  if (va <= 0 || vb <= 0) return std::nullopt;
+  return cov / std::sqrt(va * vb);
+}
+
+void finish_comparison(Comparison& c) {
+  for (ComparisonSection& s : c.sections) {
+    s.planner = summarize(s.rows, false);
+    s.simulator = summarize(s.rows, true);
+    if (s.name != "iteration") continue;
+    std::vector<double> measured, planner, simulator, measured_sim;
+    for (const ComparedRow& r : s.rows) {
+      if (r.planner) {
+        measured.push_back(r.measured);
+        planner.push_back(*r.planner);
+      }
+      if (r.simulator) {
+        measured_sim.push_back(r.measured);
+        simulator.push_back(*r.simulator);
+      }
+    }
+    c.spearman_planner = spearman(measured, planner);
+    c.spearman_simulator = spearman(measured_sim, simulator);
+  }
+}
+
+int size_band(double bytes) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  constexpr double kEdges[] = {kMiB / 16, kMiB, 16 * kMiB, 256 * kMiB};
+  int band = 0;
+  for (double edge : kEdges) band += bytes >= edge ? 1 : 0;
+  return band;
+}
+
+std::string size_band_name(int band) {
+  constexpr const char* kNames[] = {"< 64 KiB", "64 KiB - 1 MiB", "1 - 16 MiB", "16 - 256 MiB", ">= 256 MiB"};
+  return kNames[std::clamp(band, 0, 4)];
+}
+
+std::string comparison_markdown(const Comparison& c) {
+  std::ostringstream out;
+  out << "# Predicted vs measured: " << c.scenario << "\n\n";
+  out << "Measured: `" << c.measured_file << "`; calibration: " << c.calibration
+      << "; simulator: " << (c.simulator_available ? "shardscope-sim" : "not available in this build")
+      << "\n\n";
+  out << "| section | planner MAPE | planner max | planner bias | simulator MAPE | simulator max | simulator "
+         "bias | points |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const ComparisonSection& s : c.sections) {
+    const auto pct = [](double v) { return number_text("%.2f %%", 100 * v); };
+    const bool sim = s.simulator.points > 0;
+    out << "| " << s.name << " | " << pct(s.planner.mape) << " | " << pct(s.planner.max_abs_error) << " | "
+        << number_text("%+.2f %%", 100 * s.planner.bias) << " | " << (sim ? pct(s.simulator.mape) : "-")
+        << " | " << (sim ? pct(s.simulator.max_abs_error) : "-") << " | "
+        << (sim ? number_text("%+.2f %%", 100 * s.simulator.bias) : "-") << " | " << s.planner.points
+        << " |\n";
+  }
+  out << "\nSpearman rank correlation of iteration times across strategies: planner "
+      << (c.spearman_planner ? number_text("%.3f", *c.spearman_planner) : "- (fewer than 3 strategies)")
+      << ", simulator " << (c.spearman_simulator ? number_text("%.3f", *c.spearman_simulator) : "-") << "\n";
+  for (const ComparisonSection& s : c.sections) {
+    out << "\n## " << s.name << "\n\n| strategy | item | measured | planner | error | simulator | error |\n"
+        << "|---|---|---:|---:|---:|---:|---:|\n";
+    for (const ComparedRow& r : s.rows) {
+      out << "| " << r.strategy << " | " << (r.item.empty() ? "-" : r.item) << " | "
+          << value_text(r.measured, s.unit) << " | " << (r.planner ? value_text(*r.planner, s.unit) : "-")
+          << " | " << error_text(r.planner, r.measured) << " | "
+          << (r.simulator ? value_text(*r.simulator, s.unit) : "-") << " | "
+          << error_text(r.simulator, r.measured) << " |\n";
+    }
+  }
+  if (!c.notes.empty()) {
+    out << "\nNotes\n\n";
+    for (const std::string& n : c.notes) out << "- " << n << "\n";
+  }
+  return out.str();
+}
+
+nlohmann::ordered_json comparison_json(const Comparison& c) {
+  nlohmann::ordered_json j;
+  j["format"] = "shardscope-comparison";
+  j["version"] = 1;
+  j["scenario"] = c.scenario;
+  j["measured"] = c.measured_file;
+  j["calibration"] = c.calibration;
+  j["simulator_available"] = c.simulator_available;
+  j["spearman"] = {{"planner", optional_json(c.spearman_planner)},
+                   {"simulator", optional_json(c.spearman_simulator)}};
+  j["sections"] = nlohmann::ordered_json::array();
+  for (const ComparisonSection& s : c.sections) {
+    nlohmann::ordered_json e;
+    e["name"] = s.name;
+    e["unit"] = s.unit;
+    e["planner"] = summary_json(s.planner);
+    e["simulator"] = summary_json(s.simulator);
+    e["rows"] = nlohmann::ordered_json::array();
+    for (const ComparedRow& r : s.rows) {
+      e["rows"].push_back({{"strategy", r.strategy},
+                           {"item", r.item},
+                           {"measured", r.measured},
+                           {"planner", optional_json(r.planner)},
+                           {"simulator", optional_json(r.simulator)},
+                           {"count", r.count}});
+    }
+    j["sections"].push_back(e);
+  }
+  j["notes"] = c.notes;
+  return j;
+}
+
+}  // namespace shardscope::fit

@@ -1,0 +1,187 @@
+// Measurements JSON reading: the contract's sections, each number checked (finite, in range), unknown
+// fields ignored (the producer may add some), errors with file:line: field.
+#include "validate/fit/measurements.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "planner/core/error.hpp"
+#include "planner/io/json_reader.hpp"
+#include "planner/io/yaml_reader.hpp"
+
+namespace shardscope::fit {
+
+namespace {
+
+double number_in(const JsonObjectReader& r, const std::string& key, double min, double max) {
+  const nlohmann::json& v = r.value(key);
+  if (!v.is_number()) r.fail(key, "expected a number");
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < min || x > max) {
+    char range[96];
+    std::snprintf(range, sizeof range, "expected a number from %g to %g, got ", min, max);
+    r.fail(key, range + v.dump());
+  }
+  return x;
+}
+
+double positive(const JsonObjectReader& r, const std::string& key, double max = 1e30) {
+  const double x = number_in(r, key, 0, max);
+  if (x <= 0) r.fail(key, "expected a positive number");
+  return x;
+}
+
+CollectiveKind collective_of(const JsonObjectReader& r) {
+  const std::string op = r.choice("op", {"all_reduce", "all_gather", "reduce_scatter"});
+  if (op == "all_gather") return CollectiveKind::all_gather;
+  if (op == "reduce_scatter") return CollectiveKind::reduce_scatter;
+  return CollectiveKind::all_reduce;
+}
+
+GroupKind group_of(const JsonObjectReader& r) {
+  const std::string g = r.choice("group", {"intra", "inter", "all"});
+  if (g == "intra") return GroupKind::intra;
+  if (g == "inter") return GroupKind::inter;
+  return GroupKind::global;
+}
+
+OperatorKind operator_kind_of(const JsonObjectReader& r) {
+  const std::string name = r.choice("operator_kind", names<OperatorKind>());
+  return parse_name<OperatorKind>(name).value();
+}
+
+template <typename F>
+void each(const JsonObjectReader& root, const std::string& key, const F& f) {
+  if (!root.has(key)) return;
+  const std::size_t n = root.list_size(key);
+  for (std::size_t i = 0; i < n; ++i) f(root.list_object(key, i), i);
+}
+
+MeasuredIteration parse_iteration(const JsonObjectReader& r, std::size_t index) {
+  MeasuredIteration it;
+  it.index = index;
+  it.scenario = r.string("scenario");
+  it.strategy = r.name("strategy");
+  it.plan_digest = r.has("plan_digest") ? r.string("plan_digest") : "";
+  it.micro_batch = r.integer_or("micro_batch", 1, 1, std::int64_t{1} << 30);
+  it.micro_steps = static_cast<int>(r.integer_or("micro_steps", 1, 1, 1 << 30));
+  it.iteration_seconds = positive(r, "iteration_seconds");
+  it.peak_bytes = number_in(r, "peak_bytes", 0, 1e18);
+  each(r, "tasks", [&](const JsonObjectReader& t, std::size_t) {
+    MeasuredTask task;
+    task.name = t.string("name");
+    task.stream = t.has("stream") ? t.choice("stream", {"compute", "comm"}) : "compute";
+    task.op = t.has("operator") ? t.string("operator") : "";
+    task.kind = t.has("kind") ? t.choice("kind", {"compute", "all_gather", "reduce_scatter", "all_reduce"})
+                              : "compute";
+    task.seconds = number_in(t, "seconds", 0, 1e9);
+    task.bytes = t.has("bytes") ? number_in(t, "bytes", 0, 1e18) : 0;
+    it.tasks.push_back(task);
+  });
+  return it;
+}
+
+}  // namespace
+
+Measurements parse_measurements(const std::string& text, const std::string& file) {
+  const JsonDocument doc(text, file);
+  const JsonObjectReader root(doc, "");
+  if (root.string("format") != "shardscope-measurements") {
+    root.fail("format", "expected \"shardscope-measurements\" (a measurements file of shardscope-validate)");
+  }
+  if (root.integer("version", 1, 1000) != 1)
+    root.fail("version", "expected 1 (the version this shardscope reads)");
+  Measurements m;
+  m.file = file;
+  const JsonObjectReader machine = root.object("machine");
+  m.backend = machine.has("backend") ? machine.string("backend") : "";
+  m.ranks = static_cast<int>(machine.integer("ranks", 1, 1 << 20));
+  m.ranks_per_node = static_cast<int>(machine.integer_or("ranks_per_node", m.ranks, 1, 1 << 20));
+  m.device_name = machine.has("device_name") ? machine.string("device_name") : "";
+  if (machine.has("compute_scale")) m.compute_scale = positive(machine, "compute_scale");
+  each(root, "collectives", [&](const JsonObjectReader& r, std::size_t i) {
+    CollectiveSample s;
+    s.index = i;
+    s.op = collective_of(r);
+    s.group = group_of(r);
+    s.group_size = static_cast<int>(r.integer("group_size", 1, m.ranks));
+    s.nodes = static_cast<int>(r.integer_or("nodes", 1, 1, 1 << 20));
+    s.bytes = positive(r, "bytes");
+    s.time_seconds = positive(r, "time_seconds", 1e6);
+    m.collectives.push_back(s);
+  });
+  each(root, "gemms", [&](const JsonObjectReader& r, std::size_t i) {
+    GemmSample g;
+    g.index = i;
+    g.m = r.integer("m", 1, std::int64_t{1} << 40);
+    g.n = r.integer("n", 1, std::int64_t{1} << 40);
+    g.k = r.integer("k", 1, std::int64_t{1} << 40);
+    g.batch = r.integer_or("batch", 1, 1, std::int64_t{1} << 40);
+    g.dtype = r.has("dtype") ? r.string("dtype") : "float32";
+    g.operator_kind = operator_kind_of(r);
+    g.time_seconds = positive(r, "time_seconds", 1e6);
+    g.flops = r.has("flops") ? positive(r, "flops")
+                             : 2.0 * static_cast<double>(g.batch) * static_cast<double>(g.m) *
+                                   static_cast<double>(g.n) * static_cast<double>(g.k);
+    m.gemms.push_back(g);
+  });
+  const auto bandwidth = [&](const JsonObjectReader& r, bool with_kind) {
+    BandwidthSample b;
+    if (with_kind) b.kind = r.choice("kind", {"device_to_device", "host_to_device", "device_to_host"});
+    b.bytes = positive(r, "bytes");
+    b.time_seconds = positive(r, "time_seconds", 1e6);
+    return b;
+  };
+  each(root, "elementwise",
+       [&](const JsonObjectReader& r, std::size_t) { m.elementwise.push_back(bandwidth(r, false)); });
+  each(root, "copies",
+       [&](const JsonObjectReader& r, std::size_t) { m.copies.push_back(bandwidth(r, true)); });
+  each(root, "overlap", [&](const JsonObjectReader& r, std::size_t i) {
+    OverlapSample o;
+    o.index = i;
+    o.collective_bytes = number_in(r, "collective_bytes", 0, 1e18);
+    o.compute_alone_seconds = positive(r, "compute_alone_seconds", 1e6);
+    o.comm_alone_seconds = positive(r, "comm_alone_seconds", 1e6);
+    o.compute_with_comm_seconds = positive(r, "compute_with_comm_seconds", 1e6);
+    o.comm_with_compute_seconds = positive(r, "comm_with_compute_seconds", 1e6);
+    m.overlap.push_back(o);
+  });
+  if (root.has("reserve_bytes")) m.reserve_bytes = number_in(root, "reserve_bytes", 0, 1e15);
+  each(root, "iterations",
+       [&](const JsonObjectReader& r, std::size_t i) { m.iterations.push_back(parse_iteration(r, i)); });
+  return m;
+}
+
+Measurements load_measurements_file(const std::string& path) {
+  return parse_measurements(read_text_file(path, "measurements"), path);
+}
+
+double ring_message_bytes(const CollectiveSample& sample) { return sample.bytes / sample.group_size; }
+
+int sample_ring_steps(const CollectiveSample& sample) { return ring_steps(sample.op, sample.group_size); }
+
+std::string contract_name(GroupKind group) {
+  switch (group) {
+    case GroupKind::intra:
+      return "intra";
+    case GroupKind::inter:
+      return "inter";
+    case GroupKind::global:
+      return "all";
+  }
+  return "all";
+}
+
+std::string contract_name(CollectiveKind op) {
+  switch (op) {
+    case CollectiveKind::all_gather:
+      return "all_gather";
+    case CollectiveKind::reduce_scatter:
+      return "reduce_scatter";
+    case CollectiveKind::all_reduce:
+      return "all_reduce";
+  }
+  return "all_reduce";
+}
+
+}  // namespace shardscope::fit
