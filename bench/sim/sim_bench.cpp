@@ -1,5 +1,6 @@
-// Benchmark: one simulated FSDP iteration of LLaMA-7B on 64, 256, 1,024 and 4,096 GPUs of DGX-A100 nodes and
-// a 1,024-step gradient accumulation on 32 GPUs; each runs in its own `shardscope simulate` process
+// Benchmark: one simulated FSDP iteration of LLaMA-7B on 64, 256, 1,024 and 4,096 GPUs of DGX-A100 nodes with
+// ring collectives, the same iteration with NCCL's flows (the `auto` default for FSDP) on 64, 128 and 256
+// GPUs, and a 1,024-step gradient accumulation on 32 GPUs; each runs in its own `shardscope simulate` process
 // (ChildProcessRunner). Prints wall and CPU seconds, peak RSS, activities, the ratio of each size to the
 // 64-GPU run measured in the same session, the scaling exponent (least-squares fit of log time on log GPUs)
 // and the targets.
@@ -25,7 +26,11 @@ namespace {
 struct Measured {
   double wall_seconds = 0, cpu_seconds = 0, rss_bytes = 0, activities = 0, simulated_seconds = 0;
 };
-std::map<int, Measured>& measured() {  // by GPUs; key 0: the 1,024-step accumulation
+std::map<int, Measured>& measured() {  // rings, by GPUs; key 0: the 1,024-step accumulation
+  static std::map<int, Measured> m;
+  return m;
+}
+std::map<int, Measured>& nccl_measured() {  // NCCL flows, by GPUs
   static std::map<int, Measured> m;
   return m;
 }
@@ -68,8 +73,11 @@ void report(benchmark::State& state, const Measured& m) {
 }
 
 const char* kModel =
-    "model: {preset: llama-7b}\ntraining: {runtime_reserve: 2GiB, precision: mixed-bf16, group_size: 8, "
-    "max_micro_batch: 64";
+    "model: {preset: llama-7b}\nexecution: {collectives: ring}\n"
+    "training: {runtime_reserve: 2GiB, precision: mixed-bf16, group_size: 8, max_micro_batch: 64";
+const char* kNcclModel =
+    "model: {preset: llama-7b}\nexecution: {collectives: nccl}\n"
+    "training: {runtime_reserve: 2GiB, precision: mixed-bf16, group_size: 8, max_micro_batch: 64";
 
 void BM_Simulate1024StepAccumulation(benchmark::State& state) {
   const std::string yaml =
@@ -97,6 +105,26 @@ BENCHMARK(BM_SimulateLlama7bFsdp)
     ->Arg(256)
     ->Arg(1024)
     ->Arg(4096)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// NCCL's flows: `channels` flows per ring edge, each a detached SimGrid comm that maestro's list drops by a
+// linear scan when it ends, so the cost grows about 4x per doubling; stops at 256 GPUs.
+void BM_SimulateLlama7bFsdpNccl(benchmark::State& state) {
+  const int gpus = static_cast<int>(state.range(0));
+  const std::string yaml =
+      std::string(kNcclModel) + "}\ncluster: {preset: dgx-a100, nodes: " + std::to_string(gpus / 8) + "}\n";
+  for (auto _ : state) {
+    const Measured m = run_child(yaml, "nccl-" + std::to_string(gpus));
+    nccl_measured()[gpus] = m;
+    report(state, m);
+  }
+}
+BENCHMARK(BM_SimulateLlama7bFsdpNccl)
+    ->Arg(64)
+    ->Arg(128)
+    ->Arg(256)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
@@ -140,6 +168,19 @@ int main(int argc, char** argv) {
   };
   target(1024, 20);
   target(4096, 60);
+  const auto& nccl = shardscope::nccl_measured();
+  if (!nccl.empty()) {
+    std::printf(
+        "\nThe same iteration with NCCL's flows (execution.collectives: nccl, FSDP's auto default)\n");
+    std::printf("%6s %10s %10s %12s %10s\n", "GPUs", "wall (s)", "CPU (s)", "activities", "RSS (MiB)");
+    for (const auto& [gpus, x] : nccl) {
+      std::printf("%6d %10.2f %10.2f %12.0f %10.1f\n", gpus, x.wall_seconds, x.cpu_seconds, x.activities,
+                  x.rss_bytes / 1048576.0);
+    }
+    std::printf("scaling exponent: wall %.2f, CPU %.2f\n",
+                shardscope::scaling_exponent(nccl, &shardscope::Measured::wall_seconds),
+                shardscope::scaling_exponent(nccl, &shardscope::Measured::cpu_seconds));
+  }
   if (m.count(0)) {
     std::printf("1,024-step accumulation on 32 GPUs: %.2f s wall, %.2f s CPU, %.0f MiB\n", m[0].wall_seconds,
                 m[0].cpu_seconds, m[0].rss_bytes / 1048576.0);
