@@ -58,8 +58,13 @@ int progress_percent(const QString& line) {
   return m.hasMatch() ? m.captured(1).toInt() : -1;
 }
 
-SimulationService::SimulationService(QObject* parent) : QObject(parent), program_(default_program()) {
+SimulationService::SimulationService(QObject* parent) : QObject(parent) {
   qRegisterMetaType<std::shared_ptr<const SimulationOutcome>>();
+  set_program(default_program());
+}
+
+void SimulationService::set_program(const QString& program) {
+  program_ = program.contains('/') ? QFileInfo(program).absoluteFilePath() : program;
 }
 
 SimulationService::~SimulationService() { drop_current(); }

@@ -43,7 +43,8 @@ class SimulationService : public QObject {
   // The `shardscope` executable: $SHARDSCOPE_BIN, else `shardscope` beside this program or in the build
   // tree's apps/shardscope, else the one on PATH.
   static QString default_program();
-  void set_program(const QString& program) { program_ = program; }
+  // A path with a slash is made absolute here (the child runs in its own temporary folder).
+  void set_program(const QString& program);
   QString program() const { return program_; }
 
   // Starts a simulation, killing the one that runs (its result is dropped); returns its generation.

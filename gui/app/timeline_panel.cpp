@@ -92,7 +92,7 @@ TimelinePanel::TimelinePanel(SimulationService* service, QWidget* parent)
   rank_list_ = new QListWidget;
   rank_list_->setFlow(QListView::LeftToRight);
   rank_list_->setWrapping(true);
-  rank_list_->setMaximumHeight(52);
+  rank_list_->setMaximumHeight(34);
   rank_list_->setToolTip("The traced GPUs (shardscope simulate --trace-ranks) to show");
   rank_row->addWidget(rank_list_, 1);
   layout->addLayout(rank_row);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "chart/chart.hpp"
 #include "planner/core/units.hpp"
 
 namespace shardscope::gui {
@@ -21,6 +22,7 @@ constexpr double kLaneGapPixels = 3;
 constexpr double kRankGapPixels = 12;
 constexpr double kRightMarginPixels = 12;
 constexpr double kRankPitchPixels = 2 * kLaneHeightPixels + kLaneGapPixels + kRankGapPixels;
+constexpr double kFooterPixels = 64;         // the shown window's line and the colour legend under the lanes
 constexpr double kWheelZoomPerNotch = 1.25;  // one 120-unit wheel step
 
 QString duration(double seconds) { return QString::fromStdString(units::format_duration(seconds)); }
@@ -38,6 +40,11 @@ QColor task_color(const std::string& name) {
   const std::size_t hash = std::hash<std::string>{}(kind);
   return QColor::fromHsv(static_cast<int>(hash % 360), 120, 200);
 }
+
+const std::pair<const char*, const char*> kLegend[] = {
+    {"fwd", "forward"},       {"bwd", "backward"},       {"recompute", "recompute"},
+    {"update", "optimizer"},  {"AG", "all-gather (AG)"}, {"RS", "reduce-scatter (RS)"},
+    {"AR", "all-reduce (AR)"}};
 
 // A tick step of 1, 2 or 5 times a power of ten giving about `ticks` ticks over `span`.
 double tick_step(double span, int ticks) {
@@ -182,7 +189,7 @@ QString TimelineView::tooltip_at(const QPointF& pos) const {
 
 QSize TimelineView::sizeHint() const {
   const int rows = std::max<int>(1, static_cast<int>(ranks_.size()));
-  return QSize(900, static_cast<int>(kAxisHeightPixels + 12 + rows * kRankPitchPixels));
+  return QSize(900, static_cast<int>(kAxisHeightPixels + 12 + rows * kRankPitchPixels + kFooterPixels));
 }
 
 void TimelineView::paint(QPainter& p, const QRectF& area) const {
@@ -241,9 +248,20 @@ void TimelineView::paint(QPainter& p, const QRectF& area) const {
     }
   }
   p.restore();
+  // Under the lanes: the shown window, and what the colours mean.
+  const double below = kAxisHeightPixels + 6 + static_cast<double>(ranks_.size()) * kRankPitchPixels;
   p.setPen(QColor(70, 70, 70));
-  p.drawText(QPointF(4, 14),
-             QString("%1 of %2").arg(duration(end_seconds_ - begin_seconds_), duration(total_seconds())));
+  p.drawText(
+      QPointF(plot.left(), below + metrics.ascent()),
+      QString("showing %1 of %2 from %3")
+          .arg(duration(end_seconds_ - begin_seconds_), duration(total_seconds()), duration(begin_seconds_)));
+  QStringList names;
+  std::vector<QColor> colors;
+  for (const auto& [kind, name] : kLegend) {
+    names << name;
+    colors.push_back(task_color(kind));
+  }
+  chart::draw_legend(p, QPointF(plot.left(), below + metrics.height() + 4), names, colors, plot.width());
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {

@@ -314,7 +314,10 @@ class TimelineTest : public QObject {
     QVERIFY(progress.wait(20000));
     const qint64 pid = w.simulation()->child_pid();
     QVERIFY(pid > 0);
-    w.simulation()->set_program(SHARDSCOPE_CLI);
+    // Relative to this process's folder, as a user may give it: the child runs elsewhere, and still starts.
+    w.simulation()->set_program(QDir::current().relativeFilePath(SHARDSCOPE_CLI));
+    QVERIFY(QDir::isRelativePath(QDir::current().relativeFilePath(SHARDSCOPE_CLI)));
+    QCOMPARE(w.simulation()->program(), QFileInfo(SHARDSCOPE_CLI).absoluteFilePath());
     const quint64 second = w.simulate();
     QVERIFY(second > first);
     QVERIFY(wait_until([&] { return process_gone(pid); }, 5000));
