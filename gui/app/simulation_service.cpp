@@ -67,7 +67,19 @@ void SimulationService::set_program(const QString& program) {
   program_ = program.contains('/') ? QFileInfo(program).absoluteFilePath() : program;
 }
 
-SimulationService::~SimulationService() { drop_current(); }
+SimulationService::~SimulationService() {
+  // No event loop may follow (the window is closing): kill the child and reap it here, so that neither it
+  // nor its temporary folder outlives the GUI.
+  if (run_ && run_->process != nullptr) {
+    run_->process->disconnect(this);
+    if (run_->process->state() != QProcess::NotRunning) {
+      run_->process->kill();
+      run_->process->waitForFinished(2000);
+    }
+    delete run_->process;
+    run_->process = nullptr;
+  }
+}
 
 QString SimulationService::default_program() {
   const QString env = QProcessEnvironment::systemEnvironment().value("SHARDSCOPE_BIN");

@@ -201,6 +201,31 @@ class TimelineTest : public QObject {
     }
   }
 
+  void progressLinesAndExitCodes() {
+    QCOMPARE(progress_percent("simulating: 647.397 ms of about 1.560 s (41 %), 2887 activities"), 41);
+    QCOMPARE(progress_percent("simulating: done, 1.560 s, 9808 activities"), 100);
+    QCOMPARE(progress_percent("simulating: 1.000 ms, 10 activities"), -1);  // no estimate: no percentage
+    QCOMPARE(progress_percent("warning: plan.json: (50 %) is not a progress line"), -1);
+    QCOMPARE(describe_exit_code(3), QString("exit code 3 (no plan fits the memory limit)"));
+    QCOMPARE(describe_exit_code(7), QString("exit code 7"));
+  }
+
+  // The service's destructor kills and reaps a running child (the window closing mid-simulation): no
+  // process, not even a zombie, is left.
+  void closingKillsChild() {
+    qint64 pid = 0;
+    {
+      SimulationService service;
+      service.set_program(kFake);
+      QSignalSpy progress(&service, &SimulationService::progress);
+      service.start(SimulationRequest{"name: x\n", ""});
+      QVERIFY(progress.wait(20000));
+      pid = service.child_pid();
+      QVERIFY(pid > 0);
+    }
+    QVERIFY(process_gone(pid));
+  }
+
   // Wheel zoom, drag pan, zoom out and programmatic windows all stay inside [0, end] and at least the
   // minimum span; hovering a task names it with its start and duration.
   void zoomAndPanStayInBounds() {
