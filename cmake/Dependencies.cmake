@@ -54,10 +54,10 @@ else()
 endif()
 
 
-# Qt6 Widgets + Svg (gui/): Debian's qt6-base-dev and qt6-svg-dev.
+# Qt6 Widgets, Svg and Concurrent (gui/): Debian's qt6-base-dev and qt6-svg-dev.
 set(SHARDSCOPE_HAVE_QT OFF)
 if(SHARDSCOPE_WITH_GUI)
-  find_package(Qt6 6.2 QUIET COMPONENTS Widgets Svg Test)
+  find_package(Qt6 6.2 QUIET COMPONENTS Widgets Svg Concurrent Test)
   if(Qt6_FOUND)
     set(SHARDSCOPE_HAVE_QT ON)
     shardscope_reason("Qt6" "found ${Qt6_VERSION}: gui/ (shardscope-gui) is built")

@@ -6,10 +6,13 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
+#include <memory>
 
 #include "main_window.hpp"
 #include "operator_view.hpp"
 #include "scenario_panel.hpp"
+#include "timeline_panel.hpp"
+#include "timeline_view.hpp"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -48,7 +51,7 @@ int main(int argc, char** argv) {
   }
   const QDir dir(parser.value(shots));
   QDir().mkpath(dir.path());
-  const char* names[] = {"operators.png", "memory.png", "pareto.png"};
+  const char* names[] = {"operators.png", "memory.png", "pareto.png", "timeline.png"};
   const auto shoot = [&](int tab, const QString& name) {
     window.tabs()->setCurrentIndex(tab);
     QApplication::processEvents();
@@ -60,8 +63,29 @@ int main(int argc, char** argv) {
     std::printf("%s\n", qPrintable(path));
     return true;
   };
-  for (int tab = 0; tab < window.tabs()->count(); ++tab) {
+  for (int tab = 0; tab < 3; ++tab) {
     if (!shoot(tab, names[tab])) return 4;
+  }
+  // The timeline: the plan simulated in a child process (`shardscope simulate`); four GPUs, the whole
+  // iteration.
+  {
+    QEventLoop sim_loop;
+    std::shared_ptr<const shardscope::gui::SimulationOutcome> simulated;
+    QObject::connect(window.simulation(), &shardscope::gui::SimulationService::finished, &sim_loop,
+                     [&](std::shared_ptr<const shardscope::gui::SimulationOutcome> o) {
+                       simulated = std::move(o);
+                       sim_loop.quit();
+                     });
+    QTimer::singleShot(120000, &sim_loop, &QEventLoop::quit);
+    window.simulate();
+    sim_loop.exec();
+    if (!simulated || !simulated->ok) {
+      std::fprintf(stderr, "no simulation: %s\n", simulated ? qPrintable(simulated->error) : "timed out");
+      return 3;
+    }
+    shardscope::gui::TimelinePanel* timeline = window.timeline_panel();
+    timeline->set_selected_ranks({0, 1, 2, 3});
+    if (!shoot(window.tabs()->indexOf(timeline), names[3])) return 4;
   }
   // A what-if: the second operator pinned to DP and the last to half its slices sharded, re-planned.
   const shardscope::Plan& plan = window.outcome()->report->best.plan;

@@ -25,6 +25,7 @@
 #include "planner/core/units.hpp"
 #include "planner/io/plan_json.hpp"
 #include "scenario_panel.hpp"
+#include "timeline_panel.hpp"
 
 namespace shardscope::gui {
 namespace {
@@ -76,6 +77,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   pareto_split->setStretchFactor(0, 3);
   pareto_split->setStretchFactor(1, 2);
   tabs_->addTab(pareto_split, "Pareto && baselines");
+  simulation_ = new SimulationService(this);
+  timeline_ = new TimelinePanel(simulation_);
+  tabs_->addTab(timeline_, "Timeline");
   layout->addWidget(tabs_, 1);
 
   auto* split = new QSplitter;
@@ -99,7 +103,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         QFileDialog::getSaveFileName(this, "Export baselines", "baselines.csv", "CSV (*.csv)");
     if (!path.isEmpty()) export_baselines_csv(path);
   });
+  file->addAction("Open trace in Perfetto…", this, [this] { timeline_->perfetto_button()->click(); });
   file->addAction("Quit", this, &QWidget::close);
+  QMenu* sim = menuBar()->addMenu("&Simulate");
+  sim->addAction("Simulate", QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] { simulate(); });
+  sim->addAction("Cancel simulation", this, [this] { simulation_->cancel(); });
+  connect(timeline_, &TimelinePanel::simulateRequested, this, [this] { simulate(); });
+  connect(simulation_, &SimulationService::finished, this,
+          [this](std::shared_ptr<const SimulationOutcome> o) {
+            statusBar()->showMessage(o->ok ? "simulated" : "simulation failed (see the Timeline tab)");
+          });
+  connect(simulation_, &SimulationService::cancelled, this,
+          [this] { statusBar()->showMessage("simulation cancelled"); });
 
   connect(panel_, &ScenarioPanel::scenarioChanged, this, [this] {
     pins_.clear();  // pins name operators of the old model
@@ -144,6 +159,19 @@ void MainWindow::replan() {
   job.pins = pins_;
   service_->submit(std::move(job));
   statusBar()->showMessage("planning…");
+}
+
+quint64 MainWindow::simulate() {
+  SimulationRequest request;
+  // Even a scenario the panel rejects goes to the child: its own message is then shown on the Timeline tab.
+  request.scenario_yaml = panel_->portable_yaml_text();
+  const bool plan_current =
+      panel_->scenario() && outcome_ && !service_->busy() && outcome_->generation == service_->latest();
+  if (const Plan* plan = plan_current ? shown_plan() : nullptr)
+    request.plan_json = QString::fromStdString(plan_to_json(*plan).dump(2));
+  tabs_->setCurrentWidget(timeline_);
+  statusBar()->showMessage("simulating…");
+  return simulation_->start(request);
 }
 
 void MainWindow::add_pins(const std::vector<OperatorPin>& pins) {

@@ -1,5 +1,6 @@
-// MainWindow: scenario panel on the left, operator / memory / Pareto-and-baselines views in the centre; every
-// valid scenario change or pin re-plans on the PlanService's worker thread.
+// MainWindow: scenario panel on the left, operator / memory / Pareto-and-baselines / timeline views in the
+// centre; every valid scenario change or pin re-plans on the PlanService's worker thread, and Simulate runs
+// `shardscope simulate` in a child process (SimulationService) for the timeline.
 #pragma once
 
 #include <QMainWindow>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "plan_service.hpp"
+#include "simulation_service.hpp"
 
 class QLabel;
 class QPushButton;
@@ -19,6 +21,7 @@ class MemoryView;
 class OperatorView;
 class ParetoView;
 class ScenarioPanel;
+class TimelinePanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -29,6 +32,9 @@ class MainWindow : public QMainWindow {
   void add_pins(const std::vector<OperatorPin>& pins);  // replaces earlier pins of the same operators
   void clear_pins();
   void show_strategy(const QString& strategy);  // "plan" or a baseline's name
+  // Simulates the scenario as the panel has it (and the shown plan when it is current) in a child process;
+  // a newer call supersedes a running one. Returns the simulation's generation.
+  quint64 simulate();
 
   ScenarioPanel* panel() const { return panel_; }
   OperatorView* operator_view() const { return operators_; }
@@ -37,6 +43,8 @@ class MainWindow : public QMainWindow {
   QTableWidget* baselines_table() const { return baselines_; }
   QTabWidget* tabs() const { return tabs_; }
   PlanService* service() const { return service_; }
+  SimulationService* simulation() const { return simulation_; }
+  TimelinePanel* timeline_panel() const { return timeline_; }
   const std::shared_ptr<const PlanOutcome>& outcome() const { return outcome_; }
   const std::vector<OperatorPin>& pins() const { return pins_; }
   QString shown_strategy() const { return shown_; }
@@ -69,6 +77,8 @@ class MainWindow : public QMainWindow {
   QLabel* pins_label_ = nullptr;
   QPushButton* clear_pins_ = nullptr;
   PlanService* service_ = nullptr;
+  SimulationService* simulation_ = nullptr;
+  TimelinePanel* timeline_ = nullptr;
   std::shared_ptr<const PlanOutcome> outcome_;
   std::vector<OperatorPin> pins_;
   QString shown_ = "plan";

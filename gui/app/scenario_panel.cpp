@@ -2,6 +2,7 @@
 #include "scenario_panel.hpp"
 
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -243,6 +244,23 @@ void ScenarioPanel::fill_from_document() {
 QString ScenarioPanel::yaml_text() const {
   YAML::Emitter out;
   out << doc_;
+  return QString::fromUtf8(out.c_str()) + "\n";
+}
+
+QString ScenarioPanel::portable_yaml_text() const {
+  YAML::Node copy = YAML::Clone(doc_);
+  // The parser's three file fields, resolved as it resolves them: against the scenario file's folder.
+  const std::pair<const char*, const char*> path_fields[] = {
+      {"model", "hf_config"}, {"cluster", "file"}, {"planner", "calibration"}};
+  for (const auto& [section, key] : path_fields) {
+    if (!copy[section] || !copy[section].IsMap()) continue;
+    YAML::Node value = copy[section][key];
+    if (!value || !value.IsScalar()) continue;
+    const QString path = QString::fromStdString(value.Scalar());
+    if (QFileInfo(path).isRelative()) value = QDir(base_dir_).absoluteFilePath(path).toStdString();
+  }
+  YAML::Emitter out;
+  out << copy;
   return QString::fromUtf8(out.c_str()) + "\n";
 }
 

@@ -34,6 +34,8 @@ class ScenarioPanel : public QWidget {
   void set_memory_limit_bytes(double bytes);
 
   QString yaml_text() const;
+  // The scenario as YAML that parses the same from any folder: its relative file paths made absolute.
+  QString portable_yaml_text() const;
   QString error_text() const;  // every message shown, joined; empty when the scenario parses
   QString field_error(const QString& row) const;  // the message shown next to row ("memory", "model", ...)
   const std::optional<Scenario>& scenario() const { return scenario_; }

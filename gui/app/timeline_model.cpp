@@ -1,0 +1,114 @@
+// Reading the simulator's Trace Event JSON into per-rank, per-stream task lists.
+#include "timeline_model.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "planner/core/error.hpp"
+
+namespace shardscope::gui {
+namespace {
+
+using Json = nlohmann::json;
+
+[[noreturn]] void fail(const std::string& source, const std::string& field, const std::string& message) {
+  throw InputError(source, 0, field, message);
+}
+
+double number_field(const Json& event, const char* key, const std::string& source, const std::string& where) {
+  const auto it = event.find(key);
+  if (it == event.end() || !it->is_number()) fail(source, where + "." + key, "expected a number");
+  const double value = it->get<double>();
+  if (!(value >= 0)) fail(source, where + "." + key, "expected a number >= 0, got " + it->dump());
+  return value;
+}
+
+int integer_field(const Json& event, const char* key, const std::string& source, const std::string& where) {
+  const auto it = event.find(key);
+  if (it == event.end() || !it->is_number_integer() || it->get<long long>() < 0 ||
+      it->get<long long>() > (1 << 30)) {
+    fail(source, where + "." + key, "expected a whole number from 0 to 2^30");
+  }
+  return it->get<int>();
+}
+
+}  // namespace
+
+std::size_t TimelineModel::task_count() const {
+  std::size_t n = 0;
+  for (const TimelineRank& r : ranks) n += r.task_count();
+  return n;
+}
+
+const TimelineRank* TimelineModel::find_rank(int rank) const {
+  for (const TimelineRank& r : ranks) {
+    if (r.rank == rank) return &r;
+  }
+  return nullptr;
+}
+
+TimelineModel parse_trace_json(const std::string& text, const std::string& source) {
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    fail(source, "", std::string("not JSON: ") + e.what());
+  }
+  if (!root.is_object() || !root.contains("traceEvents") || !root["traceEvents"].is_array())
+    fail(source, "traceEvents", "expected an object with a \"traceEvents\" array (Trace Event JSON)");
+  std::map<int, TimelineRank> by_rank;
+  const Json& events = root["traceEvents"];
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const Json& e = events[i];
+    const std::string where = "traceEvents[" + std::to_string(i) + "]";
+    if (!e.is_object()) fail(source, where, "expected an event object");
+    const std::string phase = e.value("ph", "");
+    if (phase == "M" && e.value("name", "") == "process_name") {
+      const int pid = integer_field(e, "pid", source, where);
+      TimelineRank& r = by_rank[pid];
+      r.rank = pid;
+      if (e.contains("args") && e["args"].is_object() && e["args"].contains("name") &&
+          e["args"]["name"].is_string())
+        r.label = e["args"]["name"].get<std::string>();
+    }
+    if (phase != "X") continue;
+    const int pid = integer_field(e, "pid", source, where);
+    const int tid = integer_field(e, "tid", source, where);
+    if (tid >= kTimelineStreams)
+      fail(source, where + ".tid", "expected 0 (compute) or 1 (communication), got " + std::to_string(tid));
+    TimelineTask task;
+    if (!e.contains("name") || !e["name"].is_string()) fail(source, where + ".name", "expected a string");
+    task.name = e["name"].get<std::string>();
+    task.start_seconds = number_field(e, "ts", source, where) * 1e-6;
+    task.duration_seconds = number_field(e, "dur", source, where) * 1e-6;
+    TimelineRank& r = by_rank[pid];
+    r.rank = pid;
+    r.streams[tid].push_back(std::move(task));
+  }
+  TimelineModel model;
+  for (auto& [pid, r] : by_rank) {
+    if (r.label.empty()) r.label = "GPU " + std::to_string(pid);
+    for (std::vector<TimelineTask>& stream : r.streams) {
+      std::stable_sort(stream.begin(), stream.end(), [](const TimelineTask& a, const TimelineTask& b) {
+        return a.start_seconds != b.start_seconds ? a.start_seconds < b.start_seconds
+                                                  : a.end_seconds() < b.end_seconds();
+      });
+      for (const TimelineTask& t : stream) model.end_seconds = std::max(model.end_seconds, t.end_seconds());
+    }
+    model.ranks.push_back(std::move(r));
+  }
+  return model;
+}
+
+TimelineModel load_trace_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "", "cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_trace_json(text.str(), path);
+}
+
+}  // namespace shardscope::gui

@@ -1,0 +1,46 @@
+// TimelineModel: the tasks of a simulated iteration per GPU (rank) and stream, read from the Chrome/Perfetto
+// trace (Trace Event JSON) that `shardscope simulate --trace` writes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace shardscope::gui {
+
+enum class TimelineStream { compute = 0, communication = 1 };
+inline constexpr int kTimelineStreams = 2;
+
+struct TimelineTask {
+  std::string name;
+  double start_seconds = 0;
+  double duration_seconds = 0;
+  double end_seconds() const { return start_seconds + duration_seconds; }
+};
+
+struct TimelineRank {
+  int rank = 0;
+  std::string label;                                    // the trace's process name ("GPU 3")
+  std::vector<TimelineTask> streams[kTimelineStreams];  // each sorted by start, then by end
+
+  const std::vector<TimelineTask>& tasks(TimelineStream stream) const {
+    return streams[static_cast<int>(stream)];
+  }
+  std::size_t task_count() const { return streams[0].size() + streams[1].size(); }
+};
+
+struct TimelineModel {
+  std::vector<TimelineRank> ranks;  // by rank number
+  double end_seconds = 0;           // the last task's end (the trace starts at 0)
+
+  std::size_t task_count() const;
+  const TimelineRank* find_rank(int rank) const;
+};
+
+// Parses Trace Event JSON: metadata "process_name" events name the ranks (pid), complete ("ph": "X") events
+// with tid 0 (compute) or 1 (communication) are the tasks (ts and dur in microseconds); counter and other
+// events are skipped. Throws InputError naming `source`, the event ("traceEvents[12].dur") and what was
+// expected.
+TimelineModel parse_trace_json(const std::string& text, const std::string& source);
+TimelineModel load_trace_file(const std::string& path);
+
+}  // namespace shardscope::gui

@@ -1,0 +1,69 @@
+// TimelinePanel: the Timeline tab — Simulate / Cancel with progress and elapsed time, the child's message
+// when it fails, the simulated totals, the GPUs to show, the Gantt chart, and "Open in Perfetto" (save the
+// trace). Simulations run in SimulationService's child process; the panel only reacts to its signals.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+
+#include "simulation_service.hpp"
+
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTimer;
+
+namespace shardscope::gui {
+
+class TimelineView;
+
+class TimelinePanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TimelinePanel(SimulationService* service, QWidget* parent = nullptr);
+
+  TimelineView* view() const { return view_; }
+  QPushButton* simulate_button() const { return simulate_; }
+  QPushButton* cancel_button() const { return cancel_; }
+  QPushButton* perfetto_button() const { return perfetto_; }
+  QProgressBar* progress_bar() const { return progress_; }
+  QListWidget* rank_list() const { return rank_list_; }
+  QString status_text() const;
+  QString error_text() const;  // the failure shown (empty when none)
+  QString result_text() const;
+  const std::shared_ptr<const SimulationOutcome>& outcome() const { return outcome_; }
+
+  bool save_trace(const QString& path) const;  // copies the shown simulation's trace file
+  void set_selected_ranks(const std::vector<int>& ranks);
+
+ signals:
+  void simulateRequested();
+
+ private:
+  void started();
+  void tick();
+  void progressed(quint64 generation, int percent, const QString& line);
+  void cancelled();
+  void finished(std::shared_ptr<const SimulationOutcome> outcome);
+  void fill_ranks();
+  void ranks_changed();
+  void save_trace_dialog();
+
+  SimulationService* service_;
+  std::shared_ptr<const SimulationOutcome> outcome_;  // the last successful simulation (shown)
+  QPushButton* simulate_ = nullptr;
+  QPushButton* cancel_ = nullptr;
+  QPushButton* perfetto_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QLabel* status_ = nullptr;
+  QLabel* result_ = nullptr;
+  QPlainTextEdit* error_ = nullptr;
+  QListWidget* rank_list_ = nullptr;
+  TimelineView* view_ = nullptr;
+  QTimer* ticker_ = nullptr;
+  QString last_progress_;
+};
+
+}  // namespace shardscope::gui
