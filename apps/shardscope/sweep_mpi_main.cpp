@@ -105,9 +105,9 @@ int lead(const cli::SweepOptions& o, const std::vector<cli::SweepTask>& tasks,
 int main(int argc, char** argv) {
   // `shardscope sweep ... --mpi` passes its own command line, `sweep` included; the helper run by itself
   // takes the same options without it.
-  std::vector<char*> args(argv, argv + argc);
-  if (args.size() > 1 && std::string_view(args[1]) == "sweep") args.erase(args.begin() + 1);
-  int arg_count = static_cast<int>(args.size());
+  std::vector<char*> args(argv, argv + argc + 1);  // with argv[argc], the null pointer that ends it
+  if (argc > 1 && std::string_view(args[1]) == "sweep") args.erase(args.begin() + 1);
+  int arg_count = static_cast<int>(args.size()) - 1;
   char** arg_values = args.data();
   std::optional<cli::MpiSession> session;
   try {
