@@ -38,9 +38,17 @@ else()
 endif()
 
 # MPI + Eigen: validate/'s cpu-mpi backend (shardscope-validate). Debian: libopenmpi-dev openmpi-bin libeigen3-dev.
+# MPI alone: shardscope-sweep-mpi, which `shardscope sweep --mpi` runs.
 set(SHARDSCOPE_HAVE_MPI OFF)
+set(SHARDSCOPE_HAVE_MPI_SWEEP OFF)
 if(SHARDSCOPE_WITH_MPI)
   find_package(MPI QUIET COMPONENTS CXX)
+  if(MPI_CXX_FOUND)
+    set(SHARDSCOPE_HAVE_MPI_SWEEP ON)
+    shardscope_reason("MPI sweeps" "found MPI ${MPI_CXX_VERSION}: shardscope-sweep-mpi (sweep --mpi) is built")
+  else()
+    shardscope_reason("MPI sweeps" "MPI not found (install libopenmpi-dev openmpi-bin): sweep --mpi is off")
+  endif()
   if(MPI_CXX_FOUND AND Eigen3_FOUND)
     set(SHARDSCOPE_HAVE_MPI ON)
     shardscope_reason("MPI + Eigen" "found MPI ${MPI_CXX_VERSION}, Eigen ${Eigen3_VERSION}: validate/ cpu-mpi is built")
@@ -51,6 +59,7 @@ if(SHARDSCOPE_WITH_MPI)
   endif()
 else()
   shardscope_reason("MPI + Eigen" "off by SHARDSCOPE_WITH_MPI=OFF")
+  shardscope_reason("MPI sweeps" "off by SHARDSCOPE_WITH_MPI=OFF: sweep --mpi is off")
 endif()
 
 

@@ -1,7 +1,6 @@
 // `shardscope sweep GRID [--dry-run] [--out results.jsonl] [--jobs N] [--simulate] [--shard i/n|auto]
 // [--resume] [--retry-errors] [--timeout S] [--mpi]`: every point of a grid in a child process, one JSON row
 // per point appended to the results file.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -14,7 +13,6 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
-#include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/sweep_options.hpp"
 #include "apps/shardscope/sweep_plan.hpp"
 #include "apps/shardscope/sweep_progress.hpp"
@@ -22,35 +20,6 @@
 #include "planner/core/error.hpp"
 
 namespace shardscope::cli {
-
-void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
-  cmd.add_option("grid", o.grid, "Sweep grid YAML file (scenarios/sweeps/)")
-      ->required()
-      ->check(non_empty("a file path"));
-  cmd.add_option("--out", o.out, "Results file: one JSON line per point, appended")
-      ->check(non_empty("a file path"));
-  cmd.add_flag("--dry-run", o.dry_run, "List the points (and this shard's share) without running them");
-  cmd.add_option("--jobs,-j", o.jobs, "Points run at once (default: one per hardware thread)")
-      ->check(CLI::Range(1, 4096));
-  cmd.add_flag("--simulate", o.simulate, "Also simulate each fitting strategy's plan (needs the simulator)");
-  cmd.add_option(
-         "--shard", o.shard,
-         "Run only shard i of n (i/n, 0-based, round robin over the points), or auto: from a Slurm job "
-         "array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT, SLURM_ARRAY_TASK_MIN)")
-      ->check(non_empty("i/n or auto"));
-  cmd.add_flag("--resume", o.resume, "Continue a results file: skip the points it already records");
-  cmd.add_flag("--retry-errors", o.retry_errors, "With --resume, run the points recorded as errors again");
-  cmd.add_option("--timeout", o.timeout_seconds,
-                 "Seconds a point may run before it is killed and recorded as an error (default " +
-                     std::to_string(static_cast<int>(kDefaultPointTimeoutSeconds)) + ")")
-      ->check(CLI::Range(0.001, 1e7));
-  cmd.add_flag("--mpi", o.mpi,
-               "Share the points among MPI ranks (run under mpirun or srun; runs shardscope-sweep-mpi)");
-  CLI::Option* quiet = cmd.add_flag("--quiet", o.quiet, "No progress on stderr");
-  cmd.add_flag("--progress", o.progress,
-               "Progress lines on stderr even when it is not a terminal (every 10 s)")
-      ->excludes(quiet);
-}
 
 namespace {
 
@@ -75,11 +44,6 @@ void print_dry_run(const SweepPoints& points, const std::vector<SweepTask>& task
     table.add(row);
   }
   table.print(out);
-}
-
-bool non_empty_file(const std::string& path) {
-  struct stat info {};
-  return ::stat(path.c_str(), &info) == 0 && info.st_size > 0;
 }
 
 struct Counts {
@@ -134,20 +98,12 @@ Registered register_sweep(CLI::App& app, char** argv) {
   auto o = std::make_shared<SweepOptions>();
   add_sweep_options(*cmd, *o);
   return {cmd, [o, argv](std::ostream& out) {
-            if (o->mpi && !o->dry_run) exec_mpi_helper(argv);
-            if (!o->dry_run && o->out.empty()) {
-              throw InputError("--out", 0, "out",
-                               "a sweep needs a results file: --out results.jsonl (or --dry-run)");
-            }
-            if (o->retry_errors && !o->resume) {
-              throw InputError("--retry-errors", 0, "retry-errors", "only applies with --resume");
-            }
-#if !defined(SHARDSCOPE_HAVE_SIM) && !defined(SHARDSCOPE_SIM_EXEC)
-            if (o->simulate) {
-              throw InputError("--simulate", 0, "simulate",
-                               "needs the simulator, and this shardscope was built without SimGrid");
-            }
+#if defined(SHARDSCOPE_HAVE_SIM) || defined(SHARDSCOPE_SIM_EXEC)
+            check_sweep_options(*o, true);
+#else
+            check_sweep_options(*o, false);
 #endif
+            if (o->mpi && !o->dry_run) exec_mpi_helper(argv);
             const Shard shard = o->shard.empty() ? Shard{} : parse_shard(o->shard, process_environment());
             const SweepPoints points = prepare_sweep(o->grid);
             const std::vector<SweepTask> mine = shard_tasks(points.tasks, shard);
@@ -155,16 +111,8 @@ Registered register_sweep(CLI::App& app, char** argv) {
               print_dry_run(points, mine, shard, o->grid, out);
               return;
             }
-            if (!o->resume && non_empty_file(o->out)) {
-              throw InputError("--out", 0, "out",
-                               o->out +
-                                   " already holds results: add --resume to continue that sweep, or "
-                                   "choose another file");
-            }
             int skipped_lines = 0;
-            const std::vector<Json> rows =
-                o->resume ? read_rows(o->out, &skipped_lines) : std::vector<Json>{};
-            const std::vector<SweepTask> tasks = pending_tasks(mine, rows, o->simulate, o->retry_errors);
+            const std::vector<SweepTask> tasks = tasks_to_run(mine, *o, &skipped_lines);
             SweepRunOptions options;
             options.shardscope_binary = sibling_executable("shardscope");
             options.grid_file = o->grid;

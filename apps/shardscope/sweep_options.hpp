@@ -24,4 +24,8 @@ struct SweepOptions {
 // Adds GRID and the sweep's options to `command`.
 void add_sweep_options(CLI::App& command, SweepOptions& o);
 
+// Throws InputError naming the flag for options that do not go together: --shard with --mpi, no --out
+// (unless --dry-run), --retry-errors without --resume, --simulate when `simulator_built` is false.
+void check_sweep_options(const SweepOptions& o, bool simulator_built);
+
 }  // namespace shardscope::cli

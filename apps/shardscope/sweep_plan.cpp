@@ -1,6 +1,8 @@
 // Sweep selection: points with ids, shards (explicit or from Slurm array variables), and resume.
 #include "apps/shardscope/sweep_plan.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <set>
 
@@ -99,6 +101,18 @@ std::vector<SweepTask> pending_tasks(const std::vector<SweepTask>& tasks, const 
     if (done.count(t.id) == 0) out.push_back(t);
   }
   return out;
+}
+
+std::vector<SweepTask> tasks_to_run(const std::vector<SweepTask>& mine, const SweepOptions& o,
+                                    int* skipped_lines) {
+  struct stat info {};
+  if (!o.resume && ::stat(o.out.c_str(), &info) == 0 && info.st_size > 0) {
+    throw InputError(
+        "--out", 0, "out",
+        o.out + " already holds results: add --resume to continue that sweep, or choose another file");
+  }
+  const std::vector<Json> rows = o.resume ? read_rows(o.out, skipped_lines) : std::vector<Json>{};
+  return pending_tasks(mine, rows, o.simulate, o.retry_errors);
 }
 
 }  // namespace shardscope::cli

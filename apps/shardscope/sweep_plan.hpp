@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/shardscope/sweep_options.hpp"
 #include "apps/shardscope/sweep_runner.hpp"
 #include "planner/io/sweep_grid.hpp"
 
@@ -39,5 +40,10 @@ std::vector<SweepTask> shard_tasks(const std::vector<SweepTask>& tasks, const Sh
 // is skipped, one with only error rows too unless `retry_errors`.
 std::vector<SweepTask> pending_tasks(const std::vector<SweepTask>& tasks, const std::vector<Json>& rows,
                                      bool simulate, bool retry_errors);
+
+// What is left of `mine` to run into o.out: all of it without --resume (InputError when o.out already holds
+// rows), else the points not recorded there (pending_tasks); counts the unreadable lines in `skipped_lines`.
+std::vector<SweepTask> tasks_to_run(const std::vector<SweepTask>& mine, const SweepOptions& o,
+                                    int* skipped_lines);
 
 }  // namespace shardscope::cli

@@ -1,0 +1,202 @@
+// The MPI side of shardscope-sweep-mpi: the session, rank 0's loop (hand out points, run some, append every
+// row) and the other ranks' loop (ask, run, send rows back). Messages are JSON text on MPI_COMM_WORLD.
+#include "apps/shardscope/sweep_mpi.hpp"
+
+#include <mpi.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+#include <utility>
+
+#include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/sweep_progress.hpp"
+
+// Every MPI call goes through this check: an error becomes an MpiError naming the call.
+#define SHARDSCOPE_SWEEP_MPI_CHECK(call) ::shardscope::cli::check_mpi((call), #call)
+
+namespace shardscope::cli {
+namespace {
+
+void check_mpi(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw MpiError(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+}
+
+// What the ranks say to each other. A worker asks (empty); rank 0 answers with a task, or empty text when no
+// point is left; a worker sends each row, then says it is done (empty) once its points have ended.
+enum Tag : int { kAsk = 1, kTask = 2, kRow = 3, kDone = 4 };
+
+void send_text(const std::string& text, int to, Tag tag) {
+  SHARDSCOPE_SWEEP_MPI_CHECK(
+      MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, to, tag, MPI_COMM_WORLD));
+}
+
+// Receives the message `status` describes (found by MPI_Probe or MPI_Iprobe).
+std::string receive_text(const MPI_Status& status) {
+  int length = 0;
+  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Get_count(&status, MPI_CHAR, &length));
+  std::string text(static_cast<std::size_t>(length), '\0');
+  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Recv(text.data(), length, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG,
+                                      MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  return text;
+}
+
+std::string task_text(const SweepTask& task) {
+  Json axes = Json::array();
+  for (const auto& [path, value] : task.axes) axes.push_back({path, value});
+  return Json{{"index", task.index}, {"point", task.id}, {"axes", axes}}.dump();
+}
+
+SweepTask task_from_text(const std::string& text) {
+  const Json json = Json::parse(text);
+  SweepTask task;
+  task.index = json["index"].get<std::size_t>();
+  task.id = json["point"].get<std::string>();
+  for (const Json& pair : json["axes"])
+    task.axes.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
+  return task;
+}
+
+}  // namespace
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Init(argc, argv));
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
+  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size_));
+}
+
+MpiSession::~MpiSession() { MPI_Finalize(); }
+
+void MpiSession::abort(int exit_code) const {
+  MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::_Exit(exit_code);  // MPI_Abort does not return; this is for an MPI that would
+}
+
+void broadcast_text(std::string& text) {
+  unsigned long long length = text.size();
+  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD));
+  text.resize(static_cast<std::size_t>(length));
+  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD));
+}
+
+int broadcast_int(int value) {
+  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  return value;
+}
+
+MpiSweepCounts coordinate_sweep(const std::vector<SweepTask>& tasks, const SweepRunOptions& options,
+                                RowWriter& writer, ProgressStyle style, int ranks) {
+  const InterruptFlag interrupt;
+  SweepProgress progress(std::cerr, style, tasks.size());
+  ChildPool pool(options);
+  MpiSweepCounts counts;
+  counts.points_per_rank.assign(static_cast<std::size_t>(ranks), 0);
+  auto record = [&](const Json& row, int rank) {
+    writer.append(row);
+    ++counts.done;
+    ++counts.points_per_rank[static_cast<std::size_t>(rank)];
+    const std::string status = row["status"].get<std::string>();
+    if (status == "ok") ++counts.ok;
+    if (status == "does-not-fit") ++counts.no_fit;
+    if (status == "error") ++counts.errors;
+  };
+  std::size_t next = 0;
+  int working = ranks - 1;  // ranks that have not said they are done
+  progress.update(0, 0);
+  while (next < tasks.size() || pool.running() > 0 || working > 0) {
+    bool busy = false;
+    for (;;) {
+      int arrived = 0;
+      MPI_Status status;
+      SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &status));
+      if (!arrived) break;
+      busy = true;
+      const std::string text = receive_text(status);
+      if (status.MPI_TAG == kAsk) {
+        const bool left = next < tasks.size() && !interrupt.raised();
+        send_text(left ? task_text(tasks[next++]) : std::string(), status.MPI_SOURCE, kTask);
+      } else if (status.MPI_TAG == kRow) {
+        record(Json::parse(text), status.MPI_SOURCE);
+      } else if (status.MPI_TAG == kDone) {
+        --working;
+      }
+    }
+    while (next < tasks.size() && pool.has_room() && !interrupt.raised()) {
+      pool.start(tasks[next++]);
+      busy = true;
+    }
+    for (const Json& row : pool.poll(std::chrono::milliseconds(pool.running() > 0 ? 2 : 0))) {
+      record(row, 0);
+      busy = true;
+    }
+    progress.update(counts.done, counts.errors);
+    if (interrupt.raised()) {
+      pool.kill_all();
+      progress.close();
+      throw Interrupted("sweep stopped after " + std::to_string(counts.done) + " of " +
+                        std::to_string(tasks.size()) + " points; their rows are in " + writer.path() +
+                        " (--resume continues)");
+    }
+    if (!busy) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  progress.close();
+  return counts;
+}
+
+void work_for_rank_zero(const SweepRunOptions& options) {
+  const InterruptFlag interrupt;
+  ChildPool pool(options);
+  bool asking = false, no_more = false;
+  while (!no_more || pool.running() > 0) {
+    if (!no_more && !asking && pool.has_room()) {
+      send_text("", 0, kAsk);
+      asking = true;
+    }
+    if (asking) {
+      int arrived = 0;
+      MPI_Status status;
+      if (pool.running() == 0) {  // nothing else to wait for
+        SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Probe(0, kTask, MPI_COMM_WORLD, &status));
+        arrived = 1;
+      } else {
+        SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Iprobe(0, kTask, MPI_COMM_WORLD, &arrived, &status));
+      }
+      if (arrived) {
+        const std::string text = receive_text(status);
+        asking = false;
+        if (text.empty()) {
+          no_more = true;
+        } else {
+          pool.start(task_from_text(text));
+          continue;  // ask for the next one at once while there is room
+        }
+      }
+    }
+    for (const Json& row : pool.poll(std::chrono::milliseconds(asking ? 2 : 100)))
+      send_text(row.dump(), 0, kRow);
+    if (interrupt.raised()) {
+      pool.kill_all();
+      throw Interrupted("sweep stopped; rank 0 has written the rows of the points that ended");
+    }
+  }
+  send_text("", 0, kDone);
+}
+
+int usable_cpus() {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (::sched_getaffinity(0, sizeof cpus, &cpus) != 0) {
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  return std::max(1, CPU_COUNT(&cpus));
+}
+
+}  // namespace shardscope::cli
