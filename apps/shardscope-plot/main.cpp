@@ -62,8 +62,10 @@ void add_options(CLI::App& app, Options& o) {
       ->check(cli::non_empty("a column name"));
   app.add_option("--strategies", o.request.strategies,
                  "With a metric --y: only these strategies, in this order")
-      ->delimiter(',');
-  app.add_option("--where", o.request.where, "Plot only rows with COLUMN=VALUE (repeatable)");
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("--where", o.request.where, "Plot only rows with COLUMN=VALUE (repeatable)")
+      ->allow_extra_args(false);
   app.add_option("--kind", o.kind, "auto (lines over numeric x, else bars), line or bar")
       ->check(CLI::IsMember({"auto", "line", "bar"}));
   app.add_option("--out", o.out, "Write the chart here (.svg or .png; default: SVG on standard output)")

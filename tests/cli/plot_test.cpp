@@ -96,6 +96,22 @@ TEST(Plot, LinesOverNumericXAndPng) {
   std::filesystem::remove(png);
 }
 
+TEST(Plot, RepeatedOptionsAddUpAndLeaveTheResultsFileAlone) {
+  // --where and --strategies take one value each time (a list for --strategies), so a results file after
+  // them is still the results file.
+  const std::string results = test::write_temp("repeat.jsonl", results_jsonl());
+  const std::string svg = temp_path("repeat.svg");
+  const auto r =
+      test::run_command(kBinary + " plot --where training.memory_limit=8GB --strategies osdp " + results +
+                        " --x cluster.nodes --y samples_per_second --where cluster.nodes=2 --strategies "
+                        "fsdp --kind bar --out " +
+                        svg);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Plotted 2 series, 2 values (bars)"), std::string::npos) << r.out;
+  std::filesystem::remove(results);
+  std::filesystem::remove(svg);
+}
+
 TEST(Plot, UnknownColumnsNameTheFileAndOption) {
   const std::string results = test::write_temp("cols.jsonl", results_jsonl());
   expect_bad_input(results + " --x cluster.node --y samples_per_second",
