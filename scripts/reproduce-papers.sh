@@ -34,10 +34,13 @@ for gpus in 8 16; do
 done
 
 # PaRO: speed-up over FSDP (ZeRO-3) against the GPU count (8 GPUs per node), each strategy at its best
-# micro-batch; peak memory per GPU at one fixed micro-batch (its Table 2); LLaMA-65B throughput.
+# micro-batch and all at micro-batch 1; peak memory per GPU at one fixed micro-batch (its Table 2); LLaMA-65B throughput.
 "$shardscope" plot "$figures/paro-llama-7b.csv" --x cluster.nodes --y speedup_over_fsdp \
-  --title "PaRO, LLaMA-7B: predicted speed-up over FSDP against DGX-A100 nodes (8 GPUs each)" \
+  --title "PaRO, LLaMA-7B, best micro-batch each: predicted speed-up over FSDP against DGX-A100 nodes" \
   --out "$figures/paro-llama-7b-speedup.svg"
+"$shardscope" plot "$figures/paro-llama-7b-memory.csv" --x cluster.nodes --y speedup_over_fsdp \
+  --title "PaRO, LLaMA-7B, micro-batch 1: predicted speed-up over FSDP against DGX-A100 nodes" \
+  --out "$figures/paro-llama-7b-speedup-mb1.svg"
 "$shardscope" plot "$figures/paro-llama-7b-memory.csv" --x cluster.nodes --y peak_memory_bytes --kind bar \
   --width 1000 --title "PaRO, LLaMA-7B, micro-batch 1: predicted peak memory per GPU against DGX-A100 nodes" \
   --out "$figures/paro-llama-7b-memory.svg"
