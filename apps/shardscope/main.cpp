@@ -14,6 +14,7 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/plot_exec.hpp"
 #include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
 #include "planner/core/names.hpp"
@@ -74,6 +75,7 @@ ExitStatus parse_and_run(int argc, char** argv, std::ostream& out) {
   commands.push_back(shardscope::cli::register_compare(app));
   commands.push_back(shardscope::cli::register_sweep(app, argv));
   commands.push_back(shardscope::cli::register_merge(app));
+  shardscope::cli::register_plot_command(app, argc, argv);
   commands.push_back(shardscope::cli::register_sweep_point(app));
 #ifdef SHARDSCOPE_HAVE_SIM
   commands.push_back(shardscope::cli::register_collective(app));
@@ -128,6 +130,15 @@ int main(int argc, char** argv) {
   // thread from reserving 64 MiB of address space of its own, which matters under `ulimit -v`.
   mallopt(M_ARENA_MAX, 1);
 #endif
+  // `plot` runs in shardscope-plot, which links Qt; this executable does not (plot_exec.hpp).
+  if (cli::runs_in_plotter(argc, argv)) {
+    try {
+      cli::exec_plotter(argc, argv);
+    } catch (const std::exception& e) {
+      std::cerr << "error: " << terminal_text(cli::failure_message(e)) << "\n";
+      return cli::to_int(cli::exit_status_for(e));
+    }
+  }
 #ifdef SHARDSCOPE_SIM_EXEC
   // The simulator's commands run in shardscope-sim, which links SimGrid; this executable does not, and
   // starts in a few milliseconds instead of ~35 (planner/README.md, "Benchmark").

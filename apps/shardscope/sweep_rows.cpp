@@ -60,12 +60,15 @@ void RowWriter::append(const Json& row) {
   if (::fsync(fd_) != 0) throw OutputError("cannot fsync " + path_ + ": " + std::strerror(errno));
 }
 
-std::vector<Json> read_rows(const std::string& path, int* skipped) {
+std::vector<Json> read_rows(const std::string& path, int* skipped, std::vector<int>* line_numbers) {
   std::vector<Json> rows;
   if (skipped != nullptr) *skipped = 0;
+  if (line_numbers != nullptr) line_numbers->clear();
   std::ifstream in(path);
   std::string line;
+  int line_number = 0;
   while (std::getline(in, line)) {
+    ++line_number;
     if (line.empty()) continue;
     Json row = Json::parse(line, nullptr, false);
     if (row.is_discarded() || !row.is_object() || !row.contains("point") || !row["point"].is_string()) {
@@ -73,6 +76,7 @@ std::vector<Json> read_rows(const std::string& path, int* skipped) {
       continue;
     }
     rows.push_back(std::move(row));
+    if (line_numbers != nullptr) line_numbers->push_back(line_number);
   }
   return rows;
 }

@@ -32,8 +32,10 @@ class RowWriter {
 };
 
 // The rows of a results file in order; a line that is not a JSON object (a torn last line) is skipped and
-// counted in `skipped`. A missing file has no rows.
-std::vector<Json> read_rows(const std::string& path, int* skipped = nullptr);
+// counted in `skipped`. A missing file has no rows. `line_numbers`, when given, gets each row's line in the
+// file (1-based), for messages that point at a row.
+std::vector<Json> read_rows(const std::string& path, int* skipped = nullptr,
+                            std::vector<int>* line_numbers = nullptr);
 
 // A row whose point need not run again: ok or does-not-fit (an error row runs again with --retry-errors).
 bool row_is_final(const Json& row);

@@ -1,6 +1,7 @@
 // QPainter chart primitives and their PNG/SVG export.
 #include "chart.hpp"
 
+#include <QBuffer>
 #include <QFontMetricsF>
 #include <QImage>
 #include <QSvgGenerator>
@@ -231,19 +232,18 @@ std::vector<QPointF> draw_scatter(QPainter& p, const QRectF& outer, const Scatte
   return where;
 }
 
-bool save_png(const PaintFunction& paint, const QSize& size, const QString& path) {
+namespace {
+
+QImage painted_image(const PaintFunction& paint, const QSize& size) {
   QImage image(size, QImage::Format_ARGB32);
   image.fill(Qt::white);
-  {
-    QPainter p(&image);
-    paint(p, QRectF(QPointF(0, 0), QSizeF(size)));
-  }
-  return image.save(path, "PNG");
+  QPainter p(&image);
+  paint(p, QRectF(QPointF(0, 0), QSizeF(size)));
+  return image;
 }
 
-bool save_svg(const PaintFunction& paint, const QSize& size, const QString& path, const QString& title) {
-  QSvgGenerator svg;
-  svg.setFileName(path);
+// Paints onto an SVG generator writing to `device`; false when the painter cannot start or finish.
+bool paint_svg(const PaintFunction& paint, const QSize& size, const QString& title, QSvgGenerator& svg) {
   svg.setSize(size);
   svg.setViewBox(QRect(QPoint(0, 0), size));
   svg.setTitle(title);
@@ -252,6 +252,36 @@ bool save_svg(const PaintFunction& paint, const QSize& size, const QString& path
   p.fillRect(QRectF(QPointF(0, 0), QSizeF(size)), Qt::white);
   paint(p, QRectF(QPointF(0, 0), QSizeF(size)));
   return p.end();
+}
+
+}  // namespace
+
+QByteArray png_bytes(const PaintFunction& paint, const QSize& size) {
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (!painted_image(paint, size).save(&buffer, "PNG")) return {};
+  return bytes;
+}
+
+QByteArray svg_bytes(const PaintFunction& paint, const QSize& size, const QString& title) {
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  QSvgGenerator svg;
+  svg.setOutputDevice(&buffer);
+  if (!paint_svg(paint, size, title, svg)) return {};
+  return bytes;
+}
+
+bool save_png(const PaintFunction& paint, const QSize& size, const QString& path) {
+  return painted_image(paint, size).save(path, "PNG");
+}
+
+bool save_svg(const PaintFunction& paint, const QSize& size, const QString& path, const QString& title) {
+  QSvgGenerator svg;
+  svg.setFileName(path);
+  return paint_svg(paint, size, title, svg);
 }
 
 }  // namespace shardscope::chart

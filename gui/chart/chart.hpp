@@ -2,6 +2,7 @@
 // no widget, so the GUI's views and a headless `shardscope plot` draw the same pictures.
 #pragma once
 
+#include <QByteArray>
 #include <QColor>
 #include <QPainter>
 #include <QRectF>
@@ -65,6 +66,9 @@ double draw_legend(QPainter& p, const QPointF& top_left, const QStringList& name
                    const std::vector<QColor>& colors, double max_width);
 
 using PaintFunction = std::function<void(QPainter&, const QRectF&)>;
+// The PNG file's bytes of `paint` on a white image of `size`, and the SVG document's (empty when it fails).
+QByteArray png_bytes(const PaintFunction& paint, const QSize& size);
+QByteArray svg_bytes(const PaintFunction& paint, const QSize& size, const QString& title);
 // Renders `paint` onto a white image of `size` and saves it as PNG; false when the file cannot be written.
 bool save_png(const PaintFunction& paint, const QSize& size, const QString& path);
 // The same as an SVG document (vector).

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 
@@ -85,11 +87,28 @@ TEST(SweepGrid, WithoutABaseTheAxesGiveModelAndCluster) {
 }
 
 TEST(SweepGrid, ShippedGridsExpand) {
-  const SweepGrid g = load_sweep_grid(kSweeps + "/example.yaml");
-  EXPECT_EQ(expand_grid(g).size(), 4u);
-  std::set<std::string> distinct;
-  for (const std::string& id : ids(g)) distinct.insert(id);
-  EXPECT_EQ(distinct.size(), 4u);
+  // Every grid in scenarios/sweeps/ loads, expands to the listed number of points and resolves each point
+  // (its scenario validated) to an id of its own; a grid shipped without an entry here fails.
+  const std::map<std::string, std::size_t> expected_points = {
+      {"example.yaml", 4},       {"osdp-8gpu.yaml", 22},           {"osdp-16gpu.yaml", 22},
+      {"paro-llama-7b.yaml", 5}, {"paro-llama-7b-memory.yaml", 5}, {"paro-llama-65b.yaml", 3},
+  };
+  std::set<std::string> seen;
+  for (const auto& entry : std::filesystem::directory_iterator(kSweeps)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".yaml") continue;
+    seen.insert(name);
+    SCOPED_TRACE(name);
+    const SweepGrid g = load_sweep_grid(entry.path().string());
+    const auto count = expected_points.find(name);
+    ASSERT_NE(count, expected_points.end()) << "a shipped grid this test does not list";
+    EXPECT_EQ(expand_grid(g).size(), count->second);
+    std::set<std::string> distinct;
+    for (const std::string& id : ids(g)) distinct.insert(id);
+    EXPECT_EQ(distinct.size(), count->second);
+  }
+  for (const auto& [name, count] : expected_points)
+    EXPECT_EQ(seen.count(name), 1u) << name << " is not shipped";
 }
 
 TEST(SweepGrid, ErrorsNameTheGridFileAndField) {
