@@ -72,9 +72,7 @@ Counts run_locally(const std::vector<SweepTask>& tasks, const SweepRunOptions& o
     if (interrupt.raised()) {
       pool.kill_all();
       progress.close();
-      throw Interrupted("sweep stopped after " + std::to_string(counts.done) + " of " +
-                        std::to_string(tasks.size()) + " points; their rows are in " + writer.path() +
-                        " (--resume continues)");
+      throw sweep_interrupted(counts.done, tasks.size(), writer.path());
     }
   }
   progress.close();

@@ -141,9 +141,7 @@ MpiSweepCounts coordinate_sweep(const std::vector<SweepTask>& tasks, const Sweep
     if (interrupt.raised()) {
       pool.kill_all();
       progress.close();
-      throw Interrupted("sweep stopped after " + std::to_string(counts.done) + " of " +
-                        std::to_string(tasks.size()) + " points; their rows are in " + writer.path() +
-                        " (--resume continues)");
+      throw sweep_interrupted(counts.done, tasks.size(), writer.path());
     }
     if (!busy) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }

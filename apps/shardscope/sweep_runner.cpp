@@ -209,4 +209,9 @@ std::vector<Json> ChildPool::poll(std::chrono::milliseconds wait) {
   }
 }
 
+Interrupted sweep_interrupted(std::size_t done, std::size_t total, const std::string& results_path) {
+  return Interrupted("sweep stopped after " + std::to_string(done) + " of " + std::to_string(total) +
+                     " points; their rows are in " + results_path + " (--resume continues)");
+}
+
 }  // namespace shardscope::cli

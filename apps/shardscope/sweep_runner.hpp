@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/sweep_rows.hpp"
 
 namespace shardscope::cli {
@@ -65,5 +66,8 @@ class ChildPool {
   std::string directory_;  // private temporary folder for the children's outputs
   std::vector<Child> running_;
 };
+
+// What a sweep stopped by Ctrl-C throws, on one machine or under MPI: how far it got and where its rows are.
+Interrupted sweep_interrupted(std::size_t done, std::size_t total, const std::string& results_path);
 
 }  // namespace shardscope::cli
