@@ -19,19 +19,16 @@
 
 #include "apps/shardscope/sweep_rows.hpp"
 #include "run_command.hpp"
+#include "sweep_files.hpp"
 
 namespace shardscope {
 namespace {
 
+using test::temp_path;
+
 const std::string kBinary = SHARDSCOPE_BINARY;
 const std::string kSource = SHARDSCOPE_SOURCE_DIR;
 const std::string kGrid = kSource + "/scenarios/sweeps/example.yaml";
-
-std::string temp_path(const std::string& name) {
-  const std::string path = test::write_temp(name, "");
-  std::filesystem::remove(path);
-  return path;
-}
 
 std::size_t line_count(const std::string& path) {
   const std::string text = test::read_file(path);

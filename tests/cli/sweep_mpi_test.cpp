@@ -12,9 +12,13 @@
 #include <vector>
 
 #include "run_command.hpp"
+#include "sweep_files.hpp"
 
 namespace shardscope {
 namespace {
+
+using test::rows_of;
+using test::temp_path;
 
 const std::string kBinary = SHARDSCOPE_BINARY;
 const std::string kSource = SHARDSCOPE_SOURCE_DIR;
@@ -26,20 +30,6 @@ const std::string kMpiexec = SHARDSCOPE_MPIEXEC;
 const std::string kHelper;
 const std::string kMpiexec;
 #endif
-
-std::string temp_path(const std::string& name) {
-  const std::string path = test::write_temp(name, "");
-  std::filesystem::remove(path);
-  return path;
-}
-
-std::vector<nlohmann::json> rows_of(const std::string& path) {
-  std::vector<nlohmann::json> rows;
-  std::istringstream in(test::read_file(path));
-  std::string line;
-  while (std::getline(in, line)) rows.push_back(nlohmann::json::parse(line));
-  return rows;
-}
 
 // Rows per point id.
 std::map<std::string, int> points_of(const std::vector<nlohmann::json>& rows) {

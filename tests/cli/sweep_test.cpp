@@ -11,27 +11,17 @@
 #include <vector>
 
 #include "run_command.hpp"
+#include "sweep_files.hpp"
 
 namespace shardscope {
 namespace {
 
+using test::rows_of;
+using test::temp_path;
+
 const std::string kBinary = SHARDSCOPE_BINARY;
 const std::string kSource = SHARDSCOPE_SOURCE_DIR;
 const std::string kGrid = kSource + "/scenarios/sweeps/example.yaml";
-
-std::vector<nlohmann::json> rows_of(const std::string& path) {
-  std::vector<nlohmann::json> rows;
-  std::istringstream in(test::read_file(path));
-  std::string line;
-  while (std::getline(in, line)) rows.push_back(nlohmann::json::parse(line));
-  return rows;
-}
-
-std::string temp_path(const std::string& name) {
-  const std::string path = test::write_temp(name, "");
-  std::filesystem::remove(path);
-  return path;
-}
 
 TEST(Sweep, DryRunListsEveryPointWithAStableId) {
   const auto a = test::run_command(kBinary + " sweep " + kGrid + " --dry-run");
