@@ -215,16 +215,12 @@ std::string unknown_strategy_message(const std::string& name) {
 }
 
 CollectiveModel collective_model_for(const ExecutionOptions& execution, std::string_view strategy) {
-  switch (execution.collectives) {
-    case CollectivesChoice::ring:
-      return CollectiveModel::ring;
-    case CollectivesChoice::nccl:
-      return CollectiveModel::nccl;
-    case CollectivesChoice::automatic:
-      break;
-  }
+  // What a plan of this strategy runs: it records the strategy's own collectives (rings for a name no
+  // strategy has), and plan_collectives applies the scenario's explicit choice over them.
   const Strategy* s = find_strategy(strategy);
-  return s == nullptr ? CollectiveModel::ring : s->collectives;
+  Plan plan;
+  plan.collectives = s == nullptr ? CollectiveModel::ring : s->collectives;
+  return plan_collectives(execution, plan);
 }
 
 SearchSpace space_by_name(const std::string& name, const TrainingConfig& t) {
