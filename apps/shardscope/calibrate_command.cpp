@@ -25,6 +25,7 @@ struct Options {
   std::vector<std::string> measurements;
   std::string cluster, out, report;
   double min_r_squared = fit::FitOptions{}.min_r_squared;
+  double max_alpha_rms = fit::FitOptions{}.max_alpha_rms;
 };
 
 std::string header(const fit::FitResult& result) {
@@ -55,6 +56,10 @@ Registered register_calibrate(CLI::App& app) {
                   "Refuse a fit whose R^2 is below this (default " +
                       std::to_string(o->min_r_squared).substr(0, 4) + ")")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--max-alpha-rms", o->max_alpha_rms,
+                  "Accept alpha's line below the R^2 threshold when its RMS relative error is at most this "
+                  "(default 1, i.e. 100 %; 0 judges alpha by R^2 alone)")
+      ->check(CLI::Range(0.0, 10.0));
   return {cmd, [o](std::ostream& out) {
             const OutputFile calibration_file("--out", o->out);
             const OutputFile report_file =
@@ -65,6 +70,7 @@ Registered register_calibrate(CLI::App& app) {
               files.push_back(fit::load_measurements_file(path));
             fit::FitOptions options;
             options.min_r_squared = o->min_r_squared;
+            options.max_alpha_rms = o->max_alpha_rms;
             const fit::FitResult result = fit::fit_calibration(files, cluster, options);
             const std::string yaml = fit::calibration_yaml(result.calibration, header(result));
             parse_calibration_string(yaml, o->out);  // what is written reads back

@@ -195,5 +195,70 @@ TEST(CalibrationFit, RefusesAGroupTheClusterDoesNotHave) {
   expect_refused(m, j, "collectives[0].group_size", "do not divide");
 }
 
+// Every operation of the two-rank intra-switch groups.
+nlohmann::ordered_json intra_pairs(nlohmann::ordered_json j) {
+  nlohmann::ordered_json kept = nlohmann::ordered_json::array();
+  for (const auto& c : j["collectives"])
+    if (c["group"] == "intra" && c["group_size"] == 2) kept.push_back(c);
+  j["collectives"] = kept;
+  return j;
+}
+
+// A CPU reduces in memory, so its reduce-scatter is slower per byte than its all-gather: one bandwidth per
+// link class cannot follow both, and each operation's own line is what is judged (and reported).
+TEST(CalibrationFit, JudgesTheBandwidthPerOperationWhereOperationsDiffer) {
+  const SyntheticMachine m = testing::titan_truth();
+  nlohmann::ordered_json j = intra_pairs(testing::micro_benchmarks(m));
+  for (auto& c : j["collectives"])
+    if (c["op"] == "reduce_scatter") c["time_seconds"] = 3 * c["time_seconds"].get<double>();
+  const fit::FitResult r = fit_of(m, j);
+  const fit::QuantityFit& gather = quantity(r, "links.pcie-same-switch.bandwidth.all-gather");
+  const fit::QuantityFit& scatter = quantity(r, "links.pcie-same-switch.bandwidth.reduce-scatter");
+  EXPECT_FALSE(gather.written);
+  EXPECT_FALSE(scatter.written);
+  EXPECT_NEAR(gather.value / scatter.value, 3.0, 0.1);
+  EXPECT_TRUE(quantity(r, "links.pcie-same-switch.bandwidth").written);
+  ASSERT_TRUE(gather.r_squared.has_value());
+  EXPECT_GE(*gather.r_squared, 0.9);
+}
+
+TEST(CalibrationFit, RefusesAnOperationWhoseLargestSizesDoNotFollowALine) {
+  const SyntheticMachine m = testing::titan_truth();
+  nlohmann::ordered_json j = intra_pairs(testing::micro_benchmarks(m));
+  int k = 0;
+  for (auto& c : j["collectives"])
+    if (c["op"] == "reduce_scatter" && c["bytes"].get<double>() >= (1 << 22))
+      c["time_seconds"] = (k++ % 2 == 0 ? 0.05 : 0.2);
+  expect_refused(m, j, "links.pcie-same-switch.bandwidth.reduce-scatter", "R^2");
+}
+
+// At the latency-bound sizes the line is flat, so its R^2 means nothing: the default accepts it on a small
+// RMS residual (1 % noise here); asking for less than the noise refuses it, naming both numbers.
+TEST(CalibrationFit, JudgesAFlatAlphaLineByItsResidual) {
+  const SyntheticMachine m = testing::titan_truth();
+  const nlohmann::ordered_json j = intra_pairs(testing::micro_benchmarks(m));
+  const fit::FitResult r = fit_of(m, j);
+  const fit::QuantityFit& alpha = quantity(r, "links.pcie-same-switch.alpha");
+  EXPECT_LT(alpha.residuals.rms_relative, 0.02);
+  fit::FitOptions strict;
+  strict.max_alpha_rms = 0.001;
+  try {
+    (void)fit::fit_calibration({fit::parse_measurements(j.dump(), "synthetic.json")}, m.cluster, strict);
+    if (alpha.r_squared && *alpha.r_squared < strict.min_r_squared) FAIL() << "accepted below the residual";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "links.pcie-same-switch.alpha");
+    EXPECT_NE(std::string(e.what()).find("RMS residual"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CalibrationFit, KeepsTheScenariosReserveWhenNoneWasMeasured) {
+  const SyntheticMachine m = testing::titan_truth();
+  nlohmann::ordered_json j = testing::micro_benchmarks(m);
+  j["reserve_bytes"] = nullptr;  // the cpu backend: no runtime of its own to measure
+  const fit::FitResult r = fit_of(m, j);
+  EXPECT_FALSE(r.calibration.runtime_reserve_bytes.has_value());
+  for (const fit::QuantityFit& q : r.quantities) EXPECT_NE(q.quantity, "runtime_reserve");
+}
+
 }  // namespace
 }  // namespace shardscope

@@ -125,5 +125,20 @@ TEST(MachineCluster, TheDescribedMachineParsesAsACluster) {
   EXPECT_NEAR(cluster.nvswitch.gpu_bytes_per_second, c.link_bytes_per_second, 1e-5 * c.link_bytes_per_second);
 }
 
+TEST(MachineCluster, PeakIsTheFastestProductAndTheFractionTheMix) {
+  Measurements m = sample_measurements();
+  m.gemms.push_back({{"qkv", "attention", 1, 1000, 1000, 1000}, "float32", 0.05});  // 40 GFLOP/s
+  const MachineCluster c = machine_cluster(m);
+  EXPECT_DOUBLE_EQ(c.peak_flops_per_second, 4e10);
+  EXPECT_DOUBLE_EQ(c.flops_per_second, 4e9 / 0.15);  // both products' FLOPs over both times
+  const std::string path = ::testing::TempDir() + "machine-cluster-two-rates.yaml";
+  std::ofstream(path) << machine_cluster_yaml(m, c);
+  const Cluster cluster = load_cluster(path);
+  EXPECT_NEAR(cluster.gpu.peak_flops_per_second_fp32, 4e10, 4e4);
+  // The planner's rate (peak x fraction) is the mix's, as with one product.
+  EXPECT_NEAR(cluster.gpu.peak_flops_per_second_fp32 * cluster.gpu.achievable_fraction, c.flops_per_second,
+              1e-5 * c.flops_per_second);
+}
+
 }  // namespace
 }  // namespace shardscope::validate

@@ -24,6 +24,8 @@ MachineCluster machine_cluster(const Measurements& m) {
   for (const GemmResult& g : m.gemms) {
     flops += g.gemm.flops();
     seconds += g.time_seconds;
+    if (g.time_seconds > 0)
+      out.peak_flops_per_second = std::max(out.peak_flops_per_second, g.gemm.flops() / g.time_seconds);
   }
   if (flops <= 0 || seconds <= 0) throw std::invalid_argument("measurements: no GEMM measured (gemms)");
   out.flops_per_second = flops / seconds;
@@ -65,9 +67,12 @@ std::string machine_cluster_yaml(const Measurements& m, const MachineCluster& c)
        "), written by `shardscope-validate describe`.\n";
   y += "name: " + m.machine.backend + "-" + std::to_string(m.machine.ranks) + "rank\n";
   y += "source: >\n";
-  y += "  Measured by shardscope-validate bench: each rank is a device; peak FLOP/s is the rate the ranks "
-       "reached\n";
-  y += "  together on the scenario's matrix products (achievable fraction 1), memory bandwidth the largest\n";
+  y += "  Measured by shardscope-validate bench: each rank is a device; peak FLOP/s is the fastest of the\n";
+  y +=
+      "  scenario's matrix products, the achievable fraction the rate the ranks reached together on all of\n";
+  y +=
+      "  them (so peak x fraction is the step's mix and every product's own fraction is at most 1), memory\n";
+  y += "  bandwidth the largest\n";
   y += "  element-wise loop, the intra-node fabric MPI's shared-memory transport described as a "
        "non-blocking\n";
   y += "  switch (nvswitch: every pair at the all-reduce bus bandwidth), latency per ring step from the "
@@ -78,9 +83,9 @@ std::string machine_cluster_yaml(const Measurements& m, const MachineCluster& c)
   y += "gpu:\n";
   y += "  name: \"" + (m.machine.device_name.empty() ? std::string("cpu rank") : m.machine.device_name) +
        "\"\n";
-  y += "  peak_fp16: " + number(c.flops_per_second / 1e9, "GFLOPS") + "\n";
-  y += "  peak_fp32: " + number(c.flops_per_second / 1e9, "GFLOPS") + "\n";
-  y += "  achievable_fraction: 1\n";
+  y += "  peak_fp16: " + number(c.peak_flops_per_second / 1e9, "GFLOPS") + "\n";
+  y += "  peak_fp32: " + number(c.peak_flops_per_second / 1e9, "GFLOPS") + "\n";
+  y += "  achievable_fraction: " + number(c.flops_per_second / c.peak_flops_per_second, "") + "\n";
   y += "  memory: " + number(std::max(1.0, m.machine.memory_bytes_per_rank / 1048576.0), "MiB") + "\n";
   y += "  hbm_bandwidth: " + number(c.memory_bytes_per_second / 1e9, "GB/s") + "\n";
   y += "intra_node:\n";

@@ -131,7 +131,7 @@ nlohmann::ordered_json measurements_to_json(const Measurements& m) {
               {"elementwise", elementwise},
               {"copies", copies},
               {"overlap", overlap},
-              {"reserve_bytes", m.reserve_bytes},
+              {"reserve_bytes", m.reserve_bytes ? Json(*m.reserve_bytes) : Json(nullptr)},
               {"iterations", iterations}};
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,9 @@ struct Measurements {
   std::vector<BandwidthResult> elementwise;
   std::vector<BandwidthResult> copies;
   std::vector<OverlapResult> overlap;
-  double reserve_bytes = 0;  // 0 on the cpu counting allocator
+  // The runtime's own fixed memory (context, library workspaces, communicator buffers); nothing on the cpu
+  // backend, which has no runtime of its own (JSON null, so a fit keeps the scenario's runtime_reserve).
+  std::optional<double> reserve_bytes;
   std::vector<IterationResult> iterations;
 };
 

@@ -61,6 +61,9 @@ int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node) {
   return static_cast<int>(nodes.size());
 }
 
+constexpr double kLatencyBoundBytes = 64.0 * 1024;
+constexpr int kLatencyRepeats = 5;
+
 const char* group_name(GroupKind kind) { return kind == GroupKind::global ? "all" : to_string(kind); }
 
 }  // namespace
@@ -93,10 +96,18 @@ std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int
         };
         for (int i = 0; i < options.warmup; ++i) op();
         op();  // nccl-tests' untimed op before the barrier
-        SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-        const double start = now_seconds();
-        for (int i = 0; i < options.iterations; ++i) op();
-        const double seconds = mean_over_ranks((now_seconds() - start) / options.iterations);
+        // Latency-bound sizes take a few microseconds, where one loop of `iterations` ops is at the mercy
+        // of a single descheduling: they run the loop kLatencyRepeats times and keep the median loop.
+        const int repeats = bytes <= kLatencyBoundBytes ? kLatencyRepeats : 1;
+        std::vector<double> loops;
+        for (int rep = 0; rep < repeats; ++rep) {
+          SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+          const double start = now_seconds();
+          for (int i = 0; i < options.iterations; ++i) op();
+          loops.push_back((now_seconds() - start) / options.iterations);
+        }
+        std::nth_element(loops.begin(), loops.begin() + repeats / 2, loops.end());
+        const double seconds = mean_over_ranks(loops[static_cast<std::size_t>(repeats / 2)]);
         CollectiveResult r;
         r.op = collective_kind_name(kind);
         r.group = group_name(group);

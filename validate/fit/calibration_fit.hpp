@@ -17,6 +17,11 @@ namespace shardscope::fit {
 
 struct FitOptions {
   double min_r_squared = 0.9;  // refused below (bandwidth, efficiency curve, GEMM fraction, planner check)
+  // Alpha's flat line is also accepted when its RMS relative residual is at most this: R^2 means nothing
+  // for a flat line, and MPI and NCCL use other algorithms than a ring for small messages (2-rank MPI
+  // all-reduce is one exchange, not two ring steps), so one per-step alpha fits every operation only to
+  // within about a factor of two.
+  double max_alpha_rms = 1.0;
   std::size_t min_link_points = 4;     // collective points per link class
   std::size_t min_link_sizes = 3;      // distinct message sizes per link class
   std::size_t min_gemm_points = 2;     // GEMM points per operator kind

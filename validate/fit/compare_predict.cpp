@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <stdexcept>
 
 #include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
@@ -13,6 +14,7 @@
 #include "planner/program/iteration_program.hpp"
 #include "planner/search/plan_check.hpp"
 #include "planner/search/planner.hpp"
+#include "planner/search/split_plan.hpp"
 
 namespace shardscope::fit {
 
@@ -106,10 +108,19 @@ Plan measured_plan(const CompareInputs& in, const MeasuredIteration& it) {
   if (it.strategy == "shardscope") {
     planned = plan_scenario(fixed, in.plan_calibration, PlanRequest{}).best;
   } else {
-    if (find_strategy(it.strategy) == nullptr) {
+    // The harness's split-operator plan is ZeRO-3's, cut into slices (planner/search/split_plan.hpp).
+    const std::string base = it.strategy == "split" ? "zero-3" : it.strategy;
+    if (find_strategy(base) == nullptr) {
       throw InputError(file, 0, field(it, "strategy"), unknown_strategy_message(it.strategy));
     }
-    planned = plan_strategy(fixed, in.plan_calibration, space_by_name(it.strategy, fixed.training));
+    planned = plan_strategy(fixed, in.plan_calibration, space_by_name(base, fixed.training));
+    if (it.strategy == "split" && planned.fits) {
+      try {
+        planned.plan = split_plan(fixed, planned.plan);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(file, 0, field(it, "strategy"), std::string(e.what()) + " on " + in.scenario_file);
+      }
+    }
   }
   if (!planned.fits) {
     throw InputError(file, 0, field(it, "strategy"),

@@ -25,7 +25,9 @@ std::string value_text(const QuantityFit& q) {
 
 void print_fit_table(const FitResult& result, const FitOptions& options, std::ostream& out) {
   out << "Calibration fitted on " << result.cluster << " from " << result.inputs.size()
-      << " measurement file(s); R^2 threshold " << number_text("%.2f", options.min_r_squared) << "\n\n";
+      << " measurement file(s); R^2 threshold " << number_text("%.2f", options.min_r_squared)
+      << " (alpha also passes with an RMS error up to " << number_text("%.0f", 100 * options.max_alpha_rms)
+      << " %)\n\n";
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"quantity", "value", "points", "rms error", "max error", "R^2", "written"});
   for (const QuantityFit& q : result.quantities) {
@@ -62,6 +64,7 @@ nlohmann::ordered_json fit_report_json(const FitResult& result, const FitOptions
   j["cluster"] = result.cluster;
   j["inputs"] = result.inputs;
   j["min_r_squared"] = options.min_r_squared;
+  j["max_alpha_rms"] = options.max_alpha_rms;
   j["ignored_points"] = result.ignored_points;
   j["quantities"] = nlohmann::ordered_json::array();
   for (const QuantityFit& q : result.quantities) {

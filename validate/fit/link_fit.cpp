@@ -4,6 +4,7 @@
 // measured message size from the rest (planner/core/calibration.hpp's table, log-linear between sizes).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -22,6 +23,7 @@ constexpr double kProbeBytesPerSecond = 1e6;
 
 struct LinkPoint {
   PointRef ref;
+  CollectiveKind op = CollectiveKind::all_reduce;
   double message_bytes = 0;  // one ring step's message
   int steps = 1;
   double alpha_factor = 1;  // ring alpha / class alpha
@@ -145,7 +147,7 @@ void fit_class(LinkClass lc, const std::vector<LinkPoint>& points, const FitOpti
   };
   const auto quantity = [&](const std::string& q, const std::string& unit, double value,
                             const std::vector<LinkPoint>& ps, const auto& predict, bool log_r2,
-                            const std::string& note) {
+                            const std::string& note, double accepted_rms) {
     std::vector<double> obs, pred;
     for (const LinkPoint& p : ps) {
       obs.push_back(p.time_seconds);
@@ -160,19 +162,47 @@ void fit_class(LinkClass lc, const std::vector<LinkPoint>& points, const FitOpti
     f.residuals = relative_residuals(obs, pred);
     f.r_squared = log_r2 ? r_squared_of_logs(obs, pred) : r_squared(obs, pred);
     f.note = note;
-    if (f.r_squared && *f.r_squared < options.min_r_squared) {
+    // A flat line (latency-bound sizes) leaves little variance to explain, so its R^2 says nothing; it
+    // passes when its residuals are small instead.
+    if (f.r_squared && *f.r_squared < options.min_r_squared && f.residuals.rms_relative > accepted_rms) {
       refuse(q, ps,
              "R^2 " + percent(*f.r_squared) + " is below " + percent(options.min_r_squared) +
+                 (accepted_rms > 0 ? " and the RMS residual " + percent(100 * f.residuals.rms_relative) +
+                                         " % is above " + percent(100 * accepted_rms) + " %"
+                                   : std::string()) +
                  ": the points do not follow " + note);
     }
     result.quantities.push_back(f);
   };
   quantity(name + ".alpha", "s", alpha, small, line(alpha, slope_small), false,
-           "a line alpha + bytes x slope at the smallest sizes");
+           "a line alpha + bytes x slope at the smallest sizes", options.max_alpha_rms);
+  // One bandwidth serves every operation. Where the operations measure apart (a CPU reduces in memory, so
+  // its reduce-scatter is slower per byte than its all-gather), each operation's own line is what must
+  // hold; it is reported beside the shared value, which is their least-squares compromise.
+  std::map<CollectiveKind, std::vector<LinkPoint>> big_by_op;
+  for (const LinkPoint& p : big) big_by_op[p.op].push_back(p);
+  const bool shared = big_by_op.size() > 1;
   quantity(name + ".bandwidth", "B/s", bandwidth, big, line(alpha_big, slope_big), false,
-           "a line alpha + bytes / bandwidth at the largest sizes");
+           shared ? "one line alpha + bytes / bandwidth for every operation at the largest sizes (judged per "
+                    "operation below)"
+                  : "a line alpha + bytes / bandwidth at the largest sizes",
+           shared ? std::numeric_limits<double>::infinity() : 0.0);
+  if (shared) {
+    for (const auto& [op, points_of_op] : big_by_op) {
+      if (distinct_sizes(points_of_op).size() < 2) continue;
+      const auto [alpha_op, slope_op] = line_fit(points_of_op);
+      const std::string q = name + ".bandwidth." + to_string(op);
+      if (!(slope_op > 0)) {
+        refuse(q, points_of_op,
+               "the time does not grow with the message size at the largest sizes, so no bandwidth fits");
+      }
+      quantity(q, "B/s", 1.0 / slope_op, points_of_op, line(alpha_op, slope_op), false,
+               "a line alpha + bytes / bandwidth at the largest sizes, this operation alone", 0.0);
+      result.quantities.back().written = false;
+    }
+  }
   quantity(name + ".message_efficiency", "points", static_cast<double>(table.size()), points, model, true,
-           "alpha + bytes / (efficiency(size) x bandwidth) at every size (R^2 of log time)");
+           "alpha + bytes / (efficiency(size) x bandwidth) at every size (R^2 of log time)", 0.0);
 }
 
 }  // namespace
@@ -219,6 +249,7 @@ void fit_links(const std::vector<Measurements>& files, const Cluster& cluster, c
       const RingLink ring = CollectiveCost(cluster, sr.group_size_argument, probe).ring(sr.group);
       LinkPoint p;
       p.ref = {m.file, s.index};
+      p.op = s.op;
       p.message_bytes = ring_message_bytes(s);
       p.steps = sample_ring_steps(s);
       p.alpha_factor = ring.alpha_seconds / kProbeAlphaSeconds;
