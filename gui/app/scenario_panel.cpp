@@ -1,6 +1,7 @@
 // The scenario form: widgets read and write keys of the YAML document; parse_scenario_string judges it.
 #include "scenario_panel.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -20,6 +21,7 @@
 #include <sstream>
 
 #include "planner/core/error.hpp"
+#include "planner/io/embedded_files.hpp"
 #include "planner/io/preset_catalog.hpp"
 #include "planner/io/scenario_parser.hpp"
 
@@ -31,10 +33,26 @@ constexpr const char* kDefaultScenario =
     "training: {memory_limit: 8GB, runtime_reserve: 512MiB, precision: mixed-fp16, checkpointing: search, "
     "slice_granularities: [1, 2, 4, 8], max_micro_batch: 64}\n";
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// The transformer keys the form edits, with their labels and ranges (the parser judges the rest).
+struct ShapeField {
+  const char* key;
+  const char* label;
+  int maximum;
+};
+constexpr ShapeField kShapeFields[] = {{"layers", "layers", 100000},
+                                       {"hidden", "hidden", 1 << 20},
+                                       {"heads", "heads", 4096},
+                                       {"sequence_length", "sequence", 10000000}};
 
 // Which form row an InputError's field belongs to.
 QString row_of_field(const std::string& field) {
   const auto has = [&](const char* key) { return field.find(key) != std::string::npos; };
+  if (has("group_size")) return "group";
+  if (has("slice_granularities")) return "slices";
+  if (has("batch_policy")) return "policy";
+  if (has("cost_model") || has("planner.paper")) return "cost";
+  if (has("overlap")) return "overlap";
+  if (has("execution.collectives")) return "collectives";
   if (has("memory_limit")) return "memory";
   if (has("micro_batch") || has("gradient_accumulation")) return "micro";
   if (has("global_batch")) return "global";
@@ -43,7 +61,9 @@ QString row_of_field(const std::string& field) {
   if (has("precision")) return "precision";
   if (has("checkpointing")) return "checkpointing";
   if (has("cluster")) return "cluster";
-  if (has("model") || has("hf_config") || has("hidden") || has("layers")) return "model";
+  if (has("model") || has("hf_config") || has("hidden") || has("layers") || has("heads") ||
+      has("sequence_length"))
+    return "model";
   return "general";
 }
 
@@ -79,6 +99,17 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   model_row->addWidget(model_, 1);
   model_row->addWidget(hf);
   form->addRow("Model", model_row);
+  auto* shape_row = new QHBoxLayout;
+  for (const ShapeField& f : kShapeFields) {
+    auto* box = new QSpinBox;
+    box->setRange(0, f.maximum);
+    box->setSpecialValueText("-");  // 0: the model has no such key
+    box->setToolTip(QString("transformer.") + f.key);
+    shape_row->addWidget(new QLabel(f.label));
+    shape_row->addWidget(box, 1);
+    transformer_[f.key] = box;
+  }
+  form->addRow("Shape", shape_row);
   form->addRow(error_label("model"));
 
   cluster_ = new QComboBox;
@@ -120,6 +151,32 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   checkpointing_->addItems({"search", "none", "all"});
   form->addRow("Checkpointing", checkpointing_);
   form->addRow(error_label("checkpointing"));
+  group_size_ = new QLineEdit;
+  group_size_->setPlaceholderText("GPUs per node");
+  group_size_->setToolTip("training.group_size: the GPUs of one PaRO / MiCS group");
+  form->addRow("Group size", group_size_);
+  form->addRow(error_label("group"));
+  slices_ = new QLineEdit;
+  slices_->setPlaceholderText("1, 2, 4, 8");
+  slices_->setToolTip("training.slice_granularities: the slice counts an operator may be split into");
+  form->addRow("Slices", slices_);
+  form->addRow(error_label("slices"));
+  batch_policy_ = new QComboBox;
+  batch_policy_->addItems({"own", "equal"});
+  batch_policy_->setToolTip("own: each baseline at its best micro-batch; equal: at the plan's");
+  form->addRow("Batch policy", batch_policy_);
+  form->addRow(error_label("policy"));
+  cost_model_ = new QComboBox;
+  cost_model_->addItems({"topology", "paper"});
+  form->addRow("Cost model", cost_model_);
+  form->addRow(error_label("cost"));
+  overlap_ = new QCheckBox("communication overlaps compute");
+  form->addRow("Overlap", overlap_);
+  form->addRow(error_label("overlap"));
+  collectives_ = new QComboBox;
+  collectives_->addItems({"auto", "ring", "nccl"});
+  form->addRow("Collectives", collectives_);
+  form->addRow(error_label("collectives"));
   outer->addWidget(error_label("general"));
   outer->addStretch(1);
 
@@ -141,7 +198,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
     if (!path.isEmpty()) set_hf_config(path);
   });
   connect(model_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
-    if (filling_ || name.startsWith("hf: ")) return;
+    if (filling_ || name.startsWith("hf: ") || name.startsWith("transformer: ")) return;
     doc_["model"] = YAML::Node(YAML::NodeType::Map);
     doc_["model"]["preset"] = name.toStdString();
     changed();
@@ -185,6 +242,45 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
           [this](const QString& t) { set_node("training", "precision", t, false); });
   connect(checkpointing_, &QComboBox::currentTextChanged, this,
           [this](const QString& t) { set_node("training", "checkpointing", t, false); });
+  for (const auto& [key, box] : transformer_) {
+    connect(box, &QSpinBox::valueChanged, this,
+            [this, key = key.toStdString()](int v) { set_transformer_key(key, v); });
+  }
+  connect(group_size_, &QLineEdit::textEdited, this,
+          [this](const QString& t) { set_node("training", "group_size", t.trimmed(), true); });
+  connect(slices_, &QLineEdit::textEdited, this, [this](const QString& text) {
+    if (filling_) return;
+    if (!doc_["training"] || !doc_["training"].IsMap()) doc_["training"] = YAML::Node(YAML::NodeType::Map);
+    if (text.trimmed().isEmpty()) {
+      doc_["training"].remove("slice_granularities");
+    } else {
+      // A list of whole numbers; any other entry goes in as typed, for the parser to name.
+      YAML::Node list(YAML::NodeType::Sequence);
+      for (const QString& part : text.split(',', Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int n = part.trimmed().toInt(&ok);
+        if (ok) {
+          list.push_back(n);
+        } else {
+          list.push_back(part.trimmed().toStdString());
+        }
+      }
+      doc_["training"]["slice_granularities"] = list;
+    }
+    changed();
+  });
+  connect(batch_policy_, &QComboBox::currentTextChanged, this,
+          [this](const QString& t) { set_node("training", "batch_policy", t, false); });
+  connect(cost_model_, &QComboBox::currentTextChanged, this,
+          [this](const QString& t) { set_node("planner", "cost_model", t, false); });
+  connect(overlap_, &QCheckBox::toggled, this, [this](bool on) {
+    if (filling_) return;
+    if (!doc_["execution"] || !doc_["execution"].IsMap()) doc_["execution"] = YAML::Node(YAML::NodeType::Map);
+    doc_["execution"]["overlap"] = on;
+    changed();
+  });
+  connect(collectives_, &QComboBox::currentTextChanged, this,
+          [this](const QString& t) { set_node("execution", "collectives", t, false); });
 
   doc_ = YAML::Load(kDefaultScenario);
   fill_from_document();
@@ -213,6 +309,47 @@ void ScenarioPanel::set_node(const std::string& section, const std::string& key,
 
 void ScenarioPanel::changed() { debounce_->start(); }
 
+QSpinBox* ScenarioPanel::transformer_field(const QString& key) const {
+  return transformer_.count(key) ? transformer_.at(key) : nullptr;
+}
+
+YAML::Node ScenarioPanel::transformer_node() const {
+  const YAML::Node model = doc_["model"];
+  if (!model || !model.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+  if (model["transformer"] && model["transformer"].IsMap()) return model["transformer"];
+  if (!model["preset"] || !model["preset"].IsScalar()) return YAML::Node(YAML::NodeType::Undefined);
+  for (const EmbeddedFile& file : embedded_model_files()) {
+    if (file.name != model["preset"].Scalar()) continue;
+    const YAML::Node root = YAML::Load(std::string(file.text));
+    if (root["transformer"] && root["transformer"].IsMap()) return root["transformer"];
+  }
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
+void ScenarioPanel::set_transformer_key(const std::string& key, int value) {
+  if (filling_) return;
+  const YAML::Node model = doc_["model"];
+  YAML::Node shape = YAML::Clone(transformer_node());
+  if (!shape.IsMap() || value <= 0) return;
+  YAML::Node edited(YAML::NodeType::Map);
+  // A model-level sequence length overrides the transformer's, so it is edited where it is.
+  const bool model_sequence = key == "sequence_length" && model["sequence_length"];
+  for (const auto& entry : model) {
+    const std::string k = entry.first.Scalar();
+    if (k != "preset" && k != "transformer") edited[k] = entry.second;
+  }
+  if (!edited["name"] && model["preset"]) edited["name"] = model["preset"].Scalar() + "-edited";
+  if (model_sequence) {
+    edited["sequence_length"] = value;
+  } else {
+    shape[key] = value;
+  }
+  edited["transformer"] = shape;
+  doc_["model"] = edited;
+  fill_from_document();
+  changed();
+}
+
 void ScenarioPanel::fill_from_document() {
   filling_ = true;
   const YAML::Node model = doc_["model"];
@@ -223,6 +360,23 @@ void ScenarioPanel::fill_from_document() {
         "hf: " + QFileInfo(QString::fromStdString(model["hf_config"].as<std::string>())).fileName();
     if (model_->findText(label) < 0) model_->addItem(label);
     model_->setCurrentText(label);
+  }
+  if (model && model["transformer"]) {
+    const QString label =
+        "transformer: " + QString::fromStdString(model["name"] ? model["name"].Scalar() : "unnamed");
+    if (model_->findText(label) < 0) model_->addItem(label);
+    model_->setCurrentText(label);
+  }
+  const YAML::Node shape = transformer_node();
+  for (const auto& [key, box] : transformer_) {
+    const std::string k = key.toStdString();
+    const YAML::Node value = k == "sequence_length" && model && model[k] ? model[k]
+                             : shape.IsMap() && shape[k]                 ? shape[k]
+                                                                         : YAML::Node();
+    bool ok = false;
+    const int n = value && value.IsScalar() ? QString::fromStdString(value.Scalar()).toInt(&ok) : 0;
+    box->setValue(ok ? n : 0);
+    box->setEnabled(ok);
   }
   if (doc_["cluster"] && doc_["cluster"]["preset"]) {
     cluster_->setCurrentText(QString::fromStdString(doc_["cluster"]["preset"].as<std::string>()));
@@ -238,6 +392,25 @@ void ScenarioPanel::fill_from_document() {
   global_batch_->setText(text("global_batch"));
   if (!text("precision").isEmpty()) precision_->setCurrentText(text("precision"));
   if (!text("checkpointing").isEmpty()) checkpointing_->setCurrentText(text("checkpointing"));
+  group_size_->setText(text("group_size"));
+  batch_policy_->setCurrentText(text("batch_policy").isEmpty() ? "own" : text("batch_policy"));
+  QStringList slices;
+  if (training && training["slice_granularities"] && training["slice_granularities"].IsSequence()) {
+    for (const auto& g : training["slice_granularities"])
+      slices << QString::fromStdString(g.IsScalar() ? g.Scalar() : "?");
+  }
+  slices_->setText(slices.join(", "));
+  const auto scalar = [&](const char* section, const char* key) {
+    const YAML::Node node = doc_[section];
+    return node && node.IsMap() && node[key] && node[key].IsScalar()
+               ? QString::fromStdString(node[key].Scalar())
+               : QString();
+  };
+  cost_model_->setCurrentText(scalar("planner", "cost_model").isEmpty() ? "topology"
+                                                                        : scalar("planner", "cost_model"));
+  overlap_->setChecked(scalar("execution", "overlap") != "false");
+  collectives_->setCurrentText(
+      scalar("execution", "collectives").isEmpty() ? "auto" : scalar("execution", "collectives"));
   filling_ = false;
 }
 

@@ -1,5 +1,6 @@
-// ScenarioPanel: the scenario form (model, cluster, memory limit, batch, precision, checkpointing) over the
-// scenario's YAML document; every change is parsed by the planner's own parser (errors shown at the field)
+// ScenarioPanel: the scenario form (model and its transformer shape, cluster, memory limit, batch, precision,
+// checkpointing, group size, slices, batch policy, cost model, overlap, collectives) over the scenario's YAML
+// document; every change is parsed by the planner's own parser (errors shown at the field)
 // and, debounced, offered as a new Scenario.
 #pragma once
 
@@ -11,6 +12,7 @@
 
 #include "planner/core/scenario.hpp"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -42,6 +44,14 @@ class ScenarioPanel : public QWidget {
   void reparse_now();  // parse and emit without waiting for the debounce
 
   QComboBox* model_box() const { return model_; }
+  // The transformer's shape (layers, hidden, heads, sequence_length), cleared for a model that has none.
+  QSpinBox* transformer_field(const QString& key) const;
+  QLineEdit* group_size_field() const { return group_size_; }
+  QLineEdit* slices_field() const { return slices_; }
+  QComboBox* batch_policy_box() const { return batch_policy_; }
+  QComboBox* cost_model_box() const { return cost_model_; }
+  QCheckBox* overlap_box() const { return overlap_; }
+  QComboBox* collectives_box() const { return collectives_; }
   QLineEdit* memory_field() const { return memory_text_; }
   QSlider* memory_slider() const { return memory_slider_; }
 
@@ -55,6 +65,9 @@ class ScenarioPanel : public QWidget {
   void parse();
   void show_error(const QString& row, const QString& message);
   void set_node(const std::string& section, const std::string& key, const QString& value, bool integer);
+  // Edits one key of the model's transformer: a preset becomes its own transformer: map first.
+  void set_transformer_key(const std::string& key, int value);
+  YAML::Node transformer_node() const;  // the model's transformer map (from its preset), or a null node
 
   YAML::Node doc_;
   QString file_ = "untitled.yaml";
@@ -71,6 +84,13 @@ class ScenarioPanel : public QWidget {
   QLineEdit* global_batch_ = nullptr;
   QComboBox* precision_ = nullptr;
   QComboBox* checkpointing_ = nullptr;
+  std::map<QString, QSpinBox*> transformer_;  // layers, hidden, heads, sequence_length
+  QLineEdit* group_size_ = nullptr;
+  QLineEdit* slices_ = nullptr;
+  QComboBox* batch_policy_ = nullptr;
+  QComboBox* cost_model_ = nullptr;
+  QCheckBox* overlap_ = nullptr;
+  QComboBox* collectives_ = nullptr;
   QLabel* file_label_ = nullptr;
   std::map<QString, QLabel*> errors_;  // row -> its error label
   QTimer* debounce_ = nullptr;

@@ -1,9 +1,12 @@
 // shardscope-gui under QTest (QT_QPA_PLATFORM=offscreen): planning, the operator view against the CLI's plan
 // JSON, pins, Pareto clicks, broken input, a 1000-operator model and the exports.
+#include <QCheckBox>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -192,6 +195,54 @@ class GuiTest : public QObject {
     QVERIFY(w.panel()->field_error("memory").isEmpty());
     QVERIFY(shown.wait(90000));
     QVERIFY(w.outcome()->job.scenario.training.memory_limit_bytes == 6000000000);
+  }
+
+  // Every field of the scenario form reaches the scenario, and a bad value shows the parser's message at
+  // its own row.
+  void scenarioPanelEditsEveryField() {
+    ScenarioPanel panel;
+    QVERIFY(panel.open_file(kDefault));
+    QVERIFY(panel.scenario().has_value());
+    const std::size_t operators = panel.scenario()->model.operators.size();
+    QSpinBox* layers = panel.transformer_field("layers");
+    QVERIFY(layers != nullptr && layers->isEnabled());
+    QVERIFY(panel.transformer_field("hidden")->value() > 0);
+    layers->setValue(layers->value() + 2);  // the preset becomes its own transformer: map
+    panel.reparse_now();
+    QVERIFY2(panel.scenario().has_value(), qPrintable(panel.error_text()));
+    QVERIFY(panel.scenario()->model.operators.size() > operators);
+    QVERIFY(panel.yaml_text().contains("transformer:"));
+    QVERIFY(panel.model_box()->currentText().startsWith("transformer: "));
+
+    const auto type = [&](QLineEdit* field, const QString& text) {
+      field->selectAll();
+      QTest::keyClicks(field, text);
+      panel.reparse_now();
+    };
+    type(panel.group_size_field(), "4");
+    QVERIFY2(panel.scenario().has_value(), qPrintable(panel.error_text()));
+    QCOMPARE(panel.scenario()->training.group_size, 4);
+    type(panel.slices_field(), "1, 2");
+    QVERIFY2(panel.scenario().has_value(), qPrintable(panel.error_text()));
+    QCOMPARE(panel.scenario()->training.slice_granularities, (std::vector<int>{1, 2}));
+    type(panel.slices_field(), "1, two");
+    QVERIFY(!panel.scenario().has_value());
+    QVERIFY2(panel.field_error("slices").contains("slice_granularities"), qPrintable(panel.error_text()));
+    type(panel.slices_field(), "1, 2, 4");
+    QVERIFY(panel.scenario().has_value());
+
+    panel.batch_policy_box()->setCurrentText("equal");
+    panel.overlap_box()->setChecked(false);
+    panel.collectives_box()->setCurrentText("ring");
+    panel.reparse_now();
+    QVERIFY2(panel.scenario().has_value(), qPrintable(panel.error_text()));
+    QVERIFY(panel.scenario()->training.batch_policy == BatchPolicy::equal);
+    QVERIFY(!panel.scenario()->execution.overlap);
+    QVERIFY(panel.scenario()->execution.collectives == CollectivesChoice::ring);
+    panel.cost_model_box()->setCurrentText("paper");  // needs planner.paper coefficients
+    panel.reparse_now();
+    QVERIFY(!panel.scenario().has_value());
+    QVERIFY2(!panel.field_error("cost").isEmpty(), qPrintable(panel.error_text()));
   }
 
   void thousandOperatorsStayUsable() {
