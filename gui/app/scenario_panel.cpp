@@ -1,4 +1,4 @@
-// The scenario form: widgets read and write keys of the YAML document; parse_scenario_string judges it.
+// The scenario form: widgets read and write keys of the YAML document; the planner's parser judges the document itself.
 #include "scenario_panel.hpp"
 
 #include <QCheckBox>
@@ -24,6 +24,8 @@
 #include "planner/io/embedded_files.hpp"
 #include "planner/io/preset_catalog.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/io/scenario_tree.hpp"
+#include "planner/io/yaml_reader.hpp"
 
 namespace shardscope::gui {
 namespace {
@@ -463,8 +465,8 @@ void ScenarioPanel::reparse_now() {
 void ScenarioPanel::parse() {
   for (auto& [row, label] : errors_) show_error(row, {});
   try {
-    Scenario s =
-        parse_scenario_string(yaml_text().toStdString(), file_.toStdString(), base_dir_.toStdString());
+    // The document itself, not its emitted text: one parse, and errors on lines of the file as opened.
+    Scenario s = parse_scenario_node(doc_, file_.toStdString(), base_dir_.toStdString());
     scenario_ = s;
     // The slider follows the device: a quarter GiB up to its memory.
     filling_ = true;
@@ -500,17 +502,12 @@ bool ScenarioPanel::open_file(const QString& path) {
   base_dir_ = QFileInfo(path).absolutePath();
   file_label_->setText(QFileInfo(path).fileName());
   try {
-    YAML::Node doc = YAML::Load(text.str());
-    if (!doc.IsMap()) throw std::runtime_error("a scenario is a YAML mapping");
-    doc_ = doc;
+    // The planner's strict reader (one document, a mapping, no duplicate keys), once.
+    doc_ = parse_yaml_mapping(text.str(), file_.toStdString());
   } catch (const std::exception& e) {
-    // Not YAML at all: let the planner's parser say where and why, and keep the old form.
-    try {
-      parse_scenario_string(text.str(), file_.toStdString(), base_dir_.toStdString());
-      show_error("general", path + ": " + e.what());
-    } catch (const std::exception& parser) {
-      show_error("general", QString::fromStdString(parser.what()));
-    }
+    // Not a scenario's YAML at all: the reader's message says where and why; the old form stays.
+    for (auto& [row, label] : errors_) show_error(row, {});
+    show_error("general", QString::fromStdString(e.what()));
     scenario_.reset();
     emit scenarioInvalid(error_text());
     return false;
