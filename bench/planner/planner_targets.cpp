@@ -166,6 +166,19 @@ void register_all() {
     RegisterBenchmark(("osdp_space/" + std::to_string(layers)).c_str(), osdp_space_target, layers, limit)
         ->Unit(ms);
   }
+  // The GUI's re-plan after a memory-slider step (issue 12): the default scenario a quarter GiB lower,
+  // planned as the GUI's worker plans it (PlanRequest with or without baselines).
+  const auto slider = [] {
+    Scenario s = shipped("default");
+    s.training.memory_limit_bytes -= 256LL * 1024 * 1024;
+    return s;
+  };
+  RegisterBenchmark("replan_gui_slider/no_baselines", plan_target, slider, false, 0.050,
+                    "GUI re-plan after a slider step, no baselines (<= 50 ms)")
+      ->Unit(ms);
+  RegisterBenchmark("replan_gui_slider/baselines", plan_target, slider, true, 0.250,
+                    "GUI re-plan after a slider step, with baselines (<= 250 ms)")
+      ->Unit(ms);
   RegisterBenchmark(
       "plan/default", plan_target, [] { return shipped("default"); }, true, 0.100,
       "plan (all baselines), default (<= 100 ms)")
