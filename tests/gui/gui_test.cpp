@@ -245,6 +245,46 @@ class GuiTest : public QObject {
     QVERIFY2(!panel.field_error("cost").isEmpty(), qPrintable(panel.error_text()));
   }
 
+  // Every tab paints at the sizes a user drags the window to, from a small laptop to a large screen.
+  void resizingKeepsEveryViewUsable() {
+    MainWindow w;
+    w.show();
+    QVERIFY(wait_for_plan(w));
+    const std::size_t operators = w.operator_view()->operator_count();
+    for (const QSize size : {QSize(640, 420), QSize(2560, 1440), QSize(1400, 860)}) {
+      w.resize(size);
+      QTest::qWait(20);
+      for (int i = 0; i < w.tabs()->count(); ++i) {
+        w.tabs()->setCurrentIndex(i);
+        const QImage image = w.tabs()->currentWidget()->grab().toImage();
+        QVERIFY2(!image.isNull() && image.width() > 0 && image.height() > 0,
+                 qPrintable(w.tabs()->tabText(i)));
+      }
+      QCOMPARE(w.operator_view()->operator_count(), operators);
+    }
+  }
+
+  // A 4,096-GPU cluster (512 DGX-A100 nodes) plans and shows like a small one.
+  void fourThousandGpusStayUsable() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("gpus4096.yaml");
+    std::ofstream(path.toStdString())
+        << "name: gpus4096\nmodel: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 512}\n"
+           "training: {precision: mixed-fp16, memory_limit: 40GB, max_micro_batch: 16}\n";
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(open_and_plan(w, path));
+    QCOMPARE(w.outcome()->job.scenario.cluster.gpus(), 4096);
+    QVERIFY(w.outcome()->report->best.fits);
+    QVERIFY(w.summary_text().contains("samples/s"));
+    QVERIFY(w.baselines_table()->rowCount() > 20);
+    for (int i = 0; i < w.tabs()->count(); ++i) {
+      w.tabs()->setCurrentIndex(i);
+      QVERIFY(!w.tabs()->currentWidget()->grab().toImage().isNull());
+    }
+  }
+
   void thousandOperatorsStayUsable() {
     QTemporaryDir dir;
     const QString path = dir.filePath("thousand.yaml");
