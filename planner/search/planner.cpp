@@ -592,8 +592,8 @@ namespace {
 
 // The report's candidates: the plan, the search's pick at each kept batch size and every fitting baseline,
 // distinct, fastest first (ties keep that order), at most `limit`.
-std::vector<Plan> candidate_plans(const PlanReport& report, std::vector<Plan> per_batch, std::size_t limit,
-                                  const Plan& configured) {
+std::vector<Plan> candidate_plans(const PlanReport& report, std::vector<Plan> per_batch,
+                                  std::vector<Plan> alternatives, std::size_t limit, const Plan& configured) {
   std::vector<Plan> pool;
   if (report.best.fits) {
     pool.push_back(report.best.plan);
@@ -607,6 +607,14 @@ std::vector<Plan> candidate_plans(const PlanReport& report, std::vector<Plan> pe
   for (const StrategyResult& b : report.baselines) {
     if (b.fits) pool.push_back(b.plan);
   }
+  // An alternative with the choices of a plan already there (a baseline's, priced with other collectives)
+  // would only rename that plan.
+  const std::size_t named = pool.size();
+  for (Plan& a : alternatives) {
+    const auto same = [&](const Plan& q) { return same_plan_choices(a, q); };
+    if (std::none_of(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(named), same))
+      pool.push_back(std::move(a));
+  }
   std::stable_sort(pool.begin(), pool.end(), [](const Plan& a, const Plan& b) {
     return a.predicted.samples_per_second > b.predicted.samples_per_second;
   });
@@ -615,6 +623,42 @@ std::vector<Plan> candidate_plans(const PlanReport& report, std::vector<Plan> pe
     if (out.size() == limit) break;
     const auto seen = [&](const Plan& q) { return same_plan_choices(p, q); };
     if (std::none_of(out.begin(), out.end(), seen)) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// Near-optimal alternatives to the search's pick, for refinement: the exact search again at the pick's batch
+// size with less memory to spend (the least any plan needs plus these fractions of what lies between it and
+// what the search had), each a different trade of memory for time that the search's separable prices rank
+// behind the pick but a schedule or a simulation may not.
+constexpr double kAlternativeBudgets[] = {0.9, 0.75, 0.5, 0.25};
+
+std::vector<Plan> alternative_plans(const Scenario& scenario, const Calibration& calibration,
+                                    const SearchSpace& space, const Plan& best, const Plan& configured) {
+  std::vector<Plan> out;
+  if (space.uniform || !space.pins.empty()) return out;
+  PlanInstance inst = build_instance(scenario, calibration, space,
+                                     TrainingStep{best.micro_batch, best.gradient_accumulation_steps});
+  const double capacity = inst.problem.capacity_bytes;
+  const double least = minimum_peak(inst.problem);
+  for (double budget : kAlternativeBudgets) {
+    inst.problem.capacity_bytes = least + budget * (capacity - least);
+    const BatchOutcome solved = solve_per_operator(inst, 0);
+    if (solved.status != BatchStatus::solved) continue;
+    Plan plan = best;
+    plan.strategy = space.name;  // the best may be an adopted baseline's; these are the search's own
+    plan.collectives = strategy_collectives(scenario, space.name);
+    plan.operators = picked_choices(inst, solved.picks);
+    copy_plan_configuration(plan, configured);
+    try {
+      plan.predicted = evaluate_plan(scenario, calibration, plan);
+    } catch (const PlanDoesNotFit&) {
+      continue;  // its whole plan holds more than the search counted
+    }
+    // The whole plan's peak (its schedule) can exceed what the search counted; such a plan is no candidate.
+    if (plan.predicted.peak_memory_bytes > static_cast<double>(scenario.training.memory_limit_bytes))
+      continue;
+    out.push_back(std::move(plan));
   }
   return out;
 }
@@ -958,7 +1002,11 @@ PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibratio
     compare_at_equal_batch(report, scenario, calibration, spaces, configured, meter);
   }
   if (request.candidate_plans > 0) {
-    report.candidates = candidate_plans(report, std::move(per_batch), request.candidate_plans, configured);
+    std::vector<Plan> alternatives;
+    if (report.best.fits)
+      alternatives = alternative_plans(scenario, calibration, spaces.front(), report.best.plan, configured);
+    report.candidates = candidate_plans(report, std::move(per_batch), std::move(alternatives),
+                                        request.candidate_plans, configured);
   }
   meter.check_cancelled();
   if (report.best.fits) {
