@@ -145,17 +145,20 @@ void CompareView::rebuild() {
       const double dt = pb.samples_per_second - pa.samples_per_second;
       summary_.push_back({"throughput (samples/s)", QString::number(pa.samples_per_second, 'f', 2),
                           QString::number(pb.samples_per_second, 'f', 2),
-                          QString("%1%2").arg(dt >= 0 ? "+" : "−").arg(std::abs(dt), 0, 'f', 2) +
-                              percent(pb.samples_per_second, pa.samples_per_second),
+                          dt == 0 ? QString("same")
+                                  : QString("%1%2").arg(dt > 0 ? "+" : "−").arg(std::abs(dt), 0, 'f', 2) +
+                                        percent(pb.samples_per_second, pa.samples_per_second),
                           dt != 0, better(dt, true)});
       const double di = pb.iteration_seconds - pa.iteration_seconds;
       summary_.push_back({"iteration time", duration(pa.iteration_seconds), duration(pb.iteration_seconds),
-                          signed_duration(di) + percent(pb.iteration_seconds, pa.iteration_seconds), di != 0,
-                          0});
+                          di == 0 ? QString("same")
+                                  : signed_duration(di) + percent(pb.iteration_seconds, pa.iteration_seconds),
+                          di != 0, 0});
       const double dm = pb.peak_memory_bytes - pa.peak_memory_bytes;
-      summary_.push_back({"peak memory per GPU", bytes(pa.peak_memory_bytes), bytes(pb.peak_memory_bytes),
-                          signed_bytes(dm) + percent(pb.peak_memory_bytes, pa.peak_memory_bytes), dm != 0,
-                          better(dm, false)});
+      summary_.push_back(
+          {"peak memory per GPU", bytes(pa.peak_memory_bytes), bytes(pb.peak_memory_bytes),
+           dm == 0 ? QString("same") : signed_bytes(dm) + percent(pb.peak_memory_bytes, pa.peak_memory_bytes),
+           dm != 0, better(dm, false)});
     } else {
       const auto peak = [](const PlanSnapshot& s) {
         return s.fits ? bytes(s.plan.predicted.peak_memory_bytes)

@@ -382,10 +382,14 @@ bool MainWindow::export_views(const QString& dir) {
   QDir().mkpath(dir);
   bool ok = true;
   const QStringList names = view_names();
+  // Each tab is made current while it is written: a tab never shown has not been laid out at the tab's size.
+  const int current = tabs_->currentIndex();
   for (int i = 0; i < tabs_->count(); ++i) {
+    tabs_->setCurrentIndex(i);
     for (const char* suffix : {".png", ".svg"})
       ok = export_widget(tabs_->widget(i), QDir(dir).filePath(names[i] + suffix)) && ok;
   }
+  tabs_->setCurrentIndex(current);
   return ok;
 }
 

@@ -364,7 +364,10 @@ class GuiTest : public QObject {
         const QFileInfo file(dir.filePath("all/" + name + suffix));
         QVERIFY2(file.size() > 1000, qPrintable(file.filePath()));
       }
+      // Drawn at the tab's size, laid out, even for a tab never shown before.
+      QCOMPARE(QImage(dir.filePath("all/" + name + ".png")).size(), w.tabs()->currentWidget()->size());
     }
+    QCOMPARE(w.tabs()->currentIndex(), 2);  // the tab shown before
     QVERIFY(w.export_baselines_csv(dir.filePath("baselines.csv")));
     QFile csv(dir.filePath("baselines.csv"));
     QVERIFY(csv.open(QIODevice::ReadOnly));
