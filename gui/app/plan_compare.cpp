@@ -29,6 +29,10 @@ std::string describe_model(const Scenario& s) {
   return s.model.name + " (" + std::to_string(s.model.operators.size()) + " operators)";
 }
 
+std::string count_of(std::size_t operators) {
+  return std::to_string(operators) + (operators == 1 ? " operator" : " operators");
+}
+
 }  // namespace
 
 std::int64_t PlanSnapshot::global_batch() const {
@@ -82,11 +86,13 @@ PlanComparison compare_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
     candidates.erase(candidates.begin());
   }
   if (missing > 0 || names_a.size() != names_b.size()) {
+    const std::size_t extra = names_b.size() - (names_a.size() - missing);  // B's operators A has not
+    std::string how;
+    if (missing > 0) how = "A has " + count_of(missing) + " that B has not";
+    if (extra > 0) how += (how.empty() ? "B has " : " and B has ") + count_of(extra) + " that A has not";
     out.models_differ = "The models differ: A is " + describe_model(a.scenario) + ", B is " +
-                        describe_model(b.scenario) + "; " + std::to_string(missing) + " of A's operators " +
-                        (missing == 1 ? "is" : "are") + " not in B and " +
-                        std::to_string(names_b.size() - (names_a.size() - missing)) +
-                        " of B's not in A, so " + "operators cannot be compared one by one.";
+                        describe_model(b.scenario) + "; " + how +
+                        ", so operators cannot be compared one by one.";
     return out;
   }
   if (!out.both_fit) return out;

@@ -21,6 +21,7 @@
 #include "operator_view.hpp"
 #include "plan_views.hpp"
 #include "scenario_panel.hpp"
+#include "scope_colors.hpp"
 
 using namespace shardscope;
 using namespace shardscope::gui;
@@ -329,12 +330,63 @@ class GuiTest : public QObject {
     QVERIFY(replan_after(w, [&] { w.panel()->model_box()->setCurrentText("nd-64x1536"); }));
     QCOMPARE(w.outcome()->job.scenario.model.name, std::string("nd-64x1536"));
     CompareView* view = w.compare_panel()->view();
-    QVERIFY2(view->message().startsWith("The models differ: A is nd-48x1536 (98 operators), B is nd-64x1536"),
-             qPrintable(view->message()));
+    QCOMPARE(view->message(),
+             QString("The models differ: A is nd-48x1536 (98 operators), B is nd-64x1536 (130 "
+                     "operators); B has 32 operators that A has not, so operators cannot be "
+                     "compared one by one."));
     QVERIFY(!view->comparison().models_differ.empty());
     QVERIFY(view->comparison().operators.empty());
     QCOMPARE(view->operator_lines(), 0);
     QVERIFY(view->summary_lines().join('\n').contains("model: nd-48x1536 (98 operators) | nd-64x1536"));
+  }
+
+  // compare_plans on edited copies of the default plan: operators are matched by name (not position), a
+  // renamed operator makes the models differ, a flipped checkpoint is the one change, a plan that does not
+  // fit gives its message.
+  void comparePlansMatchesOperatorsByName() {
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    const std::optional<PlanSnapshot> a =
+        snapshot_of(w.outcome()->job.scenario, {}, *w.outcome()->report, "plan");
+    QVERIFY(a && a->fits);
+    const std::size_t last = a->plan.operators.size() - 1;
+    QVERIFY(choice_text(a->plan.operators[0]) != choice_text(a->plan.operators[last]));  // embedding, head
+    PlanSnapshot swapped = *a;  // the first and last operators in each other's place
+    std::swap(swapped.scenario.model.operators[0], swapped.scenario.model.operators[last]);
+    std::swap(swapped.plan.operators[0], swapped.plan.operators[last]);
+    std::swap(swapped.operator_costs[0], swapped.operator_costs[last]);
+    PlanComparison c = compare_plans(*a, swapped);
+    QVERIFY(c.models_differ.empty());
+    QCOMPARE(c.operators.size(), a->plan.operators.size());
+    for (const OperatorDifference& d : c.operators) QVERIFY2(!d.any_difference(), d.name.c_str());
+
+    PlanSnapshot renamed = *a;
+    renamed.scenario.model.operators[0].name = "embedding2";
+    c = compare_plans(*a, renamed);
+    QCOMPARE(c.models_differ,
+             std::string(
+                 "The models differ: A is nd-48x1536 (98 operators), B is nd-48x1536 (98 operators); A has "
+                 "1 operator that B has not and B has 1 operator that A has not, so operators cannot be "
+                 "compared one by one."));
+    QVERIFY(c.operators.empty());
+
+    PlanSnapshot flipped = *a;
+    flipped.plan.operators[5].checkpoint = !flipped.plan.operators[5].checkpoint;
+    c = compare_plans(*a, flipped);
+    QCOMPARE(c.choices_changed(), std::size_t{1});
+    QVERIFY(c.operators[5].checkpoint_differs && !c.operators[5].scopes_differ &&
+            !c.operators[5].slices_differ);
+
+    PlanSnapshot unfit = *a;
+    unfit.fits = false;
+    c = compare_plans(*a, unfit);
+    QVERIFY(!c.both_fit && c.operators.empty() && c.models_differ.empty());
+    CompareView view;
+    view.set_a(*a);
+    view.set_b(unfit);
+    QCOMPARE(view.message(),
+             QString("Plan B does not fit its memory limit, so there are no operator choices to compare."));
   }
 
   void exportsWrite() {
