@@ -1,5 +1,6 @@
 // shardscope-gui [scenario.yaml] [--screenshots DIR]: the desktop explorer, or its views rendered to PNGs.
 #include <QApplication>
+#include <QCheckBox>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QEventLoop>
@@ -8,7 +9,9 @@
 #include <cstdio>
 #include <memory>
 
+#include "compare_panel.hpp"
 #include "main_window.hpp"
+#include "memory_time_panel.hpp"
 #include "operator_view.hpp"
 #include "scenario_panel.hpp"
 #include "timeline_panel.hpp"
@@ -21,8 +24,11 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription("shardscope's desktop explorer of per-operator sharding plans");
   parser.addHelpOption();
   parser.addPositionalArgument("scenario", "scenario YAML to open (default: the built-in default scenario)");
-  QCommandLineOption shots("screenshots", "render every view of the scenario's plan to DIR/*.png and exit",
-                           "DIR");
+  QCommandLineOption shots(
+      "screenshots",
+      "render every view of the scenario's plan (operators, memory, Pareto, timeline, memory "
+      "over time, compare A/B with two pins) to DIR/*.png and exit",
+      "DIR");
   parser.addOption(shots);
   parser.process(app);
 
@@ -66,6 +72,7 @@ int main(int argc, char** argv) {
   for (int tab = 0; tab < 3; ++tab) {
     if (!shoot(tab, names[tab])) return 4;
   }
+  window.keep_as_a();  // compared below with the plan under two pins
   // The timeline: the plan simulated in a child process (`shardscope simulate`); four GPUs, the whole
   // iteration.
   {
@@ -86,6 +93,8 @@ int main(int argc, char** argv) {
     shardscope::gui::TimelinePanel* timeline = window.timeline_panel();
     timeline->set_selected_ranks({0, 1, 2, 3});
     if (!shoot(window.tabs()->indexOf(timeline), names[3])) return 4;
+    window.memory_time_panel()->set_rank(0);
+    if (!shoot(window.tabs()->indexOf(window.memory_time_panel()), "memory-time.png")) return 4;
   }
   // A what-if: the second operator pinned to DP and the last to half its slices sharded, re-planned.
   const shardscope::Plan& plan = window.outcome()->report->best.plan;
@@ -99,8 +108,11 @@ int main(int argc, char** argv) {
     pins.push_back(half);
     window.add_pins(pins);
     loop.exec();
-    if (window.outcome() && !window.outcome()->job.pins.empty() && !shoot(0, "operators-pinned.png"))
-      return 4;
+    if (window.outcome() && !window.outcome()->job.pins.empty()) {
+      if (!shoot(0, "operators-pinned.png")) return 4;
+      window.compare_panel()->only_changed_box()->setChecked(true);
+      if (!shoot(window.tabs()->indexOf(window.compare_panel()), "compare.png")) return 4;
+    }
   }
   return 0;
 }

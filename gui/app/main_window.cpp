@@ -2,6 +2,7 @@
 #include "main_window.hpp"
 
 #include <QAction>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -20,6 +21,9 @@
 #include <cmath>
 #include <fstream>
 
+#include "compare_panel.hpp"
+#include "compare_view.hpp"
+#include "memory_time_panel.hpp"
 #include "operator_view.hpp"
 #include "plan_views.hpp"
 #include "planner/core/units.hpp"
@@ -32,6 +36,22 @@ namespace {
 
 QString bytes(double b) { return QString::fromStdString(units::format_bytes(b)); }
 QString duration(double s) { return QString::fromStdString(units::format_duration(s)); }
+
+// The widget as PNG (a grab) or SVG (rendered into an SVG generator), by the path's suffix.
+bool export_widget(QWidget* view, const QString& path) {
+  const QSize size = view->size().isEmpty() ? QSize(1000, 700) : view->size();
+  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(size);
+    svg.setViewBox(QRect(QPoint(0, 0), size));
+    QPainter p;
+    if (!p.begin(&svg)) return false;
+    view->render(&p);
+    return p.end();
+  }
+  return view->grab().save(path, "PNG");
+}
 
 }  // namespace
 
@@ -63,8 +83,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* op_scroll = new QScrollArea;
   op_scroll->setWidget(operators_);
   op_scroll->setWidgetResizable(true);
+  op_scroll->setObjectName("operators");
   tabs_->addTab(op_scroll, "Operators");
   memory_ = new MemoryView;
+  memory_->setObjectName("memory");
   tabs_->addTab(memory_, "Memory");
   auto* pareto_split = new QSplitter(Qt::Vertical);
   pareto_ = new ParetoView;
@@ -76,10 +98,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   pareto_split->addWidget(baselines_);
   pareto_split->setStretchFactor(0, 3);
   pareto_split->setStretchFactor(1, 2);
+  pareto_split->setObjectName("pareto");
   tabs_->addTab(pareto_split, "Pareto && baselines");
   simulation_ = new SimulationService(this);
   timeline_ = new TimelinePanel(simulation_);
+  timeline_->setObjectName("timeline");
   tabs_->addTab(timeline_, "Timeline");
+  memory_time_ = new MemoryTimePanel;
+  memory_time_->setObjectName("memory-time");
+  tabs_->addTab(memory_time_, "Memory over time");
+  compare_ = new ComparePanel;
+  compare_->setObjectName("compare");
+  tabs_->addTab(compare_, "Compare A/B");
   layout->addWidget(tabs_, 1);
 
   auto* split = new QSplitter;
@@ -93,6 +123,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     const QString path =
         QFileDialog::getSaveFileName(this, "Export view", "view.png", "Images (*.png *.svg)");
     if (!path.isEmpty()) export_view(path);
+  });
+  file->addAction("Export every view (PNG and SVG)…", this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, "Export every view into");
+    if (!dir.isEmpty() && !export_views(dir)) statusBar()->showMessage("some views could not be written");
   });
   file->addAction("Export plan JSON…", this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, "Export plan", "plan.json", "JSON (*.json)");
@@ -108,10 +142,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   QMenu* sim = menuBar()->addMenu("&Simulate");
   sim->addAction("Simulate", QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] { simulate(); });
   sim->addAction("Cancel simulation", this, [this] { simulation_->cancel(); });
+  QMenu* compare = menuBar()->addMenu("&Compare");
+  compare->addAction("Keep as A", QKeySequence(Qt::CTRL | Qt::Key_K), this, &MainWindow::keep_as_a);
+  compare->addAction("Clear A", this, &MainWindow::clear_a);
+  connect(compare_, &ComparePanel::keepRequested, this, &MainWindow::keep_as_a);
   connect(timeline_, &TimelinePanel::simulateRequested, this, [this] { simulate(); });
   connect(simulation_, &SimulationService::finished, this,
           [this](std::shared_ptr<const SimulationOutcome> o) {
             statusBar()->showMessage(o->ok ? "simulated" : "simulation failed (see the Timeline tab)");
+            if (o->ok) memory_time_->set_simulation(o, simulated_limit_bytes_);
           });
   connect(simulation_, &SimulationService::cancelled, this,
           [this] { statusBar()->showMessage("simulation cancelled"); });
@@ -169,10 +208,21 @@ quint64 MainWindow::simulate() {
       panel_->scenario() && outcome_ && !service_->busy() && outcome_->generation == service_->latest();
   if (const Plan* plan = plan_current ? shown_plan() : nullptr)
     request.plan_json = QString::fromStdString(plan_to_json(*plan).dump(2));
+  simulated_limit_bytes_ =
+      panel_->scenario() ? static_cast<double>(panel_->scenario()->training.memory_limit_bytes) : 0.0;
   tabs_->setCurrentWidget(timeline_);
   statusBar()->showMessage("simulating…");
   return simulation_->start(request);
 }
+
+void MainWindow::keep_as_a() {
+  if (!outcome_ || !outcome_->report) return;
+  compare_->keep(
+      snapshot_of(outcome_->job.scenario, outcome_->job.pins, *outcome_->report, shown_.toStdString()));
+  statusBar()->showMessage("kept the shown plan as A (Compare A/B tab)");
+}
+
+void MainWindow::clear_a() { compare_->clear(); }
 
 void MainWindow::add_pins(const std::vector<OperatorPin>& pins) {
   for (const OperatorPin& pin : pins) {
@@ -278,6 +328,7 @@ void MainWindow::refresh_views() {
   memory_->set_report(scenario, report);
   pareto_->set_report(scenario, report, shown_);
   fill_baselines();
+  compare_->show_b(snapshot_of(scenario, outcome_->job.pins, report, shown_.toStdString()));
 }
 
 void MainWindow::fill_baselines() {
@@ -319,20 +370,27 @@ void MainWindow::fill_baselines() {
   baselines_->resizeColumnsToContents();
 }
 
-bool MainWindow::export_view(const QString& path) {
-  QWidget* view = tabs_->currentWidget();
-  const QSize size = view->size().isEmpty() ? QSize(1000, 700) : view->size();
-  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
-    QSvgGenerator svg;
-    svg.setFileName(path);
-    svg.setSize(size);
-    svg.setViewBox(QRect(QPoint(0, 0), size));
-    QPainter p;
-    if (!p.begin(&svg)) return false;
-    view->render(&p);
-    return p.end();
+bool MainWindow::export_view(const QString& path) { return export_widget(tabs_->currentWidget(), path); }
+
+QStringList MainWindow::view_names() const {
+  QStringList names;
+  for (int i = 0; i < tabs_->count(); ++i) names << tabs_->widget(i)->objectName();
+  return names;
+}
+
+bool MainWindow::export_views(const QString& dir) {
+  QDir().mkpath(dir);
+  bool ok = true;
+  const QStringList names = view_names();
+  // Each tab is made current while it is written: a tab never shown has not been laid out at the tab's size.
+  const int current = tabs_->currentIndex();
+  for (int i = 0; i < tabs_->count(); ++i) {
+    tabs_->setCurrentIndex(i);
+    for (const char* suffix : {".png", ".svg"})
+      ok = export_widget(tabs_->widget(i), QDir(dir).filePath(names[i] + suffix)) && ok;
   }
-  return view->grab().save(path, "PNG");
+  tabs_->setCurrentIndex(current);
+  return ok;
 }
 
 bool MainWindow::export_plan_json(const QString& path) const {

@@ -1,6 +1,7 @@
-// MainWindow: scenario panel on the left, operator / memory / Pareto-and-baselines / timeline views in the
-// centre; every valid scenario change or pin re-plans on the PlanService's worker thread, and Simulate runs
-// `shardscope simulate` in a child process (SimulationService) for the timeline.
+// MainWindow: scenario panel on the left, operator / memory / Pareto-and-baselines / timeline / memory over
+// time / compare A/B views in the centre; every valid scenario change or pin re-plans on the PlanService's
+// worker thread, and Simulate runs `shardscope simulate` in a child process (SimulationService) for the
+// timeline and the memory over time.
 #pragma once
 
 #include <QMainWindow>
@@ -17,6 +18,8 @@ class QTableWidget;
 
 namespace shardscope::gui {
 
+class ComparePanel;
+class MemoryTimePanel;
 class MemoryView;
 class OperatorView;
 class ParetoView;
@@ -35,6 +38,9 @@ class MainWindow : public QMainWindow {
   // Simulates the scenario as the panel has it (and the shown plan when it is current) in a child process;
   // a newer call supersedes a running one. Returns the simulation's generation.
   quint64 simulate();
+  // Compare A/B: freezes the shown plan as A (B follows every later plan); Clear A forgets it.
+  void keep_as_a();
+  void clear_a();
 
   ScenarioPanel* panel() const { return panel_; }
   OperatorView* operator_view() const { return operators_; }
@@ -45,6 +51,8 @@ class MainWindow : public QMainWindow {
   PlanService* service() const { return service_; }
   SimulationService* simulation() const { return simulation_; }
   TimelinePanel* timeline_panel() const { return timeline_; }
+  MemoryTimePanel* memory_time_panel() const { return memory_time_; }
+  ComparePanel* compare_panel() const { return compare_; }
   const std::shared_ptr<const PlanOutcome>& outcome() const { return outcome_; }
   const std::vector<OperatorPin>& pins() const { return pins_; }
   QString shown_strategy() const { return shown_; }
@@ -52,8 +60,11 @@ class MainWindow : public QMainWindow {
   QString summary_text() const;
   QString plan_error() const { return plan_error_; }
 
-  // Exports: the current tab as PNG or SVG, the shown plan as JSON, the baselines as CSV.
+  // Exports: the current tab as PNG or SVG, every tab as DIR/<name>.png and .svg (names: view_names()),
+  // the shown plan as JSON, the baselines as CSV.
   bool export_view(const QString& path);
+  bool export_views(const QString& dir);
+  QStringList view_names() const;  // per tab, in order: "operators", "memory", ..., "compare"
   bool export_plan_json(const QString& path) const;
   bool export_baselines_csv(const QString& path) const;
 
@@ -79,6 +90,9 @@ class MainWindow : public QMainWindow {
   PlanService* service_ = nullptr;
   SimulationService* simulation_ = nullptr;
   TimelinePanel* timeline_ = nullptr;
+  MemoryTimePanel* memory_time_ = nullptr;
+  ComparePanel* compare_ = nullptr;
+  double simulated_limit_bytes_ = 0;  // the memory limit of the scenario last sent to the simulator
   std::shared_ptr<const PlanOutcome> outcome_;
   std::vector<OperatorPin> pins_;
   QString shown_ = "plan";

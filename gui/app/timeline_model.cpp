@@ -1,10 +1,11 @@
-// Reading the simulator's Trace Event JSON into per-rank, per-stream task lists.
+// Reading the simulator's Trace Event JSON into per-rank, per-stream task lists and memory samples.
 #include "timeline_model.hpp"
 
 #include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "planner/core/error.hpp"
@@ -35,7 +36,31 @@ int integer_field(const Json& event, const char* key, const std::string& source,
   return it->get<int>();
 }
 
+// The "memory (bytes)" counter's args: a number >= 0 per category named as the simulator names them.
+MemoryBytes memory_args(const Json& event, const std::string& source, const std::string& where) {
+  MemoryBytes bytes{};
+  const auto args = event.find("args");
+  if (args == event.end() || !args->is_object())
+    fail(source, where + ".args", "expected an object of bytes per memory category");
+  for (const auto& [key, value] : args->items()) {
+    const std::optional<MemoryCategory> category = parse_name<MemoryCategory>(key);
+    if (!category)
+      fail(source, where + ".args." + key,
+           "expected a memory category (" + join(names<MemoryCategory>()) + ")");
+    if (!value.is_number() || !(value.get<double>() >= 0))
+      fail(source, where + ".args." + key, "expected a number of bytes >= 0, got " + value.dump());
+    bytes[index_of(*category)] = value.get<double>();
+  }
+  return bytes;
+}
+
 }  // namespace
+
+double TimelineMemorySample::total_bytes() const {
+  double total = 0;
+  for (double b : bytes) total += b;
+  return total;
+}
 
 std::size_t TimelineModel::task_count() const {
   std::size_t n = 0;
@@ -74,6 +99,16 @@ TimelineModel parse_trace_json(const std::string& text, const std::string& sourc
           e["args"]["name"].is_string())
         r.label = e["args"]["name"].get<std::string>();
     }
+    if (phase == "C" && e.value("name", "") == "memory (bytes)") {
+      const int pid = integer_field(e, "pid", source, where);
+      TimelineMemorySample sample;
+      sample.time_seconds = number_field(e, "ts", source, where) * 1e-6;
+      sample.bytes = memory_args(e, source, where);
+      TimelineRank& r = by_rank[pid];
+      r.rank = pid;
+      r.memory.push_back(sample);
+      continue;
+    }
     if (phase != "X") continue;
     const int pid = integer_field(e, "pid", source, where);
     const int tid = integer_field(e, "tid", source, where);
@@ -98,6 +133,10 @@ TimelineModel parse_trace_json(const std::string& text, const std::string& sourc
       });
       for (const TimelineTask& t : stream) model.end_seconds = std::max(model.end_seconds, t.end_seconds());
     }
+    std::stable_sort(r.memory.begin(), r.memory.end(),
+                     [](const TimelineMemorySample& a, const TimelineMemorySample& b) {
+                       return a.time_seconds < b.time_seconds;
+                     });
     model.ranks.push_back(std::move(r));
   }
   return model;

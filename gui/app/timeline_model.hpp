@@ -1,9 +1,12 @@
-// TimelineModel: the tasks of a simulated iteration per GPU (rank) and stream, read from the Chrome/Perfetto
-// trace (Trace Event JSON) that `shardscope simulate --trace` writes.
+// TimelineModel: the tasks of a simulated iteration per GPU (rank) and stream, and each GPU's memory by
+// category over the iteration, read from the Chrome/Perfetto trace (Trace Event JSON) that
+// `shardscope simulate --trace` writes.
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include "planner/program/iteration_program.hpp"
 
 namespace shardscope::gui {
 
@@ -17,10 +20,18 @@ struct TimelineTask {
   double end_seconds() const { return start_seconds + duration_seconds; }
 };
 
+// What a GPU holds from `time_seconds` until the next sample, by category (MemoryCategory order).
+struct TimelineMemorySample {
+  double time_seconds = 0;
+  MemoryBytes bytes{};
+  double total_bytes() const;  // summed in category order, as the simulator sums its peak
+};
+
 struct TimelineRank {
   int rank = 0;
   std::string label;                                    // the trace's process name ("GPU 3")
   std::vector<TimelineTask> streams[kTimelineStreams];  // each sorted by start, then by end
+  std::vector<TimelineMemorySample> memory;             // in trace order (sorted by time, stable)
 
   const std::vector<TimelineTask>& tasks(TimelineStream stream) const {
     return streams[static_cast<int>(stream)];
@@ -37,9 +48,10 @@ struct TimelineModel {
 };
 
 // Parses Trace Event JSON: metadata "process_name" events name the ranks (pid), complete ("ph": "X") events
-// with tid 0 (compute) or 1 (communication) are the tasks (ts and dur in microseconds); counter and other
-// events are skipped. Throws InputError naming `source`, the event ("traceEvents[12].dur") and what was
-// expected.
+// with tid 0 (compute) or 1 (communication) are the tasks (ts and dur in microseconds), and counter events
+// ("ph": "C") named "memory (bytes)" are memory samples whose args give bytes per category (a category left
+// out holds 0); other events are skipped. Throws InputError naming `source`, the event
+// ("traceEvents[12].dur") and what was expected.
 TimelineModel parse_trace_json(const std::string& text, const std::string& source);
 TimelineModel load_trace_file(const std::string& path);
 

@@ -1,10 +1,12 @@
 // shardscope-gui under QTest (QT_QPA_PLATFORM=offscreen): planning, the operator view against the CLI's plan
-// JSON, pins, Pareto clicks, broken input, a 1000-operator model and the exports.
+// JSON, pins, Pareto clicks, broken input, every scenario field, resizing, 4,096 GPUs, a 1000-operator model,
+// compare A/B and the exports.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -15,10 +17,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "compare_panel.hpp"
+#include "compare_view.hpp"
 #include "main_window.hpp"
 #include "operator_view.hpp"
 #include "plan_views.hpp"
 #include "scenario_panel.hpp"
+#include "scope_colors.hpp"
 
 using namespace shardscope;
 using namespace shardscope::gui;
@@ -40,6 +45,22 @@ bool wait_for_plan(MainWindow& w, int timeout_ms = 90000) {
 bool open_and_plan(MainWindow& w, const QString& path) {
   QSignalSpy shown(&w, &MainWindow::planShown);
   if (!w.open_scenario(path)) return false;
+  QElapsedTimer clock;
+  clock.start();
+  while (clock.elapsed() < 90000) {
+    if (!shown.isEmpty() && !w.service()->busy() && w.outcome() &&
+        w.outcome()->generation == w.service()->latest())
+      return true;
+    QTest::qWait(20);
+  }
+  return false;
+}
+
+// Re-plans after `change` and waits until the newest plan is shown.
+bool replan_after(MainWindow& w, const std::function<void()>& change) {
+  QSignalSpy shown(&w, &MainWindow::planShown);
+  change();
+  w.panel()->reparse_now();
   QElapsedTimer clock;
   clock.start();
   while (clock.elapsed() < 90000) {
@@ -326,6 +347,138 @@ class GuiTest : public QObject {
     QVERIFY2(longest < 2000, qPrintable(QString::number(longest)));
   }
 
+  // Keep A, change the memory limit: the compare view holds A as kept and B as re-planned, and highlights
+  // exactly the operators whose scopes, slices or checkpointing differ between the two plans.
+  void compareKeepsAAndHighlightsChanges() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    CompareView* view = w.compare_panel()->view();
+    QVERIFY(!w.compare_panel()->has_a());
+    QVERIFY(view->message().startsWith("No plan A yet"));
+    const Plan a = w.outcome()->report->best.plan;
+    w.keep_as_a();
+    QVERIFY(w.compare_panel()->has_a());
+    QCOMPARE(view->comparison().choices_changed(), std::size_t{0});  // B is A until the next plan
+    QVERIFY(view->highlighted_operators().empty());
+    QVERIFY(replan_after(w, [&] { w.panel()->set_memory_limit_text("6GB"); }));
+    QVERIFY(w.outcome()->job.scenario.training.memory_limit_bytes == 6000000000);
+    const Plan& b = w.outcome()->report->best.plan;
+    QCOMPARE(view->a()->plan.predicted.samples_per_second, a.predicted.samples_per_second);
+    QCOMPARE(view->b()->plan.predicted.samples_per_second, b.predicted.samples_per_second);
+    QVERIFY(view->message().isEmpty());
+    // The summary shows both sides.
+    const QStringList lines = view->summary_lines();
+    const auto line = [&](const QString& metric) {
+      for (const QString& l : lines) {
+        if (l.startsWith(metric + ":")) return l;
+      }
+      return QString();
+    };
+    QVERIFY2(line("memory limit per GPU").contains("7.45 GiB | 5.59 GiB"), qPrintable(lines.join('\n')));
+    QVERIFY(line("throughput (samples/s)")
+                .contains(QString::number(a.predicted.samples_per_second, 'f', 2) + " | " +
+                          QString::number(b.predicted.samples_per_second, 'f', 2)));
+    // The highlighted rows, recomputed from the two plans.
+    std::vector<std::string> changed;
+    for (std::size_t i = 0; i < a.operators.size(); ++i) {
+      const OperatorChoice& x = a.operators[i];
+      const OperatorChoice& y = b.operators[i];
+      const bool dp_x = x.sharded_slices == 0, dp_y = y.sharded_slices == 0;
+      const bool scopes = dp_x != dp_y || (!dp_x && x.scopes.name() != y.scopes.name());
+      if (scopes || x.slices != y.slices || x.sharded_slices != y.sharded_slices ||
+          x.checkpoint != y.checkpoint)
+        changed.push_back(x.name);
+    }
+    QVERIFY(!changed.empty());
+    QCOMPARE(view->highlighted_operators(), changed);
+    QCOMPARE(view->comparison().choices_changed(), changed.size());
+    QCOMPARE(view->comparison().operators.size(), a.operators.size());
+    QVERIFY(line("operators with another choice")
+                .endsWith(QString("%1 of %2").arg(changed.size()).arg(a.operators.size())));
+    // Only the changed rows when asked; every row (or folded run) otherwise.
+    w.compare_panel()->only_changed_box()->setChecked(true);
+    QCOMPARE(view->operator_lines(), static_cast<int>(changed.size()));
+    w.compare_panel()->only_changed_box()->setChecked(false);
+    QVERIFY(view->operator_lines() > static_cast<int>(changed.size()));
+    // Clear A resets.
+    w.compare_panel()->clear_button()->click();
+    QVERIFY(!w.compare_panel()->has_a());
+    QVERIFY(view->summary_lines().isEmpty());
+    QCOMPARE(view->operator_lines(), 0);
+  }
+
+  // A and B of different models: the compare view says so instead of a table.
+  void compareDifferentModelsSaysSo() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    w.keep_as_a();
+    QVERIFY(w.panel()->model_box()->findText("nd-64x1536") >= 0);
+    QVERIFY(replan_after(w, [&] { w.panel()->model_box()->setCurrentText("nd-64x1536"); }));
+    QCOMPARE(w.outcome()->job.scenario.model.name, std::string("nd-64x1536"));
+    CompareView* view = w.compare_panel()->view();
+    QCOMPARE(view->message(),
+             QString("The models differ: A is nd-48x1536 (98 operators), B is nd-64x1536 (130 "
+                     "operators); B has 32 operators that A has not, so operators cannot be "
+                     "compared one by one."));
+    QVERIFY(!view->comparison().models_differ.empty());
+    QVERIFY(view->comparison().operators.empty());
+    QCOMPARE(view->operator_lines(), 0);
+    QVERIFY(view->summary_lines().join('\n').contains("model: nd-48x1536 (98 operators) | nd-64x1536"));
+  }
+
+  // compare_plans on edited copies of the default plan: operators are matched by name (not position), a
+  // renamed operator makes the models differ, a flipped checkpoint is the one change, a plan that does not
+  // fit gives its message.
+  void comparePlansMatchesOperatorsByName() {
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    const std::optional<PlanSnapshot> a =
+        snapshot_of(w.outcome()->job.scenario, {}, *w.outcome()->report, "plan");
+    QVERIFY(a && a->fits);
+    const std::size_t last = a->plan.operators.size() - 1;
+    QVERIFY(choice_text(a->plan.operators[0]) != choice_text(a->plan.operators[last]));  // embedding, head
+    PlanSnapshot swapped = *a;  // the first and last operators in each other's place
+    std::swap(swapped.scenario.model.operators[0], swapped.scenario.model.operators[last]);
+    std::swap(swapped.plan.operators[0], swapped.plan.operators[last]);
+    std::swap(swapped.operator_costs[0], swapped.operator_costs[last]);
+    PlanComparison c = compare_plans(*a, swapped);
+    QVERIFY(c.models_differ.empty());
+    QCOMPARE(c.operators.size(), a->plan.operators.size());
+    for (const OperatorDifference& d : c.operators) QVERIFY2(!d.any_difference(), d.name.c_str());
+
+    PlanSnapshot renamed = *a;
+    renamed.scenario.model.operators[0].name = "embedding2";
+    c = compare_plans(*a, renamed);
+    QCOMPARE(c.models_differ,
+             std::string(
+                 "The models differ: A is nd-48x1536 (98 operators), B is nd-48x1536 (98 operators); A has "
+                 "1 operator that B has not and B has 1 operator that A has not, so operators cannot be "
+                 "compared one by one."));
+    QVERIFY(c.operators.empty());
+
+    PlanSnapshot flipped = *a;
+    flipped.plan.operators[5].checkpoint = !flipped.plan.operators[5].checkpoint;
+    c = compare_plans(*a, flipped);
+    QCOMPARE(c.choices_changed(), std::size_t{1});
+    QVERIFY(c.operators[5].checkpoint_differs && !c.operators[5].scopes_differ &&
+            !c.operators[5].slices_differ);
+
+    PlanSnapshot unfit = *a;
+    unfit.fits = false;
+    c = compare_plans(*a, unfit);
+    QVERIFY(!c.both_fit && c.operators.empty() && c.models_differ.empty());
+    CompareView view;
+    view.set_a(*a);
+    view.set_b(unfit);
+    QCOMPARE(view.message(),
+             QString("Plan B does not fit its memory limit, so there are no operator choices to compare."));
+  }
+
   void exportsWrite() {
     QTemporaryDir dir;
     MainWindow w;
@@ -343,6 +496,20 @@ class GuiTest : public QObject {
     std::ifstream in(dir.filePath("plan.json").toStdString());
     const nlohmann::json plan = nlohmann::json::parse(in);
     QCOMPARE(plan["operators"].size(), w.outcome()->report->best.plan.operators.size());
+    // Every tab (the timeline, memory over time and compare A/B among them) as PNG and SVG.
+    w.keep_as_a();
+    const QStringList names = w.view_names();
+    QCOMPARE(names, (QStringList{"operators", "memory", "pareto", "timeline", "memory-time", "compare"}));
+    QVERIFY(w.export_views(dir.filePath("all")));
+    for (const QString& name : names) {
+      for (const char* suffix : {".png", ".svg"}) {
+        const QFileInfo file(dir.filePath("all/" + name + suffix));
+        QVERIFY2(file.size() > 1000, qPrintable(file.filePath()));
+      }
+      // Drawn at the tab's size, laid out, even for a tab never shown before.
+      QCOMPARE(QImage(dir.filePath("all/" + name + ".png")).size(), w.tabs()->currentWidget()->size());
+    }
+    QCOMPARE(w.tabs()->currentIndex(), 2);  // the tab shown before
     QVERIFY(w.export_baselines_csv(dir.filePath("baselines.csv")));
     QFile csv(dir.filePath("baselines.csv"));
     QVERIFY(csv.open(QIODevice::ReadOnly));

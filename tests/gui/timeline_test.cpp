@@ -1,6 +1,7 @@
 // shardscope-gui's simulation and timeline under QTest (QT_QPA_PLATFORM=offscreen): the trace of a real
-// `shardscope simulate`, zoom and pan bounds, Cancel, a newer request superseding an older one, and failing
-// children (missing program, crash, exit 2 and 3).
+// `shardscope simulate`, memory over time against the simulated peak, zoom and pan bounds, Cancel, a newer
+// request superseding an older one, and failing children (missing program, crash, exit 2 and 3).
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QListWidget>
@@ -21,6 +22,8 @@
 #include <set>
 
 #include "main_window.hpp"
+#include "memory_time_panel.hpp"
+#include "memory_time_view.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
 #include "scenario_panel.hpp"
@@ -94,7 +97,9 @@ const char* kSmallTrace = R"json({"traceEvents": [
   {"name": "fwd b", "cat": "compute", "ph": "X", "ts": 3000, "dur": 1000, "pid": 0, "tid": 0},
   {"name": "AG a", "cat": "comm", "ph": "X", "ts": 0, "dur": 900, "pid": 0, "tid": 1},
   {"name": "update", "cat": "compute", "ph": "X", "ts": 9000, "dur": 1000, "pid": 1, "tid": 0},
-  {"name": "memory (bytes)", "ph": "C", "ts": 0, "pid": 0, "args": {"weights": 1}}
+  {"name": "memory (bytes)", "ph": "C", "ts": 2000, "pid": 0, "args": {"parameters": 1, "activations": 2}},
+  {"name": "memory (bytes)", "ph": "C", "ts": 0, "pid": 0, "args": {"parameters": 1}},
+  {"name": "other counter", "ph": "C", "ts": 0, "pid": 0, "args": {"weights": 1}}
 ], "displayTimeUnit": "ms"})json";
 
 }  // namespace
@@ -193,6 +198,19 @@ class TimelineTest : public QObject {
         message(R"({"traceEvents": [{"name": "x", "ph": "X", "ts": 0, "dur": 1, "pid": "a", "tid": 0}]})"),
         std::string("t.json: traceEvents[0].pid: expected a whole number from 0 to 2^30"));
     QVERIFY(message(R"({"traceEvents": [7]})") == "t.json: traceEvents[0]: expected an event object");
+    QCOMPARE(message(R"j({"traceEvents": [{"name": "memory (bytes)", "ph": "C", "ts": 0, "pid": 0}]})j"),
+             std::string("t.json: traceEvents[0].args: expected an object of bytes per memory category"));
+    QCOMPARE(
+        message(
+            R"j({"traceEvents": [{"name": "memory (bytes)", "ph": "C", "ts": 0, "pid": 0, "args": {"weights": 1}}]})j"),
+        std::string("t.json: traceEvents[0].args.weights: expected a memory category (parameters, "
+                    "gradients, optimizer, activations, gathered, workspace, reserve)"));
+    QCOMPARE(
+        message(
+            R"j({"traceEvents": [{"name": "memory (bytes)", "ph": "C", "ts": 0, "pid": 0, "args": {"reserve": -5}}]})j"),
+        std::string("t.json: traceEvents[0].args.reserve: expected a number of bytes >= 0, got -5"));
+    QCOMPARE(message(R"j({"traceEvents": [{"name": "memory (bytes)", "ph": "C", "pid": 0, "args": {}}]})j"),
+             std::string("t.json: traceEvents[0].ts: expected a number"));
     try {
       load_trace_file("/nonexistent/trace.json");
       QFAIL("a missing file was read");
@@ -226,6 +244,68 @@ class TimelineTest : public QObject {
     QVERIFY(process_gone(pid));
   }
 
+  // After a simulation of the default scenario, the Memory over time tab holds samples for the chosen GPU,
+  // and for every traced GPU the largest total equals the simulator's reported peak for it, bit for bit;
+  // the view and the timeline export as PNG and SVG.
+  void memoryOverTimeMatchesSimulatedPeak() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.simulation()->set_program(SHARDSCOPE_CLI);
+    QSignalSpy shown(&w, &MainWindow::planShown);
+    QVERIFY(shown.wait(90000));
+    MemoryTimePanel* panel = w.memory_time_panel();
+    QCOMPARE(panel->rank(), -1);
+    QVERIFY(panel->view()->samples().empty());
+    w.simulate();
+    const Outcome outcome = wait_for_simulation(*w.simulation());
+    QVERIFY(outcome);
+    QVERIFY2(outcome->ok, qPrintable(outcome->error));
+    const nlohmann::json result = nlohmann::json::parse(outcome->result_json.toStdString());
+    QCOMPARE(result["gpus"].size(), std::size_t{8});
+    QCOMPARE(panel->rank(), 0);
+    QCOMPARE(panel->rank_box()->count(), 8);
+    for (const nlohmann::json& gpu : result["gpus"]) {
+      const int rank = gpu["rank"].get<int>();
+      panel->set_rank(rank);
+      QCOMPARE(panel->rank(), rank);
+      const std::vector<TimelineMemorySample>& samples = panel->view()->samples();
+      QVERIFY(samples.size() > 100);
+      double most = 0;
+      for (const TimelineMemorySample& s : samples) {
+        QVERIFY(s.time_seconds >= 0 && s.time_seconds <= outcome->timeline->end_seconds);
+        most = std::max(most, s.total_bytes());
+      }
+      const double peak = gpu["peak_memory_bytes"].get<double>();
+      QVERIFY2(most == peak, qPrintable(QString("GPU %1: samples' maximum %2, simulated peak %3")
+                                            .arg(rank)
+                                            .arg(most, 0, 'g', 17)
+                                            .arg(peak, 0, 'g', 17)));
+      QVERIFY(panel->view()->peak_bytes() == peak);
+      QVERIFY(panel->reported_peak_bytes(rank) == peak);
+    }
+    QVERIFY(panel->info_text().contains("the simulator reports"));
+    // Drawn: hovering at the peak's mark gives its values, the limit is the scenario's.
+    panel->set_rank(3);
+    w.tabs()->setCurrentWidget(panel);
+    panel->view()->repaint();
+    const QString tip = panel->view()->tooltip_at(panel->view()->peak_position() + QPointF(0.5, 2));
+    QVERIFY2(tip.contains("total") &&
+                 tip.contains(QString::fromStdString(units::format_bytes(panel->view()->peak_bytes()))),
+             qPrintable(tip));
+    QVERIFY(tip.contains("limit 7.45 GiB"));
+    QVERIFY(panel->view()->tooltip_at(QPointF(-10, -10)).isEmpty());
+    QTemporaryDir dir;
+    for (QWidget* tab : {static_cast<QWidget*>(panel), static_cast<QWidget*>(w.timeline_panel())}) {
+      w.tabs()->setCurrentWidget(tab);
+      for (const char* suffix : {".png", ".svg"}) {
+        const QString path = dir.filePath(tab->objectName() + suffix);
+        QVERIFY(w.export_view(path));
+        QVERIFY2(QFileInfo(path).size() > 1000, qPrintable(path));
+      }
+    }
+  }
+
   // Wheel zoom, drag pan, zoom out and programmatic windows all stay inside [0, end] and at least the
   // minimum span; hovering a task names it with its start and duration.
   void zoomAndPanStayInBounds() {
@@ -234,6 +314,13 @@ class TimelineTest : public QObject {
     QCOMPARE(model->task_count(), std::size_t{5});
     QCOMPARE(model->end_seconds, 0.010);
     QCOMPARE(model->ranks[0].tasks(TimelineStream::compute)[1].name, std::string("fwd b"));  // sorted
+    // The memory counter's samples, sorted by time; other counters are skipped.
+    QCOMPARE(model->ranks[0].memory.size(), std::size_t{2});
+    QCOMPARE(model->ranks[0].memory[0].time_seconds, 0.0);
+    QCOMPARE(model->ranks[0].memory[1].time_seconds, 0.002);
+    QCOMPARE(model->ranks[0].memory[1].bytes[index_of(MemoryCategory::activations)], 2.0);
+    QCOMPARE(model->ranks[0].memory[1].total_bytes(), 3.0);
+    QVERIFY(model->ranks[1].memory.empty());
     TimelineView view;
     view.resize(1000, 300);
     view.show();
