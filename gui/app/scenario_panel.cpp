@@ -1,4 +1,5 @@
-// The scenario form: widgets read and write keys of the YAML document; the planner's parser judges the document itself.
+// The scenario form: widgets read and write keys of the YAML document; the planner's parser judges the
+// document itself.
 #include "scenario_panel.hpp"
 
 #include <QCheckBox>
@@ -101,8 +102,13 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   model_row->addWidget(model_, 1);
   model_row->addWidget(hf);
   form->addRow("Model", model_row);
-  auto* shape_row = new QHBoxLayout;
+  // Two fields per row, so the panel stays narrow.
+  QHBoxLayout* shape_row = nullptr;
   for (const ShapeField& f : kShapeFields) {
+    if (shape_row == nullptr || shape_row->count() == 4) {
+      shape_row = new QHBoxLayout;
+      form->addRow(transformer_.empty() ? "Shape" : "", shape_row);
+    }
     auto* box = new QSpinBox;
     box->setRange(0, f.maximum);
     box->setSpecialValueText("-");  // 0: the model has no such key
@@ -111,7 +117,6 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
     shape_row->addWidget(box, 1);
     transformer_[f.key] = box;
   }
-  form->addRow("Shape", shape_row);
   form->addRow(error_label("model"));
 
   cluster_ = new QComboBox;
