@@ -61,8 +61,8 @@ int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node) {
   return static_cast<int>(nodes.size());
 }
 
-constexpr double kLatencyBoundBytes = 64.0 * 1024;
-constexpr int kLatencyRepeats = 5;
+constexpr double kMedianUpToBytes = 16.0 * 1024 * 1024;
+constexpr int kMedianRepeats = 5;
 
 const char* group_name(GroupKind kind) { return kind == GroupKind::global ? "all" : to_string(kind); }
 
@@ -96,9 +96,9 @@ std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int
         };
         for (int i = 0; i < options.warmup; ++i) op();
         op();  // nccl-tests' untimed op before the barrier
-        // Latency-bound sizes take a few microseconds, where one loop of `iterations` ops is at the mercy
-        // of a single descheduling: they run the loop kLatencyRepeats times and keep the median loop.
-        const int repeats = bytes <= kLatencyBoundBytes ? kLatencyRepeats : 1;
+        // A loop of microseconds to milliseconds is at the mercy of a single descheduling: sizes up to
+        // kMedianUpToBytes run it kMedianRepeats times and keep the median loop (larger ones take long enough).
+        const int repeats = bytes <= kMedianUpToBytes ? kMedianRepeats : 1;
         std::vector<double> loops;
         for (int rep = 0; rep < repeats; ++rep) {
           SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));

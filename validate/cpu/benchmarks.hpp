@@ -20,8 +20,8 @@ struct BenchOptions {
 };
 
 // nccl-tests' loop per size: warm-up, one untimed op, barrier, `iterations` back-to-back ops timed by the
-// host clock, time = elapsed / iterations averaged over every rank of the world (sizes up to 64 KiB: the
-// median of 5 such loops per rank, as microsecond loops are easily disturbed). Every group of the kind runs
+// host clock, time = elapsed / iterations averaged over every rank of the world (sizes up to 16 MiB: the
+// median of 5 such loops per rank, as short loops are easily disturbed). Every group of the kind runs
 // at once (as a plan's collectives do); groups of one rank are skipped. Sizes are nccl-tests' S (per-rank
 // buffer for all-reduce, total for all-gather and reduce-scatter), from min to max bytes by x2.
 std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int ranks_per_node);

@@ -106,7 +106,10 @@ Plan measured_plan(const CompareInputs& in, const MeasuredIteration& it) {
   fixed.training.micro_batch = it.micro_batch;
   StrategyResult planned;
   if (it.strategy == "shardscope") {
-    planned = plan_scenario(fixed, in.plan_calibration, PlanRequest{}).best;
+    // As the harness planned it: the whole scan (a baseline's plan adopted where faster), else at this batch.
+    planned = plan_scenario(scenario, in.plan_calibration, PlanRequest{}).best;
+    if (!planned.fits || planned.plan.micro_batch != it.micro_batch)
+      planned = plan_scenario(fixed, in.plan_calibration, PlanRequest{}).best;
   } else {
     // The harness's split-operator plan is ZeRO-3's, cut into slices (planner/search/split_plan.hpp).
     const std::string base = it.strategy == "split" ? "zero-3" : it.strategy;
