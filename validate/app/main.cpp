@@ -104,6 +104,8 @@ std::vector<sv::Gemm> bench_gemm_list(const Arguments& a) {
   return out;
 }
 
+// True for --backend cuda-nccl; throws std::invalid_argument when it was not built, or for --emulate-rank
+// without it.
 bool on_cuda(const Arguments& a) {
   if (a.backend != "cuda-nccl") {
     if (a.emulate_rank >= 0) throw std::invalid_argument("--emulate-rank needs --backend cuda-nccl");
@@ -113,18 +115,17 @@ bool on_cuda(const Arguments& a) {
   return true;
 #else
   throw std::invalid_argument(
-      "--backend cuda-nccl: this shardscope-validate was built without it (SHARDSCOPE_WITH_CUDA off, or the "
-      "CUDA "
-      "toolkit, cuBLAS or NCCL not found at configure time)");
+      "--backend cuda-nccl: this shardscope-validate was built without it (SHARDSCOPE_WITH_CUDA off, or "
+      "the CUDA toolkit, cuBLAS, NCCL or MPI not found at configure time)");
 #endif
 }
 
 sv::Measurements run_bench(const Arguments& a) {
+  if (on_cuda(a)) {
 #if SHARDSCOPE_HAVE_CUDA
-  if (on_cuda(a)) return sv::cuda_bench(a.bench, bench_gemm_list(a), a.compute_scale, a.emulate_rank);
-#else
-  on_cuda(a);
+    return sv::cuda_bench(a.bench, bench_gemm_list(a), a.compute_scale, a.emulate_rank);
 #endif
+  }
   sv::Measurements m;
   m.machine = sv::cpu_machine_info(a.compute_scale);
   m.collectives = sv::bench_collectives(a.bench, m.machine.ranks_per_node);
@@ -150,12 +151,11 @@ void run(const Arguments& a) {
   options.timeout_seconds = a.bench.timeout_seconds;
   options.faults = a.faults;
   sv::Measurements m;
+  if (on_cuda(a)) {
 #if SHARDSCOPE_HAVE_CUDA
-  if (on_cuda(a)) m = sv::cuda_run(scenario, calibration, plans, options, a.emulate_rank);
-#else
-  on_cuda(a);
+    m = sv::cuda_run(scenario, calibration, plans, options, a.emulate_rank);
 #endif
-  if (a.backend == "cpu-mpi") {
+  } else {
     m.machine = sv::cpu_machine_info(a.compute_scale);
     m.iterations = sv::run_plans(scenario, calibration, plans, options);
   }
@@ -203,7 +203,9 @@ int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   Arguments a;
-  CLI::App app{"shardscope-validate: run shardscope's plans and micro-benchmarks on this machine (cpu-mpi)"};
+  CLI::App app{
+      "shardscope-validate: run shardscope's plans and micro-benchmarks on this machine (cpu-mpi or "
+      "cuda-nccl)"};
   app.require_subcommand(1);
   app.add_option("--backend", a.backend,
                  "cpu-mpi (MPI + Eigen) or cuda-nccl (cuBLAS + NCCL, one rank per GPU)")
