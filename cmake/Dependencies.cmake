@@ -77,8 +77,46 @@ else()
   shardscope_reason("Qt6" "off by SHARDSCOPE_WITH_GUI=OFF")
 endif()
 
-# CUDA + NCCL (validate/'s GPU backend) is not looked up until that backend has code.
-shardscope_reason("CUDA+NCCL" "not looked up: validate/'s cuda-nccl backend has no code yet")
+# CUDA + cuBLAS + NCCL: validate/'s cuda-nccl backend, host C++ only (no nvcc, no CUDA language). It shares the
+# cpu-mpi part's MPI bootstrap, so it also needs SHARDSCOPE_HAVE_MPI. CMake has no FindNCCL: nccl.h and libnccl
+# are looked up under NCCL_HOME and the toolkit's own directories (where the CUDA 13 packages put them).
+set(SHARDSCOPE_HAVE_CUDA OFF)
+if(SHARDSCOPE_WITH_CUDA)
+  if(NOT DEFINED CUDAToolkit_ROOT AND NOT DEFINED ENV{CUDAToolkit_ROOT} AND EXISTS /usr/local/cuda)
+    set(CUDAToolkit_ROOT /usr/local/cuda)
+  endif()
+  find_package(CUDAToolkit QUIET)
+  if(CUDAToolkit_FOUND)
+    find_path(SHARDSCOPE_NCCL_INCLUDE_DIR nccl.h
+      HINTS ${NCCL_HOME} $ENV{NCCL_HOME} ${CUDAToolkit_INCLUDE_DIRS} PATH_SUFFIXES include)
+    find_library(SHARDSCOPE_NCCL_LIBRARY nccl
+      HINTS ${NCCL_HOME} $ENV{NCCL_HOME} ${CUDAToolkit_LIBRARY_DIR} PATH_SUFFIXES lib lib64)
+  endif()
+  if(NOT CUDAToolkit_FOUND)
+    shardscope_reason("CUDA+NCCL" "CUDA toolkit not found (set CUDAToolkit_ROOT): validate/ cuda-nccl is off")
+  elseif(NOT TARGET CUDA::cublas)
+    shardscope_reason("CUDA+NCCL" "cuBLAS not found in CUDA ${CUDAToolkit_VERSION}: validate/ cuda-nccl is off")
+  elseif(NOT SHARDSCOPE_NCCL_INCLUDE_DIR OR NOT SHARDSCOPE_NCCL_LIBRARY)
+    shardscope_reason("CUDA+NCCL" "nccl.h or libnccl not found (set NCCL_HOME): validate/ cuda-nccl is off")
+  elseif(NOT SHARDSCOPE_HAVE_MPI)
+    shardscope_reason("CUDA+NCCL" "found, but MPI + Eigen is off (the backend bootstraps NCCL over MPI): validate/ cuda-nccl is off")
+  else()
+    set(SHARDSCOPE_HAVE_CUDA ON)
+    file(STRINGS ${SHARDSCOPE_NCCL_INCLUDE_DIR}/nccl.h nccl_version_lines REGEX "^#define NCCL_(MAJOR|MINOR|PATCH) ")
+    set(SHARDSCOPE_NCCL_VERSION "")
+    foreach(line IN LISTS nccl_version_lines)
+      string(REGEX REPLACE "^#define NCCL_[A-Z]+ +([0-9]+).*" "\\1" number "${line}")
+      list(APPEND SHARDSCOPE_NCCL_VERSION ${number})
+    endforeach()
+    list(JOIN SHARDSCOPE_NCCL_VERSION "." SHARDSCOPE_NCCL_VERSION)
+    add_library(shardscope_nccl UNKNOWN IMPORTED)
+    set_target_properties(shardscope_nccl PROPERTIES IMPORTED_LOCATION ${SHARDSCOPE_NCCL_LIBRARY}
+      INTERFACE_INCLUDE_DIRECTORIES ${SHARDSCOPE_NCCL_INCLUDE_DIR} INTERFACE_LINK_LIBRARIES CUDA::cudart)
+    shardscope_reason("CUDA+NCCL" "found CUDA ${CUDAToolkit_VERSION}, cuBLAS, NCCL ${SHARDSCOPE_NCCL_VERSION}: validate/ cuda-nccl is built (shardscope-validate --backend cuda-nccl)")
+  endif()
+else()
+  shardscope_reason("CUDA+NCCL" "off by SHARDSCOPE_WITH_CUDA=OFF")
+endif()
 
 # Test and benchmark frameworks.
 if(SHARDSCOPE_BUILD_TESTS)

@@ -2,7 +2,10 @@
 // measurements JSON and the machine's cluster YAML (read back by the planner's own parser).
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <fstream>
+#include <memory>
+#include <vector>
 
 #include "planner/core/transformer.hpp"
 #include "planner/io/cluster_presets.hpp"
@@ -35,6 +38,34 @@ TEST(CountingAllocator, PeakAndPartialReleases) {
   a.reset_peak();
   EXPECT_DOUBLE_EQ(a.peak_bytes(), 60);
   EXPECT_THROW(a.release(MemoryCategory::gathered, 31), std::logic_error);
+}
+
+// A source that records what it lends (the cuda backend's device pool stands behind this interface).
+class RecordingSource : public MemorySource {
+ public:
+  void* acquire(std::size_t bytes) override {
+    held_bytes += bytes;
+    blocks.push_back(std::make_unique<std::byte[]>(bytes == 0 ? 1 : bytes));
+    return blocks.back().get();
+  }
+  void give_back(void* /*block*/, std::size_t bytes) override { held_bytes -= bytes; }
+  std::size_t held_bytes = 0;
+  std::vector<std::unique_ptr<std::byte[]>> blocks;
+};
+
+TEST(CountingAllocator, BlocksComeFromTheSourceAndGoBackToIt) {
+  RecordingSource source;
+  {
+    CountingAllocator a(source);
+    a.allocate(MemoryCategory::activations, 100);
+    a.allocate(MemoryCategory::activations, 50.5);  // rounded up to whole bytes for the source
+    a.allocate(MemoryCategory::gathered, 30);
+    EXPECT_EQ(source.held_bytes, 181u);
+    a.release(MemoryCategory::activations, 120);  // the 51-byte block goes back; the 100 one is only shrunk
+    EXPECT_EQ(source.held_bytes, 130u);
+    EXPECT_DOUBLE_EQ(a.peak_bytes(), 180.5);
+  }
+  EXPECT_EQ(source.held_bytes, 0u);  // the allocator's end gives back what it still held
 }
 
 Task compute_task(Task::Phase phase, int op, double fraction) {

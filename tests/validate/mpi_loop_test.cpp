@@ -15,6 +15,7 @@
 #include "planner/io/cluster_presets.hpp"
 #include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "tests/validate/mpi_launch.hpp"
 #include "validate/core/bus_bandwidth.hpp"
 
 namespace shardscope::validate {
@@ -22,36 +23,9 @@ namespace {
 
 const std::string kScenario = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/scenarios/cpu-2rank.yaml";
 
-struct Launch {
-  int exit_code = -1;
-  std::string output;
-  double seconds = 0;
-};
-
-// Runs shardscope-validate under mpirun with `ranks` ranks (as root too: the test sets Open MPI's consent).
+// Runs shardscope-validate under mpirun with `ranks` ranks.
 Launch launch(int ranks, const std::string& arguments) {
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
-  const std::string log = ::testing::TempDir() + "mpi-loop.log";
-  const std::string command = std::string(SHARDSCOPE_MPIEXEC) + " -n " + std::to_string(ranks) +
-                              " --oversubscribe " + SHARDSCOPE_VALIDATE_BINARY + " " + arguments + " > " +
-                              log + " 2>&1";
-  const auto start = std::chrono::steady_clock::now();
-  const int status = std::system(command.c_str());
-  Launch out;
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  out.output = text.str();
-  return out;
-}
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
+  return launch_under_mpi(SHARDSCOPE_MPIEXEC, SHARDSCOPE_VALIDATE_BINARY, ranks, arguments, "mpi-loop.log");
 }
 
 class MpiLoop : public ::testing::Test {

@@ -1,5 +1,6 @@
-// shardscope-validate: bench, run and describe on the cpu-mpi backend (launched by mpirun or srun); every
-// failure prints "rank R: error: ..." and ends every rank with MPI_Abort, never a hang.
+// shardscope-validate: bench, run and describe on the cpu-mpi backend, or on the cuda-nccl one with --backend
+// cuda-nccl (launched by mpirun or srun); every failure prints "rank R: error: ..." and ends every rank with
+// MPI_Abort, never a hang.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,9 @@
 #include "validate/cpu/benchmarks.hpp"
 #include "validate/cpu/machine_info.hpp"
 #include "validate/cpu/run_plans.hpp"
+#if SHARDSCOPE_HAVE_CUDA
+#include "validate/cuda/cuda_entry.hpp"
+#endif
 
 namespace sv = shardscope::validate;
 
@@ -30,6 +34,8 @@ constexpr int kExitBadInput = 2;
 constexpr int kExitFailure = 4;
 
 struct Arguments {
+  std::string backend = "cpu-mpi";  // or "cuda-nccl"
+  int emulate_rank = -1;            // cuda-nccl: run this rank of the plan on one GPU
   std::string scenario, calibration, plan_file, out, measurements;
   std::vector<std::string> strategies;
   double compute_scale = 1;
@@ -98,7 +104,28 @@ std::vector<sv::Gemm> bench_gemm_list(const Arguments& a) {
   return out;
 }
 
+// True for --backend cuda-nccl; throws std::invalid_argument when it was not built, or for --emulate-rank
+// without it.
+bool on_cuda(const Arguments& a) {
+  if (a.backend != "cuda-nccl") {
+    if (a.emulate_rank >= 0) throw std::invalid_argument("--emulate-rank needs --backend cuda-nccl");
+    return false;
+  }
+#if SHARDSCOPE_HAVE_CUDA
+  return true;
+#else
+  throw std::invalid_argument(
+      "--backend cuda-nccl: this shardscope-validate was built without it (SHARDSCOPE_WITH_CUDA off, or "
+      "the CUDA toolkit, cuBLAS, NCCL or MPI not found at configure time)");
+#endif
+}
+
 sv::Measurements run_bench(const Arguments& a) {
+  if (on_cuda(a)) {
+#if SHARDSCOPE_HAVE_CUDA
+    return sv::cuda_bench(a.bench, bench_gemm_list(a), a.compute_scale, a.emulate_rank);
+#endif
+  }
   sv::Measurements m;
   m.machine = sv::cpu_machine_info(a.compute_scale);
   m.collectives = sv::bench_collectives(a.bench, m.machine.ranks_per_node);
@@ -124,8 +151,14 @@ void run(const Arguments& a) {
   options.timeout_seconds = a.bench.timeout_seconds;
   options.faults = a.faults;
   sv::Measurements m;
-  m.machine = sv::cpu_machine_info(a.compute_scale);
-  m.iterations = sv::run_plans(scenario, calibration, plans, options);
+  if (on_cuda(a)) {
+#if SHARDSCOPE_HAVE_CUDA
+    m = sv::cuda_run(scenario, calibration, plans, options, a.emulate_rank);
+#endif
+  } else {
+    m.machine = sv::cpu_machine_info(a.compute_scale);
+    m.iterations = sv::run_plans(scenario, calibration, plans, options);
+  }
   write_file(a.out, json_text(m));
   if (sv::world_rank() == 0 && a.out != "-") {
     for (const sv::IterationResult& r : m.iterations) {
@@ -170,8 +203,13 @@ int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   Arguments a;
-  CLI::App app{"shardscope-validate: run shardscope's plans and micro-benchmarks on this machine (cpu-mpi)"};
+  CLI::App app{
+      "shardscope-validate: run shardscope's plans and micro-benchmarks on this machine (cpu-mpi or "
+      "cuda-nccl)"};
   app.require_subcommand(1);
+  app.add_option("--backend", a.backend,
+                 "cpu-mpi (MPI + Eigen) or cuda-nccl (cuBLAS + NCCL, one rank per GPU)")
+      ->check(CLI::IsMember({"cpu-mpi", "cuda-nccl"}));
   auto add_common = [&](CLI::App* cmd) {
     cmd->add_option("--out", a.out, "output file (- for standard output)")->required();
     cmd->add_option("--compute-scale", a.compute_scale,
@@ -182,6 +220,8 @@ int main(int argc, char** argv) {
   };
   CLI::App* bench = app.add_subcommand("bench", "micro-benchmarks -> measurements.json");
   add_common(bench);
+  bench->add_option("--emulate-rank", a.emulate_rank, "cuda-nccl: one process, one GPU, no collectives")
+      ->check(CLI::Range(0, 1 << 20));
   bench->add_option("--scenario", a.scenario, "benchmark the products of this scenario's plans");
   bench->add_option("--strategy", a.strategies, "plans whose products are benchmarked (default: all run's)");
   bench->add_option("--min-bytes", a.bench.min_bytes, "smallest collective size")
@@ -199,6 +239,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("scenario", a.scenario, "scenario YAML")->required();
   run_cmd->add_option("--strategy", a.strategies,
                       "shardscope, split or a baseline (default: shardscope ddp zero-2 zero-3 split)");
+  run_cmd
+      ->add_option("--emulate-rank", a.emulate_rank,
+                   "cuda-nccl: run this rank of the plan on one GPU, collectives as device copies")
+      ->check(CLI::Range(0, 1 << 20));
   run_cmd->add_option("--plan", a.plan_file, "run this plan file instead");
   run_cmd->add_option("--calibration", a.calibration, "calibration.yaml for the planner's plans");
   run_cmd->add_option("--iterations", a.iterations, "measured iterations per plan")

@@ -8,10 +8,35 @@
 
 namespace shardscope::validate {
 
+CountingAllocator::~CountingAllocator() {
+  for (std::vector<Block>& blocks : blocks_) {
+    for (Block& block : blocks) {
+      try {
+        give_back(block);
+      } catch (...) {  // a failing device at exit: the process ends anyway
+      }
+    }
+  }
+}
+
+void CountingAllocator::give_back(Block& block) {
+  if (block.source_block == nullptr) return;
+  void* taken = block.source_block;
+  block.source_block = nullptr;
+  source_->give_back(taken, block.size_bytes);
+}
+
 void CountingAllocator::allocate(MemoryCategory category, double bytes) {
   if (bytes <= 0) return;
   // Allocated, not touched: the page-level footprint is the kernels' business, the count is the model's.
-  Block block{std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(std::ceil(bytes))), bytes};
+  Block block;
+  block.size_bytes = static_cast<std::size_t>(std::ceil(bytes));
+  block.counted_bytes = bytes;
+  if (source_ != nullptr) {
+    block.source_block = source_->acquire(block.size_bytes);
+  } else {
+    block.memory = std::make_unique_for_overwrite<std::byte[]>(block.size_bytes);
+  }
   const std::lock_guard lock(mutex_);
   blocks_[index_of(category)].push_back(std::move(block));
   in_use_bytes_ += bytes;
@@ -34,7 +59,10 @@ void CountingAllocator::release(MemoryCategory category, double bytes) {
     last.counted_bytes -= taken;
     left -= taken;
     in_use_bytes_ -= taken;
-    if (last.counted_bytes <= 1e-6) blocks.pop_back();
+    if (last.counted_bytes <= 1e-6) {
+      give_back(last);
+      blocks.pop_back();
+    }
   }
 }
 

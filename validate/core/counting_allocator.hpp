@@ -1,5 +1,6 @@
 // CountingAllocator: takes and gives back the program's buffers by memory category and keeps the high-water
-// mark of the bytes in use, the executor's measured peak (the counting allocator the planner predicts).
+// mark of the bytes in use, the executor's measured peak (the counting allocator the planner predicts). The
+// blocks come from host memory, or from a MemorySource (the cuda backend's device pool).
 #pragma once
 
 #include <cstddef>
@@ -11,8 +12,25 @@
 
 namespace shardscope::validate {
 
+// Where counted blocks come from when not from host memory: acquire returns a block of `bytes`, give_back
+// takes it back (both throw on failure).
+class MemorySource {
+ public:
+  virtual ~MemorySource() = default;
+  virtual void* acquire(std::size_t bytes) = 0;
+  virtual void give_back(void* block, std::size_t bytes) = 0;
+};
+
 class CountingAllocator {
  public:
+  CountingAllocator() = default;
+  // Blocks from `source`, which must outlive the allocator.
+  explicit CountingAllocator(MemorySource& source) : source_(&source) {}
+  // Gives the blocks still held back to the source.
+  ~CountingAllocator();
+  CountingAllocator(const CountingAllocator&) = delete;
+  CountingAllocator& operator=(const CountingAllocator&) = delete;
+
   // Takes `bytes` of `category` (a real allocation of that size; 0 bytes takes nothing).
   void allocate(MemoryCategory category, double bytes);
   // Gives back `bytes` of `category`, newest blocks first; a block larger than what is left is shrunk in the
@@ -25,9 +43,13 @@ class CountingAllocator {
 
  private:
   struct Block {
-    std::unique_ptr<std::byte[]> memory;
+    std::unique_ptr<std::byte[]> memory;  // host block (no source)
+    void* source_block = nullptr;         // the source's block
+    std::size_t size_bytes = 0;
     double counted_bytes = 0;
   };
+  void give_back(Block& block);
+  MemorySource* source_ = nullptr;
   mutable std::mutex mutex_;
   std::vector<Block> blocks_[kMemoryCategories];
   double in_use_bytes_ = 0;

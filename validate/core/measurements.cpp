@@ -16,14 +16,16 @@ double per_second(double amount, double seconds) { return seconds > 0 ? amount /
 Json machine_json(const MachineInfo& m) {
   Json versions = Json::object();
   for (const auto& [name, version] : m.versions) versions[name] = version;
-  return Json{{"backend", m.backend},
-              {"hostnames", m.hostnames},
-              {"ranks", m.ranks},
-              {"ranks_per_node", m.ranks_per_node},
-              {"device_name", m.device_name},
-              {"versions", versions},
-              {"compute_scale", m.compute_scale},
-              {"memory_bytes_per_rank", m.memory_bytes_per_rank}};
+  Json json{{"backend", m.backend},
+            {"hostnames", m.hostnames},
+            {"ranks", m.ranks},
+            {"ranks_per_node", m.ranks_per_node},
+            {"device_name", m.device_name},
+            {"versions", versions},
+            {"compute_scale", m.compute_scale},
+            {"memory_bytes_per_rank", m.memory_bytes_per_rank}};
+  if (m.emulated_rank >= 0) json["emulated_rank"] = m.emulated_rank;
+  return json;
 }
 
 Json task_json(const TaskTiming& t) {
@@ -35,20 +37,29 @@ Json task_json(const TaskTiming& t) {
 Json iteration_json(const IterationResult& r) {
   Json tasks = Json::array();
   for (const TaskTiming& t : r.tasks) tasks.push_back(task_json(t));
-  return Json{{"scenario", r.scenario},
-              {"strategy", r.strategy},
-              {"plan_digest", r.plan_digest},
-              {"micro_batch", r.micro_batch},
-              {"micro_steps", r.micro_steps},
-              {"iteration_seconds", r.iteration_seconds},
-              {"iteration_seconds_per_rank", r.iteration_seconds_per_rank},
-              {"peak_bytes", r.peak_bytes},
-              {"peak_bytes_per_rank", r.peak_bytes_per_rank},
-              {"tasks", tasks},
-              {"measured_iterations", r.measured_iterations},
-              {"planner_iteration_seconds", r.planner_iteration_seconds},
-              {"planner_peak_bytes", r.planner_peak_bytes},
-              {"program_peak_bytes", r.program_peak_bytes}};
+  Json json{{"scenario", r.scenario},
+            {"strategy", r.strategy},
+            {"plan_digest", r.plan_digest},
+            {"micro_batch", r.micro_batch},
+            {"micro_steps", r.micro_steps},
+            {"iteration_seconds", r.iteration_seconds},
+            {"iteration_seconds_per_rank", r.iteration_seconds_per_rank},
+            {"peak_bytes", r.peak_bytes},
+            {"peak_bytes_per_rank", r.peak_bytes_per_rank}};
+  const std::pair<const char*, const std::vector<double>*> optional_lists[] = {
+      {"counted_peak_bytes_per_rank", &r.counted_peak_bytes_per_rank},
+      {"reserved_peak_bytes_per_rank", &r.reserved_peak_bytes_per_rank},
+      {"device_peak_bytes_per_rank", &r.device_peak_bytes_per_rank},
+      {"emulated_collective_seconds_per_rank", &r.emulated_collective_seconds_per_rank}};
+  for (const auto& [key, values] : optional_lists) {
+    if (!values->empty()) json[key] = *values;
+  }
+  json["tasks"] = tasks;
+  json["measured_iterations"] = r.measured_iterations;
+  json["planner_iteration_seconds"] = r.planner_iteration_seconds;
+  json["planner_peak_bytes"] = r.planner_peak_bytes;
+  json["program_peak_bytes"] = r.program_peak_bytes;
+  return json;
 }
 
 template <typename T>

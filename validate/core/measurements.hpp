@@ -22,6 +22,7 @@ struct MachineInfo {
   std::map<std::string, std::string> versions;  // "mpi", "eigen", "cuda", "nccl"
   double compute_scale = 1;
   double memory_bytes_per_rank = 0;  // added: the node's memory / ranks per node
+  int emulated_rank = -1;            // cuda-emulated: the plan's rank this one GPU ran (JSON only when >= 0)
 };
 
 // One row of the nccl-tests table (out-of-place), time averaged over iterations then over ranks.
@@ -69,7 +70,14 @@ struct IterationResult {
   std::vector<double> iteration_seconds_per_rank;
   double peak_bytes = 0;  // the largest rank's
   std::vector<double> peak_bytes_per_rank;
-  std::vector<TaskTiming> tasks;  // rank 0's last measured iteration
+  // Backends with their own memory accounting (cuda-nccl: peak_bytes is the device pool's used high-water
+  // mark); each list is written only when the backend measured it:
+  std::vector<double> counted_peak_bytes_per_rank;   // the counting allocator's peak
+  std::vector<double> reserved_peak_bytes_per_rank;  // the pool's reserved high-water mark
+  std::vector<double> device_peak_bytes_per_rank;    // device total - free, highest sample
+  std::vector<double>
+      emulated_collective_seconds_per_rank;  // copies standing in for collectives, per iteration
+  std::vector<TaskTiming> tasks;             // rank 0's last measured iteration
   // Added: what the planner and the program predicted for this plan on the scenario's cluster.
   double planner_iteration_seconds = 0;
   double planner_peak_bytes = 0;

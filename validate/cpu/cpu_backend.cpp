@@ -8,11 +8,6 @@
 
 namespace shardscope::validate {
 
-std::int64_t elements_per_rank(double total_bytes, int ranks) {
-  const double elements = std::ceil(std::max(0.0, total_bytes) / 4);
-  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(elements / std::max(1, ranks))));
-}
-
 CpuBackend::CpuBackend(const MpiGroups& groups, double timeout_seconds, FaultInjection faults)
     : groups_(groups), timeout_seconds_(timeout_seconds), faults_(faults), rank_(world_rank()) {}
 

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "validate/core/collective_buffer.hpp"
 #include "validate/core/executor.hpp"
 #include "validate/cpu/eigen_kernels.hpp"
 #include "validate/cpu/mpi_comm.hpp"
@@ -15,10 +16,6 @@ struct FaultInjection {
   int stall_rank = -1;  // this rank sleeps stall_seconds before its first collective
   double stall_seconds = 0;
 };
-
-// Elements per rank of a collective whose full buffer is `total_bytes` of float32 over `ranks`: the total
-// rounded up to a multiple of the ranks (at least one element each).
-std::int64_t elements_per_rank(double total_bytes, int ranks);
 
 class CpuBackend : public ExecutionBackend {
  public:

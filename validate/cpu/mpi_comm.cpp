@@ -29,11 +29,25 @@ int world_size() {
   return size;
 }
 
+int mpi_split_color(GroupKind kind, int rank, int group_size) {
+  const int m = group_size > 0 ? group_size : 1;
+  switch (kind) {
+    case GroupKind::intra:
+      return rank / m;
+    case GroupKind::inter:
+      return rank % m;
+    case GroupKind::global:
+      break;
+  }
+  return 0;
+}
+
 MpiGroups::MpiGroups(int group_size) {
   const int rank = world_rank();
-  const int m = group_size > 0 ? group_size : 1;
-  SHARDSCOPE_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank / m, rank, &comms_[0]));
-  SHARDSCOPE_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank % m, rank, &comms_[1]));
+  SHARDSCOPE_MPI_CHECK(
+      MPI_Comm_split(MPI_COMM_WORLD, mpi_split_color(GroupKind::intra, rank, group_size), rank, &comms_[0]));
+  SHARDSCOPE_MPI_CHECK(
+      MPI_Comm_split(MPI_COMM_WORLD, mpi_split_color(GroupKind::inter, rank, group_size), rank, &comms_[1]));
   SHARDSCOPE_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comms_[2]));
 }
 

@@ -17,6 +17,10 @@ void check_mpi(int code, const char* call);
 int world_rank();
 int world_size();
 
+// The MPI_Comm_split colour of `rank` in its group of `kind` for group size M: r / M (intra), r mod M
+// (inter), 0 (global); within a colour ranks keep their world order.
+int mpi_split_color(GroupKind kind, int rank, int group_size);
+
 // The communicators of one group size M (ranks r, r' are in one intra group when r / M = r' / M, in one inter
 // group when r % M = r' % M; global = every rank): the groups the plan's collectives run on.
 class MpiGroups {

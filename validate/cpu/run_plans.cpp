@@ -19,8 +19,27 @@ std::vector<double> gather_on_root(double value) {
   return all;
 }
 
+std::vector<double> gather_if(const std::optional<double>& value) {
+  return value ? gather_on_root(*value) : std::vector<double>{};
+}
+
+// The cpu-mpi side of a plan: MPI groups of the plan's group size and the Eigen + MPI backend.
+class CpuPlanBackend : public PlanBackend {
+ public:
+  CpuPlanBackend(const Plan& plan, const IterationProgram& program, const std::vector<KernelWork>& work,
+                 const RunOptions& options)
+      : groups_(plan.group_size), backend_(groups_, options.timeout_seconds, options.faults) {
+    backend_.reserve(program, work);
+  }
+  ExecutionBackend& backend() override { return backend_; }
+
+ private:
+  MpiGroups groups_;
+  CpuBackend backend_;
+};
+
 IterationResult run_plan(const Scenario& scenario, const Calibration& calibration, const ValidationPlan& vp,
-                         const RunOptions& options) {
+                         const RunOptions& options, const PlanBackendFactory& make_backend) {
   const Plan& plan = vp.plan;
   const ExecutionOptions& exec = scenario.execution;
   const IterationProgram program = build_iteration_program(scenario, calibration, plan, exec.prefetch_depth,
@@ -29,27 +48,29 @@ IterationResult run_plan(const Scenario& scenario, const Calibration& calibratio
   executor_options.scale = {plan.micro_batch, options.compute_scale};
   executor_options.wait_timeout_seconds = options.timeout_seconds;
   const ProgramExecutor executor(scenario.model, program, executor_options);
-  const MpiGroups groups(plan.group_size);
-  CpuBackend backend(groups, options.timeout_seconds, options.faults);
   std::vector<KernelWork> work;
   for (const Task& task : program.tasks)
     work.push_back(kernel_work(scenario.model, task, executor_options.scale));
-  backend.reserve(program, work);
+  const std::unique_ptr<PlanBackend> backend = make_backend(plan, program, work);
 
-  CountingAllocator allocator;
-  executor.allocate_resident(allocator);
+  MemorySource* source = backend->memory_source();
+  auto allocator = source != nullptr ? std::make_unique<CountingAllocator>(*source)
+                                     : std::make_unique<CountingAllocator>();
+  executor.allocate_resident(*allocator);
   for (int i = 0; i < options.warmup_iterations; ++i) {
     SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    executor.run_iteration(backend, allocator);
+    executor.run_iteration(backend->backend(), *allocator);
   }
   double seconds = 0, peak = 0;
   IterationMeasurement last;
   for (int i = 0; i < options.iterations; ++i) {
     SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    last = executor.run_iteration(backend, allocator);
+    backend->start_measured_iteration();
+    last = executor.run_iteration(backend->backend(), *allocator);
     seconds += last.iteration_seconds;
     peak = std::max(peak, last.peak_bytes);
   }
+  const PlanBackend::Extra extra = backend->extra();
   IterationResult r;
   r.scenario = options.scenario_label;
   r.strategy = vp.strategy;
@@ -57,7 +78,11 @@ IterationResult run_plan(const Scenario& scenario, const Calibration& calibratio
   r.micro_batch = plan.micro_batch;
   r.micro_steps = plan.gradient_accumulation_steps;
   r.iteration_seconds_per_rank = gather_on_root(seconds / std::max(1, options.iterations));
-  r.peak_bytes_per_rank = gather_on_root(peak);
+  r.peak_bytes_per_rank = gather_on_root(extra.peak_bytes.value_or(peak));
+  if (extra.peak_bytes) r.counted_peak_bytes_per_rank = gather_on_root(peak);
+  r.reserved_peak_bytes_per_rank = gather_if(extra.reserved_peak_bytes);
+  r.device_peak_bytes_per_rank = gather_if(extra.device_peak_bytes);
+  r.emulated_collective_seconds_per_rank = gather_if(extra.emulated_collective_seconds);
   double sum = 0;
   for (double s : r.iteration_seconds_per_rank) sum += s;
   r.iteration_seconds = sum / static_cast<double>(r.iteration_seconds_per_rank.size());
@@ -74,9 +99,10 @@ IterationResult run_plan(const Scenario& scenario, const Calibration& calibratio
 
 std::string plan_digest_text(const Plan& plan) { return format_digest(shardscope::plan_digest(plan)); }
 
-std::vector<IterationResult> run_plans(const Scenario& scenario, const Calibration& calibration,
-                                       const std::vector<ValidationPlan>& plans, const RunOptions& options) {
-  const int ranks = world_size();
+std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Calibration& calibration,
+                                            const std::vector<ValidationPlan>& plans,
+                                            const RunOptions& options, int ranks,
+                                            const PlanBackendFactory& make_backend) {
   if (ranks != scenario.cluster.gpus()) {
     throw std::invalid_argument(scenario.source_file + ": cluster: the scenario's plans are for " +
                                 std::to_string(scenario.cluster.gpus()) +
@@ -85,8 +111,18 @@ std::vector<IterationResult> run_plans(const Scenario& scenario, const Calibrati
                                 std::to_string(scenario.cluster.gpus()));
   }
   std::vector<IterationResult> out;
-  for (const ValidationPlan& plan : plans) out.push_back(run_plan(scenario, calibration, plan, options));
+  for (const ValidationPlan& plan : plans)
+    out.push_back(run_plan(scenario, calibration, plan, options, make_backend));
   return out;
+}
+
+std::vector<IterationResult> run_plans(const Scenario& scenario, const Calibration& calibration,
+                                       const std::vector<ValidationPlan>& plans, const RunOptions& options) {
+  return run_plans_with(
+      scenario, calibration, plans, options, world_size(),
+      [&](const Plan& plan, const IterationProgram& program, const std::vector<KernelWork>& work) {
+        return std::make_unique<CpuPlanBackend>(plan, program, work, options);
+      });
 }
 
 }  // namespace shardscope::validate

@@ -2,6 +2,9 @@
 // and gathers iteration times and counting-allocator peaks (rank 0 holds the result).
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,34 @@ struct RunOptions {
   double timeout_seconds = 60;
   FaultInjection faults;
 };
+
+// What a backend brings to one plan's run; run_plans_with drives it (program, executor, iterations, results).
+class PlanBackend {
+ public:
+  virtual ~PlanBackend() = default;
+  virtual ExecutionBackend& backend() = 0;
+  // Where the counted buffers live (null: host blocks).
+  virtual MemorySource* memory_source() { return nullptr; }
+  // Before each measured iteration (a backend's own peak windows restart here).
+  virtual void start_measured_iteration() {}
+  // This rank's own measurements after the measured iterations; peak_bytes replaces the counting
+  // allocator's as the measured peak (which is then kept as counted_peak_bytes_per_rank).
+  struct Extra {
+    std::optional<double> peak_bytes, reserved_peak_bytes, device_peak_bytes, emulated_collective_seconds;
+  };
+  virtual Extra extra() { return {}; }
+};
+
+// Makes the backend of one plan: its group size, program and every task's work.
+using PlanBackendFactory = std::function<std::unique_ptr<PlanBackend>(
+    const Plan& plan, const IterationProgram& program, const std::vector<KernelWork>& work)>;
+
+// run_plans over any backend. `ranks` is how many ranks the run stands for (the world's size, or the plan's
+// GPU count when one process emulates one of its ranks); it must be the scenario's GPU count.
+std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Calibration& calibration,
+                                            const std::vector<ValidationPlan>& plans,
+                                            const RunOptions& options, int ranks,
+                                            const PlanBackendFactory& make_backend);
 
 // Runs every plan: its iteration program (the scenario's execution options: overlap, prefetch depth,
 // buckets) on the world's ranks, warm-up iterations then measured ones. Throws InputError-like

@@ -1,0 +1,50 @@
+// Test helper: runs shardscope-validate under mpirun (as root too: it sets Open MPI's consent) and returns
+// its exit code, its output and how long it took.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace shardscope::validate {
+
+struct Launch {
+  int exit_code = -1;
+  std::string output;
+  double seconds = 0;
+};
+
+// `mpiexec -n ranks --oversubscribe binary arguments`, output (stdout and stderr) through `log_name` in the
+// test's temporary directory.
+inline Launch launch_under_mpi(const std::string& mpiexec, const std::string& binary, int ranks,
+                               const std::string& arguments, const std::string& log_name) {
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+  const std::string log = ::testing::TempDir() + log_name;
+  const std::string command = mpiexec + " -n " + std::to_string(ranks) + " --oversubscribe " + binary + " " +
+                              arguments + " > " + log + " 2>&1";
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(command.c_str());
+  Launch out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  out.output = text.str();
+  return out;
+}
+
+inline nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace shardscope::validate

@@ -1,0 +1,271 @@
+// Benchmark loops on the GPU: host clock for collectives (as nccl-tests), CUDA events for kernels and copies.
+#include "validate/cuda/cuda_benchmarks.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include "validate/core/bus_bandwidth.hpp"
+#include "validate/cuda/cublas_kernels.hpp"
+#include "validate/cuda/cuda_check.hpp"
+#include "validate/cuda/group_layout.hpp"
+#include "validate/cuda/nccl_groups.hpp"
+
+namespace shardscope::validate {
+
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double mean_over_ranks(double value) {
+  double sum = 0;
+  SHARDSCOPE_MPI_CHECK(MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+  return sum / world_size();
+}
+
+int broadcast_count(int count) {
+  SHARDSCOPE_MPI_CHECK(MPI_Bcast(&count, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  return count;
+}
+
+// Events around `reps` calls of `enqueue` on `stream`; seconds per call.
+class EventTimer {
+ public:
+  EventTimer() {
+    SHARDSCOPE_CUDA_CHECK(cudaEventCreate(&start_));
+    SHARDSCOPE_CUDA_CHECK(cudaEventCreate(&end_));
+  }
+  ~EventTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(end_);
+  }
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  double seconds_per_call(cudaStream_t stream, int reps, const std::function<void()>& enqueue,
+                          double timeout_seconds) {
+    SHARDSCOPE_CUDA_CHECK(cudaEventRecord(start_, stream));
+    for (int i = 0; i < reps; ++i) enqueue();
+    SHARDSCOPE_CUDA_CHECK(cudaEventRecord(end_, stream));
+    wait_for_stream(stream, timeout_seconds, "benchmark");
+    return event_seconds(start_, end_) / reps;
+  }
+
+ private:
+  cudaEvent_t start_ = nullptr, end_ = nullptr;
+};
+
+// Warm-up, one timed call to size the batch (rank 0's, so every rank runs as many), then the timed batch;
+// every rank at once, mean over ranks.
+double time_on_stream(cudaStream_t stream, const BenchOptions& options,
+                      const std::function<void()>& enqueue) {
+  EventTimer timer;
+  timer.seconds_per_call(stream, 1, enqueue, options.timeout_seconds);
+  const double once = timer.seconds_per_call(stream, 1, enqueue, options.timeout_seconds);
+  const int reps = broadcast_count(
+      std::clamp(once > 0 ? static_cast<int>(std::ceil(options.min_seconds / once)) : 3, 3, 100000));
+  SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  return mean_over_ranks(timer.seconds_per_call(stream, reps, enqueue, options.timeout_seconds));
+}
+
+const char* group_name(GroupKind kind) { return kind == GroupKind::global ? "all" : to_string(kind); }
+
+// Nodes among the members of this rank's group of `kind` (node = rank / ranks_per_node).
+int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node) {
+  const int rank = world_rank(), n = world_size();
+  const int color = group_placement(kind, rank, n, group_size).color;
+  std::set<int> nodes;
+  for (int r = 0; r < n; ++r) {
+    if (group_placement(kind, r, n, group_size).color == color) nodes.insert(r / std::max(1, ranks_per_node));
+  }
+  return static_cast<int>(nodes.size());
+}
+
+constexpr double kFirstBandwidthBytes = 1048576;
+constexpr double kLastBandwidthBytes = 256.0 * 1048576;
+
+}  // namespace
+
+std::vector<CollectiveResult> bench_nccl_collectives(const CudaDevice& device, const BenchOptions& options,
+                                                     int ranks_per_node) {
+  device.make_current();
+  const int group_size = options.group_size > 0 ? options.group_size : ranks_per_node;
+  NcclGroups groups(group_size, options.timeout_seconds);
+  const auto largest =
+      static_cast<std::size_t>(options.max_bytes) + 4 * static_cast<std::size_t>(world_size());
+  DeviceBuffer send(largest), recv(largest);
+  cudaStream_t stream = device.comm_stream();
+  std::vector<CollectiveResult> out;
+  for (GroupKind group : {GroupKind::intra, GroupKind::inter, GroupKind::global}) {
+    const int ranks = groups.size(group);
+    if (ranks < 2) continue;  // every group of a kind has the same size when M divides the ranks
+    for (CollectiveKind kind :
+         {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter}) {
+      for (double size = options.min_bytes; size <= options.max_bytes; size *= 2) {
+        const std::int64_t count = kind == CollectiveKind::all_reduce
+                                       ? static_cast<std::int64_t>(size / 4)
+                                       : static_cast<std::int64_t>(size / 4 / ranks);
+        if (count < 1) continue;
+        const double bytes = kind == CollectiveKind::all_reduce ? 4.0 * static_cast<double>(count)
+                                                                : 4.0 * static_cast<double>(count) * ranks;
+        const std::string what = collective_kind_name(kind) + " of " + std::to_string(bytes) + " bytes";
+        auto enqueue = [&] {
+          enqueue_nccl_collective(kind, groups.comm(group), send.data(), recv.data(), count, stream,
+                                  options.timeout_seconds);
+        };
+        auto wait = [&] {
+          wait_for_stream(stream, options.timeout_seconds, what, groups.comm(group),
+                          [&] { groups.abort_all(); });
+        };
+        for (int i = 0; i < options.warmup; ++i) enqueue();
+        enqueue();  // nccl-tests' untimed op before the barrier
+        wait();
+        SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        const double start = now_seconds();
+        for (int i = 0; i < options.iterations; ++i) enqueue();
+        wait();
+        const double seconds = mean_over_ranks((now_seconds() - start) / options.iterations);
+        CollectiveResult r;
+        r.op = collective_kind_name(kind);
+        r.group = group_name(group);
+        r.group_size = ranks;
+        r.nodes = nodes_in_group(group, group_size, ranks_per_node);
+        r.bytes = bytes;
+        r.count = count;
+        r.time_seconds = seconds;
+        r.algbw_gbps = algorithm_gbps(bytes, seconds);
+        r.busbw_gbps = bus_gbps(kind, ranks, bytes, seconds);
+        r.iterations = options.iterations;
+        out.push_back(r);
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<GemmResult> bench_cublas_gemms(const CudaDevice& device, const std::vector<Gemm>& gemms,
+                                           const BenchOptions& options) {
+  device.make_current();
+  CublasKernels kernels(device.compute_stream());
+  std::vector<GemmResult> out;
+  for (const Gemm& g : gemms) {
+    kernels.reserve(g);
+    out.push_back(
+        {g, "bfloat16", time_on_stream(device.compute_stream(), options, [&] { kernels.gemm(g); })});
+  }
+  return out;
+}
+
+std::vector<BandwidthResult> bench_cuda_elementwise(const CudaDevice& device, const BenchOptions& options) {
+  device.make_current();
+  CublasKernels kernels(device.compute_stream());
+  std::vector<BandwidthResult> out;
+  for (double bytes = kFirstBandwidthBytes; bytes <= kLastBandwidthBytes; bytes *= 4) {
+    kernels.reserve_bytes(bytes);
+    out.push_back(
+        {"", bytes, time_on_stream(device.compute_stream(), options, [&] { kernels.elementwise(bytes); })});
+  }
+  return out;
+}
+
+std::vector<BandwidthResult> bench_cuda_copies(const CudaDevice& device, const BenchOptions& options) {
+  device.make_current();
+  CublasKernels kernels(device.compute_stream());
+  cudaStream_t stream = device.compute_stream();
+  const auto largest = static_cast<std::size_t>(kLastBandwidthBytes / 2);
+  void* host = nullptr;
+  SHARDSCOPE_CUDA_CHECK(cudaMallocHost(&host, largest));
+  struct FreeHost {
+    void* p;
+    ~FreeHost() { cudaFreeHost(p); }
+  } free_host{host};
+  DeviceBuffer device_buffer(largest);
+  std::vector<BandwidthResult> out;
+  for (double bytes = kFirstBandwidthBytes; bytes <= kLastBandwidthBytes; bytes *= 4) {
+    kernels.reserve_bytes(bytes);
+    out.push_back({"device_to_device", bytes, time_on_stream(stream, options, [&] { kernels.copy(bytes); })});
+  }
+  // Host <-> device: `bytes` crossing the bus (each byte read on one side and written on the other).
+  for (double bytes = kFirstBandwidthBytes; bytes <= kLastBandwidthBytes / 2; bytes *= 4) {
+    const auto n = static_cast<std::size_t>(bytes);
+    out.push_back({"host_to_device", bytes, time_on_stream(stream, options, [&] {
+                     SHARDSCOPE_CUDA_CHECK(
+                         cudaMemcpyAsync(device_buffer.data(), host, n, cudaMemcpyHostToDevice, stream));
+                   })});
+    out.push_back({"device_to_host", bytes, time_on_stream(stream, options, [&] {
+                     SHARDSCOPE_CUDA_CHECK(
+                         cudaMemcpyAsync(host, device_buffer.data(), n, cudaMemcpyDeviceToHost, stream));
+                   })});
+  }
+  return out;
+}
+
+std::vector<OverlapResult> bench_cuda_overlap(const CudaDevice& device, const Gemm& gemm,
+                                              const std::vector<double>& collective_bytes,
+                                              const BenchOptions& options) {
+  if (world_size() < 2) return {};
+  device.make_current();
+  NcclGroups groups(world_size(), options.timeout_seconds);
+  ncclComm_t world = groups.comm(GroupKind::global);
+  CublasKernels kernels(device.compute_stream());
+  kernels.reserve(gemm);
+  std::vector<OverlapResult> out;
+  for (double bytes : collective_bytes) {
+    const std::int64_t count = std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes / 4));
+    DeviceBuffer send(static_cast<std::size_t>(count) * 4), recv(static_cast<std::size_t>(count) * 4);
+    auto compute = [&] { kernels.gemm(gemm); };
+    auto reduce = [&] {
+      enqueue_nccl_collective(CollectiveKind::all_reduce, world, send.data(), recv.data(), count,
+                              device.comm_stream(), options.timeout_seconds);
+    };
+    auto wait_both = [&] {
+      wait_for_stream(device.compute_stream(), options.timeout_seconds, "overlap product");
+      wait_for_stream(device.comm_stream(), options.timeout_seconds, "overlap all_reduce", world,
+                      [&] { groups.abort_all(); });
+    };
+    // Host-timed batches (both streams run at once in the last one): seconds per batch.
+    auto batch = [&](int compute_reps, int comm_reps) {
+      SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+      const double start = now_seconds();
+      for (int i = 0; i < std::max(compute_reps, comm_reps); ++i) {
+        if (i < compute_reps) compute();
+        if (i < comm_reps) reduce();
+      }
+      wait_both();
+      return now_seconds() - start;
+    };
+    batch(1, 1);
+    const double compute_once = batch(1, 0), comm_once = batch(0, 1);
+    const int compute_reps = broadcast_count(std::clamp(
+        static_cast<int>(std::ceil(options.min_seconds / std::max(compute_once, 1e-9))), 3, 100000));
+    const int comm_reps = broadcast_count(std::clamp(
+        static_cast<int>(std::ceil(compute_once * compute_reps / std::max(comm_once, 1e-9))), 1, 100000));
+    const double compute_alone = batch(compute_reps, 0);
+    const double comm_alone = batch(0, comm_reps);
+    // Together: each stream's own end, from events recorded after its last op.
+    SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    cudaEvent_t begin = nullptr, compute_end = nullptr, comm_end = nullptr;
+    SHARDSCOPE_CUDA_CHECK(cudaEventCreate(&begin));
+    SHARDSCOPE_CUDA_CHECK(cudaEventCreate(&compute_end));
+    SHARDSCOPE_CUDA_CHECK(cudaEventCreate(&comm_end));
+    SHARDSCOPE_CUDA_CHECK(cudaEventRecord(begin, device.compute_stream()));
+    SHARDSCOPE_CUDA_CHECK(cudaStreamWaitEvent(device.comm_stream(), begin, 0));
+    for (int i = 0; i < std::max(compute_reps, comm_reps); ++i) {
+      if (i < compute_reps) compute();
+      if (i < comm_reps) reduce();
+    }
+    SHARDSCOPE_CUDA_CHECK(cudaEventRecord(compute_end, device.compute_stream()));
+    SHARDSCOPE_CUDA_CHECK(cudaEventRecord(comm_end, device.comm_stream()));
+    wait_both();
+    const double compute_with = event_seconds(begin, compute_end), comm_with = event_seconds(begin, comm_end);
+    for (cudaEvent_t e : {begin, compute_end, comm_end}) cudaEventDestroy(e);
+    out.push_back({static_cast<double>(count) * 4, mean_over_ranks(compute_alone),
+                   mean_over_ranks(comm_alone), mean_over_ranks(compute_with), mean_over_ranks(comm_with)});
+  }
+  return out;
+}
+
+}  // namespace shardscope::validate

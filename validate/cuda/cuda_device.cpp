@@ -1,0 +1,100 @@
+// Device selection, streams, buffers and the polled wait with its deadline.
+#include "validate/cuda/cuda_device.hpp"
+
+#include <chrono>
+#include <thread>
+#include <utility>
+
+#include "validate/core/executor.hpp"
+#include "validate/cuda/cuda_check.hpp"
+#include "validate/cuda/device_probe.hpp"
+
+namespace shardscope::validate {
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) { ensure(bytes); }
+
+DeviceBuffer::~DeviceBuffer() {
+  if (data_ != nullptr) cudaFree(data_);
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) cudaFree(data_);
+    data_ = std::exchange(other.data_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+void DeviceBuffer::ensure(std::size_t bytes) {
+  if (bytes <= bytes_ && data_ != nullptr) return;
+  if (data_ != nullptr) SHARDSCOPE_CUDA_CHECK(cudaFree(data_));
+  data_ = nullptr;
+  bytes_ = 0;
+  SHARDSCOPE_CUDA_CHECK(cudaMalloc(&data_, bytes == 0 ? 1 : bytes));
+  SHARDSCOPE_CUDA_CHECK(cudaMemset(data_, 0, bytes == 0 ? 1 : bytes));
+  bytes_ = bytes;
+}
+
+CudaDevice::CudaDevice(int local_rank) {
+  const DeviceProbe probe = probe_cuda_devices();
+  if (!probe.usable()) throw ExecutionError(probe.reason());
+  device_ = local_rank % probe.device_count;
+  make_current();
+  SHARDSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+  SHARDSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&comm_, cudaStreamNonBlocking));
+  SHARDSCOPE_CUDA_CHECK(cudaStreamCreateWithFlags(&alloc_, cudaStreamNonBlocking));
+}
+
+CudaDevice::~CudaDevice() {
+  for (cudaStream_t stream : {compute_, comm_, alloc_}) {
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+}
+
+void CudaDevice::make_current() const { SHARDSCOPE_CUDA_CHECK(cudaSetDevice(device_)); }
+
+void wait_for_stream(cudaStream_t stream, double timeout_seconds, const std::string& what, ncclComm_t comm,
+                     const std::function<void()>& abort) {
+  cudaEvent_t done = nullptr;
+  SHARDSCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  struct Destroy {
+    cudaEvent_t event;
+    ~Destroy() { cudaEventDestroy(event); }
+  } destroy{done};
+  SHARDSCOPE_CUDA_CHECK(cudaEventRecord(done, stream));
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::duration<double>(timeout_seconds);
+  for (;;) {
+    const cudaError_t state = cudaEventQuery(done);
+    if (state == cudaSuccess) return;
+    if (state != cudaErrorNotReady) check_cuda(state, "cudaEventQuery");
+    if (comm != nullptr) {
+      ncclResult_t async = ncclSuccess;
+      SHARDSCOPE_NCCL_CHECK(ncclCommGetAsyncError(comm, &async));
+      if (async != ncclSuccess && async != ncclInProgress) {
+        if (abort) abort();
+        throw ExecutionError(what + ": NCCL failed: " + ncclGetErrorString(async));
+      }
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now > deadline) {
+      if (abort) abort();
+      throw ExecutionError(what + ": not done after " + std::to_string(timeout_seconds) +
+                           " s (a rank failed, stalled or runs another plan)");
+    }
+    if (now - start > std::chrono::microseconds(200))
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+double event_seconds(cudaEvent_t start, cudaEvent_t end) {
+  float ms = 0;
+  SHARDSCOPE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, end));
+  return static_cast<double>(ms) / 1000;
+}
+
+}  // namespace shardscope::validate
