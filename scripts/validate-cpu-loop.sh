@@ -2,7 +2,7 @@
 # The CPU validation loop end to end on this machine (README "Calibrate on your hardware"): micro-benchmarks,
 # the machine as a cluster file, the calibration fit on the micro-benchmarks only, the plans run, and the
 # comparison of predicted with measured. Usage: scripts/validate-cpu-loop.sh OUT_DIR [SCENARIO] [RANKS].
-# SCENARIO defaults to validate/scenarios/cpu-2rank-comm.yaml (its `cluster: file:` is replaced by the
+# SCENARIO defaults to validate/scenarios/cpu-2rank.yaml (its `cluster: file:` is replaced by the
 # described machine), RANKS to 2. Run it on a quiet machine: every other busy core shows up as error.
 # BUILD=path picks another build folder; STRATEGIES="..." the plans run (default below).
 set -euo pipefail
@@ -12,7 +12,7 @@ if [ $# -lt 1 ]; then
   exit 2
 fi
 out=$1
-scenario=${2:-validate/scenarios/cpu-2rank-comm.yaml}
+scenario=${2:-validate/scenarios/cpu-2rank.yaml}
 ranks=${3:-2}
 build=${BUILD:-build/default}
 validate=$build/validate/shardscope-validate

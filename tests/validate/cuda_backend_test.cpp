@@ -2,6 +2,7 @@
 // ends with exit 4 and the probe's reason; with one (skipped here: "no CUDA device: ..."), bench and a run of
 // rank 0 of the two-rank CPU scenario emulated on one GPU, whose pool peak is the program's peak within 2 %.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -74,7 +75,7 @@ TEST_F(CudaCli, WithoutAGpuBenchAndRunExitFourSayingWhy) {
   const DeviceProbe probe = probe_cuda_devices();
   if (probe.usable()) GTEST_SKIP() << "a CUDA device is present (" << probe.device_count << ")";
   EXPECT_TRUE(has(probe.reason(), "no CUDA device: cudaGetDeviceCount returned ")) << probe.reason();
-  const std::string out = ::testing::TempDir() + "no-gpu.json";
+  const std::string out = ::testing::TempDir() + std::to_string(::getpid()) + "_no-gpu.json";
   for (const std::string& command :
        {"--backend cuda-nccl bench --out " + out,
         "--backend cuda-nccl run " + kScenario + " --emulate-rank 0 --out " + out}) {
@@ -108,7 +109,7 @@ class CudaGpu : public CudaCli {
 };
 
 TEST_F(CudaGpu, BenchMeasuresTheScenariosProductsAndCopies) {
-  const std::string out = ::testing::TempDir() + "cuda-bench.json";
+  const std::string out = ::testing::TempDir() + std::to_string(::getpid()) + "_cuda-bench.json";
   const Launch run =
       launch(1, "--backend cuda-nccl bench --scenario " + kScenario +
                     " --strategy zero-3 --max-bytes 1048576 --iterations 5 --min-seconds 0.02 --out " + out);
@@ -128,7 +129,7 @@ TEST_F(CudaGpu, BenchMeasuresTheScenariosProductsAndCopies) {
 }
 
 TEST_F(CudaGpu, EmulatedRankZeroPeaksAtTheProgramsPeak) {
-  const std::string out = ::testing::TempDir() + "cuda-run.json";
+  const std::string out = ::testing::TempDir() + std::to_string(::getpid()) + "_cuda-run.json";
   const Launch run =
       launch(1, "--backend cuda-nccl run " + kScenario +
                     " --emulate-rank 0 --strategy zero-3 --strategy ddp --iterations 1 --out " + out);

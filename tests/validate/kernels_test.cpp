@@ -1,6 +1,7 @@
 // The harness's arithmetic: nccl-tests bandwidths, the counting allocator, a task's products and bytes, the
 // measurements JSON and the machine's cluster YAML (read back by the planner's own parser).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <fstream>
@@ -148,7 +149,7 @@ TEST(MachineCluster, TheDescribedMachineParsesAsACluster) {
   EXPECT_DOUBLE_EQ(c.memory_bytes_per_second, 1e10);
   EXPECT_NEAR(c.link_latency_seconds, 1e-6, 1e-7);  // the 8-byte all-reduce over 2(n-1) = 2 steps
   const std::string yaml = machine_cluster_yaml(m, c);
-  const std::string path = ::testing::TempDir() + "machine-cluster.yaml";
+  const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_machine-cluster.yaml";
   std::ofstream(path) << yaml;
   const Cluster cluster = load_cluster(path);
   EXPECT_EQ(cluster.gpus(), 2);
@@ -162,7 +163,8 @@ TEST(MachineCluster, PeakIsTheFastestProductAndTheFractionTheMix) {
   const MachineCluster c = machine_cluster(m);
   EXPECT_DOUBLE_EQ(c.peak_flops_per_second, 4e10);
   EXPECT_DOUBLE_EQ(c.flops_per_second, 4e9 / 0.15);  // both products' FLOPs over both times
-  const std::string path = ::testing::TempDir() + "machine-cluster-two-rates.yaml";
+  const std::string path =
+      ::testing::TempDir() + std::to_string(::getpid()) + "_machine-cluster-two-rates.yaml";
   std::ofstream(path) << machine_cluster_yaml(m, c);
   const Cluster cluster = load_cluster(path);
   EXPECT_NEAR(cluster.gpu.peak_flops_per_second_fp32, 4e10, 4e4);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -20,14 +21,15 @@ struct Launch {
   double seconds = 0;
 };
 
-// `mpiexec -n ranks --oversubscribe binary arguments`, output (stdout and stderr) through `log_name` in the
-// test's temporary directory.
+// `mpiexec -n ranks --oversubscribe binary arguments`, output (stdout and stderr) through `log_name`
+// (prefixed with the process id) in the test's temporary directory.
 inline Launch launch_under_mpi(const std::string& mpiexec, const std::string& binary, int ranks,
                                const std::string& arguments, const std::string& log_name) {
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
-  const std::string log = ::testing::TempDir() + log_name;
+  // Tests of several executables run at once (ctest -j): the log is this process's own.
+  const std::string log = ::testing::TempDir() + std::to_string(::getpid()) + "_" + log_name;
   const std::string command = mpiexec + " -n " + std::to_string(ranks) + " --oversubscribe " + binary + " " +
                               arguments + " > " + log + " 2>&1";
   const auto start = std::chrono::steady_clock::now();

@@ -4,6 +4,7 @@
 // clear error instead of hanging.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -36,7 +37,7 @@ class MpiLoop : public ::testing::Test {
 };
 
 TEST_F(MpiLoop, BenchFollowsNcclTestsDefinitionsAndDescribesTheMachine) {
-  const std::string out = ::testing::TempDir() + "bench.json";
+  const std::string out = ::testing::TempDir() + std::to_string(::getpid()) + "_bench.json";
   const Launch run =
       launch(2, "bench --scenario " + kScenario +
                     " --strategy zero-3 --max-bytes 1048576 --iterations 5 --min-seconds 0.02 --out " + out);
@@ -79,7 +80,7 @@ TEST_F(MpiLoop, BenchFollowsNcclTestsDefinitionsAndDescribesTheMachine) {
   ASSERT_FALSE(j["overlap"].empty());
   EXPECT_GT(j["overlap"][0]["compute_with_comm_seconds"].get<double>(), 0);
 
-  const std::string yaml = ::testing::TempDir() + "machine.yaml";
+  const std::string yaml = ::testing::TempDir() + std::to_string(::getpid()) + "_machine.yaml";
   const Launch describe = launch(1, "describe --measurements " + out + " --out " + yaml);
   ASSERT_EQ(describe.exit_code, 0) << describe.output;
   const Cluster cluster = load_cluster(yaml);
@@ -88,7 +89,7 @@ TEST_F(MpiLoop, BenchFollowsNcclTestsDefinitionsAndDescribesTheMachine) {
 }
 
 TEST_F(MpiLoop, RunMeasuresEveryPlanAndThePeakIsThePredictedOne) {
-  const std::string out = ::testing::TempDir() + "run.json";
+  const std::string out = ::testing::TempDir() + std::to_string(::getpid()) + "_run.json";
   const Launch run =
       launch(2, "run " + kScenario + " --warmup 0 --iterations 1 --compute-scale 0.25 --out " + out);
   ASSERT_EQ(run.exit_code, 0) << run.output;
@@ -135,7 +136,7 @@ TEST_F(MpiLoop, APlanForAnotherModelIsRefused) {
   plan.strategy = "other";
   plan.operators.push_back(OperatorChoice{});
   plan.operators.back().name = "not-an-operator";
-  const std::string path = ::testing::TempDir() + "other-plan.json";
+  const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_other-plan.json";
   std::ofstream(path) << plan_to_json(plan).dump(2);
   const Launch run = launch(2, "run " + kScenario + " --plan " + path + " --out -");
   EXPECT_EQ(run.exit_code, 2) << run.output;
