@@ -97,7 +97,8 @@ std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int
         for (int i = 0; i < options.warmup; ++i) op();
         op();  // nccl-tests' untimed op before the barrier
         // A loop of microseconds to milliseconds is at the mercy of a single descheduling: sizes up to
-        // kMedianUpToBytes run it kMedianRepeats times and keep the median loop (larger ones take long enough).
+        // kMedianUpToBytes run it kMedianRepeats times and keep the median loop (larger ones take long
+        // enough).
         const int repeats = bytes <= kMedianUpToBytes ? kMedianRepeats : 1;
         std::vector<double> loops;
         for (int rep = 0; rep < repeats; ++rep) {
