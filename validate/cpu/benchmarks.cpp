@@ -2,33 +2,17 @@
 #include "validate/cpu/benchmarks.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <set>
 #include <thread>
 
 #include "validate/core/bus_bandwidth.hpp"
+#include "validate/cpu/bench_mpi.hpp"
 #include "validate/cpu/cpu_backend.hpp"
 #include "validate/cpu/eigen_kernels.hpp"
 
 namespace shardscope::validate {
 
 namespace {
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double mean_over_ranks(double value) {
-  double sum = 0;
-  SHARDSCOPE_MPI_CHECK(MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-  return sum / world_size();
-}
-
-int broadcast_count(int count) {
-  SHARDSCOPE_MPI_CHECK(MPI_Bcast(&count, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  return count;
-}
 
 // Repetitions that take about min_seconds after one that took `once` (rank 0's, so every rank does as many).
 int repetitions_for(double once, const BenchOptions& options) {
@@ -49,22 +33,8 @@ double time_everywhere(const BenchOptions& options, Body body) {
   return mean_over_ranks((now_seconds() - start) / reps);
 }
 
-// Nodes among the members of this rank's group of `kind` (node = rank / ranks_per_node).
-int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node) {
-  const int rank = world_rank(), n = world_size(), m = std::max(1, group_size);
-  std::set<int> nodes;
-  for (int r = 0; r < n; ++r) {
-    const bool member = kind == GroupKind::global || (kind == GroupKind::intra && r / m == rank / m) ||
-                        (kind == GroupKind::inter && r % m == rank % m);
-    if (member) nodes.insert(r / std::max(1, ranks_per_node));
-  }
-  return static_cast<int>(nodes.size());
-}
-
 constexpr double kMedianUpToBytes = 16.0 * 1024 * 1024;
 constexpr int kMedianRepeats = 5;
-
-const char* group_name(GroupKind kind) { return kind == GroupKind::global ? "all" : to_string(kind); }
 
 }  // namespace
 

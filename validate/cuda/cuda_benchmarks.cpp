@@ -2,12 +2,11 @@
 #include "validate/cuda/cuda_benchmarks.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <functional>
-#include <set>
 
 #include "validate/core/bus_bandwidth.hpp"
+#include "validate/cpu/bench_mpi.hpp"
 #include "validate/cuda/cublas_kernels.hpp"
 #include "validate/cuda/cuda_check.hpp"
 #include "validate/cuda/group_layout.hpp"
@@ -16,21 +15,6 @@
 namespace shardscope::validate {
 
 namespace {
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double mean_over_ranks(double value) {
-  double sum = 0;
-  SHARDSCOPE_MPI_CHECK(MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-  return sum / world_size();
-}
-
-int broadcast_count(int count) {
-  SHARDSCOPE_MPI_CHECK(MPI_Bcast(&count, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  return count;
-}
 
 // Events around `reps` calls of `enqueue` on `stream`; seconds per call.
 class EventTimer {
@@ -69,19 +53,6 @@ double time_on_stream(cudaStream_t stream, const BenchOptions& options,
       std::clamp(once > 0 ? static_cast<int>(std::ceil(options.min_seconds / once)) : 3, 3, 100000));
   SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   return mean_over_ranks(timer.seconds_per_call(stream, reps, enqueue, options.timeout_seconds));
-}
-
-const char* group_name(GroupKind kind) { return kind == GroupKind::global ? "all" : to_string(kind); }
-
-// Nodes among the members of this rank's group of `kind` (node = rank / ranks_per_node).
-int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node) {
-  const int rank = world_rank(), n = world_size();
-  const int color = group_placement(kind, rank, n, group_size).color;
-  std::set<int> nodes;
-  for (int r = 0; r < n; ++r) {
-    if (group_placement(kind, r, n, group_size).color == color) nodes.insert(r / std::max(1, ranks_per_node));
-  }
-  return static_cast<int>(nodes.size());
 }
 
 constexpr double kFirstBandwidthBytes = 1048576;

@@ -1,0 +1,40 @@
+// The micro-benchmarks' shared MPI helpers (bench_mpi.hpp).
+#include "validate/cpu/bench_mpi.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "validate/cpu/mpi_comm.hpp"
+
+namespace shardscope::validate {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double mean_over_ranks(double value) {
+  double sum = 0;
+  SHARDSCOPE_MPI_CHECK(MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+  return sum / world_size();
+}
+
+int broadcast_count(int count) {
+  SHARDSCOPE_MPI_CHECK(MPI_Bcast(&count, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  return count;
+}
+
+const char* group_name(GroupKind kind) { return kind == GroupKind::global ? "all" : to_string(kind); }
+
+int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node) {
+  const int rank = world_rank(), n = world_size(), m = std::max(1, group_size);
+  std::set<int> nodes;
+  for (int r = 0; r < n; ++r) {
+    const bool member = kind == GroupKind::global || (kind == GroupKind::intra && r / m == rank / m) ||
+                        (kind == GroupKind::inter && r % m == rank % m);
+    if (member) nodes.insert(r / std::max(1, ranks_per_node));
+  }
+  return static_cast<int>(nodes.size());
+}
+
+}  // namespace shardscope::validate

@@ -1,0 +1,18 @@
+// What both backends' micro-benchmarks share over MPI: the host clock, the mean over ranks, rank 0's count
+// for every rank, and how the nccl-tests table names and places a group.
+#pragma once
+
+#include "planner/cost/collective_cost.hpp"
+
+namespace shardscope::validate {
+
+double now_seconds();                  // the host's steady clock
+double mean_over_ranks(double value);  // over MPI_COMM_WORLD
+int broadcast_count(int count);        // rank 0's count, on every rank
+// The table's name of a group kind: "intra", "inter", "all".
+const char* group_name(GroupKind kind);
+// Nodes among the members of this rank's group of `kind` (intra = ranks r / M, inter = r mod M; node =
+// rank / ranks_per_node).
+int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node);
+
+}  // namespace shardscope::validate
