@@ -41,10 +41,10 @@ bool wait_for_plan(MainWindow& w, int timeout_ms = 90000) {
   return !shown.isEmpty();
 }
 
-// Opens `path` and waits for its plan (the constructor's default plan is superseded).
-bool open_and_plan(MainWindow& w, const QString& path) {
+// Runs `change` (false: give up) and waits until the newest plan is shown.
+bool newest_plan_after(MainWindow& w, const std::function<bool()>& change) {
   QSignalSpy shown(&w, &MainWindow::planShown);
-  if (!w.open_scenario(path)) return false;
+  if (!change()) return false;
   QElapsedTimer clock;
   clock.start();
   while (clock.elapsed() < 90000) {
@@ -56,20 +56,18 @@ bool open_and_plan(MainWindow& w, const QString& path) {
   return false;
 }
 
+// Opens `path` and waits for its plan (the constructor's default plan is superseded).
+bool open_and_plan(MainWindow& w, const QString& path) {
+  return newest_plan_after(w, [&] { return w.open_scenario(path); });
+}
+
 // Re-plans after `change` and waits until the newest plan is shown.
 bool replan_after(MainWindow& w, const std::function<void()>& change) {
-  QSignalSpy shown(&w, &MainWindow::planShown);
-  change();
-  w.panel()->reparse_now();
-  QElapsedTimer clock;
-  clock.start();
-  while (clock.elapsed() < 90000) {
-    if (!shown.isEmpty() && !w.service()->busy() && w.outcome() &&
-        w.outcome()->generation == w.service()->latest())
-      return true;
-    QTest::qWait(20);
-  }
-  return false;
+  return newest_plan_after(w, [&] {
+    change();
+    w.panel()->reparse_now();
+    return true;
+  });
 }
 
 std::string scopes_of(const nlohmann::json& op) {
