@@ -137,6 +137,13 @@ TEST(CompareErrors, NoIterationsAndAnotherRankCount) {
   expect_error(j, "machine.ranks", "4 ranks measured");
 }
 
+// A run scaled by --compute-scale is refused, not compared with unscaled predictions.
+TEST(CompareErrors, AScaledRunIsRefused) {
+  nlohmann::ordered_json j = loop().run;
+  j["machine"]["compute_scale"] = 0.25;
+  expect_error(j, "machine.compute_scale", "measured with --compute-scale 0.25");
+}
+
 TEST(CompareErrors, MissingStrategyField) {
   nlohmann::ordered_json j = loop().run;
   j["iterations"][0].erase("strategy");

@@ -3,6 +3,7 @@
 // the per-operator compute and per-size-band collective rows.
 #include "validate/fit/compare_predict.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -154,6 +155,16 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
   if (m.iterations.empty()) {
     throw InputError(m.file, 0, "iterations",
                      "no measured iterations to compare (written by `shardscope-validate run`)");
+  }
+  // A scaled run multiplied every product's rows and element-wise bytes; the predictions here are of the
+  // scenario as written, so comparing them would be off by that factor in every compute task.
+  if (m.compute_scale != 1.0) {
+    char scale[32];
+    std::snprintf(scale, sizeof scale, "%g", m.compute_scale);
+    throw InputError(m.file, 0, "machine.compute_scale",
+                     std::string("measured with --compute-scale ") + scale +
+                         ", but compare predicts the scenario's own compute; run shardscope-validate without "
+                         "--compute-scale to compare");
   }
   Comparison c;
   c.scenario = in.scenario.name;
