@@ -12,6 +12,7 @@
 
 #include "planner/core/units.hpp"
 #include "scope_colors.hpp"
+#include "tooltip_event.hpp"
 
 namespace shardscope::gui {
 namespace {
@@ -224,17 +225,8 @@ void MemoryTimeView::paintEvent(QPaintEvent*) {
 }
 
 bool MemoryTimeView::event(QEvent* event) {
-  if (event->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(event);
-    const QString text = tooltip_at(help->pos());
-    if (text.isEmpty()) {
-      QToolTip::hideText();
-    } else {
-      QToolTip::showText(help->globalPos(), text, this);
-    }
-    return true;
-  }
-  return QWidget::event(event);
+  return handle_tooltip_event(this, event, [this](QPoint p) { return tooltip_at(p); }) ||
+         QWidget::event(event);
 }
 
 }  // namespace shardscope::gui

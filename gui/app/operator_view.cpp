@@ -13,6 +13,7 @@
 #include "planner/core/units.hpp"
 #include "planner/search/search_space.hpp"
 #include "scope_colors.hpp"
+#include "tooltip_event.hpp"
 
 namespace shardscope::gui {
 namespace {
@@ -242,17 +243,8 @@ QString OperatorView::tooltip_for_row(int row) const {
 }
 
 bool OperatorView::event(QEvent* event) {
-  if (event->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(event);
-    const QString text = tooltip_for_row(row_at(help->pos().y()));
-    if (text.isEmpty()) {
-      QToolTip::hideText();
-    } else {
-      QToolTip::showText(help->globalPos(), text, this);
-    }
-    return true;
-  }
-  return QWidget::event(event);
+  return handle_tooltip_event(this, event, [this](QPoint p) { return tooltip_for_row(row_at(p.y())); }) ||
+         QWidget::event(event);
 }
 
 std::vector<OperatorPin> OperatorView::pins_for_row(int row, const OperatorPin& shape) const {

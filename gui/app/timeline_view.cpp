@@ -11,6 +11,7 @@
 
 #include "chart/chart.hpp"
 #include "planner/core/units.hpp"
+#include "tooltip_event.hpp"
 
 namespace shardscope::gui {
 namespace {
@@ -298,18 +299,8 @@ void TimelineView::mouseReleaseEvent(QMouseEvent*) {
 void TimelineView::mouseDoubleClickEvent(QMouseEvent*) { reset_view(); }
 
 bool TimelineView::event(QEvent* event) {
-  if (event->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(event);
-    const QString text = tooltip_at(help->pos());
-    if (text.isEmpty()) {
-      QToolTip::hideText();
-      event->ignore();
-    } else {
-      QToolTip::showText(help->globalPos(), text, this);
-    }
-    return true;
-  }
-  return QWidget::event(event);
+  return handle_tooltip_event(this, event, [this](QPoint p) { return tooltip_at(p); }) ||
+         QWidget::event(event);
 }
 
 }  // namespace shardscope::gui

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <set>
 
+#include "validate/core/bus_bandwidth.hpp"
 #include "validate/cpu/mpi_comm.hpp"
 
 namespace shardscope::validate {
@@ -35,6 +36,23 @@ int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node) {
     if (member) nodes.insert(r / std::max(1, ranks_per_node));
   }
   return static_cast<int>(nodes.size());
+}
+
+CollectiveResult collective_row(CollectiveKind kind, GroupKind group, int ranks, int group_size,
+                                int ranks_per_node, double bytes, std::int64_t count, double seconds,
+                                int iterations) {
+  CollectiveResult r;
+  r.op = collective_kind_name(kind);
+  r.group = group_name(group);
+  r.group_size = ranks;
+  r.nodes = nodes_in_group(group, group_size, ranks_per_node);
+  r.bytes = bytes;
+  r.count = count;
+  r.time_seconds = seconds;
+  r.algbw_gbps = algorithm_gbps(bytes, seconds);
+  r.busbw_gbps = bus_gbps(kind, ranks, bytes, seconds);
+  r.iterations = iterations;
+  return r;
 }
 
 }  // namespace shardscope::validate

@@ -2,7 +2,10 @@
 // for every rank, and how the nccl-tests table names and places a group.
 #pragma once
 
+#include <cstdint>
+
 #include "planner/cost/collective_cost.hpp"
+#include "validate/core/measurements.hpp"
 
 namespace shardscope::validate {
 
@@ -14,5 +17,12 @@ const char* group_name(GroupKind kind);
 // Nodes among the members of this rank's group of `kind` (intra = ranks r / M, inter = r mod M; node =
 // rank / ranks_per_node).
 int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node);
+
+// One row of the nccl-tests table: `seconds` per op of `kind` over this rank's group of `group` kind (`ranks`
+// members; groups of `group_size` ranks, `ranks_per_node` per node), `bytes` nccl-tests' size, `count` the
+// elements per rank, `iterations` timed.
+CollectiveResult collective_row(CollectiveKind kind, GroupKind group, int ranks, int group_size,
+                                int ranks_per_node, double bytes, std::int64_t count, double seconds,
+                                int iterations);
 
 }  // namespace shardscope::validate

@@ -79,18 +79,8 @@ std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int
         }
         std::nth_element(loops.begin(), loops.begin() + repeats / 2, loops.end());
         const double seconds = mean_over_ranks(loops[static_cast<std::size_t>(repeats / 2)]);
-        CollectiveResult r;
-        r.op = collective_kind_name(kind);
-        r.group = group_name(group);
-        r.group_size = ranks;
-        r.nodes = nodes_in_group(group, group_size, ranks_per_node);
-        r.bytes = bytes;
-        r.count = count;
-        r.time_seconds = seconds;
-        r.algbw_gbps = algorithm_gbps(bytes, seconds);
-        r.busbw_gbps = bus_gbps(kind, ranks, bytes, seconds);
-        r.iterations = options.iterations;
-        out.push_back(r);
+        out.push_back(collective_row(kind, group, ranks, group_size, ranks_per_node, bytes, count, seconds,
+                                     options.iterations));
       }
     }
   }

@@ -99,18 +99,8 @@ std::vector<CollectiveResult> bench_nccl_collectives(const CudaDevice& device, c
         for (int i = 0; i < options.iterations; ++i) enqueue();
         wait();
         const double seconds = mean_over_ranks((now_seconds() - start) / options.iterations);
-        CollectiveResult r;
-        r.op = collective_kind_name(kind);
-        r.group = group_name(group);
-        r.group_size = ranks;
-        r.nodes = nodes_in_group(group, group_size, ranks_per_node);
-        r.bytes = bytes;
-        r.count = count;
-        r.time_seconds = seconds;
-        r.algbw_gbps = algorithm_gbps(bytes, seconds);
-        r.busbw_gbps = bus_gbps(kind, ranks, bytes, seconds);
-        r.iterations = options.iterations;
-        out.push_back(r);
+        out.push_back(collective_row(kind, group, ranks, group_size, ranks_per_node, bytes, count, seconds,
+                                     options.iterations));
       }
     }
   }
