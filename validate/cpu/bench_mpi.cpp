@@ -38,6 +38,20 @@ int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node) {
   return static_cast<int>(nodes.size());
 }
 
+std::vector<SweepSize> nccl_tests_sizes(CollectiveKind kind, int ranks, double min_bytes, double max_bytes) {
+  std::vector<SweepSize> out;
+  for (double size = min_bytes; size <= max_bytes; size *= 2) {
+    const std::int64_t count = kind == CollectiveKind::all_reduce
+                                   ? static_cast<std::int64_t>(size / 4)
+                                   : static_cast<std::int64_t>(size / 4 / ranks);
+    if (count < 1) continue;
+    const double bytes = kind == CollectiveKind::all_reduce ? 4.0 * static_cast<double>(count)
+                                                            : 4.0 * static_cast<double>(count) * ranks;
+    out.push_back({count, bytes});
+  }
+  return out;
+}
+
 CollectiveResult collective_row(CollectiveKind kind, GroupKind group, int ranks, int group_size,
                                 int ranks_per_node, double bytes, std::int64_t count, double seconds,
                                 int iterations) {

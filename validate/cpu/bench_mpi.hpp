@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "planner/cost/collective_cost.hpp"
 #include "validate/core/measurements.hpp"
@@ -17,6 +18,14 @@ const char* group_name(GroupKind kind);
 // Nodes among the members of this rank's group of `kind` (intra = ranks r / M, inter = r mod M; node =
 // rank / ranks_per_node).
 int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node);
+
+// nccl-tests' sizes of one operation over `ranks` ranks, from min to max bytes by x2: the elements per rank
+// (all-reduce: the per-rank buffer; gather and scatter: S / n per rank) and the size the table prints.
+struct SweepSize {
+  std::int64_t count = 0;
+  double bytes = 0;
+};
+std::vector<SweepSize> nccl_tests_sizes(CollectiveKind kind, int ranks, double min_bytes, double max_bytes);
 
 // One row of the nccl-tests table: `seconds` per op of `kind` over this rank's group of `group` kind (`ranks`
 // members; groups of `group_size` ranks, `ranks_per_node` per node), `bytes` nccl-tests' size, `count` the

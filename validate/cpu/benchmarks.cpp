@@ -51,14 +51,9 @@ std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int
     if (ranks < 2) continue;
     for (CollectiveKind kind :
          {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter}) {
-      for (double size = options.min_bytes; size <= options.max_bytes; size *= 2) {
-        // nccl-tests: all-reduce counts the per-rank buffer; gather and scatter count S / n per rank.
-        const std::int64_t count = kind == CollectiveKind::all_reduce
-                                       ? static_cast<std::int64_t>(size / 4)
-                                       : static_cast<std::int64_t>(size / 4 / ranks);
-        if (count < 1) continue;
-        const double bytes = kind == CollectiveKind::all_reduce ? 4.0 * static_cast<double>(count)
-                                                                : 4.0 * static_cast<double>(count) * ranks;
+      for (const SweepSize& size : nccl_tests_sizes(kind, ranks, options.min_bytes, options.max_bytes)) {
+        const std::int64_t count = size.count;
+        const double bytes = size.bytes;
         const std::string what = collective_kind_name(kind) + " of " + std::to_string(bytes) + " bytes";
         auto op = [&] {
           run_collective(kind, groups.comm(group), send.data(), recv.data(), count, options.timeout_seconds,

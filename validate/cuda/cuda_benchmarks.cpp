@@ -75,13 +75,9 @@ std::vector<CollectiveResult> bench_nccl_collectives(const CudaDevice& device, c
     if (ranks < 2) continue;  // every group of a kind has the same size when M divides the ranks
     for (CollectiveKind kind :
          {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter}) {
-      for (double size = options.min_bytes; size <= options.max_bytes; size *= 2) {
-        const std::int64_t count = kind == CollectiveKind::all_reduce
-                                       ? static_cast<std::int64_t>(size / 4)
-                                       : static_cast<std::int64_t>(size / 4 / ranks);
-        if (count < 1) continue;
-        const double bytes = kind == CollectiveKind::all_reduce ? 4.0 * static_cast<double>(count)
-                                                                : 4.0 * static_cast<double>(count) * ranks;
+      for (const SweepSize& size : nccl_tests_sizes(kind, ranks, options.min_bytes, options.max_bytes)) {
+        const std::int64_t count = size.count;
+        const double bytes = size.bytes;
         const std::string what = collective_kind_name(kind) + " of " + std::to_string(bytes) + " bytes";
         auto enqueue = [&] {
           enqueue_nccl_collective(kind, groups.comm(group), send.data(), recv.data(), count, stream,
