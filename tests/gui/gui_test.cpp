@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QtTest>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -281,6 +282,31 @@ class GuiTest : public QObject {
       }
       QCOMPARE(w.operator_view()->operator_count(), operators);
     }
+  }
+
+  // Every shipped scenario opens, plans and shows its plan in every tab (the simulation tabs stay empty
+  // until asked), the operator view holding every operator of its model.
+  void everyShippedScenarioPlansAndEveryTabPaints() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    int scenarios = 0;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(SHARDSCOPE_SOURCE_DIR) + "/scenarios")) {
+      if (entry.path().extension() != ".yaml") continue;
+      ++scenarios;
+      const QString path = QString::fromStdString(entry.path().string());
+      QVERIFY2(open_and_plan(w, path), qPrintable(path + ": " + w.panel()->error_text()));
+      QVERIFY2(w.outcome()->report.has_value() && w.outcome()->report->best.fits, qPrintable(path));
+      QCOMPARE(w.operator_view()->operator_count(), w.outcome()->job.scenario.model.operators.size());
+      QVERIFY2(w.summary_text().contains("samples/s"), qPrintable(path));
+      for (int i = 0; i < w.tabs()->count(); ++i) {
+        w.tabs()->setCurrentIndex(i);
+        QVERIFY2(!w.tabs()->currentWidget()->grab().toImage().isNull(),
+                 qPrintable(path + " " + w.tabs()->tabText(i)));
+      }
+    }
+    QVERIFY(scenarios >= 6);
   }
 
   // A 4,096-GPU cluster (512 DGX-A100 nodes) plans and shows like a small one.
