@@ -9,6 +9,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -17,6 +18,7 @@
 #include <QSpinBox>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -194,7 +196,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
 
   connect(open, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, "Open scenario", {}, "Scenario (*.yaml *.yml)");
-    if (!path.isEmpty()) open_file(path);
+    if (!path.isEmpty()) open_file_async(path);  // a large model is read and parsed off the UI thread
   });
   connect(save, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, "Save scenario", file_, "Scenario (*.yaml)");
@@ -467,59 +469,119 @@ void ScenarioPanel::reparse_now() {
   parse();
 }
 
-void ScenarioPanel::parse() {
-  for (auto& [row, label] : errors_) show_error(row, {});
+// A scenario document parsed, or the parser's message and field: what parse() and an open take.
+struct ScenarioPanel::Parsed {
+  std::optional<Scenario> scenario;
+  QString error;
+  std::string field;  // the InputError's field ("" for others)
+};
+
+ScenarioPanel::Parsed ScenarioPanel::parse_document(const YAML::Node& doc, const QString& file,
+                                                    const QString& base_dir) {
+  Parsed out;
   try {
     // The document itself, not its emitted text: one parse, and errors on lines of the file as opened.
-    Scenario s = parse_scenario_node(doc_, file_.toStdString(), base_dir_.toStdString());
-    scenario_ = s;
-    // The slider follows the device: a quarter GiB up to its memory.
-    filling_ = true;
-    memory_slider_->setMaximum(
-        std::max(4, static_cast<int>(std::ceil(static_cast<double>(s.cluster.gpu.memory_bytes) / kGiB * 4))));
-    memory_slider_->setValue(
-        static_cast<int>(std::lround(static_cast<double>(s.training.memory_limit_bytes) / kGiB * 4)));
-    nodes_->setValue(s.cluster.nodes);
-    gpus_per_node_->setValue(s.cluster.gpus_per_node);
-    filling_ = false;
-    emit scenarioChanged(*scenario_);
+    out.scenario = parse_scenario_node(doc, file.toStdString(), base_dir.toStdString());
   } catch (const InputError& e) {
-    scenario_.reset();
-    show_error(row_of_field(e.field()), QString::fromStdString(e.what()));
-    emit scenarioInvalid(QString::fromStdString(e.what()));
+    out.error = QString::fromStdString(e.what());
+    out.field = e.field();
   } catch (const std::exception& e) {
-    scenario_.reset();
-    show_error("general", QString::fromStdString(e.what()));
-    emit scenarioInvalid(QString::fromStdString(e.what()));
+    out.error = QString::fromStdString(e.what());
   }
+  return out;
 }
 
-bool ScenarioPanel::open_file(const QString& path) {
+void ScenarioPanel::parse() { take(parse_document(doc_, file_, base_dir_)); }
+
+void ScenarioPanel::take(Parsed parsed) {
+  for (auto& [row, label] : errors_) show_error(row, {});
+  if (!parsed.scenario) {
+    scenario_.reset();
+    show_error(parsed.field.empty() ? "general" : row_of_field(parsed.field), parsed.error);
+    emit scenarioInvalid(parsed.error);
+    return;
+  }
+  scenario_ = std::move(parsed.scenario);
+  const Scenario& s = *scenario_;
+  // The slider follows the device: a quarter GiB up to its memory.
+  filling_ = true;
+  memory_slider_->setMaximum(
+      std::max(4, static_cast<int>(std::ceil(static_cast<double>(s.cluster.gpu.memory_bytes) / kGiB * 4))));
+  memory_slider_->setValue(
+      static_cast<int>(std::lround(static_cast<double>(s.training.memory_limit_bytes) / kGiB * 4)));
+  nodes_->setValue(s.cluster.nodes);
+  gpus_per_node_->setValue(s.cluster.gpus_per_node);
+  filling_ = false;
+  emit scenarioChanged(*scenario_);
+}
+
+// What reading a scenario file gives, on any thread: no widget is touched.
+struct ScenarioPanel::Loaded {
+  QString path;
+  bool readable = false;
+  QString yaml_error;  // the strict reader's message: not a scenario's YAML at all
+  YAML::Node doc;
+  Parsed parsed;
+};
+
+ScenarioPanel::Loaded ScenarioPanel::load_file(const QString& path) {
+  Loaded out;
+  out.path = path;
   std::ifstream in(path.toStdString());
-  if (!in) {
+  if (!in) return out;
+  out.readable = true;
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    // The planner's strict reader (one document, a mapping, no duplicate keys), once.
+    out.doc = parse_yaml_mapping(text.str(), path.toStdString());
+  } catch (const std::exception& e) {
+    out.yaml_error = QString::fromStdString(e.what());
+    return out;
+  }
+  out.parsed = parse_document(out.doc, path, QFileInfo(path).absolutePath());
+  return out;
+}
+
+bool ScenarioPanel::take_loaded(Loaded loaded) {
+  const QString& path = loaded.path;
+  if (!loaded.readable) {
     show_error("general", path + ": cannot be read");
     emit scenarioInvalid(path + ": cannot be read");
     return false;
   }
-  std::stringstream text;
-  text << in.rdbuf();
   file_ = path;
   base_dir_ = QFileInfo(path).absolutePath();
   file_label_->setText(QFileInfo(path).fileName());
-  try {
-    // The planner's strict reader (one document, a mapping, no duplicate keys), once.
-    doc_ = parse_yaml_mapping(text.str(), file_.toStdString());
-  } catch (const std::exception& e) {
+  if (!loaded.yaml_error.isEmpty()) {
     // Not a scenario's YAML at all: the reader's message says where and why; the old form stays.
     for (auto& [row, label] : errors_) show_error(row, {});
-    show_error("general", QString::fromStdString(e.what()));
+    show_error("general", loaded.yaml_error);
     scenario_.reset();
     emit scenarioInvalid(error_text());
     return false;
   }
+  doc_ = loaded.doc;
   fill_from_document();
-  reparse_now();
+  debounce_->stop();
+  take(std::move(loaded.parsed));
   return scenario_.has_value();
+}
+
+bool ScenarioPanel::open_file(const QString& path) {
+  ++open_generation_;  // an open in flight is superseded
+  return take_loaded(load_file(path));
+}
+
+void ScenarioPanel::open_file_async(const QString& path) {
+  const quint64 generation = ++open_generation_;
+  auto* watcher = new QFutureWatcher<Loaded>(this);
+  connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher, generation] {
+    watcher->deleteLater();
+    if (generation != open_generation_) return;  // a newer open (or a synchronous one) came since
+    emit fileOpened(take_loaded(watcher->result()));
+  });
+  watcher->setFuture(QtConcurrent::run([path] { return load_file(path); }));
 }
 
 bool ScenarioPanel::save_file(const QString& path) {

@@ -330,6 +330,52 @@ class GuiTest : public QObject {
     }
   }
 
+  // File › Open reads and parses on a worker thread: the form takes the file when it is ready, a broken file
+  // says why, and a newer open supersedes one still in flight.
+  void openingOffTheUiThread() {
+    QTemporaryDir dir;
+    const QString big = dir.filePath("thousand.yaml");
+    {
+      std::ofstream out(big.toStdString());
+      out << "name: thousand\nmodel:\n  operators:\n";
+      for (int i = 0; i < 1000; ++i) {
+        out << "    - {name: op" << i << ", kind: linear, parameters: " << (1 + i % 3) * 10000000
+            << ", forward_flops_per_sample: 1.0e10}\n";
+      }
+      out << "cluster: {preset: dgx-a100, nodes: 2}\n"
+             "training: {precision: mixed-bf16, memory_limit: 40GB, max_micro_batch: 8}\n";
+    }
+    const QString bad = dir.filePath("bad.yaml");
+    std::ofstream(bad.toStdString()) << "model: {preset: nd-48x1537}\ncluster: {preset: titan-rtx-8-pcie3}\n";
+    ScenarioPanel panel;
+    QSignalSpy opened(&panel, &ScenarioPanel::fileOpened);
+    QElapsedTimer tick;
+    tick.start();
+    qint64 longest = 0;
+    QTimer ticker;
+    QObject::connect(&ticker, &QTimer::timeout, [&] { longest = std::max(longest, tick.restart()); });
+    ticker.start(5);
+    panel.open_file_async(big);
+    QVERIFY(opened.wait(30000));
+    ticker.stop();
+    QCOMPARE(opened.takeFirst().at(0).toBool(), true);
+    QVERIFY(panel.scenario().has_value());
+    QCOMPARE(panel.scenario()->model.operators.size(), std::size_t{1000});
+    qInfo("opening a 1000-operator scenario off the UI thread: longest UI-thread stall %lld ms", longest);
+    QVERIFY2(longest < 2000, qPrintable(QString::number(longest)));
+
+    panel.open_file_async(bad);
+    QVERIFY(opened.wait(30000));
+    QCOMPARE(opened.takeFirst().at(0).toBool(), false);
+    QVERIFY2(panel.field_error("model").contains("unknown model preset"), qPrintable(panel.error_text()));
+
+    panel.open_file_async(big);  // superseded by the synchronous open below
+    QVERIFY(panel.open_file(kDefault));
+    QTest::qWait(500);
+    QVERIFY(opened.isEmpty());
+    QCOMPARE(panel.scenario()->model.operators.size(), std::size_t{98});
+  }
+
   void thousandOperatorsStayUsable() {
     QTemporaryDir dir;
     const QString path = dir.filePath("thousand.yaml");
