@@ -58,7 +58,7 @@ CudaDevice::~CudaDevice() {
 void CudaDevice::make_current() const { SHARDSCOPE_CUDA_CHECK(cudaSetDevice(device_)); }
 
 void wait_for_stream(cudaStream_t stream, double timeout_seconds, const std::string& what, ncclComm_t comm,
-                     const std::function<void()>& abort) {
+                     const std::function<void()>& abort_communicators) {
   cudaEvent_t done = nullptr;
   SHARDSCOPE_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
   struct Destroy {
@@ -76,13 +76,13 @@ void wait_for_stream(cudaStream_t stream, double timeout_seconds, const std::str
       ncclResult_t async = ncclSuccess;
       SHARDSCOPE_NCCL_CHECK(ncclCommGetAsyncError(comm, &async));
       if (async != ncclSuccess && async != ncclInProgress) {
-        if (abort) abort();
+        if (abort_communicators) abort_communicators();
         throw ExecutionError(what + ": NCCL failed: " + ncclGetErrorString(async));
       }
     }
     const auto now = std::chrono::steady_clock::now();
     if (now > deadline) {
-      if (abort) abort();
+      if (abort_communicators) abort_communicators();
       throw ExecutionError(what + ": not done after " + std::to_string(timeout_seconds) +
                            " s (a rank failed, stalled or runs another plan)");
     }

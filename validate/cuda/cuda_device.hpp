@@ -53,10 +53,10 @@ class CudaDevice {
 
 // Records an event on `stream` and polls it until the work before it is done: spins for 200 us, then sleeps
 // 20 us between queries. A `comm` that is not null is checked for an asynchronous NCCL error while waiting.
-// On an NCCL error or past `timeout_seconds`, `abort` runs (its owner's ncclCommAbort of every communicator)
-// and ExecutionError names `what`.
+// On an NCCL error or past `timeout_seconds`, `abort_communicators` runs (its owner's ncclCommAbort of every
+// communicator) and ExecutionError names `what`.
 void wait_for_stream(cudaStream_t stream, double timeout_seconds, const std::string& what,
-                     ncclComm_t comm = nullptr, const std::function<void()>& abort = {});
+                     ncclComm_t comm = nullptr, const std::function<void()>& abort_communicators = {});
 
 // Seconds between two recorded, completed events.
 double event_seconds(cudaEvent_t start, cudaEvent_t end);
