@@ -3,11 +3,9 @@
 // machine): the fit on the micro-benchmarks alone reproduces the committed calibration.yaml byte for byte,
 // and with it the predictions of the plans the fit never saw meet issue 11's targets on real measurements.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -23,22 +21,9 @@ namespace {
 const std::string kData = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/data/cpu-2rank";
 const std::string kBinary = SHARDSCOPE_BINARY;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string temp_file(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("shardscope_recorded_" + std::to_string(::getpid()) + "_" + name))
-      .string();
-}
-
 #ifdef SHARDSCOPE_HAVE_FIT
 TEST(RecordedCpuLoop, FitOnTheMicroBenchmarksReproducesTheCommittedCalibration) {
-  const std::string out = temp_file("calibration.yaml");
+  const std::string out = test::write_temp("recorded-calibration.yaml", "");
   const test::CommandResult r = test::run_command(kBinary + " calibrate " + kData + "/bench.json --cluster " +
                                                   kData + "/machine.yaml --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -57,8 +42,8 @@ TEST(RecordedCpuLoop, FitOnTheMicroBenchmarksReproducesTheCommittedCalibration) 
     }
     return std::make_pair(skeleton, numbers);
   };
-  const auto [skeleton, numbers] = split(slurp(out));
-  const auto [committed_skeleton, committed_numbers] = split(slurp(kData + "/calibration.yaml"));
+  const auto [skeleton, numbers] = split(test::read_file(out));
+  const auto [committed_skeleton, committed_numbers] = split(test::read_file(kData + "/calibration.yaml"));
   EXPECT_EQ(skeleton, committed_skeleton);
   ASSERT_EQ(numbers.size(), committed_numbers.size());
   for (std::size_t i = 0; i < numbers.size(); ++i)
@@ -73,12 +58,12 @@ TEST(RecordedCpuLoop, FitOnTheMicroBenchmarksReproducesTheCommittedCalibration) 
 // measured times lie within 11 % of each other and their order is at the mercy of run-to-run noise; the
 // recorded Spearman is in compare.md and in the README.)
 TEST(RecordedCpuLoop, PredictionsOfUnseenPlansMeetTheTargets) {
-  const std::string out = temp_file("compare.json");
+  const std::string out = test::write_temp("recorded-compare.json", "");
   const test::CommandResult r =
       test::run_command(kBinary + " compare " + kData + "/scenario.yaml --measured " + kData +
                         "/run.json --calibration " + kData + "/calibration.yaml --json " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = nlohmann::json::parse(slurp(out));
+  const nlohmann::json j = nlohmann::json::parse(test::read_file(out));
   std::filesystem::remove(out);
   const nlohmann::json& iteration = j["sections"][0];
   const nlohmann::json& peak = j["sections"][1];
