@@ -1,11 +1,10 @@
 // MPI error checks, group communicators and timed-out collectives.
 #include "validate/cpu/mpi_comm.hpp"
 
-#include <chrono>
 #include <cstring>
-#include <thread>
 
 #include "validate/core/executor.hpp"
+#include "validate/core/poll.hpp"
 
 namespace shardscope::validate {
 
@@ -84,22 +83,16 @@ void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float
       SHARDSCOPE_MPI_CHECK(MPI_Iallreduce(send, recv, n, MPI_FLOAT, MPI_SUM, comm, &request));
       break;
   }
-  // Poll: spin for the first 200 us (small messages), then yield the core between tests so that the
-  // compute stream's thread keeps it.
-  const auto start = std::chrono::steady_clock::now();
-  const auto deadline = start + std::chrono::duration<double>(timeout_seconds);
   int done = 0;
-  for (;;) {
-    SHARDSCOPE_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
-    if (done) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (now > deadline) {
-      throw ExecutionError(what + ": no answer from the other ranks after " +
-                           std::to_string(timeout_seconds) +
-                           " s (a rank failed, stalled or runs another plan)");
-    }
-    if (now - start > std::chrono::microseconds(200))
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
+  const bool answered = poll_until(
+      [&] {
+        SHARDSCOPE_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+        return done != 0;
+      },
+      timeout_seconds);
+  if (!answered) {
+    throw ExecutionError(what + ": no answer from the other ranks after " + std::to_string(timeout_seconds) +
+                         " s (a rank failed, stalled or runs another plan)");
   }
 }
 

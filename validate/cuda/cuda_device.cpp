@@ -1,11 +1,10 @@
 // Device selection, streams, buffers and the polled wait with its deadline.
 #include "validate/cuda/cuda_device.hpp"
 
-#include <chrono>
-#include <thread>
 #include <utility>
 
 #include "validate/core/executor.hpp"
+#include "validate/core/poll.hpp"
 #include "validate/cuda/cuda_check.hpp"
 #include "validate/cuda/device_probe.hpp"
 
@@ -66,28 +65,26 @@ void wait_for_stream(cudaStream_t stream, double timeout_seconds, const std::str
     ~Destroy() { cudaEventDestroy(event); }
   } destroy{done};
   SHARDSCOPE_CUDA_CHECK(cudaEventRecord(done, stream));
-  const auto start = std::chrono::steady_clock::now();
-  const auto deadline = start + std::chrono::duration<double>(timeout_seconds);
-  for (;;) {
-    const cudaError_t state = cudaEventQuery(done);
-    if (state == cudaSuccess) return;
-    if (state != cudaErrorNotReady) check_cuda(state, "cudaEventQuery");
-    if (comm != nullptr) {
-      ncclResult_t async = ncclSuccess;
-      SHARDSCOPE_NCCL_CHECK(ncclCommGetAsyncError(comm, &async));
-      if (async != ncclSuccess && async != ncclInProgress) {
-        if (abort_communicators) abort_communicators();
-        throw ExecutionError(what + ": NCCL failed: " + ncclGetErrorString(async));
-      }
-    }
-    const auto now = std::chrono::steady_clock::now();
-    if (now > deadline) {
-      if (abort_communicators) abort_communicators();
-      throw ExecutionError(what + ": not done after " + std::to_string(timeout_seconds) +
-                           " s (a rank failed, stalled or runs another plan)");
-    }
-    if (now - start > std::chrono::microseconds(200))
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
+  const bool done_in_time = poll_until(
+      [&] {
+        const cudaError_t state = cudaEventQuery(done);
+        if (state == cudaSuccess) return true;
+        if (state != cudaErrorNotReady) check_cuda(state, "cudaEventQuery");
+        if (comm != nullptr) {
+          ncclResult_t async = ncclSuccess;
+          SHARDSCOPE_NCCL_CHECK(ncclCommGetAsyncError(comm, &async));
+          if (async != ncclSuccess && async != ncclInProgress) {
+            if (abort_communicators) abort_communicators();
+            throw ExecutionError(what + ": NCCL failed: " + ncclGetErrorString(async));
+          }
+        }
+        return false;
+      },
+      timeout_seconds);
+  if (!done_in_time) {
+    if (abort_communicators) abort_communicators();
+    throw ExecutionError(what + ": not done after " + std::to_string(timeout_seconds) +
+                         " s (a rank failed, stalled or runs another plan)");
   }
 }
 
