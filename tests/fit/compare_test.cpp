@@ -155,6 +155,24 @@ TEST(CompareErrors, MissingStrategyField) {
   }
 }
 
+// MPI's collectives are not NCCL's: a cpu-mpi run compared with plans priced by NCCL's model says so, and
+// names the scenario field that prices them as the fitted rings.
+TEST(CalibrateThenPredict, ACpuRunPricedWithNcclCollectivesIsNoted) {
+  const Loop& l = loop();
+  const auto nccl_notes = [](const fit::Comparison& c) {
+    int n = 0;
+    for (const std::string& note : c.notes)
+      n += note.find("priced with NCCL's collective model") != std::string::npos &&
+           note.find("execution.collectives: ring") != std::string::npos;
+    return n;
+  };
+  EXPECT_EQ(nccl_notes(fit::build_comparison(l.inputs(l.run), nullptr)), 0);  // not a cpu-mpi run
+  nlohmann::ordered_json cpu = l.run;
+  cpu["machine"]["backend"] = "cpu-mpi";
+  // default.yaml's collectives are auto: every strategy here is an NCCL baseline.
+  EXPECT_EQ(nccl_notes(fit::build_comparison(l.inputs(cpu), nullptr)), static_cast<int>(kStrategies.size()));
+}
+
 TEST(CompareStatistics, SpearmanAndSummaries) {
   EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
@@ -170,6 +188,33 @@ TEST(CompareStatistics, SpearmanAndSummaries) {
   EXPECT_EQ(fit::summarize(rows, true).points, 1u);
   EXPECT_EQ(fit::size_band_name(fit::size_band(1 << 20)), "1 - 16 MiB");
   EXPECT_EQ(fit::size_band_name(fit::size_band(1000)), "< 64 KiB");
+}
+
+// Strategies at different batch sizes rank by throughput: the longer iteration of the larger batch is the
+// faster strategy, and ranking iteration times would turn the order round.
+TEST(CompareStatistics, SpearmanRanksThroughputAcrossBatchSizes) {
+  const auto row = [](const char* name, double measured, double predicted, double samples) {
+    fit::ComparedRow r{name, "", measured, predicted, predicted, 1};
+    r.samples = samples;
+    return r;
+  };
+  fit::Comparison c;
+  // samples/s measured 4, 6, 8 and predicted 4.2, 5.8, 8.4: the same order; times 1, 2, 3 s rise with it.
+  c.sections = {{"iteration",
+                 "s",
+                 {row("a", 1.0, 1.0 / 1.05, 4), row("b", 2.0, 12 / 5.8, 12), row("c", 3.0, 24 / 8.4, 24)},
+                 {},
+                 {}}};
+  fit::finish_comparison(c);
+  ASSERT_TRUE(c.spearman_planner.has_value());
+  EXPECT_DOUBLE_EQ(*c.spearman_planner, 1.0);
+  EXPECT_DOUBLE_EQ(*c.spearman_simulator, 1.0);
+  // Without sample counts (one batch for all) the rows rank by 1 / time: predictions 3, 2, 1 s against
+  // measured 1, 2, 3 s are the reverse order.
+  for (fit::ComparedRow& r : c.sections[0].rows) r.samples = 0;
+  for (int i = 0; i < 3; ++i) c.sections[0].rows[static_cast<std::size_t>(i)].planner = 3.0 - i;
+  fit::finish_comparison(c);
+  EXPECT_DOUBLE_EQ(*c.spearman_planner, -1.0);
 }
 
 }  // namespace

@@ -177,7 +177,16 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
   std::size_t unmatched = 0;
   for (const MeasuredIteration& it : m.iterations) {
     const Plan plan = measured_plan(in, it);
+    // MPI's collectives are what the calibration's ring step model was fitted to; NCCL's model prices GPU
+    // channels and protocols that a CPU run never had.
+    if (m.backend == "cpu-mpi" && plan_collectives(in.scenario.execution, plan) == CollectiveModel::nccl) {
+      c.notes.push_back(
+          it.strategy +
+          ": priced with NCCL's collective model, but the cpu-mpi backend ran MPI's "
+          "collectives, which the fitted ring model describes; set execution.collectives: ring");
+    }
     ComparedRow time_row{it.strategy, "", it.iteration_seconds, std::nullopt, std::nullopt, 1};
+    time_row.samples = static_cast<double>(it.micro_batch) * it.micro_steps * m.ranks;
     ComparedRow peak_row{it.strategy, "", it.peak_bytes, std::nullopt, std::nullopt, 1};
     try {
       const PlanPrediction p = evaluate_plan(in.scenario, in.predict_calibration, plan);

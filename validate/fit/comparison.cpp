@@ -89,15 +89,20 @@ void finish_comparison(Comparison& c) {
     s.planner = summarize(s.rows, false);
     s.simulator = summarize(s.rows, true);
     if (s.name != "iteration") continue;
+    // Throughput = samples / seconds; rows without a sample count rank by 1 / seconds (one batch for all).
+    const auto rate = [](const ComparedRow& r, double seconds) {
+      return (r.samples > 0 ? r.samples : 1) / seconds;
+    };
     std::vector<double> measured, planner, simulator, measured_sim;
     for (const ComparedRow& r : s.rows) {
-      if (r.planner) {
-        measured.push_back(r.measured);
-        planner.push_back(*r.planner);
+      if (!(r.measured > 0)) continue;
+      if (r.planner && *r.planner > 0) {
+        measured.push_back(rate(r, r.measured));
+        planner.push_back(rate(r, *r.planner));
       }
-      if (r.simulator) {
-        measured_sim.push_back(r.measured);
-        simulator.push_back(*r.simulator);
+      if (r.simulator && *r.simulator > 0) {
+        measured_sim.push_back(rate(r, r.measured));
+        simulator.push_back(rate(r, *r.simulator));
       }
     }
     c.spearman_planner = spearman(measured, planner);
@@ -135,7 +140,7 @@ std::string comparison_markdown(const Comparison& c) {
         << (sim ? number_text("%+.2f %%", 100 * s.simulator.bias) : "-") << " | " << s.planner.points
         << " |\n";
   }
-  out << "\nSpearman rank correlation of iteration times across strategies: planner "
+  out << "\nSpearman rank correlation of throughput (samples/s) across strategies: planner "
       << (c.spearman_planner ? number_text("%.3f", *c.spearman_planner) : "- (fewer than 3 strategies)")
       << ", simulator " << (c.spearman_simulator ? number_text("%.3f", *c.spearman_simulator) : "-") << "\n";
   for (const ComparisonSection& s : c.sections) {
@@ -180,7 +185,8 @@ nlohmann::ordered_json comparison_json(const Comparison& c) {
                            {"measured", r.measured},
                            {"planner", optional_json(r.planner)},
                            {"simulator", optional_json(r.simulator)},
-                           {"count", r.count}});
+                           {"count", r.count},
+                           {"samples", r.samples}});
     }
     j["sections"].push_back(e);
   }

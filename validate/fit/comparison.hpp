@@ -1,6 +1,6 @@
 // Predicted vs measured: rows of (measured, planner, simulator) per iteration, peak memory, operator and
 // collective size band; error summaries (MAPE, max error, signed bias) and Spearman rank correlation of the
-// strategies' iteration times; rendered as Markdown and JSON, deterministically.
+// strategies' throughputs; rendered as Markdown and JSON, deterministically.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,6 +16,7 @@ struct ComparedRow {
   double measured = 0;
   std::optional<double> planner, simulator;
   std::size_t count = 1;  // measured tasks summed into the row
+  double samples = 0;     // iteration rows: samples per iteration over all GPUs (0: not known)
 };
 
 // Relative errors (predicted - measured) / measured over the rows that have a prediction.
@@ -37,7 +38,9 @@ struct Comparison {
   std::string scenario, measured_file, calibration;  // calibration: the file predicted with, or "scenario's"
   bool simulator_available = false;
   std::vector<ComparisonSection> sections;
-  std::optional<double> spearman_planner, spearman_simulator;  // over strategies' iteration times
+  // Over the strategies' throughputs (samples per second), so strategies run at different batch sizes rank
+  // by what a user gains; at one batch size this is the rank correlation of their iteration times.
+  std::optional<double> spearman_planner, spearman_simulator;
   std::vector<std::string> notes;
 };
 
