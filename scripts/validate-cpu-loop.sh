@@ -4,7 +4,8 @@
 # comparison of predicted with measured. Usage: scripts/validate-cpu-loop.sh OUT_DIR [SCENARIO] [RANKS].
 # SCENARIO defaults to validate/scenarios/cpu-2rank.yaml (its `cluster: file:` is replaced by the
 # described machine), RANKS to 2. Run it on a quiet machine: every other busy core shows up as error.
-# BUILD=path picks another build folder; STRATEGIES="..." the plans run (default below).
+# BUILD=path picks another build folder; STRATEGIES="..." the plans run (default below); ITERATIONS=N the
+# measured iterations per plan (default 5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ]; then
@@ -41,7 +42,7 @@ run "$shardscope" calibrate "$out/bench.json" --cluster "$out/machine.yaml" --ou
 # 4. The plans, run on every rank (the fit never sees these).
 # shellcheck disable=SC2086
 run mpirun -n "$ranks" --oversubscribe "$validate" run "$out/scenario.yaml" --strategy $strategies \
-  --iterations 5 --out "$out/run.json"
+  --iterations "${ITERATIONS:-5}" --out "$out/run.json"
 # 5. Predicted (planner and simulator, with the fitted calibration) against measured.
 run "$shardscope" compare "$out/scenario.yaml" --measured "$out/run.json" --calibration "$out/calibration.yaml" \
   --json "$out/compare.json" --markdown "$out/compare.md"

@@ -34,7 +34,7 @@ std::vector<BandwidthResult> bench_elementwise(const BenchOptions& options);
 std::vector<BandwidthResult> bench_copies(const BenchOptions& options);
 
 // The largest product alone, an all-reduce of `bytes` alone (repeated for as long), then both at once on two
-// threads: the overlap slowdown of each.
+// threads: the overlap slowdown of each (each of the four loop times the median of three trials).
 std::vector<OverlapResult> bench_overlap(const Gemm& gemm, const std::vector<double>& collective_bytes,
                                          const BenchOptions& options);
 
