@@ -69,12 +69,10 @@ CollectiveCost::CollectiveCost(const Cluster& cluster, int group_size, const Cal
     : calibration_(calibration), model_(model) {
   const int n = cluster.gpus();
   if (model_ == CollectiveModel::nccl) {  // the same three families, as NCCL communicators
-    nccl_[static_cast<std::size_t>(GroupKind::intra)] = std::make_shared<const NcclTopology>(
-        nccl_topology(cluster, NcclGroup{group_size, 1, n / group_size, group_size}));
-    nccl_[static_cast<std::size_t>(GroupKind::inter)] = std::make_shared<const NcclTopology>(
-        nccl_topology(cluster, NcclGroup{n / group_size, group_size, group_size, 1}));
-    nccl_[static_cast<std::size_t>(GroupKind::global)] =
-        std::make_shared<const NcclTopology>(nccl_topology(cluster, NcclGroup{n, 1, 1, 0}));
+    for (const GroupKind g : {GroupKind::intra, GroupKind::inter, GroupKind::global}) {
+      nccl_[static_cast<std::size_t>(g)] = std::make_shared<const NcclFamily>(
+          shardscope::nccl_family(cluster, nccl_group_of(g, n, group_size)));
+    }
   }
   const Fabric fabric(cluster, calibration);
   const std::pair<std::string, int> key{fabric.key(), group_size};
@@ -156,10 +154,15 @@ double CollectiveCost::seconds(CollectiveKind kind, GroupKind group, double tota
   return ring_seconds(group, ring_steps(kind, r.ranks), total_bytes / r.ranks);
 }
 
+const NcclTopology* CollectiveCost::nccl(GroupKind group) const {
+  const NcclFamily* family = nccl_family(group);
+  return family == nullptr ? nullptr : &family->copies.front();
+}
+
 NcclEstimate CollectiveCost::nccl_collective(CollectiveKind kind, GroupKind group, double total_bytes) const {
-  const NcclTopology* topology = nccl(group);
-  if (topology == nullptr) throw std::logic_error("nccl_collective needs the nccl collective model");
-  NcclEstimate e = nccl_pick(*topology, kind, total_bytes);
+  const NcclFamily* family = nccl_family(group);
+  if (family == nullptr) throw std::logic_error("nccl_collective needs the nccl collective model");
+  NcclEstimate e = nccl_family_pick(*family, kind, total_bytes);
   e.latency_seconds = std::max(e.latency_seconds, ring(group).alpha_seconds);
   return e;
 }
