@@ -6,9 +6,6 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <set>
-#include <utility>
 
 namespace shardscope {
 namespace {
@@ -73,24 +70,38 @@ int nic_of(const Cluster& c, int rank) {
 
 int rank_of(const NcclGroup& g, int copy, int i) { return copy * g.concurrent_offset + i * g.stride; }
 
-// How many of the family's communicators reach each (node, NIC): those share it.
-using NicUsers = std::map<std::pair<int, int>, int>;
+// How many of the family's communicators reach each NIC (node x NICs per node + NIC): those share it.
+struct NicUsers {
+  int nics_per_node = 1;
+  std::vector<int> users;
+  int of(const Cluster& c, int rank) const {
+    return users[static_cast<std::size_t>(c.node_of(rank)) * static_cast<std::size_t>(nics_per_node) +
+                 static_cast<std::size_t>(nic_of(c, rank))];
+  }
+};
 
 NicUsers nic_users(const Cluster& c, const NcclGroup& g) {
-  NicUsers users;
+  NicUsers u;
+  u.nics_per_node = std::max(1, c.network.nics_per_node);
+  const std::size_t slots = static_cast<std::size_t>(c.nodes) * static_cast<std::size_t>(u.nics_per_node);
+  u.users.assign(slots, 0);
+  std::vector<int> last_copy(slots, -1);  // the last communicator counted at each NIC
   for (int copy = 0; copy < std::max(1, g.concurrent); ++copy) {
-    std::set<std::pair<int, int>> reached;
     for (int i = 0; i < g.ranks; ++i) {
       const int r = rank_of(g, copy, i);
-      reached.emplace(c.node_of(r), nic_of(c, r));
+      const std::size_t slot =
+          static_cast<std::size_t>(c.node_of(r)) * static_cast<std::size_t>(u.nics_per_node) +
+          static_cast<std::size_t>(nic_of(c, r));
+      if (last_copy[slot] == copy) continue;
+      last_copy[slot] = copy;
+      ++u.users[slot];
     }
-    for (const auto& key : reached) ++users[key];
   }
-  return users;
+  return u;
 }
 
 // The slowest PCIe hop (GB/s) of the ring through `local` (one node's members, in order).
-double slowest_pcie_hop_gbps(const Cluster& c, const std::vector<int>& local) {
+double slowest_pcie_hop_gbps(const Cluster& c, std::span<const int> local) {
   double gbps = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < local.size(); ++i) {
     const int a = local[i], b = local[(i + 1) % local.size()];
@@ -107,17 +118,18 @@ NcclTopology topology_of(const Cluster& cluster, const NcclGroup& group, int cop
     const int r = rank_of(group, copy, i);
     t.members.push_back(r);
     if (i == 0 || cluster.node_of(r) != cluster.node_of(t.members[static_cast<std::size_t>(i) - 1]))
-      t.node_members.emplace_back();
-    t.node_members.back().push_back(r);
+      t.node_starts.push_back(i);
   }
-  t.nodes = static_cast<int>(t.node_members.size());
+  t.nodes = static_cast<int>(t.node_starts.size());
+  t.node_starts.push_back(group.ranks);
   t.ranks_per_node = group.ranks / t.nodes;
   t.nvlink = cluster.intra_node == IntraNodeKind::nvswitch;
   t.ll128 = t.nvlink;  // NCCL enables LL128 on NVLink paths only: off on plain PCIe boxes
   t.generation = generation_of(cluster.gpu.name);
   int intra_channels = 1;
   double intra_gbps = std::numeric_limits<double>::infinity();
-  for (const std::vector<int>& local : t.node_members) {
+  for (int node = 0; node < t.nodes; ++node) {
+    const std::span<const int> local = nccl_node_members(t, node);
     if (local.size() < 2) continue;
     t.intra_hops = true;
     // NVLink: every node alike; PCIe: the slowest hop of any node's ring (NCCL keeps the least bwIntra).
@@ -134,11 +146,15 @@ NcclTopology topology_of(const Cluster& cluster, const NcclGroup& group, int cop
     // Rails: the distinct NICs the members reach, on the node that reaches fewest (NCCL keeps the least
     // channels any node found); communicators reaching the same NIC of a node share it.
     int rails = std::numeric_limits<int>::max(), share = 1;
-    for (const std::vector<int>& local : t.node_members) {
-      std::set<int> nics;
-      for (const int r : local) nics.insert(nic_of(cluster, r));
-      rails = std::min(rails, static_cast<int>(nics.size()));
-      for (const int nic : nics) share = std::max(share, users.at({cluster.node_of(local.front()), nic}));
+    for (int node = 0; node < t.nodes; ++node) {
+      const std::span<const int> local = nccl_node_members(t, node);
+      int nics = 0;  // members in rank order reach their NICs in order: count where the NIC changes
+      for (std::size_t i = 0; i < local.size(); ++i) {
+        if (i > 0 && nic_of(cluster, local[i]) == nic_of(cluster, local[i - 1])) continue;
+        ++nics;
+        share = std::max(share, users.of(cluster, local[i]));
+      }
+      rails = std::min(rails, nics);
     }
     int one = 1;
     const double per_nic = ladder_total(kInterLadderGBps, std::size(kInterLadderGBps),
@@ -292,7 +308,7 @@ int rail_position(int rail, int rails, int size, int shift) {
 }
 
 // Index in `local` of the member at local GPU index `gpu`, or -1.
-int position_of_gpu(const NcclTopology& t, const std::vector<int>& local, int gpu) {
+int position_of_gpu(const NcclTopology& t, std::span<const int> local, int gpu) {
   for (std::size_t i = 0; i < local.size(); ++i) {
     if (local[i] % t.gpus_per_node == gpu) return static_cast<int>(i);
   }
@@ -300,25 +316,31 @@ int position_of_gpu(const NcclTopology& t, const std::vector<int>& local, int gp
 }
 }  // namespace
 
+std::span<const int> nccl_node_members(const NcclTopology& t, int node) {
+  const auto first = static_cast<std::size_t>(t.node_starts[static_cast<std::size_t>(node)]);
+  const auto end = static_cast<std::size_t>(t.node_starts[static_cast<std::size_t>(node) + 1]);
+  return std::span<const int>(t.members).subspan(first, end - first);
+}
+
 std::vector<std::vector<int>> nccl_chains(const NcclTopology& t, int channel) {
-  const int nodes = static_cast<int>(t.node_members.size());
-  std::vector<std::vector<int>> out(t.node_members.size());
+  const int nodes = t.nodes;
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(nodes));
   if (nodes == 1) {
-    out.front() = t.node_members.front();
+    out.front() = t.members;
     return out;
   }
   const int rails = std::max(1, t.rails), rail = channel % rails;
-  int entry = rail_position(rail, rails, static_cast<int>(t.node_members.front().size()), 0);
+  int entry = rail_position(rail, rails, static_cast<int>(nccl_node_members(t, 0).size()), 0);
   for (int node = 0; node < nodes; ++node) {
-    const std::vector<int>& local = t.node_members[static_cast<std::size_t>(node)];
+    const std::span<const int> local = nccl_node_members(t, node);
     const int size = static_cast<int>(local.size());
     int exit = modulo(entry - 1, size);  // the even layout: leave from the member before the entry
-    const std::vector<int>* next =
-        node + 1 < nodes ? &t.node_members[static_cast<std::size_t>(node) + 1] : nullptr;
-    if (next != nullptr && size > 1) {
+    const bool last = node + 1 == nodes;
+    const std::span<const int> next = last ? std::span<const int>() : nccl_node_members(t, node + 1);
+    if (!last && size > 1) {
       std::vector<int> shared;  // positions of members whose local GPU index the next node also holds
       for (int i = 0; i < size; ++i) {
-        if (position_of_gpu(t, *next, local[static_cast<std::size_t>(i)] % t.gpus_per_node) >= 0)
+        if (position_of_gpu(t, next, local[static_cast<std::size_t>(i)] % t.gpus_per_node) >= 0)
           shared.push_back(i);
       }
       if (!shared.empty()) {
@@ -335,10 +357,10 @@ std::vector<std::vector<int>> nccl_chains(const NcclTopology& t, int channel) {
       if (position != exit) chain.push_back(local[static_cast<std::size_t>(position)]);
     }
     if (exit != entry) chain.push_back(local[static_cast<std::size_t>(exit)]);
-    if (next != nullptr) {
-      const int same_rail = position_of_gpu(t, *next, chain.back() % t.gpus_per_node);
+    if (!last) {
+      const int same_rail = position_of_gpu(t, next, chain.back() % t.gpus_per_node);
       entry =
-          same_rail >= 0 ? same_rail : rail_position(rail, rails, static_cast<int>(next->size()), node + 1);
+          same_rail >= 0 ? same_rail : rail_position(rail, rails, static_cast<int>(next.size()), node + 1);
     }
   }
   return out;

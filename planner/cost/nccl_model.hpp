@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,7 @@ struct NcclTopology {
   int nodes = 1;  // nodes the group spans
   // NCCL's nRanks / nNodes rounded down, as tuning.cc's tree latency reads it: the members per node on
   // average, which is what NCCL's formulas use even when the group sits unevenly (8 + 4 members: 6). The
-  // chains and rings follow node_members, not this.
+  // chains and rings follow nccl_node_members, not this.
   int ranks_per_node = 1;
   bool intra_hops = false;  // some node holds two or more members: the rings cross its NVLink / PCIe
   int rails = 1;            // NICs per node the rings cross nodes on: the fewest any node's members reach
@@ -67,10 +68,14 @@ struct NcclTopology {
   bool nvlink = false;                    // intra-node hops are NVLink (else PCIe)
   bool ll128 = false;                     // LL128 enabled (NVLink paths only, as NCCL defaults)
   NcclGeneration generation = NcclGeneration::volta;
-  int gpus_per_node = 1;                       // the cluster's, for a member's local index (rank % this)
-  std::vector<int> members;                    // ranks of the group, in order
-  std::vector<std::vector<int>> node_members;  // the members on each node the group spans, both in rank order
+  int gpus_per_node = 1;     // the cluster's, for a member's local index (rank % this)
+  std::vector<int> members;  // ranks of the group, in rank order, hence grouped by the node they sit on
+  // Node k's members are members[node_starts[k]] up to members[node_starts[k + 1]] (nodes + 1 entries).
+  std::vector<int> node_starts;
 };
+
+// The members on node index `node` of the group (nodes counted in rank order), in rank order.
+std::span<const int> nccl_node_members(const NcclTopology& topology, int node);
 
 // Communicator 0 of the group (ranks i * stride), sharing the NICs with the group's other copies.
 NcclTopology nccl_topology(const Cluster& cluster, const NcclGroup& group);
