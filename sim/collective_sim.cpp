@@ -138,6 +138,10 @@ double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveReq
       return all_reduce ? 2 * one : one;
     }
     case CollectiveAlgorithm::nccl:
+      if (request.nccl_group != GroupKind::global) {  // the planner's charge for the group kind's family
+        return CollectiveCost(p.cluster, m, calibration, CollectiveModel::nccl)
+            .seconds(request.kind, request.nccl_group, x);
+      }
       return nccl_pick(nccl_topology(p.cluster, NcclGroup{n, 1, 1, 0}), request.kind, x).seconds();
   }
   return 0;
@@ -176,8 +180,9 @@ std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
   // The GPU limit first: the schedules below are as large as the platform.
   SimulationSize size{"the collective", p.ranks, 0, 0};
   check_simulation_size(size);
-  const CollectiveCost cost(p.cluster, p.group_size, calibration);
   const bool nccl = request.algorithm == CollectiveAlgorithm::nccl;
+  const CollectiveCost cost(p.cluster, p.group_size, calibration,
+                            nccl ? CollectiveModel::nccl : CollectiveModel::ring);
   // Per size, per copy: every rank's schedule (nccl: with its flows, fitted once the platform exists).
   std::vector<std::vector<std::vector<RankSchedule>>> runs(sizes.size());
   std::vector<std::vector<NcclSchedule>> nccl_runs(sizes.size());
@@ -196,7 +201,8 @@ std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
                         {cost.ring(GroupKind::intra).alpha_seconds, cost.ring(GroupKind::inter).alpha_seconds,
                          cost.ring(GroupKind::global).alpha_seconds},
                         &p.cluster,
-                        &cost};
+                        &cost,
+                        request.nccl_group};
       if (nccl) {
         nccl_runs[k].push_back(nccl_schedule(s));
         runs[k].push_back(nccl_runs[k].back().ranks);
@@ -223,7 +229,8 @@ std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
       results[k].flows = static_cast<int>(n.flows.size());
       results[k].nccl_algorithm = to_string(n.estimate.algorithm);
       results[k].nccl_protocol = to_string(n.estimate.protocol);
-      results[k].nccl_channels = nccl_topology(p.cluster, NcclGroup{p.ranks, 1, 1, 0}).channels;
+      results[k].nccl_channels =
+          nccl_topology(p.cluster, nccl_group_of(request.nccl_group, p.ranks, p.group_size)).channels;
     }
   }
   // Actors: per copy and rank one, plus a helper per extra concurrent phase of its widest stage (flows

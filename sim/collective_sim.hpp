@@ -41,6 +41,10 @@ struct CollectiveRequest {
   int group_size = 0;                    // GPUs per group for hierarchical algorithms (0: GPUs per node)
   int coarse_above = kCoarseAboveRanks;  // rings with more ranks run the coarse model (0: all coarse)
   int concurrent = 1;  // run this many copies at once on the same ranks (contention studies)
+  // nccl: the communicators that run. global: one over the ranks; intra / inter: the planner's family of
+  // that group kind (gpus / group_size groups of consecutive ranks; group_size communicators of stride
+  // group_size), all at once, as a plan's collective task runs them.
+  GroupKind nccl_group = GroupKind::global;
 };
 
 struct CollectiveResult {

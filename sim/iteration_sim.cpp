@@ -91,29 +91,13 @@ NcclKey nccl_key(const Task& t) {
   return {static_cast<int>(t.kind), static_cast<int>(t.group), t.total_bytes};
 }
 
-// The planner's communicators of a group kind (collective_cost.cpp): intra, n/M groups of M consecutive
-// ranks; inter, M communicators of stride M; global, one.
-NcclGroup nccl_group(GroupKind group, int gpus, int group_size) {
-  switch (group) {
-    case GroupKind::intra:
-      return {group_size, 1, gpus / group_size, group_size};
-    case GroupKind::inter:
-      return {gpus / group_size, group_size, group_size, 1};
-    case GroupKind::global:
-      break;
-  }
-  return {gpus, 1, 1, 0};
-}
-
-NcclFamilies nccl_families(const IterationProgram& program, const CollectiveCost& cost, int gpus,
-                           int group_size) {
+NcclFamilies nccl_families(const IterationProgram& program, const CollectiveCost& cost) {
   NcclFamilies families;
   if (cost.model() != CollectiveModel::nccl) return families;
   for (const Task& t : program.tasks) {
     if (t.total_bytes <= 0 || cost.group_ranks(t.group) <= 1 || families.count(nccl_key(t)) > 0) continue;
-    families.emplace(nccl_key(t),
-                     nccl_family_flows(*cost.nccl(t.group), nccl_group(t.group, gpus, group_size), t.kind,
-                                       t.total_bytes, cost.nccl_collective(t.kind, t.group, t.total_bytes)));
+    families.emplace(nccl_key(t), nccl_family_flows(*cost.nccl_family(t.group), t.kind, t.total_bytes,
+                                                    cost.nccl_collective(t.kind, t.group, t.total_bytes)));
   }
   return families;
 }
@@ -733,7 +717,7 @@ IterationResult simulate_iteration(const Scenario& scenario, const Calibration& 
   const CollectiveCost cost(scenario.cluster, group_size, calibration,
                             plan_collectives(scenario.execution, plan));
   const bool nccl_model = cost.model() == CollectiveModel::nccl;
-  NcclFamilies nccl = nccl_families(program, cost, gpus, group_size);
+  NcclFamilies nccl = nccl_families(program, cost);
   const NcclFamilies no_families;
   const auto size_at = [&](int micro_steps) {
     return iteration_size(program, gpus, group_size, options.coarse_above, nccl_model ? nccl : no_families,

@@ -62,22 +62,49 @@ RingCache& ring_cache() {
   return cache;
 }
 
+// The NCCL families of recent fabrics, GPU names and group sizes: one topology per communicator, as many
+// as there are groups, built once per cluster rather than per batch size and strategy.
+using NcclFamilies = std::array<std::shared_ptr<const NcclFamily>, 3>;
+struct NcclCache {
+  std::mutex mutex;
+  std::map<std::pair<std::string, int>, NcclFamilies> families;
+};
+
+NcclCache& nccl_cache() {
+  static NcclCache cache;
+  return cache;
+}
+
+// NCCL's view of the three families (nccl_topology reads the fabric's links and the GPU's name).
+NcclFamilies nccl_families(const Cluster& cluster, const std::string& fabric_key, int group_size) {
+  const std::pair<std::string, int> key{fabric_key + " " + cluster.gpu.name, group_size};
+  NcclCache& cache = nccl_cache();
+  {
+    const std::lock_guard<std::mutex> lock(cache.mutex);
+    const auto it = cache.families.find(key);
+    if (it != cache.families.end()) return it->second;
+  }
+  NcclFamilies out;
+  for (const GroupKind g : {GroupKind::intra, GroupKind::inter, GroupKind::global}) {
+    out[static_cast<std::size_t>(g)] = std::make_shared<const NcclFamily>(
+        nccl_family(cluster, nccl_group_of(g, cluster.gpus(), group_size)));
+  }
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  if (cache.families.size() >= 64) cache.families.clear();
+  cache.families.emplace(key, out);
+  return out;
+}
+
 }  // namespace
 
 CollectiveCost::CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration,
                                CollectiveModel model)
     : calibration_(calibration), model_(model) {
   const int n = cluster.gpus();
-  if (model_ == CollectiveModel::nccl) {  // the same three families, as NCCL communicators
-    nccl_[static_cast<std::size_t>(GroupKind::intra)] = std::make_shared<const NcclTopology>(
-        nccl_topology(cluster, NcclGroup{group_size, 1, n / group_size, group_size}));
-    nccl_[static_cast<std::size_t>(GroupKind::inter)] = std::make_shared<const NcclTopology>(
-        nccl_topology(cluster, NcclGroup{n / group_size, group_size, group_size, 1}));
-    nccl_[static_cast<std::size_t>(GroupKind::global)] =
-        std::make_shared<const NcclTopology>(nccl_topology(cluster, NcclGroup{n, 1, 1, 0}));
-  }
   const Fabric fabric(cluster, calibration);
   const std::pair<std::string, int> key{fabric.key(), group_size};
+  // The same three families, as NCCL communicators.
+  if (model_ == CollectiveModel::nccl) nccl_ = nccl_families(cluster, key.first, group_size);
   RingCache& cache = ring_cache();
   {
     const std::lock_guard<std::mutex> lock(cache.mutex);
@@ -156,10 +183,15 @@ double CollectiveCost::seconds(CollectiveKind kind, GroupKind group, double tota
   return ring_seconds(group, ring_steps(kind, r.ranks), total_bytes / r.ranks);
 }
 
+const NcclTopology* CollectiveCost::nccl(GroupKind group) const {
+  const NcclFamily* family = nccl_family(group);
+  return family == nullptr ? nullptr : &family->copies.front();
+}
+
 NcclEstimate CollectiveCost::nccl_collective(CollectiveKind kind, GroupKind group, double total_bytes) const {
-  const NcclTopology* topology = nccl(group);
-  if (topology == nullptr) throw std::logic_error("nccl_collective needs the nccl collective model");
-  NcclEstimate e = nccl_pick(*topology, kind, total_bytes);
+  const NcclFamily* family = nccl_family(group);
+  if (family == nullptr) throw std::logic_error("nccl_collective needs the nccl collective model");
+  NcclEstimate e = nccl_family_pick(*family, kind, total_bytes);
   e.latency_seconds = std::max(e.latency_seconds, ring(group).alpha_seconds);
   return e;
 }

@@ -42,6 +42,7 @@ int ring_steps(CollectiveKind kind, int ranks);
 double alpha_beta_seconds(double alpha_seconds, int steps, double bytes_per_step, double bytes_per_second);
 
 struct NcclTopology;  // nccl_model.hpp
+struct NcclFamily;
 struct NcclEstimate;
 
 struct RingLink {
@@ -60,8 +61,12 @@ class CollectiveCost {
                  CollectiveModel model = CollectiveModel::ring);
 
   CollectiveModel model() const { return model_; }
-  // NCCL's view of a group kind's communicators (nccl model only; nullptr under the ring model).
-  const NcclTopology* nccl(GroupKind group) const { return nccl_[static_cast<std::size_t>(group)].get(); }
+  // NCCL's view of a group kind's communicators (nccl model only; nullptr under the ring model): every
+  // communicator's topology, and the first communicator's.
+  const NcclFamily* nccl_family(GroupKind group) const {
+    return nccl_[static_cast<std::size_t>(group)].get();
+  }
+  const NcclTopology* nccl(GroupKind group) const;
 
   int group_ranks(GroupKind group) const;
   const RingLink& ring(GroupKind group) const;
@@ -70,7 +75,8 @@ class CollectiveCost {
   // `total_bytes` (each rank holds total/n after a reduce-scatter and before an all-gather): (n-1) steps for
   // all-gather and reduce-scatter, 2(n-1) for all-reduce, each moving total/n bytes over the bottleneck link.
   double seconds(CollectiveKind kind, GroupKind group, double total_bytes) const;
-  // NCCL's pick for a collective of the group kind's communicators (nccl model only), its latency at least
+  // NCCL's pick for a collective of the group kind's communicators (nccl model only; the slowest
+  // communicator's when they sit differently on the nodes), its latency at least
   // the family's worst path latency (no flow arrives before its route's latency; a calibrated network's
   // alpha can exceed NCCL's per-step constants). seconds() under the nccl model is its seconds().
   NcclEstimate nccl_collective(CollectiveKind kind, GroupKind group, double total_bytes) const;
@@ -85,7 +91,7 @@ class CollectiveCost {
   Calibration calibration_;  // owned: callers often pass a temporary
   RingLink intra_, inter_, global_;
   CollectiveModel model_ = CollectiveModel::ring;
-  std::array<std::shared_ptr<const NcclTopology>, 3> nccl_;  // by GroupKind, under the nccl model
+  std::array<std::shared_ptr<const NcclFamily>, 3> nccl_;  // by GroupKind, under the nccl model
 };
 
 }  // namespace shardscope

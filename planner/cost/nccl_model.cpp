@@ -6,7 +6,6 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
-#include <set>
 
 namespace shardscope {
 namespace {
@@ -69,72 +68,144 @@ int nic_of(const Cluster& c, int rank) {
   return (rank % c.gpus_per_node) * c.network.nics_per_node / c.gpus_per_node;
 }
 
-// Members of communicator `copy` that sit on node `node`, in rank order.
-std::vector<int> members_on(const Cluster& c, const NcclGroup& g, int copy, int node) {
-  std::vector<int> out;
-  for (int i = 0; i < g.ranks; ++i) {
-    const int r = copy * g.concurrent_offset + i * g.stride;
-    if (c.node_of(r) == node) out.push_back(r);
+int rank_of(const NcclGroup& g, int copy, int i) { return copy * g.concurrent_offset + i * g.stride; }
+
+// How many of the family's communicators reach each NIC (node x NICs per node + NIC): those share it.
+struct NicUsers {
+  int nics_per_node = 1;
+  std::vector<int> users;
+  int of(const Cluster& c, int rank) const {
+    return users[static_cast<std::size_t>(c.node_of(rank)) * static_cast<std::size_t>(nics_per_node) +
+                 static_cast<std::size_t>(nic_of(c, rank))];
   }
-  return out;
+};
+
+NicUsers nic_users(const Cluster& c, const NcclGroup& g) {
+  NicUsers u;
+  u.nics_per_node = std::max(1, c.network.nics_per_node);
+  const std::size_t slots = static_cast<std::size_t>(c.nodes) * static_cast<std::size_t>(u.nics_per_node);
+  u.users.assign(slots, 0);
+  std::vector<int> last_copy(slots, -1);  // the last communicator counted at each NIC
+  for (int copy = 0; copy < std::max(1, g.concurrent); ++copy) {
+    for (int i = 0; i < g.ranks; ++i) {
+      const int r = rank_of(g, copy, i);
+      const std::size_t slot =
+          static_cast<std::size_t>(c.node_of(r)) * static_cast<std::size_t>(u.nics_per_node) +
+          static_cast<std::size_t>(nic_of(c, r));
+      if (last_copy[slot] == copy) continue;
+      last_copy[slot] = copy;
+      ++u.users[slot];
+    }
+  }
+  return u;
 }
 
-}  // namespace
+// The slowest PCIe hop (GB/s) of the ring through `local` (one node's members, in order).
+double slowest_pcie_hop_gbps(const Cluster& c, std::span<const int> local) {
+  double gbps = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    const int a = local[i], b = local[(i + 1) % local.size()];
+    gbps = std::min(gbps, link_properties(c, link_class_between(c, a, b)).bytes_per_second / 1e9);
+  }
+  return gbps;
+}
 
-NcclTopology nccl_topology(const Cluster& cluster, const NcclGroup& group) {
+NcclTopology topology_of(const Cluster& cluster, const NcclGroup& group, int copy, const NicUsers& users) {
   NcclTopology t;
   t.ranks = group.ranks;
-  for (int i = 0; i < group.ranks; ++i) t.members.push_back(i * group.stride);
-  std::set<int> nodes;
-  for (const int r : t.members) nodes.insert(cluster.node_of(r));
-  t.nodes = static_cast<int>(nodes.size());
+  t.gpus_per_node = cluster.gpus_per_node;
+  for (int i = 0; i < group.ranks; ++i) {
+    const int r = rank_of(group, copy, i);
+    t.members.push_back(r);
+    if (i == 0 || cluster.node_of(r) != cluster.node_of(t.members[static_cast<std::size_t>(i) - 1]))
+      t.node_starts.push_back(i);
+  }
+  t.nodes = static_cast<int>(t.node_starts.size());
+  t.node_starts.push_back(group.ranks);
   t.ranks_per_node = group.ranks / t.nodes;
   t.nvlink = cluster.intra_node == IntraNodeKind::nvswitch;
   t.ll128 = t.nvlink;  // NCCL enables LL128 on NVLink paths only: off on plain PCIe boxes
   t.generation = generation_of(cluster.gpu.name);
   int intra_channels = 1;
-  if (t.ranks_per_node > 1) {
-    double gbps = 0;
-    if (t.nvlink) {
-      gbps = kNvlinkCreditFraction * cluster.nvswitch.gpu_bytes_per_second / 1e9;
-    } else {  // the ring through the first node's members: its slowest PCIe hop
-      const std::vector<int> local = members_on(cluster, group, 0, cluster.node_of(t.members.front()));
-      gbps = std::numeric_limits<double>::infinity();
-      for (std::size_t i = 0; i < local.size(); ++i) {
-        const int a = local[i], b = local[(i + 1) % local.size()];
-        gbps = std::min(gbps,
-                        link_properties(cluster, link_class_between(cluster, a, b)).bytes_per_second / 1e9);
-      }
-    }
+  double intra_gbps = std::numeric_limits<double>::infinity();
+  for (int node = 0; node < t.nodes; ++node) {
+    const std::span<const int> local = nccl_node_members(t, node);
+    if (local.size() < 2) continue;
+    t.intra_hops = true;
+    // NVLink: every node alike; PCIe: the slowest hop of any node's ring (NCCL keeps the least bwIntra).
+    intra_gbps =
+        std::min(intra_gbps, t.nvlink ? kNvlinkCreditFraction * cluster.nvswitch.gpu_bytes_per_second / 1e9
+                                      : slowest_pcie_hop_gbps(cluster, local));
+  }
+  if (t.intra_hops) {
     t.intra_bus_bytes_per_second =
-        1e9 * ladder_total(kIntraLadderGBps, std::size(kIntraLadderGBps), gbps, &intra_channels);
+        1e9 * ladder_total(kIntraLadderGBps, std::size(kIntraLadderGBps), intra_gbps, &intra_channels);
   }
   int channels = intra_channels;
   if (t.nodes > 1) {
-    // Rails: the distinct NICs the group's members reach on one node; concurrent communicators whose
-    // members reach the same NIC share it.
-    const int node0 = cluster.node_of(t.members.front());
-    std::set<int> rails;
-    for (const int r : members_on(cluster, group, 0, node0)) rails.insert(nic_of(cluster, r));
-    int share = 1;
-    for (const int nic : rails) {
-      int users = 0;
-      for (int copy = 0; copy < std::max(1, group.concurrent); ++copy) {
-        bool uses = false;
-        for (const int r : members_on(cluster, group, copy, node0)) uses = uses || nic_of(cluster, r) == nic;
-        if (uses) ++users;
+    // Rails: the distinct NICs the members reach, on the node that reaches fewest (NCCL keeps the least
+    // channels any node found); communicators reaching the same NIC of a node share it.
+    int rails = std::numeric_limits<int>::max(), share = 1;
+    for (int node = 0; node < t.nodes; ++node) {
+      const std::span<const int> local = nccl_node_members(t, node);
+      int nics = 0;  // members in rank order reach their NICs in order: count where the NIC changes
+      for (std::size_t i = 0; i < local.size(); ++i) {
+        if (i > 0 && nic_of(cluster, local[i]) == nic_of(cluster, local[i - 1])) continue;
+        ++nics;
+        share = std::max(share, users.of(cluster, local[i]));
       }
-      share = std::max(share, users);
+      rails = std::min(rails, nics);
     }
     int one = 1;
     const double per_nic = ladder_total(kInterLadderGBps, std::size(kInterLadderGBps),
                                         cluster.network.nic_bytes_per_second / 1e9, &one);
-    channels = static_cast<int>(rails.size());
+    t.rails = rails;
+    channels = rails;
     t.inter_bus_bytes_per_second = 1e9 * channels * per_nic / share;
   }
   // NCCL duplicates the searched channels (more SMs in flight) up to its channel limit.
   t.channels = std::min(kMaxChannels, 2 * channels);
   return t;
+}
+
+// Whether nccl_estimate gives the two topologies the same answers.
+bool same_shape(const NcclTopology& a, const NcclTopology& b) {
+  return a.ranks == b.ranks && a.nodes == b.nodes && a.ranks_per_node == b.ranks_per_node &&
+         a.intra_hops == b.intra_hops && a.channels == b.channels &&
+         a.intra_bus_bytes_per_second == b.intra_bus_bytes_per_second &&
+         a.inter_bus_bytes_per_second == b.inter_bus_bytes_per_second && a.nvlink == b.nvlink &&
+         a.ll128 == b.ll128 && a.generation == b.generation;
+}
+
+}  // namespace
+
+NcclGroup nccl_group_of(GroupKind group, int gpus, int group_size) {
+  switch (group) {
+    case GroupKind::intra:
+      return {group_size, 1, gpus / group_size, group_size};
+    case GroupKind::inter:
+      return {gpus / group_size, group_size, group_size, 1};
+    case GroupKind::global:
+      break;
+  }
+  return {gpus, 1, 1, 0};
+}
+
+NcclTopology nccl_topology(const Cluster& cluster, const NcclGroup& group) {
+  return topology_of(cluster, group, 0, nic_users(cluster, group));
+}
+
+NcclFamily nccl_family(const Cluster& cluster, const NcclGroup& group) {
+  NcclFamily family;
+  const NicUsers users = nic_users(cluster, group);
+  for (int copy = 0; copy < std::max(1, group.concurrent); ++copy) {
+    family.copies.push_back(topology_of(cluster, group, copy, users));
+    bool seen = false;
+    for (const std::size_t s : family.shapes)
+      seen = seen || same_shape(family.copies[s], family.copies.back());
+    if (!seen) family.shapes.push_back(family.copies.size() - 1);
+  }
+  return family;
 }
 
 NcclEstimate nccl_estimate(const NcclTopology& t, CollectiveKind kind, NcclAlgorithm algorithm,
@@ -159,7 +230,7 @@ NcclEstimate nccl_estimate(const NcclTopology& t, CollectiveKind kind, NcclAlgor
 
   // Bus bandwidth: nChannels x bw of the slowest hop class the rings cross (GB/s).
   double bus = t.nodes > 1 ? t.inter_bus_bytes_per_second : t.intra_bus_bytes_per_second;
-  if (t.nodes > 1 && t.ranks_per_node > 1) bus = std::min(bus, t.intra_bus_bytes_per_second);
+  if (t.nodes > 1 && t.intra_hops) bus = std::min(bus, t.intra_bus_bytes_per_second);
   bus /= 1e9;
   const double ll_max = t.nodes == 1 ? kLlMaxBwGBps[gen][0] : kLlMaxBwGBps[0][ni];
   if (!tree) {
@@ -181,7 +252,9 @@ NcclEstimate nccl_estimate(const NcclTopology& t, CollectiveKind kind, NcclAlgor
 
   // Latency, us.
   double intra = (t.nvlink ? kNvlinkLatencyUs : kPciLatencyUs)[a][p];
-  const double inter = kNetLatencyUs[(t.ranks_per_node == 1) ? 0 : a][p];
+  // One member per node (NCCL's ppn == 1, as a float: every node, not the rounded average) exposes the
+  // network latency fully: the tree's.
+  const double inter = kNetLatencyUs[(t.ranks == t.nodes) ? 0 : a][p];
   if (t.nodes > 1) intra = std::max(intra, kNetOverheadUs * (protocol == NcclProtocol::simple ? 3 : 1));
   double lat = kBaseLatencyUs[a][p];
   if (tree) {
@@ -215,39 +288,92 @@ NcclEstimate nccl_pick(const NcclTopology& t, CollectiveKind kind, double total_
   return best;
 }
 
-namespace {
-// The members on the group's node index `node` (node indices count the group's nodes in rank order).
-std::vector<int> node_members(const NcclTopology& t, int node) {
-  const auto first = t.members.begin() + static_cast<std::ptrdiff_t>(node) * t.ranks_per_node;
-  return std::vector<int>(first, first + t.ranks_per_node);
+NcclEstimate nccl_family_pick(const NcclFamily& family, CollectiveKind kind, double total_bytes) {
+  NcclEstimate slowest;
+  bool first = true;
+  for (const std::size_t s : family.shapes) {
+    const NcclEstimate e = nccl_pick(family.copies[s], kind, total_bytes);
+    if (first || e.seconds() > slowest.seconds()) slowest = e;
+    first = false;
+  }
+  return slowest;
 }
 
-// Channel `channel`'s entry position in node `node`: rails spaced evenly over the node's members, the
-// entry moving back one member per node so the leaving and the entering GPU share their local position.
-int entry_position(const NcclTopology& t, int node, int channel) {
-  const int ppn = t.ranks_per_node;
-  const int rails = std::max(1, t.channels / 2);
-  const int spacing = std::max(1, ppn / rails);
-  const int position = (channel % rails) * spacing - node;
-  return ((position % ppn) + ppn) % ppn;
+namespace {
+int modulo(int value, int size) { return ((value % size) + size) % size; }
+
+// Position `shift` members back from rail `rail`'s slot among `size` positions, the rails spaced evenly.
+int rail_position(int rail, int rails, int size, int shift) {
+  return modulo(rail * std::max(1, size / rails) - shift, size);
+}
+
+// Index in `local` of the member at local GPU index `gpu`, or -1.
+int position_of_gpu(const NcclTopology& t, std::span<const int> local, int gpu) {
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    if (local[i] % t.gpus_per_node == gpu) return static_cast<int>(i);
+  }
+  return -1;
 }
 }  // namespace
 
-std::vector<int> nccl_chain_order(const NcclTopology& t, int node, int channel) {
-  const std::vector<int> local = node_members(t, node);
-  const int entry = t.nodes > 1 ? entry_position(t, node, channel) : 0;
-  std::vector<int> out;
-  for (int i = 0; i < t.ranks_per_node; ++i)
-    out.push_back(local[static_cast<std::size_t>((entry + i) % t.ranks_per_node)]);
+std::span<const int> nccl_node_members(const NcclTopology& t, int node) {
+  const auto first = static_cast<std::size_t>(t.node_starts[static_cast<std::size_t>(node)]);
+  const auto end = static_cast<std::size_t>(t.node_starts[static_cast<std::size_t>(node) + 1]);
+  return std::span<const int>(t.members).subspan(first, end - first);
+}
+
+std::vector<std::vector<int>> nccl_chains(const NcclTopology& t, int channel) {
+  const int nodes = t.nodes;
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(nodes));
+  if (nodes == 1) {
+    out.front() = t.members;
+    return out;
+  }
+  const int rails = std::max(1, t.rails), rail = channel % rails;
+  int entry = rail_position(rail, rails, static_cast<int>(nccl_node_members(t, 0).size()), 0);
+  for (int node = 0; node < nodes; ++node) {
+    const std::span<const int> local = nccl_node_members(t, node);
+    const int size = static_cast<int>(local.size());
+    int exit = modulo(entry - 1, size);  // the even layout: leave from the member before the entry
+    const bool last = node + 1 == nodes;
+    const std::span<const int> next = last ? std::span<const int>() : nccl_node_members(t, node + 1);
+    if (!last && size > 1) {
+      std::vector<int> shared;  // positions of members whose local GPU index the next node also holds
+      for (int i = 0; i < size; ++i) {
+        if (position_of_gpu(t, next, local[static_cast<std::size_t>(i)] % t.gpus_per_node) >= 0)
+          shared.push_back(i);
+      }
+      if (!shared.empty()) {
+        const int count = static_cast<int>(shared.size());
+        int k = rail_position(rail, rails, count, node + 1);
+        if (shared[static_cast<std::size_t>(k)] == entry) k = modulo(k + 1, count);
+        if (shared[static_cast<std::size_t>(k)] != entry) exit = shared[static_cast<std::size_t>(k)];
+      }
+    }
+    std::vector<int>& chain = out[static_cast<std::size_t>(node)];
+    chain.push_back(local[static_cast<std::size_t>(entry)]);
+    for (int i = 1; i < size; ++i) {
+      const int position = (entry + i) % size;
+      if (position != exit) chain.push_back(local[static_cast<std::size_t>(position)]);
+    }
+    if (exit != entry) chain.push_back(local[static_cast<std::size_t>(exit)]);
+    if (!last) {
+      const int same_rail = position_of_gpu(t, next, chain.back() % t.gpus_per_node);
+      entry =
+          same_rail >= 0 ? same_rail : rail_position(rail, rails, static_cast<int>(next.size()), node + 1);
+    }
+  }
   return out;
+}
+
+std::vector<int> nccl_chain_order(const NcclTopology& t, int node, int channel) {
+  return nccl_chains(t, channel)[static_cast<std::size_t>(node)];
 }
 
 std::vector<int> nccl_ring_order(const NcclTopology& t, int channel) {
   std::vector<int> out;
-  for (int node = 0; node < t.nodes; ++node) {
-    const std::vector<int> chain = nccl_chain_order(t, node, channel);
+  for (const std::vector<int>& chain : nccl_chains(t, channel))
     out.insert(out.end(), chain.begin(), chain.end());
-  }
   return out;
 }
 

@@ -14,11 +14,11 @@ namespace sg4 = simgrid::s4u;
 namespace shardscope::sim {
 namespace {
 
-// Appends one communicator's flows (its members shifted by `offset` ranks) under NCCL's pick `estimate`.
+// Appends one communicator's flows (its members are the topology's own ranks) under NCCL's pick `estimate`.
 // `add(name, from, to, bytes)` receives each flow.
 template <typename Add>
 void append_flows(const NcclTopology& topology, CollectiveKind kind, double total_bytes,
-                  const NcclEstimate& estimate, int offset, const Add& add) {
+                  const NcclEstimate& estimate, const Add& add) {
   const int n = topology.ranks, channels = topology.channels;
   if (n <= 1) return;
   if (estimate.algorithm == NcclAlgorithm::ring) {
@@ -27,8 +27,8 @@ void append_flows(const NcclTopology& topology, CollectiveKind kind, double tota
     for (int c = 0; c < channels; ++c) {
       const std::vector<int> ring = nccl_ring_order(topology, c);
       for (std::size_t i = 0; i < ring.size(); ++i) {
-        add("nccl.ring" + std::to_string(c) + "." + std::to_string(i), offset + ring[i],
-            offset + ring[(i + 1) % ring.size()], edge);
+        add("nccl.ring" + std::to_string(c) + "." + std::to_string(i), ring[i], ring[(i + 1) % ring.size()],
+            edge);
       }
     }
     return;
@@ -39,22 +39,21 @@ void append_flows(const NcclTopology& topology, CollectiveKind kind, double tota
   for (int tree = 0; tree < 2; ++tree) {
     for (int c = 0; c < channels; ++c) {
       const std::string name = "nccl.tree" + std::to_string(tree) + "." + std::to_string(c) + ".";
-      std::vector<int> heads;
-      for (int node = 0; node < topology.nodes; ++node) {
-        const std::vector<int> chain = nccl_chain_order(topology, node, c);
-        heads.push_back(chain.front());
+      const std::vector<std::vector<int>> chains = nccl_chains(topology, c);
+      for (std::size_t node = 0; node < chains.size(); ++node) {
+        const std::vector<int>& chain = chains[node];
         for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
           const std::string edge_name = name + "n" + std::to_string(node) + "." + std::to_string(i);
-          add(edge_name + ".down", offset + chain[i], offset + chain[i + 1], edge);
-          add(edge_name + ".up", offset + chain[i + 1], offset + chain[i], edge);
+          add(edge_name + ".down", chain[i], chain[i + 1], edge);
+          add(edge_name + ".up", chain[i + 1], chain[i], edge);
         }
       }
       for (int node = 0; node < topology.nodes; ++node) {
         const int parent = nccl_tree_parent(topology.nodes, tree, node);
         if (parent < 0) continue;
         const std::string edge_name = name + "t" + std::to_string(node);
-        const int child_head = offset + heads[static_cast<std::size_t>(node)];
-        const int parent_head = offset + heads[static_cast<std::size_t>(parent)];
+        const int child_head = chains[static_cast<std::size_t>(node)].front();
+        const int parent_head = chains[static_cast<std::size_t>(parent)].front();
         add(edge_name + ".up", child_head, parent_head, edge);
         add(edge_name + ".down", parent_head, child_head, edge);
       }
@@ -76,34 +75,44 @@ std::shared_ptr<Flow> make_flow(std::string mailbox, int from, int to, double by
 
 NcclSchedule nccl_schedule(const ScheduleRequest& r) {
   if (r.cluster == nullptr) throw SimulationError("the nccl schedule needs the cluster");
-  const NcclTopology topology = nccl_topology(*r.cluster, NcclGroup{r.ranks, 1, 1, 0});
   NcclSchedule out;
-  out.estimate = nccl_pick(topology, r.kind, r.total_bytes);
+  NcclFamily family;
+  if (r.nccl_group == GroupKind::global) {
+    family.copies.push_back(nccl_topology(*r.cluster, NcclGroup{r.ranks, 1, 1, 0}));
+    out.estimate = nccl_pick(family.copies.front(), r.kind, r.total_bytes);
+  } else {  // the planner's communicators of the group kind, all at once, under its estimate
+    if (r.cost == nullptr || r.cost->nccl_family(r.nccl_group) == nullptr)
+      throw SimulationError("the nccl schedule of a group kind needs the nccl cost model");
+    family = *r.cost->nccl_family(r.nccl_group);
+    out.estimate = r.cost->nccl_collective(r.kind, r.nccl_group, r.total_bytes);
+  }
   out.ranks.assign(static_cast<std::size_t>(r.ranks), RankSchedule{Stage{}});
-  append_flows(topology, r.kind, r.total_bytes, out.estimate, 0,
-               [&](const std::string& name, int from, int to, double bytes) {
-                 if (from == to) return;
-                 auto flow = make_flow(r.tag + name, from, to, bytes);
-                 out.flows.push_back(flow);
-                 out.ranks[static_cast<std::size_t>(from)].front().flows.push_back(flow);
-                 out.ranks[static_cast<std::size_t>(to)].front().flows.push_back(flow);
-               });
+  for (std::size_t copy = 0; copy < family.copies.size(); ++copy) {
+    const std::string prefix = family.copies.size() > 1 ? "g" + std::to_string(copy) + "." : "";
+    append_flows(family.copies[copy], r.kind, r.total_bytes, out.estimate,
+                 [&](const std::string& name, int from, int to, double bytes) {
+                   if (from == to) return;
+                   auto flow = make_flow(r.tag + prefix + name, from, to, bytes);
+                   out.flows.push_back(flow);
+                   out.ranks[static_cast<std::size_t>(from)].front().flows.push_back(flow);
+                   out.ranks[static_cast<std::size_t>(to)].front().flows.push_back(flow);
+                 });
+  }
   return out;
 }
 
-NcclFamilyFlows nccl_family_flows(const NcclTopology& topology, const NcclGroup& group, CollectiveKind kind,
-                                  double total_bytes, const NcclEstimate& estimate) {
+NcclFamilyFlows nccl_family_flows(const NcclFamily& family, CollectiveKind kind, double total_bytes,
+                                  const NcclEstimate& estimate) {
   NcclFamilyFlows out;
   out.estimate = estimate;
-  const int copies = std::max(1, group.concurrent);
-  out.copies.resize(static_cast<std::size_t>(copies));
-  for (int copy = 0; copy < copies; ++copy) {
-    append_flows(topology, kind, total_bytes, estimate, copy * group.concurrent_offset,
+  out.copies.resize(family.copies.size());
+  for (std::size_t copy = 0; copy < family.copies.size(); ++copy) {
+    append_flows(family.copies[copy], kind, total_bytes, estimate,
                  [&](const std::string& /*name*/, int from, int to, double bytes) {
                    if (from == to) return;
                    auto flow = make_flow({}, from, to, bytes);
                    out.flows.push_back(flow);
-                   out.copies[static_cast<std::size_t>(copy)].push_back(flow);
+                   out.copies[copy].push_back(flow);
                  });
   }
   return out;

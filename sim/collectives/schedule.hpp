@@ -43,6 +43,9 @@ struct ScheduleRequest {
   std::vector<double> latency_by_group;  // path latency of [intra, inter, global] rings (coarse mode)
   const Cluster* cluster = nullptr;      // the (resized) cluster, for algorithms that read its NICs
   const CollectiveCost* cost = nullptr;  // the calibrated rings: each step's message efficiency (none: 1)
+  // nccl: the communicators that run (global: one over the ranks; intra / inter: the planner's family of
+  // the group kind, which needs `cost` under the nccl model)
+  GroupKind nccl_group = GroupKind::global;
 };
 
 // One file per algorithm (ring.cpp is the building block they share).
@@ -70,17 +73,17 @@ double fit_nccl_flows(NcclSchedule& schedule, const Platform& platform);
 double fit_nccl_flows(const std::vector<std::shared_ptr<Flow>>& flows, const NcclEstimate& estimate,
                       const Platform& platform);
 
-// Every communicator of a family at once (the planner's group kinds: `group.concurrent` communicators
-// `group.concurrent_offset` ranks apart, each laid out as `topology`, which is the family's and knows how
-// they share the NICs), all under one estimate: `copies[c]` are communicator c's flows, `flows` all of them
-// in a fixed order, for fit_nccl_flows, which makes the family take the estimate when it runs alone.
+// Every communicator of a family at once (the planner's group kinds; each communicator on its own members,
+// as it sits on the nodes, its topology knowing how the family shares the NICs), all under one estimate:
+// `copies[c]` are communicator c's flows, `flows` all of them in a fixed order, for fit_nccl_flows, which
+// makes the family take the estimate when it runs alone.
 struct NcclFamilyFlows {
   NcclEstimate estimate;
   std::vector<std::vector<std::shared_ptr<Flow>>> copies;
   std::vector<std::shared_ptr<Flow>> flows;
 };
-NcclFamilyFlows nccl_family_flows(const NcclTopology& topology, const NcclGroup& group, CollectiveKind kind,
-                                  double total_bytes, const NcclEstimate& estimate);
+NcclFamilyFlows nccl_family_flows(const NcclFamily& family, CollectiveKind kind, double total_bytes,
+                                  const NcclEstimate& estimate);
 
 // Helpers shared by the builders.
 RingPhase make_phase(const ScheduleRequest& r, const std::string& name, std::vector<int> ranks,

@@ -1,8 +1,12 @@
 // NCCL's model against published nccl-tests figures (busbw, +-10 % at >= 64 MiB) and NCCL's own worked
-// latencies, its (algorithm, protocol) pick, and the CollectiveCost dispatch.
+// latencies, its (algorithm, protocol) pick, chains and rings of groups not aligned with nodes, and the
+// CollectiveCost dispatch.
 #include "planner/cost/nccl_model.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <span>
 
 #include "planner/io/cluster_presets.hpp"
 
@@ -137,6 +141,113 @@ TEST(NcclModel, ChannelsFollowTheRails) {
   EXPECT_EQ(nccl_tree_parent(4, 1, 3), -1);
   EXPECT_EQ(nccl_tree_parent(4, 0, 3), 1);
   EXPECT_EQ(nccl_tree_parent(4, 1, 0), 2);
+}
+
+// The planner's intra family of 12-GPU groups on three 8-GPU nodes: communicator 0 holds 8 GPUs of node 0
+// and 4 of node 1, communicator 1 4 of node 1 and 8 of node 2.
+NcclFamily twelve_on_three_dgx_a100() {
+  return nccl_family(cluster_preset("dgx-a100", 3), nccl_group_of(GroupKind::intra, 24, 12));
+}
+
+// Every node's members, from the topology's member list and node starts.
+std::vector<std::vector<int>> node_lists(const NcclTopology& t) {
+  std::vector<std::vector<int>> out;
+  for (int node = 0; node < t.nodes; ++node) {
+    const std::span<const int> local = nccl_node_members(t, node);
+    out.emplace_back(local.begin(), local.end());
+  }
+  return out;
+}
+
+std::vector<int> sorted(std::vector<int> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+TEST(NcclModel, UnevenGroupsChainEachNodesOwnMembers) {
+  const Cluster c = cluster_preset("dgx-a100", 3);
+  const NcclFamily family = twelve_on_three_dgx_a100();
+  ASSERT_EQ(family.copies.size(), 2u);
+  EXPECT_EQ(node_lists(family.copies[0]),
+            (std::vector<std::vector<int>>{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11}}));
+  EXPECT_EQ(node_lists(family.copies[1]),
+            (std::vector<std::vector<int>>{{12, 13, 14, 15}, {16, 17, 18, 19, 20, 21, 22, 23}}));
+  for (const NcclTopology& t : family.copies) {
+    ASSERT_EQ(t.nodes, 2);
+    for (int channel = 0; channel < t.channels; ++channel) {
+      const std::vector<std::vector<int>> chains = nccl_chains(t, channel);
+      ASSERT_EQ(chains.size(), 2u);
+      for (std::size_t node = 0; node < chains.size(); ++node) {
+        EXPECT_EQ(sorted(chains[node]), node_lists(t)[node]) << "channel " << channel << ", node " << node;
+        EXPECT_EQ(nccl_chain_order(t, static_cast<int>(node), channel), chains[node]);
+      }
+      const std::vector<int> ring = nccl_ring_order(t, channel);
+      EXPECT_EQ(sorted(ring), t.members);  // every member once
+      int node_changes = 0;
+      for (std::size_t i = 0; i < ring.size(); ++i) {
+        const int a = ring[i], b = ring[(i + 1) % ring.size()];
+        if (c.node_of(a) == c.node_of(b)) continue;
+        ++node_changes;
+        // Leaving node 0 for node 1 (not the wrap back): the same local GPU, hence the same rail.
+        if (i + 1 < ring.size()) {
+          EXPECT_EQ(a % 8, b % 8) << "channel " << channel;
+        }
+      }
+      EXPECT_EQ(node_changes, 2);  // consecutive members of a chain share a node: one hop out, one back
+    }
+    // The 4-GPU node reaches 4 NICs: 4 rails, doubled, and the hop out of node 0 leaves on each of the
+    // 4 local GPUs both nodes hold for two channels.
+    EXPECT_EQ(t.rails, 4);
+    EXPECT_EQ(t.channels, 8);
+    std::vector<int> crossings(8, 0);
+    for (int channel = 0; channel < t.channels; ++channel)
+      ++crossings[static_cast<std::size_t>(nccl_chains(t, channel)[0].back() % 8)];
+    const std::vector<std::vector<int>> lists = node_lists(t);
+    const std::vector<int>& sparse = lists[0].size() < lists[1].size() ? lists[0] : lists[1];
+    for (const int gpu : sparse) EXPECT_EQ(crossings[static_cast<std::size_t>(gpu % 8)], 2);
+  }
+}
+
+TEST(NcclModel, UnevenGroupsTakeTheRailsOfTheSparsestNode) {
+  // Slicing the 12 members into two runs of 6 (the old model) put GPUs 6 and 7 of node 0 in node 1's chain
+  // and gave communicator 0 node 0's 8 rails (16 channels, 192 GB/s); node 1 has 4 of the group's GPUs,
+  // hence 4 NICs: NCCL keeps the fewest channels any node found.
+  const NcclTopology t = twelve_on_three_dgx_a100().copies[0];
+  for (int channel = 0; channel < t.channels; ++channel) {
+    EXPECT_EQ(sorted(nccl_chain_order(t, 0, channel)), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  }
+  EXPECT_EQ(t.ranks_per_node, 6);  // NCCL's formulas read nRanks / nNodes
+  EXPECT_DOUBLE_EQ(t.inter_bus_bytes_per_second, 4 * 24e9);
+  // Both communicators sit alike (8 + 4, 4 + 8): one shape, the same estimate.
+  EXPECT_EQ(twelve_on_three_dgx_a100().shapes.size(), 1u);
+}
+
+TEST(NcclModel, UnevenStridedGroupsKeepEveryMember) {
+  // The inter family of 6-GPU groups on three 8-GPU nodes: communicator 0 is ranks 0, 6 (node 0), 12, 18.
+  const Cluster c = cluster_preset("dgx-a100", 3);
+  const NcclFamily family = nccl_family(c, nccl_group_of(GroupKind::inter, 24, 6));
+  ASSERT_EQ(family.copies.size(), 6u);
+  const NcclTopology& t = family.copies[0];
+  EXPECT_EQ(node_lists(t), (std::vector<std::vector<int>>{{0, 6}, {12}, {18}}));
+  EXPECT_EQ(node_lists(family.copies[2]), (std::vector<std::vector<int>>{{2}, {8, 14}, {20}}));
+  for (const NcclTopology& copy : family.copies) {
+    for (int channel = 0; channel < copy.channels; ++channel) {
+      // Runs of 4 / 3 = 1 member dropped rank 18 from the ring.
+      EXPECT_EQ(sorted(nccl_ring_order(copy, channel)), copy.members);
+      const std::vector<std::vector<int>> chains = nccl_chains(copy, channel);
+      for (std::size_t node = 0; node < chains.size(); ++node)
+        EXPECT_EQ(sorted(chains[node]), node_lists(copy)[node]);
+    }
+  }
+  // 4 members on 3 nodes is not one per node (NCCL's ppn is a float): the ring's network latency, not the
+  // tree's that a rounded ranks_per_node of 1 picked. Ring LL all-gather: 6.6 + 1 x max(0.6, 1.0) + 2 x 2.7.
+  EXPECT_TRUE(t.intra_hops);
+  EXPECT_NEAR(1e6 * nccl_estimate(t, CollectiveKind::all_gather, NcclAlgorithm::ring, NcclProtocol::ll, 8)
+                        .latency_seconds,
+              13.0, 1e-9);
+  // One GPU on nodes 1 and 2: one rail, one NIC each communicator uses alone.
+  EXPECT_EQ(t.rails, 1);
+  EXPECT_DOUBLE_EQ(t.inter_bus_bytes_per_second, 24e9);
 }
 
 TEST(NcclModel, CollectiveCostDispatchesToNccl) {

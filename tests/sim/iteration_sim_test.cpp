@@ -107,6 +107,24 @@ TEST(IterationSim, GradientAccumulationAndMultiNodeSerialEqualThePlanner) {
   EXPECT_NEAR(peak_of(r), p.peak, 0.02 * p.peak);
 }
 
+// MiCS under NCCL on 12-GPU groups over three 8-GPU nodes (8 + 4 and 4 + 8 GPUs per node): each
+// communicator's flows run on its own nodes' GPUs, and the serial iteration equals the planner.
+TEST(IterationSim, NcclOnGroupsNotAlignedWithNodesSerialEqualsThePlanner) {
+  Scenario s = load(
+      "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 3}\n"
+      "training: {memory_limit: 40GB, group_size: 12, max_micro_batch: 4}\n"
+      "execution: {overlap: false, prefetch_depth: 0}\n");
+  s.execution.collectives = CollectivesChoice::nccl;
+  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("mics", s.training));
+  ASSERT_TRUE(planned.fits);
+  IterationOptions options;
+  options.overlap = false;
+  options.prefetch_depth = 0;
+  const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, options);
+  const Prediction p = planner_prediction(s, planned.plan);
+  EXPECT_NEAR(r.iteration_seconds, p.seconds, 1e-6 * p.seconds);
+}
+
 // Above 64 micro-steps the simulator stops once two micro-steps repeated their predecessors exactly and adds
 // the rest: the iteration, per-GPU compute, peak memory and activity count equal simulating every step.
 TEST(IterationSim, SteadyStateMicroStepsEqualSimulatingEveryStep) {

@@ -1,5 +1,6 @@
 // Simulated NCCL collectives: equal to NCCL's formula (planner/cost/nccl_model) when alone on every shipped
-// cluster, the published nccl-tests figures in simulation, and contention between concurrent copies.
+// cluster and for communicators not aligned with nodes, the published nccl-tests figures in simulation, and
+// contention between concurrent copies.
 #include <gtest/gtest.h>
 
 #include "planner/core/error.hpp"
@@ -66,6 +67,48 @@ TEST(NcclSim, EqualsNcclsFormulaOnEveryShippedCluster) {
   EXPECT_TRUE(tree_seen);
   EXPECT_TRUE(ll_seen);
   EXPECT_TRUE(simple_seen);
+}
+
+TEST(NcclSim, UnevenGroupsEqualThePlanner) {
+  // Communicators not aligned with the nodes of three DGX-A100s: the intra family of 12-GPU groups (8 + 4
+  // and 4 + 8 GPUs per node) and the strided inter families of 6- and 3-GPU groups (ranks i x 6 sit
+  // 2 + 1 + 1, ranks i x 3 sit 3 + 3 + 2), every communicator of the family at once, as a plan runs them.
+  const Cluster c = cluster_preset("dgx-a100", 3);
+  const std::vector<double> sizes = {8, 4096, kMiB, 64 * kMiB, 1024 * kMiB};
+  struct Family {
+    int group_size;
+    GroupKind group;
+  };
+  bool tree_seen = false;
+  for (const Family f :
+       {Family{12, GroupKind::intra}, Family{6, GroupKind::inter}, Family{3, GroupKind::inter}}) {
+    const CollectiveCost planner(c, f.group_size, Calibration{}, CollectiveModel::nccl);
+    for (const CollectiveKind kind :
+         {CollectiveKind::all_gather, CollectiveKind::reduce_scatter, CollectiveKind::all_reduce}) {
+      CollectiveRequest r = nccl_request(kind);
+      r.group_size = f.group_size;
+      r.nccl_group = f.group;
+      const std::vector<double> simulated = run_isolated([&] {
+        std::vector<double> out;
+        for (const CollectiveResult& res : simulate_collective_sweep(c, r, sizes)) {
+          out.push_back(res.seconds);
+          out.push_back(res.nccl_algorithm == "tree" ? 1 : 0);
+        }
+        return out;
+      });
+      ASSERT_EQ(simulated.size(), 2 * sizes.size());
+      for (std::size_t k = 0; k < sizes.size(); ++k) {
+        r.total_bytes = sizes[k];
+        const double formula = alpha_beta_collective_seconds(c, r);
+        EXPECT_DOUBLE_EQ(formula, planner.seconds(kind, f.group, sizes[k]));
+        EXPECT_NEAR(simulated[2 * k], formula, 1e-9 * formula + 1e-9)
+            << "group size " << f.group_size << " " << to_string(f.group) << " " << to_string(kind) << " "
+            << sizes[k] << " B";
+        tree_seen = tree_seen || simulated[2 * k + 1] == 1;
+      }
+    }
+  }
+  EXPECT_TRUE(tree_seen);  // the tree's uneven chains too
 }
 
 // Simulated busbw of one collective, in GB/s.
