@@ -251,7 +251,6 @@ TEST(CalibrationFit, JudgesTheBandwidthPerOperationWhereOperationsDiffer) {
       *r.calibration.collective_efficiency[i][static_cast<std::size_t>(CollectiveKind::reduce_scatter)],
       1.0 / 3, 0.01);
   EXPECT_TRUE(quantity(r, "links.pcie-same-switch.collective_efficiency.reduce-scatter").written);
-  EXPECT_LT(quantity(r, "collectives (planner check)").residuals.rms_relative, 0.05);
   EXPECT_TRUE(quantity(r, "links.pcie-same-switch.bandwidth").written);
   ASSERT_TRUE(gather.r_squared.has_value());
   EXPECT_GE(*gather.r_squared, 0.9);
