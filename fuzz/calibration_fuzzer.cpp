@@ -1,5 +1,5 @@
-// libFuzzer target for the calibration file parser and the efficiency lookups (default and per link class):
-// InputError or success only.
+// libFuzzer target for the calibration file parser and the efficiency lookups (default and per link class,
+// per collective kind): InputError or success only.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,6 +16,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)shardscope::message_efficiency_factor(c, bytes);
       for (shardscope::LinkClass lc : shardscope::values<shardscope::LinkClass>()) {
         (void)shardscope::message_efficiency_factor(c, lc, bytes);  // a class's own table or the default
+      }
+    }
+    for (shardscope::LinkClass lc : shardscope::values<shardscope::LinkClass>()) {
+      for (shardscope::CollectiveKind kind : shardscope::values<shardscope::CollectiveKind>()) {
+        (void)shardscope::collective_efficiency_factor(c, lc, kind);  // a class's factor per kind, or 1
       }
     }
   } catch (const shardscope::InputError&) {

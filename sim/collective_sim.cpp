@@ -123,19 +123,29 @@ double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveReq
   const CollectiveCost cost(p.cluster, p.group_size, calibration);
   const double x = request.total_bytes;
   const int n = p.ranks, m = p.group_size, g = n / m;
-  auto ab = [&](GroupKind group, int steps, double chunk) { return cost.ring_seconds(group, steps, chunk); };
-  const bool all_reduce = request.kind == CollectiveKind::all_reduce;
+  // Each phase is priced as the kind it runs (an all-reduce's reduce-scatter phase at the reduce-scatter
+  // factor), as the simulator's schedules do (sim/collectives/*.cpp).
+  const CollectiveKind rs = CollectiveKind::reduce_scatter, ag = CollectiveKind::all_gather;
+  auto ab = [&](CollectiveKind kind, GroupKind group, int steps, double chunk) {
+    return cost.ring_seconds(kind, group, steps, chunk);
+  };
+  const CollectiveKind kind = request.kind;
+  const bool all_reduce = kind == CollectiveKind::all_reduce;
   switch (request.algorithm) {
     case CollectiveAlgorithm::ring:
-      return cost.seconds(request.kind, GroupKind::global, x);
+      return cost.seconds(kind, GroupKind::global, x);
     case CollectiveAlgorithm::hierarchical_ring:
-      if (all_reduce)
-        return 2 * ab(GroupKind::intra, m - 1, x / m) + ab(GroupKind::inter, 2 * (g - 1), x / n);
-      return ab(GroupKind::intra, m - 1, x / m) + ab(GroupKind::inter, g - 1, x / n);
+      if (all_reduce) {
+        return ab(rs, GroupKind::intra, m - 1, x / m) + ab(kind, GroupKind::inter, 2 * (g - 1), x / n) +
+               ab(ag, GroupKind::intra, m - 1, x / m);
+      }
+      return ab(kind, GroupKind::intra, m - 1, x / m) + ab(kind, GroupKind::inter, g - 1, x / n);
     case CollectiveAlgorithm::ho_ring: {
-      const double one = std::max(ab(GroupKind::intra, m - 1, x / n), ab(GroupKind::inter, g - 1, x / n)) +
-                         ab(GroupKind::intra, m - 1, (g - 1) * x / n);
-      return all_reduce ? 2 * one : one;
+      const auto one = [&](CollectiveKind k) {
+        return std::max(ab(k, GroupKind::intra, m - 1, x / n), ab(k, GroupKind::inter, g - 1, x / n)) +
+               ab(k, GroupKind::intra, m - 1, (g - 1) * x / n);
+      };
+      return all_reduce ? one(rs) + one(ag) : one(kind);
     }
     case CollectiveAlgorithm::nccl:
       if (request.nccl_group != GroupKind::global) {  // the planner's charge for the group kind's family

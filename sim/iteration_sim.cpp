@@ -150,7 +150,7 @@ RingPhase ring_phase_for(const Task& task, const RingSeat& seat, const RingConte
   RingPhase phase;
   phase.ranks = context.ring(task.group, seat);
   phase.chunk_bytes = task.total_bytes / static_cast<double>(seat.size);
-  phase.efficiency = context.cost.message_efficiency(task.group, phase.chunk_bytes);
+  phase.efficiency = context.cost.message_efficiency(task.kind, task.group, phase.chunk_bytes);
   phase.steps = ring_steps(task.kind, seat.size);
   phase.coarse = coarse_ring(static_cast<std::size_t>(seat.size), context.coarse_above);
   phase.coarse_latency_seconds =

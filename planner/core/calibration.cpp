@@ -1,5 +1,5 @@
 // Calibration lookups: the bandwidth efficiency factor of one message size (log-linear between points), by
-// the default table or a link class's own.
+// the default table or a link class's own, and a class's factor per collective kind.
 #include "planner/core/calibration.hpp"
 
 #include <cmath>
@@ -31,6 +31,13 @@ double message_efficiency_factor(const Calibration& calibration, double message_
 double message_efficiency_factor(const Calibration& calibration, LinkClass link_class, double message_bytes) {
   const auto& own = calibration.link_message_efficiency[static_cast<std::size_t>(link_class)];
   return factor_of(own.empty() ? calibration.message_efficiency : own, message_bytes);
+}
+
+double collective_efficiency_factor(const Calibration& calibration, LinkClass link_class,
+                                    CollectiveKind kind) {
+  const auto& factor =
+      calibration.collective_efficiency[static_cast<std::size_t>(link_class)][static_cast<std::size_t>(kind)];
+  return factor.value_or(1.0);
 }
 
 }  // namespace shardscope

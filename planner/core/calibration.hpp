@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "planner/core/cluster.hpp"
+#include "planner/core/collective_kind.hpp"
 #include "planner/core/model.hpp"
 
 namespace shardscope {
@@ -34,11 +35,20 @@ struct Calibration {
   std::vector<std::pair<double, double>> message_efficiency;
   // Per link class (indexed by LinkClass); empty = the default table above.
   std::array<std::vector<std::pair<double, double>>, 5> link_message_efficiency;
+  // Per link class and collective kind (indexed by LinkClass, then CollectiveKind): a factor in (0, 1] on the
+  // class's bandwidth for that kind, `links.CLASS.collective_efficiency.KIND`; unset = 1. A CPU reduces in
+  // memory, so its reduce-scatter and all-reduce run slower per byte than its all-gather; NCCL on GPUs runs
+  // the three at about one bus bandwidth. Ring pricing uses it (with the message efficiency of the same
+  // bottleneck class); the NCCL model does not.
+  std::array<std::array<std::optional<double>, 3>, 5> collective_efficiency;
 };
 
 // The efficiency factor for one ring step's message by the default table (1 when there is none).
 double message_efficiency_factor(const Calibration& calibration, double message_bytes);
 // The same by the table of one link class (its own, else the default). A ring uses its bottleneck class's.
 double message_efficiency_factor(const Calibration& calibration, LinkClass link_class, double message_bytes);
+// The bandwidth factor of one collective kind on one link class (1 when unset).
+double collective_efficiency_factor(const Calibration& calibration, LinkClass link_class,
+                                    CollectiveKind kind);
 
 }  // namespace shardscope

@@ -160,6 +160,14 @@ std::uint64_t calibration_digest(const Calibration& calibration) {
       c.add(at + ".factor", table[i].second);
     }
   }
+  // Only the factors a file gives: a calibration without them keeps its digest.
+  for (std::size_t k = 0; k < calibration.collective_efficiency.size(); ++k) {
+    for (std::size_t kind = 0; kind < calibration.collective_efficiency[k].size(); ++kind) {
+      const std::optional<double>& factor = calibration.collective_efficiency[k][kind];
+      if (factor)
+        c.add("link." + std::to_string(k) + ".collective_efficiency." + std::to_string(kind), *factor);
+    }
+  }
   return fnv1a_64(c.text());
 }
 

@@ -180,7 +180,7 @@ double CollectiveCost::seconds(CollectiveKind kind, GroupKind group, double tota
   const RingLink& r = ring(group);
   if (r.ranks <= 1 || total_bytes <= 0) return 0;
   if (model_ == CollectiveModel::nccl) return nccl_collective(kind, group, total_bytes).seconds();
-  return ring_seconds(group, ring_steps(kind, r.ranks), total_bytes / r.ranks);
+  return ring_seconds(kind, group, ring_steps(kind, r.ranks), total_bytes / r.ranks);
 }
 
 const NcclTopology* CollectiveCost::nccl(GroupKind group) const {
@@ -196,15 +196,19 @@ NcclEstimate CollectiveCost::nccl_collective(CollectiveKind kind, GroupKind grou
   return e;
 }
 
-double CollectiveCost::message_efficiency(GroupKind group, double message_bytes) const {
-  return message_efficiency_factor(calibration_, ring(group).bottleneck, message_bytes);
+double CollectiveCost::message_efficiency(CollectiveKind kind, GroupKind group, double message_bytes) const {
+  const LinkClass bottleneck = ring(group).bottleneck;
+  return message_efficiency_factor(calibration_, bottleneck, message_bytes) *
+         collective_efficiency_factor(calibration_, bottleneck, kind);
 }
 
-double CollectiveCost::ring_seconds(GroupKind group, int steps, double message_bytes) const {
+double CollectiveCost::ring_seconds(CollectiveKind kind, GroupKind group, int steps,
+                                    double message_bytes) const {
   const RingLink& r = ring(group);
   if (r.ranks <= 1 || steps <= 0) return 0;  // an empty message still pays its steps' latency
   // A message at efficiency e occupies the link like bytes / e at full bandwidth.
-  return alpha_beta_seconds(r.alpha_seconds, steps, message_bytes / message_efficiency(group, message_bytes),
+  return alpha_beta_seconds(r.alpha_seconds, steps,
+                            message_bytes / message_efficiency(kind, group, message_bytes),
                             r.bytes_per_second);
 }
 

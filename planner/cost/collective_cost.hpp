@@ -7,23 +7,14 @@
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/cluster.hpp"
+#include "planner/core/collective_kind.hpp"
 #include "planner/core/execution_options.hpp"
 #include "planner/core/names.hpp"
 
 namespace shardscope {
 
-enum class CollectiveKind { all_gather, reduce_scatter, all_reduce };
 // intra: the M consecutive GPUs of a group; inter: one GPU per group (same local index); global: all N.
 enum class GroupKind { intra, inter, global };
-
-template <>
-struct EnumNames<CollectiveKind> {
-  static constexpr NameEntry<CollectiveKind> table[] = {
-      {CollectiveKind::all_gather, "all-gather", "every rank ends with the whole buffer"},
-      {CollectiveKind::reduce_scatter, "reduce-scatter", "every rank ends with its reduced shard"},
-      {CollectiveKind::all_reduce, "all-reduce", "every rank ends with the whole reduced buffer"},
-  };
-};
 
 template <>
 struct EnumNames<GroupKind> {
@@ -80,11 +71,14 @@ class CollectiveCost {
   // the family's worst path latency (no flow arrives before its route's latency; a calibrated network's
   // alpha can exceed NCCL's per-step constants). seconds() under the nccl model is its seconds().
   NcclEstimate nccl_collective(CollectiveKind kind, GroupKind group, double total_bytes) const;
-  // Seconds of `steps` ring steps of `message_bytes` each on the group's ring (the building block of
-  // hierarchical algorithms): alpha-beta with the message efficiency of the ring's bottleneck class.
-  double ring_seconds(GroupKind group, int steps, double message_bytes) const;
-  // The calibrated efficiency of one step's message on the group's ring (its bottleneck class's table).
-  double message_efficiency(GroupKind group, double message_bytes) const;
+  // Seconds of `steps` ring steps of `message_bytes` each of a `kind` collective on the group's ring (the
+  // building block of hierarchical algorithms): alpha-beta with the message efficiency of the ring's
+  // bottleneck class and that class's factor for the kind (the bandwidth term scales, not alpha).
+  double ring_seconds(CollectiveKind kind, GroupKind group, int steps, double message_bytes) const;
+  // The calibrated efficiency of one step's message of a `kind` collective on the group's ring: its
+  // bottleneck class's table times the class's collective_efficiency for the kind. The nccl model's
+  // collectives do not use it (NCCL runs the three kinds at about one bus bandwidth).
+  double message_efficiency(CollectiveKind kind, GroupKind group, double message_bytes) const;
 
  private:
   RingLink make_ring(const Fabric& fabric, const Cluster& cluster, const RingFamily& family) const;

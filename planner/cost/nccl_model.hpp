@@ -1,5 +1,7 @@
 // NCCL's own cost model for one collective (channels, rail-aligned rings, double binary tree, LL / LL128 /
 // Simple protocols, NCCL's (algorithm, protocol) pick), re-derived from the published tuning constants.
+// A calibration's per-kind `collective_efficiency` does not apply here: NCCL on GPUs runs all-gather,
+// reduce-scatter and all-reduce at about one bus bandwidth (the factors are for ring pricing, e.g. CPU MPI).
 #pragma once
 
 #include <cstddef>

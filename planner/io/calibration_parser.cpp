@@ -1,5 +1,8 @@
-// Calibration file parsing: link alpha/bandwidth per class, achievable fraction per operator kind, overheads.
+// Calibration file parsing: link alpha/bandwidth per class (with message and per-collective efficiency),
+// achievable fraction per operator kind, overheads.
 #include "planner/io/calibration_parser.hpp"
+
+#include <limits>
 
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
@@ -33,6 +36,27 @@ std::vector<std::pair<double, double>> parse_efficiency_table(const YamlMap& par
   return table;
 }
 
+// A `collective_efficiency:` mapping under one link class: a factor in (0, 1] per collective kind named.
+std::array<std::optional<double>, 3> parse_collective_efficiency(const YamlMap& entry) {
+  const YamlMap factors = entry.map("collective_efficiency");
+  factors.reject_unknown(names<CollectiveKind>());
+  std::array<std::optional<double>, 3> out;
+  for (CollectiveKind kind : values<CollectiveKind>()) {
+    const std::string key = to_string(kind);
+    if (!factors.has(key)) continue;
+    const double factor =
+        factors.number(key, std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max());
+    if (!(factor > 0 && factor <= 1)) {
+      factors.fail(key,
+                   "expected a factor above 0 and at most 1 (the share of the class bandwidth this "
+                   "collective reaches), got " +
+                       factors.raw(key).Scalar());
+    }
+    out[static_cast<std::size_t>(kind)] = factor;
+  }
+  return out;
+}
+
 Calibration parse_calibration(const YamlMap& root) {
   const std::string& file = root.file();
   root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead",
@@ -45,11 +69,16 @@ Calibration parse_calibration(const YamlMap& root) {
     for (LinkClass lc : values<LinkClass>()) {
       if (!links.has(to_string(lc))) continue;
       const YamlMap entry = links.map(to_string(lc));
-      entry.reject_unknown({"alpha", "bandwidth", "message_efficiency"});
+      entry.reject_unknown({"alpha", "bandwidth", "message_efficiency", "collective_efficiency"});
       const auto index = static_cast<std::size_t>(lc);
       if (entry.has("message_efficiency")) cal.link_message_efficiency[index] = parse_efficiency_table(entry);
-      // alpha and bandwidth come together; a class may give only its efficiency table
-      if (entry.has("message_efficiency") && !entry.has("alpha") && !entry.has("bandwidth")) continue;
+      if (entry.has("collective_efficiency"))
+        cal.collective_efficiency[index] = parse_collective_efficiency(entry);
+      // alpha and bandwidth come together; a class may give only its efficiency table or factors
+      if ((entry.has("message_efficiency") || entry.has("collective_efficiency")) && !entry.has("alpha") &&
+          !entry.has("bandwidth")) {
+        continue;
+      }
       LinkCalibration c;
       c.alpha_seconds = entry.duration("alpha");
       c.bytes_per_second = entry.bandwidth("bandwidth");

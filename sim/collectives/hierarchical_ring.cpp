@@ -10,24 +10,26 @@ std::vector<RankSchedule> hierarchical_ring_schedule(const ScheduleRequest& r) {
   std::vector<RankSchedule> out(static_cast<std::size_t>(n));
   for (int rank = 0; rank < n; ++rank) {
     const int group = rank / m, local = rank % m;
-    const auto intra = [&](const std::string& stage, double chunk, int steps) {
+    const auto intra = [&](const std::string& stage, double chunk, int steps, CollectiveKind kind) {
       return Stage{{make_phase(r, stage + ".intra" + std::to_string(group), intra_group(group, m), chunk,
-                               steps, GroupKind::intra)}};
+                               steps, GroupKind::intra, kind)}};
     };
-    const auto inter = [&](const std::string& stage, double chunk, int steps) {
+    const auto inter = [&](const std::string& stage, double chunk, int steps, CollectiveKind kind) {
       return Stage{{make_phase(r, stage + ".inter" + std::to_string(local), inter_group(local, m, n), chunk,
-                               steps, GroupKind::inter)}};
+                               steps, GroupKind::inter, kind)}};
     };
+    const CollectiveKind ag = CollectiveKind::all_gather, rs = CollectiveKind::reduce_scatter;
     RankSchedule& s = out[static_cast<std::size_t>(rank)];
     switch (r.kind) {
       case CollectiveKind::all_gather:
-        s = {inter("s1", x / n, groups - 1), intra("s2", x / m, m - 1)};
+        s = {inter("s1", x / n, groups - 1, ag), intra("s2", x / m, m - 1, ag)};
         break;
       case CollectiveKind::reduce_scatter:
-        s = {intra("s1", x / m, m - 1), inter("s2", x / n, groups - 1)};
+        s = {intra("s1", x / m, m - 1, rs), inter("s2", x / n, groups - 1, rs)};
         break;
       case CollectiveKind::all_reduce:
-        s = {intra("s1", x / m, m - 1), inter("s2", x / n, 2 * (groups - 1)), intra("s3", x / m, m - 1)};
+        s = {intra("s1", x / m, m - 1, rs), inter("s2", x / n, 2 * (groups - 1), CollectiveKind::all_reduce),
+             intra("s3", x / m, m - 1, ag)};
         break;
     }
   }

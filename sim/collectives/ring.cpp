@@ -46,12 +46,12 @@ void run_ring_phase(const RingPhase& phase, std::size_t position, std::int64_t& 
 }
 
 RingPhase make_phase(const ScheduleRequest& r, const std::string& name, std::vector<int> ranks,
-                     double chunk_bytes, int steps, GroupKind group) {
+                     double chunk_bytes, int steps, GroupKind group, CollectiveKind kind) {
   RingPhase phase;
   phase.name = r.tag + name;
   phase.ranks = std::make_shared<const std::vector<int>>(std::move(ranks));
   phase.chunk_bytes = chunk_bytes;
-  if (r.cost != nullptr) phase.efficiency = r.cost->message_efficiency(group, chunk_bytes);
+  if (r.cost != nullptr) phase.efficiency = r.cost->message_efficiency(kind, group, chunk_bytes);
   phase.steps = steps;
   phase.coarse = coarse_ring(phase.ranks->size(), r.coarse_above);
   const double latency = r.latency_by_group[static_cast<std::size_t>(group)];
@@ -77,7 +77,8 @@ std::vector<RankSchedule> ring_schedule(const ScheduleRequest& r) {
   for (int i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
   const int steps = ring_steps(r.kind, n);
   // Every rank runs the same phase: one ring of N ranks, shared.
-  const RingPhase phase = make_phase(r, "ring", std::move(all), r.total_bytes / n, steps, GroupKind::global);
+  const RingPhase phase =
+      make_phase(r, "ring", std::move(all), r.total_bytes / n, steps, GroupKind::global, r.kind);
   return std::vector<RankSchedule>(static_cast<std::size_t>(n), RankSchedule{Stage{{phase}}});
 }
 

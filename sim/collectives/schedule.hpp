@@ -85,9 +85,10 @@ struct NcclFamilyFlows {
 NcclFamilyFlows nccl_family_flows(const NcclFamily& family, CollectiveKind kind, double total_bytes,
                                   const NcclEstimate& estimate);
 
-// Helpers shared by the builders.
+// Helpers shared by the builders. A phase is priced as the collective `kind` it runs (an all-reduce's
+// reduce-scatter phase at the reduce-scatter factor of its bottleneck class).
 RingPhase make_phase(const ScheduleRequest& r, const std::string& name, std::vector<int> ranks,
-                     double chunk_bytes, int steps, GroupKind group);
+                     double chunk_bytes, int steps, GroupKind group, CollectiveKind kind);
 std::vector<int> intra_group(int group, int group_size);
 std::vector<int> inter_group(int local, int group_size, int ranks);
 

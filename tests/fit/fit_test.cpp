@@ -82,6 +82,7 @@ TEST(CalibrationFit, WrittenCalibrationReadsBackToTheSameNumbers) {
       EXPECT_EQ(back.links[i]->bytes_per_second, r.calibration.links[i]->bytes_per_second);
     }
     EXPECT_EQ(back.link_message_efficiency[i], r.calibration.link_message_efficiency[i]);
+    EXPECT_EQ(back.collective_efficiency[i], r.calibration.collective_efficiency[i]);
   }
   EXPECT_EQ(back.achievable_fraction, r.calibration.achievable_fraction);
   EXPECT_EQ(back.overlap_slowdown, r.calibration.overlap_slowdown);
@@ -108,6 +109,33 @@ TEST(CalibrationFit, PlannerWithTheFittedFileReproducesTheMeasuredCollectives) {
   }
   EXPECT_LE(worst, reported + 1e-12);
   EXPECT_EQ(quantity(r, "collectives (planner check)").point_count, measured.collectives.size());
+}
+
+// A reduce-scatter that reaches 0.6 of the class bandwidth on one class (as a CPU that reduces in memory):
+// the fit recovers the factor, keeps the others at 1, and the written file reproduces every point.
+TEST(CalibrationFit, RecoversAReduceScatterFactorOnOneClass) {
+  SyntheticMachine m = testing::titan_truth();
+  const auto same_switch = static_cast<std::size_t>(LinkClass::same_switch);
+  m.truth.collective_efficiency[same_switch][static_cast<std::size_t>(CollectiveKind::reduce_scatter)] = 0.6;
+  const fit::FitResult r = fit_of(m, testing::micro_benchmarks(m));
+  for (LinkClass lc : {LinkClass::same_switch, LinkClass::cross_switch, LinkClass::cross_socket}) {
+    const auto i = static_cast<std::size_t>(lc);
+    EXPECT_LT(rel(r.calibration.links[i]->bytes_per_second, m.truth.links[i]->bytes_per_second), 0.03)
+        << to_string(lc);
+    for (CollectiveKind kind : values<CollectiveKind>()) {
+      ASSERT_TRUE(r.calibration.collective_efficiency[i][static_cast<std::size_t>(kind)].has_value());
+      EXPECT_LT(rel(collective_efficiency_factor(r.calibration, lc, kind),
+                    collective_efficiency_factor(m.truth, lc, kind)),
+                0.03)
+          << to_string(lc) << " " << to_string(kind);
+    }
+  }
+  const fit::QuantityFit& factor = quantity(r, "links.pcie-same-switch.collective_efficiency.reduce-scatter");
+  EXPECT_TRUE(factor.written);
+  EXPECT_EQ(factor.unit, "fraction");
+  EXPECT_LT(quantity(r, "collectives (planner check)").residuals.max_relative, 0.05);
+  const Calibration back = parse_calibration_string(fit::calibration_yaml(r.calibration, ""), "c.yaml");
+  EXPECT_EQ(back.collective_efficiency, r.calibration.collective_efficiency);
 }
 
 TEST(CalibrationFit, ReportIsDeterministicAndNamesEveryQuantity) {
@@ -217,6 +245,12 @@ TEST(CalibrationFit, JudgesTheBandwidthPerOperationWhereOperationsDiffer) {
   EXPECT_FALSE(gather.written);
   EXPECT_FALSE(scatter.written);
   EXPECT_NEAR(gather.value / scatter.value, 3.0, 0.1);
+  // The ratio is written as the reduce-scatter's factor; the fastest kind's is 1.
+  const auto i = static_cast<std::size_t>(LinkClass::same_switch);
+  EXPECT_NEAR(
+      *r.calibration.collective_efficiency[i][static_cast<std::size_t>(CollectiveKind::reduce_scatter)],
+      1.0 / 3, 0.01);
+  EXPECT_TRUE(quantity(r, "links.pcie-same-switch.collective_efficiency.reduce-scatter").written);
   EXPECT_TRUE(quantity(r, "links.pcie-same-switch.bandwidth").written);
   ASSERT_TRUE(gather.r_squared.has_value());
   EXPECT_GE(*gather.r_squared, 0.9);
@@ -275,6 +309,16 @@ TEST(CalibrationFit, KeepsTheScenariosReserveWhenNoneWasMeasured) {
   const fit::FitResult r = fit_of(m, j);
   EXPECT_FALSE(r.calibration.runtime_reserve_bytes.has_value());
   for (const fit::QuantityFit& q : r.quantities) EXPECT_NE(q.quantity, "runtime_reserve");
+}
+
+// One kind measured alone gets no factor: it would only trade places with the bandwidth.
+TEST(CalibrationFit, OneKindAloneGetsNoFactor) {
+  const SyntheticMachine m = testing::titan_truth();
+  const fit::FitResult r = fit_of(m, only_group(testing::micro_benchmarks(m), "intra", 2, 100));
+  for (const auto& kinds : r.calibration.collective_efficiency) {
+    for (const auto& f : kinds) EXPECT_FALSE(f.has_value());
+  }
+  EXPECT_EQ(fit::calibration_yaml(r.calibration, "").find("collective_efficiency"), std::string::npos);
 }
 
 }  // namespace

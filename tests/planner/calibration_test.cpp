@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
 
@@ -107,6 +108,75 @@ TEST(Calibration, ALinkClassTableIsCheckedWithItsLine) {
   EXPECT_NE(alone.find("links.nvlink.bandwidth"), std::string::npos) << alone;
   const std::string unknown = error_of("links:\n  nvlink:\n    efficiency: [{bytes: 1KiB, factor: 0.5}]\n");
   EXPECT_EQ(unknown.rfind("3 links.nvlink.efficiency: ", 0), 0u) << unknown;
+}
+
+// `links.CLASS.collective_efficiency` gives a factor per collective kind on the class's bandwidth.
+TEST(Calibration, ALinkClassMayHaveAFactorPerCollectiveKind) {
+  const Calibration c = parse_calibration_string(
+      "links:\n"
+      "  nvlink:\n"
+      "    alpha: 1us\n"
+      "    bandwidth: 8GB/s\n"
+      "    collective_efficiency: {reduce-scatter: 0.3, all-reduce: 0.45}\n"
+      "  network: {collective_efficiency: {all-gather: 1}}\n",
+      "cal.yaml");
+  EXPECT_DOUBLE_EQ(collective_efficiency_factor(c, LinkClass::nvlink, CollectiveKind::reduce_scatter), 0.3);
+  EXPECT_DOUBLE_EQ(collective_efficiency_factor(c, LinkClass::nvlink, CollectiveKind::all_reduce), 0.45);
+  EXPECT_DOUBLE_EQ(collective_efficiency_factor(c, LinkClass::nvlink, CollectiveKind::all_gather), 1.0);
+  EXPECT_DOUBLE_EQ(collective_efficiency_factor(c, LinkClass::network, CollectiveKind::all_gather), 1.0);
+  EXPECT_DOUBLE_EQ(collective_efficiency_factor(c, LinkClass::same_switch, CollectiveKind::all_reduce), 1.0);
+  ASSERT_TRUE(c.links[static_cast<std::size_t>(LinkClass::nvlink)].has_value());
+  // A class with only factors keeps the cluster's alpha and bandwidth.
+  EXPECT_FALSE(c.links[static_cast<std::size_t>(LinkClass::network)].has_value());
+}
+
+TEST(Calibration, ABadCollectiveFactorIsAnErrorNamingItsLine) {
+  const auto error_of = [](const std::string& factors) {
+    try {
+      parse_calibration_string(
+          "links:\n  nvlink:\n    alpha: 1us\n    bandwidth: 8GB/s\n"
+          "    collective_efficiency:\n" +
+              factors,
+          "cal.yaml");
+    } catch (const InputError& e) {
+      return e.file() + ":" + std::to_string(e.line()) + " " + e.field() + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  const std::string unknown = error_of("      all-to-all: 0.5\n");
+  EXPECT_EQ(unknown.rfind("cal.yaml:6 links.nvlink.collective_efficiency.all-to-all: ", 0), 0u) << unknown;
+  const std::string zero = error_of("      all-gather: 0.9\n      reduce-scatter: 0\n");
+  EXPECT_EQ(zero.rfind("cal.yaml:7 links.nvlink.collective_efficiency.reduce-scatter: ", 0), 0u) << zero;
+  EXPECT_NE(zero.find("above 0 and at most 1"), std::string::npos) << zero;
+  const std::string negative = error_of("      all-reduce: -0.5\n");
+  EXPECT_NE(negative.find("collective_efficiency.all-reduce: "), std::string::npos) << negative;
+  EXPECT_NE(negative.find("got -0.5"), std::string::npos) << negative;
+  const std::string above = error_of("      all-reduce: 1.5\n");
+  EXPECT_EQ(above.rfind("cal.yaml:6 links.nvlink.collective_efficiency.all-reduce: ", 0), 0u) << above;
+  EXPECT_NE(above.find("got 1.5"), std::string::npos) << above;
+  const std::string text = error_of("      all-gather: fast\n");
+  EXPECT_EQ(text.rfind("cal.yaml:6 links.nvlink.collective_efficiency.all-gather: ", 0), 0u) << text;
+  EXPECT_NE(text.find("expected a number"), std::string::npos) << text;
+  const std::string list = error_of("      - 0.5\n");
+  EXPECT_NE(list.find("links.nvlink.collective_efficiency"), std::string::npos) << list;
+  EXPECT_NE(list.find("expected a mapping"), std::string::npos) << list;
+}
+
+// A file without the factors has the digest it had before they existed; a factor changes it.
+TEST(Calibration, CollectiveFactorsEnterTheDigestOnlyWhenGiven) {
+  const std::string plain = "links:\n  nvlink: {alpha: 1us, bandwidth: 8GB/s}\n";
+  const Calibration without = parse_calibration_string(plain, "cal.yaml");
+  Calibration expected;
+  expected.links[static_cast<std::size_t>(LinkClass::nvlink)] = LinkCalibration{1e-6, 8e9};
+  EXPECT_EQ(calibration_digest(without), calibration_digest(expected));
+  const Calibration with = parse_calibration_string(
+      "links:\n  nvlink: {alpha: 1us, bandwidth: 8GB/s, collective_efficiency: {reduce-scatter: 0.5}}\n",
+      "cal.yaml");
+  EXPECT_NE(calibration_digest(with), calibration_digest(without));
+  const Calibration other = parse_calibration_string(
+      "links:\n  nvlink: {alpha: 1us, bandwidth: 8GB/s, collective_efficiency: {all-reduce: 0.5}}\n",
+      "cal.yaml");
+  EXPECT_NE(calibration_digest(with), calibration_digest(other));
 }
 
 }  // namespace

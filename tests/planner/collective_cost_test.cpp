@@ -126,7 +126,29 @@ TEST(CollectiveCost, ARingUsesTheMessageEfficiencyOfItsBottleneckClass) {
                    7 * (1e-6 + 1e9 / 0.8 / 300e9));
   EXPECT_DOUBLE_EQ(cost.seconds(CollectiveKind::all_gather, GroupKind::global, 16e9),
                    15 * (2e-6 + 1e9 / 0.5 / 25e9));
-  EXPECT_DOUBLE_EQ(cost.ring_seconds(GroupKind::inter, 3, 1e9), 3 * (2e-6 + 1e9 / 0.5 / 25e9));
+  EXPECT_DOUBLE_EQ(cost.ring_seconds(CollectiveKind::all_gather, GroupKind::inter, 3, 1e9),
+                   3 * (2e-6 + 1e9 / 0.5 / 25e9));
+}
+
+// A kind's factor scales the bandwidth term of its bottleneck class only (not alpha, not other classes).
+TEST(CollectiveCost, AKindsFactorScalesItsBottleneckClassesBandwidth) {
+  const Cluster c = cluster_preset("dgx-a100", 2);
+  Calibration cal;
+  cal.message_efficiency = {{1e3, 0.8}};
+  auto& network = cal.collective_efficiency[static_cast<std::size_t>(LinkClass::network)];
+  network[static_cast<std::size_t>(CollectiveKind::reduce_scatter)] = 0.5;
+  network[static_cast<std::size_t>(CollectiveKind::all_reduce)] = 0.25;
+  const CollectiveCost cost(c, 8, cal);
+  EXPECT_DOUBLE_EQ(cost.seconds(CollectiveKind::reduce_scatter, GroupKind::global, 16e9),
+                   15 * (2e-6 + 1e9 / (0.8 * 0.5) / 25e9));
+  EXPECT_DOUBLE_EQ(cost.seconds(CollectiveKind::all_reduce, GroupKind::global, 16e9),
+                   30 * (2e-6 + 1e9 / (0.8 * 0.25) / 25e9));
+  EXPECT_DOUBLE_EQ(cost.seconds(CollectiveKind::all_gather, GroupKind::global, 16e9),
+                   15 * (2e-6 + 1e9 / 0.8 / 25e9));  // unset: 1
+  // The intra-node rings are NVLink-bound: no factor there.
+  EXPECT_DOUBLE_EQ(cost.seconds(CollectiveKind::reduce_scatter, GroupKind::intra, 8e9),
+                   7 * (1e-6 + 1e9 / 0.8 / 300e9));
+  EXPECT_DOUBLE_EQ(cost.message_efficiency(CollectiveKind::reduce_scatter, GroupKind::global, 1e9), 0.4);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "planner/core/error.hpp"
+#include "planner/cost/collective_cost.hpp"
 #include "planner/io/cluster_presets.hpp"
 #include "sim/isolated.hpp"
 #include "sim/simulation_error.hpp"
@@ -171,6 +172,48 @@ TEST(CollectiveSim, EveryAlgorithmEqualsAlphaBetaOnEveryShippedCluster) {
     }
   }
   EXPECT_GE(checked, 5 * 3 * 3 * 2);
+}
+
+// Per-kind bandwidth factors (a CPU's reduce-scatter at half its all-gather's rate): every kind under every
+// ring algorithm simulates exactly as the formula, and the factor slows the bandwidth term only.
+TEST(CollectiveSim, PerKindFactorsEqualAlphaBetaInEveryRingAlgorithm) {
+  Calibration cal = every_class_calibration();
+  for (auto& kinds : cal.collective_efficiency) {
+    kinds[static_cast<std::size_t>(CollectiveKind::reduce_scatter)] = 0.5;
+    kinds[static_cast<std::size_t>(CollectiveKind::all_reduce)] = 0.7;
+  }
+  cal.collective_efficiency[static_cast<std::size_t>(LinkClass::network)]
+                           [static_cast<std::size_t>(CollectiveKind::all_gather)] = 0.9;
+  const Cluster titan = cluster_preset("titan-rtx-8-pcie3");
+  const Cluster dgx = cluster_preset("dgx-a100", 2);
+  int checked = 0;
+  for (const Cluster* c : {&titan, &dgx}) {
+    for (CollectiveAlgorithm algo :
+         {CollectiveAlgorithm::ring, CollectiveAlgorithm::hierarchical_ring, CollectiveAlgorithm::ho_ring}) {
+      for (CollectiveKind kind : values<CollectiveKind>()) {
+        const CollectiveRequest r = request(kind, algo, 96.0 * (1 << 20));
+        const double formula = alpha_beta_collective_seconds(*c, r, cal);
+        const double simulated =
+            run_isolated([&] { return std::vector<double>{simulate_collective(*c, r, cal).seconds}; })[0];
+        EXPECT_NEAR(simulated, formula, 1e-7 * formula)
+            << c->name << " " << to_string(algo) << " " << to_string(kind);
+        if (kind != CollectiveKind::all_gather) {
+          EXPECT_GT(formula, alpha_beta_collective_seconds(*c, r, every_class_calibration()));
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 18);
+  // A ring reduce-scatter on the PCIe box: the bottleneck class's bandwidth term doubles, alpha does not.
+  const CollectiveRequest rs =
+      request(CollectiveKind::reduce_scatter, CollectiveAlgorithm::ring, 96.0 * (1 << 20));
+  const CollectiveCost cost(titan, 8, cal);
+  const double chunk = 96.0 * (1 << 20) / 8;
+  const double e = message_efficiency_factor(cal, cost.ring(GroupKind::global).bottleneck, chunk);
+  EXPECT_DOUBLE_EQ(alpha_beta_collective_seconds(titan, rs, cal),
+                   7 * (cost.ring(GroupKind::global).alpha_seconds +
+                        chunk / (e * 0.5) / cost.ring(GroupKind::global).bytes_per_second));
 }
 
 // The 1 GB ring all-gather of the issue on one 100 Gb NIC per 8 GPUs: a whole NIC, 75.15 ms (was 600 ms).

@@ -91,6 +91,28 @@ TEST(IterationSim, MessageEfficiencyFromCalibrationAppliesToBoth) {
   EXPECT_GT(p.iteration_seconds, evaluate_plan(s, Calibration{}, planned.plan).iteration_seconds);
 }
 
+// A calibration with per-kind factors (reduce-scatter at half the bandwidth, all-reduce at 0.7): the serial
+// simulation prices every collective task as the planner does.
+TEST(IterationSim, CollectiveKindFactorsApplyToBoth) {
+  Scenario s = load(kTitan);
+  s.execution = {.overlap = false, .prefetch_depth = 0};
+  s.execution.collectives = CollectivesChoice::ring;  // the nccl model does not read the factors
+  Calibration cal;
+  for (auto& kinds : cal.collective_efficiency) {
+    kinds[static_cast<std::size_t>(CollectiveKind::reduce_scatter)] = 0.5;
+    kinds[static_cast<std::size_t>(CollectiveKind::all_reduce)] = 0.7;
+  }
+  const StrategyResult planned = plan_strategy(s, cal, space_by_name("fsdp", s.training));
+  ASSERT_TRUE(planned.fits);
+  IterationOptions options;
+  options.overlap = false;
+  options.prefetch_depth = 0;
+  const IterationResult r = simulate_iteration(s, cal, planned.plan, options);
+  const PlanPrediction p = evaluate_plan(s, cal, planned.plan);
+  EXPECT_NEAR(r.iteration_seconds, p.iteration_seconds, 1e-6 * p.iteration_seconds);
+  EXPECT_GT(p.iteration_seconds, evaluate_plan(s, Calibration{}, planned.plan).iteration_seconds);
+}
+
 TEST(IterationSim, GradientAccumulationAndMultiNodeSerialEqualThePlanner) {
   const Scenario s = load(
       "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 2}\n"

@@ -1,7 +1,8 @@
-// calibration.yaml writer: links (alpha, bandwidth, message_efficiency), achievable fractions, overlap
-// slowdown, slice overhead, runtime reserve, in the parser's spelling and units.
+// calibration.yaml writer: links (alpha, bandwidth, collective_efficiency, message_efficiency), achievable
+// fractions, overlap slowdown, slice overhead, runtime reserve, in the parser's spelling and units.
 #include "validate/fit/calibration_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -34,13 +35,23 @@ std::string calibration_yaml(const Calibration& calibration, const std::string& 
   bool any_link = false;
   for (LinkClass lc : values<LinkClass>()) {
     const auto i = static_cast<std::size_t>(lc);
-    if (!calibration.links[i] && calibration.link_message_efficiency[i].empty()) continue;
+    const auto& kinds = calibration.collective_efficiency[i];
+    const bool any_kind =
+        std::any_of(kinds.begin(), kinds.end(), [](const auto& f) { return f.has_value(); });
+    if (!calibration.links[i] && calibration.link_message_efficiency[i].empty() && !any_kind) continue;
     if (!any_link) out << "links:\n";
     any_link = true;
     out << "  " << to_string(lc) << ":\n";
     if (calibration.links[i]) {
       out << "    alpha: " << exact(calibration.links[i]->alpha_seconds) << "s\n";
       out << "    bandwidth: " << exact(calibration.links[i]->bytes_per_second) << "B/s\n";
+    }
+    if (any_kind) {
+      out << "    collective_efficiency:\n";
+      for (CollectiveKind kind : values<CollectiveKind>()) {
+        const auto& factor = kinds[static_cast<std::size_t>(kind)];
+        if (factor) out << "      " << to_string(kind) << ": " << exact(*factor) << "\n";
+      }
     }
     if (!calibration.link_message_efficiency[i].empty()) {
       write_table(out, calibration.link_message_efficiency[i], "    ");

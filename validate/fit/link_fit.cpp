@@ -1,7 +1,8 @@
 // Link fit: each collective sample is mapped to the ring the planner prices for its group on the cluster
 // (bottleneck class, contention of the rings running at once, path latency); per link class, alpha comes
-// from the latency-bound sizes, bandwidth from the bandwidth-bound sizes, and the efficiency of every
-// measured message size from the rest (planner/core/calibration.hpp's table, log-linear between sizes).
+// from the latency-bound sizes, bandwidth from the bandwidth-bound sizes, each collective kind's factor on
+// that bandwidth from its own rate there, and the efficiency of every measured message size from the rest
+// with the kind factors divided out (planner/core/calibration.hpp's table, log-linear between sizes).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -31,8 +32,10 @@ struct LinkPoint {
   int steps = 1;
   double alpha_factor = 1;  // ring alpha / class alpha
   double contention = 1;    // class bandwidth / ring bandwidth (rings sharing a link)
+  double kind_factor = 1;   // the class's collective_efficiency for this point's kind (1 until fitted)
   double time_seconds = 0;
-  double x() const { return contention * message_bytes; }                 // bytes at the class's bandwidth
+  // bytes at the class's bandwidth
+  double x() const { return contention * message_bytes / kind_factor; }
   double y() const { return time_seconds / static_cast<double>(steps); }  // seconds per step
 };
 
@@ -128,21 +131,55 @@ void fit_class(LinkClass lc, const std::vector<LinkPoint>& points, const FitOpti
            "negative alpha (" + percent(alpha) + " s) at the smallest sizes: the points are inconsistent");
   }
   // Each size's own seconds per byte once alpha is paid, every operation and group pooled.
-  const auto slope_at = [&](double size) {
+  const auto slope_at = [&alpha](const std::vector<LinkPoint>& all, double size) {
     double num = 0, den = 0;
-    for (const LinkPoint& p : with_sizes(points, size, size)) {
+    for (const LinkPoint& p : with_sizes(all, size, size)) {
       const double w = 1.0 / (p.y() * p.y());
       num += w * p.x() * (p.y() - p.alpha_factor * alpha);
       den += w * p.x() * p.x();
     }
     return num / den;
   };
+  // Each kind's rate at the largest sizes (a line through its points; with a single size, its seconds per
+  // byte once alpha is paid). With two or more kinds, each gets the factor rate / the fastest kind's rate:
+  // the kinds are compared at the same sizes, so a cache that slows every kind's largest sizes alike stays
+  // in the efficiency table and out of the factors. One kind alone gets no factor (it would only trade
+  // places with the bandwidth).
+  std::map<CollectiveKind, std::vector<LinkPoint>> big_by_op;
+  for (const LinkPoint& p : big) big_by_op[p.op].push_back(p);
+  std::map<CollectiveKind, double> kind_rate;
+  for (const auto& [op, points_of_op] : big_by_op) {
+    double slope = 0;
+    if (distinct_sizes(points_of_op).size() >= 2) slope = line_fit(points_of_op).second;
+    if (!(slope > 0)) {
+      double num = 0, den = 0;
+      for (const LinkPoint& p : points_of_op) {
+        const double w = 1.0 / (p.y() * p.y());
+        num += w * p.x() * (p.y() - p.alpha_factor * alpha);
+        den += w * p.x() * p.x();
+      }
+      slope = num / den;
+    }
+    if (slope > 0) kind_rate[op] = 1.0 / slope;
+  }
+  std::map<CollectiveKind, double> kind_factor;
+  if (kind_rate.size() >= 2) {
+    double fastest = 0;
+    for (const auto& [op, rate] : kind_rate) fastest = std::max(fastest, rate);
+    for (const auto& [op, rate] : kind_rate) kind_factor[op] = std::clamp(rate / fastest, 1e-3, 1.0);
+  }
+  // The bandwidth and the efficiency table are fitted on the points with their kind's factor divided out.
+  std::vector<LinkPoint> factored = points;
+  for (LinkPoint& p : factored) {
+    const auto it = kind_factor.find(p.op);
+    if (it != kind_factor.end()) p.kind_factor = it->second;
+  }
   // The bandwidth is the fastest rate of the larger half of the sizes. Where the rate only grows with the
   // size (a GPU link, a network) that is the largest sizes' rate; where caches make middle sizes faster (MPI
   // over one machine's memory), the larger sizes run below it and their efficiency says by how much.
   double bandwidth = 0;
   for (std::size_t s = sizes.size() / 2; s < sizes.size(); ++s) {
-    const double g = slope_at(sizes[s]);
+    const double g = slope_at(factored, sizes[s]);
     if (g > 0) bandwidth = std::max(bandwidth, 1.0 / g);
   }
   if (!(slope_big > 0) || !(bandwidth > 0)) {
@@ -150,11 +187,15 @@ void fit_class(LinkClass lc, const std::vector<LinkPoint>& points, const FitOpti
            "the time does not grow with the message size at the largest sizes, so "
            "no bandwidth fits");
   }
+  const double slope_small_factored =
+      kind_factor.empty() ? slope_small
+                          : line_fit(with_sizes(factored, sizes.front(), sizes[band - 1])).second;
   // Efficiency per size: the latency-bound sizes share one (the slope of their line); the others their own.
   std::map<double, double> efficiency;
-  const double e_small = slope_small > 0 ? std::clamp(1.0 / (slope_small * bandwidth), 1e-3, 1.0) : -1.0;
+  const double e_small =
+      slope_small_factored > 0 ? std::clamp(1.0 / (slope_small_factored * bandwidth), 1e-3, 1.0) : -1.0;
   for (std::size_t s = band; s < sizes.size(); ++s) {
-    const double g = slope_at(sizes[s]);
+    const double g = slope_at(factored, sizes[s]);
     efficiency[sizes[s]] = g > 0 ? std::clamp(1.0 / (g * bandwidth), 1e-3, 1.0) : 1.0;
   }
   for (std::size_t s = 0; s < band && s < sizes.size(); ++s) {
@@ -171,6 +212,9 @@ void fit_class(LinkClass lc, const std::vector<LinkPoint>& points, const FitOpti
   const auto index = static_cast<std::size_t>(lc);
   result.calibration.links[index] = LinkCalibration{alpha, bandwidth};
   result.calibration.link_message_efficiency[index] = table;
+  for (const auto& [op, factor] : kind_factor) {
+    result.calibration.collective_efficiency[index][static_cast<std::size_t>(op)] = factor;
+  }
 
   // Each quantity is judged by the model it was fitted with: alpha and bandwidth by their lines, the
   // efficiency curve by the whole model (alpha + bytes / (efficiency x bandwidth)).
@@ -179,6 +223,7 @@ void fit_class(LinkClass lc, const std::vector<LinkPoint>& points, const FitOpti
       return p.steps * (p.alpha_factor * intercept + p.x() * slope);
     };
   };
+  // A factored point's x() already carries its kind's factor.
   const auto model = [&](const LinkPoint& p) {
     const double e = message_efficiency_factor(result.calibration, lc, p.message_bytes);
     return p.steps * (p.alpha_factor * alpha + p.x() / (e * bandwidth));
@@ -216,14 +261,13 @@ void fit_class(LinkClass lc, const std::vector<LinkPoint>& points, const FitOpti
            "a line alpha + bytes x slope at the smallest sizes", options.max_alpha_rms);
   // The bandwidth is judged with the efficiency curve (below), not by a line: a line through the largest
   // sizes is reported (its R^2 says how far the link is from plain alpha-beta there), and so is each
-  // operation's own (one bandwidth serves every operation; a CPU reduces in memory, so its reduce-scatter
-  // runs slower per byte than its all-gather).
+  // operation's own (a CPU reduces in memory, so its reduce-scatter runs slower per byte than its
+  // all-gather: the ratio of their rates is the kind's collective_efficiency, written below).
   constexpr double kReported = std::numeric_limits<double>::infinity();
   quantity(name + ".bandwidth", "B/s", bandwidth, big, line(alpha_big, slope_big), false,
-           "the fastest rate of the larger sizes; R^2 of a line alpha + bytes x slope at the largest sizes",
+           "the fastest rate of the larger sizes, kind factors divided out; R^2 of a line alpha + bytes x "
+           "slope at the largest sizes",
            kReported);
-  std::map<CollectiveKind, std::vector<LinkPoint>> big_by_op;
-  for (const LinkPoint& p : big) big_by_op[p.op].push_back(p);
   for (const auto& [op, points_of_op] : big_by_op) {
     if (big_by_op.size() < 2 || distinct_sizes(points_of_op).size() < 2) continue;
     const auto [alpha_op, slope_op] = line_fit(points_of_op);
@@ -233,7 +277,18 @@ void fit_class(LinkClass lc, const std::vector<LinkPoint>& points, const FitOpti
              "a line alpha + bytes x slope at the largest sizes, this operation", kReported);
     result.quantities.back().written = false;
   }
-  quantity(name + ".message_efficiency", "points", static_cast<double>(table.size()), points, model, true,
+  // Each kind's factor, judged by the whole model on that kind's points.
+  for (const auto& [op, factor] : kind_factor) {
+    std::vector<LinkPoint> of_kind;
+    for (const LinkPoint& p : factored) {
+      if (p.op == op) of_kind.push_back(p);
+    }
+    quantity(name + ".collective_efficiency." + to_string(op), "fraction", factor, of_kind, model, true,
+             "this kind's rate at the largest sizes / the fastest kind's; R^2 of log time under the whole "
+             "model",
+             kReported);
+  }
+  quantity(name + ".message_efficiency", "points", static_cast<double>(table.size()), factored, model, true,
            "alpha + bytes / (efficiency(size) x bandwidth) at every size (R^2 of log time)", 0.0);
 }
 
