@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -107,6 +108,32 @@ TEST_F(MpiLoop, RunMeasuresEveryPlanAndThePeakIsThePredictedOne) {
     }
     EXPECT_FALSE(it["tasks"].empty());
     EXPECT_EQ(it["plan_digest"].get<std::string>().size(), 16u);
+  }
+}
+
+// Interleaved (the default: the plans take turns, one iteration each per round) and --sequential run the
+// same plans: the same digests and counted peaks, each plan's time the median of its own iterations.
+TEST_F(MpiLoop, InterleavedAndSequentialRunsMeasureTheSamePlans) {
+  std::vector<nlohmann::json> runs;
+  for (const std::string order : {"", " --sequential"}) {
+    const std::string out = ::testing::TempDir() + std::to_string(::getpid()) + "_order.json";
+    const Launch run =
+        launch(2, "run " + kScenario + " --strategy ddp zero-3 split --warmup 1 --iterations 3 " +
+                      "--compute-scale 0.25" + order + " --out " + out);
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    runs.push_back(read_json(out));
+    std::filesystem::remove(out);
+  }
+  ASSERT_EQ(runs[0]["iterations"].size(), 3u);
+  ASSERT_EQ(runs[1]["iterations"].size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& a = runs[0]["iterations"][i];
+    const auto& b = runs[1]["iterations"][i];
+    EXPECT_EQ(a["strategy"], b["strategy"]);
+    EXPECT_EQ(a["plan_digest"], b["plan_digest"]);
+    EXPECT_EQ(a["peak_bytes_per_rank"], b["peak_bytes_per_rank"]) << a["strategy"];
+    EXPECT_EQ(a["measured_iterations"], 3);
+    EXPECT_GT(a["iteration_seconds"].get<double>(), 0);
   }
 }
 

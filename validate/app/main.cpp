@@ -40,6 +40,7 @@ struct Arguments {
   std::vector<std::string> strategies;
   double compute_scale = 1;
   int iterations = 2, warmup = 1;
+  bool sequential = false;  // run: each plan's iterations in a row (cpu-mpi interleaves by default)
   sv::BenchOptions bench;
   sv::FaultInjection faults;
 };
@@ -148,6 +149,8 @@ void run(const Arguments& a) {
   options.compute_scale = a.compute_scale;
   options.warmup_iterations = a.warmup;
   options.iterations = a.iterations;
+  // A GPU holds one plan's memory at a time; on CPUs the plans take turns, iteration by iteration.
+  options.interleave = !on_cuda(a) && !a.sequential;
   options.timeout_seconds = a.bench.timeout_seconds;
   options.faults = a.faults;
   sv::Measurements m;
@@ -248,6 +251,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--iterations", a.iterations, "measured iterations per plan")
       ->check(CLI::Range(1, 1000));
   run_cmd->add_option("--warmup", a.warmup, "untimed iterations per plan")->check(CLI::Range(0, 1000));
+  run_cmd->add_flag("--sequential", a.sequential,
+                    "run each plan's iterations in a row (default on cpu-mpi: the plans take turns, one "
+                    "iteration each per round, so a slow spell of the machine falls on all of them; "
+                    "cuda-nccl always runs them in a row)");
   run_cmd->add_option("--fail-rank", a.faults.fail_rank, "test: this rank fails at its first compute task");
   run_cmd->add_option("--stall-rank", a.faults.stall_rank,
                       "test: this rank stalls before its first collective");

@@ -36,6 +36,7 @@ double time_everywhere(const BenchOptions& options, Body body) {
 constexpr double kMedianUpToBytes = 16.0 * 1024 * 1024;
 constexpr int kMedianRepeats = 5;
 constexpr int kOverlapTrials = 3;
+constexpr double kColdPoolBytes = 256.0 * 1024 * 1024;  // per buffer: several last-level caches (32 MiB here)
 
 // The median of a few loop times (the upper middle one for an even count).
 double median(std::vector<double> seconds) {
@@ -51,7 +52,11 @@ std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int
   const MpiGroups groups(group_size);
   const auto largest =
       static_cast<std::size_t>(options.max_bytes / 4) + static_cast<std::size_t>(world_size());
-  std::vector<float> send(largest, 1.0f), recv(largest, 0.0f);
+  // Buffers rotate over a pool larger than the caches: in an iteration the products between two collectives
+  // evict their buffers, so a loop over one hot buffer would time a CPU's cache instead (GPUs have no such
+  // difference). The pool holds the largest buffer at least twice.
+  const std::size_t pool = std::max(2 * largest, static_cast<std::size_t>(kColdPoolBytes / 4));
+  std::vector<float> send(pool, 1.0f), recv(pool, 0.0f);
   std::vector<CollectiveResult> out;
   for (GroupKind group : {GroupKind::intra, GroupKind::inter, GroupKind::global}) {
     const int ranks = groups.size(group);
@@ -63,9 +68,16 @@ std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int
         const std::int64_t count = size.count;
         const double bytes = size.bytes;
         const std::string what = collective_kind_name(kind) + " of " + std::to_string(bytes) + " bytes";
+        // Each call's window: the elements the largest of its send and receive buffers spans, moved on by
+        // that many (rounded up to a 64-byte line) and wrapped inside the pool.
+        const auto span =
+            static_cast<std::size_t>(kind == CollectiveKind::all_reduce ? count : count * ranks);
+        const std::size_t step = (span + 15) / 16 * 16;
+        std::size_t offset = 0;
         auto op = [&] {
-          run_collective(kind, groups.comm(group), send.data(), recv.data(), count, options.timeout_seconds,
-                         what);
+          run_collective(kind, groups.comm(group), send.data() + offset, recv.data() + offset, count,
+                         options.timeout_seconds, what);
+          offset = offset + 2 * step <= pool ? offset + step : 0;
         };
         for (int i = 0; i < options.warmup; ++i) op();
         op();  // nccl-tests' untimed op before the barrier

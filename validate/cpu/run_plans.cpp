@@ -38,48 +38,74 @@ class CpuPlanBackend : public PlanBackend {
   CpuBackend backend_;
 };
 
-IterationResult run_plan(const Scenario& scenario, const Calibration& calibration, const ValidationPlan& vp,
-                         const RunOptions& options, const PlanBackendFactory& make_backend) {
-  const Plan& plan = vp.plan;
-  const ExecutionOptions& exec = scenario.execution;
-  const IterationProgram program = build_iteration_program(scenario, calibration, plan, exec.prefetch_depth,
-                                                           !exec.overlap, exec.bucket_bytes);
-  ExecutorOptions executor_options;
-  executor_options.scale = {plan.micro_batch, options.compute_scale};
-  executor_options.wait_timeout_seconds = options.timeout_seconds;
-  const ProgramExecutor executor(scenario.model, program, executor_options);
-  std::vector<KernelWork> work;
-  for (const Task& task : program.tasks)
-    work.push_back(kernel_work(scenario.model, task, executor_options.scale));
-  const std::unique_ptr<PlanBackend> backend = make_backend(plan, program, work);
-
-  MemorySource* source = backend->memory_source();
-  auto allocator = source != nullptr ? std::make_unique<CountingAllocator>(*source)
-                                     : std::make_unique<CountingAllocator>();
-  executor.allocate_resident(*allocator);
-  for (int i = 0; i < options.warmup_iterations; ++i) {
-    SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    executor.run_iteration(backend->backend(), *allocator);
-  }
-  double seconds = 0, peak = 0;
+// One plan made ready to run: its program, executor, backend and allocator, and what its iterations measured.
+struct PlanRun {
+  const ValidationPlan* plan = nullptr;
+  IterationProgram program;
+  std::unique_ptr<ProgramExecutor> executor;
+  std::unique_ptr<PlanBackend> backend;
+  std::unique_ptr<CountingAllocator> allocator;
+  std::vector<double> seconds;  // this rank's measured iterations
+  double peak = 0;
   IterationMeasurement last;
-  for (int i = 0; i < options.iterations; ++i) {
-    SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    backend->start_measured_iteration();
-    last = executor.run_iteration(backend->backend(), *allocator);
-    seconds += last.iteration_seconds;
-    peak = std::max(peak, last.peak_bytes);
+};
+
+std::unique_ptr<PlanRun> prepare(const Scenario& scenario, const Calibration& calibration,
+                                 const ValidationPlan& vp, const RunOptions& options,
+                                 const PlanBackendFactory& make_backend) {
+  auto run = std::make_unique<PlanRun>();
+  run->plan = &vp;
+  const ExecutionOptions& exec = scenario.execution;
+  run->program = build_iteration_program(scenario, calibration, vp.plan, exec.prefetch_depth, !exec.overlap,
+                                         exec.bucket_bytes);
+  ExecutorOptions executor_options;
+  executor_options.scale = {vp.plan.micro_batch, options.compute_scale};
+  executor_options.wait_timeout_seconds = options.timeout_seconds;
+  run->executor = std::make_unique<ProgramExecutor>(scenario.model, run->program, executor_options);
+  std::vector<KernelWork> work;
+  for (const Task& task : run->program.tasks)
+    work.push_back(kernel_work(scenario.model, task, executor_options.scale));
+  run->backend = make_backend(vp.plan, run->program, work);
+  MemorySource* source = run->backend->memory_source();
+  run->allocator = source != nullptr ? std::make_unique<CountingAllocator>(*source)
+                                     : std::make_unique<CountingAllocator>();
+  run->executor->allocate_resident(*run->allocator);
+  return run;
+}
+
+void run_once(PlanRun& run, bool measured) {
+  SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  if (!measured) {
+    run.executor->run_iteration(run.backend->backend(), *run.allocator);
+    return;
   }
-  const PlanBackend::Extra extra = backend->extra();
+  run.backend->start_measured_iteration();
+  run.last = run.executor->run_iteration(run.backend->backend(), *run.allocator);
+  run.seconds.push_back(run.last.iteration_seconds);
+  run.peak = std::max(run.peak, run.last.peak_bytes);
+}
+
+// The middle measured iteration (the mean of the two middle ones for an even count): one slow moment of a
+// shared machine moves a mean, not a median.
+double median_seconds(std::vector<double> seconds) {
+  if (seconds.empty()) return 0;
+  std::sort(seconds.begin(), seconds.end());
+  const std::size_t n = seconds.size();
+  return n % 2 == 1 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
+}
+
+IterationResult result_of(PlanRun& run, const RunOptions& options) {
+  const Plan& plan = run.plan->plan;
+  const PlanBackend::Extra extra = run.backend->extra();
   IterationResult r;
   r.scenario = options.scenario_label;
-  r.strategy = vp.strategy;
+  r.strategy = run.plan->strategy;
   r.plan_digest = plan_digest_text(plan);
   r.micro_batch = plan.micro_batch;
   r.micro_steps = plan.gradient_accumulation_steps;
-  r.iteration_seconds_per_rank = gather_on_root(seconds / std::max(1, options.iterations));
-  r.peak_bytes_per_rank = gather_on_root(extra.peak_bytes.value_or(peak));
-  if (extra.peak_bytes) r.counted_peak_bytes_per_rank = gather_on_root(peak);
+  r.iteration_seconds_per_rank = gather_on_root(median_seconds(run.seconds));
+  r.peak_bytes_per_rank = gather_on_root(extra.peak_bytes.value_or(run.peak));
+  if (extra.peak_bytes) r.counted_peak_bytes_per_rank = gather_on_root(run.peak);
   r.reserved_peak_bytes_per_rank = gather_if(extra.reserved_peak_bytes);
   r.device_peak_bytes_per_rank = gather_if(extra.device_peak_bytes);
   r.emulated_collective_seconds_per_rank = gather_if(extra.emulated_collective_seconds);
@@ -87,11 +113,11 @@ IterationResult run_plan(const Scenario& scenario, const Calibration& calibratio
   for (double s : r.iteration_seconds_per_rank) sum += s;
   r.iteration_seconds = sum / static_cast<double>(r.iteration_seconds_per_rank.size());
   r.peak_bytes = *std::max_element(r.peak_bytes_per_rank.begin(), r.peak_bytes_per_rank.end());
-  r.tasks = std::move(last.tasks);
+  r.tasks = std::move(run.last.tasks);
   r.measured_iterations = options.iterations;
   r.planner_iteration_seconds = plan.predicted.iteration_seconds;
   r.planner_peak_bytes = plan.predicted.peak_memory_bytes;
-  r.program_peak_bytes = program_peak_bytes(program);
+  r.program_peak_bytes = program_peak_bytes(run.program);
   return r;
 }
 
@@ -111,8 +137,25 @@ std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Cali
                                 std::to_string(scenario.cluster.gpus()));
   }
   std::vector<IterationResult> out;
+  if (!options.interleave) {
+    for (const ValidationPlan& plan : plans) {
+      const std::unique_ptr<PlanRun> run = prepare(scenario, calibration, plan, options, make_backend);
+      for (int i = 0; i < options.warmup_iterations; ++i) run_once(*run, false);
+      for (int i = 0; i < options.iterations; ++i) run_once(*run, true);
+      out.push_back(result_of(*run, options));
+    }
+    return out;
+  }
+  // Interleaved: every plan ready at once, then round after round one iteration of each, so a slow spell
+  // of a shared machine falls on every plan alike instead of on whichever ran then.
+  std::vector<std::unique_ptr<PlanRun>> runs;
   for (const ValidationPlan& plan : plans)
-    out.push_back(run_plan(scenario, calibration, plan, options, make_backend));
+    runs.push_back(prepare(scenario, calibration, plan, options, make_backend));
+  for (int i = 0; i < options.warmup_iterations; ++i)
+    for (const auto& run : runs) run_once(*run, false);
+  for (int i = 0; i < options.iterations; ++i)
+    for (const auto& run : runs) run_once(*run, true);
+  for (const auto& run : runs) out.push_back(result_of(*run, options));
   return out;
 }
 

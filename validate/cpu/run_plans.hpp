@@ -20,7 +20,10 @@ struct RunOptions {
   std::string scenario_label;  // the scenario's path or name, recorded in each result
   double compute_scale = 1;
   int warmup_iterations = 1;
-  int iterations = 2;
+  int iterations = 2;  // measured; a plan's time is the median of its iterations on each rank
+  // Round after round one iteration of every plan (all plans' buffers held at once), or each plan's
+  // iterations in a row (one plan's memory at a time: what a GPU needs).
+  bool interleave = false;
   double timeout_seconds = 60;
   FaultInjection faults;
 };
