@@ -1,7 +1,9 @@
-// The CPU validation loop replayed on recorded measurements (validate/data/cpu-2rank/, written by
-// scripts/validate-cpu-loop.sh on the 2-core build machine; the folder's README.md has the command and the
-// machine): the fit on the micro-benchmarks alone reproduces the committed calibration.yaml byte for byte,
-// and with it the predictions of the plans the fit never saw meet issue 11's targets on real measurements.
+// The CPU validation loop replayed on recorded measurements (validate/data/cpu-2rank/ and
+// validate/data/cpu-2rank-serial/, written by scripts/validate-cpu-loop.sh on the 2-core build machine; each
+// folder's README.md has the command and the machine): the fit on the micro-benchmarks alone reproduces the
+// committed calibration.yaml, with it the predictions of cpu-2rank's plans the fit never saw meet issue 11's
+// targets on real measurements, and the serial recording's comparison (which misses them) is the committed
+// one, number for number.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,10 +21,26 @@ namespace shardscope {
 namespace {
 
 const std::string kData = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/data/cpu-2rank";
+const std::string kSerialData = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/data/cpu-2rank-serial";
 const std::string kBinary = SHARDSCOPE_BINARY;
 
+// `shardscope compare` on a recorded folder, as JSON.
+nlohmann::json compare_recording(const std::string& data) {
+  const std::string out = test::write_temp("recorded-compare.json", "");
+  const test::CommandResult r =
+      test::run_command(kBinary + " compare " + data + "/scenario.yaml --measured " + data +
+                        "/run.json --calibration " + data + "/calibration.yaml --json " + out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = test::read_file(out);
+  std::filesystem::remove(out);
+  return r.exit_code == 0 ? nlohmann::json::parse(text) : nlohmann::json();
+}
+
 #ifdef SHARDSCOPE_HAVE_FIT
-TEST(RecordedCpuLoop, FitOnTheMicroBenchmarksReproducesTheCommittedCalibration) {
+class RecordedFit : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RecordedFit, FitOnTheMicroBenchmarksReproducesTheCommittedCalibration) {
+  const std::string kData = GetParam();
   const std::string out = test::write_temp("recorded-calibration.yaml", "");
   const test::CommandResult r = test::run_command(kBinary + " calibrate " + kData + "/bench.json --cluster " +
                                                   kData + "/machine.yaml --out " + out);
@@ -50,21 +68,21 @@ TEST(RecordedCpuLoop, FitOnTheMicroBenchmarksReproducesTheCommittedCalibration) 
     EXPECT_NEAR(numbers[i], committed_numbers[i], 1e-9 * std::fabs(committed_numbers[i])) << i;
   std::filesystem::remove(out);
 }
+
+INSTANTIATE_TEST_SUITE_P(RecordedCpuLoop, RecordedFit, ::testing::Values(kData, kSerialData),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param == kData ? std::string("cpu2rank") : std::string("serial");
+                         });
 #endif
 
 // Issue 11's targets, on real measurements of eight plans the fit never saw: iteration time within 10 %
 // (MAPE, both planner and simulator) and the counting allocator's peak within 2 %. (Its third target, the
 // strategies ranked as measured with Spearman >= 0.9, is not met here: on this machine the eight plans'
-// measured times lie within 11 % of each other and their order is at the mercy of run-to-run noise; the
+// measured times lie within 10 % of each other and their order is at the mercy of run-to-run noise; the
 // recorded Spearman is in compare.md and in the README.)
 TEST(RecordedCpuLoop, PredictionsOfUnseenPlansMeetTheTargets) {
-  const std::string out = test::write_temp("recorded-compare.json", "");
-  const test::CommandResult r =
-      test::run_command(kBinary + " compare " + kData + "/scenario.yaml --measured " + kData +
-                        "/run.json --calibration " + kData + "/calibration.yaml --json " + out);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json j = nlohmann::json::parse(test::read_file(out));
-  std::filesystem::remove(out);
+  const nlohmann::json j = compare_recording(kData);
+  ASSERT_FALSE(j.is_null());
   const nlohmann::json& iteration = j["sections"][0];
   const nlohmann::json& peak = j["sections"][1];
   ASSERT_EQ(iteration["name"], "iteration");
@@ -76,6 +94,35 @@ TEST(RecordedCpuLoop, PredictionsOfUnseenPlansMeetTheTargets) {
     EXPECT_LE(iteration["simulator"]["mape"].get<double>(), 0.10);
     EXPECT_LE(peak["simulator"]["max_abs_error"].get<double>(), 0.02);
   }
+  EXPECT_TRUE(j["notes"].empty()) << j["notes"];  // MPI's collectives priced as rings, every task matched
+}
+
+// The communication-heavy serial recording misses the targets (README "Calibrate on your hardware"): its
+// comparison is pinned number for number, so a model change that moves its predictions shows here (rerun
+// the compare command of validate/data/cpu-2rank-serial/README.md to accept it). Its peaks are exact.
+TEST(RecordedCpuLoop, TheSerialRecordingsComparisonIsTheCommittedOne) {
+  const nlohmann::json j = compare_recording(kSerialData);
+  ASSERT_FALSE(j.is_null());
+  const nlohmann::json committed = nlohmann::json::parse(test::read_file(kSerialData + "/compare.json"));
+  ASSERT_EQ(j["sections"].size(), committed["sections"].size());
+  for (std::size_t s = 0; s < j["sections"].size(); ++s) {
+    const nlohmann::json& a = j["sections"][s];
+    const nlohmann::json& b = committed["sections"][s];
+    ASSERT_EQ(a["rows"].size(), b["rows"].size()) << a["name"];
+    for (std::size_t r = 0; r < a["rows"].size(); ++r) {
+      for (const char* key : {"planner", "simulator"}) {
+        if (std::string(key) == "simulator" && !j["simulator_available"].get<bool>()) continue;
+        if (a["rows"][r][key].is_null() || b["rows"][r][key].is_null()) {
+          EXPECT_EQ(a["rows"][r][key].is_null(), b["rows"][r][key].is_null());
+          continue;
+        }
+        const double x = a["rows"][r][key], y = b["rows"][r][key];
+        EXPECT_NEAR(x, y, 1e-9 * std::fabs(y)) << a["name"] << " row " << r << " " << key;
+      }
+    }
+  }
+  EXPECT_NEAR(j["spearman"]["planner"].get<double>(), committed["spearman"]["planner"].get<double>(), 1e-9);
+  EXPECT_LE(j["sections"][1]["planner"]["max_abs_error"].get<double>(), 0.02);  // peaks
 }
 
 }  // namespace
