@@ -50,6 +50,21 @@ Prediction planner_prediction(const Scenario& s, const Plan& plan) {
   return {p.iteration_seconds, p.peak_memory_bytes};
 }
 
+// Plans MiCS on `s`, simulates its iteration on one stream without prefetch, and expects the planner's
+// prediction of the same plan (to 1e-6).
+IterationResult serial_mics_equals_the_planner(const Scenario& s) {
+  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("mics", s.training));
+  EXPECT_TRUE(planned.fits);
+  if (!planned.fits) return {};
+  IterationOptions options;
+  options.overlap = false;
+  options.prefetch_depth = 0;
+  const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, options);
+  const Prediction p = planner_prediction(s, planned.plan);
+  EXPECT_NEAR(r.iteration_seconds, p.seconds, 1e-6 * p.seconds);
+  return r;
+}
+
 double peak_of(const IterationResult& r) {
   double peak = 0;
   for (const GpuResult& g : r.gpus) peak = std::max(peak, g.peak_memory_bytes);
@@ -137,14 +152,7 @@ TEST(IterationSim, NcclOnGroupsNotAlignedWithNodesSerialEqualsThePlanner) {
       "training: {memory_limit: 40GB, group_size: 12, max_micro_batch: 4}\n"
       "execution: {overlap: false, prefetch_depth: 0}\n");
   s.execution.collectives = CollectivesChoice::nccl;
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("mics", s.training));
-  ASSERT_TRUE(planned.fits);
-  IterationOptions options;
-  options.overlap = false;
-  options.prefetch_depth = 0;
-  const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, options);
-  const Prediction p = planner_prediction(s, planned.plan);
-  EXPECT_NEAR(r.iteration_seconds, p.seconds, 1e-6 * p.seconds);
+  serial_mics_equals_the_planner(s);
 }
 
 // Above 64 micro-steps the simulator stops once two micro-steps repeated their predecessors exactly and adds
@@ -301,14 +309,7 @@ TEST(IterationSim, TheInterGroupRingsSharingTheSocketLinkSlowThePlannerAsTheSimu
       "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
       "training: {memory_limit: 16GB, runtime_reserve: 512MiB, group_size: 4, precision: mixed-fp16, "
       "max_micro_batch: 4}\nexecution: {overlap: false, prefetch_depth: 0}\n");
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("mics", s.training));
-  ASSERT_TRUE(planned.fits);
-  IterationOptions options;
-  options.overlap = false;
-  options.prefetch_depth = 0;
-  const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, options);
-  const Prediction p = planner_prediction(s, planned.plan);
-  EXPECT_NEAR(r.iteration_seconds, p.seconds, 1e-6 * p.seconds);
+  const IterationResult r = serial_mics_equals_the_planner(s);
   // Every link direction's utilisation is physical, and the socket link carried the inter-group rings.
   bool socket = false;
   for (const LinkUsage& u : r.links) {
