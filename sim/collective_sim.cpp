@@ -9,6 +9,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "planner/core/error.hpp"
+#include "planner/cost/nccl_calibration.hpp"
 #include "sim/collectives/schedule.hpp"
 #include "sim/engine.hpp"
 #include "sim/platform.hpp"
@@ -152,7 +153,8 @@ double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveReq
         return CollectiveCost(p.cluster, m, calibration, CollectiveModel::nccl)
             .seconds(request.kind, request.nccl_group, x);
       }
-      return nccl_pick(nccl_topology(p.cluster, NcclGroup{n, 1, 1, 0}), request.kind, x).seconds();
+      return nccl_pick(nccl_topology(p.cluster, NcclGroup{n, 1, 1, 0}, calibration), request.kind, x)
+          .seconds();
   }
   return 0;
 }

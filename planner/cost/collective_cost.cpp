@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "planner/core/fabric.hpp"
+#include "planner/cost/nccl_calibration.hpp"
 #include "planner/cost/nccl_model.hpp"
 
 namespace shardscope {
@@ -75,9 +76,14 @@ NcclCache& nccl_cache() {
   return cache;
 }
 
-// NCCL's view of the three families (nccl_topology reads the fabric's links and the GPU's name).
-NcclFamilies nccl_families(const Cluster& cluster, const std::string& fabric_key, int group_size) {
-  const std::pair<std::string, int> key{fabric_key + " " + cluster.gpu.name, group_size};
+// NCCL's view of the three families (nccl_topology reads the links, the calibrated classes' rates and the
+// GPU's name). The fabric key holds the calibrated rates; which classes are calibrated is added, as a class
+// calibrated at its nominal rate prices otherwise than one left to NCCL's ladder.
+NcclFamilies nccl_families(const Cluster& cluster, const Calibration& calibration,
+                           const std::string& fabric_key, int group_size) {
+  std::string calibrated;
+  for (const std::optional<LinkCalibration>& link : calibration.links) calibrated += link ? '1' : '0';
+  const std::pair<std::string, int> key{fabric_key + " " + calibrated + " " + cluster.gpu.name, group_size};
   NcclCache& cache = nccl_cache();
   {
     const std::lock_guard<std::mutex> lock(cache.mutex);
@@ -87,7 +93,7 @@ NcclFamilies nccl_families(const Cluster& cluster, const std::string& fabric_key
   NcclFamilies out;
   for (const GroupKind g : {GroupKind::intra, GroupKind::inter, GroupKind::global}) {
     out[static_cast<std::size_t>(g)] = std::make_shared<const NcclFamily>(
-        nccl_family(cluster, nccl_group_of(g, cluster.gpus(), group_size)));
+        nccl_family(cluster, nccl_group_of(g, cluster.gpus(), group_size), calibration));
   }
   const std::lock_guard<std::mutex> lock(cache.mutex);
   if (cache.families.size() >= 64) cache.families.clear();
@@ -104,7 +110,7 @@ CollectiveCost::CollectiveCost(const Cluster& cluster, int group_size, const Cal
   const Fabric fabric(cluster, calibration);
   const std::pair<std::string, int> key{fabric.key(), group_size};
   // The same three families, as NCCL communicators.
-  if (model_ == CollectiveModel::nccl) nccl_ = nccl_families(cluster, key.first, group_size);
+  if (model_ == CollectiveModel::nccl) nccl_ = nccl_families(cluster, calibration, key.first, group_size);
   RingCache& cache = ring_cache();
   {
     const std::lock_guard<std::mutex> lock(cache.mutex);

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "planner/cost/nccl_calibration.hpp"
+
 namespace shardscope {
 namespace {
 
@@ -110,7 +112,33 @@ double slowest_pcie_hop_gbps(const Cluster& c, std::span<const int> local) {
   return gbps;
 }
 
-NcclTopology topology_of(const Cluster& cluster, const NcclGroup& group, int copy, const NicUsers& users) {
+// A calibrated class's bandwidth is the bus bandwidth one collective alone reached over hops of that class
+// (what calibrate fits from nccl-tests' busbw), so it replaces NCCL's ladder there: inside the nodes when
+// every hop class of the nodes' rings is calibrated (the slowest), across them the network's, shared by the
+// communicators that reach one NIC. Channels, protocols and latencies stay NCCL's.
+void apply_calibration(NcclTopology& t, const Cluster& cluster, const Calibration& calibration, int share) {
+  if (t.intra_hops) {
+    double bus = std::numeric_limits<double>::infinity();
+    bool every_class = true;
+    for (int node = 0; node < t.nodes; ++node) {
+      const std::span<const int> local = nccl_node_members(t, node);
+      for (std::size_t i = 0; local.size() > 1 && i < local.size(); ++i) {
+        const LinkClass c = t.nvlink ? LinkClass::nvlink
+                                     : link_class_between(cluster, local[i], local[(i + 1) % local.size()]);
+        const std::optional<LinkCalibration>& link = calibration.links[static_cast<std::size_t>(c)];
+        every_class = every_class && link.has_value();
+        if (link) bus = std::min(bus, link->bytes_per_second);
+      }
+    }
+    if (every_class) t.intra_bus_bytes_per_second = bus;
+  }
+  const std::optional<LinkCalibration>& network =
+      calibration.links[static_cast<std::size_t>(LinkClass::network)];
+  if (t.nodes > 1 && network) t.inter_bus_bytes_per_second = network->bytes_per_second / share;
+}
+
+NcclTopology topology_of(const Cluster& cluster, const NcclGroup& group, int copy, const NicUsers& users,
+                         const Calibration* calibration) {
   NcclTopology t;
   t.ranks = group.ranks;
   t.gpus_per_node = cluster.gpus_per_node;
@@ -141,7 +169,7 @@ NcclTopology topology_of(const Cluster& cluster, const NcclGroup& group, int cop
     t.intra_bus_bytes_per_second =
         1e9 * ladder_total(kIntraLadderGBps, std::size(kIntraLadderGBps), intra_gbps, &intra_channels);
   }
-  int channels = intra_channels;
+  int channels = intra_channels, nic_share = 1;
   if (t.nodes > 1) {
     // Rails: the distinct NICs the members reach, on the node that reaches fewest (NCCL keeps the least
     // channels any node found); communicators reaching the same NIC of a node share it.
@@ -162,9 +190,11 @@ NcclTopology topology_of(const Cluster& cluster, const NcclGroup& group, int cop
     t.rails = rails;
     channels = rails;
     t.inter_bus_bytes_per_second = 1e9 * channels * per_nic / share;
+    nic_share = share;
   }
   // NCCL duplicates the searched channels (more SMs in flight) up to its channel limit.
   t.channels = std::min(kMaxChannels, 2 * channels);
+  if (calibration != nullptr) apply_calibration(t, cluster, *calibration, nic_share);
   return t;
 }
 
@@ -175,6 +205,19 @@ bool same_shape(const NcclTopology& a, const NcclTopology& b) {
          a.intra_bus_bytes_per_second == b.intra_bus_bytes_per_second &&
          a.inter_bus_bytes_per_second == b.inter_bus_bytes_per_second && a.nvlink == b.nvlink &&
          a.ll128 == b.ll128 && a.generation == b.generation;
+}
+
+NcclFamily family_of(const Cluster& cluster, const NcclGroup& group, const Calibration* calibration) {
+  NcclFamily family;
+  const NicUsers users = nic_users(cluster, group);
+  for (int copy = 0; copy < std::max(1, group.concurrent); ++copy) {
+    family.copies.push_back(topology_of(cluster, group, copy, users, calibration));
+    bool seen = false;
+    for (const std::size_t s : family.shapes)
+      seen = seen || same_shape(family.copies[s], family.copies.back());
+    if (!seen) family.shapes.push_back(family.copies.size() - 1);
+  }
+  return family;
 }
 
 }  // namespace
@@ -192,20 +235,19 @@ NcclGroup nccl_group_of(GroupKind group, int gpus, int group_size) {
 }
 
 NcclTopology nccl_topology(const Cluster& cluster, const NcclGroup& group) {
-  return topology_of(cluster, group, 0, nic_users(cluster, group));
+  return topology_of(cluster, group, 0, nic_users(cluster, group), nullptr);
+}
+
+NcclTopology nccl_topology(const Cluster& cluster, const NcclGroup& group, const Calibration& calibration) {
+  return topology_of(cluster, group, 0, nic_users(cluster, group), &calibration);
 }
 
 NcclFamily nccl_family(const Cluster& cluster, const NcclGroup& group) {
-  NcclFamily family;
-  const NicUsers users = nic_users(cluster, group);
-  for (int copy = 0; copy < std::max(1, group.concurrent); ++copy) {
-    family.copies.push_back(topology_of(cluster, group, copy, users));
-    bool seen = false;
-    for (const std::size_t s : family.shapes)
-      seen = seen || same_shape(family.copies[s], family.copies.back());
-    if (!seen) family.shapes.push_back(family.copies.size() - 1);
-  }
-  return family;
+  return family_of(cluster, group, nullptr);
+}
+
+NcclFamily nccl_family(const Cluster& cluster, const NcclGroup& group, const Calibration& calibration) {
+  return family_of(cluster, group, &calibration);
 }
 
 NcclEstimate nccl_estimate(const NcclTopology& t, CollectiveKind kind, NcclAlgorithm algorithm,

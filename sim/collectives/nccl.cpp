@@ -78,7 +78,10 @@ NcclSchedule nccl_schedule(const ScheduleRequest& r) {
   NcclSchedule out;
   NcclFamily family;
   if (r.nccl_group == GroupKind::global) {
-    family.copies.push_back(nccl_topology(*r.cluster, NcclGroup{r.ranks, 1, 1, 0}));
+    // The cost model's global communicator carries the calibration's rates when there is one.
+    const NcclFamily* global = r.cost != nullptr ? r.cost->nccl_family(GroupKind::global) : nullptr;
+    family.copies.push_back(global != nullptr ? global->copies.front()
+                                              : nccl_topology(*r.cluster, NcclGroup{r.ranks, 1, 1, 0}));
     out.estimate = nccl_pick(family.copies.front(), r.kind, r.total_bytes);
   } else {  // the planner's communicators of the group kind, all at once, under its estimate
     if (r.cost == nullptr || r.cost->nccl_family(r.nccl_group) == nullptr)

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <span>
 
+#include "planner/cost/nccl_calibration.hpp"
 #include "planner/io/cluster_presets.hpp"
 
 namespace shardscope {
@@ -248,6 +249,35 @@ TEST(NcclModel, UnevenStridedGroupsKeepEveryMember) {
   // One GPU on nodes 1 and 2: one rail, one NIC each communicator uses alone.
   EXPECT_EQ(t.rails, 1);
   EXPECT_DOUBLE_EQ(t.inter_bus_bytes_per_second, 24e9);
+}
+
+// A calibrated class's rate is NCCL's bus bandwidth over its hops: NVLink inside a node, the network per
+// NIC-sharing communicator across nodes; PCIe only when every hop class of the ring is calibrated (one
+// calibrated class of three leaves NCCL's ladder); channels stay NCCL's. CollectiveCost prices with them.
+TEST(NcclModel, ACalibrationsRatesBecomeNcclsBusBandwidths) {
+  Calibration cal;
+  cal.links[static_cast<std::size_t>(LinkClass::nvlink)] = LinkCalibration{1e-6, 150e9};
+  cal.links[static_cast<std::size_t>(LinkClass::network)] = LinkCalibration{5e-6, 60e9};
+  const Cluster dgx = cluster_preset("dgx-a100", 4);
+  const NcclTopology nominal = nccl_topology(dgx, NcclGroup{32, 1, 1, 0});
+  const NcclTopology calibrated = nccl_topology(dgx, NcclGroup{32, 1, 1, 0}, cal);
+  EXPECT_DOUBLE_EQ(calibrated.intra_bus_bytes_per_second, 150e9);
+  EXPECT_DOUBLE_EQ(calibrated.inter_bus_bytes_per_second, 60e9);
+  EXPECT_EQ(calibrated.channels, nominal.channels);
+  // Eight inter-group communicators (stride 8) each reach one NIC of a node, NIC i by communicator i.
+  EXPECT_DOUBLE_EQ(nccl_topology(dgx, NcclGroup{4, 8, 8, 1}, cal).inter_bus_bytes_per_second, 60e9);
+  const CollectiveCost cost(dgx, 8, cal, CollectiveModel::nccl);
+  EXPECT_DOUBLE_EQ(cost.nccl(GroupKind::global)->inter_bus_bytes_per_second, 60e9);
+
+  const Cluster pcie = cluster_preset("titan-rtx-8-pcie3");
+  Calibration one_class;
+  one_class.links[static_cast<std::size_t>(LinkClass::same_switch)] = LinkCalibration{3e-6, 20e9};
+  EXPECT_DOUBLE_EQ(nccl_topology(pcie, NcclGroup{8, 1, 1, 0}, one_class).intra_bus_bytes_per_second,
+                   nccl_topology(pcie, NcclGroup{8, 1, 1, 0}).intra_bus_bytes_per_second);
+  Calibration every_class = one_class;
+  every_class.links[static_cast<std::size_t>(LinkClass::cross_switch)] = LinkCalibration{5e-6, 9e9};
+  every_class.links[static_cast<std::size_t>(LinkClass::cross_socket)] = LinkCalibration{9e-6, 7e9};
+  EXPECT_DOUBLE_EQ(nccl_topology(pcie, NcclGroup{8, 1, 1, 0}, every_class).intra_bus_bytes_per_second, 7e9);
 }
 
 TEST(NcclModel, CollectiveCostDispatchesToNccl) {

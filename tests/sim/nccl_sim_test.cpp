@@ -146,6 +146,29 @@ TEST(NcclSim, PublishedBusBandwidthsHoldInSimulation) {
                 0.25);
 }
 
+// A calibration reaches NCCL-priced collectives: measured NVLink and network rates become the bus bandwidths
+// (busbw within 3 % of them at 1 GiB, where latency is a small part), and the simulation still equals the
+// planner's formula. (Before, NCCL's ladder of the nominal links ignored them: 238 GB/s whatever was
+// measured.)
+TEST(NcclSim, ACalibrationsRatesReachNcclCollectives) {
+  const double size = 1024 * kMiB;
+  Calibration calibration;
+  calibration.links[static_cast<std::size_t>(LinkClass::nvlink)] = LinkCalibration{2e-6, 150e9};
+  calibration.links[static_cast<std::size_t>(LinkClass::network)] = LinkCalibration{10e-6, 60e9};
+  for (const int nodes : {1, 4}) {
+    const Cluster c = cluster_preset("dgx-a100", nodes);
+    const CollectiveRequest request = nccl_request(CollectiveKind::all_reduce, size);
+    const std::vector<double> r = run_isolated([&] {
+      const CollectiveResult sim = simulate_collective(c, request, calibration);
+      return std::vector<double>{sim.seconds, sim.busbw_bytes_per_second / 1e9};
+    });
+    const double formula = alpha_beta_collective_seconds(c, request, calibration);
+    EXPECT_NEAR(r[0], formula, 1e-9 * formula + 1e-9) << nodes << " nodes";
+    expect_within(r[1], nodes == 1 ? 150 : 60, nodes == 1 ? 150 : 60, 0.03);
+    EXPECT_LT(r[1], nodes == 1 ? 150 : 60) << "a calibrated rate is the ceiling";
+  }
+}
+
 TEST(NcclSim, NcclsWorkedLlLatencyOnEightPcieGpus) {
   // NCCL's model arithmetic (calibration notes section 2): 8-GPU PCIe ring LL all-reduce ~20.6 us.
   const CollectiveResult r =
