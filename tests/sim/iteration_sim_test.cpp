@@ -50,6 +50,20 @@ Prediction planner_prediction(const Scenario& s, const Plan& plan) {
   return {p.iteration_seconds, p.peak_memory_bytes};
 }
 
+// Plans FSDP on `s` under `cal`, simulates it on one stream without prefetch, and expects the planner's
+// prediction within `tolerance`; the calibration must make the plan slower than the nominal links do.
+void serial_fsdp_follows_the_calibration(const Scenario& s, const Calibration& cal, double tolerance) {
+  const StrategyResult planned = plan_strategy(s, cal, space_by_name("fsdp", s.training));
+  ASSERT_TRUE(planned.fits);
+  IterationOptions options;
+  options.overlap = false;
+  options.prefetch_depth = 0;
+  const IterationResult r = simulate_iteration(s, cal, planned.plan, options);
+  const PlanPrediction p = evaluate_plan(s, cal, planned.plan);
+  EXPECT_NEAR(r.iteration_seconds, p.iteration_seconds, tolerance * p.iteration_seconds);
+  EXPECT_GT(p.iteration_seconds, evaluate_plan(s, Calibration{}, planned.plan).iteration_seconds);
+}
+
 // Plans MiCS on `s`, simulates its iteration on one stream without prefetch, and expects the planner's
 // prediction of the same plan (to 1e-6).
 IterationResult serial_mics_equals_the_planner(const Scenario& s) {
@@ -95,15 +109,7 @@ TEST(IterationSim, MessageEfficiencyFromCalibrationAppliesToBoth) {
       CollectivesChoice::ring;  // the ring model reads the size-indexed efficiency curve
   Calibration cal;
   cal.message_efficiency = {{64.0 * 1024, 0.3}, {64.0 * 1024 * 1024, 0.9}};
-  const StrategyResult planned = plan_strategy(s, cal, space_by_name("fsdp", s.training));
-  ASSERT_TRUE(planned.fits);
-  IterationOptions options;
-  options.overlap = false;
-  options.prefetch_depth = 0;
-  const IterationResult r = simulate_iteration(s, cal, planned.plan, options);
-  const PlanPrediction p = evaluate_plan(s, cal, planned.plan);
-  EXPECT_NEAR(r.iteration_seconds, p.iteration_seconds, 0.01 * p.iteration_seconds);
-  EXPECT_GT(p.iteration_seconds, evaluate_plan(s, Calibration{}, planned.plan).iteration_seconds);
+  serial_fsdp_follows_the_calibration(s, cal, 0.01);
 }
 
 // A calibration with per-kind factors (reduce-scatter at half the bandwidth, all-reduce at 0.7): the serial
@@ -117,15 +123,7 @@ TEST(IterationSim, CollectiveKindFactorsApplyToBoth) {
     kinds[static_cast<std::size_t>(CollectiveKind::reduce_scatter)] = 0.5;
     kinds[static_cast<std::size_t>(CollectiveKind::all_reduce)] = 0.7;
   }
-  const StrategyResult planned = plan_strategy(s, cal, space_by_name("fsdp", s.training));
-  ASSERT_TRUE(planned.fits);
-  IterationOptions options;
-  options.overlap = false;
-  options.prefetch_depth = 0;
-  const IterationResult r = simulate_iteration(s, cal, planned.plan, options);
-  const PlanPrediction p = evaluate_plan(s, cal, planned.plan);
-  EXPECT_NEAR(r.iteration_seconds, p.iteration_seconds, 1e-6 * p.iteration_seconds);
-  EXPECT_GT(p.iteration_seconds, evaluate_plan(s, Calibration{}, planned.plan).iteration_seconds);
+  serial_fsdp_follows_the_calibration(s, cal, 1e-6);
 }
 
 TEST(IterationSim, GradientAccumulationAndMultiNodeSerialEqualThePlanner) {
