@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -76,14 +77,17 @@ NcclCache& nccl_cache() {
   return cache;
 }
 
-// NCCL's view of the three families (nccl_topology reads the links, the calibrated classes' rates and the
-// GPU's name). The fabric key holds the calibrated rates; which classes are calibrated is added, as a class
-// calibrated at its nominal rate prices otherwise than one left to NCCL's ladder.
-NcclFamilies nccl_families(const Cluster& cluster, const Calibration& calibration,
-                           const std::string& fabric_key, int group_size) {
-  std::string calibrated;
-  for (const std::optional<LinkCalibration>& link : calibration.links) calibrated += link ? '1' : '0';
-  const std::pair<std::string, int> key{fabric_key + " " + calibrated + " " + cluster.gpu.name, group_size};
+// NCCL's view of the three families. Keyed by what it reads: the nominal links (NCCL's ladder and channels
+// come from them), the GPU's name, the group size and each class's calibrated rate (a class calibrated at its
+// nominal rate prices otherwise than one left to the ladder, so the calibrated fabric's key would not do).
+NcclFamilies nccl_families(const Cluster& cluster, const Calibration& calibration, int group_size) {
+  std::string nccl_key = Fabric(cluster, Calibration{}).key() + cluster.gpu.name;
+  for (const std::optional<LinkCalibration>& link : calibration.links) {
+    char rate[32] = " -";
+    if (link) std::snprintf(rate, sizeof rate, " %a", link->bytes_per_second);
+    nccl_key += rate;
+  }
+  const std::pair<std::string, int> key{nccl_key, group_size};
   NcclCache& cache = nccl_cache();
   {
     const std::lock_guard<std::mutex> lock(cache.mutex);
@@ -110,7 +114,7 @@ CollectiveCost::CollectiveCost(const Cluster& cluster, int group_size, const Cal
   const Fabric fabric(cluster, calibration);
   const std::pair<std::string, int> key{fabric.key(), group_size};
   // The same three families, as NCCL communicators.
-  if (model_ == CollectiveModel::nccl) nccl_ = nccl_families(cluster, calibration, key.first, group_size);
+  if (model_ == CollectiveModel::nccl) nccl_ = nccl_families(cluster, calibration, group_size);
   RingCache& cache = ring_cache();
   {
     const std::lock_guard<std::mutex> lock(cache.mutex);

@@ -280,6 +280,23 @@ TEST(NcclModel, ACalibrationsRatesBecomeNcclsBusBandwidths) {
   EXPECT_DOUBLE_EQ(nccl_topology(pcie, NcclGroup{8, 1, 1, 0}, every_class).intra_bus_bytes_per_second, 7e9);
 }
 
+// The cost model caches NCCL families: two clusters that differ only in a link the calibration overrides
+// still get their own channels (NCCL's ladder reads the nominal link), not the first one's.
+TEST(NcclModel, CachedFamiliesFollowTheNominalLinksUnderACalibration) {
+  Calibration cal;
+  cal.links[static_cast<std::size_t>(LinkClass::nvlink)] = LinkCalibration{1e-6, 150e9};
+  const Cluster fast = cluster_preset("dgx-a100");
+  Cluster slow = fast;
+  slow.nvswitch.gpu_bytes_per_second /= 8;
+  const int fast_channels = nccl_family(fast, NcclGroup{8, 1, 1, 0}, cal).copies.front().channels;
+  const int slow_channels = nccl_family(slow, NcclGroup{8, 1, 1, 0}, cal).copies.front().channels;
+  ASSERT_NE(fast_channels, slow_channels);
+  EXPECT_EQ(CollectiveCost(fast, 8, cal, CollectiveModel::nccl).nccl(GroupKind::global)->channels,
+            fast_channels);
+  EXPECT_EQ(CollectiveCost(slow, 8, cal, CollectiveModel::nccl).nccl(GroupKind::global)->channels,
+            slow_channels);
+}
+
 TEST(NcclModel, CollectiveCostDispatchesToNccl) {
   const Cluster c = cluster_preset("dgx-a100", 4);
   const Calibration cal;
