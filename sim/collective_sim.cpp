@@ -9,7 +9,6 @@
 #include <simgrid/s4u.hpp>
 
 #include "planner/core/error.hpp"
-#include "planner/cost/nccl_calibration.hpp"
 #include "sim/collectives/schedule.hpp"
 #include "sim/engine.hpp"
 #include "sim/platform.hpp"
@@ -148,13 +147,12 @@ double alpha_beta_collective_seconds(const Cluster& cluster, const CollectiveReq
       };
       return all_reduce ? one(rs) + one(ag) : one(kind);
     }
-    case CollectiveAlgorithm::nccl:
-      if (request.nccl_group != GroupKind::global) {  // the planner's charge for the group kind's family
-        return CollectiveCost(p.cluster, m, calibration, CollectiveModel::nccl)
-            .seconds(request.kind, request.nccl_group, x);
-      }
-      return nccl_pick(nccl_topology(p.cluster, NcclGroup{n, 1, 1, 0}, calibration), request.kind, x)
-          .seconds();
+    case CollectiveAlgorithm::nccl: {
+      const CollectiveCost nccl(p.cluster, m, calibration, CollectiveModel::nccl);
+      // A group kind: the planner's charge for its family; global: NCCL's own pick for one communicator.
+      if (request.nccl_group != GroupKind::global) return nccl.seconds(kind, request.nccl_group, x);
+      return nccl_pick(*nccl.nccl(GroupKind::global), kind, x).seconds();
+    }
   }
   return 0;
 }
@@ -241,8 +239,7 @@ std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
       results[k].flows = static_cast<int>(n.flows.size());
       results[k].nccl_algorithm = to_string(n.estimate.algorithm);
       results[k].nccl_protocol = to_string(n.estimate.protocol);
-      results[k].nccl_channels =
-          nccl_topology(p.cluster, nccl_group_of(request.nccl_group, p.ranks, p.group_size)).channels;
+      results[k].nccl_channels = cost.nccl(request.nccl_group)->channels;
     }
   }
   // Actors: per copy and rank one, plus a helper per extra concurrent phase of its widest stage (flows

@@ -238,10 +238,6 @@ NcclTopology nccl_topology(const Cluster& cluster, const NcclGroup& group) {
   return topology_of(cluster, group, 0, nic_users(cluster, group), nullptr);
 }
 
-NcclTopology nccl_topology(const Cluster& cluster, const NcclGroup& group, const Calibration& calibration) {
-  return topology_of(cluster, group, 0, nic_users(cluster, group), &calibration);
-}
-
 NcclFamily nccl_family(const Cluster& cluster, const NcclGroup& group) {
   return family_of(cluster, group, nullptr);
 }

@@ -74,25 +74,18 @@ std::shared_ptr<Flow> make_flow(std::string mailbox, int from, int to, double by
 }  // namespace
 
 NcclSchedule nccl_schedule(const ScheduleRequest& r) {
-  if (r.cluster == nullptr) throw SimulationError("the nccl schedule needs the cluster");
+  const NcclFamily* family = r.cost != nullptr ? r.cost->nccl_family(r.nccl_group) : nullptr;
+  if (family == nullptr) throw SimulationError("the nccl schedule needs the nccl cost model");
   NcclSchedule out;
-  NcclFamily family;
-  if (r.nccl_group == GroupKind::global) {
-    // The cost model's global communicator carries the calibration's rates when there is one.
-    const NcclFamily* global = r.cost != nullptr ? r.cost->nccl_family(GroupKind::global) : nullptr;
-    family.copies.push_back(global != nullptr ? global->copies.front()
-                                              : nccl_topology(*r.cluster, NcclGroup{r.ranks, 1, 1, 0}));
-    out.estimate = nccl_pick(family.copies.front(), r.kind, r.total_bytes);
-  } else {  // the planner's communicators of the group kind, all at once, under its estimate
-    if (r.cost == nullptr || r.cost->nccl_family(r.nccl_group) == nullptr)
-      throw SimulationError("the nccl schedule of a group kind needs the nccl cost model");
-    family = *r.cost->nccl_family(r.nccl_group);
-    out.estimate = r.cost->nccl_collective(r.kind, r.nccl_group, r.total_bytes);
-  }
+  // global: NCCL's own pick for the one communicator (as `collective` prints it); a group kind: the
+  // planner's charge for its communicators, all at once.
+  out.estimate = r.nccl_group == GroupKind::global
+                     ? nccl_pick(family->copies.front(), r.kind, r.total_bytes)
+                     : r.cost->nccl_collective(r.kind, r.nccl_group, r.total_bytes);
   out.ranks.assign(static_cast<std::size_t>(r.ranks), RankSchedule{Stage{}});
-  for (std::size_t copy = 0; copy < family.copies.size(); ++copy) {
-    const std::string prefix = family.copies.size() > 1 ? "g" + std::to_string(copy) + "." : "";
-    append_flows(family.copies[copy], r.kind, r.total_bytes, out.estimate,
+  for (std::size_t copy = 0; copy < family->copies.size(); ++copy) {
+    const std::string prefix = family->copies.size() > 1 ? "g" + std::to_string(copy) + "." : "";
+    append_flows(family->copies[copy], r.kind, r.total_bytes, out.estimate,
                  [&](const std::string& name, int from, int to, double bytes) {
                    if (from == to) return;
                    auto flow = make_flow(r.tag + prefix + name, from, to, bytes);

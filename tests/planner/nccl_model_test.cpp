@@ -260,24 +260,27 @@ TEST(NcclModel, ACalibrationsRatesBecomeNcclsBusBandwidths) {
   cal.links[static_cast<std::size_t>(LinkClass::network)] = LinkCalibration{5e-6, 60e9};
   const Cluster dgx = cluster_preset("dgx-a100", 4);
   const NcclTopology nominal = nccl_topology(dgx, NcclGroup{32, 1, 1, 0});
-  const NcclTopology calibrated = nccl_topology(dgx, NcclGroup{32, 1, 1, 0}, cal);
+  const NcclTopology calibrated = nccl_family(dgx, NcclGroup{32, 1, 1, 0}, cal).copies.front();
   EXPECT_DOUBLE_EQ(calibrated.intra_bus_bytes_per_second, 150e9);
   EXPECT_DOUBLE_EQ(calibrated.inter_bus_bytes_per_second, 60e9);
   EXPECT_EQ(calibrated.channels, nominal.channels);
   // Eight inter-group communicators (stride 8) each reach one NIC of a node, NIC i by communicator i.
-  EXPECT_DOUBLE_EQ(nccl_topology(dgx, NcclGroup{4, 8, 8, 1}, cal).inter_bus_bytes_per_second, 60e9);
+  EXPECT_DOUBLE_EQ(nccl_family(dgx, NcclGroup{4, 8, 8, 1}, cal).copies.front().inter_bus_bytes_per_second,
+                   60e9);
   const CollectiveCost cost(dgx, 8, cal, CollectiveModel::nccl);
   EXPECT_DOUBLE_EQ(cost.nccl(GroupKind::global)->inter_bus_bytes_per_second, 60e9);
 
   const Cluster pcie = cluster_preset("titan-rtx-8-pcie3");
   Calibration one_class;
   one_class.links[static_cast<std::size_t>(LinkClass::same_switch)] = LinkCalibration{3e-6, 20e9};
-  EXPECT_DOUBLE_EQ(nccl_topology(pcie, NcclGroup{8, 1, 1, 0}, one_class).intra_bus_bytes_per_second,
-                   nccl_topology(pcie, NcclGroup{8, 1, 1, 0}).intra_bus_bytes_per_second);
+  EXPECT_DOUBLE_EQ(
+      nccl_family(pcie, NcclGroup{8, 1, 1, 0}, one_class).copies.front().intra_bus_bytes_per_second,
+      nccl_topology(pcie, NcclGroup{8, 1, 1, 0}).intra_bus_bytes_per_second);
   Calibration every_class = one_class;
   every_class.links[static_cast<std::size_t>(LinkClass::cross_switch)] = LinkCalibration{5e-6, 9e9};
   every_class.links[static_cast<std::size_t>(LinkClass::cross_socket)] = LinkCalibration{9e-6, 7e9};
-  EXPECT_DOUBLE_EQ(nccl_topology(pcie, NcclGroup{8, 1, 1, 0}, every_class).intra_bus_bytes_per_second, 7e9);
+  EXPECT_DOUBLE_EQ(
+      nccl_family(pcie, NcclGroup{8, 1, 1, 0}, every_class).copies.front().intra_bus_bytes_per_second, 7e9);
 }
 
 // The cost model caches NCCL families: two clusters that differ only in a link the calibration overrides
