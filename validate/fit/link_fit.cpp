@@ -130,15 +130,19 @@ void fit_class(LinkClass lc, const std::vector<LinkPoint>& points, const FitOpti
     refuse(name + ".alpha", small,
            "negative alpha (" + percent(alpha) + " s) at the smallest sizes: the points are inconsistent");
   }
-  // Each size's own seconds per byte once alpha is paid, every operation and group pooled.
-  const auto slope_at = [&alpha](const std::vector<LinkPoint>& all, double size) {
+  // Seconds per byte of `some` once alpha is paid (weighted by 1 / y^2, as line_fit).
+  const auto slope_after_alpha = [&alpha](const std::vector<LinkPoint>& some) {
     double num = 0, den = 0;
-    for (const LinkPoint& p : with_sizes(all, size, size)) {
+    for (const LinkPoint& p : some) {
       const double w = 1.0 / (p.y() * p.y());
       num += w * p.x() * (p.y() - p.alpha_factor * alpha);
       den += w * p.x() * p.x();
     }
     return num / den;
+  };
+  // Each size's own, every operation and group pooled.
+  const auto slope_at = [&](const std::vector<LinkPoint>& all, double size) {
+    return slope_after_alpha(with_sizes(all, size, size));
   };
   // Each kind's rate at the largest sizes (a line through its points; with a single size, its seconds per
   // byte once alpha is paid). With two or more kinds, each gets the factor rate / the fastest kind's rate:
@@ -151,15 +155,7 @@ void fit_class(LinkClass lc, const std::vector<LinkPoint>& points, const FitOpti
   for (const auto& [op, points_of_op] : big_by_op) {
     double slope = 0;
     if (distinct_sizes(points_of_op).size() >= 2) slope = line_fit(points_of_op).second;
-    if (!(slope > 0)) {
-      double num = 0, den = 0;
-      for (const LinkPoint& p : points_of_op) {
-        const double w = 1.0 / (p.y() * p.y());
-        num += w * p.x() * (p.y() - p.alpha_factor * alpha);
-        den += w * p.x() * p.x();
-      }
-      slope = num / den;
-    }
+    if (!(slope > 0)) slope = slope_after_alpha(points_of_op);
     if (slope > 0) kind_rate[op] = 1.0 / slope;
   }
   std::map<CollectiveKind, double> kind_factor;
