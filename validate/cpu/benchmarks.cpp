@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "validate/core/bus_bandwidth.hpp"
+#include "validate/core/median.hpp"
 #include "validate/cpu/bench_mpi.hpp"
 #include "validate/cpu/cpu_backend.hpp"
 #include "validate/cpu/eigen_kernels.hpp"
@@ -37,13 +38,6 @@ constexpr double kMedianUpToBytes = 16.0 * 1024 * 1024;
 constexpr int kMedianRepeats = 5;
 constexpr int kOverlapTrials = 3;
 constexpr double kColdPoolBytes = 256.0 * 1024 * 1024;  // per buffer: several last-level caches (32 MiB here)
-
-// The median of a few loop times (the upper middle one for an even count).
-double median(std::vector<double> seconds) {
-  std::nth_element(seconds.begin(), seconds.begin() + static_cast<std::ptrdiff_t>(seconds.size() / 2),
-                   seconds.end());
-  return seconds[seconds.size() / 2];
-}
 
 }  // namespace
 

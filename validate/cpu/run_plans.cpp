@@ -8,6 +8,7 @@
 #include "planner/core/digest.hpp"
 #include "planner/io/plan_json.hpp"
 #include "planner/program/memory_peak.hpp"
+#include "validate/core/median.hpp"
 
 namespace shardscope::validate {
 
@@ -85,15 +86,6 @@ void run_once(PlanRun& run, bool measured) {
   run.peak = std::max(run.peak, run.last.peak_bytes);
 }
 
-// The middle measured iteration (the mean of the two middle ones for an even count): one slow moment of a
-// shared machine moves a mean, not a median.
-double median_seconds(std::vector<double> seconds) {
-  if (seconds.empty()) return 0;
-  std::sort(seconds.begin(), seconds.end());
-  const std::size_t n = seconds.size();
-  return n % 2 == 1 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
-}
-
 IterationResult result_of(PlanRun& run, const RunOptions& options) {
   const Plan& plan = run.plan->plan;
   const PlanBackend::Extra extra = run.backend->extra();
@@ -103,7 +95,7 @@ IterationResult result_of(PlanRun& run, const RunOptions& options) {
   r.plan_digest = plan_digest_text(plan);
   r.micro_batch = plan.micro_batch;
   r.micro_steps = plan.gradient_accumulation_steps;
-  r.iteration_seconds_per_rank = gather_on_root(median_seconds(run.seconds));
+  r.iteration_seconds_per_rank = gather_on_root(median(run.seconds));
   r.peak_bytes_per_rank = gather_on_root(extra.peak_bytes.value_or(run.peak));
   if (extra.peak_bytes) r.counted_peak_bytes_per_rank = gather_on_root(run.peak);
   r.reserved_peak_bytes_per_rank = gather_if(extra.reserved_peak_bytes);
@@ -136,26 +128,21 @@ std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Cali
                                 " ranks were launched; launch mpirun -n " +
                                 std::to_string(scenario.cluster.gpus()));
   }
-  std::vector<IterationResult> out;
-  if (!options.interleave) {
-    for (const ValidationPlan& plan : plans) {
-      const std::unique_ptr<PlanRun> run = prepare(scenario, calibration, plan, options, make_backend);
-      for (int i = 0; i < options.warmup_iterations; ++i) run_once(*run, false);
-      for (int i = 0; i < options.iterations; ++i) run_once(*run, true);
-      out.push_back(result_of(*run, options));
-    }
-    return out;
-  }
   // Interleaved: every plan ready at once, then round after round one iteration of each, so a slow spell
-  // of a shared machine falls on every plan alike instead of on whichever ran then.
-  std::vector<std::unique_ptr<PlanRun>> runs;
-  for (const ValidationPlan& plan : plans)
-    runs.push_back(prepare(scenario, calibration, plan, options, make_backend));
-  for (int i = 0; i < options.warmup_iterations; ++i)
-    for (const auto& run : runs) run_once(*run, false);
-  for (int i = 0; i < options.iterations; ++i)
-    for (const auto& run : runs) run_once(*run, true);
-  for (const auto& run : runs) out.push_back(result_of(*run, options));
+  // of a shared machine falls on every plan alike instead of on whichever ran then. Sequential: the same,
+  // one plan at a time (its memory freed before the next is made ready).
+  const std::size_t together = options.interleave ? std::max<std::size_t>(1, plans.size()) : 1;
+  std::vector<IterationResult> out;
+  for (std::size_t first = 0; first < plans.size(); first += together) {
+    std::vector<std::unique_ptr<PlanRun>> runs;
+    for (std::size_t i = first; i < std::min(plans.size(), first + together); ++i)
+      runs.push_back(prepare(scenario, calibration, plans[i], options, make_backend));
+    for (int i = 0; i < options.warmup_iterations; ++i)
+      for (const auto& run : runs) run_once(*run, false);
+    for (int i = 0; i < options.iterations; ++i)
+      for (const auto& run : runs) run_once(*run, true);
+    for (const auto& run : runs) out.push_back(result_of(*run, options));
+  }
   return out;
 }
 
