@@ -29,38 +29,45 @@ struct Shipped {
 
 TEST(NcclSim, EqualsNcclsFormulaOnEveryShippedCluster) {
   // Every protocol regime (LL, LL128, Simple), ring and tree: the fitted flows reproduce NCCL's latency
-  // and bandwidth terms exactly (SimGrid's CM02 model: latency + bytes / max-min share).
+  // and bandwidth terms exactly (SimGrid's CM02 model: latency + bytes / max-min share), uncalibrated and
+  // with every link class calibrated (its rates then NCCL's bus bandwidths).
   const std::vector<double> sizes = {8, 4096, kMiB, 64 * kMiB, 1024 * kMiB};
+  Calibration every_class;
+  for (const LinkClass lc : values<LinkClass>())
+    every_class.links[static_cast<std::size_t>(lc)] =
+        LinkCalibration{0.5e-6, lc == LinkClass::nvlink ? 150e9 : 9e9};
   bool tree_seen = false, ll_seen = false, simple_seen = false;
-  for (const Shipped s :
-       {Shipped{"dgx-a100", 1}, Shipped{"dgx-a100", 2}, Shipped{"dgx-a100", 4}, Shipped{"dgx-h100", 1},
-        Shipped{"dgx-h100", 4}, Shipped{"a100-40gb-2x8-100gbe", 0}, Shipped{"titan-rtx-8-pcie3", 0}}) {
-    const Cluster c = s.nodes > 0 ? cluster_preset(s.preset, s.nodes) : cluster_preset(s.preset);
-    for (const CollectiveKind kind :
-         {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter}) {
-      CollectiveRequest r = nccl_request(kind);
-      const std::vector<double> simulated = run_isolated([&] {
-        std::vector<double> out;
-        for (const CollectiveResult& res : simulate_collective_sweep(c, r, sizes)) {
-          out.push_back(res.seconds);
-          out.push_back(res.nccl_algorithm == "tree" ? 1 : 0);
-          out.push_back(res.nccl_protocol == "LL" ? 1 : res.nccl_protocol == "Simple" ? 2 : 0);
+  for (const Calibration& cal : {Calibration{}, every_class}) {
+    for (const Shipped s :
+         {Shipped{"dgx-a100", 1}, Shipped{"dgx-a100", 2}, Shipped{"dgx-a100", 4}, Shipped{"dgx-h100", 1},
+          Shipped{"dgx-h100", 4}, Shipped{"a100-40gb-2x8-100gbe", 0}, Shipped{"titan-rtx-8-pcie3", 0}}) {
+      const Cluster c = s.nodes > 0 ? cluster_preset(s.preset, s.nodes) : cluster_preset(s.preset);
+      for (const CollectiveKind kind :
+           {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter}) {
+        CollectiveRequest r = nccl_request(kind);
+        const std::vector<double> simulated = run_isolated([&] {
+          std::vector<double> out;
+          for (const CollectiveResult& res : simulate_collective_sweep(c, r, sizes, cal)) {
+            out.push_back(res.seconds);
+            out.push_back(res.nccl_algorithm == "tree" ? 1 : 0);
+            out.push_back(res.nccl_protocol == "LL" ? 1 : res.nccl_protocol == "Simple" ? 2 : 0);
+          }
+          return out;
+        });
+        ASSERT_EQ(simulated.size(), 3 * sizes.size());
+        for (std::size_t k = 0; k < sizes.size(); ++k) {
+          r.total_bytes = sizes[k];
+          const double formula = alpha_beta_collective_seconds(c, r, cal);
+          // ... which is what the planner charges for the whole cluster's group under the nccl model.
+          const CollectiveCost planner(c, c.gpus_per_node, cal, CollectiveModel::nccl);
+          EXPECT_DOUBLE_EQ(formula, planner.seconds(kind, GroupKind::global, sizes[k]));
+          // SimGrid advances time to 1 ns (precision/timing 1e-9 s): 8-byte collectives agree to that.
+          EXPECT_NEAR(simulated[3 * k], formula, 1e-9 * formula + 1e-9)
+              << s.preset << " x" << c.nodes << " " << to_string(kind) << " " << sizes[k] << " B";
+          tree_seen = tree_seen || simulated[3 * k + 1] == 1;
+          ll_seen = ll_seen || simulated[3 * k + 2] == 1;
+          simple_seen = simple_seen || simulated[3 * k + 2] == 2;
         }
-        return out;
-      });
-      ASSERT_EQ(simulated.size(), 3 * sizes.size());
-      for (std::size_t k = 0; k < sizes.size(); ++k) {
-        r.total_bytes = sizes[k];
-        const double formula = alpha_beta_collective_seconds(c, r);
-        // ... which is what the planner charges for the whole cluster's group under the nccl model.
-        const CollectiveCost planner(c, c.gpus_per_node, Calibration{}, CollectiveModel::nccl);
-        EXPECT_DOUBLE_EQ(formula, planner.seconds(kind, GroupKind::global, sizes[k]));
-        // SimGrid advances time to 1 ns (precision/timing 1e-9 s): 8-byte collectives agree to that.
-        EXPECT_NEAR(simulated[3 * k], formula, 1e-9 * formula + 1e-9)
-            << s.preset << " x" << c.nodes << " " << to_string(kind) << " " << sizes[k] << " B";
-        tree_seen = tree_seen || simulated[3 * k + 1] == 1;
-        ll_seen = ll_seen || simulated[3 * k + 2] == 1;
-        simple_seen = simple_seen || simulated[3 * k + 2] == 2;
       }
     }
   }
