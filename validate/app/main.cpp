@@ -18,6 +18,7 @@
 #include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/plan_check.hpp"
+#include "validate/core/host_memory.hpp"
 #include "validate/core/machine_cluster.hpp"
 #include "validate/cpu/benchmarks.hpp"
 #include "validate/cpu/machine_info.hpp"
@@ -203,6 +204,7 @@ void describe(const Arguments& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sv::keep_freed_host_memory();
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   Arguments a;

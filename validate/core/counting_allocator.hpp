@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -26,7 +25,7 @@ class CountingAllocator {
   CountingAllocator() = default;
   // Blocks from `source`, which must outlive the allocator.
   explicit CountingAllocator(MemorySource& source) : source_(&source) {}
-  // Gives the blocks still held back to the source.
+  // Gives the blocks still held back (to the source, or unmapped).
   ~CountingAllocator();
   CountingAllocator(const CountingAllocator&) = delete;
   CountingAllocator& operator=(const CountingAllocator&) = delete;
@@ -43,8 +42,8 @@ class CountingAllocator {
 
  private:
   struct Block {
-    std::unique_ptr<std::byte[]> memory;  // host block (no source)
-    void* source_block = nullptr;         // the source's block
+    void* host_block = nullptr;    // an anonymous mapping (no source)
+    void* source_block = nullptr;  // the source's block
     std::size_t size_bytes = 0;
     double counted_bytes = 0;
   };

@@ -70,7 +70,7 @@ std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int
         std::size_t offset = 0;
         auto op = [&] {
           run_collective(kind, groups.comm(group), send.data() + offset, recv.data() + offset, count,
-                         options.timeout_seconds, what);
+                         options.timeout_seconds, what, PollRest::yield);
           offset = offset + 2 * step <= pool ? offset + step : 0;
         };
         for (int i = 0; i < options.warmup; ++i) op();
@@ -135,7 +135,7 @@ std::vector<OverlapResult> bench_overlap(const Gemm& gemm, const std::vector<dou
     std::vector<float> send(static_cast<std::size_t>(count), 1.0f), recv(static_cast<std::size_t>(count));
     auto reduce = [&] {
       run_collective(CollectiveKind::all_reduce, MPI_COMM_WORLD, send.data(), recv.data(), count,
-                     options.timeout_seconds, "overlap all_reduce");
+                     options.timeout_seconds, "overlap all_reduce", PollRest::sleep);
     };
     auto compute = [&] { kernels.gemm(gemm); };
     compute();

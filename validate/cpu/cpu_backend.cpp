@@ -8,26 +8,31 @@
 
 namespace shardscope::validate {
 
-CpuBackend::CpuBackend(const MpiGroups& groups, double timeout_seconds, FaultInjection faults)
-    : groups_(groups), timeout_seconds_(timeout_seconds), faults_(faults), rank_(world_rank()) {}
+CpuBackend::CpuBackend(const MpiGroups& groups, CpuBuffers& buffers, double timeout_seconds,
+                       FaultInjection faults)
+    : groups_(groups), timeout_seconds_(timeout_seconds), faults_(faults), rank_(world_rank()),
+      buffers_(buffers) {}
 
 void CpuBackend::reserve(const IterationProgram& program, const std::vector<KernelWork>& work) {
-  kernels_.reserve(work);
+  buffers_.kernels.reserve(work);
+  // A serial program runs its collectives on the compute thread: no thread of this rank needs the core.
+  serial_ = std::none_of(program.tasks.begin(), program.tasks.end(),
+                         [](const Task& t) { return t.stream == Task::Stream::comm; });
   std::size_t largest = 1;
   for (const Task& task : program.tasks) {
     if (task.operator_index >= 0) continue;
     const int ranks = groups_.size(task.group);
     largest = std::max(largest, static_cast<std::size_t>(elements_per_rank(task.total_bytes, ranks) * ranks));
   }
-  send_.assign(largest, 1.0f);
-  recv_.assign(largest, 0.0f);
+  if (buffers_.send.size() < largest) buffers_.send.assign(largest, 1.0f);
+  if (buffers_.recv.size() < largest) buffers_.recv.assign(largest, 0.0f);
 }
 
 void CpuBackend::run_compute(const KernelWork& work) {
   if (rank_ == faults_.fail_rank) {
     throw ExecutionError("injected failure (--fail-rank " + std::to_string(rank_) + ")");
   }
-  kernels_.run(work);
+  buffers_.kernels.run(work);
 }
 
 void CpuBackend::run_collective(const Task& task) {
@@ -39,10 +44,10 @@ void CpuBackend::run_collective(const Task& task) {
   const std::int64_t per_rank = elements_per_rank(task.total_bytes, ranks);
   const std::int64_t count = task.kind == CollectiveKind::all_reduce ? per_rank * ranks : per_rank;
   const auto needed = static_cast<std::size_t>(per_rank * ranks);
-  if (send_.size() < needed) send_.assign(needed, 1.0f);
-  if (recv_.size() < needed) recv_.assign(needed, 0.0f);
-  validate::run_collective(task.kind, groups_.comm(task.group), send_.data(), recv_.data(), count,
-                           timeout_seconds_, task.name);
+  if (buffers_.send.size() < needed) buffers_.send.assign(needed, 1.0f);
+  if (buffers_.recv.size() < needed) buffers_.recv.assign(needed, 0.0f);
+  validate::run_collective(task.kind, groups_.comm(task.group), buffers_.send.data(), buffers_.recv.data(), count,
+                           timeout_seconds_, task.name, serial_ ? PollRest::yield : PollRest::sleep);
 }
 
 }  // namespace shardscope::validate

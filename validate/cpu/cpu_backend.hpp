@@ -17,9 +17,18 @@ struct FaultInjection {
   double stall_seconds = 0;
 };
 
+// A rank's kernel scratch and collective buffers. The plans of one run share them: they run one at a time on
+// a rank, and with buffers of their own, plans with the same tasks measured up to 9 % apart on the build
+// machine (each found its own buffers' placement in memory and the caches).
+struct CpuBuffers {
+  EigenKernels kernels;
+  std::vector<float> send, recv;
+};
+
 class CpuBackend : public ExecutionBackend {
  public:
-  CpuBackend(const MpiGroups& groups, double timeout_seconds, FaultInjection faults);
+  // `buffers` must outlive the backend; it grows them to what the program needs.
+  CpuBackend(const MpiGroups& groups, CpuBuffers& buffers, double timeout_seconds, FaultInjection faults);
   // Sizes the kernels' scratch and the collectives' buffers for every task of the program.
   void reserve(const IterationProgram& program, const std::vector<KernelWork>& work);
   void run_compute(const KernelWork& work) override;
@@ -31,8 +40,8 @@ class CpuBackend : public ExecutionBackend {
   FaultInjection faults_;
   int rank_;
   bool stalled_ = false;
-  EigenKernels kernels_;
-  std::vector<float> send_, recv_;
+  bool serial_ = false;  // every task on one stream: collectives poll without sleeping
+  CpuBuffers& buffers_;
 };
 
 }  // namespace shardscope::validate

@@ -1,7 +1,6 @@
 // MPI error checks, group communicators and timed-out collectives.
 #include "validate/cpu/mpi_comm.hpp"
 
-#include <cstring>
 
 #include "validate/core/executor.hpp"
 #include "validate/core/poll.hpp"
@@ -63,14 +62,11 @@ int MpiGroups::size(GroupKind group) const {
 }
 
 void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float* recv, std::int64_t count,
-                    double timeout_seconds, const std::string& what) {
+                    double timeout_seconds, const std::string& what, PollRest rest) {
   int ranks = 0;
   MPI_Comm_size(comm, &ranks);
   const int n = static_cast<int>(count);
-  if (ranks == 1) {
-    std::memcpy(recv, send, static_cast<std::size_t>(count) * sizeof(float));
-    return;
-  }
+  if (ranks == 1) return;
   MPI_Request request = MPI_REQUEST_NULL;
   switch (kind) {
     case CollectiveKind::all_gather:
@@ -89,7 +85,7 @@ void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float
         SHARDSCOPE_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
         return done != 0;
       },
-      timeout_seconds);
+      timeout_seconds, rest);
   if (!answered) {
     throw ExecutionError(what + ": no answer from the other ranks after " + std::to_string(timeout_seconds) +
                          " s (a rank failed, stalled or runs another plan)");

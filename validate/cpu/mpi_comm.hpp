@@ -7,6 +7,7 @@
 #include <string>
 
 #include "planner/cost/collective_cost.hpp"
+#include "validate/core/poll.hpp"
 
 namespace shardscope::validate {
 
@@ -39,9 +40,10 @@ class MpiGroups {
 // One collective on `comm` over single-precision buffers: all-gather of `count` elements per rank into
 // recv (count x ranks), reduce-scatter of count x ranks elements into `count` per rank, or all-reduce of
 // `count` elements. Non-blocking call, then MPI_Test until done or `timeout_seconds` pass (ExecutionError
-// naming `what`). A group of one rank copies locally.
+// naming `what`), resting between tests as `rest` says. A group of one rank exchanges nothing and returns
+// at once (the cost model prices it at zero).
 void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float* recv, std::int64_t count,
-                    double timeout_seconds, const std::string& what);
+                    double timeout_seconds, const std::string& what, PollRest rest);
 
 // The Open MPI / MPI library version string.
 std::string mpi_version();

@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <stdexcept>
 
 #include "planner/core/digest.hpp"
 #include "planner/io/plan_json.hpp"
 #include "planner/program/memory_peak.hpp"
+#include "validate/core/host_memory.hpp"
 #include "validate/core/median.hpp"
 
 namespace shardscope::validate {
@@ -24,18 +27,30 @@ std::vector<double> gather_if(const std::optional<double>& value) {
   return value ? gather_on_root(*value) : std::vector<double>{};
 }
 
-// The cpu-mpi side of a plan: MPI groups of the plan's group size and the Eigen + MPI backend.
+// What the plans of one cpu-mpi run share on a rank: the buffers (CpuBuffers says why) and the MPI groups,
+// one set per group size, so that plans with the same tasks also run them on the same communicators.
+struct CpuShared {
+  CpuBuffers buffers;
+  std::map<int, std::unique_ptr<MpiGroups>> groups;  // by group size
+  // Collective over every rank on first use of a size: every rank prepares the plans in one order.
+  MpiGroups& groups_of(int group_size) {
+    std::unique_ptr<MpiGroups>& g = groups[group_size];
+    if (!g) g = std::make_unique<MpiGroups>(group_size);
+    return *g;
+  }
+};
+
+// The cpu-mpi side of a plan: the Eigen + MPI backend on the shared groups of the plan's group size.
 class CpuPlanBackend : public PlanBackend {
  public:
   CpuPlanBackend(const Plan& plan, const IterationProgram& program, const std::vector<KernelWork>& work,
-                 const RunOptions& options)
-      : groups_(plan.group_size), backend_(groups_, options.timeout_seconds, options.faults) {
+                 CpuShared& shared, const RunOptions& options)
+      : backend_(shared.groups_of(plan.group_size), shared.buffers, options.timeout_seconds, options.faults) {
     backend_.reserve(program, work);
   }
   ExecutionBackend& backend() override { return backend_; }
 
  private:
-  MpiGroups groups_;
   CpuBackend backend_;
 };
 
@@ -47,6 +62,8 @@ struct PlanRun {
   std::unique_ptr<PlanBackend> backend;
   std::unique_ptr<CountingAllocator> allocator;
   std::vector<double> seconds;  // this rank's measured iterations
+  std::vector<std::vector<double>> task_seconds;  // each task's time in every measured iteration
+  std::vector<double> page_faults;                // this process's minor page faults in each
   double peak = 0;
   IterationMeasurement last;
 };
@@ -81,8 +98,12 @@ void run_once(PlanRun& run, bool measured) {
     return;
   }
   run.backend->start_measured_iteration();
+  const long faults_before = minor_page_faults();
   run.last = run.executor->run_iteration(run.backend->backend(), *run.allocator);
+  run.page_faults.push_back(static_cast<double>(minor_page_faults() - faults_before));
   run.seconds.push_back(run.last.iteration_seconds);
+  run.task_seconds.resize(run.last.tasks.size());
+  for (std::size_t i = 0; i < run.last.tasks.size(); ++i) run.task_seconds[i].push_back(run.last.tasks[i].seconds);
   run.peak = std::max(run.peak, run.last.peak_bytes);
 }
 
@@ -101,11 +122,15 @@ IterationResult result_of(PlanRun& run, const RunOptions& options) {
   r.reserved_peak_bytes_per_rank = gather_if(extra.reserved_peak_bytes);
   r.device_peak_bytes_per_rank = gather_if(extra.device_peak_bytes);
   r.emulated_collective_seconds_per_rank = gather_if(extra.emulated_collective_seconds);
+  r.page_faults_per_rank = gather_on_root(median(run.page_faults));
   double sum = 0;
   for (double s : r.iteration_seconds_per_rank) sum += s;
   r.iteration_seconds = sum / static_cast<double>(r.iteration_seconds_per_rank.size());
   r.peak_bytes = *std::max_element(r.peak_bytes_per_rank.begin(), r.peak_bytes_per_rank.end());
+  // Every iteration runs the program's tasks in one order: a task's time is its median over the iterations.
   r.tasks = std::move(run.last.tasks);
+  for (std::size_t i = 0; i < r.tasks.size() && i < run.task_seconds.size(); ++i)
+    r.tasks[i].seconds = median(run.task_seconds[i]);
   r.measured_iterations = options.iterations;
   r.planner_iteration_seconds = plan.predicted.iteration_seconds;
   r.planner_peak_bytes = plan.predicted.peak_memory_bytes;
@@ -129,18 +154,21 @@ std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Cali
                                 std::to_string(scenario.cluster.gpus()));
   }
   // Interleaved: every plan ready at once, then round after round one iteration of each, so a slow spell
-  // of a shared machine falls on every plan alike instead of on whichever ran then. Sequential: the same,
-  // one plan at a time (its memory freed before the next is made ready).
+  // of a shared machine falls on every plan alike instead of on whichever ran then. Round i starts at plan
+  // i mod P, so that no plan always runs first after the barrier of a round or always after the same plan
+  // (whose buffers it finds in the caches). Sequential: the same, one plan at a time (its memory freed
+  // before the next is made ready).
   const std::size_t together = options.interleave ? std::max<std::size_t>(1, plans.size()) : 1;
   std::vector<IterationResult> out;
   for (std::size_t first = 0; first < plans.size(); first += together) {
     std::vector<std::unique_ptr<PlanRun>> runs;
     for (std::size_t i = first; i < std::min(plans.size(), first + together); ++i)
       runs.push_back(prepare(scenario, calibration, plans[i], options, make_backend));
+    const std::size_t n = runs.size();
     for (int i = 0; i < options.warmup_iterations; ++i)
-      for (const auto& run : runs) run_once(*run, false);
+      for (std::size_t k = 0; k < n; ++k) run_once(*runs[(static_cast<std::size_t>(i) + k) % n], false);
     for (int i = 0; i < options.iterations; ++i)
-      for (const auto& run : runs) run_once(*run, true);
+      for (std::size_t k = 0; k < n; ++k) run_once(*runs[(static_cast<std::size_t>(i) + k) % n], true);
     for (const auto& run : runs) out.push_back(result_of(*run, options));
   }
   return out;
@@ -148,10 +176,11 @@ std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Cali
 
 std::vector<IterationResult> run_plans(const Scenario& scenario, const Calibration& calibration,
                                        const std::vector<ValidationPlan>& plans, const RunOptions& options) {
+  CpuShared shared;
   return run_plans_with(
       scenario, calibration, plans, options, world_size(),
       [&](const Plan& plan, const IterationProgram& program, const std::vector<KernelWork>& work) {
-        return std::make_unique<CpuPlanBackend>(plan, program, work, options);
+        return std::make_unique<CpuPlanBackend>(plan, program, work, shared, options);
       });
 }
 

@@ -62,6 +62,7 @@ void CudaBackend::run_compute(const KernelWork& work) {
 void CudaBackend::run_collective(const Task& task) {
   device_.make_current();
   const int ranks = sizes_.of(task.group);
+  if (ranks == 1) return;  // a group of one rank exchanges nothing (priced at zero)
   const std::int64_t per_rank = elements_per_rank(task.total_bytes, ranks);
   const std::int64_t count = task.kind == CollectiveKind::all_reduce ? per_rank * ranks : per_rank;
   const auto buffer_bytes = static_cast<std::size_t>(per_rank * ranks) * 4;

@@ -40,6 +40,7 @@ std::string operator_of(const std::string& name) {
 
 struct PredictedTask {
   bool comm = false;
+  bool one_rank = false;  // a collective over a group of one rank: nothing exchanged, nothing to compare
   double seconds = 0;
   double total_bytes = 0;
 };
@@ -60,6 +61,7 @@ std::map<std::string, PredictedTask> predicted_tasks(const CompareInputs& in, co
     p.comm = t.stream == Task::Stream::comm || t.total_bytes > 0;  // serial programs keep one stream
     p.seconds = p.comm ? cost.seconds(t.kind, t.group, t.total_bytes) : t.compute_seconds;
     p.total_bytes = t.total_bytes;
+    p.one_rank = p.comm && cost.group_ranks(t.group) == 1;
     const int last = i < program.step_tasks ? steps : 1;
     for (int m = 0; m < last; ++m) out.emplace(task_name(program, i, m), p);
   }
@@ -218,6 +220,7 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
         ++unmatched;
         continue;
       }
+      if (p->second.one_rank) continue;
       if (p->second.comm) {
         const int band = size_band(p->second.total_bytes);
         ComparedRow& r = row_for(collectives.rows, band_index, band, it.strategy, size_band_name(band));
