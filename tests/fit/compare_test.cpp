@@ -173,6 +173,30 @@ TEST(CalibrateThenPredict, ACpuRunPricedWithNcclCollectivesIsNoted) {
   EXPECT_EQ(nccl_notes(fit::build_comparison(l.inputs(cpu), nullptr)), static_cast<int>(kStrategies.size()));
 }
 
+// A collective over a group of one rank (MiCS's gradient sync with one replica) exchanges nothing: the
+// backends skip it and the comparison leaves it out, whatever time a run reports for it.
+TEST(CalibrateThenPredict, CollectivesOverOneRankAreNotCompared) {
+  const Loop& l = loop();
+  nlohmann::ordered_json slow = l.run;
+  int one_rank = 0;
+  for (auto& it : slow["iterations"]) {
+    if (it["strategy"] != "mics") continue;
+    for (auto& task : it["tasks"]) {
+      if (task["name"].get<std::string>().rfind("sync ", 0) != 0) continue;
+      task["seconds"] = 1.0;
+      ++one_rank;
+    }
+  }
+  ASSERT_GT(one_rank, 0) << "default.yaml's MiCS plan syncs over one replica";
+  const fit::Comparison a = fit::build_comparison(l.inputs(l.run), nullptr);
+  const fit::Comparison b = fit::build_comparison(l.inputs(slow), nullptr);
+  ASSERT_EQ(a.sections[3].rows.size(), b.sections[3].rows.size());
+  for (std::size_t i = 0; i < a.sections[3].rows.size(); ++i) {
+    EXPECT_EQ(a.sections[3].rows[i].measured, b.sections[3].rows[i].measured) << a.sections[3].rows[i].item;
+    EXPECT_EQ(a.sections[3].rows[i].count, b.sections[3].rows[i].count);
+  }
+}
+
 TEST(CompareStatistics, SpearmanAndSummaries) {
   EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
