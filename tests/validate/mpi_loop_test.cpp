@@ -136,7 +136,8 @@ TEST_F(MpiLoop, InterleavedAndSequentialRunsMeasureTheSamePlans) {
     EXPECT_GT(a["iteration_seconds"].get<double>(), 0);
     // Freed host memory is reused: MPI's temporary buffers (a reduce-scatter of the 8 MiB embedding takes
     // 2,048 pages) touch no fresh page once warmed up.
-    for (const auto& faults : a["page_faults_per_rank"]) EXPECT_LT(faults.get<double>(), 512) << a["strategy"];
+    for (const auto& faults : a["page_faults_per_rank"])
+      EXPECT_LT(faults.get<double>(), 512) << a["strategy"];
   }
 }
 

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 #include <new>
+#include <stdexcept>
 #include <string>
 
 namespace shardscope::validate {

@@ -13,8 +13,8 @@ namespace shardscope::validate {
 
 void keep_freed_host_memory() {
 #if defined(__GLIBC__)
-  mallopt(M_TRIM_THRESHOLD, INT_MAX);             // never give the heap's top back
-  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);    // the largest the library allows on 64-bit systems
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);           // never give the heap's top back
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);  // the largest the library allows on 64-bit systems
 #endif
 }
 

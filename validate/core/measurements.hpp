@@ -77,8 +77,9 @@ struct IterationResult {
   std::vector<double> device_peak_bytes_per_rank;    // device total - free, highest sample
   std::vector<double>
       emulated_collective_seconds_per_rank;  // copies standing in for collectives, per iteration
-  std::vector<double> page_faults_per_rank;  // the rank process's minor page faults per measured iteration (median)
-  std::vector<TaskTiming> tasks;             // rank 0's last measured iteration
+  std::vector<double>
+      page_faults_per_rank;       // the rank process's minor page faults per measured iteration (median)
+  std::vector<TaskTiming> tasks;  // rank 0's last measured iteration
   // Added: what the planner and the program predicted for this plan on the scenario's cluster.
   double planner_iteration_seconds = 0;
   double planner_peak_bytes = 0;

@@ -40,7 +40,6 @@ class CpuBackend : public ExecutionBackend {
   FaultInjection faults_;
   int rank_;
   bool stalled_ = false;
-  bool serial_ = false;  // every task on one stream: collectives poll without sleeping
   CpuBuffers& buffers_;
 };
 

@@ -1,7 +1,6 @@
 // MPI error checks, group communicators and timed-out collectives.
 #include "validate/cpu/mpi_comm.hpp"
 
-
 #include "validate/core/executor.hpp"
 #include "validate/core/poll.hpp"
 

@@ -61,7 +61,7 @@ struct PlanRun {
   std::unique_ptr<ProgramExecutor> executor;
   std::unique_ptr<PlanBackend> backend;
   std::unique_ptr<CountingAllocator> allocator;
-  std::vector<double> seconds;  // this rank's measured iterations
+  std::vector<double> seconds;                    // this rank's measured iterations
   std::vector<std::vector<double>> task_seconds;  // each task's time in every measured iteration
   std::vector<double> page_faults;                // this process's minor page faults in each
   double peak = 0;
@@ -103,7 +103,8 @@ void run_once(PlanRun& run, bool measured) {
   run.page_faults.push_back(static_cast<double>(minor_page_faults() - faults_before));
   run.seconds.push_back(run.last.iteration_seconds);
   run.task_seconds.resize(run.last.tasks.size());
-  for (std::size_t i = 0; i < run.last.tasks.size(); ++i) run.task_seconds[i].push_back(run.last.tasks[i].seconds);
+  for (std::size_t i = 0; i < run.last.tasks.size(); ++i)
+    run.task_seconds[i].push_back(run.last.tasks[i].seconds);
   run.peak = std::max(run.peak, run.last.peak_bytes);
 }
 
