@@ -55,6 +55,8 @@ Json iteration_json(const IterationResult& r) {
   for (const auto& [key, values] : optional_lists) {
     if (!values->empty()) json[key] = *values;
   }
+  if (!r.same_plan_as.empty()) json["same_plan_as"] = r.same_plan_as;
+  if (!r.measured_seconds_per_rank.empty()) json["measured_seconds_per_rank"] = r.measured_seconds_per_rank;
   json["tasks"] = tasks;
   json["measured_iterations"] = r.measured_iterations;
   json["planner_iteration_seconds"] = r.planner_iteration_seconds;

@@ -78,8 +78,10 @@ struct IterationResult {
   std::vector<double>
       emulated_collective_seconds_per_rank;  // copies standing in for collectives, per iteration
   std::vector<double>
-      page_faults_per_rank;       // the rank process's minor page faults per measured iteration (median)
-  std::vector<TaskTiming> tasks;  // rank 0's last measured iteration
+      page_faults_per_rank;  // the rank process's minor page faults per measured iteration (median)
+  std::string same_plan_as;  // another strategy of the run with this plan, whose measurement this is
+  std::vector<std::vector<double>> measured_seconds_per_rank;  // every measured iteration, in run order
+  std::vector<TaskTiming> tasks;  // rank 0's tasks, each its median over the measured iterations
   // Added: what the planner and the program predicted for this plan on the scenario's cluster.
   double planner_iteration_seconds = 0;
   double planner_peak_bytes = 0;

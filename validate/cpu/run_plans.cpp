@@ -12,6 +12,7 @@
 #include "planner/program/memory_peak.hpp"
 #include "validate/core/host_memory.hpp"
 #include "validate/core/median.hpp"
+#include "validate/core/round_levels.hpp"
 
 namespace shardscope::validate {
 
@@ -21,6 +22,19 @@ std::vector<double> gather_on_root(double value) {
   std::vector<double> all(static_cast<std::size_t>(world_size()));
   SHARDSCOPE_MPI_CHECK(MPI_Gather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
   return all;
+}
+
+// Every rank's list (all of one length) on rank 0, one list per rank.
+std::vector<std::vector<double>> gather_lists_on_root(const std::vector<double>& values) {
+  const int n = static_cast<int>(values.size());
+  std::vector<double> all(static_cast<std::size_t>(n) * static_cast<std::size_t>(world_size()));
+  SHARDSCOPE_MPI_CHECK(
+      MPI_Gather(values.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  std::vector<std::vector<double>> out;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(world_size()); ++r)
+    out.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(r * n),
+                     all.begin() + static_cast<std::ptrdiff_t>((r + 1) * n));
+  return out;
 }
 
 std::vector<double> gather_if(const std::optional<double>& value) {
@@ -64,6 +78,7 @@ struct PlanRun {
   std::vector<double> seconds;                    // this rank's measured iterations
   std::vector<std::vector<double>> task_seconds;  // each task's time in every measured iteration
   std::vector<double> page_faults;                // this process's minor page faults in each
+  double estimate_seconds = 0;  // this rank's time for the plan (a median; round-normalized when interleaved)
   double peak = 0;
   IterationMeasurement last;
 };
@@ -117,7 +132,8 @@ IterationResult result_of(PlanRun& run, const RunOptions& options) {
   r.plan_digest = plan_digest_text(plan);
   r.micro_batch = plan.micro_batch;
   r.micro_steps = plan.gradient_accumulation_steps;
-  r.iteration_seconds_per_rank = gather_on_root(median(run.seconds));
+  r.iteration_seconds_per_rank = gather_on_root(run.estimate_seconds);
+  r.measured_seconds_per_rank = gather_lists_on_root(run.seconds);
   r.peak_bytes_per_rank = gather_on_root(extra.peak_bytes.value_or(run.peak));
   if (extra.peak_bytes) r.counted_peak_bytes_per_rank = gather_on_root(run.peak);
   r.reserved_peak_bytes_per_rank = gather_if(extra.reserved_peak_bytes);
@@ -154,23 +170,49 @@ std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Cali
                                 " ranks were launched; launch mpirun -n " +
                                 std::to_string(scenario.cluster.gpus()));
   }
+  // Strategies that give one plan (MiCS and ZeRO-3 on one node, OSDP choosing plain DP everywhere) run it
+  // once: its measurement is both strategies', as their prediction is; measured twice, the same tasks
+  // would come out a few per cent apart and rank the two by noise.
+  std::vector<std::size_t> same_as(plans.size());
+  std::map<std::string, std::size_t> first_by_digest;
+  std::vector<std::size_t> distinct;
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const auto [at, inserted] = first_by_digest.emplace(plan_digest_text(plans[i].plan), i);
+    same_as[i] = at->second;
+    if (inserted) distinct.push_back(i);
+  }
   // Interleaved: every plan ready at once, then round after round one iteration of each, so a slow spell
   // of a shared machine falls on every plan alike instead of on whichever ran then. Round i starts at plan
   // i mod P, so that no plan always runs first after the barrier of a round or always after the same plan
-  // (whose buffers it finds in the caches). Sequential: the same, one plan at a time (its memory freed
-  // before the next is made ready).
-  const std::size_t together = options.interleave ? std::max<std::size_t>(1, plans.size()) : 1;
-  std::vector<IterationResult> out;
-  for (std::size_t first = 0; first < plans.size(); first += together) {
+  // (whose buffers it finds in the caches), and a plan's time is its median relative to its rounds
+  // (round_normalized_medians). Sequential: one plan at a time (its memory freed before the next is made
+  // ready), its time the median of its iterations.
+  const std::size_t together = options.interleave ? std::max<std::size_t>(1, distinct.size()) : 1;
+  std::map<std::size_t, IterationResult> measured;  // by index of the plan in `plans`
+  for (std::size_t first = 0; first < distinct.size(); first += together) {
     std::vector<std::unique_ptr<PlanRun>> runs;
-    for (std::size_t i = first; i < std::min(plans.size(), first + together); ++i)
-      runs.push_back(prepare(scenario, calibration, plans[i], options, make_backend));
+    for (std::size_t i = first; i < std::min(distinct.size(), first + together); ++i)
+      runs.push_back(prepare(scenario, calibration, plans[distinct[i]], options, make_backend));
     const std::size_t n = runs.size();
     for (int i = 0; i < options.warmup_iterations; ++i)
       for (std::size_t k = 0; k < n; ++k) run_once(*runs[(static_cast<std::size_t>(i) + k) % n], false);
     for (int i = 0; i < options.iterations; ++i)
       for (std::size_t k = 0; k < n; ++k) run_once(*runs[(static_cast<std::size_t>(i) + k) % n], true);
-    for (const auto& run : runs) out.push_back(result_of(*run, options));
+    std::vector<std::vector<double>> seconds;
+    for (const auto& run : runs) seconds.push_back(run->seconds);
+    const std::vector<double> estimates = round_normalized_medians(seconds);
+    for (std::size_t k = 0; k < n; ++k) {
+      runs[k]->estimate_seconds = estimates[k];
+      measured.emplace(distinct[first + k], result_of(*runs[k], options));
+    }
+  }
+  std::vector<IterationResult> out;
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    out.push_back(measured.at(same_as[i]));
+    if (same_as[i] != i) {
+      out.back().strategy = plans[i].strategy;
+      out.back().same_plan_as = plans[same_as[i]].strategy;
+    }
   }
   return out;
 }
