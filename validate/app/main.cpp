@@ -168,10 +168,11 @@ void run(const Arguments& a) {
     for (const sv::IterationResult& r : m.iterations) {
       std::fprintf(stderr,
                    "%-12s micro-batch %lld x %d: measured %.3f s (planner %.3f s), peak %.0f B (program %.0f "
-                   "B, planner %.0f B)\n",
+                   "B, planner %.0f B)%s\n",
                    r.strategy.c_str(), static_cast<long long>(r.micro_batch), r.micro_steps,
                    r.iteration_seconds, r.planner_iteration_seconds, r.peak_bytes, r.program_peak_bytes,
-                   r.planner_peak_bytes);
+                   r.planner_peak_bytes,
+                   r.same_plan_as.empty() ? "" : (", the plan of " + r.same_plan_as + ", run once").c_str());
     }
   }
 }
