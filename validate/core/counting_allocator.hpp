@@ -1,6 +1,6 @@
 // CountingAllocator: takes and gives back the program's buffers by memory category and keeps the high-water
 // mark of the bytes in use, the executor's measured peak (the counting allocator the planner predicts). The
-// blocks come from host memory, or from a MemorySource (the cuda backend's device pool).
+// blocks come from a MemorySource (the cuda backend's device pool), or are counted only.
 #pragma once
 
 #include <cstddef>
@@ -25,12 +25,13 @@ class CountingAllocator {
   CountingAllocator() = default;
   // Blocks from `source`, which must outlive the allocator.
   explicit CountingAllocator(MemorySource& source) : source_(&source) {}
-  // Gives the blocks still held back (to the source, or unmapped).
+  // Gives the blocks still held back to the source.
   ~CountingAllocator();
   CountingAllocator(const CountingAllocator&) = delete;
   CountingAllocator& operator=(const CountingAllocator&) = delete;
 
-  // Takes `bytes` of `category` (a real allocation of that size; 0 bytes takes nothing).
+  // Takes `bytes` of `category`: a block of that size from the source, or only the count without one (0
+  // bytes takes nothing).
   void allocate(MemoryCategory category, double bytes);
   // Gives back `bytes` of `category`, newest blocks first; a block larger than what is left is shrunk in the
   // count (its memory stays until the rest of it is given back). Throws std::logic_error on more than held.
@@ -42,8 +43,7 @@ class CountingAllocator {
 
  private:
   struct Block {
-    void* host_block = nullptr;    // an anonymous mapping (no source)
-    void* source_block = nullptr;  // the source's block
+    void* source_block = nullptr;  // the source's block (none without a source: counted only)
     std::size_t size_bytes = 0;
     double counted_bytes = 0;
   };
