@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Builds the `fuzz` preset and runs every parser's libFuzzer target for SECONDS each (default 600), two at a
 # time, seeded from the shipped files; prints runs, exec/s, corpus size and findings per target, fails on any.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]   (targets: scenario hf calibration plan; default: all four)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]   (targets: scenario hf calibration plan measurements; default: all five)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario hf calibration plan)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario hf calibration plan measurements)
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
@@ -22,7 +22,8 @@ seeds() {
     hf) echo "hf_config_fuzzer scenarios/hf tests/transcripts/inputs tests/hostile/inputs" ;;
     calibration) echo "calibration_fuzzer fuzz/corpus/calibration tests/transcripts/inputs tests/hostile/inputs" ;;
     plan) echo "plan_json_fuzzer tests/golden tests/transcripts/inputs tests/hostile/inputs" ;;
-    *) echo "fuzz.sh: unknown target '$1' (expected scenario, hf, calibration or plan)" >&2; exit 2 ;;
+    measurements) echo "measurements_fuzzer validate/data tests/transcripts/inputs tests/hostile/inputs" ;;
+    *) echo "fuzz.sh: unknown target '$1' (expected scenario, hf, calibration, plan or measurements)" >&2; exit 2 ;;
   esac
 }
 

@@ -197,6 +197,27 @@ TEST(CalibrateThenPredict, CollectivesOverOneRankAreNotCompared) {
   }
 }
 
+// A rank whose compute is slower than the others' holds them at every collective after compute: compare
+// says so, naming the rank, once the ranks differ by more than 5 %.
+TEST(CalibrateThenPredict, AStragglingRankIsNoted) {
+  const Loop& l = loop();
+  const auto straggler_notes = [&](const std::vector<double>& compute) {
+    nlohmann::ordered_json run = l.run;
+    run["iterations"][0]["compute_seconds_per_rank"] = compute;
+    std::vector<std::string> found;
+    for (const std::string& note : fit::build_comparison(l.inputs(run), nullptr).notes)
+      if (note.find("compute differs") != std::string::npos) found.push_back(note);
+    return found;
+  };
+  const std::vector<std::string> slow = straggler_notes({0.1, 0.12, 0.1});
+  ASSERT_EQ(slow.size(), 1u);
+  EXPECT_NE(slow[0].find("the ranks' compute differs by 20.0 % (rank 1 slowest)"), std::string::npos)
+      << slow[0];
+  EXPECT_EQ(slow[0].rfind(kStrategies[0] + ": ", 0), 0u) << slow[0];
+  EXPECT_TRUE(straggler_notes({0.1, 0.104}).empty());  // within 5 %: the machine's noise
+  EXPECT_TRUE(straggler_notes({0.1}).empty());
+}
+
 TEST(CompareStatistics, SpearmanAndSummaries) {
   EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);

@@ -22,6 +22,7 @@ const char* kExample = R"({
   "overlap": [], "reserve_bytes": 0,
   "iterations": [{"scenario": "s.yaml", "strategy": "ddp", "plan_digest": "x", "micro_batch": 2,
                   "micro_steps": 1, "iteration_seconds": 1.5, "peak_bytes": 100,
+                  "compute_seconds_per_rank": [0.5, 0.55],
                   "tasks": [{"name": "fwd a", "stream": "compute", "seconds": 0.1, "operator": "a",
                              "kind": "compute", "bytes": 0}]}]
 })";
@@ -41,6 +42,7 @@ TEST(Measurements, ReadsTheContractExample) {
   EXPECT_EQ(*m.reserve_bytes, 0.0);
   ASSERT_EQ(m.iterations.size(), 1u);
   EXPECT_EQ(m.iterations[0].tasks[0].op, "a");
+  EXPECT_EQ(m.iterations[0].compute_seconds_per_rank, (std::vector<double>{0.5, 0.55}));
 }
 
 void expect_error(const std::string& text, int line, const std::string& field, const std::string& words) {
@@ -75,6 +77,12 @@ TEST(Measurements, ErrorsNameFileLineAndField) {
                "gemms[0].operator_kind", "mlp");
   expect_error(replaced("\"iteration_seconds\": 1.5", "\"iteration_seconds\": \"fast\""), 13,
                "iterations[0].iteration_seconds", "expected a number");
+  expect_error(replaced("[0.5, 0.55]", "[0.5, \"slow\"]"), 14, "iterations[0].compute_seconds_per_rank",
+               "expected numbers from 0");
+  expect_error(replaced("[0.5, 0.55]", "0.5"), 14, "iterations[0].compute_seconds_per_rank",
+               "expected a list of numbers");
+  expect_error(replaced("[0.5, 0.55]", "[0.5, -1]"), 14, "iterations[0].compute_seconds_per_rank",
+               "expected numbers from 0");
 }
 
 }  // namespace

@@ -51,6 +51,7 @@ Json iteration_json(const IterationResult& r) {
       {"reserved_peak_bytes_per_rank", &r.reserved_peak_bytes_per_rank},
       {"device_peak_bytes_per_rank", &r.device_peak_bytes_per_rank},
       {"emulated_collective_seconds_per_rank", &r.emulated_collective_seconds_per_rank},
+      {"compute_seconds_per_rank", &r.compute_seconds_per_rank},
       {"page_faults_per_rank", &r.page_faults_per_rank}};
   for (const auto& [key, values] : optional_lists) {
     if (!values->empty()) json[key] = *values;

@@ -76,7 +76,8 @@ struct IterationResult {
   std::vector<double> reserved_peak_bytes_per_rank;  // the pool's reserved high-water mark
   std::vector<double> device_peak_bytes_per_rank;    // device total - free, highest sample
   std::vector<double>
-      emulated_collective_seconds_per_rank;  // copies standing in for collectives, per iteration
+      emulated_collective_seconds_per_rank;      // copies standing in for collectives, per iteration
+  std::vector<double> compute_seconds_per_rank;  // the rank's compute tasks in a measured iteration (median)
   std::vector<double>
       page_faults_per_rank;  // the rank process's minor page faults per measured iteration (median)
   std::string same_plan_as;  // another strategy of the run with this plan, whose measurement this is

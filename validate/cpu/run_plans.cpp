@@ -78,6 +78,7 @@ struct PlanRun {
   std::vector<double> seconds;                    // this rank's measured iterations
   std::vector<std::vector<double>> task_seconds;  // each task's time in every measured iteration
   std::vector<double> page_faults;                // this process's minor page faults in each
+  std::vector<double> compute_seconds;            // this rank's compute tasks in each
   double estimate_seconds = 0;  // this rank's time for the plan (a median; round-normalized when interleaved)
   double peak = 0;
   IterationMeasurement last;
@@ -117,6 +118,9 @@ void run_once(PlanRun& run, bool measured) {
   run.last = run.executor->run_iteration(run.backend->backend(), *run.allocator);
   run.page_faults.push_back(static_cast<double>(minor_page_faults() - faults_before));
   run.seconds.push_back(run.last.iteration_seconds);
+  double compute = 0;
+  for (const TaskTiming& t : run.last.tasks) compute += t.kind == "compute" ? t.seconds : 0;
+  run.compute_seconds.push_back(compute);
   run.task_seconds.resize(run.last.tasks.size());
   for (std::size_t i = 0; i < run.last.tasks.size(); ++i)
     run.task_seconds[i].push_back(run.last.tasks[i].seconds);
@@ -140,6 +144,7 @@ IterationResult result_of(PlanRun& run, const RunOptions& options) {
   r.device_peak_bytes_per_rank = gather_if(extra.device_peak_bytes);
   r.emulated_collective_seconds_per_rank = gather_if(extra.emulated_collective_seconds);
   r.page_faults_per_rank = gather_on_root(median(run.page_faults));
+  r.compute_seconds_per_rank = gather_on_root(median(run.compute_seconds));
   double sum = 0;
   for (double s : r.iteration_seconds_per_rank) sum += s;
   r.iteration_seconds = sum / static_cast<double>(r.iteration_seconds_per_rank.size());

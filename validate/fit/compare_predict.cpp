@@ -3,6 +3,7 @@
 // the per-operator compute and per-size-band collective rows.
 #include "validate/fit/compare_predict.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -36,6 +37,22 @@ std::string operator_of(const std::string& name) {
   std::string rest = name.substr(std::min(name.size(), name.find(' ') + 1));
   const std::size_t hash = rest.find(" #");
   return hash == std::string::npos ? rest : rest.substr(0, hash);
+}
+
+// Ranks' compute times more than kStragglerFraction apart: the note naming the slowest rank, else "".
+constexpr double kStragglerFraction = 0.05;
+std::string straggler_note(const std::vector<double>& compute_seconds) {
+  if (compute_seconds.size() < 2) return "";
+  const auto slow = std::max_element(compute_seconds.begin(), compute_seconds.end());
+  const double fast = *std::min_element(compute_seconds.begin(), compute_seconds.end());
+  if (fast <= 0 || *slow / fast - 1 <= kStragglerFraction) return "";
+  char text[200];
+  std::snprintf(
+      text, sizeof text,
+      "the ranks' compute differs by %.1f %% (rank %td slowest): the collectives after compute wait "
+      "for it, which the model (identical ranks) does not price",
+      100 * (*slow / fast - 1), slow - compute_seconds.begin());
+  return text;
 }
 
 struct PredictedTask {
@@ -187,6 +204,10 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
           ": priced with NCCL's collective model, but the cpu-mpi backend ran MPI's "
           "collectives, which the fitted ring model describes; set execution.collectives: ring");
     }
+    // A rank whose compute runs slower holds every other rank at each collective after compute: a straggler
+    // the model, which prices identical ranks, does not see.
+    if (const std::string slow = straggler_note(it.compute_seconds_per_rank); !slow.empty())
+      c.notes.push_back(it.strategy + ": " + slow);
     ComparedRow time_row{it.strategy, "", it.iteration_seconds, std::nullopt, std::nullopt, 1};
     time_row.samples = static_cast<double>(it.micro_batch) * it.micro_steps * m.ranks;
     ComparedRow peak_row{it.strategy, "", it.peak_bytes, std::nullopt, std::nullopt, 1};

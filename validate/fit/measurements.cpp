@@ -50,6 +50,24 @@ OperatorKind operator_kind_of(const JsonObjectReader& r) {
   return parse_name<OperatorKind>(name).value();
 }
 
+// A list of numbers from `min` to `max` under `key` (empty when absent).
+std::vector<double> numbers_in(const JsonObjectReader& r, const std::string& key, double min, double max) {
+  std::vector<double> out;
+  if (!r.has(key)) return out;
+  const nlohmann::json& list = r.value(key);
+  if (!list.is_array()) r.fail(key, "expected a list of numbers, got " + list.dump());
+  for (const nlohmann::json& v : list) {
+    const double x = v.is_number() ? v.get<double>() : std::nan("");
+    if (!std::isfinite(x) || x < min || x > max) {
+      char range[96];
+      std::snprintf(range, sizeof range, "expected numbers from %g to %g, got ", min, max);
+      r.fail(key, range + v.dump());
+    }
+    out.push_back(x);
+  }
+  return out;
+}
+
 template <typename F>
 void each(const JsonObjectReader& root, const std::string& key, const F& f) {
   if (!root.has(key)) return;
@@ -67,6 +85,7 @@ MeasuredIteration parse_iteration(const JsonObjectReader& r, std::size_t index) 
   it.micro_steps = static_cast<int>(r.integer_or("micro_steps", 1, 1, 1 << 30));
   it.iteration_seconds = positive(r, "iteration_seconds");
   it.peak_bytes = number_in(r, "peak_bytes", 0, 1e18);
+  it.compute_seconds_per_rank = numbers_in(r, "compute_seconds_per_rank", 0, 1e9);
   each(r, "tasks", [&](const JsonObjectReader& t, std::size_t) {
     MeasuredTask task;
     task.name = t.string("name");

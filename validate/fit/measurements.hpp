@@ -59,6 +59,7 @@ struct MeasuredIteration {
   int micro_steps = 1;
   double iteration_seconds = 0;
   double peak_bytes = 0;
+  std::vector<double> compute_seconds_per_rank;  // each rank's compute tasks in an iteration (may be empty)
   std::vector<MeasuredTask> tasks;
   std::size_t index = 0;
 };
