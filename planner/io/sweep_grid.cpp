@@ -68,8 +68,9 @@ GridFilter parse_filter(const YamlMap& map, const std::vector<GridAxis>& axes) {
 
 bool matches(const GridFilter& filter, const GridPoint& point) {
   for (const auto& [axis, values] : filter.conditions) {
+    const std::string& name = axis;  // a lambda may not capture a structured binding before C++20 (clang 14)
     const auto it = std::find_if(point.values.begin(), point.values.end(),
-                                 [&](const auto& v) { return v.first == axis; });
+                                 [&](const auto& v) { return v.first == name; });
     if (it == point.values.end() || std::find(values.begin(), values.end(), it->second) == values.end())
       return false;
   }
@@ -218,8 +219,9 @@ ResolvedPoint GridResolver::resolve(const GridPoint& point) const {
       out.strategies = {find_strategy(value)->name};
       continue;
     }
+    const std::string& name = path;  // a lambda may not capture a structured binding before C++20 (clang 14)
     const auto axis =
-        std::find_if(grid_.axes.begin(), grid_.axes.end(), [&](const GridAxis& a) { return a.path == path; });
+        std::find_if(grid_.axes.begin(), grid_.axes.end(), [&](const GridAxis& a) { return a.path == name; });
     ScenarioOverride o{grid_.file + ":" + std::to_string(axis->line), path, value, grid_.base_dir};
     (path == "model" || path == "cluster" ? sections : fields).push_back(o);
   }

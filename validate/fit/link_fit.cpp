@@ -125,7 +125,9 @@ void fit_class(LinkClass lc, const std::vector<LinkPoint>& points, const FitOpti
 
   refuse_falling_times(name, points);
   const auto [alpha_big, slope_big] = line_fit(big);
-  const auto [alpha, slope_small] = line_fit(small);
+  const auto [alpha_small, slope_small] = line_fit(small);
+  const double alpha =
+      alpha_small;  // captured by lambdas below (clang 14 cannot capture a structured binding)
   if (!(alpha >= 0)) {
     refuse(name + ".alpha", small,
            "negative alpha (" + percent(alpha) + " s) at the smallest sizes: the points are inconsistent");
