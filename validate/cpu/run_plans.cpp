@@ -79,7 +79,6 @@ struct PlanRun {
   std::vector<std::vector<double>> task_seconds;  // each task's time in every measured iteration
   std::vector<double> page_faults;                // this process's minor page faults in each
   std::vector<double> compute_seconds;            // this rank's compute tasks in each
-  double estimate_seconds = 0;  // this rank's time for the plan (a median; round-normalized when interleaved)
   double peak = 0;
   IterationMeasurement last;
 };
@@ -127,7 +126,8 @@ void run_once(PlanRun& run, bool measured) {
   run.peak = std::max(run.peak, run.last.peak_bytes);
 }
 
-IterationResult result_of(PlanRun& run, const RunOptions& options) {
+// `estimate_seconds`: this rank's time for the plan (round_normalized_medians over the plans run together).
+IterationResult result_of(PlanRun& run, double estimate_seconds, const RunOptions& options) {
   const Plan& plan = run.plan->plan;
   const PlanBackend::Extra extra = run.backend->extra();
   IterationResult r;
@@ -136,7 +136,7 @@ IterationResult result_of(PlanRun& run, const RunOptions& options) {
   r.plan_digest = plan_digest_text(plan);
   r.micro_batch = plan.micro_batch;
   r.micro_steps = plan.gradient_accumulation_steps;
-  r.iteration_seconds_per_rank = gather_on_root(run.estimate_seconds);
+  r.iteration_seconds_per_rank = gather_on_root(estimate_seconds);
   r.measured_seconds_per_rank = gather_lists_on_root(run.seconds);
   r.peak_bytes_per_rank = gather_on_root(extra.peak_bytes.value_or(run.peak));
   if (extra.peak_bytes) r.counted_peak_bytes_per_rank = gather_on_root(run.peak);
@@ -175,9 +175,9 @@ std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Cali
                                 " ranks were launched; launch mpirun -n " +
                                 std::to_string(scenario.cluster.gpus()));
   }
-  // Strategies that give one plan (MiCS and ZeRO-3 on one node, OSDP choosing plain DP everywhere) run it
-  // once: its measurement is both strategies', as their prediction is; measured twice, the same tasks
-  // would come out a few per cent apart and rank the two by noise.
+  // Strategies that give one plan (on two ranks: ZeRO-2 and the shardscope plan, OSDP choosing plain DP
+  // everywhere and DDP) run it once: its measurement is both strategies', as their prediction is; measured
+  // twice, the same tasks would come out a few per cent apart and rank the two by noise.
   std::vector<std::size_t> same_as(plans.size());
   std::map<std::string, std::size_t> first_by_digest;
   std::vector<std::size_t> distinct;
@@ -206,10 +206,8 @@ std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Cali
     std::vector<std::vector<double>> seconds;
     for (const auto& run : runs) seconds.push_back(run->seconds);
     const std::vector<double> estimates = round_normalized_medians(seconds);
-    for (std::size_t k = 0; k < n; ++k) {
-      runs[k]->estimate_seconds = estimates[k];
-      measured.emplace(distinct[first + k], result_of(*runs[k], options));
-    }
+    for (std::size_t k = 0; k < n; ++k)
+      measured.emplace(distinct[first + k], result_of(*runs[k], estimates[k], options));
   }
   std::vector<IterationResult> out;
   for (std::size_t i = 0; i < plans.size(); ++i) {

@@ -13,16 +13,22 @@ namespace shardscope::fit {
 
 namespace {
 
-double number_in(const JsonObjectReader& r, const std::string& key, double min, double max) {
-  const nlohmann::json& v = r.value(key);
-  if (!v.is_number()) r.fail(key, "expected a number");
-  const double x = v.get<double>();
+// `v` (under `key`) as a finite number from `min` to `max`, else the error "expected <noun> from ...".
+double in_range(const JsonObjectReader& r, const std::string& key, const nlohmann::json& v, double min,
+                double max, const char* noun) {
+  const double x = v.is_number() ? v.get<double>() : std::nan("");
   if (!std::isfinite(x) || x < min || x > max) {
     char range[96];
-    std::snprintf(range, sizeof range, "expected a number from %g to %g, got ", min, max);
+    std::snprintf(range, sizeof range, "expected %s from %g to %g, got ", noun, min, max);
     r.fail(key, range + v.dump());
   }
   return x;
+}
+
+double number_in(const JsonObjectReader& r, const std::string& key, double min, double max) {
+  const nlohmann::json& v = r.value(key);
+  if (!v.is_number()) r.fail(key, "expected a number");
+  return in_range(r, key, v, min, max, "a number");
 }
 
 double positive(const JsonObjectReader& r, const std::string& key, double max = 1e30) {
@@ -56,15 +62,7 @@ std::vector<double> numbers_in(const JsonObjectReader& r, const std::string& key
   if (!r.has(key)) return out;
   const nlohmann::json& list = r.value(key);
   if (!list.is_array()) r.fail(key, "expected a list of numbers, got " + list.dump());
-  for (const nlohmann::json& v : list) {
-    const double x = v.is_number() ? v.get<double>() : std::nan("");
-    if (!std::isfinite(x) || x < min || x > max) {
-      char range[96];
-      std::snprintf(range, sizeof range, "expected numbers from %g to %g, got ", min, max);
-      r.fail(key, range + v.dump());
-    }
-    out.push_back(x);
-  }
+  for (const nlohmann::json& v : list) out.push_back(in_range(r, key, v, min, max, "numbers"));
   return out;
 }
 
