@@ -1,5 +1,6 @@
 // Calibration lookups: the bandwidth efficiency factor of one message size (log-linear between points), by
-// the default table or a link class's own, and a class's factor per collective kind.
+// the default table or a link class's own, a class's factor per collective kind, and the rate factor of one
+// matrix product by its FLOPs.
 #include "planner/core/calibration.hpp"
 
 #include <cmath>
@@ -8,14 +9,14 @@ namespace shardscope {
 
 namespace {
 
-double factor_of(const std::vector<std::pair<double, double>>& table, double message_bytes) {
+double factor_of(const std::vector<std::pair<double, double>>& table, double size) {
   if (table.empty()) return 1.0;
-  if (message_bytes <= table.front().first) return table.front().second;
-  if (message_bytes >= table.back().first) return table.back().second;
+  if (size <= table.front().first) return table.front().second;
+  if (size >= table.back().first) return table.back().second;
   for (std::size_t i = 1; i < table.size(); ++i) {
-    if (message_bytes <= table[i].first) {
+    if (size <= table[i].first) {
       const double x0 = std::log(table[i - 1].first), x1 = std::log(table[i].first);
-      const double w = (std::log(message_bytes) - x0) / (x1 - x0);
+      const double w = (std::log(size) - x0) / (x1 - x0);
       return table[i - 1].second + w * (table[i].second - table[i - 1].second);
     }
   }
@@ -31,6 +32,10 @@ double message_efficiency_factor(const Calibration& calibration, double message_
 double message_efficiency_factor(const Calibration& calibration, LinkClass link_class, double message_bytes) {
   const auto& own = calibration.link_message_efficiency[static_cast<std::size_t>(link_class)];
   return factor_of(own.empty() ? calibration.message_efficiency : own, message_bytes);
+}
+
+double gemm_efficiency_factor(const Calibration& calibration, OperatorKind kind, double product_flops) {
+  return factor_of(calibration.gemm_efficiency[static_cast<std::size_t>(kind)], product_flops);
 }
 
 double collective_efficiency_factor(const Calibration& calibration, LinkClass link_class,

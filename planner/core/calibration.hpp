@@ -41,12 +41,21 @@ struct Calibration {
   // the three at about one bus bandwidth. Ring pricing uses it (with the message efficiency of the same
   // bottleneck class); the NCCL model does not.
   std::array<std::array<std::optional<double>, 3>, 5> collective_efficiency;
+  // Rate efficiency by matrix-product size per operator kind (indexed by OperatorKind; small products reach
+  // less of their kind's rate): (FLOPs of one product, factor in (0, 1]) points, FLOPs increasing;
+  // log-linear between them, flat outside. Each product of an operator (Operator::forward_gemms, at the
+  // micro-batch and slice it runs) is priced at its kind's fraction x this factor, its backward products at
+  // its own; empty = 1 (one rate per operator kind), `gemm_efficiency.KIND` in the file.
+  std::array<std::vector<std::pair<double, double>>, 8> gemm_efficiency;
 };
 
 // The efficiency factor for one ring step's message by the default table (1 when there is none).
 double message_efficiency_factor(const Calibration& calibration, double message_bytes);
 // The same by the table of one link class (its own, else the default). A ring uses its bottleneck class's.
 double message_efficiency_factor(const Calibration& calibration, LinkClass link_class, double message_bytes);
+// The rate factor of one matrix product of `product_flops` FLOPs of an operator of `kind` (1 without a
+// table).
+double gemm_efficiency_factor(const Calibration& calibration, OperatorKind kind, double product_flops);
 // The bandwidth factor of one collective kind on one link class (1 when unset).
 double collective_efficiency_factor(const Calibration& calibration, LinkClass link_class,
                                     CollectiveKind kind);

@@ -160,6 +160,14 @@ std::uint64_t calibration_digest(const Calibration& calibration) {
       c.add(at + ".factor", table[i].second);
     }
   }
+  for (std::size_t k = 0; k < calibration.gemm_efficiency.size(); ++k) {  // none: the digest is unchanged
+    const auto& table = calibration.gemm_efficiency[k];
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      const std::string at = "gemm_efficiency." + std::to_string(k) + "." + std::to_string(i);
+      c.add(at + ".flops", table[i].first);
+      c.add(at + ".factor", table[i].second);
+    }
+  }
   // Only the factors a file gives: a calibration without them keeps its digest.
   for (std::size_t k = 0; k < calibration.collective_efficiency.size(); ++k) {
     for (std::size_t kind = 0; kind < calibration.collective_efficiency[k].size(); ++kind) {

@@ -285,21 +285,26 @@ std::vector<ScenarioIssue> calibration_issues(const Calibration& cal, const Scen
   issues.non_negative("overlap_slowdown", cal.overlap_slowdown, "fraction");
   issues.non_negative("slice_overhead", cal.slice_overhead_seconds, "duration");
   const auto check_table = [&issues](const std::vector<std::pair<double, double>>& table,
-                                     const std::string& field) {
+                                     const std::string& field, const std::string& size_key,
+                                     const char* size_unit) {
     for (std::size_t i = 0; i < table.size(); ++i) {
-      const auto& [bytes, factor] = table[i];
+      const auto& [size, factor] = table[i];
       const std::string at = field + "[" + std::to_string(i) + "]";
-      issues.positive(at + ".bytes", bytes, "byte size");
-      if (i > 0 && !(bytes > table[i - 1].first)) {
-        issues.add(at + ".bytes", "sizes must increase from one point to the next");
+      issues.positive(at + "." + size_key, size, size_unit);
+      if (i > 0 && !(size > table[i - 1].first)) {
+        issues.add(at + "." + size_key, "sizes must increase from one point to the next");
       }
       if (!(factor > 0 && factor <= 1)) issues.add(at + ".factor", "expected a factor in (0, 1]");
     }
   };
-  check_table(cal.message_efficiency, "message_efficiency");
+  check_table(cal.message_efficiency, "message_efficiency", "bytes", "byte size");
   for (LinkClass lc : values<LinkClass>()) {
     check_table(cal.link_message_efficiency[static_cast<std::size_t>(lc)],
-                "links." + std::string(to_string(lc)) + ".message_efficiency");
+                "links." + std::string(to_string(lc)) + ".message_efficiency", "bytes", "byte size");
+  }
+  for (OperatorKind k : values<OperatorKind>()) {
+    check_table(cal.gemm_efficiency[static_cast<std::size_t>(k)],
+                "gemm_efficiency." + std::string(to_string(k)), "flops", "FLOP count");
   }
   if (cal.runtime_reserve_bytes) {
     const double reserve = *cal.runtime_reserve_bytes;

@@ -1,4 +1,5 @@
-// Compute time of an operator from its FLOPs and the GPU's achievable rate (calibratable per operator kind).
+// Compute time of an operator from its FLOPs and the GPU's achievable rate (calibratable per operator kind
+// and by matrix-product size).
 #pragma once
 
 #include "planner/core/calibration.hpp"
@@ -14,8 +15,16 @@ class ComputeModel {
       : gpu_(cluster.gpu), precision_(precision), calibration_(calibration) {}
 
   double flops_per_second(const Operator& op) const;
-  double forward_seconds(const Operator& op, double samples) const;
-  double backward_seconds(const Operator& op, double samples) const;
+  // The whole pass over `samples` samples, cut into `slices` slices (each computes 1/slices of every
+  // product's output columns): with a calibration's gemm_efficiency table for the operator's kind, each
+  // product is priced at the rate of its own size there, so more slices (smaller products) can take longer;
+  // without one, slices change nothing.
+  double forward_seconds(const Operator& op, double samples, int slices = 1) const;
+  double backward_seconds(const Operator& op, double samples, int slices = 1) const;
+  // The share of the kind's rate the operator's products reach at that micro-batch and slicing: its
+  // forward FLOPs over the sum of each product's FLOPs / gemm_efficiency_factor (FLOPs outside the products
+  // at factor 1). 1 without a table or without product shapes (an operator given as a list).
+  double size_factor(const Operator& op, double samples, int slices) const;
   // Optimizer update: memory-bound, reads and writes the owned model-state bytes once each.
   double update_seconds(double owned_state_bytes) const;
 

@@ -1,5 +1,5 @@
 // Calibration file parsing: link alpha/bandwidth per class (with message and per-collective efficiency),
-// achievable fraction per operator kind, overheads.
+// achievable fraction per operator kind (with a product-size efficiency table), overheads.
 #include "planner/io/calibration_parser.hpp"
 
 #include <limits>
@@ -12,26 +12,28 @@ namespace shardscope {
 
 namespace {
 
-// A `message_efficiency:` list under `parent` (the top level or one link class): {bytes, factor} points,
-// sizes increasing.
-std::vector<std::pair<double, double>> parse_efficiency_table(const YamlMap& parent) {
+// An efficiency table `key:` under `parent`: {SIZE_KEY, factor} points, sizes increasing
+// (`message_efficiency` by bytes under the top level or one link class, `gemm_efficiency.KIND` by FLOPs).
+std::vector<std::pair<double, double>> parse_efficiency_table(const YamlMap& parent, const std::string& key,
+                                                              const std::string& size_key) {
   const std::string& file = parent.file();
   std::vector<std::pair<double, double>> table;
-  const YAML::Node list = parent.raw("message_efficiency");
+  const YAML::Node list = parent.raw(key);
   if (!list.IsSequence() || list.size() == 0 || list.size() > 1000) {
-    parent.fail("message_efficiency", "expected a list of {bytes, factor} points");
+    parent.fail(key, "expected a list of {" + size_key + ", factor} points");
   }
-  const std::string at =
-      parent.path().empty() ? std::string("message_efficiency") : parent.path() + ".message_efficiency";
+  const std::string at = parent.path().empty() ? key : parent.path() + "." + key;
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const YamlMap point(list[i], file, at + "[" + std::to_string(i) + "]", parent.line("message_efficiency"));
-    point.reject_unknown({"bytes", "factor"});
-    const double bytes = static_cast<double>(point.bytes("bytes", 1, std::int64_t{1} << 50));
+    const YamlMap point(list[i], file, at + "[" + std::to_string(i) + "]", parent.line(key));
+    point.reject_unknown({size_key, "factor"});
+    const double size = size_key == "bytes"
+                            ? static_cast<double>(point.bytes(size_key, 1, std::int64_t{1} << 50))
+                            : point.number(size_key, 1.0, 1e21);
     const double factor = point.number("factor", 1e-3, 1.0);
-    if (!table.empty() && bytes <= table.back().first) {
-      point.fail("bytes", "sizes must increase from one point to the next");
+    if (!table.empty() && size <= table.back().first) {
+      point.fail(size_key, "sizes must increase from one point to the next");
     }
-    table.emplace_back(bytes, factor);
+    table.emplace_back(size, factor);
   }
   return table;
 }
@@ -60,7 +62,7 @@ std::array<std::optional<double>, 3> parse_collective_efficiency(const YamlMap& 
 Calibration parse_calibration(const YamlMap& root) {
   const std::string& file = root.file();
   root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead",
-                       "runtime_reserve", "message_efficiency"});
+                       "runtime_reserve", "message_efficiency", "gemm_efficiency"});
   Calibration cal;
   cal.source_file = file;
   if (root.has("links")) {
@@ -71,7 +73,8 @@ Calibration parse_calibration(const YamlMap& root) {
       const YamlMap entry = links.map(to_string(lc));
       entry.reject_unknown({"alpha", "bandwidth", "message_efficiency", "collective_efficiency"});
       const auto index = static_cast<std::size_t>(lc);
-      if (entry.has("message_efficiency")) cal.link_message_efficiency[index] = parse_efficiency_table(entry);
+      if (entry.has("message_efficiency"))
+        cal.link_message_efficiency[index] = parse_efficiency_table(entry, "message_efficiency", "bytes");
       if (entry.has("collective_efficiency"))
         cal.collective_efficiency[index] = parse_collective_efficiency(entry);
       // alpha and bandwidth come together; a class may give only its efficiency table or factors
@@ -96,7 +99,19 @@ Calibration parse_calibration(const YamlMap& root) {
   }
   cal.overlap_slowdown = root.number_or("overlap_slowdown", cal.overlap_slowdown, 0.0, 10.0);
   cal.slice_overhead_seconds = root.duration_or("slice_overhead", cal.slice_overhead_seconds);
-  if (root.has("message_efficiency")) cal.message_efficiency = parse_efficiency_table(root);
+  if (root.has("message_efficiency")) {
+    cal.message_efficiency = parse_efficiency_table(root, "message_efficiency", "bytes");
+  }
+  if (root.has("gemm_efficiency")) {
+    const YamlMap tables = root.map("gemm_efficiency");
+    tables.reject_unknown(names<OperatorKind>());
+    for (OperatorKind k : values<OperatorKind>()) {
+      if (tables.has(to_string(k))) {
+        cal.gemm_efficiency[static_cast<std::size_t>(k)] =
+            parse_efficiency_table(tables, to_string(k), "flops");
+      }
+    }
+  }
   if (root.has("runtime_reserve")) {
     cal.runtime_reserve_bytes = static_cast<double>(root.bytes("runtime_reserve", 0, std::int64_t{1} << 44));
   }

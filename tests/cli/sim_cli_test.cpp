@@ -565,10 +565,11 @@ TEST(SimCli, PlannerAndSimulatorAgreeOnEveryShippedScenariosPlan) {
   EXPECT_GE(checked, 8);
 }
 
-// One calibration, every consumer: a calibration that sets every link class and a message-efficiency table
-// (default and per class) reaches the planner's costs and the simulator's links and messages alike, so
-// `simulate --serial` equals the planner's prediction of the same plan on every shipped scenario, calibrated
-// exactly as uncalibrated. (Before, a calibrated block model gave planner 1.441 s vs simulator 0.407 s.)
+// One calibration, every consumer: a calibration that sets every link class, a message-efficiency table
+// (default and per class), fractions and product-size tables per operator kind reaches the planner's costs
+// and the simulator's links and messages alike, so `simulate --serial` equals the planner's prediction of the
+// same plan on every shipped scenario, calibrated exactly as uncalibrated. (Before, a calibrated block model
+// gave planner 1.441 s vs simulator 0.407 s.)
 TEST(SimCli, SerialSimulationEqualsThePlannerCalibratedOrNot) {
   const std::string dir = std::filesystem::temp_directory_path().string() + "/shardscope_calibrated_" +
                           std::to_string(::getpid());
@@ -586,7 +587,11 @@ TEST(SimCli, SerialSimulationEqualsThePlannerCalibratedOrNot) {
          "    message_efficiency: [{bytes: 64KiB, factor: 0.25}, {bytes: 16MiB, factor: 0.9}]\n"
          "message_efficiency:\n"
          "  - {bytes: 64KiB, factor: 0.35}\n"
-         "  - {bytes: 4MiB, factor: 0.85}\n";
+         "  - {bytes: 4MiB, factor: 0.85}\n"
+         "achievable_fraction: {attention: 0.6, mlp: 0.7}\n"
+         "gemm_efficiency:\n"
+         "  attention: [{flops: 1e9, factor: 0.4}, {flops: 1e12, factor: 1}]\n"
+         "  mlp: [{flops: 1e10, factor: 0.6}, {flops: 1e13, factor: 1}]\n";
   int checked = 0, nccl_checked = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kSource + "/scenarios")) {
     if (entry.path().extension() != ".yaml") continue;

@@ -96,10 +96,12 @@ nlohmann::ordered_json micro_benchmarks(const SyntheticMachine& m) {
   const double peak = m.cluster.gpu.peak_flops_per_second_fp16;
   for (OperatorKind kind : {OperatorKind::attention, OperatorKind::mlp, OperatorKind::head}) {
     const double fraction = *m.truth.achievable_fraction[static_cast<std::size_t>(kind)];
-    for (const auto& [mm, nn, kk] : {std::tuple{6144, 1536, 1536}, std::tuple{6144, 6144, 1536},
-                                     std::tuple{6144, 1536, 6144}, std::tuple{4096, 4096, 4096}}) {
+    for (const auto& [mm, nn, kk] :
+         {std::tuple{6144, 1536, 1536}, std::tuple{6144, 6144, 1536}, std::tuple{6144, 1536, 6144},
+          std::tuple{4096, 4096, 4096}, std::tuple{512, 512, 512}, std::tuple{128, 256, 256}}) {
       const double flops = 2.0 * mm * nn * kk;
-      const double t = flops / (peak * fraction) * noise.factor();
+      const double t =
+          flops / (peak * fraction * gemm_efficiency_factor(m.truth, kind, flops)) * noise.factor();
       j["gemms"].push_back({{"m", mm},
                             {"n", nn},
                             {"k", kk},

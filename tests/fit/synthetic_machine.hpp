@@ -39,7 +39,8 @@ class Noise {
 };
 
 // Micro-benchmarks: all-reduce, all-gather and reduce-scatter, 8 B to 1 GiB (x2) on intra groups of 2 and 4,
-// inter groups of 2 and all 8 ranks; GEMMs of several shapes per kind; overlap pairs; the reserve.
+// inter groups of 2 and all 8 ranks; GEMMs of six shapes (3e7-1.4e11 FLOPs) per kind, at the truth's fraction
+// and product-size factor; overlap pairs; the reserve.
 nlohmann::ordered_json micro_benchmarks(const SyntheticMachine& machine);
 
 // Measured iterations of `strategies` on `scenario` (each at its best micro-batch under the scenario's own

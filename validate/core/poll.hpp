@@ -12,8 +12,10 @@ enum class PollRest {
   // Sleep 20 us: another thread of the rank (the compute stream) needs the core. Work that progresses only
   // when polled (MPI's non-blocking collectives) then moves at the pace of those sleeps.
   sleep,
-  // Yield the core to whatever else is runnable, else call again at once: nothing of the rank runs beside the
-  // wait (a serial program, the micro-benchmarks' loops), so polling at full rate costs no one anything.
+  // Yield the core to whatever else is runnable (the rank's compute thread too), else call again at once:
+  // MPI's
+  // collectives move at full pace, and a compute thread beside the wait still gets the core. The cpu-mpi
+  // backend and every micro-benchmark loop poll this way, so `bench` times what `run` runs.
   yield,
 };
 

@@ -133,9 +133,9 @@ std::vector<OverlapResult> bench_overlap(const Gemm& gemm, const std::vector<dou
   for (double bytes : collective_bytes) {
     const std::int64_t count = std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes / 4));
     std::vector<float> send(static_cast<std::size_t>(count), 1.0f), recv(static_cast<std::size_t>(count));
-    auto reduce = [&] {
+    auto reduce = [&] {  // polled as the run's communication thread polls, beside the products
       run_collective(CollectiveKind::all_reduce, MPI_COMM_WORLD, send.data(), recv.data(), count,
-                     options.timeout_seconds, "overlap all_reduce", PollRest::sleep);
+                     options.timeout_seconds, "overlap all_reduce", PollRest::yield);
     };
     auto compute = [&] { kernels.gemm(gemm); };
     compute();

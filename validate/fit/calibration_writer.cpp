@@ -1,5 +1,6 @@
 // calibration.yaml writer: links (alpha, bandwidth, collective_efficiency, message_efficiency), achievable
-// fractions, overlap slowdown, slice overhead, runtime reserve, in the parser's spelling and units.
+// fractions (and the product-size efficiency table), overlap slowdown, slice overhead, runtime reserve, in
+// the parser's spelling and units.
 #include "validate/fit/calibration_writer.hpp"
 
 #include <algorithm>
@@ -23,6 +24,20 @@ void write_table(std::ostringstream& out, const std::vector<std::pair<double, do
   for (const auto& [bytes, factor] : table) {
     out << indent << "  - {bytes: " << static_cast<long long>(std::llround(bytes))
         << ", factor: " << exact(factor) << "}\n";
+  }
+}
+
+void write_gemm_tables(std::ostringstream& out, const Calibration& calibration) {
+  bool any = false;
+  for (OperatorKind k : values<OperatorKind>()) {
+    const auto& table = calibration.gemm_efficiency[static_cast<std::size_t>(k)];
+    if (table.empty()) continue;
+    if (!any) out << "gemm_efficiency:\n";
+    any = true;
+    out << "  " << to_string(k) << ":\n";
+    for (const auto& [flops, factor] : table) {
+      out << "    - {flops: " << exact(flops) << ", factor: " << exact(factor) << "}\n";
+    }
   }
 }
 
@@ -65,6 +80,7 @@ std::string calibration_yaml(const Calibration& calibration, const std::string& 
     any_fraction = true;
     out << "  " << to_string(k) << ": " << exact(*f) << "\n";
   }
+  write_gemm_tables(out, calibration);
   out << "overlap_slowdown: " << exact(calibration.overlap_slowdown) << "\n";
   out << "slice_overhead: " << exact(calibration.slice_overhead_seconds) << "s\n";
   if (!calibration.message_efficiency.empty()) write_table(out, calibration.message_efficiency, "");

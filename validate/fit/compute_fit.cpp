@@ -1,10 +1,12 @@
-// Compute-side fit: achievable fraction of peak FLOP/s per operator kind (and, reported, per GEMM size band),
+// Compute-side fit: achievable fraction of peak FLOP/s per operator kind (and, where it matters, a factor by
+// matrix-product size),
 // the overlap slowdown, the runtime reserve, and the memory and copy bandwidths (reported: they are cluster
 // fields, not calibration fields).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "planner/core/error.hpp"
 #include "validate/fit/calibration_fit.hpp"
@@ -26,15 +28,19 @@ bool is_fp32(const std::string& dtype) {
 struct GemmPoint {
   PointRef ref;
   double flops = 0, time_seconds = 0, peak = 0;
+  double factor = 1;  // the size table's factor at this product's FLOPs (1 until fitted)
+  double predicted(double fraction) const { return flops / (peak * fraction * factor); }
 };
 
-// t = flops / (peak x fraction): one coefficient 1 / fraction, least squares on absolute time (the large
-// GEMMs that dominate an iteration weigh most).
+using KindPoints = std::map<OperatorKind, std::vector<GemmPoint>>;
+
+// t = flops / (peak x fraction x factor): one coefficient 1 / fraction, least squares on absolute time (the
+// large GEMMs that dominate an iteration weigh most).
 double fraction_of(const std::vector<GemmPoint>& points) {
   std::vector<std::vector<double>> rows;
   std::vector<double> y, w;
   for (const GemmPoint& p : points) {
-    rows.push_back({p.flops / p.peak});
+    rows.push_back({p.flops / (p.peak * p.factor)});
     y.push_back(p.time_seconds);
     w.push_back(1.0);
   }
@@ -46,7 +52,7 @@ QuantityFit gemm_quantity(const std::string& name, const std::vector<GemmPoint>&
   std::vector<PointRef> refs;
   for (const GemmPoint& p : points) {
     observed.push_back(p.time_seconds);
-    predicted.push_back(p.flops / (p.peak * fraction));
+    predicted.push_back(p.predicted(fraction));
     refs.push_back(p.ref);
   }
   QuantityFit f;
@@ -60,17 +66,118 @@ QuantityFit gemm_quantity(const std::string& name, const std::vector<GemmPoint>&
   return f;
 }
 
-// GEMM size bands for the report (the fraction grows with size: small GEMMs lose to wave quantization).
-constexpr double kBandEdges[] = {1e9, 1e11};
-std::string band_name(double flops) {
-  if (flops < kBandEdges[0]) return "< 1 GFLOP";
-  if (flops < kBandEdges[1]) return "1-100 GFLOP";
-  return ">= 100 GFLOP";
+// A product-size table "matters" when one fraction per kind leaves one of its products further off than this.
+constexpr double kSizeTableThreshold = 0.05;
+
+// One kind's size table and fraction with it: alternately, each measured product size's factor is the
+// geometric mean of the rates its products reached over the kind's fitted rate (scaled so the best size is
+// 1), and the fraction is refitted with the factors divided out. A few rounds settle both.
+std::vector<std::pair<double, double>> fit_size_table(OperatorKind kind, std::vector<GemmPoint>& points,
+                                                      double& fraction) {
+  Calibration table_only;
+  for (int round = 0; round < 6; ++round) {
+    std::map<double, std::pair<double, int>> log_ratios;  // product FLOPs -> (sum of log rate ratios, count)
+    for (const GemmPoint& p : points) {
+      auto& [sum, count] = log_ratios[p.flops];
+      sum += std::log(p.flops / (p.peak * fraction * p.time_seconds));
+      ++count;
+    }
+    double best = 0;
+    std::vector<std::pair<double, double>> table;
+    for (const auto& [flops, sum_count] : log_ratios) {
+      table.emplace_back(flops, std::exp(sum_count.first / sum_count.second));
+      best = std::max(best, table.back().second);
+    }
+    for (auto& row : table) row.second /= best;
+    table_only.gemm_efficiency[static_cast<std::size_t>(kind)] = table;
+    for (GemmPoint& p : points) p.factor = gemm_efficiency_factor(table_only, kind, p.flops);
+    fraction = fraction_of(points);
+  }
+  return table_only.gemm_efficiency[static_cast<std::size_t>(kind)];
+}
+
+double rms_residual(const std::vector<GemmPoint>& points, double fraction, double* largest) {
+  double sum = 0;
+  *largest = 0;
+  for (const GemmPoint& p : points) {
+    const double r = p.predicted(fraction) / p.time_seconds - 1.0;
+    sum += r * r;
+    *largest = std::max(*largest, std::fabs(r));
+  }
+  return points.empty() ? 0.0 : std::sqrt(sum / static_cast<double>(points.size()));
+}
+
+// One kind's size table, written where it matters: one fraction leaves some product more than 5 % off, the
+// kind has at least two product sizes, the table lowers the rms error and the fraction stays in (0, 1].
+// Reported when the kind has two sizes; `fraction` and the points' factors become the table's when written.
+void fit_gemm_sizes(OperatorKind kind, std::vector<GemmPoint>& points, double& fraction, FitResult& result) {
+  std::set<double> sizes;
+  std::vector<PointRef> refs;
+  std::vector<double> observed;
+  for (const GemmPoint& p : points) {
+    sizes.insert(p.flops);
+    refs.push_back(p.ref);
+    observed.push_back(p.time_seconds);
+  }
+  if (sizes.size() < 2) return;
+  double kind_largest = 0;
+  const double kind_rms = rms_residual(points, fraction, &kind_largest);
+  std::vector<GemmPoint> sized = points;
+  double sized_fraction = fraction;
+  const std::vector<std::pair<double, double>> table = fit_size_table(kind, sized, sized_fraction);
+  double sized_largest = 0;
+  const double sized_rms = rms_residual(sized, sized_fraction, &sized_largest);
+  QuantityFit f;
+  f.quantity = "gemm_efficiency." + std::string(to_string(kind));
+  f.unit = "points";
+  f.value = static_cast<double>(table.size());
+  f.points = describe_points(refs, "gemms");
+  f.point_count = refs.size();
+  std::vector<double> predicted;
+  for (const GemmPoint& p : sized) predicted.push_back(p.predicted(sized_fraction));
+  f.residuals = relative_residuals(observed, predicted);
+  f.r_squared = r_squared(observed, predicted);
+  const std::string before =
+      "one fraction: rms " + number(100 * kind_rms) + " %, largest " + number(100 * kind_largest) + " %";
+  const bool fraction_valid = sized_fraction > 0 && sized_fraction <= 1.0;
+  f.written = kind_largest > kSizeTableThreshold && sized_rms < kind_rms && fraction_valid;
+  if (f.written) {
+    f.note = "a factor per product size on the kind's fraction (" + before + ")";
+    points = std::move(sized);
+    fraction = sized_fraction;
+    result.calibration.gemm_efficiency[static_cast<std::size_t>(kind)] = table;
+  } else if (!fraction_valid) {
+    f.note = "not written: the fraction at the best size would be " + number(sized_fraction) +
+             ", outside (0, 1] (" + before + ")";
+  } else {
+    f.note = "not written: " + before + " (no product beyond " + number(100 * kSizeTableThreshold) +
+             " %, or no better with it)";
+  }
+  result.quantities.push_back(f);
+}
+
+void check_fraction(const std::string& name, double fraction, const std::vector<GemmPoint>& points,
+                    const FitOptions& options, const QuantityFit& f) {
+  std::vector<PointRef> refs;
+  for (const GemmPoint& p : points) refs.push_back(p.ref);
+  const std::string where = " (points: " + describe_points(refs, "gemms") + ")";
+  if (!(fraction > 0) || fraction > 1.0) {
+    throw InputError(points.front().ref.file, 0, name,
+                     "fitted fraction " + number(fraction) +
+                         " of the cluster's peak is outside (0, 1]: the cluster's peak FLOP/s does not "
+                         "describe this machine" +
+                         where);
+  }
+  if (f.r_squared && *f.r_squared < options.min_r_squared) {
+    throw InputError(points.front().ref.file, 0, name,
+                     "R^2 " + number(*f.r_squared) + " is below " + number(options.min_r_squared) +
+                         ": the GEMM times are not proportional to their FLOPs" + where);
+  }
 }
 
 void fit_gemms(const std::vector<Measurements>& files, const Cluster& cluster, const FitOptions& options,
                FitResult& result) {
-  std::map<OperatorKind, std::vector<GemmPoint>> by_kind;
+  KindPoints by_kind;
   for (const Measurements& m : files) {
     for (const GemmSample& g : m.gemms) {
       const double peak =
@@ -82,41 +189,29 @@ void fit_gemms(const std::vector<Measurements>& files, const Cluster& cluster, c
       by_kind[g.operator_kind].push_back({{m.file, g.index}, g.flops, g.time_seconds, peak});
     }
   }
+  std::map<OperatorKind, double> fractions;
   for (const auto& [kind, points] : by_kind) {
     const std::string name = std::string("achievable_fraction.") + to_string(kind);
-    std::vector<PointRef> refs;
-    for (const GemmPoint& p : points) refs.push_back(p.ref);
-    const std::string where = " (points: " + describe_points(refs, "gemms") + ")";
     if (points.size() < options.min_gemm_points) {
+      std::vector<PointRef> refs;
+      for (const GemmPoint& p : points) refs.push_back(p.ref);
       throw InputError(points.front().ref.file, 0, name,
                        "too few GEMM points: " + std::to_string(points.size()) + ", need at least " +
-                           std::to_string(options.min_gemm_points) + where);
+                           std::to_string(options.min_gemm_points) +
+                           " (points: " + describe_points(refs, "gemms") + ")");
     }
-    const double fraction = fraction_of(points);
-    if (!(fraction > 0) || fraction > 1.0) {
-      throw InputError(points.front().ref.file, 0, name,
-                       "fitted fraction " + number(fraction) +
-                           " of the cluster's peak is outside (0, 1]: the cluster's peak FLOP/s does not "
-                           "describe this machine" +
-                           where);
-    }
-    QuantityFit f = gemm_quantity(name, points, fraction);
-    if (f.r_squared && *f.r_squared < options.min_r_squared) {
-      throw InputError(points.front().ref.file, 0, name,
-                       "R^2 " + number(*f.r_squared) + " is below " + number(options.min_r_squared) +
-                           ": the GEMM times are not proportional to their FLOPs" + where);
-    }
-    result.calibration.achievable_fraction[static_cast<std::size_t>(kind)] = fraction;
-    result.quantities.push_back(f);
-    std::map<std::string, std::vector<GemmPoint>> bands;
-    for (const GemmPoint& p : points) bands[band_name(p.flops)].push_back(p);
-    if (bands.size() < 2) continue;
-    for (const auto& [band, band_points] : bands) {
-      QuantityFit b = gemm_quantity(name + " [" + band + "]", band_points, fraction_of(band_points));
-      b.written = false;
-      b.note = "by GEMM size; the calibration keeps one fraction per kind";
-      result.quantities.push_back(b);
-    }
+    fractions[kind] = fraction_of(points);
+    check_fraction(name, fractions[kind], points, options, gemm_quantity(name, points, fractions[kind]));
+  }
+  // Per kind: its fraction, then its size table where it matters (reported after it).
+  for (auto& [kind, points] : by_kind) {
+    const std::string name = std::string("achievable_fraction.") + to_string(kind);
+    const std::size_t fraction_at = result.quantities.size();
+    fit_gemm_sizes(kind, points, fractions[kind], result);
+    QuantityFit f = gemm_quantity(name, points, fractions[kind]);
+    check_fraction(name, fractions[kind], points, options, f);
+    result.calibration.achievable_fraction[static_cast<std::size_t>(kind)] = fractions[kind];
+    result.quantities.insert(result.quantities.begin() + static_cast<std::ptrdiff_t>(fraction_at), f);
   }
 }
 
