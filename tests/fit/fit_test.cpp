@@ -355,5 +355,23 @@ TEST(CalibrationFit, RecoversAProductSizeTableWhereSmallProductsAreSlower) {
   EXPECT_NE(quantity(r, "gemm_efficiency.attention").note.find("one fraction: rms"), std::string::npos);
 }
 
+// Small products that beat the cluster's peak: a table would put the kind's fraction above 1, so the fit
+// keeps one fraction for the kind and says why.
+TEST(CalibrationFit, KeepsOneFractionWhereATableWouldPassThePeak) {
+  const SyntheticMachine m = testing::titan_truth();
+  nlohmann::ordered_json j = testing::micro_benchmarks(m);
+  for (auto& g : j["gemms"]) {
+    if (g["operator_kind"] == "head" && g["flops"].get<double>() < 1e9) {
+      g["time_seconds"] = g["time_seconds"].get<double>() / 2;  // 1.4x the peak
+    }
+  }
+  const fit::FitResult r = fit_of(m, j);
+  EXPECT_TRUE(r.calibration.gemm_efficiency[static_cast<std::size_t>(OperatorKind::head)].empty());
+  const fit::QuantityFit& q = quantity(r, "gemm_efficiency.head");
+  EXPECT_FALSE(q.written);
+  EXPECT_NE(q.note.find("outside (0, 1]"), std::string::npos) << q.note;
+  EXPECT_LE(*r.calibration.achievable_fraction[static_cast<std::size_t>(OperatorKind::head)], 1.0);
+}
+
 }  // namespace
 }  // namespace shardscope
