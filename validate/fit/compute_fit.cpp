@@ -1,7 +1,6 @@
 // Compute-side fit: achievable fraction of peak FLOP/s per operator kind (and, where it matters, a factor by
-// matrix-product size),
-// the overlap slowdown, the runtime reserve, and the memory and copy bandwidths (reported: they are cluster
-// fields, not calibration fields).
+// matrix-product size), the overlap slowdown, the runtime reserve, and the memory and copy bandwidths
+// (reported: they are cluster fields, not calibration fields).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -31,8 +30,6 @@ struct GemmPoint {
   double factor = 1;  // the size table's factor at this product's FLOPs (1 until fitted)
   double predicted(double fraction) const { return flops / (peak * fraction * factor); }
 };
-
-using KindPoints = std::map<OperatorKind, std::vector<GemmPoint>>;
 
 // t = flops / (peak x fraction x factor): one coefficient 1 / fraction, least squares on absolute time (the
 // large GEMMs that dominate an iteration weigh most).
@@ -96,15 +93,13 @@ std::vector<std::pair<double, double>> fit_size_table(OperatorKind kind, std::ve
   return table_only.gemm_efficiency[static_cast<std::size_t>(kind)];
 }
 
-double rms_residual(const std::vector<GemmPoint>& points, double fraction, double* largest) {
-  double sum = 0;
-  *largest = 0;
+Residuals residuals_of(const std::vector<GemmPoint>& points, double fraction) {
+  std::vector<double> observed, predicted;
   for (const GemmPoint& p : points) {
-    const double r = p.predicted(fraction) / p.time_seconds - 1.0;
-    sum += r * r;
-    *largest = std::max(*largest, std::fabs(r));
+    observed.push_back(p.time_seconds);
+    predicted.push_back(p.predicted(fraction));
   }
-  return points.empty() ? 0.0 : std::sqrt(sum / static_cast<double>(points.size()));
+  return relative_residuals(observed, predicted);
 }
 
 // One kind's size table, written where it matters: one fraction leaves some product more than 5 % off, the
@@ -112,35 +107,20 @@ double rms_residual(const std::vector<GemmPoint>& points, double fraction, doubl
 // Reported when the kind has two sizes; `fraction` and the points' factors become the table's when written.
 void fit_gemm_sizes(OperatorKind kind, std::vector<GemmPoint>& points, double& fraction, FitResult& result) {
   std::set<double> sizes;
-  std::vector<PointRef> refs;
-  std::vector<double> observed;
-  for (const GemmPoint& p : points) {
-    sizes.insert(p.flops);
-    refs.push_back(p.ref);
-    observed.push_back(p.time_seconds);
-  }
+  for (const GemmPoint& p : points) sizes.insert(p.flops);
   if (sizes.size() < 2) return;
-  double kind_largest = 0;
-  const double kind_rms = rms_residual(points, fraction, &kind_largest);
+  const Residuals kind_only = residuals_of(points, fraction);
   std::vector<GemmPoint> sized = points;
   double sized_fraction = fraction;
   const std::vector<std::pair<double, double>> table = fit_size_table(kind, sized, sized_fraction);
-  double sized_largest = 0;
-  const double sized_rms = rms_residual(sized, sized_fraction, &sized_largest);
-  QuantityFit f;
-  f.quantity = "gemm_efficiency." + std::string(to_string(kind));
+  QuantityFit f = gemm_quantity("gemm_efficiency." + std::string(to_string(kind)), sized, sized_fraction);
   f.unit = "points";
   f.value = static_cast<double>(table.size());
-  f.points = describe_points(refs, "gemms");
-  f.point_count = refs.size();
-  std::vector<double> predicted;
-  for (const GemmPoint& p : sized) predicted.push_back(p.predicted(sized_fraction));
-  f.residuals = relative_residuals(observed, predicted);
-  f.r_squared = r_squared(observed, predicted);
-  const std::string before =
-      "one fraction: rms " + number(100 * kind_rms) + " %, largest " + number(100 * kind_largest) + " %";
+  const std::string before = "one fraction: rms " + number(100 * kind_only.rms_relative) + " %, largest " +
+                             number(100 * kind_only.max_relative) + " %";
   const bool fraction_valid = sized_fraction > 0 && sized_fraction <= 1.0;
-  f.written = kind_largest > kSizeTableThreshold && sized_rms < kind_rms && fraction_valid;
+  f.written = kind_only.max_relative > kSizeTableThreshold &&
+              f.residuals.rms_relative < kind_only.rms_relative && fraction_valid;
   if (f.written) {
     f.note = "a factor per product size on the kind's fraction (" + before + ")";
     points = std::move(sized);
@@ -156,28 +136,32 @@ void fit_gemm_sizes(OperatorKind kind, std::vector<GemmPoint>& points, double& f
   result.quantities.push_back(f);
 }
 
-void check_fraction(const std::string& name, double fraction, const std::vector<GemmPoint>& points,
-                    const FitOptions& options, const QuantityFit& f) {
+// " (points: m.json: gemms[0-5])", for a refusal.
+std::string where(const std::vector<GemmPoint>& points) {
   std::vector<PointRef> refs;
   for (const GemmPoint& p : points) refs.push_back(p.ref);
-  const std::string where = " (points: " + describe_points(refs, "gemms") + ")";
+  return " (points: " + describe_points(refs, "gemms") + ")";
+}
+
+void check_fraction(const std::string& name, double fraction, const std::vector<GemmPoint>& points,
+                    const FitOptions& options, const QuantityFit& f) {
   if (!(fraction > 0) || fraction > 1.0) {
     throw InputError(points.front().ref.file, 0, name,
                      "fitted fraction " + number(fraction) +
                          " of the cluster's peak is outside (0, 1]: the cluster's peak FLOP/s does not "
                          "describe this machine" +
-                         where);
+                         where(points));
   }
   if (f.r_squared && *f.r_squared < options.min_r_squared) {
     throw InputError(points.front().ref.file, 0, name,
                      "R^2 " + number(*f.r_squared) + " is below " + number(options.min_r_squared) +
-                         ": the GEMM times are not proportional to their FLOPs" + where);
+                         ": the GEMM times are not proportional to their FLOPs" + where(points));
   }
 }
 
 void fit_gemms(const std::vector<Measurements>& files, const Cluster& cluster, const FitOptions& options,
                FitResult& result) {
-  KindPoints by_kind;
+  std::map<OperatorKind, std::vector<GemmPoint>> by_kind;
   for (const Measurements& m : files) {
     for (const GemmSample& g : m.gemms) {
       const double peak =
@@ -189,28 +173,22 @@ void fit_gemms(const std::vector<Measurements>& files, const Cluster& cluster, c
       by_kind[g.operator_kind].push_back({{m.file, g.index}, g.flops, g.time_seconds, peak});
     }
   }
-  std::map<OperatorKind, double> fractions;
-  for (const auto& [kind, points] : by_kind) {
-    const std::string name = std::string("achievable_fraction.") + to_string(kind);
-    if (points.size() < options.min_gemm_points) {
-      std::vector<PointRef> refs;
-      for (const GemmPoint& p : points) refs.push_back(p.ref);
-      throw InputError(points.front().ref.file, 0, name,
-                       "too few GEMM points: " + std::to_string(points.size()) + ", need at least " +
-                           std::to_string(options.min_gemm_points) +
-                           " (points: " + describe_points(refs, "gemms") + ")");
-    }
-    fractions[kind] = fraction_of(points);
-    check_fraction(name, fractions[kind], points, options, gemm_quantity(name, points, fractions[kind]));
-  }
-  // Per kind: its fraction, then its size table where it matters (reported after it).
+  // Per kind: one fraction (refused as before when it cannot describe the points), then the size table where
+  // it matters, reported after the fraction it was fitted with.
   for (auto& [kind, points] : by_kind) {
     const std::string name = std::string("achievable_fraction.") + to_string(kind);
+    if (points.size() < options.min_gemm_points) {
+      throw InputError(points.front().ref.file, 0, name,
+                       "too few GEMM points: " + std::to_string(points.size()) + ", need at least " +
+                           std::to_string(options.min_gemm_points) + where(points));
+    }
+    double fraction = fraction_of(points);
+    check_fraction(name, fraction, points, options, gemm_quantity(name, points, fraction));
     const std::size_t fraction_at = result.quantities.size();
-    fit_gemm_sizes(kind, points, fractions[kind], result);
-    QuantityFit f = gemm_quantity(name, points, fractions[kind]);
-    check_fraction(name, fractions[kind], points, options, f);
-    result.calibration.achievable_fraction[static_cast<std::size_t>(kind)] = fractions[kind];
+    fit_gemm_sizes(kind, points, fraction, result);
+    QuantityFit f = gemm_quantity(name, points, fraction);
+    check_fraction(name, fraction, points, options, f);
+    result.calibration.achievable_fraction[static_cast<std::size_t>(kind)] = fraction;
     result.quantities.insert(result.quantities.begin() + static_cast<std::ptrdiff_t>(fraction_at), f);
   }
 }
