@@ -8,6 +8,7 @@
 #include "planner/core/calibration.hpp"
 #include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
+#include "planner/core/scenario_check.hpp"
 #include "planner/cost/compute_model.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
@@ -78,6 +79,19 @@ TEST(GemmEfficiency, ATableEntersTheDigestAndNoTableKeepsIt) {
       "overlap_slowdown: 0.5\ngemm_efficiency: {attention: [{flops: 1e6, factor: 0.5}]}\n", "c");
   EXPECT_NE(calibration_digest(with), calibration_digest(plain));
   EXPECT_NE(calibration_digest(with), calibration_digest(other));
+}
+
+// A table built in code (not through the parser) is checked before it prices anything, field by field.
+TEST(GemmEfficiency, ABadTableBuiltInCodeIsNamedByTheCheck) {
+  const Scenario s = small_gpt();
+  Calibration cal;
+  cal.gemm_efficiency[static_cast<std::size_t>(OperatorKind::mlp)] = {{1e8, 0.5}, {1e6, 1.5}, {0, 0.5}};
+  std::vector<std::string> fields;
+  for (const ScenarioIssue& issue : calibration_issues(cal, s)) fields.push_back(issue.field);
+  EXPECT_EQ(fields,
+            (std::vector<std::string>{"gemm_efficiency.mlp[1].flops", "gemm_efficiency.mlp[1].factor",
+                                      "gemm_efficiency.mlp[2].flops", "gemm_efficiency.mlp[2].flops"}));
+  EXPECT_THROW(validate_calibration(cal, s), InputError);
 }
 
 // Every product of the operator at one factor: the operator's rate is that factor on its products' FLOPs,
