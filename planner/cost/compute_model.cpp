@@ -32,11 +32,16 @@ double ComputeModel::size_factor(const Operator& op, double samples, int slices)
 }
 
 double ComputeModel::forward_seconds(const Operator& op, double samples, int slices) const {
-  return samples * op.forward_flops_per_sample / (flops_per_second(op) * size_factor(op, samples, slices));
+  return pass_seconds(op, samples, slices).forward;
 }
 
 double ComputeModel::backward_seconds(const Operator& op, double samples, int slices) const {
-  return samples * op.backward_flops_per_sample / (flops_per_second(op) * size_factor(op, samples, slices));
+  return pass_seconds(op, samples, slices).backward;
+}
+
+ComputeModel::PassSeconds ComputeModel::pass_seconds(const Operator& op, double samples, int slices) const {
+  const double rate = flops_per_second(op) * size_factor(op, samples, slices);
+  return {samples * op.forward_flops_per_sample / rate, samples * op.backward_flops_per_sample / rate};
 }
 
 double ComputeModel::update_seconds(double owned_state_bytes) const {

@@ -21,6 +21,11 @@ class ComputeModel {
   // without one, slices change nothing.
   double forward_seconds(const Operator& op, double samples, int slices = 1) const;
   double backward_seconds(const Operator& op, double samples, int slices = 1) const;
+  // Both passes with one product-size lookup (the search prices every operator and choice this way).
+  struct PassSeconds {
+    double forward = 0, backward = 0;
+  };
+  PassSeconds pass_seconds(const Operator& op, double samples, int slices) const;
   // The share of the kind's rate the operator's products reach at that micro-batch and slicing: its
   // forward FLOPs over the sum of each product's FLOPs / gemm_efficiency_factor (FLOPs outside the products
   // at factor 1). 1 without a table or without product shapes (an operator given as a list).

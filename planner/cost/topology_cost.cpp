@@ -239,8 +239,9 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
   // (communication on its own stream) each collective is priced against the compute window the program
   // gives it (sim/README.md); each window adds the calibrated slowdown x the shorter side.
   const double slice_overhead = (c.slices - 1) * calibration_.slice_overhead_seconds;
-  const double forward_compute = compute_.forward_seconds(op, samples, c.slices) + slice_overhead;
-  const double backward_compute = compute_.backward_seconds(op, samples, c.slices) + slice_overhead;
+  const ComputeModel::PassSeconds passes = compute_.pass_seconds(op, samples, c.slices);
+  const double forward_compute = passes.forward + slice_overhead;
+  const double backward_compute = passes.backward + slice_overhead;
   const double recompute = c.checkpoint ? forward_compute : 0.0;
   double forward_comm = 0, recompute_comm = 0, backward_comm = 0, reduce_comm = 0;
   for (const CollectiveCall& call : micro_step_collectives(c, slice, op.trainable, state_)) {

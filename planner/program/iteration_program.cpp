@@ -335,10 +335,9 @@ class ProgramBuilder {
     work.slice_calls = micro_step_collectives(choice, work.slice_parameters, op.trainable, state_bytes);
     // The planner charges (slices - 1) slice overheads per pass: spread them over the slices.
     const double overhead = model_.slice_overhead_seconds() * (choice.slices - 1) / choice.slices;
-    work.forward_seconds =
-        model_.compute().forward_seconds(op, samples, choice.slices) / choice.slices + overhead;
-    work.backward_seconds =
-        model_.compute().backward_seconds(op, samples, choice.slices) / choice.slices + overhead;
+    const ComputeModel::PassSeconds passes = model_.compute().pass_seconds(op, samples, choice.slices);
+    work.forward_seconds = passes.forward / choice.slices + overhead;
+    work.backward_seconds = passes.backward / choice.slices + overhead;
     work.kept_bytes = samples * static_cast<double>(choice.checkpoint ? op.checkpoint_bytes_per_sample
                                                                       : op.activation_bytes_per_sample);
     // Splitting shrinks the gathered parameter buffer, not the operator's working memory: each slice's

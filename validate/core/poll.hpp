@@ -13,9 +13,8 @@ enum class PollRest {
   // when polled (MPI's non-blocking collectives) then moves at the pace of those sleeps.
   sleep,
   // Yield the core to whatever else is runnable (the rank's compute thread too), else call again at once:
-  // MPI's
-  // collectives move at full pace, and a compute thread beside the wait still gets the core. The cpu-mpi
-  // backend and every micro-benchmark loop poll this way, so `bench` times what `run` runs.
+  // MPI's collectives move at full pace, and a compute thread beside the wait still gets the core. The
+  // cpu-mpi backend and every micro-benchmark loop poll this way, so `bench` times what `run` runs.
   yield,
 };
 
