@@ -218,6 +218,65 @@ TEST(CalibrateThenPredict, AStragglingRankIsNoted) {
   EXPECT_TRUE(straggler_notes({0.1}).empty());
 }
 
+TEST(CompareStatistics, MannWhitneyPValues) {
+  // Separated samples of five: U = 25 against a mean of 12.5, variance 25 x 11 / 12, continuity 0.5.
+  const std::vector<double> low = {1, 2, 3, 4, 5}, high = {6, 7, 8, 9, 10};
+  EXPECT_NEAR(fit::mann_whitney_p(low, high), 0.012185780355344818, 1e-12);
+  EXPECT_DOUBLE_EQ(fit::mann_whitney_p(low, high), fit::mann_whitney_p(high, low));
+  // Ties: U = 3 of 9, two groups of three tied values shrink the variance to 4.05.
+  EXPECT_NEAR(fit::mann_whitney_p({1, 1, 2}, {1, 2, 2}), 0.6192567541768621, 1e-12);
+  EXPECT_DOUBLE_EQ(fit::mann_whitney_p({2, 2, 2}, {2, 2}), 1.0);  // every value ties
+  EXPECT_DOUBLE_EQ(fit::mann_whitney_p({}, high), 1.0);
+  EXPECT_DOUBLE_EQ(fit::mann_whitney_p(low, low), 1.0);  // U at its mean: no evidence either way
+}
+
+fit::ComparedRow pair_row(const std::string& strategy, double measured, double planner,
+                          std::vector<double> iterations, const std::string& same_plan_as = "") {
+  fit::ComparedRow r{strategy, "", measured, planner, std::nullopt, 1};
+  r.samples = 8;
+  r.iteration_samples = std::move(iterations);
+  r.same_plan_as = same_plan_as;
+  return r;
+}
+
+TEST(CompareStatistics, StrategyPairsTestTheMeasuredOrderAndScoreTheModel) {
+  fit::Comparison c;
+  fit::ComparisonSection it{"iteration", "s", {}, {}, {}};
+  it.rows.push_back(pair_row("fast", 1.0, 1.1, {1.00, 1.01, 0.99, 1.02, 0.98, 1.00}));
+  it.rows.push_back(pair_row("slow", 1.2, 1.0, {1.20, 1.21, 1.19, 1.22, 1.18, 1.20}));
+  it.rows.push_back(pair_row("close", 1.2, 1.3, {1.19, 1.22, 1.18, 1.21, 1.20, 1.20}));
+  it.rows.push_back(pair_row("twin", 1.0, 1.1, {1.00, 1.01, 0.99, 1.02, 0.98, 1.00}, "fast"));  // not a pair
+  it.rows.push_back(pair_row("unmeasured", 1.5, 1.5, {}));  // no iterations: not a pair
+  c.sections.push_back(it);
+  fit::finish_comparison(c);
+  ASSERT_EQ(c.pairs.size(), 3u);
+  const fit::StrategyPair& fast_slow = c.pairs[0];
+  EXPECT_EQ(fast_slow.faster, "fast");
+  EXPECT_EQ(fast_slow.slower, "slow");
+  EXPECT_EQ(fast_slow.faster_iterations, 6u);
+  EXPECT_TRUE(fast_slow.resolved);
+  EXPECT_EQ(fast_slow.planner, fit::PairVerdict::reversed);  // the planner put slow (1.0 s) first
+  EXPECT_EQ(fast_slow.simulator, fit::PairVerdict::none);
+  EXPECT_EQ(c.pairs[1].faster, "fast");
+  EXPECT_EQ(c.pairs[1].slower, "close");
+  EXPECT_TRUE(c.pairs[1].resolved);
+  EXPECT_EQ(c.pairs[1].planner, fit::PairVerdict::agrees);
+  EXPECT_FALSE(c.pairs[2].resolved) << c.pairs[2].p_value;  // slow and close: the same spread of times
+  EXPECT_GT(c.pairs[2].p_value, 0.5);
+  const std::string md = fit::comparison_markdown(c);
+  EXPECT_NE(md.find("2 of 3; of these the planner orders 1 as measured"), std::string::npos) << md;
+  EXPECT_NE(md.find("| fast | slow | 6 / 6 | "), std::string::npos) << md;
+  const nlohmann::ordered_json j = fit::comparison_json(c);
+  EXPECT_EQ(j["pairs"]["resolved"], 2);
+  EXPECT_EQ(j["pairs"]["planner_agrees"], 1);
+  EXPECT_EQ(j["pairs"]["rows"][0]["planner"], "reversed");
+  // Without per-iteration times there is nothing to test, and the Markdown says so.
+  for (fit::ComparedRow& r : c.sections[0].rows) r.iteration_samples.clear();
+  fit::finish_comparison(c);
+  EXPECT_TRUE(c.pairs.empty());
+  EXPECT_NE(fit::comparison_markdown(c).find("none to test"), std::string::npos);
+}
+
 TEST(CompareStatistics, SpearmanAndSummaries) {
   EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);

@@ -22,7 +22,8 @@ const char* kExample = R"({
   "overlap": [], "reserve_bytes": 0,
   "iterations": [{"scenario": "s.yaml", "strategy": "ddp", "plan_digest": "x", "micro_batch": 2,
                   "micro_steps": 1, "iteration_seconds": 1.5, "peak_bytes": 100,
-                  "compute_seconds_per_rank": [0.5, 0.55],
+                  "compute_seconds_per_rank": [0.5, 0.55], "same_plan_as": "zero-2",
+                  "measured_seconds_per_rank": [[1.4, 1.6, 1.5], [1.6, 1.6, 1.7]],
                   "tasks": [{"name": "fwd a", "stream": "compute", "seconds": 0.1, "operator": "a",
                              "kind": "compute", "bytes": 0}]}]
 })";
@@ -43,6 +44,11 @@ TEST(Measurements, ReadsTheContractExample) {
   ASSERT_EQ(m.iterations.size(), 1u);
   EXPECT_EQ(m.iterations[0].tasks[0].op, "a");
   EXPECT_EQ(m.iterations[0].compute_seconds_per_rank, (std::vector<double>{0.5, 0.55}));
+  EXPECT_EQ(m.iterations[0].same_plan_as, "zero-2");
+  ASSERT_EQ(m.iterations[0].iteration_samples.size(), 3u);  // each iteration's mean over the two ranks
+  EXPECT_DOUBLE_EQ(m.iterations[0].iteration_samples[0], 1.5);
+  EXPECT_DOUBLE_EQ(m.iterations[0].iteration_samples[1], 1.6);
+  EXPECT_DOUBLE_EQ(m.iterations[0].iteration_samples[2], 1.6);
 }
 
 void expect_error(const std::string& text, int line, const std::string& field, const std::string& words) {
@@ -83,6 +89,14 @@ TEST(Measurements, ErrorsNameFileLineAndField) {
                "expected a list of numbers");
   expect_error(replaced("[0.5, 0.55]", "[0.5, -1]"), 14, "iterations[0].compute_seconds_per_rank",
                "expected numbers from 0");
+  const std::string times = "[[1.4, 1.6, 1.5], [1.6, 1.6, 1.7]]";
+  const std::string field = "iterations[0].measured_seconds_per_rank";
+  expect_error(replaced(times, "[[1.4, 1.6, 1.5], [1.6, 1.6]]"), 15, field, "rank 1 has 2");
+  expect_error(replaced(times, "[[1.4, 0, 1.5], [1.6, 1.6, 1.7]]"), 15, field, "expected positive times");
+  expect_error(replaced(times, "[[1.4, \"x\", 1.5], [1.6, 1.6, 1.7]]"), 15, field, "times in seconds");
+  expect_error(replaced(times, "[1.4, 1.6]"), 15, field, "rank 0's list of times");
+  expect_error(replaced(times, "[]"), 15, field, "each rank's list");
+  expect_error(replaced(times, "{}"), 15, field, "each rank's list");
 }
 
 }  // namespace

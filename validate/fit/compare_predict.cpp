@@ -210,6 +210,8 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
       c.notes.push_back(it.strategy + ": " + slow);
     ComparedRow time_row{it.strategy, "", it.iteration_seconds, std::nullopt, std::nullopt, 1};
     time_row.samples = static_cast<double>(it.micro_batch) * it.micro_steps * m.ranks;
+    time_row.iteration_samples = it.iteration_samples;
+    time_row.same_plan_as = it.same_plan_as;
     ComparedRow peak_row{it.strategy, "", it.peak_bytes, std::nullopt, std::nullopt, 1};
     try {
       const PlanPrediction p = evaluate_plan(in.scenario, in.predict_calibration, plan);

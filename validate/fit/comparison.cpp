@@ -1,4 +1,5 @@
-// Comparison statistics and rendering: relative errors, Spearman's rho, Markdown tables and JSON.
+// Comparison statistics and rendering: relative errors, Spearman's rho, Mann-Whitney's U over strategy pairs,
+// Markdown tables and JSON.
 #include "validate/fit/comparison.hpp"
 
 #include <algorithm>
@@ -39,6 +40,86 @@ std::vector<double> ranks(const std::vector<double>& v) {
 
 nlohmann::ordered_json summary_json(const ErrorSummary& s) {
   return {{"points", s.points}, {"mape", s.mape}, {"max_abs_error", s.max_abs_error}, {"bias", s.bias}};
+}
+
+// Throughput = samples / seconds; rows without a sample count rank by 1 / seconds (one batch for all).
+double rate(const ComparedRow& r, double seconds) { return (r.samples > 0 ? r.samples : 1) / seconds; }
+
+// U of `a` against `b`: the pairs in which a's value is larger, ties counting one half.
+double u_statistic(const std::vector<double>& a, const std::vector<double>& b) {
+  double u = 0;
+  for (double x : a)
+    for (double y : b) u += x > y ? 1.0 : (x == y ? 0.5 : 0.0);
+  return u;
+}
+
+PairVerdict verdict(const ComparedRow& faster, const ComparedRow& slower, bool simulator) {
+  const std::optional<double>& f = simulator ? faster.simulator : faster.planner;
+  const std::optional<double>& s = simulator ? slower.simulator : slower.planner;
+  if (!f || !s || !(*f > 0) || !(*s > 0)) return PairVerdict::none;
+  const double rf = rate(faster, *f), rs = rate(slower, *s);
+  return rf > rs ? PairVerdict::agrees : (rf < rs ? PairVerdict::reversed : PairVerdict::tie);
+}
+
+const char* verdict_name(PairVerdict v) {
+  switch (v) {
+    case PairVerdict::agrees:
+      return "agrees";
+    case PairVerdict::reversed:
+      return "reversed";
+    case PairVerdict::tie:
+      return "tie";
+    case PairVerdict::none:
+      break;
+  }
+  return "none";
+}
+
+// Every pair of iteration rows that ran their own plan and carry their iterations; the faster is the one
+// whose throughputs are stochastically larger (U above half the pairs), the measured medians breaking a tie.
+std::vector<StrategyPair> strategy_pairs(const std::vector<ComparedRow>& rows) {
+  std::vector<const ComparedRow*> own;
+  for (const ComparedRow& r : rows)
+    if (r.measured > 0 && r.same_plan_as.empty() && !r.iteration_samples.empty()) own.push_back(&r);
+  const auto rates = [](const ComparedRow& r) {
+    std::vector<double> out;
+    for (double s : r.iteration_samples) out.push_back(rate(r, s));
+    return out;
+  };
+  std::vector<StrategyPair> pairs;
+  for (std::size_t i = 0; i < own.size(); ++i) {
+    for (std::size_t j = i + 1; j < own.size(); ++j) {
+      const ComparedRow* a = own[i];
+      const ComparedRow* b = own[j];
+      const std::vector<double> ra = rates(*a), rb = rates(*b);
+      const double u = u_statistic(ra, rb), half = 0.5 * static_cast<double>(ra.size() * rb.size());
+      if (u < half || (u == half && rate(*a, a->measured) < rate(*b, b->measured))) std::swap(a, b);
+      StrategyPair p;
+      p.faster = a->strategy;
+      p.slower = b->strategy;
+      p.faster_iterations = a->iteration_samples.size();
+      p.slower_iterations = b->iteration_samples.size();
+      p.p_value = mann_whitney_p(ra, rb);
+      p.resolved = p.p_value < kPairLevel;
+      p.planner = verdict(*a, *b, false);
+      p.simulator = verdict(*a, *b, true);
+      pairs.push_back(p);
+    }
+  }
+  return pairs;
+}
+
+std::size_t count_pairs(const std::vector<StrategyPair>& pairs, bool simulator) {
+  std::size_t n = 0;
+  for (const StrategyPair& p : pairs)
+    n += p.resolved && (simulator ? p.simulator : p.planner) == PairVerdict::agrees ? 1 : 0;
+  return n;
+}
+
+std::size_t resolved_pairs(const std::vector<StrategyPair>& pairs) {
+  std::size_t n = 0;
+  for (const StrategyPair& p : pairs) n += p.resolved ? 1 : 0;
+  return n;
 }
 
 nlohmann::ordered_json optional_json(const std::optional<double>& v) {
@@ -84,15 +165,32 @@ std::optional<double> spearman(const std::vector<double>& a, const std::vector<d
   return cov / std::sqrt(va * vb);
 }
 
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty()) return 1;
+  std::vector<double> pooled = a;
+  pooled.insert(pooled.end(), b.begin(), b.end());
+  std::sort(pooled.begin(), pooled.end());
+  double ties = 0;  // the sum of t^3 - t over groups of t equal values
+  for (std::size_t i = 0; i < pooled.size();) {
+    std::size_t j = i;
+    while (j < pooled.size() && pooled[j] == pooled[i]) ++j;
+    const double t = static_cast<double>(j - i);
+    ties += t * t * t - t;
+    i = j;
+  }
+  const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size()), n = n1 + n2;
+  const double variance = n1 * n2 / 12.0 * ((n + 1) - ties / (n * (n - 1)));
+  if (!(variance > 0)) return 1;
+  const double z = std::max(0.0, std::fabs(u_statistic(a, b) - 0.5 * n1 * n2) - 0.5) / std::sqrt(variance);
+  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+}
+
 void finish_comparison(Comparison& c) {
   for (ComparisonSection& s : c.sections) {
     s.planner = summarize(s.rows, false);
     s.simulator = summarize(s.rows, true);
     if (s.name != "iteration") continue;
-    // Throughput = samples / seconds; rows without a sample count rank by 1 / seconds (one batch for all).
-    const auto rate = [](const ComparedRow& r, double seconds) {
-      return (r.samples > 0 ? r.samples : 1) / seconds;
-    };
+    c.pairs = strategy_pairs(s.rows);
     std::vector<double> measured, planner, simulator, measured_sim;
     for (const ComparedRow& r : s.rows) {
       if (!(r.measured > 0)) continue;
@@ -143,6 +241,17 @@ std::string comparison_markdown(const Comparison& c) {
   out << "\nSpearman rank correlation of throughput (samples/s) across strategies: planner "
       << (c.spearman_planner ? number_text("%.3f", *c.spearman_planner) : "- (fewer than 3 strategies)")
       << ", simulator " << (c.spearman_simulator ? number_text("%.3f", *c.spearman_simulator) : "-") << "\n";
+  out << "\nStrategy pairs that the measurements order (two-sided Mann-Whitney U over the strategies' "
+         "measured "
+         "iterations, p < "
+      << number_text("%.2f", kPairLevel) << "): ";
+  if (c.pairs.empty()) {
+    out << "none to test (fewer than two strategies with their own measured iterations in the file)\n";
+  } else {
+    out << resolved_pairs(c.pairs) << " of " << c.pairs.size() << "; of these the planner orders "
+        << count_pairs(c.pairs, false) << " as measured, the simulator "
+        << (c.simulator_available ? std::to_string(count_pairs(c.pairs, true)) : std::string("-")) << "\n";
+  }
   for (const ComparisonSection& s : c.sections) {
     out << "\n## " << s.name << "\n\n| strategy | item | measured | planner | error | simulator | error |\n"
         << "|---|---|---:|---:|---:|---:|---:|\n";
@@ -152,6 +261,17 @@ std::string comparison_markdown(const Comparison& c) {
           << " | " << error_text(r.planner, r.measured) << " | "
           << (r.simulator ? value_text(*r.simulator, s.unit) : "-") << " | "
           << error_text(r.simulator, r.measured) << " |\n";
+    }
+  }
+  if (!c.pairs.empty()) {
+    out << "\n## strategy pairs\n\n| faster (measured samples/s) | slower | iterations | p | ordered | "
+           "planner | "
+           "simulator |\n|---|---|---:|---:|---|---|---|\n";
+    for (const StrategyPair& p : c.pairs) {
+      out << "| " << p.faster << " | " << p.slower << " | " << p.faster_iterations << " / "
+          << p.slower_iterations << " | " << number_text("%.3g", p.p_value) << " | "
+          << (p.resolved ? "yes" : "no") << " | " << verdict_name(p.planner) << " | "
+          << verdict_name(p.simulator) << " |\n";
     }
   }
   if (!c.notes.empty()) {
@@ -190,6 +310,23 @@ nlohmann::ordered_json comparison_json(const Comparison& c) {
     }
     j["sections"].push_back(e);
   }
+  nlohmann::ordered_json pairs;
+  pairs["level"] = kPairLevel;
+  pairs["resolved"] = resolved_pairs(c.pairs);
+  pairs["planner_agrees"] = count_pairs(c.pairs, false);
+  pairs["simulator_agrees"] = count_pairs(c.pairs, true);
+  pairs["rows"] = nlohmann::ordered_json::array();
+  for (const StrategyPair& p : c.pairs) {
+    pairs["rows"].push_back({{"faster", p.faster},
+                             {"slower", p.slower},
+                             {"faster_iterations", p.faster_iterations},
+                             {"slower_iterations", p.slower_iterations},
+                             {"p_value", p.p_value},
+                             {"resolved", p.resolved},
+                             {"planner", verdict_name(p.planner)},
+                             {"simulator", verdict_name(p.simulator)}});
+  }
+  j["pairs"] = pairs;
   j["notes"] = c.notes;
   return j;
 }

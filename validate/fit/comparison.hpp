@@ -1,6 +1,7 @@
 // Predicted vs measured: rows of (measured, planner, simulator) per iteration, peak memory, operator and
-// collective size band; error summaries (MAPE, max error, signed bias) and Spearman rank correlation of the
-// strategies' throughputs; rendered as Markdown and JSON, deterministically.
+// collective size band; error summaries (MAPE, max error, signed bias), Spearman rank correlation of the
+// strategies' throughputs and the strategy pairs the measurements order; Markdown and JSON,
+// deterministically.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -17,7 +18,23 @@ struct ComparedRow {
   std::optional<double> planner, simulator;
   std::size_t count = 1;  // measured tasks summed into the row
   double samples = 0;     // iteration rows: samples per iteration over all GPUs (0: not known)
+  // Iteration rows: every measured iteration's seconds (empty: not in the file), and the strategy whose run
+  // this row repeats when two strategies gave one plan.
+  std::vector<double> iteration_samples = {};
+  std::string same_plan_as = {};
 };
+
+// Two strategies' measured order and whether it is more than noise: the two-sided Mann-Whitney U test over
+// their measured iterations' throughputs, and what each model says of the pair.
+enum class PairVerdict { agrees, reversed, tie, none };  // none: the model gave no time
+struct StrategyPair {
+  std::string faster, slower;  // by the measured throughputs of the iteration rows
+  std::size_t faster_iterations = 0, slower_iterations = 0;
+  double p_value = 1;
+  bool resolved = false;  // p_value < kPairLevel
+  PairVerdict planner = PairVerdict::none, simulator = PairVerdict::none;
+};
+constexpr double kPairLevel = 0.05;
 
 // Relative errors (predicted - measured) / measured over the rows that have a prediction.
 struct ErrorSummary {
@@ -41,13 +58,20 @@ struct Comparison {
   // Over the strategies' throughputs (samples per second), so strategies run at different batch sizes rank
   // by what a user gains; at one batch size this is the rank correlation of their iteration times.
   std::optional<double> spearman_planner, spearman_simulator;
+  // Every pair of strategies with their own runs and measured iterations (none when the file has no
+  // per-iteration times).
+  std::vector<StrategyPair> pairs;
   std::vector<std::string> notes;
 };
 
 ErrorSummary summarize(const std::vector<ComparedRow>& rows, bool simulator);
 // Spearman's rho with average ranks for ties; nothing for fewer than 3 pairs or no spread.
 std::optional<double> spearman(const std::vector<double>& a, const std::vector<double>& b);
-// Fills every section's summaries and the rank correlations (from the "iteration" section).
+// The two-sided p-value of the Mann-Whitney U test that `a` and `b` come from one distribution: the normal
+// approximation with tie and continuity corrections; 1 when either is empty or every value ties.
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b);
+// Fills every section's summaries, the rank correlations and the strategy pairs (from the "iteration"
+// section).
 void finish_comparison(Comparison& comparison);
 
 // The collective size band of a buffer (0: < 64 KiB, 1: 64 KiB - 1 MiB, 2: 1 - 16 MiB, 3: 16 - 256 MiB, 4:

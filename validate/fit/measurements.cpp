@@ -66,6 +66,33 @@ std::vector<double> numbers_in(const JsonObjectReader& r, const std::string& key
   return out;
 }
 
+// measured_seconds_per_rank: one list of positive times per rank, every list as long as rank 0's; the mean
+// over the ranks of each iteration (empty when absent).
+std::vector<double> iteration_samples(const JsonObjectReader& r) {
+  const std::string key = "measured_seconds_per_rank";
+  std::vector<double> mean;
+  if (!r.has(key)) return mean;
+  const nlohmann::json& ranks = r.value(key);
+  if (!ranks.is_array() || ranks.empty())
+    r.fail(key, "expected a list with each rank's list of measured iteration times, got " + ranks.dump());
+  for (std::size_t rank = 0; rank < ranks.size(); ++rank) {
+    const nlohmann::json& list = ranks[rank];
+    if (!list.is_array() || list.empty())
+      r.fail(key, "expected rank " + std::to_string(rank) + "'s list of times, got " + list.dump());
+    if (rank > 0 && list.size() != mean.size()) {
+      r.fail(key, "expected every rank's list as long as rank 0's (" + std::to_string(mean.size()) +
+                      " iterations), rank " + std::to_string(rank) + " has " + std::to_string(list.size()));
+    }
+    mean.resize(list.size(), 0.0);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const double x = in_range(r, key, list[i], 0, 1e9, "times in seconds");
+      if (x <= 0) r.fail(key, "expected positive times in seconds, got " + list[i].dump());
+      mean[i] += x / static_cast<double>(ranks.size());
+    }
+  }
+  return mean;
+}
+
 template <typename F>
 void each(const JsonObjectReader& root, const std::string& key, const F& f) {
   if (!root.has(key)) return;
@@ -84,6 +111,8 @@ MeasuredIteration parse_iteration(const JsonObjectReader& r, std::size_t index) 
   it.iteration_seconds = positive(r, "iteration_seconds");
   it.peak_bytes = number_in(r, "peak_bytes", 0, 1e18);
   it.compute_seconds_per_rank = numbers_in(r, "compute_seconds_per_rank", 0, 1e9);
+  it.iteration_samples = iteration_samples(r);
+  it.same_plan_as = r.has("same_plan_as") ? r.string("same_plan_as") : "";
   each(r, "tasks", [&](const JsonObjectReader& t, std::size_t) {
     MeasuredTask task;
     task.name = t.string("name");

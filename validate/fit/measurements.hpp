@@ -60,6 +60,10 @@ struct MeasuredIteration {
   double iteration_seconds = 0;
   double peak_bytes = 0;
   std::vector<double> compute_seconds_per_rank;  // each rank's compute tasks in an iteration (may be empty)
+  // Each measured iteration's time, the mean over the ranks of measured_seconds_per_rank (empty when the
+  // file has none); same_plan_as: the strategy whose run this is, when two strategies gave one plan.
+  std::vector<double> iteration_samples;
+  std::string same_plan_as;
   std::vector<MeasuredTask> tasks;
   std::size_t index = 0;
 };
