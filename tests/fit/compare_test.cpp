@@ -3,7 +3,9 @@
 // fitted calibration predicts unseen plans within 3 %, compare scores it, and bad measured files are refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "planner/core/error.hpp"
 #include "planner/io/scenario_parser.hpp"
@@ -228,6 +230,37 @@ TEST(CompareStatistics, MannWhitneyPValues) {
   EXPECT_DOUBLE_EQ(fit::mann_whitney_p({2, 2, 2}, {2, 2}), 1.0);  // every value ties
   EXPECT_DOUBLE_EQ(fit::mann_whitney_p({}, high), 1.0);
   EXPECT_DOUBLE_EQ(fit::mann_whitney_p(low, low), 1.0);  // U at its mean: no evidence either way
+}
+
+// The rank-sum U (O(n log n)) against counting every pair, on small samples with many ties.
+TEST(CompareStatistics, MannWhitneyMatchesCountingEveryPair) {
+  std::uint64_t state = 12345;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>((state >> 33) % 7);  // values 0-6: ties in every sample
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> a(1 + trial % 9), b(1 + trial % 5);
+    for (double& x : a) x = next();
+    for (double& y : b) y = next() + (trial % 3 == 0 ? 2 : 0);  // a third of the trials shifted
+    double u = 0;
+    for (double x : a)
+      for (double y : b) u += x > y ? 1.0 : (x == y ? 0.5 : 0.0);
+    std::vector<double> pooled = a;
+    pooled.insert(pooled.end(), b.begin(), b.end());
+    double ties = 0;
+    for (double v : pooled) {
+      const double t = static_cast<double>(std::count(pooled.begin(), pooled.end(), v));
+      ties += (t * t * t - t) / t;  // each of a group's t members adds its share
+    }
+    const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size()), n = n1 + n2;
+    const double variance = n1 * n2 / 12.0 * ((n + 1) - ties / (n * (n - 1)));
+    const double expected = variance > 0
+                                ? std::min(1.0, std::erfc(std::max(0.0, std::fabs(u - n1 * n2 / 2) - 0.5) /
+                                                          std::sqrt(variance) / std::sqrt(2.0)))
+                                : 1.0;
+    EXPECT_NEAR(fit::mann_whitney_p(a, b), expected, 1e-12) << "trial " << trial;
+  }
 }
 
 fit::ComparedRow pair_row(const std::string& strategy, double measured, double planner,
