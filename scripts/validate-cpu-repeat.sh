@@ -43,7 +43,8 @@ row() {
   echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 } >"$out/summary.md"
 met=0
-for i in $(seq -w 1 "$runs"); do
+for n in $(seq 1 "$runs"); do
+  i=$(printf %02d "$n")
   dir=$out/run-$i
   echo "validate-cpu-repeat: run $i of $runs into $dir" >&2
   scripts/validate-cpu-loop.sh "$dir" "$scenario" >"$out/run-$i.log" 2>&1 || {
