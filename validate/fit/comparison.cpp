@@ -23,16 +23,21 @@ std::string error_text(const std::optional<double>& predicted, double measured) 
   return number_text("%+.2f %%", 100 * (*predicted - measured) / measured);
 }
 
-std::vector<double> ranks(const std::vector<double>& v) {
+// Average ranks (1-based, ties sharing their mean rank); `ties`, when given, gets the sum of t^3 - t over
+// the groups of t equal values (the tie correction of rank tests).
+std::vector<double> ranks(const std::vector<double>& v, double* ties = nullptr) {
   std::vector<std::size_t> order(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
   std::vector<double> r(v.size());
+  if (ties != nullptr) *ties = 0;
   for (std::size_t i = 0; i < order.size();) {
     std::size_t j = i;
     while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
     const double average = 0.5 * static_cast<double>(i + j) + 1.0;
     for (std::size_t k = i; k <= j; ++k) r[order[k]] = average;
+    const double t = static_cast<double>(j - i + 1);
+    if (ties != nullptr) *ties += t * t * t - t;
     i = j + 1;
   }
   return r;
@@ -45,30 +50,28 @@ nlohmann::ordered_json summary_json(const ErrorSummary& s) {
 // Throughput = samples / seconds; rows without a sample count rank by 1 / seconds (one batch for all).
 double rate(const ComparedRow& r, double seconds) { return (r.samples > 0 ? r.samples : 1) / seconds; }
 
-// The Mann-Whitney U of `a` against `b` (the pairs in which a's value is larger, ties counting one half)
-// from the rank sum of `a` in the pooled values, in O(n log n), and sum of t^3 - t over groups of t ties.
-struct RankSums {
-  double u = 0, ties = 0;
+// The Mann-Whitney test of `a` against `b`: U (the pairs in which a's value is larger, ties counting one
+// half) from a's rank sum in the pooled values, and the two-sided p-value of the normal approximation with
+// tie and continuity corrections.
+struct MannWhitney {
+  double u = 0, p = 1;
 };
-RankSums rank_sums(const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<std::pair<double, bool>> pooled;  // (value, from a)
-  for (double x : a) pooled.emplace_back(x, true);
-  for (double y : b) pooled.emplace_back(y, false);
-  std::sort(pooled.begin(), pooled.end());
-  RankSums r;
+MannWhitney mann_whitney(const std::vector<double>& a, const std::vector<double>& b) {
+  MannWhitney m;
+  if (a.empty() || b.empty()) return m;
+  std::vector<double> pooled = a;
+  pooled.insert(pooled.end(), b.begin(), b.end());
+  double ties = 0;
+  const std::vector<double> r = ranks(pooled, &ties);
+  const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size()), n = n1 + n2;
   double rank_sum_a = 0;
-  for (std::size_t i = 0; i < pooled.size();) {
-    std::size_t j = i;
-    std::size_t from_a = 0;
-    for (; j < pooled.size() && pooled[j].first == pooled[i].first; ++j) from_a += pooled[j].second ? 1 : 0;
-    const double t = static_cast<double>(j - i);
-    rank_sum_a += static_cast<double>(from_a) * (0.5 * static_cast<double>(i + j - 1) + 1.0);
-    r.ties += t * t * t - t;
-    i = j;
-  }
-  const double n1 = static_cast<double>(a.size());
-  r.u = rank_sum_a - n1 * (n1 + 1) / 2;
-  return r;
+  for (std::size_t i = 0; i < a.size(); ++i) rank_sum_a += r[i];
+  m.u = rank_sum_a - n1 * (n1 + 1) / 2;
+  const double variance = n1 * n2 / 12.0 * ((n + 1) - ties / (n * (n - 1)));
+  if (!(variance > 0)) return m;
+  const double z = std::max(0.0, std::fabs(m.u - 0.5 * n1 * n2) - 0.5) / std::sqrt(variance);
+  m.p = std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+  return m;
 }
 
 PairVerdict verdict(const ComparedRow& faster, const ComparedRow& slower, bool simulator) {
@@ -110,14 +113,15 @@ std::vector<StrategyPair> strategy_pairs(const std::vector<ComparedRow>& rows) {
       const ComparedRow* a = own[i];
       const ComparedRow* b = own[j];
       const std::vector<double> ra = rates(*a), rb = rates(*b);
-      const double u = rank_sums(ra, rb).u, half = 0.5 * static_cast<double>(ra.size() * rb.size());
-      if (u < half || (u == half && rate(*a, a->measured) < rate(*b, b->measured))) std::swap(a, b);
+      const MannWhitney test = mann_whitney(ra, rb);
+      const double half = 0.5 * static_cast<double>(ra.size() * rb.size());
+      if (test.u < half || (test.u == half && rate(*a, a->measured) < rate(*b, b->measured))) std::swap(a, b);
       StrategyPair p;
       p.faster = a->strategy;
       p.slower = b->strategy;
       p.faster_iterations = a->iteration_samples.size();
       p.slower_iterations = b->iteration_samples.size();
-      p.p_value = mann_whitney_p(ra, rb);
+      p.p_value = test.p;
       p.resolved = p.p_value < kPairLevel;
       p.planner = verdict(*a, *b, false);
       p.simulator = verdict(*a, *b, true);
@@ -184,13 +188,7 @@ std::optional<double> spearman(const std::vector<double>& a, const std::vector<d
 }
 
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.empty() || b.empty()) return 1;
-  const RankSums r = rank_sums(a, b);
-  const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size()), n = n1 + n2;
-  const double variance = n1 * n2 / 12.0 * ((n + 1) - r.ties / (n * (n - 1)));
-  if (!(variance > 0)) return 1;
-  const double z = std::max(0.0, std::fabs(r.u - 0.5 * n1 * n2) - 0.5) / std::sqrt(variance);
-  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+  return mann_whitney(a, b).p;
 }
 
 void finish_comparison(Comparison& c) {
@@ -250,8 +248,7 @@ std::string comparison_markdown(const Comparison& c) {
       << (c.spearman_planner ? number_text("%.3f", *c.spearman_planner) : "- (fewer than 3 strategies)")
       << ", simulator " << (c.spearman_simulator ? number_text("%.3f", *c.spearman_simulator) : "-") << "\n";
   out << "\nStrategy pairs that the measurements order (two-sided Mann-Whitney U over the strategies' "
-         "measured "
-         "iterations, p < "
+         "measured iterations, p < "
       << number_text("%.2f", kPairLevel) << "): ";
   if (c.pairs.empty()) {
     out << "none to test (fewer than two strategies with their own measured iterations in the file)\n";
@@ -273,8 +270,8 @@ std::string comparison_markdown(const Comparison& c) {
   }
   if (!c.pairs.empty()) {
     out << "\n## strategy pairs\n\n| faster (measured samples/s) | slower | iterations | p | ordered | "
-           "planner | "
-           "simulator |\n|---|---|---:|---:|---|---|---|\n";
+           "planner "
+           "| simulator |\n|---|---|---:|---:|---|---|---|\n";
     for (const StrategyPair& p : c.pairs) {
       out << "| " << p.faster << " | " << p.slower << " | " << p.faster_iterations << " / "
           << p.slower_iterations << " | " << number_text("%.3g", p.p_value) << " | "
