@@ -209,6 +209,16 @@ TEST(CalibrationFit, RefusesAFractionAbovePeak) {
   expect_refused(m, j, "achievable_fraction.attention", "outside (0, 1]");
 }
 
+TEST(CalibrationFit, RefusesAFractionJustAbovePeakWithTheDigitsThatShowIt) {
+  SyntheticMachine m = testing::titan_truth();
+  m.noise = 0;
+  nlohmann::ordered_json j = testing::micro_benchmarks(m);
+  // Every product 0.002 % faster than the peak allows: "%.4g" would call the fraction "1".
+  for (auto& g : j["gemms"]) g["time_seconds"] = g["time_seconds"].get<double>() * 0.55 / 1.00002;
+  expect_refused(m, j, "achievable_fraction.attention", "fitted fraction 1.00002 of the cluster's peak");
+  expect_refused(m, j, "achievable_fraction.attention", "whose fastest product ran at");
+}
+
 TEST(CalibrationFit, RefusesMeasurementsOfAnotherMachine) {
   const SyntheticMachine m = testing::titan_truth();
   nlohmann::ordered_json j = testing::micro_benchmarks(m);

@@ -37,7 +37,15 @@ double time_everywhere(const BenchOptions& options, Body body) {
 constexpr double kMedianUpToBytes = 16.0 * 1024 * 1024;
 constexpr int kMedianRepeats = 5;
 constexpr int kOverlapTrials = 3;
+constexpr double kMinLoopSeconds = 2e-3;
 constexpr double kColdPoolBytes = 256.0 * 1024 * 1024;  // per buffer: several last-level caches (32 MiB here)
+
+// Calls per timed collective loop: nccl-tests' count, or more where that many calls of `once` seconds (rank
+// 0's) would not fill kMinLoopSeconds; every rank gets rank 0's count.
+int loop_iterations(double once, int iterations) {
+  const double wanted = once > 0 ? std::ceil(kMinLoopSeconds / once) : iterations;
+  return broadcast_count(std::clamp(static_cast<int>(std::min(wanted, 1e6)), iterations, 100000));
+}
 
 }  // namespace
 
@@ -74,7 +82,13 @@ std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int
           offset = offset + 2 * step <= pool ? offset + step : 0;
         };
         for (int i = 0; i < options.warmup; ++i) op();
-        op();  // nccl-tests' untimed op before the barrier
+        // nccl-tests' untimed op before the barrier, timed here to size the loop: a loop of 20 one-
+        // microsecond calls is over before a single descheduling of either rank has passed, so small sizes
+        // take as many calls as fill kMinLoopSeconds (rank 0's count; the time per call is unchanged).
+        double start = now_seconds();
+        op();
+        const double once = now_seconds() - start;
+        const int iterations = loop_iterations(once, options.iterations);
         // A loop of microseconds to milliseconds is at the mercy of a single descheduling: sizes up to
         // kMedianUpToBytes run it kMedianRepeats times and keep the median loop (larger ones take long
         // enough).
@@ -82,13 +96,13 @@ std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int
         std::vector<double> loops;
         for (int rep = 0; rep < repeats; ++rep) {
           SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-          const double start = now_seconds();
-          for (int i = 0; i < options.iterations; ++i) op();
-          loops.push_back((now_seconds() - start) / options.iterations);
+          start = now_seconds();
+          for (int i = 0; i < iterations; ++i) op();
+          loops.push_back((now_seconds() - start) / iterations);
         }
         const double seconds = mean_over_ranks(median(loops));
         out.push_back(collective_row(kind, group, ranks, group_size, ranks_per_node, bytes, count, seconds,
-                                     options.iterations));
+                                     iterations));
       }
     }
   }

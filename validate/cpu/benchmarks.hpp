@@ -20,12 +20,13 @@ struct BenchOptions {
 };
 
 // nccl-tests' loop per size: warm-up, one untimed op, barrier, `iterations` back-to-back ops timed by the
-// host clock, time = elapsed / iterations averaged over every rank of the world (sizes up to 16 MiB: the
-// median of 5 such loops per rank, as short loops are easily disturbed). Every group of the kind runs
-// at once (as a plan's collectives do); groups of one rank are skipped. Sizes are nccl-tests' S (per-rank
-// buffer for all-reduce, total for all-gather and reduce-scatter), from min to max bytes by x2. Unlike
-// nccl-tests, each call's buffers are the next window of a 256 MiB pool, so a CPU's caches do not hold them
-// (as in an iteration, where the products between two collectives evict them).
+// host clock (more where that many would take under 2 ms, so one descheduling cannot spoil the loop), time =
+// elapsed / iterations averaged over every rank of the world (sizes up to 16 MiB: the median of 5 such loops
+// per rank, as short loops are easily disturbed). Every group of the kind runs at once (as a plan's
+// collectives do); groups of one rank are skipped. Sizes are nccl-tests' S (per-rank buffer for all-reduce,
+// total for all-gather and reduce-scatter), from min to max bytes by x2. Unlike nccl-tests, each call's
+// buffers are the next window of a 256 MiB pool, so a CPU's caches do not hold them (as in an iteration,
+// where the products between two collectives evict them).
 std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int ranks_per_node);
 
 // Each product timed on every rank at once (ranks share the machine as in a run), mean over ranks.

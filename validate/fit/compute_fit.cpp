@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -17,6 +18,18 @@ namespace {
 std::string number(double v) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.4g", v);
+  return buffer;
+}
+
+// A fraction next to its bound (0, 1], with as many digits as it takes to show which side it lies: 1.00003
+// is not printed as the "1" it would be with four.
+std::string fraction_text(double v) {
+  char buffer[40];
+  for (int digits = 4; digits <= 17; ++digits) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
+    const double shown = std::strtod(buffer, nullptr);
+    if ((shown > 1) == (v > 1) && (shown > 0) == (v > 0)) break;
+  }
   return buffer;
 }
 
@@ -127,7 +140,7 @@ void fit_gemm_sizes(OperatorKind kind, std::vector<GemmPoint>& points, double& f
     fraction = sized_fraction;
     result.calibration.gemm_efficiency[static_cast<std::size_t>(kind)] = table;
   } else if (!fraction_valid) {
-    f.note = "not written: the fraction at the best size would be " + number(sized_fraction) +
+    f.note = "not written: the fraction at the best size would be " + fraction_text(sized_fraction) +
              ", outside (0, 1] (" + before + ")";
   } else {
     f.note = "not written: " + before + " (no product beyond " + number(100 * kSizeTableThreshold) +
@@ -143,14 +156,20 @@ std::string where(const std::vector<GemmPoint>& points) {
   return " (points: " + describe_points(refs, "gemms") + ")";
 }
 
+double fastest_rate(const std::vector<GemmPoint>& points) {
+  double best = 0;
+  for (const GemmPoint& p : points) best = std::max(best, p.flops / p.time_seconds);
+  return best;
+}
+
 void check_fraction(const std::string& name, double fraction, const std::vector<GemmPoint>& points,
                     const FitOptions& options, const QuantityFit& f) {
   if (!(fraction > 0) || fraction > 1.0) {
     throw InputError(points.front().ref.file, 0, name,
-                     "fitted fraction " + number(fraction) +
-                         " of the cluster's peak is outside (0, 1]: the cluster's peak FLOP/s does not "
-                         "describe this machine" +
-                         where(points));
+                     "fitted fraction " + fraction_text(fraction) +
+                         " of the cluster's peak is outside (0, 1]: the cluster's peak FLOP/s (" +
+                         number(points.front().peak) + ") does not describe this machine, whose fastest " +
+                         "product ran at " + number(fastest_rate(points)) + " FLOP/s" + where(points));
   }
   if (f.r_squared && *f.r_squared < options.min_r_squared) {
     throw InputError(points.front().ref.file, 0, name,
