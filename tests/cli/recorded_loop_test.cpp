@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -60,10 +61,10 @@ nlohmann::json compare_recording(const std::string& data) {
 class RecordedFit : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RecordedFit, FitOnTheMicroBenchmarksReproducesTheCommittedCalibration) {
-  const std::string kData = GetParam();
+  const std::string folder = GetParam();
   const std::string out = test::write_temp("recorded-calibration.yaml", "");
-  const test::CommandResult r = test::run_command(kBinary + " calibrate " + kData + "/bench.json --cluster " +
-                                                  kData + "/machine.yaml --out " + out);
+  const test::CommandResult r = test::run_command(
+      kBinary + " calibrate " + folder + "/bench.json --cluster " + folder + "/machine.yaml --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The comment header names the input files by the paths given; the rest is the same keys in the same
   // order with the same numbers (to 1e-9: another CPU's libm may round a last bit differently).
@@ -81,7 +82,7 @@ TEST_P(RecordedFit, FitOnTheMicroBenchmarksReproducesTheCommittedCalibration) {
     return std::make_pair(skeleton, numbers);
   };
   const auto [skeleton, numbers] = split(test::read_file(out));
-  const auto [committed_skeleton, committed_numbers] = split(test::read_file(kData + "/calibration.yaml"));
+  const auto [committed_skeleton, committed_numbers] = split(test::read_file(folder + "/calibration.yaml"));
   EXPECT_EQ(skeleton, committed_skeleton);
   ASSERT_EQ(numbers.size(), committed_numbers.size());
   for (std::size_t i = 0; i < numbers.size(); ++i)
@@ -161,6 +162,15 @@ TEST(RecordedCpuLoop, TheSerialRecordingsComparisonIsTheCommittedOne) {
   }
   EXPECT_EQ(j["pairs"]["resolved"], committed["pairs"]["resolved"]);
   EXPECT_EQ(j["pairs"]["planner_agrees"], committed["pairs"]["planner_agrees"]);
+  // One stream per rank: DDP reduces each gradient after the previous operator's update (the first after the
+  // last backward product), ZeRO-2 each shard as the backward product that made it ends.
+  std::map<std::string, int> tasks;
+  for (const nlohmann::json& r : j["sections"][4]["rows"])
+    tasks[r["strategy"].get<std::string>() + ": " + r["item"].get<std::string>()] = r["count"];
+  EXPECT_EQ(tasks["ddp: all-reduce after update"], 9);
+  EXPECT_EQ(tasks["ddp: all-reduce after backward"], 1);
+  EXPECT_EQ(tasks["zero-2: reduce-scatter after backward"], 10);
+  EXPECT_EQ(tasks["zero-2: all-gather after update"], 10);
 }
 
 // The ten repeated runs of the serial loop: each comparison is the committed one (the simulator's column

@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <set>
 
 #include "planner/core/error.hpp"
 #include "planner/io/scenario_parser.hpp"
@@ -51,7 +54,7 @@ const Loop& loop() {
 TEST(CalibrateThenPredict, FittedOnMicroBenchmarksPredictsUnseenPlansWithin3Percent) {
   const Loop& l = loop();
   const fit::Comparison c = fit::build_comparison(l.inputs(l.run), nullptr);
-  ASSERT_EQ(c.sections.size(), 4u);
+  ASSERT_EQ(c.sections.size(), 5u);
   const fit::ComparisonSection& iteration = c.sections[0];
   ASSERT_EQ(iteration.rows.size(), kStrategies.size());
   for (const fit::ComparedRow& r : iteration.rows) {
@@ -69,6 +72,42 @@ TEST(CalibrateThenPredict, FittedOnMicroBenchmarksPredictsUnseenPlansWithin3Perc
   EXPECT_EQ(c.sections[3].name, "collectives");
   EXPECT_GT(c.sections[3].rows.size(), 0u);
   EXPECT_LT(c.sections[3].planner.mape, 0.05);
+}
+
+TEST(CalibrateThenPredict, CollectivesByWhatRanBeforeThemAreTheSizeBandsRegrouped) {
+  const Loop& l = loop();
+  const fit::Comparison c = fit::build_comparison(l.inputs(l.run), nullptr);
+  ASSERT_EQ(c.sections.size(), 5u);
+  const fit::ComparisonSection& bands = c.sections[3];
+  const fit::ComparisonSection& after = c.sections[4];
+  EXPECT_EQ(after.name, "collectives_after");
+  const std::vector<std::string> phases = {" after forward", " after recompute", " after backward",
+                                           " after update", " at the iteration's start"};
+  std::map<std::string, std::array<double, 3>> by_band, by_after;  // measured, planner, tasks
+  for (const fit::ComparedRow& r : bands.rows) {
+    by_band[r.strategy][0] += r.measured;
+    by_band[r.strategy][1] += *r.planner;
+    by_band[r.strategy][2] += static_cast<double>(r.count);
+  }
+  std::set<std::string> seen;
+  for (const fit::ComparedRow& r : after.rows) {
+    by_after[r.strategy][0] += r.measured;
+    by_after[r.strategy][1] += *r.planner;
+    by_after[r.strategy][2] += static_cast<double>(r.count);
+    const auto kind_end = r.item.find(' ');
+    ASSERT_NE(kind_end, std::string::npos) << r.item;
+    EXPECT_NE(std::find(phases.begin(), phases.end(), r.item.substr(kind_end)), phases.end()) << r.item;
+    seen.insert(r.item.substr(kind_end));
+  }
+  ASSERT_EQ(by_band.size(), by_after.size());
+  for (const auto& [strategy, sums] : by_band) {
+    for (std::size_t i = 0; i < 3; ++i)
+      EXPECT_NEAR(by_after[strategy][i], sums[i], 1e-9 * std::max(1.0, sums[i])) << strategy << " " << i;
+  }
+  // The default scenario overlaps: gradients are reduced as the backward products make them, and ZeRO-3's
+  // parameters gathered ahead of the forward ones.
+  EXPECT_TRUE(seen.count(" after backward")) << "no collective after a backward product";
+  EXPECT_TRUE(seen.count(" after forward")) << "no collective after a forward product";
 }
 
 TEST(CalibrateThenPredict, UncalibratedPredictionIsWorseThanTheFittedOne) {

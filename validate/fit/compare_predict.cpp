@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "planner/core/digest.hpp"
@@ -60,7 +61,26 @@ struct PredictedTask {
   bool one_rank = false;  // a collective over a group of one rank: nothing exchanged, nothing to compare
   double seconds = 0;
   double total_bytes = 0;
+  std::string collective;  // collectives: "all-reduce after backward" (kind, and the compute task before it)
 };
+
+// The compute task a collective follows in the program, by phase: what the rank's caches and streams were
+// doing when it was issued (a CPU's collective right after an optimizer update runs at another rate than one
+// right after the product that wrote its gradient).
+std::string after_phase(const std::optional<Task::Phase>& phase) {
+  if (!phase) return "at the iteration's start";
+  switch (*phase) {
+    case Task::Phase::forward:
+      return "after forward";
+    case Task::Phase::recompute:
+      return "after recompute";
+    case Task::Phase::backward:
+      return "after backward";
+    case Task::Phase::update:
+      return "after update";
+  }
+  return "at the iteration's start";
+}
 
 // Every task name of the program (micro-steps numbered, at most the first 1024) and what the planner
 // charges for it.
@@ -72,6 +92,7 @@ std::map<std::string, PredictedTask> predicted_tasks(const CompareInputs& in, co
   const CollectiveCost cost(s.cluster, plan.group_size, in.predict_calibration);
   std::map<std::string, PredictedTask> out;
   const int steps = std::min(program.micro_steps, 1024);
+  std::optional<Task::Phase> last_compute;
   for (std::size_t i = 0; i < program.tasks.size(); ++i) {
     const Task& t = program.tasks[i];
     PredictedTask p;
@@ -79,6 +100,11 @@ std::map<std::string, PredictedTask> predicted_tasks(const CompareInputs& in, co
     p.seconds = p.comm ? cost.seconds(t.kind, t.group, t.total_bytes) : t.compute_seconds;
     p.total_bytes = t.total_bytes;
     p.one_rank = p.comm && cost.group_ranks(t.group) == 1;
+    if (p.comm) {
+      p.collective = std::string(to_string(t.kind)) + " " + after_phase(last_compute);
+    } else {
+      last_compute = t.phase;
+    }
     const int last = i < program.step_tasks ? steps : 1;
     for (int m = 0; m < last; ++m) out.emplace(task_name(program, i, m), p);
   }
@@ -193,6 +219,7 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
   ComparisonSection peak{"peak_memory", "B", {}, {}, {}};
   ComparisonSection operators{"operators", "s", {}, {}, {}};
   ComparisonSection collectives{"collectives", "s", {}, {}, {}};
+  ComparisonSection collectives_after{"collectives_after", "s", {}, {}, {}};
   std::size_t unmatched = 0;
   for (const MeasuredIteration& it : m.iterations) {
     const Plan plan = measured_plan(in, it);
@@ -237,6 +264,7 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
     const std::map<std::string, PredictedTask> predicted = predicted_tasks(in, plan);
     std::map<std::string, std::size_t> op_index;
     std::map<int, std::size_t> band_index;
+    std::map<std::string, std::size_t> after_index;
     for (const MeasuredTask& t : it.tasks) {
       const auto p = predicted.find(t.name);
       if (p == predicted.end()) {
@@ -246,10 +274,14 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
       if (p->second.one_rank) continue;
       if (p->second.comm) {
         const int band = size_band(p->second.total_bytes);
-        ComparedRow& r = row_for(collectives.rows, band_index, band, it.strategy, size_band_name(band));
-        r.measured += t.seconds;
-        *r.planner += p->second.seconds;
-        ++r.count;
+        for (ComparedRow* r :
+             {&row_for(collectives.rows, band_index, band, it.strategy, size_band_name(band)),
+              &row_for(collectives_after.rows, after_index, p->second.collective, it.strategy,
+                       p->second.collective)}) {
+          r->measured += t.seconds;
+          *r->planner += p->second.seconds;
+          ++r->count;
+        }
       } else {
         const std::string op = t.op.empty() ? operator_of(t.name) : t.op;
         ComparedRow& r = row_for(operators.rows, op_index, op, it.strategy, op);
@@ -265,7 +297,7 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
         " measured task(s) have no task of that name in the predicted iteration program and are "
         "not compared");
   }
-  c.sections = {iteration, peak, operators, collectives};
+  c.sections = {iteration, peak, operators, collectives, collectives_after};
   finish_comparison(c);
   return c;
 }
