@@ -12,7 +12,9 @@
 
 #include "planner/core/error.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/program/iteration_program.hpp"
 #include "planner/search/planner.hpp"
+#include "planner/search/search_space.hpp"
 #include "tests/fit/synthetic_machine.hpp"
 #include "validate/fit/calibration_fit.hpp"
 #include "validate/fit/compare_predict.hpp"
@@ -108,6 +110,46 @@ TEST(CalibrateThenPredict, CollectivesByWhatRanBeforeThemAreTheSizeBandsRegroupe
   // parameters gathered ahead of the forward ones.
   EXPECT_TRUE(seen.count(" after backward")) << "no collective after a backward product";
   EXPECT_TRUE(seen.count(" after forward")) << "no collective after a forward product";
+}
+
+TEST(CalibrateThenPredict, AMicroStepsFirstGathersFollowThePreviousMicroStepsBackward) {
+  const Loop& l = loop();
+  Scenario scenario = l.scenario;
+  scenario.training.gradient_accumulation_steps = 2;
+  nlohmann::ordered_json run = testing::iterations(l.machine, scenario, kScenario, {"fsdp"});
+  ASSERT_EQ(run["iterations"][0]["micro_steps"], 2);
+  // The synthetic run names micro-step 0's tasks; micro-step 1's are the same tasks with their " #1" names.
+  const Plan plan = plan_strategy(scenario, Calibration{}, space_by_name("fsdp", scenario.training)).plan;
+  const IterationProgram program =
+      build_iteration_program(scenario, l.fitted, plan, scenario.execution.prefetch_depth,
+                              !scenario.execution.overlap, scenario.execution.bucket_bytes);
+  nlohmann::ordered_json& tasks = run["iterations"][0]["tasks"];
+  std::size_t gathers_first = 0;
+  bool computed = false;
+  for (std::size_t i = 0; i < program.step_tasks; ++i) {
+    nlohmann::ordered_json again = tasks[i];
+    ASSERT_EQ(again["name"], task_name(program, i, 0));
+    again["name"] = task_name(program, i, 1);
+    tasks.push_back(again);
+    const bool comm = program.tasks[i].stream == Task::Stream::comm;
+    computed = computed || !comm;
+    if (comm && !computed) ++gathers_first;
+  }
+  ASSERT_GT(gathers_first, 0u);
+  fit::CompareInputs in = l.inputs(run);
+  in.scenario = scenario;
+  const fit::Comparison c = fit::build_comparison(in, nullptr);
+  std::map<std::string, std::size_t> count;
+  std::size_t total = 0;
+  for (const fit::ComparedRow& r : c.sections[4].rows) {
+    count[r.item] = r.count;
+    total += r.count;
+  }
+  EXPECT_EQ(count["all-gather at the iteration's start"], gathers_first);
+  std::size_t comm_tasks = 0;
+  for (std::size_t i = 0; i < program.tasks.size(); ++i)
+    comm_tasks += (program.tasks[i].stream == Task::Stream::comm) * (i < program.step_tasks ? 2 : 1);
+  EXPECT_EQ(total, comm_tasks);
 }
 
 TEST(CalibrateThenPredict, UncalibratedPredictionIsWorseThanTheFittedOne) {

@@ -83,15 +83,23 @@ std::string after_phase(const std::optional<Task::Phase>& phase) {
 }
 
 // Every task name of the program (micro-steps numbered, at most the first 1024) and what the planner
-// charges for it.
-std::map<std::string, PredictedTask> predicted_tasks(const CompareInputs& in, const Plan& plan) {
+// charges for each task of that name, in program order (a parameter gathered for the forward and again for
+// the backward pass is two tasks of one name).
+std::map<std::string, std::vector<PredictedTask>> predicted_tasks(const CompareInputs& in, const Plan& plan) {
   const Scenario& s = in.scenario;
   const IterationProgram program =
       build_iteration_program(s, in.predict_calibration, plan, s.execution.prefetch_depth,
                               !s.execution.overlap, s.execution.bucket_bytes);
   const CollectiveCost cost(s.cluster, plan.group_size, in.predict_calibration);
-  std::map<std::string, PredictedTask> out;
+  std::map<std::string, std::vector<PredictedTask>> out;
   const int steps = std::min(program.micro_steps, 1024);
+  // A micro-step's collectives issued before its first compute task follow, from the second micro-step
+  // on, the previous micro-step's last one.
+  std::optional<Task::Phase> step_end;
+  for (std::size_t i = 0; i < program.step_tasks && i < program.tasks.size(); ++i) {
+    if (program.tasks[i].stream == Task::Stream::compute && program.tasks[i].total_bytes == 0)
+      step_end = program.tasks[i].phase;
+  }
   std::optional<Task::Phase> last_compute;
   for (std::size_t i = 0; i < program.tasks.size(); ++i) {
     const Task& t = program.tasks[i];
@@ -100,13 +108,14 @@ std::map<std::string, PredictedTask> predicted_tasks(const CompareInputs& in, co
     p.seconds = p.comm ? cost.seconds(t.kind, t.group, t.total_bytes) : t.compute_seconds;
     p.total_bytes = t.total_bytes;
     p.one_rank = p.comm && cost.group_ranks(t.group) == 1;
-    if (p.comm) {
-      p.collective = std::string(to_string(t.kind)) + " " + after_phase(last_compute);
-    } else {
-      last_compute = t.phase;
-    }
+    if (!p.comm) last_compute = t.phase;
     const int last = i < program.step_tasks ? steps : 1;
-    for (int m = 0; m < last; ++m) out.emplace(task_name(program, i, m), p);
+    for (int m = 0; m < last; ++m) {
+      if (p.comm)
+        p.collective = std::string(to_string(t.kind)) + " " +
+                       after_phase(last_compute || m == 0 ? last_compute : step_end);
+      out[task_name(program, i, m)].push_back(p);
+    }
   }
   return out;
 }
@@ -261,32 +270,35 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
       c.notes.push_back(it.strategy + ": tasks not compared (the paper cost model has no iteration program)");
       continue;
     }
-    const std::map<std::string, PredictedTask> predicted = predicted_tasks(in, plan);
+    const std::map<std::string, std::vector<PredictedTask>> predicted = predicted_tasks(in, plan);
+    std::map<std::string, std::size_t> seen;  // measured tasks of each name so far: the k-th is the k-th
     std::map<std::string, std::size_t> op_index;
     std::map<int, std::size_t> band_index;
     std::map<std::string, std::size_t> after_index;
     for (const MeasuredTask& t : it.tasks) {
-      const auto p = predicted.find(t.name);
-      if (p == predicted.end()) {
+      const auto named = predicted.find(t.name);
+      if (named == predicted.end()) {
         ++unmatched;
         continue;
       }
-      if (p->second.one_rank) continue;
-      if (p->second.comm) {
-        const int band = size_band(p->second.total_bytes);
+      // More measured tasks of a name than the program has (a run that repeated one) are priced as its last.
+      const std::vector<PredictedTask>& tasks_of_name = named->second;
+      const PredictedTask& p = tasks_of_name[std::min(seen[t.name]++, tasks_of_name.size() - 1)];
+      if (p.one_rank) continue;
+      if (p.comm) {
+        const int band = size_band(p.total_bytes);
         for (ComparedRow* r :
              {&row_for(collectives.rows, band_index, band, it.strategy, size_band_name(band)),
-              &row_for(collectives_after.rows, after_index, p->second.collective, it.strategy,
-                       p->second.collective)}) {
+              &row_for(collectives_after.rows, after_index, p.collective, it.strategy, p.collective)}) {
           r->measured += t.seconds;
-          *r->planner += p->second.seconds;
+          *r->planner += p.seconds;
           ++r->count;
         }
       } else {
         const std::string op = t.op.empty() ? operator_of(t.name) : t.op;
         ComparedRow& r = row_for(operators.rows, op_index, op, it.strategy, op);
         r.measured += t.seconds;
-        *r.planner += p->second.seconds;
+        *r.planner += p.seconds;
         ++r.count;
       }
     }
