@@ -152,6 +152,23 @@ TEST(CalibrateThenPredict, AMicroStepsFirstGathersFollowThePreviousMicroStepsBac
   EXPECT_EQ(total, comm_tasks);
 }
 
+TEST(CalibrateThenPredict, AMeasuredTaskRepeatedBeyondTheProgramIsPricedAsItsLast) {
+  const Loop& l = loop();
+  nlohmann::ordered_json run = l.run;
+  run["iterations"] = nlohmann::ordered_json::array({l.run["iterations"][0]});
+  const fit::Comparison before = fit::build_comparison(l.inputs(run), nullptr);
+  nlohmann::ordered_json& tasks = run["iterations"][0]["tasks"];
+  std::size_t first_comm = 0;
+  while (tasks[first_comm]["stream"] != "comm") ++first_comm;
+  tasks.push_back(tasks[first_comm]);  // once more than the program has it
+  const fit::Comparison after = fit::build_comparison(l.inputs(run), nullptr);
+  std::size_t counted_before = 0, counted_after = 0;
+  for (const fit::ComparedRow& r : before.sections[4].rows) counted_before += r.count;
+  for (const fit::ComparedRow& r : after.sections[4].rows) counted_after += r.count;
+  EXPECT_EQ(counted_after, counted_before + 1);
+  EXPECT_EQ(after.notes, before.notes);
+}
+
 TEST(CalibrateThenPredict, UncalibratedPredictionIsWorseThanTheFittedOne) {
   const Loop& l = loop();
   fit::CompareInputs in = l.inputs(l.run);
