@@ -1,6 +1,6 @@
 // Predictions for measured iterations: the plan each executed (re-planned and checked by digest), priced by
 // the planner and the simulator callback, matched task by task (by the iteration program's task names) for
-// the per-operator compute and per-size-band collective rows.
+// the per-operator compute rows and the collective rows (per size band, and per kind by the task before).
 #include "validate/fit/compare_predict.hpp"
 
 #include <algorithm>
@@ -271,7 +271,7 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
       continue;
     }
     const std::map<std::string, std::vector<PredictedTask>> predicted = predicted_tasks(in, plan);
-    std::map<std::string, std::size_t> seen;  // measured tasks of each name so far: the k-th is the k-th
+    std::map<std::string, std::size_t> seen;  // the k-th measured task of a name is the program's k-th
     std::map<std::string, std::size_t> op_index;
     std::map<int, std::size_t> band_index;
     std::map<std::string, std::size_t> after_index;

@@ -1,7 +1,7 @@
-// Predicted vs measured: rows of (measured, planner, simulator) per iteration, peak memory, operator and
-// collective size band; error summaries (MAPE, max error, signed bias), Spearman rank correlation of the
-// strategies' throughputs and the strategy pairs the measurements order; Markdown and JSON,
-// deterministically.
+// Predicted vs measured: rows of (measured, planner, simulator) per iteration, peak memory, operator,
+// collective size band, and collective kind by the compute task it follows; error summaries (MAPE, max
+// error, signed bias), Spearman rank correlation of the strategies' throughputs and the strategy pairs the
+// measurements order; Markdown and JSON, deterministically.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -13,7 +13,7 @@ namespace shardscope::fit {
 
 struct ComparedRow {
   std::string strategy;
-  std::string item;  // operator, size band, or "" for whole-iteration rows
+  std::string item;  // operator, size band, "all-gather after forward", or "" for whole-iteration rows
   double measured = 0;
   std::optional<double> planner, simulator;
   std::size_t count = 1;  // measured tasks summed into the row
@@ -45,7 +45,7 @@ struct ErrorSummary {
 };
 
 struct ComparisonSection {
-  std::string name;  // "iteration", "peak_memory", "operators", "collectives"
+  std::string name;  // "iteration", "peak_memory", "operators", "collectives", "collectives_after"
   std::string unit;  // "s" or "B"
   std::vector<ComparedRow> rows;
   ErrorSummary planner, simulator;
