@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -93,6 +94,36 @@ TEST_P(RecordedFit, FitOnTheMicroBenchmarksReproducesTheCommittedCalibration) {
   for (std::size_t i = 0; i < numbers.size(); ++i)
     EXPECT_NEAR(numbers[i], committed_numbers[i], 1e-9 * std::fabs(committed_numbers[i])) << i;
   std::filesystem::remove(out);
+}
+
+// On every recording, compare's collectives_after rows hold the size bands' tasks: per strategy the same
+// count, measured and predicted seconds, and no more than the five kinds of task before a collective.
+TEST_P(RecordedFit, CollectivesAfterRegroupTheSizeBands) {
+  const nlohmann::json j = compare_recording(GetParam());
+  ASSERT_FALSE(j.is_null());
+  ASSERT_EQ(j["sections"].size(), 5u);
+  ASSERT_EQ(j["sections"][3]["name"], "collectives");
+  ASSERT_EQ(j["sections"][4]["name"], "collectives_after");
+  std::map<std::string, std::array<double, 3>> bands, after;  // count, measured, planner
+  const auto add = [](std::map<std::string, std::array<double, 3>>& sums, const nlohmann::json& r) {
+    std::array<double, 3>& s = sums[r["strategy"].get<std::string>()];
+    s[0] += r["count"].get<double>();
+    s[1] += r["measured"].get<double>();
+    s[2] += r["planner"].get<double>();
+  };
+  for (const nlohmann::json& r : j["sections"][3]["rows"]) add(bands, r);
+  const std::regex item(
+      "(all-gather|reduce-scatter|all-reduce) (after (forward|recompute|backward|update)|at "
+      "the iteration's start)");
+  for (const nlohmann::json& r : j["sections"][4]["rows"]) {
+    add(after, r);
+    EXPECT_TRUE(std::regex_match(r["item"].get<std::string>(), item)) << r["item"];
+  }
+  ASSERT_EQ(after.size(), bands.size());
+  for (const auto& [strategy, sums] : bands) {
+    EXPECT_EQ(after[strategy][0], sums[0]) << strategy;
+    for (std::size_t i = 1; i < 3; ++i) EXPECT_NEAR(after[strategy][i], sums[i], 1e-9 * sums[i]) << strategy;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(RecordedCpuLoop, RecordedFit, ::testing::ValuesIn(recorded_folders()),
