@@ -73,6 +73,16 @@ struct Task {
   }
 };
 
+template <>
+struct EnumNames<Task::Phase> {
+  static constexpr NameEntry<Task::Phase> table[] = {
+      {Task::Phase::forward, "forward", "an operator's forward products"},
+      {Task::Phase::recompute, "recompute", "a checkpointed operator's forward, run again for backward"},
+      {Task::Phase::backward, "backward", "an operator's data- and weight-gradient products"},
+      {Task::Phase::update, "update", "the optimizer update of the rank's model states"},
+  };
+};
+
 // Every micro-step of gradient accumulation runs the same tasks, so the program holds one micro-step and a
 // count, not micro_steps copies: 2^20 micro-steps cost no more memory than one.
 struct IterationProgram {

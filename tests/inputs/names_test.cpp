@@ -28,9 +28,10 @@ using test::expect_input_error;
 
 template <typename E>
 class NameTableTest : public ::testing::Test {};
-using NamedEnums = ::testing::Types<OperatorKind, DType, Precision, OptimizerKind, CheckpointPolicy,
-                                    LinkClass, IntraNodeKind, NetworkKind, MlpKind, NormKind, PositionKind,
-                                    CostModelKind, ShardScope, CollectiveKind, GroupKind, MemoryCategory>;
+using NamedEnums =
+    ::testing::Types<OperatorKind, DType, Precision, OptimizerKind, CheckpointPolicy, LinkClass,
+                     IntraNodeKind, NetworkKind, MlpKind, NormKind, PositionKind, CostModelKind, ShardScope,
+                     CollectiveKind, GroupKind, MemoryCategory, Task::Phase>;
 TYPED_TEST_SUITE(NameTableTest, NamedEnums);
 
 TYPED_TEST(NameTableTest, EveryValueHasOneUniqueSpellingThatParsesBack) {

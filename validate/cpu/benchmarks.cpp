@@ -15,10 +15,16 @@ namespace shardscope::validate {
 
 namespace {
 
-// Repetitions that take about min_seconds after one that took `once` (rank 0's, so every rank does as many).
+// Calls that take about `seconds` after one that took `once`, at least `at_least` and at most 100,000 (rank
+// 0's count, so every rank does as many).
+int calls_to_fill(double seconds, double once, int at_least) {
+  const double wanted = once > 0 ? std::ceil(seconds / once) : at_least;
+  return broadcast_count(std::clamp(static_cast<int>(std::min(wanted, 1e6)), at_least, 100000));
+}
+
+// Repetitions of a GEMM or bandwidth loop body that take about min_seconds.
 int repetitions_for(double once, const BenchOptions& options) {
-  const int reps = once > 0 ? static_cast<int>(std::ceil(options.min_seconds / once)) : 3;
-  return broadcast_count(std::clamp(reps, 3, 100000));
+  return calls_to_fill(options.min_seconds, once, 3);
 }
 
 // Seconds per call of `body` over the repetitions, every rank at once, mean over ranks.
@@ -39,13 +45,6 @@ constexpr int kMedianRepeats = 5;
 constexpr int kOverlapTrials = 3;
 constexpr double kMinLoopSeconds = 2e-3;
 constexpr double kColdPoolBytes = 256.0 * 1024 * 1024;  // per buffer: several last-level caches (32 MiB here)
-
-// Calls per timed collective loop: nccl-tests' count, or more where that many calls of `once` seconds (rank
-// 0's) would not fill kMinLoopSeconds; every rank gets rank 0's count.
-int loop_iterations(double once, int iterations) {
-  const double wanted = once > 0 ? std::ceil(kMinLoopSeconds / once) : iterations;
-  return broadcast_count(std::clamp(static_cast<int>(std::min(wanted, 1e6)), iterations, 100000));
-}
 
 }  // namespace
 
@@ -88,7 +87,7 @@ std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int
         double start = now_seconds();
         op();
         const double once = now_seconds() - start;
-        const int iterations = loop_iterations(once, options.iterations);
+        const int iterations = calls_to_fill(kMinLoopSeconds, once, options.iterations);
         // A loop of microseconds to milliseconds is at the mercy of a single descheduling: sizes up to
         // kMedianUpToBytes run it kMedianRepeats times and keep the median loop (larger ones take long
         // enough).

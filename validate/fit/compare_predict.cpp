@@ -68,18 +68,7 @@ struct PredictedTask {
 // doing when it was issued (a CPU's collective right after an optimizer update runs at another rate than one
 // right after the product that wrote its gradient).
 std::string after_phase(const std::optional<Task::Phase>& phase) {
-  if (!phase) return "at the iteration's start";
-  switch (*phase) {
-    case Task::Phase::forward:
-      return "after forward";
-    case Task::Phase::recompute:
-      return "after recompute";
-    case Task::Phase::backward:
-      return "after backward";
-    case Task::Phase::update:
-      return "after update";
-  }
-  return "at the iteration's start";
+  return phase ? std::string("after ") + to_string(*phase) : std::string("at the iteration's start");
 }
 
 // Every task name of the program (micro-steps numbered, at most the first 1024) and what the planner
@@ -95,16 +84,18 @@ std::map<std::string, std::vector<PredictedTask>> predicted_tasks(const CompareI
   const int steps = std::min(program.micro_steps, 1024);
   // A micro-step's collectives issued before its first compute task follow, from the second micro-step
   // on, the previous micro-step's last one.
+  const auto is_collective = [](const Task& t) {
+    return t.stream == Task::Stream::comm || t.total_bytes > 0;  // serial programs keep one stream
+  };
   std::optional<Task::Phase> step_end;
   for (std::size_t i = 0; i < program.step_tasks && i < program.tasks.size(); ++i) {
-    if (program.tasks[i].stream == Task::Stream::compute && program.tasks[i].total_bytes == 0)
-      step_end = program.tasks[i].phase;
+    if (!is_collective(program.tasks[i])) step_end = program.tasks[i].phase;
   }
   std::optional<Task::Phase> last_compute;
   for (std::size_t i = 0; i < program.tasks.size(); ++i) {
     const Task& t = program.tasks[i];
     PredictedTask p;
-    p.comm = t.stream == Task::Stream::comm || t.total_bytes > 0;  // serial programs keep one stream
+    p.comm = is_collective(t);
     p.seconds = p.comm ? cost.seconds(t.kind, t.group, t.total_bytes) : t.compute_seconds;
     p.total_bytes = t.total_bytes;
     p.one_rank = p.comm && cost.group_ranks(t.group) == 1;

@@ -82,20 +82,6 @@ PairVerdict verdict(const ComparedRow& faster, const ComparedRow& slower, bool s
   return rf > rs ? PairVerdict::agrees : (rf < rs ? PairVerdict::reversed : PairVerdict::tie);
 }
 
-const char* verdict_name(PairVerdict v) {
-  switch (v) {
-    case PairVerdict::agrees:
-      return "agrees";
-    case PairVerdict::reversed:
-      return "reversed";
-    case PairVerdict::tie:
-      return "tie";
-    case PairVerdict::none:
-      break;
-  }
-  return "none";
-}
-
 // Every pair of iteration rows that ran their own plan and carry their iterations; the faster is the one
 // whose throughputs are stochastically larger (U above half the pairs), the measured medians breaking a tie.
 std::vector<StrategyPair> strategy_pairs(const std::vector<ComparedRow>& rows) {
@@ -275,8 +261,8 @@ std::string comparison_markdown(const Comparison& c) {
     for (const StrategyPair& p : c.pairs) {
       out << "| " << p.faster << " | " << p.slower << " | " << p.faster_iterations << " / "
           << p.slower_iterations << " | " << number_text("%.3g", p.p_value) << " | "
-          << (p.resolved ? "yes" : "no") << " | " << verdict_name(p.planner) << " | "
-          << verdict_name(p.simulator) << " |\n";
+          << (p.resolved ? "yes" : "no") << " | " << to_string(p.planner) << " | " << to_string(p.simulator)
+          << " |\n";
     }
   }
   if (!c.notes.empty()) {
@@ -328,8 +314,8 @@ nlohmann::ordered_json comparison_json(const Comparison& c) {
                              {"slower_iterations", p.slower_iterations},
                              {"p_value", p.p_value},
                              {"resolved", p.resolved},
-                             {"planner", verdict_name(p.planner)},
-                             {"simulator", verdict_name(p.simulator)}});
+                             {"planner", to_string(p.planner)},
+                             {"simulator", to_string(p.simulator)}});
   }
   j["pairs"] = pairs;
   j["notes"] = c.notes;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "planner/core/names.hpp"
+
 namespace shardscope::fit {
 
 struct ComparedRow {
@@ -27,6 +29,20 @@ struct ComparedRow {
 // Two strategies' measured order and whether it is more than noise: the two-sided Mann-Whitney U test over
 // their measured iterations' throughputs, and what each model says of the pair.
 enum class PairVerdict { agrees, reversed, tie, none };  // none: the model gave no time
+}  // namespace shardscope::fit
+
+template <>
+struct shardscope::EnumNames<shardscope::fit::PairVerdict> {
+  using V = shardscope::fit::PairVerdict;
+  static constexpr NameEntry<V> table[] = {
+      {V::agrees, "agrees", "the model orders the pair as measured"},
+      {V::reversed, "reversed", "the model orders the pair the other way"},
+      {V::tie, "tie", "the model gives both the same throughput"},
+      {V::none, "none", "the model gave no time for one of them"},
+  };
+};
+
+namespace shardscope::fit {
 struct StrategyPair {
   std::string faster, slower;  // by the measured throughputs of the iteration rows
   std::size_t faster_iterations = 0, slower_iterations = 0;
