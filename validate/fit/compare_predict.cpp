@@ -102,9 +102,10 @@ std::map<std::string, std::vector<PredictedTask>> predicted_tasks(const CompareI
     if (!p.comm) last_compute = t.phase;
     const int last = i < program.step_tasks ? steps : 1;
     for (int m = 0; m < last; ++m) {
-      if (p.comm)
-        p.collective = std::string(to_string(t.kind)) + " " +
-                       after_phase(last_compute || m == 0 ? last_compute : step_end);
+      if (p.comm) {
+        const std::optional<Task::Phase> before = (last_compute || m == 0) ? last_compute : step_end;
+        p.collective = std::string(to_string(t.kind)) + " " + after_phase(before);
+      }
       out[task_name(program, i, m)].push_back(p);
     }
   }
