@@ -152,6 +152,50 @@ TEST(CalibrateThenPredict, AMicroStepsFirstGathersFollowThePreviousMicroStepsBac
   EXPECT_EQ(total, comm_tasks);
 }
 
+// With a global batch the scenario fixes the steps per micro-batch: the compared plans are the measured
+// micro-batch at those steps (scenario checks pass; the prediction is of the run's step count).
+TEST(CalibrateThenPredict, AGlobalBatchIsComparedAtTheMeasuredMicroBatchAndItsSteps) {
+  const Loop& l = loop();
+  Scenario scenario = l.scenario;
+  scenario.training.max_micro_batch = 4;
+  scenario.training.global_batch = scenario.cluster.gpus() * 8;  // micro-batch 1, 2 or 4 at 8, 4 or 2 steps
+  const nlohmann::ordered_json run = testing::iterations(l.machine, scenario, kScenario, {"fsdp", "zero-2"});
+  fit::CompareInputs in = l.inputs(run);
+  in.scenario = scenario;
+  const fit::Comparison c = fit::build_comparison(in, nullptr);
+  ASSERT_EQ(c.sections[0].rows.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const nlohmann::ordered_json& it = run["iterations"][i];
+    EXPECT_EQ(it["micro_batch"].get<int>() * it["micro_steps"].get<int>(), 8) << it["strategy"];
+    EXPECT_GT(it["micro_steps"].get<int>(), 1) << it["strategy"];
+    const fit::ComparedRow& r = c.sections[0].rows[i];
+    ASSERT_TRUE(r.planner.has_value());
+    EXPECT_LT(std::fabs(*r.planner - r.measured) / r.measured, 0.03) << r.strategy;
+  }
+  // Steps the global batch does not give at that micro-batch, and a micro-batch the scenario does not fix.
+  nlohmann::ordered_json other = run;
+  other["iterations"][1]["micro_steps"] = other["iterations"][1]["micro_steps"].get<int>() + 1;
+  in.measured = fit::parse_measurements(other.dump(), "run.json");
+  try {
+    (void)fit::build_comparison(in, nullptr);
+    FAIL() << "accepted another step count";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "iterations[1].micro_steps") << e.what();
+    EXPECT_NE(std::string(e.what()).find("accumulation steps at micro-batch"), std::string::npos) << e.what();
+  }
+  in.measured = fit::parse_measurements(run.dump(), "run.json");
+  in.scenario.training.global_batch = 0;
+  in.scenario.training.micro_batch = 64;
+  try {
+    (void)fit::build_comparison(in, nullptr);
+    FAIL() << "accepted another micro-batch";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "iterations[0].micro_batch") << e.what();
+    EXPECT_NE(std::string(e.what()).find("the scenario fixes training.micro_batch 64"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(CalibrateThenPredict, AMeasuredTaskRepeatedBeyondTheProgramIsPricedAsItsLast) {
   const Loop& l = loop();
   nlohmann::ordered_json run = l.run;

@@ -151,6 +151,7 @@ Plan measured_plan(const CompareInputs& in, const MeasuredIteration& it) {
   }
   Scenario fixed = scenario;
   fixed.training.micro_batch = it.micro_batch;
+  fixed.training.gradient_accumulation_steps = steps;  // a global batch is then micro-batch x steps x GPUs
   StrategyResult planned;
   if (it.strategy == "shardscope") {
     // As the harness planned it: the whole scan (a baseline's plan adopted where faster), else at this batch.
