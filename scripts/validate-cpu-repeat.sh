@@ -12,7 +12,7 @@ if [ $# -lt 2 ] || ! [[ $1 =~ ^[1-9][0-9]*$ ]]; then
 fi
 runs=$1
 out=$2
-scenario=${3:-validate/scenarios/cpu-2rank-serial.yaml}
+scenario=${3:-validate/scenarios/cpu-2rank-accumulate.yaml}
 export ITERATIONS=${ITERATIONS:-40}
 mkdir -p "$out"
 

@@ -1,10 +1,12 @@
 // The CPU validation loop replayed on recorded measurements (validate/data/cpu-2rank/,
-// validate/data/cpu-2rank-serial/ and the ten runs of validate/data/cpu-2rank-serial-repeat/, written by
+// validate/data/cpu-2rank-serial/, the ten runs of validate/data/cpu-2rank-serial-repeat/ and -repeat-2/, and
+// the ten of the ranking scenario in validate/data/cpu-2rank-accumulate-repeat/, written by
 // scripts/validate-cpu-loop.sh and validate-cpu-repeat.sh on the 2-core build machine; each folder's
 // README.md has the command and the machine): the fit on the micro-benchmarks alone reproduces the committed
 // calibration.yaml, with it the predictions of cpu-2rank's plans the fit never saw meet issue 11's targets on
-// real measurements, the serial recording's comparison (which misses them) is the committed one, number for
-// number, and so is every repeated run's, as its summary table states it.
+// real measurements, the ranking scenario's runs order the strategies as measured, the serial recording's
+// comparison (which misses the targets) is the committed one, number for number, and so is every repeated
+// run's, as its summary table states it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,10 +30,12 @@ namespace {
 const std::string kData = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/data/cpu-2rank";
 const std::string kSerialData = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/data/cpu-2rank-serial";
 // Ten runs of the serial loop in a row, twice: on 2026-11-24 with 20-call collective loops in `bench`, and
-// later that day with loops of at least 2 ms.
+// later that day with loops of at least 2 ms. Then ten runs of the ranking scenario (8 accumulation steps).
+const std::string kAccumulateSet =
+    std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/data/cpu-2rank-accumulate-repeat";
 const std::vector<std::string> kRepeatSets = {
     std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/data/cpu-2rank-serial-repeat",
-    std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/data/cpu-2rank-serial-repeat-2"};
+    std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/data/cpu-2rank-serial-repeat-2", kAccumulateSet};
 const std::string kBinary = SHARDSCOPE_BINARY;
 
 // A set's repeated runs' folders, run-01 onwards, in order.
@@ -130,11 +134,13 @@ INSTANTIATE_TEST_SUITE_P(RecordedCpuLoop, RecordedFit, ::testing::ValuesIn(recor
                          [](const ::testing::TestParamInfo<std::string>& param) {
                            if (param.param == kData) return std::string("cpu2rank");
                            if (param.param == kSerialData) return std::string("serial");
-                           // cpu-2rank-serial-repeat-2/run-01 -> repeat2run01
+                           // cpu-2rank-serial-repeat-2/run-01 -> repeat2run01, cpu-2rank-accumulate-repeat/
+                           // run-01 -> accumulaterepeatrun01
                            const std::filesystem::path run(param.param);
-                           std::string name = run.parent_path().filename().string().substr(
-                                                  std::string("cpu-2rank-serial-").size()) +
-                                              run.filename().string();
+                           std::string set =
+                               run.parent_path().filename().string().substr(std::string("cpu-2rank-").size());
+                           if (set.rfind("serial-", 0) == 0) set = set.substr(std::string("serial-").size());
+                           std::string name = set + run.filename().string();
                            name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
                            return name;
                          });
@@ -142,9 +148,9 @@ INSTANTIATE_TEST_SUITE_P(RecordedCpuLoop, RecordedFit, ::testing::ValuesIn(recor
 
 // Issue 11's targets, on real measurements of eight plans the fit never saw: iteration time within 10 %
 // (MAPE, both planner and simulator) and the counting allocator's peak within 2 %. (Its third target, the
-// strategies ranked as measured with Spearman >= 0.9, is not met here: on this machine the eight plans'
-// measured times lie within 10 % of each other and their order is at the mercy of run-to-run noise; the
-// recorded Spearman, and the strategy pairs the measurements do order, are in compare.md and the README.)
+// strategies ranked as measured with Spearman >= 0.9, is not met on this scenario: its eight plans' measured
+// times lie within 10 % of each other and their order is at the mercy of run-to-run noise; the ranking
+// scenario's test below is where that target is checked.)
 TEST(RecordedCpuLoop, PredictionsOfUnseenPlansMeetTheTargets) {
   const nlohmann::json j = compare_recording(kData);
   ASSERT_FALSE(j.is_null());
@@ -160,6 +166,37 @@ TEST(RecordedCpuLoop, PredictionsOfUnseenPlansMeetTheTargets) {
     EXPECT_LE(peak["simulator"]["max_abs_error"].get<double>(), 0.02);
   }
   EXPECT_TRUE(j["notes"].empty()) << j["notes"];  // MPI's collectives priced as rings, every task matched
+}
+
+// The ranking scenario (validate/scenarios/cpu-2rank-accumulate.yaml: 8 accumulation steps per optimizer
+// step, DDP checkpointing to fit its memory limit) sets the strategies 37-76 % apart by what they do per
+// micro-step. Over its ten recorded runs, each fitted on its own micro-benchmarks, the model orders them as
+// measured: Spearman >= 0.9 in 7 runs and never below 0.75, every target together in 6, and 239 of the 257
+// strategy pairs the rounds order (93 %) ordered as measured; the simulator ranks as the planner does.
+TEST(RecordedCpuLoop, TheRankingScenarioOrdersTheStrategiesAsMeasured) {
+  const std::vector<std::string> runs = repeat_runs(kAccumulateSet);
+  ASSERT_EQ(runs.size(), 10u);
+  int ranked = 0, met = 0, resolved = 0, agrees = 0;
+  for (const std::string& run : runs) {
+    const nlohmann::json j = compare_recording(run);
+    ASSERT_FALSE(j.is_null()) << run;
+    const double rho = j["spearman"]["planner"].get<double>();
+    const double mape = j["sections"][0]["planner"]["mape"].get<double>();
+    const double peak = j["sections"][1]["planner"]["max_abs_error"].get<double>();
+    EXPECT_EQ(j["sections"][0]["planner"]["points"].get<int>(), 8) << run;
+    EXPECT_GE(rho, 0.75) << run;
+    EXPECT_LE(peak, 0.02) << run;
+    if (j["simulator_available"].get<bool>())
+      EXPECT_NEAR(j["spearman"]["simulator"].get<double>(), rho, 1e-12) << run;
+    ranked += rho >= 0.9 ? 1 : 0;
+    met += rho >= 0.9 && mape <= 0.10 && peak <= 0.02 ? 1 : 0;
+    resolved += j["pairs"]["resolved"].get<int>();
+    agrees += j["pairs"]["planner_agrees"].get<int>();
+  }
+  EXPECT_EQ(ranked, 7);
+  EXPECT_EQ(met, 6);
+  EXPECT_EQ(resolved, 257);
+  EXPECT_EQ(agrees, 239);
 }
 
 // The communication-heavy serial recording misses the targets (README "Calibrate on your hardware"): its
@@ -212,9 +249,10 @@ TEST(RecordedCpuLoop, TheSerialRecordingsComparisonIsTheCommittedOne) {
   EXPECT_EQ(tasks["zero-2: all-gather after update"], 10);
 }
 
-// The ten repeated runs of the serial loop: each comparison is the committed one (the simulator's column
-// where this build has the simulator), and summary.md's row for it (written by scripts/validate-cpu-repeat.sh
-// from compare.md) states the committed numbers, as does the count of runs that met every target.
+// The repeated runs (ten of the serial loop, twice; ten of the ranking scenario): each comparison is the
+// committed one (the simulator's column where this build has the simulator), and summary.md's row for it
+// (written by scripts/validate-cpu-repeat.sh from compare.md) states the committed numbers, as does the count
+// of runs that met every target.
 class RepeatedRuns : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RepeatedRuns, AreTheirSummary) {
