@@ -183,6 +183,18 @@ TEST(CalibrateThenPredict, AGlobalBatchIsComparedAtTheMeasuredMicroBatchAndItsSt
     EXPECT_EQ(e.field(), "iterations[1].micro_steps") << e.what();
     EXPECT_NE(std::string(e.what()).find("accumulation steps at micro-batch"), std::string::npos) << e.what();
   }
+  other = run;
+  other["iterations"][0]["micro_batch"] = 3;  // does not divide the 8 samples per GPU
+  in.measured = fit::parse_measurements(other.dump(), "run.json");
+  try {
+    (void)fit::build_comparison(in, nullptr);
+    FAIL() << "accepted a micro-batch that cannot reach the global batch";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "iterations[0].micro_batch") << e.what();
+    EXPECT_NE(std::string(e.what()).find("does not reach the scenario's training.global_batch"),
+              std::string::npos)
+        << e.what();
+  }
   in.measured = fit::parse_measurements(run.dump(), "run.json");
   in.scenario.training.global_batch = 0;
   in.scenario.training.micro_batch = 64;

@@ -144,6 +144,13 @@ Plan measured_plan(const CompareInputs& in, const MeasuredIteration& it) {
                          std::to_string(scenario.training.micro_batch));
   }
   const int steps = accumulation_steps_for(scenario, it.micro_batch);
+  if (steps == 0) {
+    throw InputError(file, 0, field(it, "micro_batch"),
+                     std::to_string(it.micro_batch) + " on " + std::to_string(scenario.cluster.gpus()) +
+                         " ranks does not reach the scenario's training.global_batch " +
+                         std::to_string(scenario.training.global_batch) + " in at most " +
+                         std::to_string(kMaxAccumulationSteps) + " whole accumulation steps");
+  }
   if (steps != it.micro_steps) {
     throw InputError(file, 0, field(it, "micro_steps"),
                      std::to_string(it.micro_steps) + ", but the scenario gives " + std::to_string(steps) +
