@@ -152,6 +152,18 @@ TEST(CalibrateThenPredict, AMicroStepsFirstGathersFollowThePreviousMicroStepsBac
   EXPECT_EQ(total, comm_tasks);
 }
 
+// build_comparison refuses `in`: an InputError on run.json's `field` whose message holds `words`.
+void expect_compare_error(const fit::CompareInputs& in, const std::string& field, const std::string& words) {
+  try {
+    (void)fit::build_comparison(in, nullptr);
+    FAIL() << "accepted; expected an error on " << field;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "run.json");
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
 // With a global batch the scenario fixes the steps per micro-batch: the compared plans are the measured
 // micro-batch at those steps (scenario checks pass; the prediction is of the run's step count).
 TEST(CalibrateThenPredict, AGlobalBatchIsComparedAtTheMeasuredMicroBatchAndItsSteps) {
@@ -176,36 +188,16 @@ TEST(CalibrateThenPredict, AGlobalBatchIsComparedAtTheMeasuredMicroBatchAndItsSt
   nlohmann::ordered_json other = run;
   other["iterations"][1]["micro_steps"] = other["iterations"][1]["micro_steps"].get<int>() + 1;
   in.measured = fit::parse_measurements(other.dump(), "run.json");
-  try {
-    (void)fit::build_comparison(in, nullptr);
-    FAIL() << "accepted another step count";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "iterations[1].micro_steps") << e.what();
-    EXPECT_NE(std::string(e.what()).find("accumulation steps at micro-batch"), std::string::npos) << e.what();
-  }
+  expect_compare_error(in, "iterations[1].micro_steps", "accumulation steps at micro-batch");
   other = run;
   other["iterations"][0]["micro_batch"] = 3;  // does not divide the 8 samples per GPU
   in.measured = fit::parse_measurements(other.dump(), "run.json");
-  try {
-    (void)fit::build_comparison(in, nullptr);
-    FAIL() << "accepted a micro-batch that cannot reach the global batch";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "iterations[0].micro_batch") << e.what();
-    EXPECT_NE(std::string(e.what()).find("does not reach the scenario's training.global_batch"),
-              std::string::npos)
-        << e.what();
-  }
+  expect_compare_error(in, "iterations[0].micro_batch",
+                       "does not reach the scenario's training.global_batch");
   in.measured = fit::parse_measurements(run.dump(), "run.json");
   in.scenario.training.global_batch = 0;
   in.scenario.training.micro_batch = 64;
-  try {
-    (void)fit::build_comparison(in, nullptr);
-    FAIL() << "accepted another micro-batch";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "iterations[0].micro_batch") << e.what();
-    EXPECT_NE(std::string(e.what()).find("the scenario fixes training.micro_batch 64"), std::string::npos)
-        << e.what();
-  }
+  expect_compare_error(in, "iterations[0].micro_batch", "the scenario fixes training.micro_batch 64");
 }
 
 TEST(CalibrateThenPredict, AMeasuredTaskRepeatedBeyondTheProgramIsPricedAsItsLast) {
@@ -255,15 +247,7 @@ TEST(CalibrateThenPredict, MarkdownAndJsonAreDeterministic) {
 }
 
 void expect_error(const nlohmann::ordered_json& j, const std::string& field, const std::string& words) {
-  const Loop& l = loop();
-  try {
-    (void)fit::build_comparison(l.inputs(j), nullptr);
-    FAIL() << "accepted; expected an error on " << field;
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), "run.json");
-    EXPECT_EQ(e.field(), field) << e.what();
-    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-  }
+  expect_compare_error(loop().inputs(j), field, words);
 }
 
 TEST(CompareErrors, MeasuredOnAnotherScenario) {
