@@ -1,10 +1,12 @@
 // shardscope-validate: bench, run and describe on the cpu-mpi backend, or on the cuda-nccl one with --backend
-// cuda-nccl (launched by mpirun or srun); every failure prints "rank R: error: ..." and ends every rank with
-// MPI_Abort, never a hang.
+// cuda-nccl (launched by mpirun or srun), or in one process without MPI (--no-mpi: an emulated rank on one
+// GPU, or describe from a file); every failure prints "rank R: error: ..." and ends every rank with MPI_Abort
+// (exit without MPI), never a hang.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -37,6 +39,7 @@ constexpr int kExitFailure = 4;
 struct Arguments {
   std::string backend = "cpu-mpi";  // or "cuda-nccl"
   int emulate_rank = -1;            // cuda-nccl: run this rank of the plan on one GPU
+  bool no_mpi = false;              // one process, MPI never initialised
   std::string scenario, calibration, plan_file, out, measurements;
   std::vector<std::string> strategies;
   double compute_scale = 1;
@@ -64,9 +67,11 @@ shardscope::Calibration calibration_of(const Arguments& a) {
   return a.calibration.empty() ? shardscope::Calibration{} : shardscope::load_calibration_file(a.calibration);
 }
 
-// The plans to run: --plan FILE (checked against the scenario), else the asked strategies.
+// The plans to run: --plan FILE (checked against the scenario), else the asked strategies; with `unfit` and
+// no --strategy, the default strategies whose plans fit (the others listed there).
 std::vector<sv::ValidationPlan> plans_of(const Arguments& a, const shardscope::Scenario& scenario,
-                                         const shardscope::Calibration& calibration) {
+                                         const shardscope::Calibration& calibration,
+                                         std::vector<std::string>* unfit = nullptr) {
   if (!a.plan_file.empty()) {
     shardscope::Plan plan = shardscope::load_plan_file(a.plan_file, scenario.model);
     const std::vector<std::string> problems =
@@ -78,8 +83,9 @@ std::vector<sv::ValidationPlan> plans_of(const Arguments& a, const shardscope::S
     plan.predicted = shardscope::evaluate_plan(scenario, calibration, plan);
     return {{plan.strategy.empty() ? "plan-file" : plan.strategy, plan}};
   }
-  return sv::validation_plans(scenario, calibration,
-                              a.strategies.empty() ? sv::default_validation_strategies() : a.strategies);
+  if (a.strategies.empty())
+    return sv::validation_plans(scenario, calibration, sv::default_validation_strategies(), unfit);
+  return sv::validation_plans(scenario, calibration, a.strategies);
 }
 
 // The distinct products of every plan's program (each at its micro-batch), or a few squares without a
@@ -94,7 +100,17 @@ std::vector<sv::Gemm> bench_gemm_list(const Arguments& a) {
   const shardscope::Calibration calibration = calibration_of(a);
   std::vector<sv::Gemm> out;
   std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> seen;
-  for (const sv::ValidationPlan& vp : plans_of(a, scenario, calibration)) {
+  std::vector<std::string> unfit;
+  const std::vector<sv::ValidationPlan> plans = plans_of(a, scenario, calibration, &unfit);
+  if (sv::world_rank() == 0 && !unfit.empty()) {
+    std::string names;
+    for (const std::string& n : unfit) names += (names.empty() ? "" : ", ") + n;
+    std::fprintf(stderr, "shardscope-validate: bench: %s: the plans of %s do not fit; their products are left out\n",
+                 a.scenario.c_str(), names.c_str());
+  }
+  if (plans.empty())
+    throw std::invalid_argument(a.scenario + ": no default strategy's plan fits the memory limit");
+  for (const sv::ValidationPlan& vp : plans) {
     const shardscope::ExecutionOptions& e = scenario.execution;
     const shardscope::IterationProgram program = shardscope::build_iteration_program(
         scenario, calibration, vp.plan, e.prefetch_depth, !e.overlap, e.bucket_bytes);
@@ -195,9 +211,27 @@ void describe(const Arguments& a) {
   write_file(a.out, sv::machine_cluster_yaml(m, sv::machine_cluster(m)));
 }
 
+// --no-mpi is for what one process does alone; anything that talks to other ranks needs MPI.
+void check_no_mpi(const Arguments& a, bool describing) {
+  if (!a.no_mpi) return;
+  if (a.backend == "cuda-nccl" && a.emulate_rank >= 0) return;
+  if (describing && !a.measurements.empty()) return;
+  throw std::invalid_argument(
+      "--no-mpi runs one process without MPI: it needs --backend cuda-nccl with --emulate-rank (bench or run), "
+      "or describe --measurements FILE");
+}
+
+// True when argv holds --no-mpi: read before MPI_Init, which must not run then.
+bool asks_no_mpi(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--no-mpi") == 0) return true;
+  return false;
+}
+
 [[noreturn]] void abort_all(const std::string& message, int code) {
   std::fprintf(stderr, "shardscope-validate: rank %d: error: %s\n", sv::world_rank(), message.c_str());
   std::fflush(stderr);
+  if (!sv::mpi_in_use()) std::exit(code);
   MPI_Abort(MPI_COMM_WORLD, code);
   std::exit(code);  // MPI_Abort does not return; in case it does
 }
@@ -206,8 +240,12 @@ void describe(const Arguments& a) {
 
 int main(int argc, char** argv) {
   sv::keep_freed_host_memory();
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  const bool no_mpi = asks_no_mpi(argc, argv);
+  int provided = MPI_THREAD_SERIALIZED;
+  if (!no_mpi) MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  auto finalize = [] {
+    if (sv::mpi_in_use()) MPI_Finalize();
+  };
   Arguments a;
   CLI::App app{
       "shardscope-validate: run shardscope's plans and micro-benchmarks on this machine (cpu-mpi or "
@@ -216,6 +254,9 @@ int main(int argc, char** argv) {
   app.add_option("--backend", a.backend,
                  "cpu-mpi (MPI + Eigen) or cuda-nccl (cuBLAS + NCCL, one rank per GPU)")
       ->check(CLI::IsMember({"cpu-mpi", "cuda-nccl"}));
+  app.add_flag("--no-mpi", a.no_mpi,
+               "one process without MPI (no mpirun needed): cuda-nccl with --emulate-rank, or describe "
+               "--measurements");
   auto add_common = [&](CLI::App* cmd) {
     cmd->add_option("--out", a.out, "output file (- for standard output)")->required();
     cmd->add_option("--compute-scale", a.compute_scale,
@@ -229,7 +270,8 @@ int main(int argc, char** argv) {
   bench->add_option("--emulate-rank", a.emulate_rank, "cuda-nccl: one process, one GPU, no collectives")
       ->check(CLI::Range(0, 1 << 20));
   bench->add_option("--scenario", a.scenario, "benchmark the products of this scenario's plans");
-  bench->add_option("--strategy", a.strategies, "plans whose products are benchmarked (default: all run's)");
+  bench->add_option("--strategy", a.strategies,
+                    "plans whose products are benchmarked (default: those of run's whose plans fit)");
   bench->add_option("--min-bytes", a.bench.min_bytes, "smallest collective size")
       ->check(CLI::Range(4.0, 1e12));
   bench->add_option("--max-bytes", a.bench.max_bytes, "largest collective size")
@@ -269,12 +311,13 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (sv::world_rank() == 0) app.exit(e);
-    MPI_Finalize();
+    finalize();
     return e.get_exit_code() == 0 ? 0 : kExitBadInput;
   }
   if (provided < MPI_THREAD_SERIALIZED)
     abort_all("the MPI library does not support MPI_THREAD_SERIALIZED", kExitFailure);
   try {
+    check_no_mpi(a, describe_cmd->parsed());
     if (*bench) write_file(a.out, json_text(run_bench(a)));
     if (*run_cmd) run(a);
     if (*describe_cmd) describe(a);
@@ -287,6 +330,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     abort_all(e.what(), kExitFailure);
   }
-  MPI_Finalize();
+  finalize();
   return 0;
 }

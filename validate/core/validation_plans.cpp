@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "planner/core/error.hpp"
 #include "planner/search/planner.hpp"
 #include "planner/search/search_space.hpp"
 #include "planner/search/split_plan.hpp"
@@ -28,7 +29,8 @@ std::vector<std::string> default_validation_strategies() {
 }
 
 std::vector<ValidationPlan> validation_plans(const Scenario& scenario, const Calibration& calibration,
-                                             const std::vector<std::string>& strategies) {
+                                             const std::vector<std::string>& strategies,
+                                             std::vector<std::string>* unfit) {
   const PlanReport report = plan_scenario(scenario, calibration, true, nullptr, 1);
   std::vector<ValidationPlan> out;
   for (const std::string& name : strategies) {
@@ -43,12 +45,22 @@ std::vector<ValidationPlan> validation_plans(const Scenario& scenario, const Cal
                                     "shardscope, split, " + join(strategy_names()) + ")");
       }
     }
+    if (!result->fits && unfit != nullptr) {
+      unfit->push_back(name);
+      continue;
+    }
     if (!result->fits) {
       throw std::invalid_argument("strategy '" + name +
                                   "': its plan does not fit the scenario's memory limit");
     }
     Plan plan = name == "split" ? split_plan(scenario, result->plan) : result->plan;
-    plan.predicted = evaluate_plan(scenario, calibration, plan);
+    try {
+      plan.predicted = evaluate_plan(scenario, calibration, plan);
+    } catch (const PlanDoesNotFit&) {  // the split plan can outgrow the limit its ZeRO-3 plan kept
+      if (unfit == nullptr) throw;
+      unfit->push_back(name);
+      continue;
+    }
     out.push_back({name, plan});
   }
   return out;

@@ -15,12 +15,14 @@ double now_seconds() {
 }
 
 double mean_over_ranks(double value) {
+  if (!mpi_in_use()) return value;
   double sum = 0;
   SHARDSCOPE_MPI_CHECK(MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
   return sum / world_size();
 }
 
 int broadcast_count(int count) {
+  if (!mpi_in_use()) return count;
   SHARDSCOPE_MPI_CHECK(MPI_Bcast(&count, 1, MPI_INT, 0, MPI_COMM_WORLD));
   return count;
 }

@@ -14,16 +14,29 @@ void check_mpi(int code, const char* call) {
   throw ExecutionError(std::string(call) + ": " + std::string(text, static_cast<std::size_t>(length)));
 }
 
+bool mpi_in_use() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);  // both may be called before MPI_Init
+  MPI_Finalized(&finalized);
+  return initialized != 0 && finalized == 0;
+}
+
 int world_rank() {
+  if (!mpi_in_use()) return 0;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   return rank;
 }
 
 int world_size() {
+  if (!mpi_in_use()) return 1;
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   return size;
+}
+
+void world_barrier() {
+  if (mpi_in_use()) SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 int mpi_split_color(GroupKind kind, int rank, int group_size) {
@@ -92,6 +105,7 @@ void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float
 }
 
 std::string mpi_version() {
+  if (!mpi_in_use()) return "none (one process, --no-mpi)";
   char text[MPI_MAX_LIBRARY_VERSION_STRING];
   int length = 0;
   MPI_Get_library_version(text, &length);

@@ -19,6 +19,7 @@ namespace shardscope::validate {
 namespace {
 
 std::vector<double> gather_on_root(double value) {
+  if (!mpi_in_use()) return {value};
   std::vector<double> all(static_cast<std::size_t>(world_size()));
   SHARDSCOPE_MPI_CHECK(MPI_Gather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
   return all;
@@ -26,6 +27,7 @@ std::vector<double> gather_on_root(double value) {
 
 // Every rank's list (all of one length) on rank 0, one list per rank.
 std::vector<std::vector<double>> gather_lists_on_root(const std::vector<double>& values) {
+  if (!mpi_in_use()) return {values};
   const int n = static_cast<int>(values.size());
   std::vector<double> all(static_cast<std::size_t>(n) * static_cast<std::size_t>(world_size()));
   SHARDSCOPE_MPI_CHECK(
@@ -107,7 +109,7 @@ std::unique_ptr<PlanRun> prepare(const Scenario& scenario, const Calibration& ca
 }
 
 void run_once(PlanRun& run, bool measured) {
-  SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  world_barrier();
   if (!measured) {
     run.executor->run_iteration(run.backend->backend(), *run.allocator);
     return;

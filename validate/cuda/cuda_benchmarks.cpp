@@ -51,7 +51,7 @@ double time_on_stream(cudaStream_t stream, const BenchOptions& options,
   const double once = timer.seconds_per_call(stream, 1, enqueue, options.timeout_seconds);
   const int reps = broadcast_count(
       std::clamp(once > 0 ? static_cast<int>(std::ceil(options.min_seconds / once)) : 3, 3, 100000));
-  SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  world_barrier();
   return mean_over_ranks(timer.seconds_per_call(stream, reps, enqueue, options.timeout_seconds));
 }
 
@@ -90,7 +90,7 @@ std::vector<CollectiveResult> bench_nccl_collectives(const CudaDevice& device, c
         for (int i = 0; i < options.warmup; ++i) enqueue();
         enqueue();  // nccl-tests' untimed op before the barrier
         wait();
-        SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        world_barrier();
         const double start = now_seconds();
         for (int i = 0; i < options.iterations; ++i) enqueue();
         wait();
@@ -185,7 +185,7 @@ std::vector<OverlapResult> bench_cuda_overlap(const CudaDevice& device, const Ge
     };
     // Host-timed batches (both streams run at once in the last one): seconds per batch.
     auto batch = [&](int compute_reps, int comm_reps) {
-      SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+      world_barrier();
       const double start = now_seconds();
       for (int i = 0; i < std::max(compute_reps, comm_reps); ++i) {
         if (i < compute_reps) compute();
@@ -203,7 +203,7 @@ std::vector<OverlapResult> bench_cuda_overlap(const CudaDevice& device, const Ge
     const double compute_alone = batch(compute_reps, 0);
     const double comm_alone = batch(0, comm_reps);
     // Together: each stream's own end, from events recorded after its last op.
-    SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    world_barrier();
     cudaEvent_t begin = nullptr, compute_end = nullptr, comm_end = nullptr;
     SHARDSCOPE_CUDA_CHECK(cudaEventCreate(&begin));
     SHARDSCOPE_CUDA_CHECK(cudaEventCreate(&compute_end));

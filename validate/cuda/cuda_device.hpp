@@ -23,7 +23,7 @@ class DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   void* data() const { return data_; }
   std::size_t size_bytes() const { return bytes_; }
-  // Grows (contents lost) to at least `bytes`.
+  // Grows (contents lost) to at least `bytes`; new memory holds bf16 values in [-1, 1), never zeros.
   void ensure(std::size_t bytes);
 
  private:

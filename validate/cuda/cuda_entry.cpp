@@ -18,6 +18,7 @@ namespace shardscope::validate {
 namespace {
 
 int local_rank() {
+  if (!mpi_in_use()) return 0;
   MPI_Comm node = MPI_COMM_NULL;
   SHARDSCOPE_MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   int rank = 0;

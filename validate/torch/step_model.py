@@ -1,0 +1,232 @@
+"""The PyTorch side of step.py: the decoder from a resolved spec and the timed training steps (needs torch + CUDA).
+
+Per step, CUDA events mark: the start, each block's forward end, the head + loss end, each block's backward
+(a hook on the block's output gradient starts it, one on its input gradient ends it; with checkpointing the
+recompute falls inside), the backward end, the optimizer end. Medians over the measured steps are reported.
+"""
+import math
+import statistics
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.utils.checkpoint import checkpoint
+
+
+def norm_layer(spec):
+    h = spec["hidden"]
+    return nn.RMSNorm(h, eps=1e-5) if spec["norm"] == "rmsnorm" else nn.LayerNorm(h)
+
+
+def rotary_tables(spec, device):
+    d = spec["head_dim"]
+    inv = 1.0 / (10000 ** (torch.arange(0, d, 2, device=device, dtype=torch.float32) / d))
+    t = torch.arange(spec["sequence_length"], device=device, dtype=torch.float32)
+    angles = torch.outer(t, inv)
+    return torch.cos(angles), torch.sin(angles)
+
+
+def apply_rotary(x, cos, sin):  # x: (b, heads, s, d)
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    c, s = cos.to(x.dtype), sin.to(x.dtype)
+    return torch.stack((x1 * c - x2 * s, x1 * s + x2 * c), dim=-1).flatten(-2)
+
+
+class Block(nn.Module):
+    def __init__(self, spec):
+        super().__init__()
+        h, q, kv = spec["hidden"], spec["heads"] * spec["head_dim"], spec["kv_heads"] * spec["head_dim"]
+        self.spec = spec
+        self.norm1, self.norm2 = norm_layer(spec), norm_layer(spec)
+        self.qkv = nn.Linear(h, q + 2 * kv, bias=spec["attention_bias"])
+        self.proj = nn.Linear(q, h, bias=spec["attention_bias"])
+        f = spec["ffn_hidden"]
+        if spec["mlp"] == "gated":
+            self.fc1 = nn.Linear(h, 2 * f, bias=spec["mlp_bias"])  # gate and up in one product
+        else:
+            self.fc1 = nn.Linear(h, f, bias=spec["mlp_bias"])
+        self.fc2 = nn.Linear(f, h, bias=spec["mlp_bias"])
+        self.dropout = spec["dropout"]
+        self.rotary = None
+
+    def attention(self, x):
+        spec = self.spec
+        b, s, _ = x.shape
+        nh, nkv, d = spec["heads"], spec["kv_heads"], spec["head_dim"]
+        q, k, v = self.qkv(x).split([nh * d, nkv * d, nkv * d], dim=-1)
+        q = q.view(b, s, nh, d).transpose(1, 2)
+        k = k.view(b, s, nkv, d).transpose(1, 2)
+        v = v.view(b, s, nkv, d).transpose(1, 2)
+        if self.rotary is not None:
+            cos, sin = self.rotary
+            q, k = apply_rotary(q, cos, sin), apply_rotary(k, cos, sin)
+        if nkv != nh:
+            k, v = k.repeat_interleave(nh // nkv, dim=1), v.repeat_interleave(nh // nkv, dim=1)
+        p = 0.1 if (self.dropout and self.training) else 0.0
+        if spec["flash_attention"]:
+            y = F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
+        else:  # the scores are materialised (and kept for backward), as the model's accounting assumes
+            scores = (q @ k.transpose(-2, -1)) / math.sqrt(d)
+            mask = torch.ones(s, s, dtype=torch.bool, device=x.device).triu(1)
+            att = F.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
+            att = F.dropout(att, p=p, training=self.training)
+            y = att @ v
+        y = y.transpose(1, 2).reshape(b, s, nh * d)
+        return F.dropout(self.proj(y), p=0.1 if self.dropout else 0.0, training=self.training)
+
+    def mlp(self, x):
+        if self.spec["mlp"] == "gated":
+            gate, up = self.fc1(x).chunk(2, dim=-1)
+            y = self.fc2(F.silu(gate) * up)
+        else:
+            y = self.fc2(F.gelu(self.fc1(x)))
+        return F.dropout(y, p=0.1 if self.dropout else 0.0, training=self.training)
+
+    def forward(self, x):
+        x = x + self.attention(self.norm1(x))
+        return x + self.mlp(self.norm2(x))
+
+
+class Decoder(nn.Module):
+    def __init__(self, spec, layers):
+        super().__init__()
+        h = spec["hidden"]
+        self.spec = spec
+        self.embed = nn.Embedding(spec["vocab"], h)
+        self.positions = nn.Embedding(spec["max_positions"], h) if spec["positions"] == "learned" else None
+        self.blocks = nn.ModuleList(Block(spec) for _ in range(layers))
+        self.norm = norm_layer(spec)
+        self.head = nn.Linear(h, spec["vocab"], bias=False)
+        if spec["tied_embeddings"]:
+            self.head.weight = self.embed.weight
+
+
+class StepTimer:
+    """CUDA events of one step, recorded from the forward loop and from gradient hooks."""
+
+    def __init__(self, layers):
+        new = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
+        self.start, self.head_end, self.backward_end, self.optimizer_end = new(), new(), new(), new()
+        self.forward_end = [new() for _ in range(layers)]
+        self.backward_start = [new() for _ in range(layers)]
+        self.backward_stop = [new() for _ in range(layers)]
+        self.embed_end = new()
+
+    def seconds(self):
+        torch.cuda.synchronize()
+        ms = lambda a, b: a.elapsed_time(b) / 1e3  # noqa: E731
+        n = len(self.forward_end)
+        fwd = [ms(self.embed_end if i == 0 else self.forward_end[i - 1], self.forward_end[i]) for i in range(n)]
+        bwd = [ms(self.backward_start[i], self.backward_stop[i]) for i in range(n)]
+        return {
+            "step": ms(self.start, self.optimizer_end),
+            "forward": ms(self.start, self.head_end),
+            "head_and_loss_forward": ms(self.forward_end[-1] if n else self.embed_end, self.head_end),
+            "backward": ms(self.head_end, self.backward_end),
+            "optimizer": ms(self.backward_end, self.optimizer_end),
+            "layer_forward": fwd,
+            "layer_backward": bwd,
+        }
+
+
+def forward_loss(model, tokens, targets, timer, full_checkpointing):
+    spec = model.spec
+    x = model.embed(tokens)
+    if model.positions is not None:
+        x = x + model.positions(torch.arange(tokens.shape[1], device=tokens.device))
+    if spec["dropout"]:
+        x = F.dropout(x, p=0.1, training=True)
+    timer.embed_end.record()
+    for i, block in enumerate(model.blocks):
+        x_in = x
+        x = checkpoint(block, x_in, use_reentrant=False) if full_checkpointing else block(x_in)
+        x_in.register_hook(lambda g, i=i: timer.backward_stop[i].record())
+        x.register_hook(lambda g, i=i: timer.backward_start[i].record())
+        timer.forward_end[i].record()
+    logits = model.head(model.norm(x))
+    loss = F.cross_entropy(logits.float().view(-1, logits.shape[-1]), targets.view(-1))
+    timer.head_end.record()
+    return loss
+
+
+def device_description():
+    p = torch.cuda.get_device_properties(0)
+    return {"name": p.name, "total_memory_bytes": p.total_memory, "multiprocessors": p.multi_processor_count,
+            "capability": f"{p.major}.{p.minor}", "torch": torch.__version__, "cuda": torch.version.cuda,
+            "cudnn": torch.backends.cudnn.version(),
+            "nccl": nccl_version()}
+
+
+def nccl_version():
+    try:
+        return ".".join(str(v) for v in torch.cuda.nccl.version())
+    except Exception:  # a build without NCCL, or an older tuple form
+        return None
+
+
+def run_case(spec, layers, a):
+    """Builds the model, runs a.warmup + a.steps steps (and one traced step when a.trace); the result dict."""
+    torch.manual_seed(a.seed)
+    dev = torch.device("cuda")
+    result = {"case": f"{spec['name']}-x{layers}-mb{a.micro_batch}-{a.checkpointing}", "spec": spec,
+              "layers_run": layers, "micro_batch": a.micro_batch, "sequence_length": spec["sequence_length"],
+              "checkpointing": a.checkpointing, "precision": "bf16 autocast, fp32 parameters and gradients",
+              "optimizer": "AdamW (fused, fp32 states)", "device": device_description()}
+    try:
+        torch.cuda.reset_peak_memory_stats()
+        with dev:  # parameters made and initialised on the GPU (a CPU init of billions takes minutes)
+            model = Decoder(spec, layers)
+        if spec["positions"] == "rotary":
+            tables = rotary_tables(spec, dev)
+            for block in model.blocks:
+                block.rotary = tables
+        model.train()
+        result["parameters"] = sum(p.numel() for p in model.parameters())
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        g = torch.Generator(device=dev).manual_seed(a.seed)
+        shape = (a.micro_batch, spec["sequence_length"])
+        tokens = torch.randint(0, spec["vocab"], shape, device=dev, generator=g)
+        targets = torch.randint(0, spec["vocab"], shape, device=dev, generator=g)
+        result["memory_after_setup_bytes"] = torch.cuda.memory_allocated()
+        full = a.checkpointing == "full"
+
+        def step():
+            timer = StepTimer(layers)
+            optimizer.zero_grad(set_to_none=True)
+            timer.start.record()
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = forward_loss(model, tokens, targets, timer, full)
+            loss.backward()
+            timer.backward_end.record()
+            optimizer.step()
+            timer.optimizer_end.record()
+            return timer
+
+        for _ in range(a.warmup):
+            step()
+        torch.cuda.synchronize()
+        result["memory_after_warmup_bytes"] = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        timings = [step().seconds() for _ in range(a.steps)]
+        result["memory"] = {"max_allocated_bytes": torch.cuda.max_memory_allocated(),
+                            "max_reserved_bytes": torch.cuda.max_memory_reserved(),
+                            "allocated_after_step_bytes": torch.cuda.memory_allocated()}
+        med = lambda key: statistics.median(t[key] for t in timings)  # noqa: E731
+        result["steps_measured"] = a.steps
+        result["step_seconds"] = [t["step"] for t in timings]
+        for key in ("step", "forward", "head_and_loss_forward", "backward", "optimizer"):
+            result[f"{key}_seconds_median"] = med(key)
+        for key in ("layer_forward", "layer_backward"):
+            result[f"{key}_seconds_median"] = [statistics.median(t[key][i] for t in timings) for i in range(layers)]
+        if a.trace:
+            from torch.profiler import ProfilerActivity, profile
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
+                step()
+                torch.cuda.synchronize()
+            prof.export_chrome_trace(a.trace)
+            result["trace"] = a.trace
+    except torch.cuda.OutOfMemoryError as e:
+        result["error"] = "out of memory: " + str(e).split("\n")[0]
+        result["memory"] = {"max_allocated_bytes": torch.cuda.max_memory_allocated(),
+                            "max_reserved_bytes": torch.cuda.max_memory_reserved()}
+    return result
