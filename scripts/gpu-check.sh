@@ -119,8 +119,10 @@ if [ "$dry_run" = 1 ]; then
 else
   step libraries 60 bash -c "$(declare -f find_cuda_libraries); bundle='$bundle' out='$out' find_cuda_libraries"
 fi
-export LD_LIBRARY_PATH="$(cat "$out/library-path")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-step binary 30 "$bin" --no-mpi --help
+# Only the bundled binary sees the bundled libraries: Python and PyTorch keep the machine's own (an older
+# bundled libz or libudev must not replace theirs).
+bin=(env "LD_LIBRARY_PATH=$(cat "$out/library-path")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin")
+step binary 30 "${bin[@]}" --no-mpi --help
 step device 60 bash -c "nvidia-smi -q >'$out/nvidia-smi.txt' && python3 validate/torch/describe_device.py --out '$out/device.json'"
 
 # cases.tsv: kind, name, scenario or model, then kind-specific fields (validate/gpu-cases.tsv says which).
@@ -128,9 +130,9 @@ while IFS=$'\t' read -r kind name input a b c d; do
   case "$kind" in
     gemms) strategies=()
            [ -n "$a" ] && strategies=(--strategy $a)
-           step "gemms-$name" 45 "$bin" --no-mpi --backend cuda-nccl bench --scenario "$input" --emulate-rank 0 \
+           step "gemms-$name" 45 "${bin[@]}" --no-mpi --backend cuda-nccl bench --scenario "$input" --emulate-rank 0 \
              "${strategies[@]}" --min-seconds 0.02 --timeout 60 --out "$out/gemms-$name.json" ;;
-    run) step "run-$name" 90 "$bin" --no-mpi --backend cuda-nccl run "$input" --emulate-rank 0 --strategy $a \
+    run) step "run-$name" 90 "${bin[@]}" --no-mpi --backend cuda-nccl run "$input" --emulate-rank 0 --strategy $a \
            --iterations "$b" --warmup 1 --timeout 60 --out "$out/run-$name.json" ;;
     torch) trace=()
            [ "$d" = trace ] && trace=(--trace "$out/trace-$name.json")
