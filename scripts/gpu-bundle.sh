@@ -33,6 +33,9 @@ max_bytes=$((64 * 1024 * 1024))
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/validate" || fail "--out $out: cannot create the folder"
 objcopy --strip-debug "$bin" "$out/bin/shardscope-validate"
+probe="$build/validate/shardscope-pool-probe"
+[ -x "$probe" ] || fail "$probe: not built (cmake --build --preset default --target shardscope-pool-probe)"
+objcopy --strip-debug "$probe" "$out/bin/shardscope-pool-probe"
 
 # Libraries: the target's own runtimes are skipped, the CUDA ones listed for the target, the rest copied.
 target_provides='^(linux-vdso|ld-linux-x86-64|libc|libm|libdl|libpthread|librt|libresolv|libstdc\+\+|libgcc_s)\.so'
@@ -55,7 +58,10 @@ cp "$root/validate/gpu-cases.tsv" "$out/cases.tsv"
 
 # Every scenario and model the cases name must be in the bundle.
 while IFS=$'\t' read -r kind name input _; do
-  case "$kind" in '#'*|'') continue ;; esac
+  case "$kind" in
+    '#'*|'') continue ;;
+    probe) [ -x "$out/bin/shardscope-$name-probe" ] || fail "validate/gpu-cases.tsv: probe $name: bin/shardscope-$name-probe is not in the bundle"; continue ;;
+  esac
   [ -e "$out/$input" ] || fail "validate/gpu-cases.tsv: case $name: $input is not in the bundle"
 done <"$out/cases.tsv"
 

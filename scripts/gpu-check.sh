@@ -15,6 +15,7 @@
 #              allocator's peaks -> run-NAME.json
 #   torch-*    validate/torch/step.py: one training step of the same shapes in PyTorch -> torch-NAME.json
 #              (and trace-NAME.json.gz for the case that asks for a profiler trace)
+#   probe-*    a bundled probe (bin/shardscope-NAME-probe: how the CUDA pool counts bytes) -> probe-NAME.json
 # OUT/check.json lists every step (status ok | failed | timeout | skipped, exit code, seconds, the last
 # line of its log); the exit code is 0 when every step passed, 1 when one failed, 2 for bad arguments.
 # --dry-run checks the bundle and prints each step's command without running any of them.
@@ -113,9 +114,9 @@ EOF
   fi
 }
 
+echo "$bundle/lib" >"$out/library-path"  # the libraries step adds the CUDA folders it finds
 if [ "$dry_run" = 1 ]; then
-  echo "gpu-check: dry run of $(wc -l <"$bundle/cases.tsv") cases in $bundle"
-  echo "$bundle/lib" >"$out/library-path"
+  echo "gpu-check: dry run of $(grep -cv '^#' "$bundle/cases.tsv") cases in $bundle"
 else
   step libraries 60 bash -c "$(declare -f find_cuda_libraries); bundle='$bundle' out='$out' find_cuda_libraries"
 fi
@@ -139,6 +140,7 @@ while IFS=$'\t' read -r kind name input a b c d; do
            step "torch-$name" 60 python3 validate/torch/step.py --model "$input" --micro-batch "$a" \
              --checkpointing "$b" --layers "$c" "${trace[@]}" --out "$out/torch-$name.json" \
              && [ "$d" = trace ] && gzip -f "$out/trace-$name.json" ;;
+    probe) step "probe-$name" 30 bash -c "'$bundle/bin/shardscope-$name-probe' >'$out/probe-$name.json'" ;;
     '#'*|'') ;;
     *) echo "gpu-check: cases.tsv: unknown kind '$kind'" >&2 ;;
   esac

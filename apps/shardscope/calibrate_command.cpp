@@ -1,9 +1,12 @@
-// `shardscope calibrate MEASUREMENTS... --cluster C --out calibration.yaml [--report fit.json] [--min-r2 R]`:
-// least-squares fit of calibration.yaml to the harness's measurements (validate/fit), with a table of every
-// fitted quantity's residuals and R^2; a fit the points cannot support exits 2 naming the quantity and
+// `shardscope calibrate MEASUREMENTS... --cluster C --out calibration.yaml [--report fit.json] [--min-r2 R]
+// [--product-shapes] [--holdout]`: least-squares fit of calibration.yaml to the harness's measurements
+// (validate/fit), with a table of every fitted quantity's residuals and R^2 and, with --holdout, the compute
+// fit's errors on products it did not see; a fit the points cannot support exits 2 naming the quantity and
 // points.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,7 +29,23 @@ struct Options {
   std::string cluster, out, report;
   double min_r_squared = fit::FitOptions{}.min_r_squared;
   double max_alpha_rms = fit::FitOptions{}.max_alpha_rms;
+  bool product_shapes = false, holdout = false;
 };
+
+// "Held out: ..." lines: the compute fit made on every other product by size, priced on the rest.
+void print_holdout(const fit::HoldoutScore& s, std::ostream& out) {
+  if (s.errors.empty()) {
+    out << "\nHeld out: too few products to hold any out\n";
+    return;
+  }
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "\nHeld out: fitted on %zu products, priced %zu others: mean |error| %.1f %%, time-weighted "
+                "%.1f %%, rms %.1f %%, largest %.1f %%\n",
+                s.fitted_on, s.errors.size(), 100 * s.mean_absolute_relative, 100 * s.time_weighted_relative,
+                100 * s.residuals.rms_relative, 100 * s.residuals.max_relative);
+  out << line;
+}
 
 std::string header(const fit::FitResult& result) {
   std::string h = "Fitted by `shardscope calibrate` on cluster " + result.cluster + " from:";
@@ -60,6 +79,11 @@ Registered register_calibrate(CLI::App& app) {
                   "Accept alpha's line below the R^2 threshold when its RMS relative error is at most this "
                   "(default 1, i.e. 100 %; 0 judges alpha by R^2 alone)")
       ->check(CLI::Range(0.0, 10.0));
+  cmd->add_flag("--product-shapes", o->product_shapes,
+                "Price each matrix product by its shape (size, operand bytes, alignment) and element-wise bytes "
+                "at the measured bandwidth, instead of one rate per kind and size (GPU measurements)");
+  cmd->add_flag("--holdout", o->holdout,
+                "Also fit the compute model on every other product (by size) and report its errors on the rest");
   return {cmd, [o](std::ostream& out) {
             const OutputFile calibration_file("--out", o->out);
             const OutputFile report_file =
@@ -71,13 +95,20 @@ Registered register_calibrate(CLI::App& app) {
             fit::FitOptions options;
             options.min_r_squared = o->min_r_squared;
             options.max_alpha_rms = o->max_alpha_rms;
+            options.product_shapes = o->product_shapes;
             const fit::FitResult result = fit::fit_calibration(files, cluster, options);
+            std::optional<fit::HoldoutScore> holdout;
+            if (o->holdout) holdout = fit::holdout_score(files, cluster, options);
             const std::string yaml = fit::calibration_yaml(result.calibration, header(result));
             parse_calibration_string(yaml, o->out);  // what is written reads back
             fit::print_fit_table(result, options, out);
+            if (holdout) print_holdout(*holdout, out);
             calibration_file.write(yaml);
-            if (report_file.requested())
-              report_file.write(fit::fit_report_json(result, options).dump(2) + "\n");
+            if (report_file.requested()) {
+              nlohmann::ordered_json report = fit::fit_report_json(result, options);
+              if (holdout) report["holdout"] = fit::holdout_json(*holdout);
+              report_file.write(report.dump(2) + "\n");
+            }
             out << "\nWrote " << o->out << (report_file.requested() ? " and " + o->report : std::string())
                 << "\n";
           }};

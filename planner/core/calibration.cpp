@@ -1,9 +1,11 @@
 // Calibration lookups: the bandwidth efficiency factor of one message size (log-linear between points), by
 // the default table or a link class's own, a class's factor per collective kind, and the rate factor of one
-// matrix product by its FLOPs.
+// matrix product by its FLOPs, and a product's time by its shape.
 #include "planner/core/calibration.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace shardscope {
 
@@ -36,6 +38,18 @@ double message_efficiency_factor(const Calibration& calibration, LinkClass link_
 
 double gemm_efficiency_factor(const Calibration& calibration, OperatorKind kind, double product_flops) {
   return factor_of(calibration.gemm_efficiency[static_cast<std::size_t>(kind)], product_flops);
+}
+
+double product_shape_seconds(const ProductShapeModel& model, double peak_flops_per_second, double fraction,
+                             double batch, double m, double n, double k) {
+  const double flops = 2 * batch * m * n * k;
+  if (!(flops > 0)) return 0;
+  const auto align = static_cast<std::int64_t>(std::max(1, model.alignment_elements));
+  const bool misaligned = model.misaligned_fraction > 0 && static_cast<std::int64_t>(std::llround(k)) % align != 0;
+  const double size = flops / (flops + model.half_rate_flops);
+  const double rate = peak_flops_per_second * (misaligned ? model.misaligned_fraction : fraction) * size;
+  const double operand_bytes = 2 * batch * (m * k + k * n + m * n);
+  return std::max(flops / rate, operand_bytes / model.operand_bytes_per_second);
 }
 
 double collective_efficiency_factor(const Calibration& calibration, LinkClass link_class,

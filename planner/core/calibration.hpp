@@ -18,6 +18,19 @@ struct LinkCalibration {
   double bytes_per_second = 0;  // effective bandwidth per direction
 };
 
+// A matrix product's time from its shape, fitted on one GPU's products (validate/data/h100): the larger of
+//   FLOPs / (peak x fraction x F / (F + half_rate_flops))   (small products reach less of the kind's rate)
+//   operand bytes / operand_bytes_per_second                (A, B and C through memory once each, 2-byte)
+// where F is the product's FLOPs and fraction the kind's achievable fraction; a product whose reduction
+// dimension k is not a multiple of `alignment_elements` runs at `misaligned_fraction` of peak instead (cuBLAS
+// falls back from its tensor-core kernels: the GPT-2 vocabulary's 50257 in the head's data gradient).
+struct ProductShapeModel {
+  double half_rate_flops = 0;           // >= 0; 0: every size at the kind's rate
+  double operand_bytes_per_second = 0;  // > 0
+  double misaligned_fraction = 0;       // in (0, 1]; 0: as an aligned product
+  int alignment_elements = 8;           // >= 1
+};
+
 struct Calibration {
   std::string source_file;  // the calibration file it came from ("" when built in code); not in the digest
   // Per link class (indexed by LinkClass); unset = the cluster's nominal numbers.
@@ -47,6 +60,13 @@ struct Calibration {
   // micro-batch and slice it runs) is priced at its kind's fraction x this factor, its backward products at
   // its own; empty = 1 (one rate per operator kind), `gemm_efficiency.KIND` in the file.
   std::array<std::vector<std::pair<double, double>>, 8> gemm_efficiency;
+  // Set: every product of an operator with shapes is priced by it (the gemm_efficiency tables are then not
+  // used), its backward as the data- and weight-gradient products, `product_shapes` in the file.
+  std::optional<ProductShapeModel> product_shapes;
+  // Set (> 0): each forward pass also moves the operator's kept activation bytes once and each backward pass
+  // twice, at this bandwidth (norms, activations, softmax, residuals: what the validation harness runs beside
+  // the products), `elementwise_bandwidth` in the file; 0: element-wise work is not priced.
+  double elementwise_bytes_per_second = 0;
 };
 
 // The efficiency factor for one ring step's message by the default table (1 when there is none).
@@ -56,6 +76,10 @@ double message_efficiency_factor(const Calibration& calibration, LinkClass link_
 // The rate factor of one matrix product of `product_flops` FLOPs of an operator of `kind` (1 without a
 // table).
 double gemm_efficiency_factor(const Calibration& calibration, OperatorKind kind, double product_flops);
+// The seconds of one product (`batch` products of m x k by k x n) by the calibration's product_shapes model
+// for an operator of `kind`, with `peak_flops_per_second` and `fraction` the GPU's; requires product_shapes.
+double product_shape_seconds(const ProductShapeModel& model, double peak_flops_per_second, double fraction,
+                             double batch, double m, double n, double k);
 // The bandwidth factor of one collective kind on one link class (1 when unset).
 double collective_efficiency_factor(const Calibration& calibration, LinkClass link_class,
                                     CollectiveKind kind);

@@ -168,6 +168,15 @@ std::uint64_t calibration_digest(const Calibration& calibration) {
       c.add(at + ".factor", table[i].second);
     }
   }
+  if (calibration.product_shapes) {  // none: the digest is unchanged
+    const ProductShapeModel& m = *calibration.product_shapes;
+    c.add("product_shapes.half_rate_flops", m.half_rate_flops);
+    c.add("product_shapes.operand_bytes_per_second", m.operand_bytes_per_second);
+    c.add("product_shapes.misaligned_fraction", m.misaligned_fraction);
+    c.add("product_shapes.alignment_elements", static_cast<double>(m.alignment_elements));
+  }
+  if (calibration.elementwise_bytes_per_second > 0)
+    c.add("elementwise_bytes_per_second", calibration.elementwise_bytes_per_second);
   // Only the factors a file gives: a calibration without them keeps its digest.
   for (std::size_t k = 0; k < calibration.collective_efficiency.size(); ++k) {
     for (std::size_t kind = 0; kind < calibration.collective_efficiency[k].size(); ++kind) {

@@ -306,6 +306,15 @@ std::vector<ScenarioIssue> calibration_issues(const Calibration& cal, const Scen
     check_table(cal.gemm_efficiency[static_cast<std::size_t>(k)],
                 "gemm_efficiency." + std::string(to_string(k)), "flops", "FLOP count");
   }
+  if (cal.product_shapes) {
+    const ProductShapeModel& m = *cal.product_shapes;
+    issues.non_negative("product_shapes.half_rate_flops", m.half_rate_flops, "FLOP count");
+    issues.positive("product_shapes.operand_bandwidth", m.operand_bytes_per_second, "bandwidth");
+    if (!(m.misaligned_fraction >= 0 && m.misaligned_fraction <= 1))
+      issues.add("product_shapes.misaligned_fraction", "expected a fraction in (0, 1], or 0 for none");
+    if (m.alignment_elements < 1) issues.add("product_shapes.alignment", "expected a positive element count");
+  }
+  issues.non_negative("elementwise_bandwidth", cal.elementwise_bytes_per_second, "bandwidth");
   if (cal.runtime_reserve_bytes) {
     const double reserve = *cal.runtime_reserve_bytes;
     const std::int64_t limit = scenario.training.memory_limit_bytes;

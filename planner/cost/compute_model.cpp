@@ -1,5 +1,6 @@
-// Compute model: FLOPs / (peak rate x achievable fraction x product-size factor); update time from HBM
-// bandwidth.
+// Compute model: FLOPs / (peak rate x achievable fraction x product-size factor), or each product by its
+// shape (a calibration's product_shapes), plus element-wise bytes where a calibration prices them; update time
+// from HBM (or the calibration's element-wise) bandwidth.
 #include "planner/cost/compute_model.hpp"
 
 #include <algorithm>
@@ -40,12 +41,54 @@ double ComputeModel::backward_seconds(const Operator& op, double samples, int sl
 }
 
 ComputeModel::PassSeconds ComputeModel::pass_seconds(const Operator& op, double samples, int slices) const {
-  const double rate = flops_per_second(op) * size_factor(op, samples, slices);
-  return {samples * op.forward_flops_per_sample / rate, samples * op.backward_flops_per_sample / rate};
+  PassSeconds out;
+  if (calibration_.product_shapes && !op.forward_gemms.empty()) {
+    out = shaped_pass_seconds(op, samples, slices);
+  } else {
+    const double rate = flops_per_second(op) * size_factor(op, samples, slices);
+    out = {samples * op.forward_flops_per_sample / rate, samples * op.backward_flops_per_sample / rate};
+  }
+  if (calibration_.elementwise_bytes_per_second > 0) {
+    const double kept = static_cast<double>(op.activation_bytes_per_sample) * samples;
+    out.forward += kept / calibration_.elementwise_bytes_per_second;
+    out.backward += 2 * kept / calibration_.elementwise_bytes_per_second;
+  }
+  return out;
+}
+
+// Each forward product at the micro-batch (samples stacked into its rows, or its batch when per sample) and
+// slice (1/slices of its columns, `slices` times), its backward as dA = dC B^T (m x k from n) and dB = A^T dC
+// (k x n from m); FLOPs outside the products at the kind's rate.
+ComputeModel::PassSeconds ComputeModel::shaped_pass_seconds(const Operator& op, double samples,
+                                                            int slices) const {
+  const ProductShapeModel& model = *calibration_.product_shapes;
+  const double peak =
+      precision_ == Precision::fp32 ? gpu_.peak_flops_per_second_fp32 : gpu_.peak_flops_per_second_fp16;
+  const double fraction = flops_per_second(op) / peak;
+  const double cuts = static_cast<double>(std::max(slices, 1));
+  auto seconds = [&](double batch, double m, double n, double k) {
+    return cuts * product_shape_seconds(model, peak, fraction, batch, m, n, k);
+  };
+  PassSeconds out;
+  double product_flops = 0;
+  for (const GemmShape& g : op.forward_gemms) {
+    const double batch = static_cast<double>(g.batch) * (g.per_sample ? samples : 1.0);
+    const double m = static_cast<double>(g.m) * (g.per_sample ? 1.0 : samples);
+    const double n = static_cast<double>(g.n) / cuts, k = static_cast<double>(g.k);
+    out.forward += seconds(batch, m, n, k);
+    out.backward += seconds(batch, m, k, n) + seconds(batch, k, n, m);
+    product_flops += g.flops();
+  }
+  const double rate = flops_per_second(op);
+  out.forward += samples * std::max(0.0, op.forward_flops_per_sample - product_flops) / rate;
+  out.backward += samples * std::max(0.0, op.backward_flops_per_sample - 2 * product_flops) / rate;
+  return out;
 }
 
 double ComputeModel::update_seconds(double owned_state_bytes) const {
-  return 2 * owned_state_bytes / gpu_.hbm_bytes_per_second;
+  const double bandwidth = calibration_.elementwise_bytes_per_second > 0 ? calibration_.elementwise_bytes_per_second
+                                                                        : gpu_.hbm_bytes_per_second;
+  return 2 * owned_state_bytes / bandwidth;
 }
 
 }  // namespace shardscope

@@ -1,5 +1,5 @@
 // Compute time of an operator from its FLOPs and the GPU's achievable rate (calibratable per operator kind
-// and by matrix-product size).
+// and by matrix-product size), or from its products' shapes and element-wise bytes (calibration.hpp).
 #pragma once
 
 #include "planner/core/calibration.hpp"
@@ -30,10 +30,13 @@ class ComputeModel {
   // forward FLOPs over the sum of each product's FLOPs / gemm_efficiency_factor (FLOPs outside the products
   // at factor 1). 1 without a table or without product shapes (an operator given as a list).
   double size_factor(const Operator& op, double samples, int slices) const;
-  // Optimizer update: memory-bound, reads and writes the owned model-state bytes once each.
+  // Optimizer update: memory-bound, reads and writes the owned model-state bytes once each (at the
+  // calibration's element-wise bandwidth when it gives one, else the GPU's HBM bandwidth).
   double update_seconds(double owned_state_bytes) const;
 
  private:
+  PassSeconds shaped_pass_seconds(const Operator& op, double samples, int slices) const;
+
   GpuSpec gpu_;
   Precision precision_;
   Calibration calibration_;  // owned: callers often pass a temporary

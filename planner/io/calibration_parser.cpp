@@ -1,5 +1,6 @@
 // Calibration file parsing: link alpha/bandwidth per class (with message and per-collective efficiency),
-// achievable fraction per operator kind (with a product-size efficiency table), overheads.
+// achievable fraction per operator kind (with a product-size efficiency table, or a product-shape model),
+// element-wise bandwidth, overheads.
 #include "planner/io/calibration_parser.hpp"
 
 #include <limits>
@@ -62,7 +63,8 @@ std::array<std::optional<double>, 3> parse_collective_efficiency(const YamlMap& 
 Calibration parse_calibration(const YamlMap& root) {
   const std::string& file = root.file();
   root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead",
-                       "runtime_reserve", "message_efficiency", "gemm_efficiency"});
+                       "runtime_reserve", "message_efficiency", "gemm_efficiency", "product_shapes",
+                       "elementwise_bandwidth"});
   Calibration cal;
   cal.source_file = file;
   if (root.has("links")) {
@@ -112,6 +114,17 @@ Calibration parse_calibration(const YamlMap& root) {
       }
     }
   }
+  if (root.has("product_shapes")) {
+    const YamlMap shapes = root.map("product_shapes");
+    shapes.reject_unknown({"half_rate_flops", "operand_bandwidth", "misaligned_fraction", "alignment"});
+    ProductShapeModel model;
+    model.half_rate_flops = shapes.number_or("half_rate_flops", 0.0, 0.0, 1e21);
+    model.operand_bytes_per_second = shapes.bandwidth("operand_bandwidth");
+    model.misaligned_fraction = shapes.number_or("misaligned_fraction", 0.0, 0.0, 1.0);
+    model.alignment_elements = static_cast<int>(shapes.integer_or("alignment", 8, 1, 4096));
+    cal.product_shapes = model;
+  }
+  cal.elementwise_bytes_per_second = root.bandwidth_or("elementwise_bandwidth", 0.0);
   if (root.has("runtime_reserve")) {
     cal.runtime_reserve_bytes = static_cast<double>(root.bytes("runtime_reserve", 0, std::int64_t{1} << 44));
   }

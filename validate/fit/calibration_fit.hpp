@@ -26,6 +26,9 @@ struct FitOptions {
   std::size_t min_link_sizes = 3;      // distinct message sizes per link class
   std::size_t min_gemm_points = 2;     // GEMM points per operator kind
   double max_negative_overlap = 0.05;  // a slowdown below -this is refused; between it and 0 is written as 0
+  // Also fit the product-shape model (each product by its shape: size, operand bytes, alignment) and the
+  // element-wise bandwidth; they replace the per-kind size tables (calibrate --product-shapes).
+  bool product_shapes = false;
 };
 
 struct QuantityFit {
@@ -69,10 +72,26 @@ struct PointRef {
 // "a.json: collectives[0-3, 7]; b.json: collectives[2]".
 std::string describe_points(const std::vector<PointRef>& points, const std::string& section);
 
-// Parts of the fit (link_fit.cpp, compute_fit.cpp), appending their quantities and setting the calibration.
+// Parts of the fit (link_fit.cpp, compute_fit.cpp, product_shape_fit.cpp), appending their quantities and
+// setting the calibration.
 void fit_links(const std::vector<Measurements>& files, const Cluster& cluster, const FitOptions& options,
                FitResult& result);
 void fit_compute(const std::vector<Measurements>& files, const Cluster& cluster, const FitOptions& options,
                  FitResult& result);
+void fit_product_shapes(const std::vector<Measurements>& files, const Cluster& cluster, const FitOptions& options,
+                        FitResult& result);
+
+// The compute fit scored on products it did not see: every product of the files sorted by FLOPs (then
+// shape), the even ones fitted (as calibrate would, product shapes too when the options ask), the odd ones
+// priced by that fit and compared with their measured times.
+struct HoldoutScore {
+  std::size_t fitted_on = 0;
+  std::vector<double> errors;  // per scored product: predicted / measured - 1
+  double mean_absolute_relative = 0;
+  double time_weighted_relative = 0;  // sum |predicted - measured| / sum measured
+  Residuals residuals;
+};
+HoldoutScore holdout_score(const std::vector<Measurements>& files, const Cluster& cluster,
+                           const FitOptions& options);
 
 }  // namespace shardscope::fit

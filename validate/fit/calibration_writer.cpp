@@ -81,6 +81,16 @@ std::string calibration_yaml(const Calibration& calibration, const std::string& 
     out << "  " << to_string(k) << ": " << exact(*f) << "\n";
   }
   write_gemm_tables(out, calibration);
+  if (calibration.product_shapes) {
+    const ProductShapeModel& m = *calibration.product_shapes;
+    out << "product_shapes:\n";
+    out << "  half_rate_flops: " << exact(m.half_rate_flops) << "\n";
+    out << "  operand_bandwidth: " << exact(m.operand_bytes_per_second) << "B/s\n";
+    out << "  misaligned_fraction: " << exact(m.misaligned_fraction) << "\n";
+    out << "  alignment: " << m.alignment_elements << "\n";
+  }
+  if (calibration.elementwise_bytes_per_second > 0)
+    out << "elementwise_bandwidth: " << exact(calibration.elementwise_bytes_per_second) << "B/s\n";
   out << "overlap_slowdown: " << exact(calibration.overlap_slowdown) << "\n";
   out << "slice_overhead: " << exact(calibration.slice_overhead_seconds) << "s\n";
   if (!calibration.message_efficiency.empty()) write_table(out, calibration.message_efficiency, "");

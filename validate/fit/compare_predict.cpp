@@ -199,9 +199,31 @@ Plan measured_plan(const CompareInputs& in, const MeasuredIteration& it) {
   return plan;
 }
 
+namespace {
+
+// The seconds of every compute task of the plan's iteration program (one rank's compute per iteration).
+double program_compute_seconds(const CompareInputs& in, const Plan& plan) {
+  double seconds = 0;
+  for (const auto& [name, tasks] : predicted_tasks(in, plan))
+    for (const PredictedTask& t : tasks)
+      if (!t.comm) seconds += t.seconds;
+  return seconds;
+}
+
+}  // namespace
+
 Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
   const Measurements& m = in.measured;
-  if (m.ranks != in.scenario.cluster.gpus()) {
+  // One GPU ran one rank of the plan, its collectives as device copies: compute and memory compare, the
+  // iteration does not (the "compute" section replaces it).
+  const bool emulated = m.backend == "cuda-emulated";
+  if (emulated && (m.ranks != 1 || m.emulated_rank >= in.scenario.cluster.gpus())) {
+    throw InputError(m.file, 0, m.ranks != 1 ? "machine.ranks" : "machine.emulated_rank",
+                     "an emulated run is one process running one rank of " + in.scenario_file + "'s " +
+                         std::to_string(in.scenario.cluster.gpus()) + " GPUs; this one has " +
+                         std::to_string(m.ranks) + " ranks and emulated rank " + std::to_string(m.emulated_rank));
+  }
+  if (!emulated && m.ranks != in.scenario.cluster.gpus()) {
     throw InputError(m.file, 0, "machine.ranks",
                      std::to_string(m.ranks) + " ranks measured, but " + in.scenario_file + " has " +
                          std::to_string(in.scenario.cluster.gpus()) + " GPUs");
@@ -224,7 +246,13 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
   c.scenario = in.scenario.name;
   c.measured_file = m.file;
   c.calibration = in.calibration_label;
-  ComparisonSection iteration{"iteration", "s", {}, {}, {}};
+  ComparisonSection iteration{emulated ? "compute" : "iteration", "s", {}, {}, {}};
+  if (emulated) {
+    c.notes.push_back("emulated rank " + std::to_string(m.emulated_rank) + " on one GPU (" + m.device_name +
+                      "): its collectives ran as device copies, so the iteration is not compared; the compute "
+                      "section compares the rank's compute tasks per iteration, the operators section each "
+                      "operator's");
+  }
   ComparisonSection peak{"peak_memory", "B", {}, {}, {}};
   ComparisonSection operators{"operators", "s", {}, {}, {}};
   ComparisonSection collectives{"collectives", "s", {}, {}, {}};
@@ -245,24 +273,29 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
     if (const std::string slow = straggler_note(it.compute_seconds_per_rank); !slow.empty())
       c.notes.push_back(it.strategy + ": " + slow);
     ComparedRow time_row{it.strategy, "", it.iteration_seconds, std::nullopt, std::nullopt, 1};
+    if (emulated) {
+      time_row.measured = it.compute_seconds_per_rank.empty() ? 0.0 : it.compute_seconds_per_rank.front();
+      time_row.iteration_samples.clear();
+    }
     time_row.samples = static_cast<double>(it.micro_batch) * it.micro_steps * m.ranks;
     time_row.iteration_samples = it.iteration_samples;
     time_row.same_plan_as = it.same_plan_as;
     ComparedRow peak_row{it.strategy, "", it.peak_bytes, std::nullopt, std::nullopt, 1};
     try {
       const PlanPrediction p = evaluate_plan(in.scenario, in.predict_calibration, plan);
-      time_row.planner = p.iteration_seconds;
+      if (!emulated) time_row.planner = p.iteration_seconds;
       peak_row.planner = p.peak_memory_bytes;
     } catch (const PlanDoesNotFit& e) {
       peak_row.planner = e.peak_bytes();
       c.notes.push_back(it.strategy +
                         ": over the memory limit under the prediction calibration; no planner time");
     }
-    if (const std::optional<SimulatedIteration> sim = simulate ? simulate(plan) : std::nullopt) {
+    if (const std::optional<SimulatedIteration> sim = simulate && !emulated ? simulate(plan) : std::nullopt) {
       c.simulator_available = true;
       time_row.simulator = sim->iteration_seconds;
       peak_row.simulator = sim->peak_memory_bytes;
     }
+    if (emulated) time_row.planner = program_compute_seconds(in, plan);
     iteration.rows.push_back(time_row);
     peak.rows.push_back(peak_row);
     if (it.tasks.empty()) continue;
@@ -284,7 +317,7 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
       // More measured tasks of a name than the program has (a run that repeated one) are priced as its last.
       const std::vector<PredictedTask>& tasks_of_name = named->second;
       const PredictedTask& p = tasks_of_name[std::min(seen[t.name]++, tasks_of_name.size() - 1)];
-      if (p.one_rank) continue;
+      if (p.one_rank || (p.comm && emulated)) continue;
       if (p.comm) {
         const int band = size_band(p.total_bytes);
         for (ComparedRow* r :
@@ -309,7 +342,11 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
         " measured task(s) have no task of that name in the predicted iteration program and are "
         "not compared");
   }
-  c.sections = {iteration, peak, operators, collectives, collectives_after};
+  c.sections = {iteration, peak, operators};
+  if (!emulated) {
+    c.sections.push_back(collectives);
+    c.sections.push_back(collectives_after);
+  }
   finish_comparison(c);
   return c;
 }

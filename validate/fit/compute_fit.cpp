@@ -171,10 +171,12 @@ void check_fraction(const std::string& name, double fraction, const std::vector<
                          number(points.front().peak) + ") does not describe this machine, whose fastest " +
                          "product ran at " + number(fastest_rate(points)) + " FLOP/s" + where(points));
   }
-  if (f.r_squared && *f.r_squared < options.min_r_squared) {
+  // With product shapes the kind's one rate is only reported: shapes explain what FLOPs alone do not.
+  if (f.r_squared && *f.r_squared < options.min_r_squared && !options.product_shapes) {
     throw InputError(points.front().ref.file, 0, name,
                      "R^2 " + number(*f.r_squared) + " is below " + number(options.min_r_squared) +
-                         ": the GEMM times are not proportional to their FLOPs" + where(points));
+                         ": the GEMM times are not proportional to their FLOPs" + where(points) +
+                         " (calibrate --product-shapes prices each product by its shape)");
   }
 }
 
@@ -323,6 +325,7 @@ void report_bandwidths(const std::vector<Measurements>& files, FitResult& result
 void fit_compute(const std::vector<Measurements>& files, const Cluster& cluster, const FitOptions& options,
                  FitResult& result) {
   fit_gemms(files, cluster, options, result);
+  if (options.product_shapes) fit_product_shapes(files, cluster, options, result);
   fit_overlap(files, options, result);
   fit_reserve(files, result);
   report_bandwidths(files, result);

@@ -84,4 +84,15 @@ nlohmann::ordered_json fit_report_json(const FitResult& result, const FitOptions
   return j;
 }
 
+nlohmann::ordered_json holdout_json(const HoldoutScore& score) {
+  nlohmann::ordered_json j;
+  j["fitted_on"] = score.fitted_on;
+  j["scored"] = score.errors.size();
+  j["mean_absolute_relative_error"] = score.mean_absolute_relative;
+  j["time_weighted_relative_error"] = score.time_weighted_relative;
+  j["rms_relative_residual"] = score.residuals.rms_relative;
+  j["max_relative_residual"] = score.residuals.max_relative;
+  return j;
+}
+
 }  // namespace shardscope::fit

@@ -11,5 +11,7 @@ namespace shardscope::fit {
 
 void print_fit_table(const FitResult& result, const FitOptions& options, std::ostream& out);
 nlohmann::ordered_json fit_report_json(const FitResult& result, const FitOptions& options);
+// The held-out score (calibrate --holdout), for the report's "holdout" member.
+nlohmann::ordered_json holdout_json(const HoldoutScore& score);
 
 }  // namespace shardscope::fit

@@ -144,6 +144,9 @@ Measurements parse_measurements(const std::string& text, const std::string& file
   m.ranks = static_cast<int>(machine.integer("ranks", 1, 1 << 20));
   m.ranks_per_node = static_cast<int>(machine.integer_or("ranks_per_node", m.ranks, 1, 1 << 20));
   m.device_name = machine.has("device_name") ? machine.string("device_name") : "";
+  m.emulated_rank = static_cast<int>(machine.integer_or("emulated_rank", -1, -1, 1 << 20));
+  if (m.backend == "cuda-emulated" && m.emulated_rank < 0)
+    machine.fail("emulated_rank", "expected the emulated rank (0 or more) of a cuda-emulated run");
   if (machine.has("compute_scale")) m.compute_scale = positive(machine, "compute_scale");
   each(root, "collectives", [&](const JsonObjectReader& r, std::size_t i) {
     CollectiveSample s;

@@ -72,6 +72,7 @@ struct Measurements {
   std::string file;
   std::string backend;
   int ranks = 1, ranks_per_node = 1;
+  int emulated_rank = -1;  // cuda-emulated: the plan's rank this one GPU ran (-1: a real run of every rank)
   std::string device_name;
   double compute_scale = 1.0;
   std::vector<CollectiveSample> collectives;

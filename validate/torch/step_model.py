@@ -149,6 +149,30 @@ def forward_loss(model, tokens, targets, timer, full_checkpointing):
     return loss
 
 
+def memory_phases(model, optimizer, tokens, targets, layers, full):
+    """One more (untimed) step with a synchronised reading at each phase's end: allocated bytes, and the
+    phase's own allocated peak; forward's growth is what the step keeps for backward."""
+    out = {}
+    optimizer.zero_grad(set_to_none=True)
+    torch.cuda.synchronize()
+    out["start_allocated_bytes"] = torch.cuda.memory_allocated()
+    for phase in ("forward", "backward", "optimizer"):
+        torch.cuda.reset_peak_memory_stats()
+        if phase == "forward":
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = forward_loss(model, tokens, targets, StepTimer(layers), full)
+        elif phase == "backward":
+            loss.backward()
+            del loss
+        else:
+            optimizer.step()
+        torch.cuda.synchronize()
+        out[f"{phase}_end_allocated_bytes"] = torch.cuda.memory_allocated()
+        out[f"{phase}_peak_allocated_bytes"] = torch.cuda.max_memory_allocated()
+        out[f"{phase}_end_reserved_bytes"] = torch.cuda.memory_reserved()
+    return out
+
+
 def device_description():
     p = torch.cuda.get_device_properties(0)
     return {"name": p.name, "total_memory_bytes": p.total_memory, "multiprocessors": p.multi_processor_count,
@@ -218,6 +242,7 @@ def run_case(spec, layers, a):
             result[f"{key}_seconds_median"] = med(key)
         for key in ("layer_forward", "layer_backward"):
             result[f"{key}_seconds_median"] = [statistics.median(t[key][i] for t in timings) for i in range(layers)]
+        result["memory_phases"] = memory_phases(model, optimizer, tokens, targets, layers, full)
         if a.trace:
             from torch.profiler import ProfilerActivity, profile
             with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
