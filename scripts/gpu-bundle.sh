@@ -55,15 +55,16 @@ cp "$root"/validate/torch/*.py "$out/validate/torch/"
 cp "$root"/validate/scenarios/*.yaml "$out/validate/scenarios/"
 cp "$root/scripts/gpu-check.sh" "$out/scripts/"
 cp "$root/validate/gpu-cases.tsv" "$out/cases.tsv"
+cp "$root"/validate/gpu-cases-*.tsv "$out/" 2>/dev/null || true  # other case files (gpu-check.sh --cases)
 
-# Every scenario and model the cases name must be in the bundle.
-while IFS=$'\t' read -r kind name input _; do
+# Every scenario and model the case files name must be in the bundle.
+cat "$out"/cases.tsv "$out"/gpu-cases-*.tsv 2>/dev/null | while IFS=$'\t' read -r kind name input _; do
   case "$kind" in
     '#'*|'') continue ;;
     probe) [ -x "$out/bin/shardscope-$name-probe" ] || fail "validate/gpu-cases.tsv: probe $name: bin/shardscope-$name-probe is not in the bundle"; continue ;;
   esac
-  [ -e "$out/$input" ] || fail "validate/gpu-cases.tsv: case $name: $input is not in the bundle"
-done <"$out/cases.tsv"
+  [ -e "$out/$input" ] || fail "validate/gpu-cases*.tsv: case $name: $input is not in the bundle"
+done
 
 {
   echo "shardscope gpu bundle, $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet 2>/dev/null || echo '+changes'), made $(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -2,7 +2,8 @@
 # The one-call GPU check: on a bare one-GPU machine (CUDA driver, PyTorch; none of our Debian libraries, no
 # network, no MPI), runs what a bundle from scripts/gpu-bundle.sh lists and writes JSON to an output folder.
 #
-#   scripts/gpu-check.sh --bundle DIR --out DIR [--budget SECONDS] [--step-timeout SECONDS] [--dry-run]
+#   scripts/gpu-check.sh --bundle DIR --out DIR [--budget SECONDS] [--step-timeout SECONDS] [--cases FILE]
+#                        [--dry-run]
 #
 # Steps, each under its own timeout inside the budget (default 450 s), each logged to OUT/logs/STEP.log; a
 # failed step is recorded and the next one runs:
@@ -18,19 +19,21 @@
 #   probe-*    a bundled probe (bin/shardscope-NAME-probe: how the CUDA pool counts bytes) -> probe-NAME.json
 # OUT/check.json lists every step (status ok | failed | timeout | skipped, exit code, seconds, the last
 # line of its log); the exit code is 0 when every step passed, 1 when one failed, 2 for bad arguments.
+# --cases runs another case file (a path inside the bundle, or any path) instead of the bundle's cases.tsv.
 # --dry-run checks the bundle and prints each step's command without running any of them.
 set -uo pipefail
 
-usage() { echo "usage: $0 --bundle DIR --out DIR [--budget SECONDS] [--step-timeout SECONDS] [--dry-run]" >&2; exit 2; }
-bundle="" out="" budget=450 step_timeout=0 dry_run=0
+usage() { echo "usage: $0 --bundle DIR --out DIR [--budget SECONDS] [--step-timeout SECONDS] [--cases FILE] [--dry-run]" >&2; exit 2; }
+bundle="" out="" budget=450 step_timeout=0 dry_run=0 cases=
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) [ $# -ge 2 ] || usage; bundle="$2"; shift 2 ;;
     --out) [ $# -ge 2 ] || usage; out="$2"; shift 2 ;;
     --budget) [ $# -ge 2 ] || usage; budget="$2"; shift 2 ;;
     --step-timeout) [ $# -ge 2 ] || usage; step_timeout="$2"; shift 2 ;;
+    --cases) [ $# -ge 2 ] || usage; cases="$2"; shift 2 ;;
     --dry-run) dry_run=1; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "gpu-check: unknown argument '$1'" >&2; usage ;;
   esac
 done
@@ -42,6 +45,8 @@ bundle=$(cd "$bundle" && pwd)
 for f in bin/shardscope-validate cases.tsv validate/torch/step.py MANIFEST; do
   [ -e "$bundle/$f" ] || { echo "gpu-check: $bundle/$f: missing from the bundle (rebuild it with scripts/gpu-bundle.sh)" >&2; exit 2; }
 done
+if [ -z "$cases" ]; then cases="$bundle/cases.tsv"; elif [ -e "$bundle/$cases" ]; then cases="$bundle/$cases"; fi
+[ -r "$cases" ] || { echo "gpu-check: --cases $cases: cannot read it" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "gpu-check: python3 not found: the check needs it (and PyTorch for the torch steps)" >&2; exit 2; }
 mkdir -p "$out/logs" || { echo "gpu-check: --out $out: cannot create the folder" >&2; exit 2; }
 out=$(cd "$out" && pwd)
@@ -116,7 +121,7 @@ EOF
 
 echo "$bundle/lib" >"$out/library-path"  # the libraries step adds the CUDA folders it finds
 if [ "$dry_run" = 1 ]; then
-  echo "gpu-check: dry run of $(grep -cv '^#' "$bundle/cases.tsv") cases in $bundle"
+  echo "gpu-check: dry run of $(grep -cv '^#' "$cases") cases of $cases"
 else
   step libraries 60 bash -c "$(declare -f find_cuda_libraries); bundle='$bundle' out='$out' find_cuda_libraries"
 fi
@@ -137,14 +142,16 @@ while IFS=$'\t' read -r kind name input a b c d; do
            --iterations "$b" --warmup 1 --timeout 60 --out "$out/run-$name.json" ;;
     torch) trace=()
            [ "$d" = trace ] && trace=(--trace "$out/trace-$name.json")
+           framework=eager
+           case "$name" in *-fsdp2) framework=fsdp2 ;; esac
            step "torch-$name" 60 python3 validate/torch/step.py --model "$input" --micro-batch "$a" \
-             --checkpointing "$b" --layers "$c" "${trace[@]}" --out "$out/torch-$name.json" \
-             && [ "$d" = trace ] && gzip -f "$out/trace-$name.json" ;;
+             --checkpointing "$b" --layers "$c" --framework $framework "${trace[@]}" --out "$out/torch-$name.json" \
+             && [ "$d" = trace ] && [ "$dry_run" = 0 ] && gzip -f "$out/trace-$name.json" ;;
     probe) step "probe-$name" 30 bash -c "'$bundle/bin/shardscope-$name-probe' >'$out/probe-$name.json'" ;;
     '#'*|'') ;;
     *) echo "gpu-check: cases.tsv: unknown kind '$kind'" >&2 ;;
   esac
-done <"$bundle/cases.tsv"
+done <"$cases"
 
 python3 - "$out" "$budget" "$(( $(date +%s) - start ))" "$bundle/MANIFEST" <<'EOF'
 import json, sys

@@ -114,6 +114,10 @@ def parse_args(argv):
     p.add_argument("--layers", type=int, default=0, help="blocks to build (default: the model's)")
     p.add_argument("--checkpointing", choices=("none", "full"), default="none",
                    help="full: every block recomputed in backward (torch.utils.checkpoint)")
+    p.add_argument("--framework", choices=("eager", "fsdp2"), default="eager",
+                   help="eager: fp32 parameters under bf16 autocast; fsdp2: every block and the root under "
+                        "fully_shard on a one-rank NCCL group, bf16 compute parameters (MixedPrecisionPolicy), "
+                        "fp32 sharded parameters, gradients and optimizer state")
     p.add_argument("--warmup", type=int, default=2, help="untimed steps")
     p.add_argument("--steps", type=int, default=5, help="timed steps")
     p.add_argument("--trace", default="", help="also profile one step into this Chrome trace (.json or .json.gz)")
@@ -168,7 +172,7 @@ def main(argv):
         print(f"step.py: error: {result['error']}", file=sys.stderr)
         return 4
     mem = result["memory"]
-    print(f"step.py: {spec['name']} x{layers} micro-batch {a.micro_batch} checkpointing {a.checkpointing}: "
+    print(f"step.py: {spec['name']} x{layers} micro-batch {a.micro_batch} checkpointing {a.checkpointing} {a.framework}: "
           f"step {result['step_seconds_median'] * 1e3:.2f} ms, max allocated {mem['max_allocated_bytes'] / 2**30:.2f} GiB, "
           f"max reserved {mem['max_reserved_bytes'] / 2**30:.2f} GiB", file=sys.stderr)
     return 0

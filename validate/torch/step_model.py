@@ -1,4 +1,5 @@
-"""The PyTorch side of step.py: the decoder from a resolved spec and the timed training steps (needs torch + CUDA).
+"""The PyTorch side of step.py: the decoder from a resolved spec and the timed training steps (needs torch + CUDA),
+eager under autocast or under FSDP2 on a one-rank group.
 
 Per step, CUDA events mark: the start, each block's forward end, the head + loss end, each block's backward
 (a hook on the block's output gradient starts it, one on its input gradient ends it; with checkpointing the
@@ -100,6 +101,22 @@ class Decoder(nn.Module):
         if spec["tied_embeddings"]:
             self.head.weight = self.embed.weight
 
+    def forward(self, tokens, timer, full_checkpointing):
+        """The logits; `timer` gets each block's forward end and backward start and stop."""
+        x = self.embed(tokens)
+        if self.positions is not None:
+            x = x + self.positions(torch.arange(tokens.shape[1], device=tokens.device))
+        if self.spec["dropout"]:
+            x = F.dropout(x, p=0.1, training=self.training)
+        timer.embed_end.record()
+        for i, block in enumerate(self.blocks):
+            x_in = x
+            x = checkpoint(block, x_in, use_reentrant=False) if full_checkpointing else block(x_in)
+            x_in.register_hook(lambda g, i=i: timer.backward_stop[i].record())
+            x.register_hook(lambda g, i=i: timer.backward_start[i].record())
+            timer.forward_end[i].record()
+        return self.head(self.norm(x))
+
 
 class StepTimer:
     """CUDA events of one step, recorded from the forward loop and from gradient hooks."""
@@ -130,26 +147,13 @@ class StepTimer:
 
 
 def forward_loss(model, tokens, targets, timer, full_checkpointing):
-    spec = model.spec
-    x = model.embed(tokens)
-    if model.positions is not None:
-        x = x + model.positions(torch.arange(tokens.shape[1], device=tokens.device))
-    if spec["dropout"]:
-        x = F.dropout(x, p=0.1, training=True)
-    timer.embed_end.record()
-    for i, block in enumerate(model.blocks):
-        x_in = x
-        x = checkpoint(block, x_in, use_reentrant=False) if full_checkpointing else block(x_in)
-        x_in.register_hook(lambda g, i=i: timer.backward_stop[i].record())
-        x.register_hook(lambda g, i=i: timer.backward_start[i].record())
-        timer.forward_end[i].record()
-    logits = model.head(model.norm(x))
+    logits = model(tokens, timer, full_checkpointing)  # through the root module, so FSDP2's hooks run
     loss = F.cross_entropy(logits.float().view(-1, logits.shape[-1]), targets.view(-1))
     timer.head_end.record()
     return loss
 
 
-def memory_phases(model, optimizer, tokens, targets, layers, full):
+def memory_phases(model, optimizer, tokens, targets, layers, full, autocast):
     """One more (untimed) step with a synchronised reading at each phase's end: allocated bytes, and the
     phase's own allocated peak; forward's growth is what the step keeps for backward."""
     out = {}
@@ -159,7 +163,7 @@ def memory_phases(model, optimizer, tokens, targets, layers, full):
     for phase in ("forward", "backward", "optimizer"):
         torch.cuda.reset_peak_memory_stats()
         if phase == "forward":
-            with torch.autocast("cuda", dtype=torch.bfloat16):
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
                 loss = forward_loss(model, tokens, targets, StepTimer(layers), full)
         elif phase == "backward":
             loss.backward()
@@ -188,14 +192,43 @@ def nccl_version():
         return None
 
 
+def start_one_rank_group():
+    """A one-rank NCCL process group on this GPU (FSDP2 needs one), on a free local port."""
+    import socket
+    import torch.distributed as dist
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    torch.cuda.set_device(0)
+    dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1,
+                            device_id=torch.device("cuda", 0))
+
+
+def shard_fsdp2(model):
+    """fully_shard on every block, then the root (embedding, norm, head), torchtitan's layout."""
+    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+    policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+    for block in model.blocks:
+        fully_shard(block, mp_policy=policy)
+    fully_shard(model, mp_policy=policy)
+    return model
+
+
 def run_case(spec, layers, a):
     """Builds the model, runs a.warmup + a.steps steps (and one traced step when a.trace); the result dict."""
     torch.manual_seed(a.seed)
     dev = torch.device("cuda")
     result = {"case": f"{spec['name']}-x{layers}-mb{a.micro_batch}-{a.checkpointing}", "spec": spec,
               "layers_run": layers, "micro_batch": a.micro_batch, "sequence_length": spec["sequence_length"],
-              "checkpointing": a.checkpointing, "precision": "bf16 autocast, fp32 parameters and gradients",
-              "optimizer": "AdamW (fused, fp32 states)", "device": device_description()}
+              "checkpointing": a.checkpointing, "framework": a.framework,
+              "precision": ("bf16 autocast, fp32 parameters and gradients" if a.framework == "eager" else
+                            "FSDP2 MixedPrecisionPolicy: bf16 compute parameters, fp32 sharded parameters, "
+                            "fp32 gradient reduction"),
+              "optimizer": "AdamW (fused, fp32 states)" if a.framework == "eager" else "AdamW (foreach, fp32 states)",
+              "device": device_description()}
+    fsdp2 = a.framework == "fsdp2"
+    if fsdp2:
+        start_one_rank_group()
     try:
         torch.cuda.reset_peak_memory_stats()
         with dev:  # parameters made and initialised on the GPU (a CPU init of billions takes minutes)
@@ -206,7 +239,11 @@ def run_case(spec, layers, a):
                 block.rotary = tables
         model.train()
         result["parameters"] = sum(p.numel() for p in model.parameters())
-        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        if fsdp2:
+            shard_fsdp2(model)
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
+        else:
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
         g = torch.Generator(device=dev).manual_seed(a.seed)
         shape = (a.micro_batch, spec["sequence_length"])
         tokens = torch.randint(0, spec["vocab"], shape, device=dev, generator=g)
@@ -218,7 +255,7 @@ def run_case(spec, layers, a):
             timer = StepTimer(layers)
             optimizer.zero_grad(set_to_none=True)
             timer.start.record()
-            with torch.autocast("cuda", dtype=torch.bfloat16):
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not fsdp2):
                 loss = forward_loss(model, tokens, targets, timer, full)
             loss.backward()
             timer.backward_end.record()
@@ -242,7 +279,7 @@ def run_case(spec, layers, a):
             result[f"{key}_seconds_median"] = med(key)
         for key in ("layer_forward", "layer_backward"):
             result[f"{key}_seconds_median"] = [statistics.median(t[key][i] for t in timings) for i in range(layers)]
-        result["memory_phases"] = memory_phases(model, optimizer, tokens, targets, layers, full)
+        result["memory_phases"] = memory_phases(model, optimizer, tokens, targets, layers, full, not fsdp2)
         if a.trace:
             from torch.profiler import ProfilerActivity, profile
             with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
@@ -254,4 +291,9 @@ def run_case(spec, layers, a):
         result["error"] = "out of memory: " + str(e).split("\n")[0]
         result["memory"] = {"max_allocated_bytes": torch.cuda.max_memory_allocated(),
                             "max_reserved_bytes": torch.cuda.max_memory_reserved()}
+    finally:
+        if fsdp2:
+            import torch.distributed as dist
+            if dist.is_initialized():
+                dist.destroy_process_group()
     return result
