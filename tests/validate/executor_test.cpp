@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -23,6 +24,7 @@ Scenario cpu_scenario() {
 class FakeBackend : public ExecutionBackend {
  public:
   void run_compute(const KernelWork& work) override {
+    if (compute_sleep_seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(compute_sleep_seconds));
     const std::lock_guard lock(mutex_);
     flops += [&] {
       double f = 0;
@@ -45,6 +47,7 @@ class FakeBackend : public ExecutionBackend {
   int computes = 0, collectives = 0;
   bool fail_compute = false;
   double collective_sleep_seconds = 0;
+  double compute_sleep_seconds = 0;  // compute slower than the collectives: gathers run ahead (prefetch)
 };
 
 struct Fixture {
@@ -117,6 +120,50 @@ TEST(Executor, ABackendFailureEndsBothStreams) {
   backend.fail_compute = true;
   EXPECT_THROW(executor.run_iteration(backend, allocator), ExecutionError);
   EXPECT_EQ(backend.computes, 1);
+}
+
+// Hands out counted blocks and keeps the bytes it holds, as the cuda backend's pool does (it counts exact
+// bytes: validate/data/h100/call-2/probe-pool.json).
+class TallySource : public MemorySource {
+ public:
+  void* acquire(std::size_t bytes) override {
+    const std::lock_guard lock(mutex_);
+    held += static_cast<double>(bytes);
+    peak = std::max(peak, held);
+    return ::operator new(1);
+  }
+  void give_back(void* block, std::size_t bytes) override {
+    const std::lock_guard lock(mutex_);
+    held -= static_cast<double>(bytes);
+    ::operator delete(block);
+  }
+  std::mutex mutex_;
+  double held = 0, peak = 0;
+};
+
+// The blocks a source holds are the bytes the program has in use: a release gives back the block it
+// names, not a part of a newer one (on an H100 the pool held 4.6 % over the program's peak before).
+TEST(Executor, TheBlocksHeldAreTheBytesInUse) {
+  Fixture f;
+  for (const ValidationPlan& vp : f.plans) {
+    for (const bool serial : {true, false}) {
+      const IterationProgram program = build_iteration_program(f.scenario, Calibration{}, vp.plan, 2, serial);
+      const ProgramExecutor executor(f.scenario.model, program, {{vp.plan.micro_batch, 1e-3}, 10});
+      TallySource source;
+      {
+        CountingAllocator allocator(source);
+        executor.allocate_resident(allocator);
+        FakeBackend backend;
+        backend.compute_sleep_seconds = 2e-4;
+        const IterationMeasurement m = executor.run_iteration(backend, allocator);
+        EXPECT_NEAR(source.peak, m.peak_bytes, 1.0 * static_cast<double>(program.tasks.size()))
+            << vp.strategy << (serial ? " serial" : " overlapped");
+        EXPECT_NEAR(source.held, allocator.in_use_bytes(), 1.0 * static_cast<double>(program.tasks.size()))
+            << vp.strategy;
+      }
+      EXPECT_NEAR(source.held, 0, 1e-9) << vp.strategy;
+    }
+  }
 }
 
 TEST(ValidationPlans, TheDefaultStrategiesAreFiveDistinctFittingPlans) {

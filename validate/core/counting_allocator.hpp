@@ -33,8 +33,9 @@ class CountingAllocator {
   // Takes `bytes` of `category`: a block of that size from the source, or only the count without one (0
   // bytes takes nothing).
   void allocate(MemoryCategory category, double bytes);
-  // Gives back `bytes` of `category`, newest blocks first; a block larger than what is left is shrunk in the
-  // count (its memory stays until the rest of it is given back). Throws std::logic_error on more than held.
+  // Gives back `bytes` of `category`: the newest block of exactly that size when there is one (a buffer the
+  // program frees), else newest blocks first, where a block larger than what is left is shrunk in the count
+  // (its memory stays until the rest of it is given back). Throws std::logic_error on more than held.
   void release(MemoryCategory category, double bytes);
   double in_use_bytes() const;
   double peak_bytes() const;
