@@ -140,7 +140,8 @@ TEST_F(CudaGpu, EmulatedRankZeroPeaksAtTheProgramsPeak) {
   ASSERT_EQ(j["iterations"].size(), 2u);
   for (const auto& it : j["iterations"]) {
     const double peak = it["peak_bytes"], predicted = it["program_peak_bytes"];
-    EXPECT_LE(std::abs(peak - predicted), 0.02 * predicted) << it["strategy"] << ": pool peak " << peak;
+    // Exactly the program's since a release gives back the buffer it names (validate/data/h100/call-4).
+    EXPECT_LE(std::abs(peak - predicted), 1e-6 * predicted) << it["strategy"] << ": pool peak " << peak;
     EXPECT_GE(it["device_peak_bytes_per_rank"][0].get<double>(), peak);
     EXPECT_GT(it["emulated_collective_seconds_per_rank"][0].get<double>(), 0);
     EXPECT_GT(it["iteration_seconds"].get<double>(), 0);

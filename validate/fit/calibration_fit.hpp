@@ -81,6 +81,13 @@ void fit_compute(const std::vector<Measurements>& files, const Cluster& cluster,
 void fit_product_shapes(const std::vector<Measurements>& files, const Cluster& cluster, const FitOptions& options,
                         FitResult& result);
 
+// Every product of the files sorted by FLOPs (then shape) and dealt alternately: the even ones to `fit`, the
+// odd ones to `score` (each file keeps its other sections in both).
+struct ProductHalves {
+  std::vector<Measurements> fit, score;
+};
+ProductHalves split_products(const std::vector<Measurements>& files);
+
 // The compute fit scored on products it did not see: every product of the files sorted by FLOPs (then
 // shape), the even ones fitted (as calibrate would, product shapes too when the options ask), the odd ones
 // priced by that fit and compared with their measured times.

@@ -202,8 +202,7 @@ void fit_product_shapes(const std::vector<Measurements>& files, const Cluster& c
   result.quantities.push_back(e);
 }
 
-HoldoutScore holdout_score(const std::vector<Measurements>& files, const Cluster& cluster,
-                           const FitOptions& options) {
+ProductHalves split_products(const std::vector<Measurements>& files) {
   // Every product in one list by FLOPs (then shape), alternately to the fit and to the score.
   struct Ref {
     std::size_t file, sample;
@@ -219,11 +218,19 @@ HoldoutScore holdout_score(const std::vector<Measurements>& files, const Cluster
   std::stable_sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) {
     return std::tie(a.flops, a.batch, a.m, a.n, a.k) < std::tie(b.flops, b.batch, b.m, b.n, b.k);
   });
-  std::vector<Measurements> train = files, test = files;
-  for (Measurements& m : train) m.gemms.clear();
-  for (Measurements& m : test) m.gemms.clear();
+  ProductHalves halves{files, files};
+  for (Measurements& m : halves.fit) m.gemms.clear();
+  for (Measurements& m : halves.score) m.gemms.clear();
   for (std::size_t i = 0; i < refs.size(); ++i)
-    (i % 2 == 0 ? train : test)[refs[i].file].gemms.push_back(files[refs[i].file].gemms[refs[i].sample]);
+    (i % 2 == 0 ? halves.fit : halves.score)[refs[i].file].gemms.push_back(files[refs[i].file].gemms[refs[i].sample]);
+  return halves;
+}
+
+HoldoutScore holdout_score(const std::vector<Measurements>& files, const Cluster& cluster,
+                           const FitOptions& options) {
+  const ProductHalves halves = split_products(files);
+  const std::vector<Measurements>& train = halves.fit;
+  const std::vector<Measurements>& test = halves.score;
   FitResult fitted;
   fit_compute(train, cluster, options, fitted);
   HoldoutScore score;
@@ -248,7 +255,7 @@ HoldoutScore holdout_score(const std::vector<Measurements>& files, const Cluster
       total += g.time_seconds;
     }
   }
-  score.fitted_on = refs.size() - score.errors.size();
+  for (const Measurements& m : train) score.fitted_on += m.gemms.size();
   if (score.errors.empty()) return score;
   double sum = 0;
   for (double e : score.errors) sum += std::abs(e);

@@ -1,0 +1,106 @@
+// step.py's JSON read with file:line errors, turned into a one-GPU scenario, and priced by the planner.
+#include "validate/fit/torch_step.hpp"
+
+#include <filesystem>
+#include <sstream>
+
+#include "planner/core/error.hpp"
+#include "planner/io/json_reader.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "planner/io/yaml_reader.hpp"
+#include "planner/search/planner.hpp"
+
+namespace shardscope::fit {
+
+namespace {
+
+double positive(const JsonObjectReader& r, const std::string& key) {
+  const double v = r.number_or(key, -1);
+  if (!(v > 0)) r.fail(key, "expected a positive number");
+  return v;
+}
+
+// The spec's fields as a `transformer:` flow mapping (the spec holds what step.py resolved, defaults
+// included, so shardscope builds the model PyTorch ran).
+std::string transformer_yaml(const JsonObjectReader& spec, int layers) {
+  std::ostringstream y;
+  y << "{layers: " << layers;
+  for (const char* key : {"hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab", "sequence_length"})
+    y << ", " << key << ": " << spec.integer(key, 1, std::int64_t{1} << 40);
+  for (const char* key : {"mlp", "norm", "positions"}) y << ", " << key << ": " << spec.name(key);
+  for (const char* key : {"attention_bias", "mlp_bias", "tied_embeddings", "flash_attention", "dropout"})
+    y << ", " << key << ": " << (spec.boolean(key) ? "true" : "false");
+  y << "}";
+  return y.str();
+}
+
+}  // namespace
+
+TorchStep parse_torch_step(const std::string& text, const std::string& file) {
+  const JsonDocument doc(text, file);
+  const JsonObjectReader root(doc, "");
+  if (root.has("error")) root.fail("error", "the case failed on the GPU: " + root.string("error"));
+  TorchStep s;
+  s.file = file;
+  s.case_name = root.name("case");
+  s.framework = root.has("framework") ? root.choice("framework", {"eager", "fsdp2"}) : "eager";
+  s.checkpointing = root.choice("checkpointing", {"none", "full"});
+  s.layers = static_cast<int>(root.integer("layers_run", 1, 1 << 20));
+  s.micro_batch = root.integer("micro_batch", 1, 1 << 20);
+  s.model_yaml = transformer_yaml(root.object("spec"), s.layers);
+  s.step_seconds = positive(root, "step_seconds_median");
+  s.forward_seconds = positive(root, "forward_seconds_median");
+  s.backward_seconds = positive(root, "backward_seconds_median");
+  s.optimizer_seconds = positive(root, "optimizer_seconds_median");
+  const JsonObjectReader memory = root.object("memory");
+  s.max_allocated_bytes = positive(memory, "max_allocated_bytes");
+  s.max_reserved_bytes = positive(memory, "max_reserved_bytes");
+  return s;
+}
+
+TorchStep load_torch_step(const std::string& path) {
+  return parse_torch_step(read_text_file(path, "PyTorch step"), path);
+}
+
+Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_file) {
+  const bool is_file = cluster_file.find('/') != std::string::npos || cluster_file.find(".yaml") != std::string::npos;
+  const std::string cluster =
+      is_file ? "{file: \"" + std::filesystem::absolute(cluster_file).string() + "\"}" : "{preset: " + cluster_file + "}";
+  std::ostringstream y;
+  y << "name: torch-" << step.case_name << "\n"
+    << "model: {transformer: " << step.model_yaml << "}\n"
+    << "cluster: " << cluster << "\n"
+    << "training: {precision: mixed-bf16, optimizer: adam, micro_batch: " << step.micro_batch
+    << ", checkpointing: " << (step.checkpointing == "full" ? "all" : "none") << ", runtime_reserve: 0}\n";
+  return parse_scenario_string(y.str(), step.file + " (as a scenario)");
+}
+
+TorchStepComparison compare_torch_step(const TorchStep& step, const std::string& cluster_file,
+                                       const Calibration& calibration) {
+  Scenario scenario = torch_step_scenario(step, cluster_file);
+  if (scenario.cluster.gpus() != 1) {  // a preset of several GPUs: the step ran on one of them
+    scenario.cluster.nodes = 1;
+    scenario.cluster.gpus_per_node = 1;
+  }
+  const PlanReport report = plan_scenario(scenario, calibration, false, nullptr, 1);
+  TorchStepComparison c;
+  c.measured = step;
+  c.fits = report.best.fits;
+  if (report.best.fits) {
+    c.predicted_seconds = report.best.plan.predicted.iteration_seconds;
+    c.predicted_peak_bytes = report.best.plan.predicted.peak_memory_bytes;
+  } else {
+    c.predicted_peak_bytes = report.best.minimum_memory_bytes;
+  }
+  return c;
+}
+
+double TorchStepComparison::step_error() const { return predicted_seconds / measured.step_seconds - 1; }
+double TorchStepComparison::allocated_error() const {
+  return predicted_peak_bytes / measured.max_allocated_bytes - 1;
+}
+double TorchStepComparison::reserved_error() const {
+  return predicted_peak_bytes / measured.max_reserved_bytes - 1;
+}
+
+}  // namespace shardscope::fit

@@ -1,0 +1,44 @@
+// A PyTorch reference step (validate/torch/step.py's JSON) against shardscope's prediction of the same step on
+// one GPU: the model from the step's spec, the micro-batch, checkpointing none or all, mixed bf16 with Adam,
+// the measured step time and PyTorch's allocated and reserved peaks beside the plan's time and peak.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "planner/core/calibration.hpp"
+#include "planner/core/scenario.hpp"
+
+namespace shardscope::fit {
+
+struct TorchStep {
+  std::string file;
+  std::string case_name, framework, checkpointing;  // framework: "eager" | "fsdp2"; checkpointing: none | full
+  std::string model_yaml;                           // the spec as a scenario's `model: transformer:` block
+  int layers = 0;
+  std::int64_t micro_batch = 1;
+  double step_seconds = 0, forward_seconds = 0, backward_seconds = 0, optimizer_seconds = 0;
+  double max_allocated_bytes = 0, max_reserved_bytes = 0;
+};
+
+// Reads step.py's result; throws InputError (file:line: field) for another file, a failed case ("error"),
+// or a missing or out-of-range field.
+TorchStep parse_torch_step(const std::string& text, const std::string& file);
+TorchStep load_torch_step(const std::string& path);
+
+// The step as a one-GPU scenario on `cluster_file` (a cluster YAML or preset whose GPU ran it): the model,
+// micro-batch, checkpointing none / all, mixed-bf16, Adam, no runtime reserve, the GPU's memory as the limit.
+Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_file);
+
+struct TorchStepComparison {
+  double predicted_seconds = 0, predicted_peak_bytes = 0;
+  bool fits = true;  // the one-GPU plan fits the GPU's memory
+  double step_error() const;       // predicted / measured - 1
+  double allocated_error() const;  // predicted peak / PyTorch's max allocated - 1
+  double reserved_error() const;   // predicted peak / PyTorch's max reserved - 1
+  TorchStep measured;
+};
+TorchStepComparison compare_torch_step(const TorchStep& step, const std::string& cluster_file,
+                                       const Calibration& calibration);
+
+}  // namespace shardscope::fit
