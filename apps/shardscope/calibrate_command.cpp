@@ -79,11 +79,13 @@ Registered register_calibrate(CLI::App& app) {
                   "Accept alpha's line below the R^2 threshold when its RMS relative error is at most this "
                   "(default 1, i.e. 100 %; 0 judges alpha by R^2 alone)")
       ->check(CLI::Range(0.0, 10.0));
-  cmd->add_flag("--product-shapes", o->product_shapes,
-                "Price each matrix product by its shape (size, operand bytes, alignment) and element-wise bytes "
-                "at the measured bandwidth, instead of one rate per kind and size (GPU measurements)");
-  cmd->add_flag("--holdout", o->holdout,
-                "Also fit the compute model on every other product (by size) and report its errors on the rest");
+  cmd->add_flag(
+      "--product-shapes", o->product_shapes,
+      "Price each matrix product by its shape (size, operand bytes, alignment) and element-wise bytes "
+      "at the measured bandwidth, instead of one rate per kind and size (GPU measurements)");
+  cmd->add_flag(
+      "--holdout", o->holdout,
+      "Also fit the compute model on every other product (by size) and report its errors on the rest");
   return {cmd, [o](std::ostream& out) {
             const OutputFile calibration_file("--out", o->out);
             const OutputFile report_file =

@@ -45,7 +45,8 @@ double product_shape_seconds(const ProductShapeModel& model, double peak_flops_p
   const double flops = 2 * batch * m * n * k;
   if (!(flops > 0)) return 0;
   const auto align = static_cast<std::int64_t>(std::max(1, model.alignment_elements));
-  const bool misaligned = model.misaligned_fraction > 0 && static_cast<std::int64_t>(std::llround(k)) % align != 0;
+  const bool misaligned =
+      model.misaligned_fraction > 0 && static_cast<std::int64_t>(std::llround(k)) % align != 0;
   const double size = flops / (flops + model.half_rate_flops);
   const double rate = peak_flops_per_second * (misaligned ? model.misaligned_fraction : fraction) * size;
   const double operand_bytes = 2 * batch * (m * k + k * n + m * n);

@@ -1,6 +1,6 @@
 // Compute model: FLOPs / (peak rate x achievable fraction x product-size factor), or each product by its
-// shape (a calibration's product_shapes), plus element-wise bytes where a calibration prices them; update time
-// from HBM (or the calibration's element-wise) bandwidth.
+// shape (a calibration's product_shapes), plus element-wise bytes where a calibration prices them; update
+// time from HBM (or the calibration's element-wise) bandwidth.
 #include "planner/cost/compute_model.hpp"
 
 #include <algorithm>
@@ -86,8 +86,9 @@ ComputeModel::PassSeconds ComputeModel::shaped_pass_seconds(const Operator& op, 
 }
 
 double ComputeModel::update_seconds(double owned_state_bytes) const {
-  const double bandwidth = calibration_.elementwise_bytes_per_second > 0 ? calibration_.elementwise_bytes_per_second
-                                                                        : gpu_.hbm_bytes_per_second;
+  const double bandwidth = calibration_.elementwise_bytes_per_second > 0
+                               ? calibration_.elementwise_bytes_per_second
+                               : gpu_.hbm_bytes_per_second;
   return 2 * owned_state_bytes / bandwidth;
 }
 

@@ -4,14 +4,14 @@
 // prints its table; the bounds are the readings' with little room, so a change that moves them fails here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "planner/io/cluster_presets.hpp"
@@ -59,15 +59,18 @@ TEST(H100Recorded, ProductShapesPriceProductsTheFitDidNotSee) {
   FitOptions by_size;
   by_size.min_r_squared = 0;  // the kinds' one rate per size, reported however poorly it fits
   const HoldoutScore tables = holdout_score(files, load_cluster(kCluster), by_size);
-  std::printf("held out (%zu fitted, %zu priced): product shapes mean %.1f %%, time-weighted %.1f %%, largest %.1f %%;"
-              " per-kind size tables mean %.1f %%, time-weighted %.1f %%\n",
-              shapes.fitted_on, shapes.errors.size(), 100 * shapes.mean_absolute_relative,
-              100 * shapes.time_weighted_relative, 100 * shapes.residuals.max_relative,
-              100 * tables.mean_absolute_relative, 100 * tables.time_weighted_relative);
+  std::printf(
+      "held out (%zu fitted, %zu priced): product shapes mean %.1f %%, time-weighted %.1f %%, largest %.1f "
+      "%%;"
+      " per-kind size tables mean %.1f %%, time-weighted %.1f %%\n",
+      shapes.fitted_on, shapes.errors.size(), 100 * shapes.mean_absolute_relative,
+      100 * shapes.time_weighted_relative, 100 * shapes.residuals.max_relative,
+      100 * tables.mean_absolute_relative, 100 * tables.time_weighted_relative);
   EXPECT_EQ(shapes.fitted_on + shapes.errors.size(), 287u);
   EXPECT_LE(shapes.time_weighted_relative, 0.05);  // 4.3 % recorded
   EXPECT_LE(shapes.mean_absolute_relative, 0.06);  // 5.5 % recorded
-  EXPECT_GT(tables.time_weighted_relative, 3 * shapes.time_weighted_relative);  // misaligned heads, memory-bound
+  EXPECT_GT(tables.time_weighted_relative,
+            3 * shapes.time_weighted_relative);  // misaligned heads, memory-bound
 }
 
 TEST(H100Recorded, TheSecondCallsProductsArePricedByTheFirstCallsFit) {
@@ -79,19 +82,21 @@ TEST(H100Recorded, TheSecondCallsProductsArePricedByTheFirstCallsFit) {
   for (std::size_t f = 0; f < second.size(); ++f) {
     for (std::size_t i = 0; i < second[f].gemms.size(); ++i) {
       const GemmSample& g = second[f].gemms[i];
-      const double fraction = *fitted.calibration.achievable_fraction[static_cast<std::size_t>(g.operator_kind)];
+      const double fraction =
+          *fitted.calibration.achievable_fraction[static_cast<std::size_t>(g.operator_kind)];
       const double predicted =
-          product_shape_seconds(*fitted.calibration.product_shapes, cluster.gpu.peak_flops_per_second_fp16, fraction,
-                                static_cast<double>(g.batch), static_cast<double>(g.m), static_cast<double>(g.n),
-                                static_cast<double>(g.k));
+          product_shape_seconds(*fitted.calibration.product_shapes, cluster.gpu.peak_flops_per_second_fp16,
+                                fraction, static_cast<double>(g.batch), static_cast<double>(g.m),
+                                static_cast<double>(g.n), static_cast<double>(g.k));
       error += std::abs(predicted - g.time_seconds);
       repeat += std::abs(first[f].gemms[i].time_seconds - g.time_seconds);
       measured += g.time_seconds;
       ++n;
     }
   }
-  std::printf("call 2 (%zu products) priced by call 1's fit: time-weighted %.1f %%; call 1 against call 2 %.1f %%\n", n,
-              100 * error / measured, 100 * repeat / measured);
+  std::printf(
+      "call 2 (%zu products) priced by call 1's fit: time-weighted %.1f %%; call 1 against call 2 %.1f %%\n",
+      n, 100 * error / measured, 100 * repeat / measured);
   EXPECT_EQ(n, 287u);
   EXPECT_LE(error / measured, 0.05);
   EXPECT_LE(repeat / measured, 0.04);  // 3.0 %: the noise floor the model is judged against
@@ -101,7 +106,8 @@ TEST(H100Recorded, TheSecondCallsProductsArePricedByTheFirstCallsFit) {
 // operator, in both calls that ran it with the same binary's kernels.
 TEST(H100Recorded, AnEmulatedLlamaRanksComputeIsPricedPerOperator) {
   const Calibration calibration = even_half_calibration(gemm_files(kData));
-  for (const std::string& run : {kData + "/run-gpu-llama-7b-paro.json", kData + "/call-4/run-gpu-llama-7b-paro.json"}) {
+  for (const std::string& run :
+       {kData + "/run-gpu-llama-7b-paro.json", kData + "/call-4/run-gpu-llama-7b-paro.json"}) {
     CompareInputs in;
     in.scenario_file = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/scenarios/gpu-llama-7b-paro.yaml";
     in.scenario = load_scenario_file(in.scenario_file);
@@ -113,8 +119,8 @@ TEST(H100Recorded, AnEmulatedLlamaRanksComputeIsPricedPerOperator) {
     const ComparisonSection& compute = c.sections[0];
     const ComparisonSection& operators = c.sections[2];
     EXPECT_EQ(compute.name, "compute");
-    std::printf("%s: compute per iteration MAPE %.1f %% (bias %+.1f %%); %zu operators MAPE %.1f %%\n", run.c_str(),
-                100 * compute.planner.mape, 100 * compute.planner.bias, operators.planner.points,
+    std::printf("%s: compute per iteration MAPE %.1f %% (bias %+.1f %%); %zu operators MAPE %.1f %%\n",
+                run.c_str(), 100 * compute.planner.mape, 100 * compute.planner.bias, operators.planner.points,
                 100 * operators.planner.mape);
     EXPECT_EQ(compute.planner.points, 3u);
     EXPECT_LE(compute.planner.mape, 0.06);
@@ -135,14 +141,16 @@ TEST(H100Recorded, TheEmulatedRanksPoolPeakIsTheProgramsPeak) {
   for (const char* file : {"run-cpu-2rank.json", "run-default.json", "run-gpu-llama-7b-paro.json"}) {
     const nlohmann::json after = read_json(kData + "/call-4/" + file), before = read_json(kData + "/" + file);
     for (const auto& it : after["iterations"])
-      EXPECT_EQ(it["peak_bytes"].get<double>(), it["program_peak_bytes"].get<double>()) << file << " " << it["strategy"];
+      EXPECT_EQ(it["peak_bytes"].get<double>(), it["program_peak_bytes"].get<double>())
+          << file << " " << it["strategy"];
     for (const auto& it : before["iterations"]) {
       const double over = it["peak_bytes"].get<double>() / it["program_peak_bytes"].get<double>() - 1;
       EXPECT_GE(over, 0) << file;
       largest_before = std::max(largest_before, over);
     }
   }
-  std::printf("call 1: the pool's peak up to %.1f %% over the program's; call 4: exactly it\n", 100 * largest_before);
+  std::printf("call 1: the pool's peak up to %.1f %% over the program's; call 4: exactly it\n",
+              100 * largest_before);
   EXPECT_NEAR(largest_before, 0.046, 0.001);
 }
 
@@ -167,12 +175,14 @@ TEST(H100Recorded, PyTorchStepsAgainstTheOneGpuPrediction) {
       {"call-3/torch-nd-48x1536-mb2-none-fsdp2.json", -0.79, -0.69, 0.10, 0.20},
   };
   for (const TorchCase& t : cases) {
-    const TorchStepComparison c = compare_torch_step(load_torch_step(kData + "/" + t.file), kCluster, fitted.calibration);
-    std::printf("%-46s step %7.1f ms predicted %7.1f ms (%+5.1f %%); peak %6.2f GiB vs allocated %6.2f (%+5.1f %%), "
-                "reserved %6.2f (%+5.1f %%)\n",
-                t.file.c_str(), 1e3 * c.measured.step_seconds, 1e3 * c.predicted_seconds, 100 * c.step_error(),
-                c.predicted_peak_bytes / 1073741824.0, c.measured.max_allocated_bytes / 1073741824.0,
-                100 * c.allocated_error(), c.measured.max_reserved_bytes / 1073741824.0, 100 * c.reserved_error());
+    const TorchStepComparison c =
+        compare_torch_step(load_torch_step(kData + "/" + t.file), kCluster, fitted.calibration);
+    std::printf(
+        "%-46s step %7.1f ms predicted %7.1f ms (%+5.1f %%); peak %6.2f GiB vs allocated %6.2f (%+5.1f %%), "
+        "reserved %6.2f (%+5.1f %%)\n",
+        t.file.c_str(), 1e3 * c.measured.step_seconds, 1e3 * c.predicted_seconds, 100 * c.step_error(),
+        c.predicted_peak_bytes / 1073741824.0, c.measured.max_allocated_bytes / 1073741824.0,
+        100 * c.allocated_error(), c.measured.max_reserved_bytes / 1073741824.0, 100 * c.reserved_error());
     ASSERT_TRUE(c.fits) << t.file;
     EXPECT_GE(c.step_error(), t.step_low) << t.file;
     EXPECT_LE(c.step_error(), t.step_high) << t.file;

@@ -24,7 +24,8 @@ Scenario cpu_scenario() {
 class FakeBackend : public ExecutionBackend {
  public:
   void run_compute(const KernelWork& work) override {
-    if (compute_sleep_seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(compute_sleep_seconds));
+    if (compute_sleep_seconds > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double>(compute_sleep_seconds));
     const std::lock_guard lock(mutex_);
     flops += [&] {
       double f = 0;

@@ -105,7 +105,8 @@ std::vector<sv::Gemm> bench_gemm_list(const Arguments& a) {
   if (sv::world_rank() == 0 && !unfit.empty()) {
     std::string names;
     for (const std::string& n : unfit) names += (names.empty() ? "" : ", ") + n;
-    std::fprintf(stderr, "shardscope-validate: bench: %s: the plans of %s do not fit; their products are left out\n",
+    std::fprintf(stderr,
+                 "shardscope-validate: bench: %s: the plans of %s do not fit; their products are left out\n",
                  a.scenario.c_str(), names.c_str());
   }
   if (plans.empty())
@@ -217,7 +218,8 @@ void check_no_mpi(const Arguments& a, bool describing) {
   if (a.backend == "cuda-nccl" && a.emulate_rank >= 0) return;
   if (describing && !a.measurements.empty()) return;
   throw std::invalid_argument(
-      "--no-mpi runs one process without MPI: it needs --backend cuda-nccl with --emulate-rank (bench or run), "
+      "--no-mpi runs one process without MPI: it needs --backend cuda-nccl with --emulate-rank (bench or "
+      "run), "
       "or describe --measurements FILE");
 }
 

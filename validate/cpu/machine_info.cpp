@@ -2,12 +2,12 @@
 // one rank without MPI); /proc for the rest.
 #include "validate/cpu/machine_info.hpp"
 
+#include <unistd.h>
+
 #include <Eigen/Core>
 #include <algorithm>
 #include <fstream>
 #include <string>
-
-#include <unistd.h>
 
 #include "validate/cpu/mpi_comm.hpp"
 

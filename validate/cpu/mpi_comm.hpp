@@ -18,8 +18,8 @@ void check_mpi(int code, const char* call);
 // True once MPI_Init ran (and MPI_Finalize did not): false in a single process started with --no-mpi, where
 // the world is this process alone and the helpers below answer without calling MPI.
 bool mpi_in_use();
-int world_rank();  // 0 without MPI
-int world_size();  // 1 without MPI
+int world_rank();      // 0 without MPI
+int world_size();      // 1 without MPI
 void world_barrier();  // MPI_Barrier on the world; nothing without MPI
 
 // The MPI_Comm_split colour of `rank` in its group of `kind` for group size M: r / M (intra), r mod M

@@ -19,9 +19,9 @@ namespace {
   std::exit(4);
 }
 
-#define PROBE_CHECK(call)                        \
-  do {                                           \
-    const cudaError_t probe_error = (call);      \
+#define PROBE_CHECK(call)                                     \
+  do {                                                        \
+    const cudaError_t probe_error = (call);                   \
     if (probe_error != cudaSuccess) fail(#call, probe_error); \
   } while (0)
 
@@ -74,7 +74,8 @@ int main() {
   int devices = 0;
   const cudaError_t error = cudaGetDeviceCount(&devices);
   if (error != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "shardscope-pool-probe: error: no CUDA device: cudaGetDeviceCount returned %d (%s)\n",
+    std::fprintf(stderr,
+                 "shardscope-pool-probe: error: no CUDA device: cudaGetDeviceCount returned %d (%s)\n",
                  static_cast<int>(error), error == cudaSuccess ? "0 devices" : cudaGetErrorName(error));
     return 4;
   }
@@ -82,10 +83,10 @@ int main() {
   cudaStream_t stream = nullptr;
   PROBE_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const std::uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
-  const std::vector<std::uint64_t> sizes = {1,           255,         256,         257,     511,         512,
-                                            513,         4 * KiB - 1, 4 * KiB + 1, 64 * KiB, 64 * KiB + 1,
-                                            MiB - 1,     MiB + 1,     2 * MiB - 1, 2 * MiB, 2 * MiB + 1,
-                                            3 * MiB,     10 * MiB + 1, 20 * MiB + 1, 64 * MiB + 1, GiB + 1};
+  const std::vector<std::uint64_t> sizes = {
+      1,           255,         256,      257,          511,          512,          513,
+      4 * KiB - 1, 4 * KiB + 1, 64 * KiB, 64 * KiB + 1, MiB - 1,      MiB + 1,      2 * MiB - 1,
+      2 * MiB,     2 * MiB + 1, 3 * MiB,  10 * MiB + 1, 20 * MiB + 1, 64 * MiB + 1, GiB + 1};
   std::printf("{\n  \"format\": \"shardscope-pool-probe\",\n  \"single\": [\n");
   for (std::size_t i = 0; i < sizes.size(); ++i)
     std::printf("    %s%s\n", probe(sizes[i], 1, stream).c_str(), i + 1 < sizes.size() ? "," : "");

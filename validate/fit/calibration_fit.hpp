@@ -78,8 +78,8 @@ void fit_links(const std::vector<Measurements>& files, const Cluster& cluster, c
                FitResult& result);
 void fit_compute(const std::vector<Measurements>& files, const Cluster& cluster, const FitOptions& options,
                  FitResult& result);
-void fit_product_shapes(const std::vector<Measurements>& files, const Cluster& cluster, const FitOptions& options,
-                        FitResult& result);
+void fit_product_shapes(const std::vector<Measurements>& files, const Cluster& cluster,
+                        const FitOptions& options, FitResult& result);
 
 // Every product of the files sorted by FLOPs (then shape) and dealt alternately: the even ones to `fit`, the
 // odd ones to `score` (each file keeps its other sections in both).

@@ -221,7 +221,8 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
     throw InputError(m.file, 0, m.ranks != 1 ? "machine.ranks" : "machine.emulated_rank",
                      "an emulated run is one process running one rank of " + in.scenario_file + "'s " +
                          std::to_string(in.scenario.cluster.gpus()) + " GPUs; this one has " +
-                         std::to_string(m.ranks) + " ranks and emulated rank " + std::to_string(m.emulated_rank));
+                         std::to_string(m.ranks) + " ranks and emulated rank " +
+                         std::to_string(m.emulated_rank));
   }
   if (!emulated && m.ranks != in.scenario.cluster.gpus()) {
     throw InputError(m.file, 0, "machine.ranks",
@@ -248,10 +249,11 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
   c.calibration = in.calibration_label;
   ComparisonSection iteration{emulated ? "compute" : "iteration", "s", {}, {}, {}};
   if (emulated) {
-    c.notes.push_back("emulated rank " + std::to_string(m.emulated_rank) + " on one GPU (" + m.device_name +
-                      "): its collectives ran as device copies, so the iteration is not compared; the compute "
-                      "section compares the rank's compute tasks per iteration, the operators section each "
-                      "operator's");
+    c.notes.push_back(
+        "emulated rank " + std::to_string(m.emulated_rank) + " on one GPU (" + m.device_name +
+        "): its collectives ran as device copies, so the iteration is not compared; the compute "
+        "section compares the rank's compute tasks per iteration, the operators section each "
+        "operator's");
   }
   ComparisonSection peak{"peak_memory", "B", {}, {}, {}};
   ComparisonSection operators{"operators", "s", {}, {}, {}};

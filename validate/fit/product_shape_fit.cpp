@@ -41,7 +41,8 @@ std::vector<ShapePoint> shape_points(const std::vector<Measurements>& files, con
       p.k = static_cast<double>(g.k);
       p.flops = g.flops;
       p.seconds = g.time_seconds;
-      p.peak = is_fp32(g.dtype) ? cluster.gpu.peak_flops_per_second_fp32 : cluster.gpu.peak_flops_per_second_fp16;
+      p.peak =
+          is_fp32(g.dtype) ? cluster.gpu.peak_flops_per_second_fp32 : cluster.gpu.peak_flops_per_second_fp16;
       p.misaligned = g.k % alignment != 0;
       if (p.flops > 0 && p.seconds > 0 && p.peak > 0) out.push_back(p);
     }
@@ -64,7 +65,8 @@ double price(const Candidate& c, const ShapePoint& p) {
   return product_shape_seconds(c.model, p.peak, fraction, p.batch, p.m, p.n, p.k);
 }
 
-Candidate candidate(const std::vector<ShapePoint>& points, double half_rate, double bandwidth, int alignment) {
+Candidate candidate(const std::vector<ShapePoint>& points, double half_rate, double bandwidth,
+                    int alignment) {
   Candidate c;
   c.model = {half_rate, bandwidth, 0, alignment};
   std::map<OperatorKind, std::pair<double, int>> logs;  // kind -> (sum of log fractions, count)
@@ -87,7 +89,8 @@ Candidate candidate(const std::vector<ShapePoint>& points, double half_rate, dou
   }
   for (const auto& [kind, f] : c.fraction)
     if (!(f > 0 && f <= 1)) return c;
-  if (misaligned.second > 0) c.model.misaligned_fraction = std::min(1.0, std::exp(misaligned.first / misaligned.second));
+  if (misaligned.second > 0)
+    c.model.misaligned_fraction = std::min(1.0, std::exp(misaligned.first / misaligned.second));
   double error = 0;
   for (const ShapePoint& p : points) error += std::abs(std::log(price(c, p) / p.seconds));
   c.mean_log_error = error / static_cast<double>(points.size());
@@ -134,14 +137,15 @@ QuantityFit shape_quantity(const Candidate& c, const std::vector<ShapePoint>& po
            number(c.model.operand_bytes_per_second) + " B/s, misaligned_fraction " +
            number(c.model.misaligned_fraction) + " (reduction dimension not a multiple of " +
            std::to_string(c.model.alignment_elements) + "); fractions";
-  for (const auto& [kind, fraction] : c.fraction) f.note += " " + std::string(to_string(kind)) + " " + number(fraction);
+  for (const auto& [kind, fraction] : c.fraction)
+    f.note += " " + std::string(to_string(kind)) + " " + number(fraction);
   return f;
 }
 
 }  // namespace
 
-void fit_product_shapes(const std::vector<Measurements>& files, const Cluster& cluster, const FitOptions& options,
-                        FitResult& result) {
+void fit_product_shapes(const std::vector<Measurements>& files, const Cluster& cluster,
+                        const FitOptions& options, FitResult& result) {
   constexpr int kAlignment = 8;
   const std::vector<ShapePoint> points = shape_points(files, cluster, kAlignment);
   if (points.size() < std::max<std::size_t>(4, options.min_gemm_points)) {
@@ -151,14 +155,16 @@ void fit_product_shapes(const std::vector<Measurements>& files, const Cluster& c
   }
   const Candidate best = best_candidate(points, kAlignment);
   if (best.fraction.empty()) {
-    throw InputError(points.front().ref.file, 0, "product_shapes",
-                     "no half-rate size and operand bandwidth give fractions in (0, 1]: the cluster's peak FLOP/s "
-                     "does not describe this machine");
+    throw InputError(
+        points.front().ref.file, 0, "product_shapes",
+        "no half-rate size and operand bandwidth give fractions in (0, 1]: the cluster's peak FLOP/s "
+        "does not describe this machine");
   }
   QuantityFit f = shape_quantity(best, points);
   if (f.r_squared && *f.r_squared < options.min_r_squared) {
     throw InputError(points.front().ref.file, 0, "product_shapes",
-                     "R^2 of the logs " + number(*f.r_squared) + " is below " + number(options.min_r_squared) +
+                     "R^2 of the logs " + number(*f.r_squared) + " is below " +
+                         number(options.min_r_squared) +
                          ": the product times do not follow their shapes (points: " + f.points + ")");
   }
   for (QuantityFit& q : result.quantities) {  // the per-kind fractions and size tables it replaces
@@ -197,7 +203,8 @@ void fit_product_shapes(const std::vector<Measurements>& files, const Cluster& c
   }
   e.residuals = relative_residuals(observed, predicted);
   e.r_squared = r_squared(observed, predicted);
-  e.note = "each operator's kept activation bytes, once forward and twice backward, and the optimizer's state";
+  e.note =
+      "each operator's kept activation bytes, once forward and twice backward, and the optimizer's state";
   result.calibration.elementwise_bytes_per_second = bandwidth;
   result.quantities.push_back(e);
 }
@@ -222,7 +229,8 @@ ProductHalves split_products(const std::vector<Measurements>& files) {
   for (Measurements& m : halves.fit) m.gemms.clear();
   for (Measurements& m : halves.score) m.gemms.clear();
   for (std::size_t i = 0; i < refs.size(); ++i)
-    (i % 2 == 0 ? halves.fit : halves.score)[refs[i].file].gemms.push_back(files[refs[i].file].gemms[refs[i].sample]);
+    (i % 2 == 0 ? halves.fit : halves.score)[refs[i].file].gemms.push_back(
+        files[refs[i].file].gemms[refs[i].sample]);
   return halves;
 }
 
@@ -246,7 +254,8 @@ HoldoutScore holdout_score(const std::vector<Measurements>& files, const Cluster
       const double seconds =
           cal.product_shapes
               ? product_shape_seconds(*cal.product_shapes, peak, fraction, static_cast<double>(g.batch),
-                                      static_cast<double>(g.m), static_cast<double>(g.n), static_cast<double>(g.k))
+                                      static_cast<double>(g.m), static_cast<double>(g.n),
+                                      static_cast<double>(g.k))
               : g.flops / (peak * fraction * gemm_efficiency_factor(cal, g.operator_kind, g.flops));
       observed.push_back(g.time_seconds);
       predicted.push_back(seconds);

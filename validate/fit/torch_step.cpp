@@ -25,7 +25,8 @@ double positive(const JsonObjectReader& r, const std::string& key) {
 std::string transformer_yaml(const JsonObjectReader& spec, int layers) {
   std::ostringstream y;
   y << "{layers: " << layers;
-  for (const char* key : {"hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab", "sequence_length"})
+  for (const char* key :
+       {"hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab", "sequence_length"})
     y << ", " << key << ": " << spec.integer(key, 1, std::int64_t{1} << 40);
   for (const char* key : {"mlp", "norm", "positions"}) y << ", " << key << ": " << spec.name(key);
   for (const char* key : {"attention_bias", "mlp_bias", "tied_embeddings", "flash_attention", "dropout"})
@@ -63,9 +64,10 @@ TorchStep load_torch_step(const std::string& path) {
 }
 
 Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_file) {
-  const bool is_file = cluster_file.find('/') != std::string::npos || cluster_file.find(".yaml") != std::string::npos;
-  const std::string cluster =
-      is_file ? "{file: \"" + std::filesystem::absolute(cluster_file).string() + "\"}" : "{preset: " + cluster_file + "}";
+  const bool is_file =
+      cluster_file.find('/') != std::string::npos || cluster_file.find(".yaml") != std::string::npos;
+  const std::string cluster = is_file ? "{file: \"" + std::filesystem::absolute(cluster_file).string() + "\"}"
+                                      : "{preset: " + cluster_file + "}";
   std::ostringstream y;
   y << "name: torch-" << step.case_name << "\n"
     << "model: {transformer: " << step.model_yaml << "}\n"

@@ -1,6 +1,6 @@
-// A PyTorch reference step (validate/torch/step.py's JSON) against shardscope's prediction of the same step on
-// one GPU: the model from the step's spec, the micro-batch, checkpointing none or all, mixed bf16 with Adam,
-// the measured step time and PyTorch's allocated and reserved peaks beside the plan's time and peak.
+// A PyTorch reference step (validate/torch/step.py's JSON) against shardscope's prediction of the same step
+// on one GPU: the model from the step's spec, the micro-batch, checkpointing none or all, mixed bf16 with
+// Adam, the measured step time and PyTorch's allocated and reserved peaks beside the plan's time and peak.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +13,9 @@ namespace shardscope::fit {
 
 struct TorchStep {
   std::string file;
-  std::string case_name, framework, checkpointing;  // framework: "eager" | "fsdp2"; checkpointing: none | full
-  std::string model_yaml;                           // the spec as a scenario's `model: transformer:` block
+  std::string case_name, framework,
+      checkpointing;       // framework: "eager" | "fsdp2"; checkpointing: none | full
+  std::string model_yaml;  // the spec as a scenario's `model: transformer:` block
   int layers = 0;
   std::int64_t micro_batch = 1;
   double step_seconds = 0, forward_seconds = 0, backward_seconds = 0, optimizer_seconds = 0;
@@ -32,7 +33,7 @@ Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_f
 
 struct TorchStepComparison {
   double predicted_seconds = 0, predicted_peak_bytes = 0;
-  bool fits = true;  // the one-GPU plan fits the GPU's memory
+  bool fits = true;                // the one-GPU plan fits the GPU's memory
   double step_error() const;       // predicted / measured - 1
   double allocated_error() const;  // predicted peak / PyTorch's max allocated - 1
   double reserved_error() const;   // predicted peak / PyTorch's max reserved - 1
