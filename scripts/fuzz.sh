@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds the `fuzz` preset and runs every parser's libFuzzer target for SECONDS each (default 600), two at a
 # time, seeded from the shipped files; prints runs, exec/s, corpus size and findings per target, fails on any.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]   (targets: scenario hf calibration plan measurements; default: all five)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]   (targets: scenario hf calibration plan measurements nccl-tests
+# torch-step; default: all seven)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario hf calibration plan measurements)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario hf calibration plan measurements nccl-tests torch-step)
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
@@ -23,7 +24,9 @@ seeds() {
     calibration) echo "calibration_fuzzer fuzz/corpus/calibration tests/transcripts/inputs tests/hostile/inputs" ;;
     plan) echo "plan_json_fuzzer tests/golden tests/transcripts/inputs tests/hostile/inputs" ;;
     measurements) echo "measurements_fuzzer validate/data tests/transcripts/inputs tests/hostile/inputs" ;;
-    *) echo "fuzz.sh: unknown target '$1' (expected scenario, hf, calibration, plan or measurements)" >&2; exit 2 ;;
+    nccl-tests) echo "nccl_tests_log_fuzzer tests/fixtures/nccl-tests fuzz/corpus/nccl-tests" ;;
+    torch-step) echo "torch_step_fuzzer validate/data/h100 fuzz/corpus/torch-step" ;;
+    *) echo "fuzz.sh: unknown target '$1' (expected scenario, hf, calibration, plan, measurements, nccl-tests or torch-step)" >&2; exit 2 ;;
   esac
 }
 

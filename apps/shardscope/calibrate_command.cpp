@@ -1,8 +1,9 @@
-// `shardscope calibrate MEASUREMENTS... --cluster C --out calibration.yaml [--report fit.json] [--min-r2 R]
-// [--product-shapes] [--holdout]`: least-squares fit of calibration.yaml to the harness's measurements
-// (validate/fit), with a table of every fitted quantity's residuals and R^2 and, with --holdout, the compute
-// fit's errors on products it did not see; a fit the points cannot support exits 2 naming the quantity and
-// points.
+// `shardscope calibrate [MEASUREMENTS...] [--nccl-tests LOG...] --cluster C [--nodes N] --out
+// calibration.yaml
+// [--report fit.json] [--min-r2 R] [--product-shapes] [--holdout]`: least-squares fit of calibration.yaml to
+// the harness's measurements (validate/fit), with a table of every fitted quantity's residuals and R^2 and,
+// with --holdout, the compute fit's errors on products it did not see; a fit the points cannot support exits
+// 2 naming the quantity and points.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -14,18 +15,21 @@
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
+#include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/cluster_presets.hpp"
 #include "validate/fit/calibration_fit.hpp"
 #include "validate/fit/calibration_writer.hpp"
 #include "validate/fit/fit_report.hpp"
+#include "validate/fit/nccl_tests_log.hpp"
 
 namespace shardscope::cli {
 
 namespace {
 
 struct Options {
-  std::vector<std::string> measurements;
+  std::vector<std::string> measurements, nccl_tests;
+  int nodes = 0;
   std::string cluster, out, report;
   double min_r_squared = fit::FitOptions{}.min_r_squared;
   double max_alpha_rms = fit::FitOptions{}.max_alpha_rms;
@@ -61,8 +65,15 @@ Registered register_calibrate(CLI::App& app) {
       "calibrate", "Fit calibration.yaml (alpha, bandwidth, efficiency, FLOP fractions) to measurements");
   auto o = std::make_shared<Options>();
   cmd->add_option("measurements", o->measurements, "Measurements JSON files (shardscope-validate)")
-      ->required()
       ->check(non_empty("a file path"));
+  cmd->add_option(
+         "--nccl-tests", o->nccl_tests,
+         "nccl-tests text logs (all_reduce_perf, all_gather_perf, reduce_scatter_perf): their rows fit "
+         "the link classes their ranks span")
+      ->check(non_empty("a file path"));
+  cmd->add_option("--nodes", o->nodes,
+                  "The cluster's node count (cluster.nodes), as the measured machine had")
+      ->check(CLI::Range(1, 100000));
   cmd->add_option("--cluster", o->cluster, "Cluster preset name or YAML file of the machine measured")
       ->required()
       ->check(non_empty("a cluster preset or file"));
@@ -90,10 +101,16 @@ Registered register_calibrate(CLI::App& app) {
             const OutputFile calibration_file("--out", o->out);
             const OutputFile report_file =
                 o->report.empty() ? OutputFile() : OutputFile("--report", o->report);
-            const Cluster cluster = load_cluster(o->cluster);
+            Cluster cluster = load_cluster(o->cluster);
+            if (o->nodes > 0) cluster.nodes = o->nodes;
+            if (o->measurements.empty() && o->nccl_tests.empty()) {
+              throw InputError("calibrate", 0, "measurements",
+                               "expected measurements JSON files or --nccl-tests LOG...");
+            }
             std::vector<fit::Measurements> files;
             for (const std::string& path : o->measurements)
               files.push_back(fit::load_measurements_file(path));
+            for (const std::string& path : o->nccl_tests) files.push_back(fit::load_nccl_tests_log(path));
             fit::FitOptions options;
             options.min_r_squared = o->min_r_squared;
             options.max_alpha_rms = o->max_alpha_rms;

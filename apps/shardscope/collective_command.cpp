@@ -47,10 +47,93 @@ std::vector<double> parse_sweep(const std::string& text) {
   return sim::sweep_sizes(bounds[0], bounds[1], "sweep");
 }
 
-// nccl-tests' count column: elements per rank (all-gather and reduce-scatter: of the total / ranks).
+// nccl-tests' count column: elements per rank; for all-gather and reduce-scatter the total / ranks rounded
+// down to a multiple of 16 bytes (its GetCollByteCount).
 double element_count(CollectiveKind kind, double bytes, int ranks) {
   const double elements = std::floor(bytes / kElementBytes);
-  return kind == CollectiveKind::all_reduce ? elements : std::floor(elements / ranks);
+  if (kind == CollectiveKind::all_reduce) return elements;
+  const double per_16_bytes = 16 / kElementBytes;
+  return std::floor(std::floor(elements / ranks) / per_16_bytes) * per_16_bytes;
+}
+
+// The bytes nccl-tests moves and prints for a requested size: its count's elements (times the ranks for
+// all-gather and reduce-scatter, whose size is the total).
+double moved_bytes(CollectiveKind kind, double requested, int ranks) {
+  const double count = element_count(kind, requested, ranks);
+  return count * kElementBytes * (kind == CollectiveKind::all_reduce ? 1 : ranks);
+}
+
+// nccl-tests' width-limited number: two decimals when they fit `width`, then one, none, an exponent.
+std::string fitted_number(double value, int width) {
+  char text[64];
+  for (const char* format : {"%*.2f", "%*.1f", "%*.0f"}) {
+    std::snprintf(text, sizeof text, format, width, value);
+    if (static_cast<int>(std::string(text).size()) <= width) return text;
+  }
+  std::snprintf(text, sizeof text, width >= 7 ? "%*.1e" : "%*.0e", width, value);
+  return text;
+}
+
+// The model column as one field: "nccl:ring/Simple:12ch", "step", "coarse" or "step<=N,coarse".
+std::string model_token(const sim::CollectiveResult& r, int coarse_above) {
+  if (!r.nccl_algorithm.empty())
+    return "nccl:" + r.nccl_algorithm + "/" + r.nccl_protocol + ":" + std::to_string(r.nccl_channels) + "ch";
+  if (r.coarse_rings == 0) return "step";
+  if (r.step_rings == 0) return "coarse";
+  return "step<=" + std::to_string(coarse_above) + ",coarse";
+}
+
+// The text table in nccl-tests' own layout (util.cu's header, rank lines and row formats), so the parsers
+// people run on nccl-tests logs read it, `calibrate --nccl-tests` too; the model's columns follow #wrong.
+// One simulated time serves both sides (the model has no in-place variant); #wrong is N/A (nothing checked).
+void print_nccl_tests_table(std::ostream& out, const Cluster& cluster, const sim::CollectiveRequest& r,
+                            const std::string& op, const std::string& algo, const std::vector<double>& sizes,
+                            const std::vector<sim::CollectiveResult>& results,
+                            const std::vector<double>& formulas, double average) {
+  const int ranks = r.gpus > 0 ? r.gpus : cluster.gpus();
+  char line[512];
+  out << "# shardscope collective: " << op << " " << algo << " on " << ranks << " GPUs of " << cluster.name
+      << ", simulated (no GPU ran it); nccl-tests' columns, then the alpha-beta formula and the model\n";
+  std::snprintf(
+      line, sizeof line,
+      "# nThread 1 nGpus 1 minBytes %.0f maxBytes %.0f step: 2(factor) warmup iters: 0 iters: 1 agg iters: "
+      "1 validation: 0 graph: 0\n#\n# Using devices\n",
+      sizes.front(), sizes.back());
+  out << line;
+  for (int rank = 0; rank < ranks; ++rank) {
+    const std::string host = "node" + std::to_string(cluster.node_of(rank));
+    std::snprintf(line, sizeof line, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [0x00] %s\n", rank, 0,
+                  0, host.c_str(), rank % cluster.gpus_per_node, cluster.gpu.name.c_str());
+    out << line;
+  }
+  out << "#\n";
+  std::snprintf(line, sizeof line,
+                "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place\n", "", "",
+                "", "", "");
+  out << line;
+  std::snprintf(line, sizeof line,
+                "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %14s  %s\n", "size",
+                "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
+                "busbw", "#wrong", "alpha-beta", "model");
+  out << line;
+  std::snprintf(
+      line, sizeof line, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %14s\n", "(B)",
+      "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)");
+  out << line;
+  const char* redop = r.kind == CollectiveKind::all_gather ? "none" : "sum";
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    const sim::CollectiveResult& res = results[k];
+    std::string side = "  " + fitted_number(res.seconds * 1e6, 7) + "  " +
+                       fitted_number(res.algbw_bytes_per_second / 1e9, 6) + "  " +
+                       fitted_number(res.busbw_bytes_per_second / 1e9, 6) + "    N/A";
+    std::snprintf(line, sizeof line, "%12.0f  %12.0f  %8s  %6s  %6d%s%s  %14.2f  %s\n", sizes[k],
+                  element_count(r.kind, sizes[k], ranks), "float", redop, -1, side.c_str(), side.c_str(),
+                  formulas[k] * 1e6, model_token(res, r.coarse_above).c_str());
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "# %-20s : %d %s\n# %-20s : %g \n#\n", "Out of bounds values", 0, "OK",
+                "Avg bus bandwidth", average);
+  out << line;
 }
 
 void print_sweep(std::ostream& out, const Cluster& cluster, const sim::CollectiveRequest& r,
@@ -88,22 +171,7 @@ void print_sweep(std::ostream& out, const Cluster& cluster, const sim::Collectiv
     out << j.dump(2) << "\n";
     return;
   }
-  out << "# " << op << " " << algo << " on " << ranks << " GPUs of " << cluster.name << ", "
-      << units::format_bytes(sizes.front()) << " to " << units::format_bytes(sizes.back())
-      << " (x2 steps), simulated\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "#%13s %12s %6s %12s %11s %11s %14s  %s\n", "size(B)", "count", "type",
-                "time(us)", "algbw(GB/s)", "busbw(GB/s)", "alpha-beta(us)", "model");
-  out << line;
-  for (std::size_t k = 0; k < sizes.size(); ++k) {
-    std::snprintf(line, sizeof line, " %13.0f %12.0f %6s %12.2f %11.2f %11.2f %14.2f  %s\n", sizes[k],
-                  element_count(r.kind, sizes[k], ranks), "float", results[k].seconds * 1e6,
-                  results[k].algbw_bytes_per_second / 1e9, results[k].busbw_bytes_per_second / 1e9,
-                  formulas[k] * 1e6, sim::model_description(results[k], r.coarse_above).c_str());
-    out << line;
-  }
-  std::snprintf(line, sizeof line, "# Avg bus bandwidth    : %.3f GB/s\n", average);
-  out << line;
+  print_nccl_tests_table(out, cluster, r, op, algo, sizes, results, formulas, average);
   if (results.front().seconds <= 0) out << "note: " << kNoBandwidth << "\n";
 }
 }  // namespace
@@ -174,7 +242,17 @@ Registered register_collective(CLI::App& app) {
               throw InputError("collective", 0, "bytes", "expected --bytes SIZE or --sweep MIN:MAX");
             }
             if (!o->sweep.empty()) {
-              const std::vector<double> sizes = parse_sweep(o->sweep);
+              // Each requested size as nccl-tests runs it (rounded to whole, aligned per-rank counts).
+              std::vector<double> sizes;
+              for (const double requested : parse_sweep(o->sweep)) {
+                const double moved = moved_bytes(r.kind, requested, r.gpus > 0 ? r.gpus : cluster.gpus());
+                if (moved > 0 && (sizes.empty() || moved > sizes.back())) sizes.push_back(moved);
+              }
+              if (sizes.empty()) {
+                throw InputError(
+                    "collective", 0, "sweep",
+                    "every size is below one aligned element per rank (nccl-tests would move nothing)");
+              }
               std::vector<double> formulas;
               for (const double size : sizes) {
                 r.total_bytes = size;

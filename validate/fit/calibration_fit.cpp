@@ -45,7 +45,7 @@ void check_machine(const Measurements& m, const Cluster& cluster) {
                      std::to_string(m.ranks) + " ranks measured, but the cluster " + cluster.name + " has " +
                          std::to_string(cluster.gpus()) +
                          " GPUs: fit with the cluster of the machine measured "
-                         "(shardscope-validate describe)");
+                         "(shardscope-validate describe, or a preset with --nodes)");
   }
 }
 
