@@ -22,19 +22,43 @@
 #include "validate/fit/calibration_writer.hpp"
 #include "validate/fit/fit_report.hpp"
 #include "validate/fit/nccl_tests_log.hpp"
+#include "validate/fit/torch_trace.hpp"
 
 namespace shardscope::cli {
 
 namespace {
 
 struct Options {
-  std::vector<std::string> measurements, nccl_tests;
+  std::vector<std::string> measurements, nccl_tests, torch_traces;
   int nodes = 0;
   std::string cluster, out, report;
   double min_r_squared = fit::FitOptions{}.min_r_squared;
   double max_alpha_rms = fit::FitOptions{}.max_alpha_rms;
   bool product_shapes = false, holdout = false;
 };
+
+// One trace's kernels by kind, and what became samples.
+void print_trace_summary(const std::string& path, const fit::TraceSummary& s, const fit::Measurements& m,
+                         std::ostream& out) {
+  char line[512];
+  const double share = s.kernel_seconds > 0 ? 100 * s.product_seconds / s.kernel_seconds : 0;
+  std::snprintf(
+      line, sizeof line,
+      "%s: %zu kernels, %.3f ms; products %zu (%.3f ms, %.1f %%: %zu shapes alone, %zu kernels beside a "
+      "collective), NCCL %zu (%.3f ms: %zu collectives)\n",
+      path.c_str(), s.kernels, 1e3 * s.kernel_seconds, s.product_kernels, 1e3 * s.product_seconds, share,
+      m.gemms.size(), s.overlapped_product_kernels, s.nccl_kernels, 1e3 * s.nccl_seconds,
+      m.collectives.size());
+  out << line;
+  for (const fit::TraceAttention& a : s.attention) {
+    std::string shape;
+    for (long d : a.query) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+    std::snprintf(line, sizeof line,
+                  "  attention %s (query %s): %zu kernels, %.3f ms (reported, not fitted)\n", a.op.c_str(),
+                  shape.c_str(), a.kernels, 1e3 * a.seconds);
+    out << line;
+  }
+}
 
 // "Held out: ..." lines: the compute fit made on every other product by size, priced on the rest.
 void print_holdout(const fit::HoldoutScore& s, std::ostream& out) {
@@ -71,6 +95,12 @@ Registered register_calibrate(CLI::App& app) {
          "nccl-tests text logs (all_reduce_perf, all_gather_perf, reduce_scatter_perf): their rows fit "
          "the link classes their ranks span")
       ->check(non_empty("a file path"));
+  cmd->add_option(
+         "--torch-trace", o->torch_traces,
+         "PyTorch profiler (Kineto) Chrome traces, .json or .json.gz, recorded with record_shapes=True: "
+         "their matrix-product kernels fit the compute rate by shape, products beside NCCL kernels the "
+         "overlap slowdown")
+      ->check(non_empty("a file path"));
   cmd->add_option("--nodes", o->nodes,
                   "The cluster's node count (cluster.nodes), as the measured machine had")
       ->check(CLI::Range(1, 100000));
@@ -97,40 +127,47 @@ Registered register_calibrate(CLI::App& app) {
   cmd->add_flag(
       "--holdout", o->holdout,
       "Also fit the compute model on every other product (by size) and report its errors on the rest");
-  return {cmd, [o](std::ostream& out) {
-            const OutputFile calibration_file("--out", o->out);
-            const OutputFile report_file =
-                o->report.empty() ? OutputFile() : OutputFile("--report", o->report);
-            Cluster cluster = load_cluster(o->cluster);
-            if (o->nodes > 0) cluster.nodes = o->nodes;
-            if (o->measurements.empty() && o->nccl_tests.empty()) {
-              throw InputError("calibrate", 0, "measurements",
-                               "expected measurements JSON files or --nccl-tests LOG...");
-            }
-            std::vector<fit::Measurements> files;
-            for (const std::string& path : o->measurements)
-              files.push_back(fit::load_measurements_file(path));
-            for (const std::string& path : o->nccl_tests) files.push_back(fit::load_nccl_tests_log(path));
-            fit::FitOptions options;
-            options.min_r_squared = o->min_r_squared;
-            options.max_alpha_rms = o->max_alpha_rms;
-            options.product_shapes = o->product_shapes;
-            const fit::FitResult result = fit::fit_calibration(files, cluster, options);
-            std::optional<fit::HoldoutScore> holdout;
-            if (o->holdout) holdout = fit::holdout_score(files, cluster, options);
-            const std::string yaml = fit::calibration_yaml(result.calibration, header(result));
-            parse_calibration_string(yaml, o->out);  // what is written reads back
-            fit::print_fit_table(result, options, out);
-            if (holdout) print_holdout(*holdout, out);
-            calibration_file.write(yaml);
-            if (report_file.requested()) {
-              nlohmann::ordered_json report = fit::fit_report_json(result, options);
-              if (holdout) report["holdout"] = fit::holdout_json(*holdout);
-              report_file.write(report.dump(2) + "\n");
-            }
-            out << "\nWrote " << o->out << (report_file.requested() ? " and " + o->report : std::string())
-                << "\n";
-          }};
+  return {
+      cmd, [o](std::ostream& out) {
+        const OutputFile calibration_file("--out", o->out);
+        const OutputFile report_file = o->report.empty() ? OutputFile() : OutputFile("--report", o->report);
+        Cluster cluster = load_cluster(o->cluster);
+        if (o->nodes > 0) cluster.nodes = o->nodes;
+        if (o->measurements.empty() && o->nccl_tests.empty() && o->torch_traces.empty()) {
+          throw InputError("calibrate", 0, "measurements",
+                           "expected measurements JSON files, --nccl-tests LOG... or --torch-trace TRACE...");
+        }
+        std::vector<fit::Measurements> files;
+        for (const std::string& path : o->measurements) files.push_back(fit::load_measurements_file(path));
+        for (const std::string& path : o->nccl_tests) files.push_back(fit::load_nccl_tests_log(path));
+        for (const std::string& path : o->torch_traces) {
+          fit::TraceSummary summary;
+          fit::Measurements trace = fit::load_torch_trace(path, &summary);
+          trace.ranks = cluster.gpus();  // one rank's trace of a run on the cluster
+          trace.ranks_per_node = cluster.gpus_per_node;
+          print_trace_summary(path, summary, trace, out);
+          files.push_back(std::move(trace));
+        }
+        fit::FitOptions options;
+        options.min_r_squared = o->min_r_squared;
+        options.max_alpha_rms = o->max_alpha_rms;
+        options.product_shapes = o->product_shapes;
+        const fit::FitResult result = fit::fit_calibration(files, cluster, options);
+        std::optional<fit::HoldoutScore> holdout;
+        if (o->holdout) holdout = fit::holdout_score(files, cluster, options);
+        const std::string yaml = fit::calibration_yaml(result.calibration, header(result));
+        parse_calibration_string(yaml, o->out);  // what is written reads back
+        fit::print_fit_table(result, options, out);
+        if (holdout) print_holdout(*holdout, out);
+        calibration_file.write(yaml);
+        if (report_file.requested()) {
+          nlohmann::ordered_json report = fit::fit_report_json(result, options);
+          if (holdout) report["holdout"] = fit::holdout_json(*holdout);
+          report_file.write(report.dump(2) + "\n");
+        }
+        out << "\nWrote " << o->out << (report_file.requested() ? " and " + o->report : std::string())
+            << "\n";
+      }};
 }
 
 }  // namespace shardscope::cli

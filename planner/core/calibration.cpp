@@ -45,8 +45,10 @@ double product_shape_seconds(const ProductShapeModel& model, double peak_flops_p
   const double flops = 2 * batch * m * n * k;
   if (!(flops > 0)) return 0;
   const auto align = static_cast<std::int64_t>(std::max(1, model.alignment_elements));
+  const auto off = [align](double d) { return static_cast<std::int64_t>(std::llround(d)) % align != 0; };
   const bool misaligned =
-      model.misaligned_fraction > 0 && static_cast<std::int64_t>(std::llround(k)) % align != 0;
+      model.misaligned_fraction > 0 &&
+      (off(m) || off(k) || (model.misaligned_dimensions == MisalignedDimensions::any && off(n)));
   const double size = flops / (flops + model.half_rate_flops);
   const double rate = peak_flops_per_second * (misaligned ? model.misaligned_fraction : fraction) * size;
   const double operand_bytes = 2 * batch * (m * k + k * n + m * n);

@@ -10,6 +10,7 @@
 #include "planner/core/cluster.hpp"
 #include "planner/core/collective_kind.hpp"
 #include "planner/core/model.hpp"
+#include "planner/core/names.hpp"
 
 namespace shardscope {
 
@@ -21,14 +22,28 @@ struct LinkCalibration {
 // A matrix product's time from its shape, fitted on one GPU's products (validate/data/h100): the larger of
 //   FLOPs / (peak x fraction x F / (F + half_rate_flops))   (small products reach less of the kind's rate)
 //   operand bytes / operand_bytes_per_second                (A, B and C through memory once each, 2-byte)
-// where F is the product's FLOPs and fraction the kind's achievable fraction; a product whose reduction
-// dimension k is not a multiple of `alignment_elements` runs at `misaligned_fraction` of peak instead (cuBLAS
-// falls back from its tensor-core kernels: the GPT-2 vocabulary's 50257 in the head's data gradient).
+// where F is the product's FLOPs and fraction the kind's achievable fraction; a misaligned product runs at
+// `misaligned_fraction` of peak instead (cuBLAS falls back from its tensor-core kernels: the GPT-2
+// vocabulary's 50257). Which dimensions must be multiples of `alignment_elements` depends on how the caller
+// lays the matrices out: its rows m or its reduction k (column-major operands, as the validation harness
+// calls cuBLAS: a head whose n is 50257 ran at full rate on the H100), or any of m, n and k (PyTorch's
+// row-major products: all three of its head's products ran at 97-143 TFLOP/s).
+enum class MisalignedDimensions { rows_or_reduction, any };
+template <>
+struct EnumNames<MisalignedDimensions> {
+  static constexpr NameEntry<MisalignedDimensions> table[] = {
+      {MisalignedDimensions::rows_or_reduction, "rows-or-reduction",
+       "m or k not a multiple of the alignment"},
+      {MisalignedDimensions::any, "any", "m, n or k not a multiple of the alignment"},
+  };
+};
+
 struct ProductShapeModel {
   double half_rate_flops = 0;           // >= 0; 0: every size at the kind's rate
   double operand_bytes_per_second = 0;  // > 0
   double misaligned_fraction = 0;       // in (0, 1]; 0: as an aligned product
   int alignment_elements = 8;           // >= 1
+  MisalignedDimensions misaligned_dimensions = MisalignedDimensions::rows_or_reduction;
 };
 
 struct Calibration {

@@ -174,6 +174,8 @@ std::uint64_t calibration_digest(const Calibration& calibration) {
     c.add("product_shapes.operand_bytes_per_second", m.operand_bytes_per_second);
     c.add("product_shapes.misaligned_fraction", m.misaligned_fraction);
     c.add("product_shapes.alignment_elements", static_cast<double>(m.alignment_elements));
+    if (m.misaligned_dimensions != MisalignedDimensions::rows_or_reduction)
+      c.add("product_shapes.misaligned_dimensions", static_cast<double>(m.misaligned_dimensions));
   }
   if (calibration.elementwise_bytes_per_second > 0)
     c.add("elementwise_bytes_per_second", calibration.elementwise_bytes_per_second);

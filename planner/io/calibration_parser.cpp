@@ -116,12 +116,17 @@ Calibration parse_calibration(const YamlMap& root) {
   }
   if (root.has("product_shapes")) {
     const YamlMap shapes = root.map("product_shapes");
-    shapes.reject_unknown({"half_rate_flops", "operand_bandwidth", "misaligned_fraction", "alignment"});
+    shapes.reject_unknown({"half_rate_flops", "operand_bandwidth", "misaligned_fraction", "alignment",
+                           "misaligned_dimensions"});
     ProductShapeModel model;
     model.half_rate_flops = shapes.number_or("half_rate_flops", 0.0, 0.0, 1e21);
     model.operand_bytes_per_second = shapes.bandwidth("operand_bandwidth");
     model.misaligned_fraction = shapes.number_or("misaligned_fraction", 0.0, 0.0, 1.0);
     model.alignment_elements = static_cast<int>(shapes.integer_or("alignment", 8, 1, 4096));
+    if (shapes.has("misaligned_dimensions")) {
+      model.misaligned_dimensions = *parse_name<MisalignedDimensions>(
+          shapes.choice("misaligned_dimensions", names<MisalignedDimensions>()));
+    }
     cal.product_shapes = model;
   }
   cal.elementwise_bytes_per_second = root.bandwidth_or("elementwise_bandwidth", 0.0);

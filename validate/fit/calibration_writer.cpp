@@ -88,6 +88,7 @@ std::string calibration_yaml(const Calibration& calibration, const std::string& 
     out << "  operand_bandwidth: " << exact(m.operand_bytes_per_second) << "B/s\n";
     out << "  misaligned_fraction: " << exact(m.misaligned_fraction) << "\n";
     out << "  alignment: " << m.alignment_elements << "\n";
+    out << "  misaligned_dimensions: " << to_string(m.misaligned_dimensions) << "\n";
   }
   if (calibration.elementwise_bytes_per_second > 0)
     out << "elementwise_bandwidth: " << exact(calibration.elementwise_bytes_per_second) << "B/s\n";

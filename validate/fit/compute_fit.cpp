@@ -320,12 +320,28 @@ void report_bandwidths(const std::vector<Measurements>& files, FitResult& result
   }
 }
 
+// Products of no named kind (a profiler trace's): their fraction is every kind's, as the planner prices
+// attention, MLP and head products (with product shapes the kinds differ by their shapes alone).
+void spread_unnamed_kind(FitResult& result) {
+  auto& f = result.calibration.achievable_fraction;
+  const std::optional<double> other = f[static_cast<std::size_t>(OperatorKind::other)];
+  if (!other) return;
+  for (OperatorKind k : values<OperatorKind>())
+    if (k != OperatorKind::other && f[static_cast<std::size_t>(k)]) return;
+  for (OperatorKind k : values<OperatorKind>()) f[static_cast<std::size_t>(k)] = other;
+  for (QuantityFit& q : result.quantities)
+    if (q.quantity == "achievable_fraction.other" || q.quantity == "product_shapes")
+      q.note += std::string(q.note.empty() ? "" : "; ") +
+                "the points name no operator kind: written for every kind";
+}
+
 }  // namespace
 
 void fit_compute(const std::vector<Measurements>& files, const Cluster& cluster, const FitOptions& options,
                  FitResult& result) {
   fit_gemms(files, cluster, options, result);
   if (options.product_shapes) fit_product_shapes(files, cluster, options, result);
+  spread_unnamed_kind(result);
   fit_overlap(files, options, result);
   fit_reserve(files, result);
   report_bandwidths(files, result);

@@ -23,7 +23,10 @@ struct ShapePoint {
   PointRef ref;
   OperatorKind kind = OperatorKind::other;
   double batch = 1, m = 0, n = 0, k = 0, flops = 0, seconds = 0, peak = 0;
-  bool misaligned = false;
+  bool misaligned_rows_or_reduction = false, misaligned_any = false;
+  bool misaligned(MisalignedDimensions d) const {
+    return d == MisalignedDimensions::any ? misaligned_any : misaligned_rows_or_reduction;
+  }
   double operand_bytes() const { return 2 * batch * (m * k + k * n + m * n); }
 };
 
@@ -43,7 +46,8 @@ std::vector<ShapePoint> shape_points(const std::vector<Measurements>& files, con
       p.seconds = g.time_seconds;
       p.peak =
           is_fp32(g.dtype) ? cluster.gpu.peak_flops_per_second_fp32 : cluster.gpu.peak_flops_per_second_fp16;
-      p.misaligned = g.k % alignment != 0;
+      p.misaligned_rows_or_reduction = g.k % alignment != 0 || g.m % alignment != 0;
+      p.misaligned_any = p.misaligned_rows_or_reduction || g.n % alignment != 0;
       if (p.flops > 0 && p.seconds > 0 && p.peak > 0) out.push_back(p);
     }
   }
@@ -65,19 +69,19 @@ double price(const Candidate& c, const ShapePoint& p) {
   return product_shape_seconds(c.model, p.peak, fraction, p.batch, p.m, p.n, p.k);
 }
 
-Candidate candidate(const std::vector<ShapePoint>& points, double half_rate, double bandwidth,
-                    int alignment) {
+Candidate candidate(const std::vector<ShapePoint>& points, double half_rate, double bandwidth, int alignment,
+                    MisalignedDimensions rule) {
   Candidate c;
-  c.model = {half_rate, bandwidth, 0, alignment};
+  c.model = {half_rate, bandwidth, 0, alignment, rule};
   std::map<OperatorKind, std::pair<double, int>> logs;  // kind -> (sum of log fractions, count)
   std::pair<double, int> misaligned{0, 0}, all{0, 0};
   for (const ShapePoint& p : points) {
     if (p.seconds < 1.2 * p.operand_bytes() / bandwidth) continue;
     const double implied = p.flops / (p.seconds * p.peak * p.flops / (p.flops + half_rate));
-    auto& sum = p.misaligned ? misaligned : logs[p.kind];
+    auto& sum = p.misaligned(rule) ? misaligned : logs[p.kind];
     sum.first += std::log(implied);
     ++sum.second;
-    if (!p.misaligned) {
+    if (!p.misaligned(rule)) {
       all.first += std::log(implied);
       ++all.second;
     }
@@ -97,15 +101,18 @@ Candidate candidate(const std::vector<ShapePoint>& points, double half_rate, dou
   return c;
 }
 
-// A grid over half_rate_flops (0 and 10^6..10^13 by 10^0.05) and the operand bandwidth (10^9..10^14 B/s by
-// 10^0.02): the candidate with the least mean |log(predicted / measured)|.
+// A grid over half_rate_flops (0 and 10^6..10^13 by 10^0.05), the operand bandwidth (10^9..10^14 B/s by
+// 10^0.02) and which dimensions misalign (rows or reduction, or any): the candidate with the least mean
+// |log(predicted / measured)|.
 Candidate best_candidate(const std::vector<ShapePoint>& points, int alignment) {
   Candidate best;
-  for (int h = -1; h <= 140; ++h) {
-    const double half_rate = h < 0 ? 0.0 : std::pow(10.0, 6 + 0.05 * h);
-    for (int b = 0; b <= 250; ++b) {
-      const Candidate c = candidate(points, half_rate, std::pow(10.0, 9 + 0.02 * b), alignment);
-      if (c.mean_log_error < best.mean_log_error) best = c;
+  for (MisalignedDimensions rule : values<MisalignedDimensions>()) {
+    for (int h = -1; h <= 140; ++h) {
+      const double half_rate = h < 0 ? 0.0 : std::pow(10.0, 6 + 0.05 * h);
+      for (int b = 0; b <= 250; ++b) {
+        const Candidate c = candidate(points, half_rate, std::pow(10.0, 9 + 0.02 * b), alignment, rule);
+        if (c.mean_log_error < best.mean_log_error - 1e-12) best = c;
+      }
     }
   }
   return best;
@@ -135,7 +142,8 @@ QuantityFit shape_quantity(const Candidate& c, const std::vector<ShapePoint>& po
   f.r_squared = r_squared_of_logs(observed, predicted);
   f.note = "half_rate_flops " + number(c.model.half_rate_flops) + ", operand_bandwidth " +
            number(c.model.operand_bytes_per_second) + " B/s, misaligned_fraction " +
-           number(c.model.misaligned_fraction) + " (reduction dimension not a multiple of " +
+           number(c.model.misaligned_fraction) + " (" +
+           std::string(to_string(c.model.misaligned_dimensions)) + " not a multiple of " +
            std::to_string(c.model.alignment_elements) + "); fractions";
   for (const auto& [kind, fraction] : c.fraction)
     f.note += " " + std::string(to_string(kind)) + " " + number(fraction);
