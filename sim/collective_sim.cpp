@@ -239,7 +239,10 @@ std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
       results[k].flows = static_cast<int>(n.flows.size());
       results[k].nccl_algorithm = to_string(n.estimate.algorithm);
       results[k].nccl_protocol = to_string(n.estimate.protocol);
-      results[k].nccl_channels = cost.nccl(request.nccl_group)->channels;
+      const NcclTopology& t = *cost.nccl(request.nccl_group);
+      const bool nvls =
+          n.estimate.algorithm == NcclAlgorithm::nvls || n.estimate.algorithm == NcclAlgorithm::nvls_tree;
+      results[k].nccl_channels = nvls ? t.nvls_channels : t.channels;
     }
   }
   // Actors: per copy and rank one, plus a helper per extra concurrent phase of its widest stage (flows

@@ -38,6 +38,20 @@ constexpr int kMaxSearchChannels = 16;  // channels the search may build before 
 constexpr int kMaxChannels = 32;
 // topo.h: NCCL credits an NVLink 3 link with 20 GB/s (SM80; 20.6 SM90) of its 25 GB/s per direction.
 constexpr double kNvlinkCreditFraction = 20.0 / 25.0;
+// NVLS (tuning.cc): the switch's efficiency per generation [Volta, Ampere, Hopper, Blackwell] (0: none), the
+// per-channel cap of NVLSTree by nodes [1, 2, >= 4], and NCCL's NVLS hardware latencies (us, Simple only).
+constexpr double kNvlsEfficiency[4] = {0, 0, 0.85, 0.74};
+constexpr double kPerChannelNvlsTreeGBps[4][3] = {
+    {26.5, 18.5, 10}, {24, 23.6, 17.8}, {0, 57.7, 45.5}, {0, 96, 80}};
+constexpr double kNvlsNvlinkLatencyUs = 25, kNvlsTreeNvlinkLatencyUs = 25, kNvlsTreeNetLatencyUs = 20.9;
+// The NVLS graph of one node: one channel per member at the top rung of the generation's intra-node ladder
+// (search.cc: SM90 {60, 50, ...}, SM100 {90, 80, ...}); 8 x 60 GB/s is the 480 GB/s all-reduce bus bandwidth
+// NCCL's maintainers give for NVLS on 8 H100s (nccl-tests#212) and nccl-tests#290 measured (476.5).
+constexpr double kNvlsSpeedGBps[4] = {0, 0, 60, 90};
+constexpr int kMaxNvlsArity = 32;  // device.h NCCL_MAX_NVLS_ARITY
+// PAT (tuning.cc): base latency 8 us; log2(nodes) x the network's tree latency / 3.5 + 2.8 us per rank;
+// 0.75 of the tree graph's bus bandwidth.
+constexpr double kPatBaseLatencyUs = 8, kPatPerRankUs = 2.8, kPatLogDivisor = 3.5, kPatEfficiency = 0.75;
 
 // The search tries the ladder from its top rung and keeps the first speed at which a channel fits, then
 // as many channels at that speed as the links hold: nChannels x speed.
@@ -194,6 +208,21 @@ NcclTopology topology_of(const Cluster& cluster, const NcclGroup& group, int cop
   }
   // NCCL duplicates the searched channels (more SMs in flight) up to its channel limit.
   t.channels = std::min(kMaxChannels, 2 * channels);
+  // NVLS: NVSwitch nodes of Hopper or later where every node holds two or more members; across nodes one
+  // head per NIC at the NIC's inter-node rung, inside one node one channel per member at the ladder's top.
+  const int gen = static_cast<int>(t.generation);
+  t.nvls = t.nvlink && kNvlsEfficiency[gen] > 0 && t.ranks_per_node >= 2;
+  for (int node = 0; t.nvls && node < t.nodes; ++node) t.nvls = nccl_node_members(t, node).size() >= 2;
+  if (t.nvls) {
+    int one = 1;
+    t.nvls_channels =
+        std::min(kMaxNvlsArity, t.nodes > 1 ? std::min(t.rails, t.ranks_per_node) : t.ranks_per_node);
+    t.nvls_bytes_per_second =
+        1e9 * (t.nodes > 1 ? ladder_total(kInterLadderGBps, std::size(kInterLadderGBps),
+                                          cluster.network.nic_bytes_per_second / 1e9, &one) /
+                                 nic_share
+                           : kNvlsSpeedGBps[gen]);
+  }
   if (calibration != nullptr) apply_calibration(t, cluster, *calibration, nic_share);
   return t;
 }
@@ -204,7 +233,8 @@ bool same_shape(const NcclTopology& a, const NcclTopology& b) {
          a.intra_hops == b.intra_hops && a.channels == b.channels &&
          a.intra_bus_bytes_per_second == b.intra_bus_bytes_per_second &&
          a.inter_bus_bytes_per_second == b.inter_bus_bytes_per_second && a.nvlink == b.nvlink &&
-         a.ll128 == b.ll128 && a.generation == b.generation;
+         a.ll128 == b.ll128 && a.generation == b.generation && a.nvls == b.nvls &&
+         a.nvls_channels == b.nvls_channels && a.nvls_bytes_per_second == b.nvls_bytes_per_second;
 }
 
 NcclFamily family_of(const Cluster& cluster, const NcclGroup& group, const Calibration* calibration) {
@@ -246,6 +276,56 @@ NcclFamily nccl_family(const Cluster& cluster, const NcclGroup& group, const Cal
   return family_of(cluster, group, &calibration);
 }
 
+namespace {
+
+// NVLS inside one node, NVLSTree across nodes (all-reduce only), Simple only: the NVLS graph's bus bandwidth
+// nChannels x min(bwIntra x eff x (nCh - 1) / nCh x (2 for all-reduce, else (ppn - 1) / ppn), bwInter (x2 at
+// two nodes for the tree), NVLSTree's per-channel cap); ring-like algorithm bandwidth for all-reduce
+// (x nRanks / nsteps), none for all-gather and reduce-scatter; latency 25 us (+ 2 log2(nodes) x 20.9 us).
+NcclEstimate nvls_estimate(const NcclTopology& t, CollectiveKind kind, NcclAlgorithm algorithm, double bytes,
+                           NcclEstimate e) {
+  const bool all_reduce = kind == CollectiveKind::all_reduce, tree = algorithm == NcclAlgorithm::nvls_tree;
+  // NVLS across nodes needs CollNet (SHARP on the network), which the clusters here do not have.
+  if (!t.nvls || t.nvls_channels < 2 || (tree ? !all_reduce || t.nodes < 2 : t.nodes > 1)) return e;
+  e.available = true;
+  const int gen = static_cast<int>(t.generation);
+  const double channels = t.nvls_channels, speed = t.nvls_bytes_per_second / 1e9;
+  const double ppn = static_cast<double>(t.ranks) / t.nodes;
+  double intra = speed * kNvlsEfficiency[gen] * (channels - 1) / channels;
+  intra *= all_reduce ? 2.0 : (ppn - 1) / ppn;
+  double bw = std::min(intra, speed * (tree && t.nodes <= 2 ? 2 : 1));
+  if (tree) bw = std::min(bw, kPerChannelNvlsTreeGBps[gen][nodes_index(t.nodes)]);
+  const double bus = channels * bw;
+  const double algbw = all_reduce ? bus * t.ranks / ring_steps(kind, t.ranks) : bus;
+  double lat = tree ? kNvlsTreeNvlinkLatencyUs : kNvlsNvlinkLatencyUs;
+  if (tree) lat += 2 * std::floor(std::log2(t.nodes)) * kNvlsTreeNetLatencyUs;
+  e.latency_seconds = lat * 1e-6;
+  e.bus_bytes_per_second = bus * 1e9;
+  e.bandwidth_seconds = bytes / (algbw * 1e9);
+  return e;
+}
+
+// PAT: all-gather and reduce-scatter over one member per node, Simple only, on the tree graph's bus bandwidth
+// x 0.75 with no conversion to algorithm bandwidth; latency 8 us + log2(nodes) x 14 us / 3.5 + 2.8 us per
+// rank.
+NcclEstimate pat_estimate(const NcclTopology& t, CollectiveKind kind, NcclProtocol protocol, double bytes,
+                          NcclEstimate e) {
+  if (kind == CollectiveKind::all_reduce || protocol != NcclProtocol::simple || t.nodes < 2 ||
+      t.ranks != t.nodes)
+    return e;
+  e.available = true;
+  const double bus = kPatEfficiency * t.inter_bus_bytes_per_second / 1e9;
+  const double tree_net_latency = kNetLatencyUs[0][static_cast<int>(NcclProtocol::simple)];
+  const double lat = kPatBaseLatencyUs + std::floor(std::log2(t.nodes)) * tree_net_latency / kPatLogDivisor +
+                     t.ranks * kPatPerRankUs;
+  e.latency_seconds = lat * 1e-6;
+  e.bus_bytes_per_second = bus * 1e9;
+  e.bandwidth_seconds = bytes / (bus * 1e9);
+  return e;
+}
+
+}  // namespace
+
 NcclEstimate nccl_estimate(const NcclTopology& t, CollectiveKind kind, NcclAlgorithm algorithm,
                            NcclProtocol protocol, double total_bytes) {
   NcclEstimate e;
@@ -256,6 +336,10 @@ NcclEstimate nccl_estimate(const NcclTopology& t, CollectiveKind kind, NcclAlgor
     e.available = algorithm == NcclAlgorithm::ring;
     return e;
   }
+  if (algorithm == NcclAlgorithm::nvls || algorithm == NcclAlgorithm::nvls_tree) {
+    return protocol == NcclProtocol::simple ? nvls_estimate(t, kind, algorithm, total_bytes, e) : e;
+  }
+  if (algorithm == NcclAlgorithm::pat) return pat_estimate(t, kind, protocol, total_bytes, e);
   const bool all_reduce = kind == CollectiveKind::all_reduce;
   const bool tree = algorithm == NcclAlgorithm::tree;
   // Double binary tree: all-reduce across nodes only. LL128 only where NCCL enables it.
@@ -314,7 +398,7 @@ NcclEstimate nccl_estimate(const NcclTopology& t, CollectiveKind kind, NcclAlgor
 NcclEstimate nccl_pick(const NcclTopology& t, CollectiveKind kind, double total_bytes) {
   NcclEstimate best;
   double best_seconds = std::numeric_limits<double>::infinity();
-  for (const NcclAlgorithm a : {NcclAlgorithm::tree, NcclAlgorithm::ring}) {
+  for (const NcclAlgorithm a : values<NcclAlgorithm>()) {
     for (const NcclProtocol p : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
       const NcclEstimate e = nccl_estimate(t, kind, a, p, total_bytes);
       if (e.available && e.seconds() < best_seconds) {

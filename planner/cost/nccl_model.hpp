@@ -14,7 +14,7 @@
 
 namespace shardscope {
 
-enum class NcclAlgorithm { tree, ring };
+enum class NcclAlgorithm { tree, ring, nvls, nvls_tree, pat };
 enum class NcclProtocol { ll, ll128, simple };
 
 template <>
@@ -22,6 +22,9 @@ struct EnumNames<NcclAlgorithm> {
   static constexpr NameEntry<NcclAlgorithm> table[] = {
       {NcclAlgorithm::tree, "tree", "chains inside nodes joined by a double binary tree of nodes"},
       {NcclAlgorithm::ring, "ring", "rings, one per channel, rail-aligned across nodes"},
+      {NcclAlgorithm::nvls, "NVLS", "NVLink SHARP: the NVSwitch reduces and multicasts (Hopper, one node)"},
+      {NcclAlgorithm::nvls_tree, "NVLSTree", "NVLS inside each node, a tree of nodes across (all-reduce)"},
+      {NcclAlgorithm::pat, "PAT", "parallel aggregated trees: all-gather / reduce-scatter, one GPU per node"},
   };
 };
 
@@ -68,7 +71,12 @@ struct NcclTopology {
   double intra_bus_bytes_per_second = 0;  // nChannels x bwIntra: the group's NVLink / PCIe ring
   double inter_bus_bytes_per_second = 0;  // nChannels x bwInter: its NICs (0 inside one node)
   bool nvlink = false;                    // intra-node hops are NVLink (else PCIe)
-  bool ll128 = false;                     // LL128 enabled (NVLink paths only, as NCCL defaults)
+  // NCCL's NVLS graph, where the nodes' NVSwitches reduce (Hopper and later, two or more members a node):
+  // one channel per member (per NIC head across nodes), each at its ladder speed (search.cc, tuning.cc).
+  bool nvls = false;
+  int nvls_channels = 0;
+  double nvls_bytes_per_second = 0;  // per channel, bwIntra = bwInter of the NVLS graph
+  bool ll128 = false;                // LL128 enabled (NVLink paths only, as NCCL defaults)
   NcclGeneration generation = NcclGeneration::volta;
   int gpus_per_node = 1;     // the cluster's, for a member's local index (rank % this)
   std::vector<int> members;  // ranks of the group, in rank order, hence grouped by the node they sit on

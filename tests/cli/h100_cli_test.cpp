@@ -26,9 +26,10 @@ TEST(H100Cli, CalibrateWithProductShapesReproducesTheCommittedFitAndItsHeldOutSc
   const test::CommandResult r = test::run_command(kBinary + " calibrate" + files + " --cluster " + kData +
                                                   "/cluster.yaml --product-shapes --holdout --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Held out: fitted on 144 products, priced 143 others: mean |error| 5.5 %, time-weighted "
-                       "4.3 %"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("Held out: fitted on 144 products, priced 143 others: mean |error| 5.5 %, time-weighted "
+                 "4.3 %"),
+      std::string::npos)
       << r.out;
   const auto body = [](const std::string& yaml) { return yaml.substr(yaml.find("\nachievable_fraction:")); };
   EXPECT_EQ(body(test::read_file(out)), body(test::read_file(kData + "/calibration.yaml")));
@@ -38,8 +39,9 @@ TEST(H100Cli, CalibrateWithProductShapesReproducesTheCommittedFitAndItsHeldOutSc
 TEST(H100Cli, CompareReadsAnEmulatedRank) {
   const std::string out = test::write_temp("h100-compare.json", "");
   const test::CommandResult r = test::run_command(
-      kBinary + " compare " + SHARDSCOPE_SOURCE_DIR + "/validate/scenarios/gpu-llama-7b-paro.yaml --measured " +
-      kData + "/call-4/run-gpu-llama-7b-paro.json --calibration " + kData + "/calibration.yaml --json " + out);
+      kBinary + " compare " + SHARDSCOPE_SOURCE_DIR +
+      "/validate/scenarios/gpu-llama-7b-paro.yaml --measured " + kData +
+      "/call-4/run-gpu-llama-7b-paro.json --calibration " + kData + "/calibration.yaml --json " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(test::read_file(out));
   std::vector<std::string> sections;

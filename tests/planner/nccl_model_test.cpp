@@ -53,8 +53,88 @@ TEST(NcclModel, TwoNodesWithOne100GbNicNear12) {
 }
 
 TEST(NcclModel, EightH100RingAllReduceNear370) {
-  // sjeaugey, nccl-tests#212: 8 x H100 NVLink, ring-limited all-reduce ~370 GB/s (NVLS aside).
-  expect_within(busbw_gbps(cluster_preset("dgx-h100"), CollectiveKind::all_reduce, 1024 * kMiB), 370, 0.10);
+  // sjeaugey, nccl-tests#212: 8 x H100 NVLink, ring-limited all-reduce ~370 GB/s (NCCL_ALGO=Ring; NVLS
+  // aside).
+  const NcclTopology t = nccl_topology(cluster_preset("dgx-h100"), NcclGroup{8, 1, 1, 0});
+  const double bytes = 1024 * kMiB;
+  const NcclEstimate ring =
+      nccl_estimate(t, CollectiveKind::all_reduce, NcclAlgorithm::ring, NcclProtocol::simple, bytes);
+  expect_within(bytes / ring.seconds() * 14 / 8 / 1e9, 370, 0.10);
+}
+
+// NVLS on 8 H100s: NCCL's formula with the NVLS graph (8 channels at 60 GB/s, efficiency 0.85): all-reduce
+// bus bandwidth 8 x min(60 x 0.85 x 7/8 x 2, 60) = 480 GB/s, all-gather 8 x 60 x 0.85 x 7/8 x 7/8 = 312.375
+// GB/s without the ring's conversion; 25 us; picked for all-reduce from 2 MiB, as nccl-tests#290 measured
+// (476.5 GB/s at 4 GiB), not for all-gather (the ring's 359 GB/s beats it).
+TEST(NcclModel, EightH100sReduceInTheSwitch) {
+  const NcclTopology t = nccl_topology(cluster_preset("dgx-h100"), NcclGroup{8, 1, 1, 0});
+  EXPECT_TRUE(t.nvls);
+  EXPECT_EQ(t.nvls_channels, 8);
+  const NcclEstimate ar =
+      nccl_estimate(t, CollectiveKind::all_reduce, NcclAlgorithm::nvls, NcclProtocol::simple, 1e9);
+  ASSERT_TRUE(ar.available);
+  EXPECT_NEAR(ar.bus_bytes_per_second, 480e9, 1e-3);
+  EXPECT_NEAR(ar.latency_seconds, 25e-6, 1e-15);
+  EXPECT_NEAR(ar.bandwidth_seconds, 1e9 / (480e9 * 8 / 14), 1e-15);
+  const NcclEstimate ag =
+      nccl_estimate(t, CollectiveKind::all_gather, NcclAlgorithm::nvls, NcclProtocol::simple, 1e9);
+  EXPECT_NEAR(ag.bus_bytes_per_second, 8 * 60 * 0.85 * 7.0 / 8 * 7.0 / 8 * 1e9, 1e-3);
+  EXPECT_NEAR(ag.bandwidth_seconds, 1e9 / ag.bus_bytes_per_second, 1e-15);
+  EXPECT_FALSE(
+      nccl_estimate(t, CollectiveKind::all_reduce, NcclAlgorithm::nvls, NcclProtocol::ll, 1e9).available);
+  EXPECT_EQ(nccl_pick(t, CollectiveKind::all_reduce, 4096 * kMiB).algorithm, NcclAlgorithm::nvls);
+  EXPECT_EQ(nccl_pick(t, CollectiveKind::all_reduce, kMiB).algorithm, NcclAlgorithm::ring);
+  EXPECT_EQ(nccl_pick(t, CollectiveKind::all_gather, 4096 * kMiB).algorithm, NcclAlgorithm::ring);
+  expect_within(busbw_gbps(cluster_preset("dgx-h100"), CollectiveKind::all_reduce, 4096 * kMiB), 476.5, 0.02);
+  // No NVLS on Ampere, on PCIe, or with one member a node; across nodes only NVLSTree, all-reduce only.
+  EXPECT_FALSE(nccl_topology(cluster_preset("dgx-a100"), NcclGroup{8, 1, 1, 0}).nvls);
+  EXPECT_FALSE(nccl_topology(cluster_preset("dgx-h100", 4), NcclGroup{4, 8, 8, 1}).nvls);
+  const NcclTopology two = nccl_topology(cluster_preset("dgx-h100", 2), NcclGroup{16, 1, 1, 0});
+  EXPECT_FALSE(nccl_estimate(two, CollectiveKind::all_reduce, NcclAlgorithm::nvls, NcclProtocol::simple, 1e9)
+                   .available);
+  EXPECT_FALSE(
+      nccl_estimate(two, CollectiveKind::all_gather, NcclAlgorithm::nvls_tree, NcclProtocol::simple, 1e9)
+          .available);
+}
+
+// NVLSTree on 2 x DGX-H100: heads at the NICs' 48 GB/s rung, 8 channels, bw = min(48 x 0.85 x 7/8 x 2, 2 x
+// 48, 57.7 (Hopper's two-node cap)) = 57.7: 461.6 GB/s bus; nccl-tests#309 measured 469.2 at 16 GiB. Latency
+// 25 + 2 x log2(2) x 20.9 us.
+TEST(NcclModel, TwoH100NodesReduceInTheSwitchesAndATree) {
+  const NcclTopology t = nccl_topology(cluster_preset("dgx-h100", 2), NcclGroup{16, 1, 1, 0});
+  const NcclEstimate e =
+      nccl_estimate(t, CollectiveKind::all_reduce, NcclAlgorithm::nvls_tree, NcclProtocol::simple, 1e9);
+  ASSERT_TRUE(e.available);
+  EXPECT_NEAR(e.bus_bytes_per_second, 8 * 57.7e9, 1e-3);
+  EXPECT_NEAR(e.latency_seconds, (25 + 2 * 20.9) * 1e-6, 1e-15);
+  EXPECT_EQ(nccl_pick(t, CollectiveKind::all_reduce, 16384 * kMiB).algorithm, NcclAlgorithm::nvls_tree);
+  expect_within(busbw_gbps(cluster_preset("dgx-h100", 2), CollectiveKind::all_reduce, 16384 * kMiB), 469.2,
+                0.03);
+}
+
+// PAT: all-gather and reduce-scatter over one GPU per node (NCCL 2.23+), Simple: 8 + log2(nodes) x 14 / 3.5 +
+// 2.8 x ranks us, 0.75 of the tree graph's bus bandwidth unconverted; picked over the ring for small
+// messages at 16 nodes (68.8 us against the ring's 218.4) and not for large ones.
+TEST(NcclModel, ParallelAggregatedTreesAtOneGpuPerNode) {
+  Cluster c = cluster_preset("dgx-h100", 16);
+  c.gpus_per_node = 1;
+  c.network.nics_per_node = 1;
+  const NcclTopology t = nccl_topology(c, NcclGroup{16, 1, 1, 0});
+  const NcclEstimate e =
+      nccl_estimate(t, CollectiveKind::all_gather, NcclAlgorithm::pat, NcclProtocol::simple, 1e6);
+  ASSERT_TRUE(e.available);
+  EXPECT_NEAR(e.latency_seconds, (8 + 4 * 14 / 3.5 + 16 * 2.8) * 1e-6, 1e-15);
+  EXPECT_NEAR(e.bus_bytes_per_second, 0.75 * t.inter_bus_bytes_per_second, 1e-3);
+  EXPECT_NEAR(e.bandwidth_seconds, 1e6 / e.bus_bytes_per_second, 1e-15);
+  EXPECT_EQ(nccl_pick(t, CollectiveKind::reduce_scatter, kMiB).algorithm, NcclAlgorithm::pat);
+  EXPECT_EQ(nccl_pick(t, CollectiveKind::all_gather, 1024 * kMiB).algorithm, NcclAlgorithm::ring);
+  EXPECT_FALSE(
+      nccl_estimate(t, CollectiveKind::all_reduce, NcclAlgorithm::pat, NcclProtocol::simple, 1e6).available);
+  EXPECT_FALSE(
+      nccl_estimate(t, CollectiveKind::all_gather, NcclAlgorithm::pat, NcclProtocol::ll, 1e6).available);
+  const NcclTopology eight = nccl_topology(cluster_preset("dgx-h100", 2), NcclGroup{16, 1, 1, 0});
+  EXPECT_FALSE(nccl_estimate(eight, CollectiveKind::all_gather, NcclAlgorithm::pat, NcclProtocol::simple, 1e6)
+                   .available);
 }
 
 TEST(NcclModel, EightGpusOnPcieGen3Between10And12) {
