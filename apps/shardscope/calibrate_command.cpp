@@ -15,6 +15,7 @@
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
+#include "planner/core/cluster.hpp"
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/cluster_presets.hpp"
@@ -56,6 +57,24 @@ void print_trace_summary(const std::string& path, const fit::TraceSummary& s, co
     std::snprintf(line, sizeof line,
                   "  attention %s (query %s): %zu kernels, %.3f ms (reported, not fitted)\n", a.op.c_str(),
                   shape.c_str(), a.kernels, 1e3 * a.seconds);
+    out << line;
+  }
+}
+
+// A fitted link class faster than the cluster's link: its collectives did not run as rings (NVLS reduces
+// in the switch, SHARP in the network), so the rate is not a link's; NCCL's model prices those itself.
+void warn_faster_than_links(const fit::FitResult& result, const Cluster& cluster, std::ostream& out) {
+  for (LinkClass lc : values<LinkClass>()) {
+    const auto& link = result.calibration.links[static_cast<std::size_t>(lc)];
+    if (!link) continue;
+    const double nominal = link_properties(cluster, lc).bytes_per_second;
+    if (!(nominal > 0) || link->bytes_per_second <= 1.1 * nominal) continue;
+    char line[400];
+    std::snprintf(
+        line, sizeof line,
+        "\nwarning: links.%s.bandwidth %.4g GB/s is %.2f x the cluster's %.4g GB/s: these collectives did "
+        "not run as rings (NVLS or SHARP reduce in a switch); fit link rates on NCCL_ALGO=Ring runs\n",
+        to_string(lc), link->bytes_per_second / 1e9, link->bytes_per_second / nominal, nominal / 1e9);
     out << line;
   }
 }
@@ -158,6 +177,7 @@ Registered register_calibrate(CLI::App& app) {
         const std::string yaml = fit::calibration_yaml(result.calibration, header(result));
         parse_calibration_string(yaml, o->out);  // what is written reads back
         fit::print_fit_table(result, options, out);
+        warn_faster_than_links(result, cluster, out);
         if (holdout) print_holdout(*holdout, out);
         calibration_file.write(yaml);
         if (report_file.requested()) {

@@ -50,6 +50,42 @@ TEST(H100Cli, CompareReadsAnEmulatedRank) {
   EXPECT_LE(j["sections"][0]["planner"]["mape"].get<double>(), 0.05);
   std::filesystem::remove(out);
 }
+
+// Users' own artefacts: published nccl-tests logs (8 x A100: ring rates, fitted near the 235 GB/s they
+// show; 8 x H100 with NVLS: warned, since a switch reduction is not a link rate) and a PyTorch trace.
+TEST(H100Cli, CalibrateReadsNcclTestsLogsAndProfilerTraces) {
+  const std::string fixtures = std::string(SHARDSCOPE_SOURCE_DIR) + "/tests/fixtures/nccl-tests/";
+  const std::string out = test::write_temp("artefact-calibration.yaml", "");
+  const test::CommandResult a100 =
+      test::run_command(kBinary + " calibrate --nccl-tests " + fixtures +
+                        "dgx-a100-1node-all_reduce.log --cluster dgx-a100 --out " + out);
+  ASSERT_EQ(a100.exit_code, 0) << a100.err;
+  const std::string yaml = test::read_file(out);
+  const std::size_t at = yaml.find("bandwidth: ");
+  ASSERT_NE(at, std::string::npos) << yaml;
+  EXPECT_NEAR(std::stod(yaml.substr(at + 11)), 235e9, 0.03 * 235e9) << yaml;
+  EXPECT_EQ(a100.out.find("warning:"), std::string::npos) << a100.out;
+  const test::CommandResult nvls =
+      test::run_command(kBinary + " calibrate --nccl-tests " + fixtures + "dgx-h100-1node-all_reduce.log " +
+                        fixtures + "dgx-h100-1node-all_gather.log --cluster dgx-h100 --out " + out);
+  ASSERT_EQ(nvls.exit_code, 0) << nvls.err;
+  EXPECT_NE(nvls.out.find("warning: links.nvlink.bandwidth"), std::string::npos) << nvls.out;
+  const test::CommandResult wrong =
+      test::run_command(kBinary + " calibrate --nccl-tests " + fixtures +
+                        "dgx-h100-2node-all_reduce.log --cluster dgx-h100 --out " + out);
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_NE(wrong.err.find("16 ranks measured, but the cluster dgx-h100 has 8 GPUs"), std::string::npos)
+      << wrong.err;
+  const test::CommandResult trace = test::run_command(kBinary + " calibrate --torch-trace " + kData +
+                                                      "/call-2/trace-llama-7b-x8-mb6-none.json.gz " + kData +
+                                                      "/call-2/trace-nd-48x1536-mb2-none.json.gz --cluster " +
+                                                      kData + "/cluster.yaml --product-shapes --out " + out);
+  ASSERT_EQ(trace.exit_code, 0) << trace.err;
+  EXPECT_NE(trace.out.find("trace-nd-48x1536-mb2-none.json.gz: 4093 kernels"), std::string::npos)
+      << trace.out;
+  EXPECT_NE(test::read_file(out).find("misaligned_dimensions: any"), std::string::npos);
+  std::filesystem::remove(out);
+}
 #endif
 
 }  // namespace
