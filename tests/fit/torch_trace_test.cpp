@@ -95,6 +95,12 @@ TEST(TorchTrace, ABadTraceIsRefusedNamingTheEventAndField) {
       "1}}]}");
   EXPECT_EQ(dims.rfind("traceEvents[0].args.Input Dims: ", 0), 0u) << dims;
   EXPECT_NE(dims.find("not a product's"), std::string::npos) << dims;
+  try {  // an empty file is not JSON (not "too large")
+    load_torch_trace(kSource + "/tests/fixtures/torch-trace/README.md");
+    FAIL() << "a Markdown file was read as a trace";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not JSON"), std::string::npos) << e.what();
+  }
   try {
     load_torch_trace(kSource + "/no-such-trace.json");
     FAIL() << "a missing trace was read";

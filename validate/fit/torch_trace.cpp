@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -276,10 +277,12 @@ std::string read_trace_text(const std::string& path) {
   if (!gz) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "", "cannot open the trace");
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kMaxTraceBytes)
+      throw InputError(path, 0, "", "the trace is over 2 GiB of JSON: record fewer steps");
     std::ostringstream text;
     text << in.rdbuf();
-    if (static_cast<std::uintmax_t>(text.tellp()) > kMaxTraceBytes)
-      throw InputError(path, 0, "", "the trace is over 2 GiB of JSON: record fewer steps");
     return text.str();
   }
 #if SHARDSCOPE_HAVE_ZLIB
