@@ -85,6 +85,35 @@ TEST_F(CudaCli, WithoutAGpuBenchAndRunExitFourSayingWhy) {
   }
 }
 
+// --no-mpi: one plain process, MPI never initialised (the GPU check's way on a machine without MPI): an
+// emulated rank gets as far as the device; anything that talks to other ranks is refused.
+TEST(CudaNoMpi, AnEmulatedRankRunsWithoutMpirunAndOnlyIt) {
+  const std::string out = ::testing::TempDir() + std::to_string(::getpid()) + "_no-mpi.json";
+  const DeviceProbe probe = probe_cuda_devices();
+  for (const std::string& command :
+       {"--no-mpi --backend cuda-nccl run " + kScenario + " --emulate-rank 0 --out " + out,
+        "--no-mpi --backend cuda-nccl bench --scenario " + kScenario + " --emulate-rank 0 --out " + out}) {
+    const Launch run = launch_alone(SHARDSCOPE_VALIDATE_BINARY, command, "no-mpi.log");
+    if (probe.usable()) {
+      EXPECT_EQ(run.exit_code, 0) << command << "\n" << run.output;
+    } else {
+      EXPECT_EQ(run.exit_code, 4) << command << "\n" << run.output;
+      EXPECT_TRUE(has(run.output, "rank 0: error: no CUDA device: ")) << run.output;
+    }
+    EXPECT_FALSE(has(run.output, "MPI_Init")) << run.output;
+  }
+  for (const std::string& command : std::vector<std::string>{
+           "--no-mpi run " + kScenario + " --out " + out, "--no-mpi --backend cuda-nccl bench --out " + out,
+           "--no-mpi describe --out -"}) {
+    const Launch run = launch_alone(SHARDSCOPE_VALIDATE_BINARY, command, "no-mpi.log");
+    EXPECT_EQ(run.exit_code, 2) << command << "\n" << run.output;
+    EXPECT_TRUE(has(run.output, "--no-mpi runs one process without MPI")) << run.output;
+  }
+  const Launch help = launch_alone(SHARDSCOPE_VALIDATE_BINARY, "--no-mpi --help", "no-mpi.log");
+  EXPECT_EQ(help.exit_code, 0) << help.output;
+  EXPECT_TRUE(has(help.output, "--no-mpi")) << help.output;
+}
+
 TEST_F(CudaCli, EmulateRankNeedsTheCudaBackend) {
   const Launch run = launch(1, "run " + kScenario + " --emulate-rank 0 --out -");
   EXPECT_EQ(run.exit_code, 2) << run.output;

@@ -44,6 +44,22 @@ inline Launch launch_under_mpi(const std::string& mpiexec, const std::string& bi
   return out;
 }
 
+// `binary arguments` as a plain process (no mpirun: shardscope-validate --no-mpi), output through `log_name`.
+inline Launch launch_alone(const std::string& binary, const std::string& arguments,
+                           const std::string& log_name) {
+  const std::string log = ::testing::TempDir() + std::to_string(::getpid()) + "_" + log_name;
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system((binary + " " + arguments + " > " + log + " 2>&1").c_str());
+  Launch out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  out.output = text.str();
+  return out;
+}
+
 inline nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   return nlohmann::json::parse(in);
