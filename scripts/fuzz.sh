@@ -2,13 +2,13 @@
 # Builds the `fuzz` preset and runs every parser's libFuzzer target for SECONDS each (default 600), two at a
 # time, seeded from the shipped files; prints runs, exec/s, corpus size and findings per target, fails on any.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]   (targets: scenario hf calibration plan measurements nccl-tests
-# torch-step; default: all seven)
+# torch-step torch-trace; default: all eight)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario hf calibration plan measurements nccl-tests torch-step)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario hf calibration plan measurements nccl-tests torch-step torch-trace)
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
@@ -26,7 +26,8 @@ seeds() {
     measurements) echo "measurements_fuzzer validate/data tests/transcripts/inputs tests/hostile/inputs" ;;
     nccl-tests) echo "nccl_tests_log_fuzzer tests/fixtures/nccl-tests fuzz/corpus/nccl-tests" ;;
     torch-step) echo "torch_step_fuzzer validate/data/h100 fuzz/corpus/torch-step" ;;
-    *) echo "fuzz.sh: unknown target '$1' (expected scenario, hf, calibration, plan, measurements, nccl-tests or torch-step)" >&2; exit 2 ;;
+    torch-trace) echo "torch_trace_fuzzer tests/fixtures/torch-trace" ;;
+    *) echo "fuzz.sh: unknown target '$1' (expected scenario, hf, calibration, plan, measurements, nccl-tests, torch-step or torch-trace)" >&2; exit 2 ;;
   esac
 }
 
