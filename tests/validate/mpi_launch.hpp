@@ -21,19 +21,12 @@ struct Launch {
   double seconds = 0;
 };
 
-// `mpiexec -n ranks --oversubscribe binary arguments`, output (stdout and stderr) through `log_name`
-// (prefixed with the process id) in the test's temporary directory.
-inline Launch launch_under_mpi(const std::string& mpiexec, const std::string& binary, int ranks,
-                               const std::string& arguments, const std::string& log_name) {
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
-  // Tests of several executables run at once (ctest -j): the log is this process's own.
+// Runs `command` through the shell, its output (stdout and stderr) into `log_name` (prefixed with the process
+// id: tests of several executables run at once under ctest -j) in the test's temporary directory.
+inline Launch run_logged(const std::string& command, const std::string& log_name) {
   const std::string log = ::testing::TempDir() + std::to_string(::getpid()) + "_" + log_name;
-  const std::string command = mpiexec + " -n " + std::to_string(ranks) + " --oversubscribe " + binary + " " +
-                              arguments + " > " + log + " 2>&1";
   const auto start = std::chrono::steady_clock::now();
-  const int status = std::system(command.c_str());
+  const int status = std::system((command + " > " + log + " 2>&1").c_str());
   Launch out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -44,20 +37,20 @@ inline Launch launch_under_mpi(const std::string& mpiexec, const std::string& bi
   return out;
 }
 
-// `binary arguments` as a plain process (no mpirun: shardscope-validate --no-mpi), output through `log_name`.
+// `mpiexec -n ranks --oversubscribe binary arguments`.
+inline Launch launch_under_mpi(const std::string& mpiexec, const std::string& binary, int ranks,
+                               const std::string& arguments, const std::string& log_name) {
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+  return run_logged(mpiexec + " -n " + std::to_string(ranks) + " --oversubscribe " + binary + " " + arguments,
+                    log_name);
+}
+
+// `binary arguments` as a plain process (no mpirun: shardscope-validate --no-mpi).
 inline Launch launch_alone(const std::string& binary, const std::string& arguments,
                            const std::string& log_name) {
-  const std::string log = ::testing::TempDir() + std::to_string(::getpid()) + "_" + log_name;
-  const auto start = std::chrono::steady_clock::now();
-  const int status = std::system((binary + " " + arguments + " > " + log + " 2>&1").c_str());
-  Launch out;
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  out.output = text.str();
-  return out;
+  return run_logged(binary + " " + arguments, log_name);
 }
 
 inline nlohmann::json read_json(const std::string& path) {
