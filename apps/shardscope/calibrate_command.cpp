@@ -148,6 +148,12 @@ Registered register_calibrate(CLI::App& app) {
       "Also fit the compute model on every other product (by size) and report its errors on the rest");
   return {
       cmd, [o](std::ostream& out) {
+        std::vector<std::string> inputs = o->measurements;
+        inputs.insert(inputs.end(), o->nccl_tests.begin(), o->nccl_tests.end());
+        inputs.insert(inputs.end(), o->torch_traces.begin(), o->torch_traces.end());
+        inputs.push_back(o->cluster);
+        refuse_input_as_output("--out", o->out, inputs);
+        refuse_input_as_output("--report", o->report, inputs);
         const OutputFile calibration_file("--out", o->out);
         const OutputFile report_file = o->report.empty() ? OutputFile() : OutputFile("--report", o->report);
         Cluster cluster = load_cluster(o->cluster);

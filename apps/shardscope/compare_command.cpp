@@ -78,6 +78,11 @@ Registered register_compare(CLI::App& app) {
       ->check(CLI::Range(0.001, 86400.0));
   return {
       cmd, [o](std::ostream& out) {
+        for (const auto& [option, path] :
+             {std::pair{"--json", o->json}, std::pair{"--markdown", o->markdown}})
+          refuse_input_as_output(option, path, {o->scenario, o->measured, o->calibration});
+        if (!o->json.empty() && !o->markdown.empty())
+          refuse_input_as_output("--markdown", o->markdown, {o->json});
         const OutputFile json_file = o->json.empty() ? OutputFile() : OutputFile("--json", o->json);
         const OutputFile md_file = o->markdown.empty() ? OutputFile() : OutputFile("--markdown", o->markdown);
         fit::CompareInputs in;

@@ -35,6 +35,9 @@ Registered register_merge(CLI::App& app) {
   cmd->add_option("--grid", o->grid, "Report the points of this grid that no results file records")
       ->check(non_empty("a file path"));
   return {cmd, [o](std::ostream& out) {
+            std::vector<std::string> inputs = o->inputs;
+            inputs.push_back(o->grid);
+            refuse_input_as_output("--csv", o->csv, inputs);
             const OutputFile csv_file = o->csv.empty() ? OutputFile() : OutputFile("--csv", o->csv);
             // Axes in the grid's order when --grid is given, its missing points listed.
             std::vector<std::string> grid_axes;

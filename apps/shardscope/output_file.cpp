@@ -95,4 +95,20 @@ void OutputFile::write(const std::string& text) const {
   }
 }
 
+void refuse_input_as_output(const std::string& option, const std::string& output,
+                            const std::vector<std::string>& inputs) {
+  if (output.empty() || output == "-") return;
+  struct stat out {};
+  if (::stat(output.c_str(), &out) != 0) return;  // not there yet: no input can be it
+  for (const std::string& input : inputs) {
+    struct stat in {};
+    if (input.empty() || ::stat(input.c_str(), &in) != 0) continue;
+    if (in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+      throw InputError(option, 0, "",
+                       "cannot write " + output + ": it is also the input " + input +
+                           ", which writing it would destroy; choose another file");
+    }
+  }
+}
+
 }  // namespace shardscope::cli

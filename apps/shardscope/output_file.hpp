@@ -1,8 +1,10 @@
 // OutputFile: a file the CLI writes (plan --out, simulate --trace/--links/--result-json), checked before the
-// work starts and written whole through a temporary file beside it, so a failed run never leaves half a file.
+// work starts and written whole through a temporary file beside it, so a failed run never leaves half a file;
+// and the check that an output is none of the command's inputs.
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace shardscope::cli {
 
@@ -28,5 +30,11 @@ class OutputFile {
   std::string path_;
   bool direct_ = false;  // an existing device, pipe or socket: written in place
 };
+
+// Refuses (InputError "OPTION: cannot write PATH: it is also the input INPUT ...", exit 2) an output that is
+// one of the command's input files: the same file by device and inode, so another spelling, a symbolic link
+// or a hard link is caught too. An output that does not exist yet, "-" or an empty path passes.
+void refuse_input_as_output(const std::string& option, const std::string& output,
+                            const std::vector<std::string>& inputs);
 
 }  // namespace shardscope::cli

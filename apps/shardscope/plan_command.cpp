@@ -277,6 +277,7 @@ Registered register_plan(CLI::App& app) {
         apply_plan_flags(*opts, scenario);
         const Calibration calibration = scenario_calibration(scenario);
         // Check the output path before planning, so a bad path fails at once (exit 2).
+        refuse_input_as_output("--out", opts->out, {opts->scenario.scenario_file()});
         const OutputFile plan_file = opts->out.empty() ? OutputFile() : OutputFile("--out", opts->out);
         if (opts->refine > 0 && file_micro_batch > 0 && file_micro_batch != scenario.training.micro_batch) {
           throw InputError("--micro-batch", 0, "micro-batch",

@@ -63,6 +63,10 @@ OutputFile output_file(const char* option, const std::string& path) {
 }
 
 OutputFiles check_outputs(const Options& o) {
+  const std::vector<std::string> inputs = {o.scenario.scenario_file(), o.plan, o.calibration};
+  for (const auto& [option, path] : {std::pair{"--trace", o.trace}, std::pair{"--links", o.links},
+                                     std::pair{"--result-json", o.result_json}})
+    refuse_input_as_output(option, path, inputs);
   return {output_file("--trace", o.trace), output_file("--links", o.links),
           output_file("--result-json", o.result_json)};
 }

@@ -13,6 +13,7 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/sweep_options.hpp"
 #include "apps/shardscope/sweep_plan.hpp"
 #include "apps/shardscope/sweep_progress.hpp"
@@ -119,6 +120,7 @@ Registered register_sweep(CLI::App& app, char** argv) {
             options.timeout_seconds = o->timeout_seconds;
             options.jobs =
                 o->jobs > 0 ? o->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+            refuse_input_as_output("--out", o->out, {o->grid});
             RowWriter writer(o->out);
             if (!o->quiet) {
               std::cerr << "sweep " << points.grid.name << ": " << tasks.size() << " of " << mine.size()

@@ -70,6 +70,33 @@ TEST(OutputFile, AMissingFolderOrAFolderIsRefusedUpFrontNamingTheOption) {
   EXPECT_EQ(folder.listing(), "plain ");
 }
 
+// An output that is an input, by any spelling or link, is refused; another file, a new one or "-" passes.
+TEST(OutputFile, AnOutputThatIsAnInputIsRefusedByDeviceAndInode) {
+  const Folder folder;
+  const std::string input = folder.file("in.json"), other = folder.file("other.json");
+  std::ofstream(input) << "{}";
+  std::ofstream(other) << "{}";
+  fs::create_hard_link(input, folder.file("hard.json"));
+  fs::create_symlink(input, folder.file("soft.json"));
+  const auto refused = [&](const std::string& output) {
+    try {
+      refuse_input_as_output("--out", output, {other, input});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  for (const std::string& same :
+       {input, folder.file("hard.json"), folder.file("soft.json"), folder.file("./in.json")})
+    EXPECT_EQ(refused(same), "--out: cannot write " + same + ": it is also the input " + input +
+                                 ", which writing it would destroy; choose another file");
+  std::ofstream(folder.file("third.json")) << "{}";
+  EXPECT_EQ(refused(folder.file("third.json")), "");
+  EXPECT_EQ(refused(folder.file("new.json")), "");
+  EXPECT_EQ(refused("-"), "");
+  EXPECT_EQ(refused(""), "");
+}
+
 TEST(OutputFile, WritesTheWholeFileAndReplacesAnOldOne) {
   const Folder folder;
   const std::string path = folder.file("plan.json");
