@@ -7,11 +7,22 @@
 #include <QSvgGenerator>
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace shardscope::chart {
 
 double nice_range(double& min, double& max, int ticks) {
+  if (!std::isfinite(min) || !std::isfinite(max)) min = 0, max = 1;
   if (!(max > min)) max = min + 1;
+  // A span the values cannot resolve (1e17 and 1e17 + 16: a tenth of it is below the spacing of doubles
+  // there) is widened to a millionth of their magnitude, so every tick is a distinct value.
+  const double magnitude_of_values = std::max(std::abs(min), std::abs(max));
+  const double least_span = magnitude_of_values * 1e-6;
+  if (max - min < least_span) {
+    const double middle = min / 2 + max / 2;
+    min = middle - least_span / 2;
+    max = middle + least_span / 2;
+  }
   const double raw = (max - min) / std::max(1, ticks);
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
   double step = magnitude;
@@ -32,8 +43,14 @@ QPointF to_pixel(const QRectF& plot, const Axis& x, const Axis& y, double vx, do
 
 namespace {
 
-QString tick_text(double value, const Axis& axis) {
-  const double v = value / axis.scale;
+// A tick's label; beyond a million, in as many significant digits as tell ticks `step` apart (1.0000002e+17),
+// not 18 digits that overrun their neighbours.
+QString tick_text(double value, const Axis& axis, double step) {
+  const double v = value / axis.scale, s = step / axis.scale;
+  if (std::abs(v) >= 1e6 && s > 0) {
+    const int digits = std::clamp(static_cast<int>(std::ceil(std::log10(std::abs(v) / s))) + 1, 3, 17);
+    return QString::number(v, 'g', digits) + (axis.unit.isEmpty() ? "" : " " + axis.unit);
+  }
   const QString number =
       std::abs(v) >= 100 || v == std::floor(v) ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3);
   return axis.unit.isEmpty() ? number : number + " " + axis.unit;
@@ -55,6 +72,26 @@ void nice_axis(Axis& a) {
 
 }  // namespace
 
+namespace {
+
+// The tick values of an axis: every multiple of its step inside it, at most kMaxTicks (a step too small for
+// the values' magnitude stops at the first tick that does not advance).
+constexpr int kMaxTicks = 1000;
+std::vector<double> ticks_of(const Axis& a) {
+  const double step = step_of(a);
+  std::vector<double> out;
+  if (!(step > 0) || !std::isfinite(step)) return out;
+  const double first = std::ceil(a.min / step);
+  for (int k = 0; k < kMaxTicks; ++k) {
+    const double v = (first + k) * step;
+    if (v > a.max + step * 1e-9 || (!out.empty() && !(v > out.back()))) break;
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace
+
 QRectF draw_axes(QPainter& p, const QRectF& outer, const Axis& x, const Axis& y) {
   const QFontMetricsF fm(p.font());
   const double left = fm.horizontalAdvance("000.0 GiB") + fm.height() + 8;
@@ -62,24 +99,22 @@ QRectF draw_axes(QPainter& p, const QRectF& outer, const Axis& x, const Axis& y)
                     outer.height() - fm.height() * 4);
   p.save();
   p.setPen(QPen(QColor(225, 225, 225), 1));
-  const double ys = step_of(y);
-  for (double v = std::ceil(y.min / ys) * ys; v <= y.max + ys * 1e-9; v += ys) {
+  for (const double v : ticks_of(y)) {
     const double py = to_pixel(plot, x, y, x.min, v).y();
     p.setPen(QPen(QColor(225, 225, 225), 1));
     p.drawLine(QPointF(plot.left(), py), QPointF(plot.right(), py));
     p.setPen(Qt::black);
     p.drawText(QRectF(outer.left(), py - fm.height() / 2, left - 6, fm.height()),
-               Qt::AlignRight | Qt::AlignVCenter, tick_text(v, y));
+               Qt::AlignRight | Qt::AlignVCenter, tick_text(v, y, step_of(y)));
   }
   if (!x.label.isNull()) {
-    const double xs = step_of(x);
-    for (double v = std::ceil(x.min / xs) * xs; v <= x.max + xs * 1e-9; v += xs) {
+    for (const double v : ticks_of(x)) {
       const double px = to_pixel(plot, x, y, v, y.min).x();
       p.setPen(QPen(QColor(235, 235, 235), 1));
       p.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()));
       p.setPen(Qt::black);
       p.drawText(QRectF(px - 50, plot.bottom() + 2, 100, fm.height()), Qt::AlignHCenter | Qt::AlignTop,
-                 tick_text(v, x));
+                 tick_text(v, x, step_of(x)));
     }
     p.drawText(QRectF(plot.left(), plot.bottom() + fm.height() + 4, plot.width(), fm.height()),
                Qt::AlignHCenter, x.label);
