@@ -9,8 +9,12 @@
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+#include <string>
 
 #include "apps/shardscope/exit_status.hpp"
+#include "planner/core/error.hpp"
+#include "planner/io/input_limits.hpp"
+#include "planner/io/json_reader.hpp"
 
 #ifndef SHARDSCOPE_VERSION_TEXT
 #define SHARDSCOPE_VERSION_TEXT "unknown"
@@ -60,6 +64,36 @@ void RowWriter::append(const Json& row) {
   if (::fsync(fd_) != 0) throw OutputError("cannot fsync " + path_ + ": " + std::strerror(errno));
 }
 
+namespace {
+
+// A results file's limits: one row's line (the input-file limit, kMaxInputFileBytes) and the whole file (a
+// 10^6-point grid's rows take about 3 GB), so /dev/zero or /dev/urandom end with a message, not memory.
+constexpr std::uintmax_t kMaxResultsBytes = std::uintmax_t{8} << 30;
+constexpr int kMaxUnreadableInARow = 100;
+
+// The next line of `in` (without its newline) into `line`; false at the end. Throws InputError past the
+// line or file limit.
+bool next_line(std::istream& in, std::string& line, const std::string& path, int line_number,
+               std::uintmax_t& total) {
+  line.clear();
+  std::streambuf* buffer = in.rdbuf();
+  bool any = false;
+  for (int c = buffer->sbumpc(); c != std::char_traits<char>::eof(); c = buffer->sbumpc()) {
+    any = true;
+    if (++total > kMaxResultsBytes)
+      throw InputError(path, line_number, "", "more than 8 GiB: not a results file");
+    if (c == '\n') return true;
+    line.push_back(static_cast<char>(c));
+    if (line.size() > kMaxInputFileBytes) {
+      throw InputError(path, line_number, "",
+                       "a line longer than " + std::string(kMaxInputFileText) + ": not a results row");
+    }
+  }
+  return any;
+}
+
+}  // namespace
+
 std::vector<Json> read_rows(const std::string& path, int* skipped, std::vector<int>* line_numbers) {
   std::vector<Json> rows;
   if (skipped != nullptr) *skipped = 0;
@@ -67,14 +101,26 @@ std::vector<Json> read_rows(const std::string& path, int* skipped, std::vector<i
   std::ifstream in(path);
   std::string line;
   int line_number = 0;
-  while (std::getline(in, line)) {
+  std::uintmax_t total = 0;
+  int unreadable_in_a_row = 0;
+  while (next_line(in, line, path, line_number + 1, total)) {
     ++line_number;
     if (line.empty()) continue;
+    check_json_nesting(line, path, line_number);  // a parser would recurse through 60,000 levels
     Json row = Json::parse(line, nullptr, false);
     if (row.is_discarded() || !row.is_object() || !row.contains("point") || !row["point"].is_string()) {
       if (skipped != nullptr) ++*skipped;
+      // A torn last line is one; a hundred in a row is another kind of file (or /dev/urandom).
+      if (++unreadable_in_a_row >= kMaxUnreadableInARow) {
+        throw InputError(
+            path, line_number, "",
+            std::to_string(kMaxUnreadableInARow) +
+                " lines in a row are not results rows (JSON objects with a \"point\"): not a results "
+                "file of shardscope sweep");
+      }
       continue;
     }
+    unreadable_in_a_row = 0;
     rows.push_back(std::move(row));
     if (line_numbers != nullptr) line_numbers->push_back(line_number);
   }

@@ -186,9 +186,9 @@ class LineScanner {
 
 // Refuses arrays and objects nested deeper than kMaxNestingDepth, at the line of the bracket that goes too
 // deep, before anything is parsed (so malformed deep text says so too). Strings are skipped.
-void check_nesting(const std::string& text, const std::string& file) {
+void check_nesting(const std::string& text, const std::string& file, int first_line = 1) {
   int depth = 0;
-  int line = 1;
+  int line = first_line;
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char ch = text[i];
@@ -212,6 +212,14 @@ void check_nesting(const std::string& text, const std::string& file) {
     }
   }
 }
+
+}  // namespace
+
+void check_json_nesting(const std::string& text, const std::string& file, int first_line) {
+  check_nesting(text, file, first_line);
+}
+
+namespace {
 
 const Json& value_at(const JsonDocument& document, const std::string& pointer, const std::string& field) {
   const Json::json_pointer where(pointer);

@@ -30,6 +30,11 @@ class JsonDocument {
   std::map<std::string, int> lines_;
 };
 
+// Refuses (InputError at `file`, the line of the bracket) JSON text whose arrays and objects nest deeper
+// than kMaxNestingDepth, before it is parsed: a parser would recurse through them. `first_line` is the line
+// the text starts at (a results file's row).
+void check_json_nesting(const std::string& text, const std::string& file, int first_line = 1);
+
 // Typed access to one JSON object of a document. Errors name the key's line (see line()) and the field
 // `field_prefix + key`, e.g. "plan.operators[3].p_scope".
 class JsonObjectReader {
