@@ -281,7 +281,7 @@ QImage painted_image(const PaintFunction& paint, const QSize& size) {
 bool paint_svg(const PaintFunction& paint, const QSize& size, const QString& title, QSvgGenerator& svg) {
   svg.setSize(size);
   svg.setViewBox(QRect(QPoint(0, 0), size));
-  svg.setTitle(title);
+  svg.setTitle(title.toHtmlEscaped());  // Qt writes <title> as given: '&' or '<' would break the SVG
   QPainter p;
   if (!p.begin(&svg)) return false;
   p.fillRect(QRectF(QPointF(0, 0), QSizeF(size)), Qt::white);
