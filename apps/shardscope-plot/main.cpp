@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
   try {
     run(o, argv);
   } catch (const std::exception& e) {
-    std::cerr << "error: " << cli::failure_message(e) << "\n";
+    std::cerr << "error: " << cli::terminal_text(cli::failure_message(e)) << "\n";
     return cli::to_int(cli::exit_status_for(e));
   }
   return 0;

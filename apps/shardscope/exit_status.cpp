@@ -1,9 +1,11 @@
 // ExitStatus: maps the errors commands throw to exit codes and messages, and lists the codes for --help.
 #include "apps/shardscope/exit_status.hpp"
 
+#include <algorithm>
 #include <new>
 
 #include "planner/core/error.hpp"
+#include "planner/core/printable.hpp"
 #ifdef SHARDSCOPE_HAVE_SIM
 #include "sim/simulation_error.hpp"
 #endif
@@ -57,6 +59,17 @@ std::string exit_status_help() {
   std::string out = "Exit status:";
   for (const auto& e : name_table<ExitStatus>()) {
     out += "\n  " + std::to_string(to_int(e.value)) + "  " + e.description;
+  }
+  return out;
+}
+
+std::string terminal_text(std::string_view text) {
+  std::string out;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    out += escape_unprintable(text.substr(start, end - start));
+    if (end < text.size()) out += '\n';
+    start = end + 1;
   }
   return out;
 }

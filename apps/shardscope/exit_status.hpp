@@ -5,6 +5,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "planner/core/names.hpp"
 
@@ -60,6 +61,10 @@ ExitStatus exit_status_for(const std::exception& error);
 // The line main() prints for `error` (without "error: "): its own text for the project's errors, a plain
 // explanation for out of memory, and "internal error: ..." for an exception nobody expected.
 std::string failure_message(const std::exception& error);
+
+// An error message for the terminal: input it quotes (a key, a value, a path) keeps no control character or
+// invalid UTF-8 (written \xNN, README "Names"); its line breaks stay. Both executables print through it.
+std::string terminal_text(std::string_view text);
 
 // The message for out of memory (a literal: the terminate handler prints it without allocating).
 const char* out_of_memory_message();

@@ -22,23 +22,6 @@
 
 namespace {
 
-// An error message for the terminal: input it quotes (a key, a value, a path) keeps no control character or
-// invalid UTF-8 (written \xNN, README "Names"); its line breaks stay.
-std::string terminal_text(std::string_view text) {
-  std::string out;
-  for (std::size_t start = 0; start <= text.size();) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    out += shardscope::escape_unprintable(text.substr(start, end - start));
-    if (end < text.size()) out += '\n';
-    start = end + 1;
-  }
-  return out;
-}
-
-}  // namespace
-
-namespace {
-
 using shardscope::cli::ExitStatus;
 
 // "unknown subcommand 'plna'; did you mean 'plan'?" when the first argument names no subcommand (CLI11
@@ -98,9 +81,9 @@ ExitStatus parse_and_run(int argc, char** argv, std::ostream& out) {
     if (unknown.empty()) {
       std::ostringstream err;
       app.exit(e, out, err);
-      std::cerr << terminal_text(err.str());
+      std::cerr << shardscope::cli::terminal_text(err.str());
     } else {
-      std::cerr << terminal_text(unknown) << "\nRun with --help for more information.\n";
+      std::cerr << shardscope::cli::terminal_text(unknown) << "\nRun with --help for more information.\n";
     }
     return ExitStatus::bad_input;
   }
@@ -135,7 +118,7 @@ int main(int argc, char** argv) {
     try {
       cli::exec_plotter(argc, argv);
     } catch (const std::exception& e) {
-      std::cerr << "error: " << terminal_text(cli::failure_message(e)) << "\n";
+      std::cerr << "error: " << shardscope::cli::terminal_text(cli::failure_message(e)) << "\n";
       return cli::to_int(cli::exit_status_for(e));
     }
   }
@@ -146,7 +129,7 @@ int main(int argc, char** argv) {
     try {
       cli::exec_simulator(argv);
     } catch (const cli::SimulatorUnavailable& e) {
-      std::cerr << "error: " << terminal_text(e.what()) << "\n";
+      std::cerr << "error: " << shardscope::cli::terminal_text(e.what()) << "\n";
       return cli::to_int(cli::exit_status_for(e));
     }
   }
@@ -176,9 +159,9 @@ int main(int argc, char** argv) {
   try {
     cli::write_standard_output(out.view());
   } catch (const cli::OutputError& e) {
-    std::cerr << "error: " << terminal_text(e.what()) << "\n";
+    std::cerr << "error: " << shardscope::cli::terminal_text(e.what()) << "\n";
     if (status == ExitStatus::ok) status = ExitStatus::failed;
   }
-  if (!message.empty()) std::cerr << terminal_text(message) << "\n";
+  if (!message.empty()) std::cerr << shardscope::cli::terminal_text(message) << "\n";
   return cli::to_int(status);
 }
