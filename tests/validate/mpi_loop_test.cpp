@@ -147,6 +147,23 @@ TEST_F(MpiLoop, TooFewRanksForThePlanIsAClearError) {
   EXPECT_NE(run.output.find("1 ranks were launched"), std::string::npos) << run.output;
 }
 
+// Issue 30, 11 and 19: an --out no file can be written at, and a size range that measures nothing, are
+// refused before any measuring, with the reason (exit 2).
+TEST_F(MpiLoop, ABadOutputOrSizeRangeIsRefusedBeforeMeasuring) {
+  const Launch run = launch(2, "run " + kScenario + " --out /nonexistent-folder/run.json");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find(
+                "--out: cannot write /nonexistent-folder/run.json: No such file or directory (no folder "
+                "/nonexistent-folder)"),
+            std::string::npos)
+      << run.output;
+  EXPECT_LT(run.seconds, 20);
+  const Launch bench = launch(1, "bench --min-bytes 1048576 --max-bytes 1024 --out -");
+  EXPECT_EQ(bench.exit_code, 2) << bench.output;
+  EXPECT_NE(bench.output.find("--min-bytes 1048576 is above --max-bytes 1024"), std::string::npos)
+      << bench.output;
+}
+
 TEST_F(MpiLoop, AFailingRankEndsEveryRank) {
   const Launch run = launch(2, "run " + kScenario + " --strategy zero-3 --fail-rank 1 --timeout 60 --out -");
   EXPECT_EQ(run.exit_code, 4) << run.output;

@@ -2,11 +2,16 @@
 // cuda-nccl (launched by mpirun or srun), or in one process without MPI (--no-mpi: an emulated rank on one
 // GPU, or describe from a file); every failure prints "rank R: error: ..." and ends every rank with MPI_Abort
 // (exit without MPI), never a hang.
+#include <fcntl.h>
 #include <mpi.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -57,7 +62,27 @@ void write_file(const std::string& path, const std::string& text) {
   }
   std::ofstream out(path);
   out << text;
-  if (!out) throw std::runtime_error(path + ": cannot write");
+  out.close();
+  if (!out) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+}
+
+// Before any measuring: --out must be a file its folder takes (a probe created and removed), so a bad path
+// fails at once with the reason instead of after minutes of measurements.
+void check_output(const std::string& path) {
+  if (path.empty() || path == "-" || sv::world_rank() != 0) return;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw std::invalid_argument("--out: cannot write " + path + ": it is a directory; expected a file path");
+  const std::string probe = path + ".probe-" + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int error = errno;
+    const std::string folder = std::filesystem::path(path).parent_path().string();
+    throw std::invalid_argument("--out: cannot write " + path + ": " + std::strerror(error) +
+                                (error == ENOENT && !folder.empty() ? " (no folder " + folder + ")" : ""));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 std::string json_text(const sv::Measurements& m) { return sv::measurements_to_json(m).dump(2) + "\n"; }
@@ -320,6 +345,13 @@ int main(int argc, char** argv) {
     abort_all("the MPI library does not support MPI_THREAD_SERIALIZED", kExitFailure);
   try {
     check_no_mpi(a, describe_cmd->parsed());
+    check_output(a.out);
+    if (bench->parsed() && a.bench.min_bytes > a.bench.max_bytes) {
+      throw std::invalid_argument("--min-bytes " + std::to_string(static_cast<long long>(a.bench.min_bytes)) +
+                                  " is above --max-bytes " +
+                                  std::to_string(static_cast<long long>(a.bench.max_bytes)) +
+                                  ": no collective size would be measured");
+    }
     if (*bench) write_file(a.out, json_text(run_bench(a)));
     if (*run_cmd) run(a);
     if (*describe_cmd) describe(a);
