@@ -14,6 +14,7 @@
 #include "validate/fit/calibration_fit.hpp"
 #include "validate/fit/calibration_writer.hpp"
 #include "validate/fit/compare_predict.hpp"
+#include "validate/fit/comparison.hpp"
 #include "validate/fit/measurements.hpp"
 #include "validate/fit/torch_step.hpp"
 
@@ -65,6 +66,25 @@ TEST(EmulatedRuns, AnEmulatedRunMustBeOneRankOfTheScenario) {
   const std::string missing = emulated_error(unnamed);
   EXPECT_EQ(missing.rfind("machine.emulated_rank: ", 0), 0u) << missing;
   EXPECT_NE(missing.find("cuda-emulated"), std::string::npos) << missing;
+}
+
+// Issue 30, 21: a strategy measured twice is refused (one row per strategy), and a section with nothing to
+// compare prints "-" rather than a 0.00 % MAPE beside +inf %.
+TEST(EmulatedRuns, AStrategyMeasuredTwiceIsRefusedAndEmptySectionsPrintNoError) {
+  nlohmann::json run = read_json(kData + "/call-4/run-gpu-llama-7b-paro.json");
+  run["iterations"].push_back(run["iterations"][0]);
+  const std::string twice = emulated_error(run);
+  EXPECT_EQ(twice.rfind("iterations[3].strategy: ", 0), 0u) << twice;
+  EXPECT_NE(twice.find("shardscope is measured twice (also iterations[0])"), std::string::npos) << twice;
+  Comparison c;
+  c.scenario = "s";
+  ComparisonSection empty{
+      "operators", "s", {ComparedRow{"ddp", "x", 0.0, std::nullopt, std::nullopt}}, {}, {}};
+  c.sections = {empty};
+  finish_comparison(c);
+  const std::string md = comparison_markdown(c);
+  EXPECT_NE(md.find("| operators | - | - | - | - | - | - | 0 |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("inf"), std::string::npos) << md;
 }
 
 std::string step_error(const nlohmann::json& step) {

@@ -260,7 +260,13 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
   ComparisonSection collectives{"collectives", "s", {}, {}, {}};
   ComparisonSection collectives_after{"collectives_after", "s", {}, {}, {}};
   std::size_t unmatched = 0;
+  std::map<std::string, std::size_t> strategy_at;  // each strategy once: two rows of one would blur both
   for (const MeasuredIteration& it : m.iterations) {
+    if (const auto [at, fresh] = strategy_at.emplace(it.strategy, it.index); !fresh) {
+      throw InputError(m.file, 0, "iterations[" + std::to_string(it.index) + "].strategy",
+                       it.strategy + " is measured twice (also iterations[" + std::to_string(at->second) +
+                           "]): one row per strategy");
+    }
     const Plan plan = measured_plan(in, it);
     // MPI's collectives are what the calibration's ring step model was fitted to; NCCL's model prices GPU
     // channels and protocols that a CPU run never had.

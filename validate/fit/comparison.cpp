@@ -19,7 +19,7 @@ std::string value_text(double v, const std::string& unit) {
 }
 
 std::string error_text(const std::optional<double>& predicted, double measured) {
-  if (!predicted) return "-";
+  if (!predicted || !(measured > 0)) return "-";  // no relative error of nothing measured
   return number_text("%+.2f %%", 100 * (*predicted - measured) / measured);
 }
 
@@ -223,11 +223,12 @@ std::string comparison_markdown(const Comparison& c) {
          "bias | points |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const ComparisonSection& s : c.sections) {
     const auto pct = [](double v) { return number_text("%.2f %%", 100 * v); };
-    const bool sim = s.simulator.points > 0;
-    out << "| " << s.name << " | " << pct(s.planner.mape) << " | " << pct(s.planner.max_abs_error) << " | "
-        << number_text("%+.2f %%", 100 * s.planner.bias) << " | " << (sim ? pct(s.simulator.mape) : "-")
-        << " | " << (sim ? pct(s.simulator.max_abs_error) : "-") << " | "
-        << (sim ? number_text("%+.2f %%", 100 * s.simulator.bias) : "-") << " | " << s.planner.points
+    const bool sim = s.simulator.points > 0, planner = s.planner.points > 0;  // no MAPE over 0 points
+    out << "| " << s.name << " | " << (planner ? pct(s.planner.mape) : "-") << " | "
+        << (planner ? pct(s.planner.max_abs_error) : "-") << " | "
+        << (planner ? number_text("%+.2f %%", 100 * s.planner.bias) : "-") << " | "
+        << (sim ? pct(s.simulator.mape) : "-") << " | " << (sim ? pct(s.simulator.max_abs_error) : "-")
+        << " | " << (sim ? number_text("%+.2f %%", 100 * s.simulator.bias) : "-") << " | " << s.planner.points
         << " |\n";
   }
   out << "\nSpearman rank correlation of throughput (samples/s) across strategies: planner "
