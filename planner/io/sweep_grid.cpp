@@ -37,6 +37,62 @@ std::vector<std::string> value_list(const YamlMap& map, const std::string& key) 
   return out;
 }
 
+// An axis's values for a message, the first few of a long list.
+std::string listed_values(const std::vector<std::string>& values) {
+  std::string out;
+  for (std::size_t i = 0; i < values.size() && i < 8; ++i) out += (i == 0 ? "" : ", ") + values[i];
+  if (values.size() > 8) out += ", ... " + std::to_string(values.size()) + " in all";
+  return out;
+}
+
+// True when `outer` is `inner` or a section holding it ("training" holds "training.memory_limit").
+bool holds(const std::string& outer, const std::string& inner) {
+  return inner.compare(0, outer.size(), outer) == 0 &&
+         (inner.size() == outer.size() || inner[outer.size()] == '.' || inner[outer.size()] == '[');
+}
+
+// The field a path writes: a scalar `model` and each of the model's sources write one field, the source.
+std::string written_field(const std::string& path) {
+  if (path == "model") return "model.(source)";
+  for (const std::string source :
+       {"model.preset", "model.hf_config", "model.transformer", "model.operators"}) {
+    if (holds(source, path)) return "model.(source)" + path.substr(source.size());
+  }
+  return path;
+}
+
+// A field varied on two axes, or varied and fixed by set:, where the later write replaces the earlier one,
+// would label rows with values they do not have ("model: a" then "model.preset: b"). Writes go in the order
+// resolve() applies them: the model and cluster axes, then set:, then the other axes in grid order.
+void check_no_overlap(const YamlMap& axes, const SweepGrid& grid) {
+  struct Write {
+    std::string field, what;
+    int order;
+    bool axis;
+  };
+  std::vector<Write> writes;
+  for (const ScenarioOverride& fixed : grid.fixed)
+    writes.push_back({written_field(fixed.path), "set: " + fixed.path + " (" + fixed.source + ")", 1, false});
+  for (std::size_t i = 0; i < grid.axes.size(); ++i) {
+    const std::string& path = grid.axes[i].path;
+    if (path == "strategy") continue;
+    const int order = path == "model" || path == "cluster" ? 0 : 2 + static_cast<int>(i);
+    writes.push_back({written_field(path), path, order, true});
+  }
+  for (const Write& later : writes) {
+    for (const Write& earlier : writes) {
+      if (&later == &earlier || !(later.axis || earlier.axis) || later.order < earlier.order) continue;
+      if (later.order == earlier.order && &later < &earlier) continue;
+      if (!holds(later.field, earlier.field)) continue;
+      const Write& axis = later.axis ? later : earlier;
+      const Write& other = later.axis ? earlier : later;
+      axes.fail(axis.what, std::string("overlaps ") + (other.axis ? "the axis " : "") + other.what +
+                               ": one replaces the other, so rows would be labelled with values they do not "
+                               "have; vary a field on one axis, and do not also fix it in set:");
+    }
+  }
+}
+
 void check_strategy(const YamlMap& map, const std::string& key, const std::string& name) {
   if (find_strategy(name) == nullptr) map.fail(key, unknown_strategy_message(name));
 }
@@ -49,9 +105,9 @@ GridFilter parse_filter(const YamlMap& map, const std::vector<GridAxis>& axes) {
   const YamlMap conditions = map.map(filter.exclude ? "exclude" : "only");
   for (auto it = conditions.node().begin(); it != conditions.node().end(); ++it) {
     const std::string axis = it->first.Scalar();
-    const bool known =
-        std::any_of(axes.begin(), axes.end(), [&](const GridAxis& a) { return a.path == axis; });
-    if (!known) conditions.fail(axis, "names no axis of this grid");
+    const auto found =
+        std::find_if(axes.begin(), axes.end(), [&](const GridAxis& a) { return a.path == axis; });
+    if (found == axes.end()) conditions.fail(axis, "names no axis of this grid");
     std::vector<std::string> values;
     // A copy, not it->second in the loop header: the iterator's proxy is a temporary.
     const YAML::Node listed = it->second;
@@ -59,6 +115,11 @@ GridFilter parse_filter(const YamlMap& map, const std::vector<GridAxis>& axes) {
       for (const YAML::Node& v : listed) values.push_back(value_text(v));
     } else {
       values.push_back(value_text(listed));
+    }
+    for (const std::string& v : values) {
+      if (std::find(found->values.begin(), found->values.end(), v) == found->values.end())
+        conditions.fail(axis,
+                        "'" + v + "' is not a value of the axis (" + listed_values(found->values) + ")");
     }
     filter.conditions.emplace_back(axis, values);
   }
@@ -124,6 +185,7 @@ SweepGrid parse_sweep_grid(const std::string& text, const std::string& file, con
     grid.axes.push_back(axis);
   }
   if (grid.axes.empty()) root.fail("axes", "expected at least one axis (field path: [values])");
+  check_no_overlap(axes, grid);
   if (grid.zip) {
     for (const GridAxis& a : grid.axes) {
       if (a.values.size() != grid.axes.front().values.size()) {
@@ -136,6 +198,7 @@ SweepGrid parse_sweep_grid(const std::string& text, const std::string& file, con
   if (root.has("filters")) {
     const YAML::Node list = root.raw("filters");
     if (!list.IsSequence()) root.fail("filters", "expected a list of {exclude: {...}} or {only: {...}}");
+    grid.filters_line = root.line("filters");
     for (std::size_t i = 0; i < list.size(); ++i) {
       grid.filters.push_back(parse_filter(
           YamlMap(list[i], file, "filters[" + std::to_string(i) + "]", root.line("filters")), grid.axes));
@@ -154,6 +217,18 @@ SweepGrid load_sweep_grid(const std::string& path) {
   const std::string base_dir = std::filesystem::path(path).parent_path().string();
   return parse_sweep_grid(read_text_file(path, "sweep grid"), path, base_dir.empty() ? "." : base_dir);
 }
+
+namespace {
+
+std::vector<GridPoint> check_some_left(const SweepGrid& grid, std::vector<GridPoint> points) {
+  if (points.empty()) {
+    throw InputError(grid.file, grid.filters_line, "filters",
+                     "the filters leave none of the grid's points: loosen an only: or an exclude:");
+  }
+  return points;
+}
+
+}  // namespace
 
 std::vector<GridPoint> expand_grid(const SweepGrid& grid) {
   std::vector<GridPoint> out;
@@ -181,11 +256,11 @@ std::vector<GridPoint> expand_grid(const SweepGrid& grid) {
         --a;
         if (++digit[a] < grid.axes[a].values.size()) break;
         digit[a] = 0;
-        if (a == 0) return out;
+        if (a == 0) return check_some_left(grid, std::move(out));
       }
     }
   }
-  return out;
+  return check_some_left(grid, std::move(out));
 }
 
 struct GridResolver::Tree {

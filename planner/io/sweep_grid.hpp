@@ -38,6 +38,7 @@ struct SweepGrid {
   bool zip = false;                     // combine: zip (else product)
   std::vector<GridAxis> axes;
   std::vector<GridFilter> filters;
+  int filters_line = 0;  // where filters: is, for messages
 };
 
 // A point before it is resolved: its place in the expansion and its axis values.

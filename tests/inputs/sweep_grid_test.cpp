@@ -134,5 +134,46 @@ TEST(SweepGrid, ErrorsNameTheGridFileAndField) {
                      "expected");
 }
 
+// Issue 30, 4: a field varied twice, or varied and fixed, where one write replaces the other.
+TEST(SweepGrid, AxesThatReplaceEachOtherAreRefused) {
+  expect_input_error(
+      [] { grid("base: ../default.yaml\naxes:\n  model: [nd-48x1536]\n  model.preset: [nd-64x1536]\n"); },
+      "g.yaml", 4, "axes.model.preset", "overlaps the axis model");
+  expect_input_error(
+      [] { grid("base: ../default.yaml\nset: {model.preset: nd-64x1536}\naxes:\n  model: [nd-48x1536]\n"); },
+      "g.yaml", 4, "axes.model", "overlaps set: model.preset");
+  expect_input_error(
+      [] {
+        grid(
+            "base: ../default.yaml\naxes:\n  training.memory_limit: [8GB]\n  training: [{memory_limit: "
+            "16GB}]\n");
+      },
+      "g.yaml", 4, "axes.training", "overlaps the axis training.memory_limit");
+  // Refining what an earlier write gave is not an overlap: a cluster preset, then its node count.
+  EXPECT_EQ(
+      expand_grid(grid("base: ../default.yaml\naxes:\n  cluster: [dgx-a100]\n  cluster.nodes: [1, 2]\n"))
+          .size(),
+      2u);
+  EXPECT_EQ(
+      expand_grid(grid("base: ../default.yaml\nset: {cluster.nodes: 2}\naxes:\n  model: [nd-48x1536]\n"))
+          .size(),
+      1u);
+}
+
+// Issue 30, 13: a filter value that is no value of its axis, and filters that leave nothing.
+TEST(SweepGrid, FiltersNameAxisValuesAndLeaveSomePoints) {
+  expect_input_error(
+      [] {
+        grid(
+            "base: ../default.yaml\naxes:\n  cluster.nodes: [1, 2]\nfilters:\n  - only: {cluster.nodes: "
+            "3}\n");
+      },
+      "g.yaml", -1, "filters[0].only.cluster.nodes", "'3' is not a value of the axis (1, 2)");
+  const SweepGrid none = grid(
+      "base: ../default.yaml\naxes:\n  cluster.nodes: [1, 2]\nfilters:\n  - only: {cluster.nodes: 1}\n"
+      "  - exclude: {cluster.nodes: 1}\n");
+  expect_input_error([&] { expand_grid(none); }, "g.yaml", 5, "filters", "leave none");
+}
+
 }  // namespace
 }  // namespace shardscope
