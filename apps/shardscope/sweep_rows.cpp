@@ -92,6 +92,52 @@ bool next_line(std::istream& in, std::string& line, const std::string& path, int
   return any;
 }
 
+// A field of a row at `line_number` is not what sweep writes there.
+[[noreturn]] void bad_field(const std::string& path, int line_number, const std::string& field,
+                            const std::string& expected, const Json& value) {
+  std::string got = value.dump();
+  if (got.size() > 40) got = got.substr(0, 37) + "...";
+  throw InputError(path, line_number, field, "expected " + expected + ", got " + got);
+}
+
+// The fields sweep writes, each of the type it writes (a missing one is allowed: older rows lack some).
+void check_row_fields(const Json& row, const std::string& path, int line_number) {
+  auto check = [&](const char* field, bool ok, const char* expected) {
+    if (row.contains(field) && !ok) bad_field(path, line_number, field, expected, row[field]);
+  };
+  auto is = [&](const char* field, bool (Json::*type)() const noexcept) {
+    return !row.contains(field) || (row[field].*type)();
+  };
+  check("grid", is("grid", &Json::is_string), "a string");
+  check("index", is("index", &Json::is_number_unsigned), "a whole number of 0 or more");
+  check("version", is("version", &Json::is_string), "a string");
+  check("revision", is("revision", &Json::is_string), "a string");
+  check("simulated", is("simulated", &Json::is_boolean), "true or false");
+  check("error", is("error", &Json::is_string), "a string");
+  const Json status = row.value("status", Json("ok"));
+  check("status", status == "ok" || status == "does-not-fit" || status == "error",
+        "ok, does-not-fit or error");
+  check("wall_seconds", is("wall_seconds", &Json::is_number) && row.value("wall_seconds", 0.0) >= 0,
+        "a number of seconds, 0 or more");
+  check("axes", is("axes", &Json::is_object), "an object of axis values");
+  const Json axes = row.value("axes", Json::object());  // items() of a temporary would outlive it
+  for (const auto& [axis, value] : axes.items()) {
+    if (!value.is_primitive() || value.is_null())
+      bad_field(path, line_number, "axes." + axis, "a value (text, number or true/false)", value);
+  }
+  check("metrics", is("metrics", &Json::is_object), "an object of strategies");
+  const Json all_metrics = row.value("metrics", Json::object());
+  for (const auto& [strategy, metrics] : all_metrics.items()) {
+    if (!metrics.is_object())
+      bad_field(path, line_number, "metrics." + strategy, "an object of metrics", metrics);
+    for (const auto& [name, value] : metrics.items()) {
+      if (!value.is_primitive() || value.is_null())
+        bad_field(path, line_number, "metrics." + strategy + "." + name, "a number, text or true/false",
+                  value);
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Json> read_rows(const std::string& path, int* skipped, std::vector<int>* line_numbers) {
@@ -121,6 +167,7 @@ std::vector<Json> read_rows(const std::string& path, int* skipped, std::vector<i
       continue;
     }
     unreadable_in_a_row = 0;
+    check_row_fields(row, path, line_number);
     rows.push_back(std::move(row));
     if (line_numbers != nullptr) line_numbers->push_back(line_number);
   }

@@ -33,9 +33,10 @@ class RowWriter {
 
 // The rows of a results file in order; a line that is not a JSON object (a torn last line) is skipped and
 // counted in `skipped`. Throws InputError (file:line) for a row nested deeper than the JSON limit, a line
-// over 32 MiB, a file over 8 GiB, or 100 unreadable lines in a row (not a results file). A missing file has
-// no rows. `line_numbers`, when given, gets each row's line in the file (1-based), for messages that point at
-// a row.
+// over 32 MiB, a file over 8 GiB, 100 unreadable lines in a row (not a results file), or a field of a row
+// that is not of the type sweep writes there (an index that is text, metrics that are a number). A missing
+// file has no rows. `line_numbers`, when given, gets each row's line in the file (1-based), for messages that
+// point at a row.
 std::vector<Json> read_rows(const std::string& path, int* skipped = nullptr,
                             std::vector<int>* line_numbers = nullptr);
 
