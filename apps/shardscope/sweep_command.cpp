@@ -111,7 +111,8 @@ Registered register_sweep(CLI::App& app, char** argv) {
               return;
             }
             int skipped_lines = 0;
-            const std::vector<SweepTask> tasks = tasks_to_run(mine, *o, &skipped_lines);
+            std::size_t kept_errors = 0;
+            const std::vector<SweepTask> tasks = tasks_to_run(mine, *o, &skipped_lines, &kept_errors);
             SweepRunOptions options;
             options.shardscope_binary = sibling_executable("shardscope");
             options.grid_file = o->grid;
@@ -138,12 +139,9 @@ Registered register_sweep(CLI::App& app, char** argv) {
                           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
             out << "Swept " << counts.done << " points of " << points.grid.name << " into " << o->out
                 << " in " << wall << " s: " << counts.ok << " ok, " << counts.no_fit << " does-not-fit, "
-                << counts.errors << " errors\n";
-            if (counts.errors > 0) {
-              throw PointsFailed(std::to_string(counts.errors) + " of " + std::to_string(counts.done) +
-                                 " points ended in error rows (their \"error\" says why; --resume "
-                                 "--retry-errors runs them again)");
-            }
+                << counts.errors << " errors" << kept_errors_text(kept_errors) << "\n";
+            if (counts.errors + kept_errors > 0)
+              throw PointsFailed(failed_points_text(counts.errors, counts.done, kept_errors));
           }};
 }
 

@@ -50,9 +50,15 @@ struct Start {
   std::string grid_name;
 };
 
+// What the results file held before the sweep: unreadable lines, points with only error rows kept.
+struct Recorded {
+  int skipped_lines = 0;
+  std::size_t kept_errors = 0;
+};
+
 // Rank 0: checks the options, reads the grid and the results file; the tasks left to run.
 std::vector<cli::SweepTask> prepare(const cli::SweepOptions& o, std::string& grid_name, std::size_t& total,
-                                    int& skipped_lines) {
+                                    Recorded& recorded) {
   cli::check_sweep_options(o, kSimulatorBuilt);
   if (o.dry_run) {
     throw shardscope::InputError("--dry-run", 0, "dry-run",
@@ -61,18 +67,19 @@ std::vector<cli::SweepTask> prepare(const cli::SweepOptions& o, std::string& gri
   const cli::SweepPoints points = cli::prepare_sweep(o.grid);
   grid_name = points.grid.name;
   total = points.tasks.size();
-  return cli::tasks_to_run(points.tasks, o, &skipped_lines);
+  return cli::tasks_to_run(points.tasks, o, &recorded.skipped_lines, &recorded.kept_errors);
 }
 
 // Rank 0 after the start: the sweep with the other ranks, then the summary line; the exit code.
 int lead(const cli::SweepOptions& o, const std::vector<cli::SweepTask>& tasks,
-         const cli::SweepRunOptions& options, int ranks, std::size_t total, int skipped_lines) {
+         const cli::SweepRunOptions& options, int ranks, std::size_t total, const Recorded& recorded) {
   cli::RowWriter writer(o.out);
   if (!o.quiet) {
     std::cerr << "sweep " << options.grid_name << ": " << tasks.size() << " of " << total
               << " points to run on " << ranks << " MPI rank" << (ranks == 1 ? "" : "s");
     if (total > tasks.size()) std::cerr << "; " << total - tasks.size() << " already in " << o.out;
-    if (skipped_lines > 0) std::cerr << "; " << skipped_lines << " unreadable lines there ignored";
+    if (recorded.skipped_lines > 0)
+      std::cerr << "; " << recorded.skipped_lines << " unreadable lines there ignored";
     std::cerr << "\n";
   }
   const auto start = std::chrono::steady_clock::now();
@@ -84,17 +91,17 @@ int lead(const cli::SweepOptions& o, const std::vector<cli::SweepTask>& tasks,
   std::ostringstream line;
   line << "Swept " << counts.done << " points of " << options.grid_name << " into " << o.out << " in " << wall
        << " s on " << ranks << " MPI rank" << (ranks == 1 ? "" : "s") << ": " << counts.ok << " ok, "
-       << counts.no_fit << " does-not-fit, " << counts.errors << " errors\n";
+       << counts.no_fit << " does-not-fit, " << counts.errors << " errors"
+       << cli::kept_errors_text(recorded.kept_errors) << "\n";
   std::cout << line.str() << std::flush;
   if (!o.quiet && ranks > 1) {
     std::cerr << "sweep: points run by rank 0.." << ranks - 1 << ":";
     for (const std::size_t n : counts.points_per_rank) std::cerr << " " << n;
     std::cerr << "\n";
   }
-  if (counts.errors > 0) {
-    std::cerr << "error: " << counts.errors << " of " << counts.done
-              << " points ended in error rows (their \"error\" says why; --resume --retry-errors runs them "
-                 "again)\n";
+  if (counts.errors + recorded.kept_errors > 0) {
+    std::cerr << "error: " << cli::failed_points_text(counts.errors, counts.done, recorded.kept_errors)
+              << "\n";
     return cli::to_int(ExitStatus::failed);
   }
   return cli::to_int(ExitStatus::ok);
@@ -139,10 +146,10 @@ int main(int argc, char** argv) {
   Start start;
   std::vector<cli::SweepTask> tasks;
   std::size_t total = 0;
-  int skipped_lines = 0;
+  Recorded recorded;
   if (rank == 0) {
     try {
-      tasks = prepare(o, start.grid_name, total, skipped_lines);
+      tasks = prepare(o, start.grid_name, total, recorded);
     } catch (const std::exception& e) {
       print_error(e, 0);
       start.exit_code = exit_code_for(e);
@@ -167,7 +174,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   try {
     if (rank == 0) {
-      exit_code = lead(o, tasks, options, ranks, total, skipped_lines);
+      exit_code = lead(o, tasks, options, ranks, total, recorded);
     } else {
       cli::work_for_rank_zero(options);
     }

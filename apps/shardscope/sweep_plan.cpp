@@ -103,8 +103,20 @@ std::vector<SweepTask> pending_tasks(const std::vector<SweepTask>& tasks, const 
   return out;
 }
 
+std::size_t kept_error_points(const std::vector<SweepTask>& tasks, const std::vector<Json>& rows,
+                              bool simulate) {
+  std::set<std::string> final_points, error_points;
+  for (const Json& row : rows) {
+    if (row.value("simulated", false) != simulate) continue;
+    (row_is_final(row) ? final_points : error_points).insert(row["point"].get<std::string>());
+  }
+  std::size_t out = 0;
+  for (const SweepTask& t : tasks) out += error_points.count(t.id) > 0 && final_points.count(t.id) == 0;
+  return out;
+}
+
 std::vector<SweepTask> tasks_to_run(const std::vector<SweepTask>& mine, const SweepOptions& o,
-                                    int* skipped_lines) {
+                                    int* skipped_lines, std::size_t* kept_errors) {
   struct stat info {};
   if (!o.resume && ::stat(o.out.c_str(), &info) == 0 && info.st_size > 0) {
     throw InputError(
@@ -112,7 +124,23 @@ std::vector<SweepTask> tasks_to_run(const std::vector<SweepTask>& mine, const Sw
         o.out + " already holds results: add --resume to continue that sweep, or choose another file");
   }
   const std::vector<Json> rows = o.resume ? read_rows(o.out, skipped_lines) : std::vector<Json>{};
+  if (kept_errors != nullptr) *kept_errors = o.retry_errors ? 0 : kept_error_points(mine, rows, o.simulate);
   return pending_tasks(mine, rows, o.simulate, o.retry_errors);
+}
+
+std::string kept_errors_text(std::size_t kept) {
+  return kept == 0 ? "" : "; " + std::to_string(kept) + " earlier error rows kept";
+}
+
+std::string failed_points_text(std::size_t errors, std::size_t done, std::size_t kept) {
+  std::string out;
+  if (errors > 0)
+    out = std::to_string(errors) + " of " + std::to_string(done) + " points ended in error rows";
+  if (kept > 0) {
+    out += (out.empty() ? "" : ", and ") + std::to_string(kept) +
+           " points recorded earlier have only error rows, kept as they are";
+  }
+  return out + " (their \"error\" says why; --resume --retry-errors runs them again)";
 }
 
 }  // namespace shardscope::cli

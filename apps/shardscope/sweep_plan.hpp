@@ -41,9 +41,22 @@ std::vector<SweepTask> shard_tasks(const std::vector<SweepTask>& tasks, const Sh
 std::vector<SweepTask> pending_tasks(const std::vector<SweepTask>& tasks, const std::vector<Json>& rows,
                                      bool simulate, bool retry_errors);
 
+// The points of `tasks` whose rows for this mode are all error rows: a resume without --retry-errors keeps
+// them as they are, and the sweep still ends in error for them.
+std::size_t kept_error_points(const std::vector<SweepTask>& tasks, const std::vector<Json>& rows,
+                              bool simulate);
+
 // What is left of `mine` to run into o.out: all of it without --resume (InputError when o.out already holds
-// rows), else the points not recorded there (pending_tasks); counts the unreadable lines in `skipped_lines`.
+// rows), else the points not recorded there (pending_tasks); counts the unreadable lines in `skipped_lines`
+// and, when given, the points kept with only error rows (kept_error_points) in `kept_errors`.
 std::vector<SweepTask> tasks_to_run(const std::vector<SweepTask>& mine, const SweepOptions& o,
-                                    int* skipped_lines);
+                                    int* skipped_lines, std::size_t* kept_errors = nullptr);
+
+// The summary line's end when a resume kept points with only error rows ("" for none).
+std::string kept_errors_text(std::size_t kept);
+
+// Why a sweep ends in error: `errors` of the `done` points run failed, `kept` earlier ones still have only
+// error rows; with the way to run them again.
+std::string failed_points_text(std::size_t errors, std::size_t done, std::size_t kept);
 
 }  // namespace shardscope::cli

@@ -12,6 +12,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -36,8 +37,14 @@ struct Options {
   bool simulate = false;
 };
 
-// Test hook: SHARDSCOPE_SWEEP_FAULT=crash:K or hang:K makes point K die by SIGKILL or never finish, so the
-// fault tests can check that a sweep turns both into error rows (tests/cli/sweep_fault_test.cpp).
+// Test hook: SHARDSCOPE_SWEEP_FAULT=crash:K or hang:K makes point K die by SIGKILL or never finish, and
+// simulation:K makes its simulations fail, so the fault tests can check that a sweep turns each into an error
+// row (tests/cli/sweep_fault_test.cpp).
+[[maybe_unused]] bool simulation_fault(std::size_t index) {
+  const char* fault = std::getenv("SHARDSCOPE_SWEEP_FAULT");
+  return fault != nullptr && std::string(fault) == "simulation:" + std::to_string(index);
+}
+
 void inject_fault(std::size_t index) {
   const char* fault = std::getenv("SHARDSCOPE_SWEEP_FAULT");
   if (fault == nullptr) return;
@@ -75,13 +82,15 @@ Json strategy_metrics(const StrategyResult& r, double fsdp_samples_per_second) {
 #ifdef SHARDSCOPE_HAVE_SIM
 // The plan simulated in a forked process; its numbers join the strategy's metrics (simulated_*), or its
 // failure (simulation_error).
-void add_simulation(const Scenario& scenario, const Calibration& calibration, const Plan& plan, Json& m) {
+void add_simulation(const Scenario& scenario, const Calibration& calibration, const Plan& plan, bool fail,
+                    Json& m) {
   sim::IterationOptions options;
   options.prefetch_depth = scenario.execution.prefetch_depth;
   options.overlap = scenario.execution.overlap;
   options.bucket_bytes = scenario.execution.bucket_bytes;
   try {
     const std::vector<double> values = sim::run_isolated([&] {
+      if (fail) throw std::runtime_error("failed as SHARDSCOPE_SWEEP_FAULT asked");
       const sim::IterationResult r = sim::simulate_iteration(scenario, calibration, plan, options);
       double peak = 0;
       for (const sim::GpuResult& g : r.gpus) peak = std::max(peak, g.peak_memory_bytes);
@@ -127,11 +136,20 @@ Json run_point(const Options& o) {
     Json m = strategy_metrics(*results[i], fsdp);
     any_fits = any_fits || results[i]->fits;
 #ifdef SHARDSCOPE_HAVE_SIM
-    if (o.simulate && results[i]->fits) add_simulation(point.scenario, calibration, results[i]->plan, m);
+    if (o.simulate && results[i]->fits)
+      add_simulation(point.scenario, calibration, results[i]->plan, simulation_fault(o.index), m);
 #endif
     metrics[name] = m;
   }
   out["status"] = any_fits ? "ok" : "does-not-fit";
+  // A simulation asked for and failed is no result: the row is an error (its planner metrics kept), and
+  // --retry-errors runs it again.
+  for (const auto& [strategy, m] : metrics.items()) {
+    if (!m.contains("simulation_error")) continue;
+    out["status"] = "error";
+    out["error"] = "the simulation of " + strategy + " failed: " + m["simulation_error"].get<std::string>();
+    break;
+  }
   out["metrics"] = metrics;
   return out;
 }

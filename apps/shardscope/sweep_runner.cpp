@@ -72,11 +72,8 @@ Json sweep_row(const SweepTask& task, const SweepRunOptions& options, const std:
   row["revision"] = git_revision();
   row["simulated"] = options.simulate;
   row["status"] = status;
-  if (status == "error") {
-    row["error"] = error;
-  } else {
-    row["metrics"] = metrics;
-  }
+  if (status == "error") row["error"] = error;
+  if (!metrics.is_null()) row["metrics"] = metrics;  // an error row keeps what its point did measure
   row["wall_seconds"] = wall_seconds;
   return row;
 }
@@ -174,7 +171,8 @@ Json ChildPool::finish(const Child& child, int wait_status, bool timed_out) {
                          child.task.id + " (did the grid or a file it names change during the sweep?)",
                      wall);
   }
-  return sweep_row(child.task, options_, result["status"].get<std::string>(), result["metrics"], "", wall);
+  return sweep_row(child.task, options_, result["status"].get<std::string>(), result["metrics"],
+                   result.value("error", std::string()), wall);
 }
 
 std::vector<Json> ChildPool::poll(std::chrono::milliseconds wait) {

@@ -30,8 +30,9 @@ struct SweepRunOptions {
   int jobs = 1;
 };
 
-// The row of a finished point: point id, index, grid, axes, version, revision, simulated, status, metrics or
-// error, wall time. `status` is ok, does-not-fit or error.
+// The row of a finished point: point id, index, grid, axes, version, revision, simulated, status, metrics
+// (null: none; an error row keeps what its point measured), error, wall time. `status` is ok, does-not-fit or
+// error.
 Json sweep_row(const SweepTask& task, const SweepRunOptions& options, const std::string& status,
                const Json& metrics, const std::string& error, double wall_seconds);
 

@@ -101,6 +101,12 @@ TEST(SweepFaults, CrashAndHangBecomeErrorRowsAndRetryFixesThem) {
   EXPECT_NE(errors[0]["error"].get<std::string>().find("killed by signal 9"), std::string::npos) << errors[0];
   EXPECT_EQ(errors[1]["index"], 1);  // retried, and now hanging
   EXPECT_EQ(errors[1]["error"], "timed out after 1 s and was killed");
+  // A resume without --retry-errors keeps the error row, and says so in its summary and exit status.
+  const auto kept = test::run_command(kBinary + " sweep " + kGrid + " --out " + out + " --resume --quiet");
+  EXPECT_EQ(kept.exit_code, 4) << kept.err;
+  EXPECT_NE(kept.out.find("Swept 0 points"), std::string::npos) << kept.out;
+  EXPECT_NE(kept.out.find("0 errors; 1 earlier error rows kept"), std::string::npos) << kept.out;
+  EXPECT_NE(kept.err.find("1 points recorded earlier have only error rows"), std::string::npos) << kept.err;
   // Without the fault, --retry-errors runs point 1 again; the others already have ok rows.
   const auto fixed =
       test::run_command(kBinary + " sweep " + kGrid + " --out " + out + " --resume --retry-errors --quiet");
@@ -112,6 +118,31 @@ TEST(SweepFaults, CrashAndHangBecomeErrorRowsAndRetryFixesThem) {
   EXPECT_EQ(csv_points(merged.out).size(), 4u);
   std::filesystem::remove(out);
 }
+
+#ifdef SHARDSCOPE_HAVE_SIM
+// Issue 30, 23: a failed --simulate was an ok row; now it is an error row that keeps the planner's metrics.
+TEST(SweepFaults, AFailedSimulationIsAnErrorRow) {
+  const std::string out = temp_path("simfault.jsonl");
+  const std::string grid = test::write_temp(
+      "simfault.yaml",
+      "name: simfault\nbase: " + kSource +
+          "/scenarios/default.yaml\nstrategies: [fsdp]\naxes:\n  training.memory_limit: [8GB, "
+          "16GB]\n");
+  const auto r = test::run_command("SHARDSCOPE_SWEEP_FAULT=simulation:1 " + kBinary + " sweep " + grid +
+                                   " --out " + out + " --simulate --jobs 1 --quiet");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.out.find("1 ok, 0 does-not-fit, 1 errors"), std::string::npos) << r.out;
+  const std::vector<nlohmann::json> rows = test::rows_of(out);
+  ASSERT_EQ(rows.size(), 2u);
+  const nlohmann::json& failed = rows[0]["index"] == 1 ? rows[0] : rows[1];
+  EXPECT_EQ(failed["status"], "error");
+  EXPECT_NE(failed["error"].get<std::string>().find("the simulation of fsdp failed"), std::string::npos)
+      << failed;
+  EXPECT_TRUE(failed["metrics"]["fsdp"].contains("samples_per_second")) << failed;
+  std::filesystem::remove(out);
+  std::filesystem::remove(grid);
+}
+#endif
 
 TEST(SweepFaults, MergeReportsMissingPoints) {
   const std::string out = temp_path("partial.jsonl");

@@ -116,6 +116,12 @@ TEST(SweepMpi, ACrashingPointIsAnErrorRowAndExitsFour) {
     EXPECT_NE(row["error"].get<std::string>().find("signal 9"), std::string::npos) << row.dump();
   }
   EXPECT_EQ(errors, 1);
+  // Resumed without --retry-errors, the error row stays and the sweep still ends in error.
+  const auto kept = test::run_command(mpirun(2) + kBinary + " sweep " + kGrid + " --out " + out +
+                                      " --mpi --jobs 1 --quiet --resume");
+  EXPECT_EQ(kept.exit_code, 4) << kept.err;
+  EXPECT_NE(kept.out.find("1 earlier error rows kept"), std::string::npos) << kept.out;
+  EXPECT_NE(kept.err.find("1 points recorded earlier have only error rows"), std::string::npos) << kept.err;
   std::filesystem::remove(out);
 }
 
