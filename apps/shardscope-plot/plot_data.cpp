@@ -2,7 +2,6 @@
 #include "apps/shardscope-plot/plot_data.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -20,13 +19,39 @@ using cli::ResultTable;
 
 constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
 
-// The whole cell as a finite number, or nothing.
+// The largest magnitude a chart takes: its spans and tick steps (max - min, ceil(max / step) * step) stay
+// finite below it. No metric comes near (a byte count of a zettabyte is 1e21).
+constexpr double kLargestDrawable = 1e300;
+
+// Decimal number syntax only: [sign] digits [. digits] [e [sign] digits], or [sign] . digits [...]. strtod
+// would also read hexadecimal (0x10), "inf" and "nan".
+bool decimal_syntax(const std::string& text) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  bool mantissa = digits();
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    mantissa = digits() || mantissa;
+  }
+  if (!mantissa) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == text.size();
+}
+
+// The whole cell as a decimal number a chart can draw (1e-310 is read as the tiny number it is), or nothing.
 std::optional<double> number(const std::string& text) {
-  if (text.empty() || text.find_first_of(" \t") != std::string::npos) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v)) return std::nullopt;
+  if (!decimal_syntax(text)) return std::nullopt;
+  const double v = std::strtod(text.c_str(), nullptr);  // underflow gives a tiny number or 0: both fine
+  if (!std::isfinite(v) || std::abs(v) > kLargestDrawable) return std::nullopt;
   return v;
 }
 
@@ -217,7 +242,7 @@ PlotData plot_data(const ResultTable& table, const PlotRequest& r) {
         const std::optional<double> v = number(text);
         if (!v) {
           throw InputError(row->file, row->line, table.columns[y.index],
-                           "expected a number, got '" + text + "'");
+                           "expected a decimal number no larger than 1e300 in size, got '" + text + "'");
         }
         value = *v;
       }

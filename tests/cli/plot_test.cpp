@@ -144,8 +144,10 @@ TEST(Plot, UnknownColumnsNameTheFileAndOption) {
 TEST(Plot, BadCellsAndEmptyFilesNameTheirLine) {
   const std::string bad = test::write_temp(
       "bad.csv", "point,grid,cluster.nodes,osdp.samples_per_second\np0,g,1,2.5\np1,g,2,fast\n");
-  expect_bad_input(bad + " --x cluster.nodes --y samples_per_second",
-                   {bad + ":3: osdp.samples_per_second: expected a number, got 'fast'"});
+  expect_bad_input(
+      bad + " --x cluster.nodes --y samples_per_second",
+      {bad +
+       ":3: osdp.samples_per_second: expected a decimal number no larger than 1e300 in size, got 'fast'"});
   const std::string ragged =
       test::write_temp("ragged.csv", "point,cluster.nodes,osdp.samples_per_second\np0,1\n");
   expect_bad_input(ragged + " --x cluster.nodes --y samples_per_second",
@@ -167,6 +169,32 @@ TEST(Plot, BadCellsAndEmptyFilesNameTheirLine) {
   expect_bad_input(temp_path("missing.jsonl") + " --x a --y b", {"missing.jsonl"});
   for (const std::string& f : {bad, ragged, empty_csv, header_only, empty_jsonl, none})
     std::filesystem::remove(f);
+}
+
+// Issue 30, 17: hexadecimal, infinite and undrawably large cells are refused (they drew y="nan" bars or read
+// 0x10 as 16); a subnormal such as 1e-310 is the tiny number it is.
+TEST(Plot, OnlyDecimalNumbersOfADrawableSizeAreValues) {
+  for (const std::string cell : {"0x10", "1.7e308", "-1.7e308", "inf", "nan", "1e", "+", ".", "1.2.3"}) {
+    const std::string csv = test::write_temp(
+        "cell.csv", "point,grid,cluster.nodes,osdp.samples_per_second\np0,g,1,2\np1,g,2," + cell + "\n");
+    expect_bad_input(csv + " --x cluster.nodes --y samples_per_second",
+                     {csv +
+                      ":3: osdp.samples_per_second: expected a decimal number no larger than 1e300 in size, "
+                      "got '" +
+                      cell + "'"});
+    std::filesystem::remove(csv);
+  }
+  const std::string fine = test::write_temp(
+      "fine.csv",
+      "point,grid,cluster.nodes,osdp.samples_per_second\np0,g,1,1e-310\np1,g,2,-.5E+2\np2,g,3,7.\n");
+  const std::string svg = temp_path("fine.svg");
+  const auto r =
+      test::run_command(kBinary + " plot " + fine + " --x cluster.nodes --y samples_per_second --out " + svg);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 values (lines)"), std::string::npos) << r.out;
+  EXPECT_EQ(test::read_file(svg).find("nan"), std::string::npos);
+  std::filesystem::remove(fine);
+  std::filesystem::remove(svg);
 }
 
 TEST(Plot, UnwritableOutputsAreRefusedBeforeReading) {
