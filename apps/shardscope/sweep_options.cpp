@@ -6,6 +6,7 @@
 #include <string>
 
 #include "apps/shardscope/option_checks.hpp"
+#include "apps/shardscope/sweep_rows.hpp"
 #include "planner/core/error.hpp"
 
 namespace shardscope::cli {
@@ -52,6 +53,7 @@ void check_sweep_options(const SweepOptions& o, bool simulator_built) {
   if (!o.dry_run && o.out.empty()) {
     throw InputError("--out", 0, "out", "a sweep needs a results file: --out results.jsonl (or --dry-run)");
   }
+  if (!o.dry_run) check_results_path("--out", o.out);
   if (o.retry_errors && !o.resume) {
     throw InputError("--retry-errors", 0, "retry-errors", "only applies with --resume");
   }

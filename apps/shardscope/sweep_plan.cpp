@@ -120,7 +120,7 @@ std::vector<SweepTask> tasks_to_run(const std::vector<SweepTask>& mine, const Sw
   struct stat info {};
   if (!o.resume && ::stat(o.out.c_str(), &info) == 0 && info.st_size > 0) {
     throw InputError(
-        "--out", 0, "out",
+        "--out", 0, "",
         o.out + " already holds results: add --resume to continue that sweep, or choose another file");
   }
   const std::vector<Json> rows = o.resume ? read_rows(o.out, skipped_lines) : std::vector<Json>{};

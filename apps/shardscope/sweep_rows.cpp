@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -172,6 +173,32 @@ std::vector<Json> read_rows(const std::string& path, int* skipped, std::vector<i
     if (line_numbers != nullptr) line_numbers->push_back(line_number);
   }
   return rows;
+}
+
+void check_results_path(const std::string& option, const std::string& path) {
+  const auto refuse = [&](const std::string& why) {
+    throw InputError(option, 0, "", "cannot write " + path + ": " + why);
+  };
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode))
+      refuse("it is a folder; name a results file in it (" + path + "/results.jsonl)");
+    if (!S_ISREG(info.st_mode)) {
+      refuse(
+          "it is not a regular file (a device, pipe or socket): a sweep appends its rows to a file and "
+          "reads them back with --resume");
+    }
+    if (::access(path.c_str(), W_OK) != 0) refuse(std::strerror(errno));
+    return;
+  }
+  if (errno != ENOENT && errno != ENOTDIR) refuse(std::strerror(errno));
+  std::string folder = std::filesystem::path(path).parent_path().string();
+  if (folder.empty()) folder = ".";
+  if (::stat(folder.c_str(), &info) != 0)
+    refuse("its folder " + folder + " cannot be used: " + std::strerror(errno));
+  if (!S_ISDIR(info.st_mode)) refuse(folder + " is not a folder");
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    refuse("no new file can be made in " + folder + ": " + std::strerror(errno));
 }
 
 bool row_is_final(const Json& row) {

@@ -40,6 +40,11 @@ class RowWriter {
 std::vector<Json> read_rows(const std::string& path, int* skipped = nullptr,
                             std::vector<int>* line_numbers = nullptr);
 
+// Refuses up front (InputError "OPTION: cannot write PATH: why", exit 2) a results path a sweep could not
+// append to and read back: a folder, a device, pipe or socket (/dev/null, a FIFO), a file it may not write,
+// or a new file in a folder that does not exist or takes no new file.
+void check_results_path(const std::string& option, const std::string& path);
+
 // A row whose point need not run again: ok or does-not-fit (an error row runs again with --retry-errors).
 bool row_is_final(const Json& row);
 

@@ -1,6 +1,7 @@
 // `shardscope sweep` and `merge` end to end on the shipped example grid: dry run, rows, resume, shards,
 // --shard auto, the CSV; and the overrides of plan/inspect (--set, --model, --cluster, --nodes).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -31,6 +32,33 @@ TEST(Sweep, DryRunListsEveryPointWithAStableId) {
   EXPECT_EQ(test::run_command(kBinary + " sweep " + kGrid + " --dry-run").out, a.out);
   const auto shard = test::run_command(kBinary + " sweep " + kGrid + " --dry-run --shard 1/2");
   EXPECT_NE(shard.out.find("shard 1/2: 2 points"), std::string::npos) << shard.out;
+}
+
+// Issue 30, 22: an --out a sweep cannot append to and read back is exit 2 before any point runs (a folder
+// was "already holding results", /dev/null failed on fsync with 4, a FIFO blocked forever).
+TEST(Sweep, AnUnusableOutIsRefusedBeforeAnyPointRuns) {
+  const std::string folder = temp_path("out-folder");
+  std::filesystem::create_directory(folder);
+  const std::string fifo = temp_path("out-fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string plain = test::write_temp("out-plain", "");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {folder, "it is a folder; name a results file in it"},
+      {"/dev/null", "it is not a regular file (a device, pipe or socket)"},
+      {fifo, "it is not a regular file (a device, pipe or socket)"},
+      {folder + "/missing/r.jsonl", "its folder " + folder + "/missing cannot be used: No such file"},
+      {plain + "/r.jsonl", plain + " is not a folder"},
+  };
+  for (const auto& [out, why] : cases) {
+    const auto r = test::run_command("timeout 20 " + kBinary + " sweep " + kGrid + " --out " + out);
+    EXPECT_EQ(r.exit_code, 2) << out << ": " << r.err;
+    EXPECT_NE(r.err.find("error: --out: cannot write " + out + ": " + why), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("points to run"), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(folder));
+  std::filesystem::remove_all(folder);
+  std::filesystem::remove(fifo);
+  std::filesystem::remove(plain);
 }
 
 TEST(Sweep, RowsResumeAndMerge) {
