@@ -37,6 +37,11 @@ constexpr bool kHaveSim = true;
 #else
 constexpr bool kHaveSim = false;
 #endif
+#ifdef SHARDSCOPE_HAVE_PLOT
+constexpr bool kHavePlot = true;
+#else
+constexpr bool kHavePlot = false;
+#endif
 
 // The folders of transcripts under tests/, each a ctest suite of that name ("transcript" for
 // tests/transcripts).
@@ -144,6 +149,7 @@ Outcome run_in(const std::string& command, const std::string& dir) {
 struct Transcript {
   std::vector<std::string> header;  // comment lines and `! requires sim`, kept verbatim
   bool requires_sim = false;
+  bool requires_plot = false;  // `! requires plot`: runs shardscope-plot, built only with Qt 6
   bool not_under_sanitizers = false;  // `! not under sanitizers`: sets a ulimit -v that ASan cannot run under
   std::string command;                // after "$ ", relative to the repository root
   std::string stdout_file;            // `! stdout FILE`: expected stdout lives in FILE (relative to the root)
@@ -175,6 +181,9 @@ Transcript parse_transcript(const fs::path& path) {
       } else if (line == "! requires sim") {
         t.requires_sim = true;
         t.header.push_back(line);
+      } else if (line == "! requires plot") {
+        t.requires_plot = true;
+        t.header.push_back(line);
       } else if (line == "! not under sanitizers") {
         t.not_under_sanitizers = true;
         t.header.push_back(line);
@@ -182,7 +191,7 @@ Transcript parse_transcript(const fs::path& path) {
         t.header.push_back(line);
       } else {
         throw std::runtime_error(path.string() + ": before the `$ command` line only `#` comments and " +
-                                 "`! requires sim` and `! not under sanitizers` may appear, not: " + line);
+                                 "`! requires sim`, `! requires plot` and `! not under sanitizers` may appear, not: " + line);
       }
     } else if (starts_with(line, "! stdout ")) {
       t.stdout_file = line.substr(9);
@@ -256,6 +265,7 @@ void check_transcript(const Suite& suite, const std::string& name) {
   const fs::path path = suite_dir(suite) / name;
   const Transcript t = parse_transcript(path);
   if (t.requires_sim && !kHaveSim) GTEST_SKIP() << "the binary is built without SimGrid";
+  if (t.requires_plot && !kHavePlot) GTEST_SKIP() << "shardscope-plot is built only with Qt 6, not found here";
   if (t.not_under_sanitizers && kSanitized) {
     GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no run fits under a ulimit -v";
   }
