@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -162,6 +163,45 @@ TEST_F(MpiLoop, ABadOutputOrSizeRangeIsRefusedBeforeMeasuring) {
   EXPECT_EQ(bench.exit_code, 2) << bench.output;
   EXPECT_NE(bench.output.find("--min-bytes 1048576 is above --max-bytes 1024"), std::string::npos)
       << bench.output;
+}
+
+// Issue 30, 20: describe read version 2 and negative times, and its errors had no line; it now checks the
+// file as calibrate does (file:line: field), and names the file when a section it needs is empty. A plain
+// process (--no-mpi), so this runs without mpirun too.
+TEST(ValidateDescribe, BadMeasurementsNameTheLineAndField) {
+  std::ifstream in(std::string(SHARDSCOPE_SOURCE_DIR) +
+                   "/validate/data/cpu-2rank-serial-repeat-2/run-10/bench.json");
+  const nlohmann::json base = nlohmann::json::parse(in);
+  // `bad` is the field's text in the file (its line is the one blamed, 0: the whole file); `message` what the
+  // error says after the line.
+  const auto expect_refused = [&](const nlohmann::json& j, const std::string& bad,
+                                  const std::string& message) {
+    const std::string file = ::testing::TempDir() + std::to_string(::getpid()) + "_describe.json";
+    const std::string text = j.dump(1);
+    std::ofstream(file) << text;
+    const std::string line =
+        bad.empty() ? ""
+                    : ":" + std::to_string(1 + std::count(text.begin(), text.begin() + text.find(bad), '\n'));
+    const Launch r = launch_alone(SHARDSCOPE_VALIDATE_BINARY,
+                                  "--no-mpi describe --measurements " + file + " --out -", "describe.log");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("error: " + file + line + ": " + message), std::string::npos) << r.output;
+    std::remove(file.c_str());
+  };
+  nlohmann::json v2 = base;
+  v2["version"] = 2;
+  expect_refused(v2, "\"version\": 2", "version: expected 1");
+  nlohmann::json negative = base;
+  negative["collectives"][0]["time_seconds"] = -1;
+  expect_refused(negative, "\"time_seconds\": -1",
+                 "collectives[0].time_seconds: expected a number from 0 to 1e+06, got -1");
+  nlohmann::json memory = base;
+  memory["machine"]["memory_bytes_per_rank"] = -5;
+  expect_refused(memory, "\"memory_bytes_per_rank\": -5",
+                 "machine.memory_bytes_per_rank: expected a number from 0 to 1e+18, got -5");
+  nlohmann::json no_gemms = base;
+  no_gemms["gemms"] = nlohmann::json::array();
+  expect_refused(no_gemms, "", "no GEMM measured (gemms)");
 }
 
 TEST_F(MpiLoop, AFailingRankEndsEveryRank) {

@@ -24,12 +24,14 @@
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/io/yaml_reader.hpp"
 #include "planner/search/plan_check.hpp"
 #include "validate/core/host_memory.hpp"
 #include "validate/core/machine_cluster.hpp"
 #include "validate/cpu/benchmarks.hpp"
 #include "validate/cpu/machine_info.hpp"
 #include "validate/cpu/run_plans.hpp"
+#include "validate/fit/measurements.hpp"
 #if SHARDSCOPE_HAVE_CUDA
 #include "validate/cuda/cuda_entry.hpp"
 #endif
@@ -222,19 +224,29 @@ void run(const Arguments& a) {
 void describe(const Arguments& a) {
   sv::Measurements m;
   if (!a.measurements.empty()) {
-    std::ifstream in(a.measurements);
-    if (!in) throw shardscope::InputError(a.measurements, 0, "", "cannot read the measurements file");
+    // The reader calibrate uses checks every field first (version, ranges), naming file:line: field; the
+    // checked document is then read into the harness's own structs.
+    const std::string text = shardscope::read_text_file(a.measurements, "measurements");
+    shardscope::fit::parse_measurements(text, a.measurements);
     try {
-      m = sv::measurements_from_json(nlohmann::json::parse(in));
-    } catch (const nlohmann::json::exception& e) {
-      throw shardscope::InputError(a.measurements, 0, "", std::string("not JSON: ") + e.what());
-    } catch (const std::invalid_argument& e) {
+      m = sv::measurements_from_json(nlohmann::json::parse(text));
+    } catch (const std::exception& e) {
       throw shardscope::InputError(a.measurements, 0, "", e.what());
     }
   } else {
     m = run_bench(a);
   }
-  write_file(a.out, sv::machine_cluster_yaml(m, sv::machine_cluster(m)));
+  sv::MachineCluster numbers;
+  try {
+    numbers = sv::machine_cluster(m);
+  } catch (const std::invalid_argument& e) {  // "measurements: no GEMM measured (gemms)": name the file
+    if (a.measurements.empty()) throw;
+    const std::string why = e.what();
+    const std::string prefix = "measurements: ";
+    throw shardscope::InputError(a.measurements, 0, "",
+                                 why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why);
+  }
+  write_file(a.out, sv::machine_cluster_yaml(m, numbers));
 }
 
 // --no-mpi is for what one process does alone; anything that talks to other ranks needs MPI.

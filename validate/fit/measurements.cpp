@@ -148,6 +148,7 @@ Measurements parse_measurements(const std::string& text, const std::string& file
   if (m.backend == "cuda-emulated" && m.emulated_rank < 0)
     machine.fail("emulated_rank", "expected the emulated rank (0 or more) of a cuda-emulated run");
   if (machine.has("compute_scale")) m.compute_scale = positive(machine, "compute_scale");
+  if (machine.has("memory_bytes_per_rank")) positive(machine, "memory_bytes_per_rank", 1e18);  // describe's
   each(root, "collectives", [&](const JsonObjectReader& r, std::size_t i) {
     CollectiveSample s;
     s.index = i;
