@@ -2,13 +2,13 @@
 # Builds the `fuzz` preset and runs every parser's libFuzzer target for SECONDS each (default 600), two at a
 # time, seeded from the shipped files; prints runs, exec/s, corpus size and findings per target, fails on any.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]   (targets: scenario hf calibration plan measurements nccl-tests
-# torch-step torch-trace; default: all eight)
+# torch-step torch-trace results; default: all nine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario hf calibration plan measurements nccl-tests torch-step torch-trace)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario hf calibration plan measurements nccl-tests torch-step torch-trace results)
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
@@ -27,7 +27,8 @@ seeds() {
     nccl-tests) echo "nccl_tests_log_fuzzer tests/fixtures/nccl-tests fuzz/corpus/nccl-tests" ;;
     torch-step) echo "torch_step_fuzzer validate/data/h100 fuzz/corpus/torch-step" ;;
     torch-trace) echo "torch_trace_fuzzer tests/fixtures/torch-trace" ;;
-    *) echo "fuzz.sh: unknown target '$1' (expected scenario, hf, calibration, plan, measurements, nccl-tests, torch-step or torch-trace)" >&2; exit 2 ;;
+    results) echo "results_fuzzer fuzz/corpus/results tests/hostile/inputs" ;;
+    *) echo "fuzz.sh: unknown target '$1' (expected scenario, hf, calibration, plan, measurements, nccl-tests, torch-step, torch-trace or results)" >&2; exit 2 ;;
   esac
 }
 
