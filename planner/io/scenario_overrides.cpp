@@ -103,7 +103,49 @@ bool on_same_branch(const std::string& a, const std::string& b) {
   return longer.size() == shorter.size() || longer[shorter.size()] == '.' || longer[shorter.size()] == '[';
 }
 
+// A field inside the model's transformer (or operators) when the model comes from elsewhere (a preset):
+// the result would have two sources, an error blamed on the scenario file the user did not change.
+void check_model_source(const ScenarioOverride& o, const YAML::Node& model, const std::string& source) {
+  for (const char* other : kModelSources) {
+    if (other == source || !model[other].IsDefined()) continue;
+    const YAML::Node given = model[other];
+    fail(o, "the model here is given by " + std::string(other) +
+                (given.IsScalar() ? " (" + given.Scalar() + ")" : std::string()) + ", not by " + source +
+                ": set the whole model." + source + "={...}, or choose the model with --model or model=");
+  }
+}
+
 }  // namespace
+
+bool override_replaces(const std::string& later, const std::string& earlier) {
+  // A scalar `model` and each model source write one field, the model's source; `cluster` writes the whole
+  // section (a preset), so it replaces every cluster field before it.
+  const auto written = [](const std::string& path) {
+    if (path == "model") return std::string("model.(source)");
+    for (const std::string source :
+         {"model.preset", "model.hf_config", "model.transformer", "model.operators"}) {
+      if (on_same_branch(source, path) && path.size() >= source.size())
+        return "model.(source)" + path.substr(source.size());
+    }
+    return path;
+  };
+  const std::string a = written(later), b = written(earlier);
+  return b.size() >= a.size() && on_same_branch(a, b);
+}
+
+void check_overrides_keep_each_other(const std::vector<ScenarioOverride>& overrides) {
+  for (std::size_t j = 0; j < overrides.size(); ++j) {
+    for (std::size_t i = 0; i < j; ++i) {
+      if (!override_replaces(overrides[j].path, overrides[i].path)) continue;
+      const ScenarioOverride& earlier = overrides[i];
+      throw InputError(
+          overrides[j].source, 0, overrides[j].path,
+          "replaces what " + earlier.source +
+              (earlier.source == "--set" ? " " + earlier.path + "=" + earlier.value : "") +
+              " gave, which would be lost; give each field once (a preset first, then its fields)");
+    }
+  }
+}
 
 ScenarioOverride parse_set_argument(const std::string& text, const std::string& source) {
   const std::size_t equals = text.find('=');
@@ -151,9 +193,14 @@ void apply_override(YAML::Node& root, const ScenarioOverride& given, const std::
           walked == "model.operators") {
         for (const char* source : kModelSources) current.remove(source);  // one model source at a time
       }
+      if (walked == "cluster.preset" || walked == "cluster.file") {
+        for (const char* source : {"preset", "file"}) current.remove(source);  // one cluster source
+      }
       current[step.key] = value;
       return;
     }
+    if (walked == "model.transformer" || walked == "model.operators")
+      check_model_source(o, current, step.key);
     YAML::Node child = current[step.key];
     if (!child.IsDefined() || child.IsNull()) {
       if (step.index >= 0) fail(o, "'" + walked + "' is not a list in this scenario");
@@ -182,6 +229,7 @@ void apply_override(YAML::Node& root, const ScenarioOverride& given, const std::
 Scenario parse_scenario_with_overrides(const YAML::Node& base, const std::string& file_name,
                                        const std::string& base_dir,
                                        const std::vector<ScenarioOverride>& overrides) {
+  check_overrides_keep_each_other(overrides);
   // In place: YAML::Clone would drop the marks that give the file's errors their line numbers.
   YAML::Node tree = base;
   for (const ScenarioOverride& o : overrides) apply_override(tree, o, base_dir);
@@ -193,6 +241,13 @@ Scenario parse_scenario_with_overrides(const YAML::Node& base, const std::string
                                : it->path == "cluster" ? "cluster"
                                                        : it->path;  // shorthands
       if (on_same_branch(path, e.field())) throw InputError(it->source, 0, e.field(), e.message());
+    }
+    // An error elsewhere in a section an override changed (cluster.gpus_per_node against the preset's switch
+    // layout) is the override's doing: it is named, with the field the check failed on.
+    const std::string section = e.field().substr(0, e.field().find_first_of(".["));
+    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
+      if (it->path.substr(0, it->path.find_first_of(".[")) != section) continue;
+      throw InputError(it->source, 0, it->path, "with this value, " + e.field() + ": " + e.message());
     }
     throw;
   }
@@ -206,6 +261,7 @@ Scenario load_scenario_with_overrides(const std::string& scenario_file,
     return parse_scenario_with_overrides(tree, scenario_file, base_dir.empty() ? "." : base_dir, overrides);
   }
   // No scenario file: the overrides are the scenario, and must give at least a model and a cluster.
+  check_overrides_keep_each_other(overrides);
   YAML::Node tree(YAML::NodeType::Map);
   for (const ScenarioOverride& o : overrides) apply_override(tree, o, ".");
   const char* const source = "command line";

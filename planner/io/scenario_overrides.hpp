@@ -23,6 +23,15 @@ struct ScenarioOverride {
   std::string base_dir = ".";
 };
 
+// True when applying the override at path `later` after the one at `earlier` replaces what `earlier` wrote:
+// the same field, or a section holding it ("cluster" holds "cluster.nodes"); a scalar `model` and each of the
+// model's sources (model.preset, model.hf_config, ...) count as one field, the model's source.
+bool override_replaces(const std::string& later, const std::string& earlier);
+
+// Throws InputError naming the later override when one replaces an earlier one (--nodes 4 then
+// --set cluster=X would drop the node count, a field given twice one of its values).
+void check_overrides_keep_each_other(const std::vector<ScenarioOverride>& overrides);
+
 // "PATH=VALUE" from `--set`; an empty path or value, or no '=', is an InputError naming `source`.
 ScenarioOverride parse_set_argument(const std::string& text, const std::string& source = "--set");
 

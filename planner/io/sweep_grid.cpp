@@ -45,45 +45,29 @@ std::string listed_values(const std::vector<std::string>& values) {
   return out;
 }
 
-// True when `outer` is `inner` or a section holding it ("training" holds "training.memory_limit").
-bool holds(const std::string& outer, const std::string& inner) {
-  return inner.compare(0, outer.size(), outer) == 0 &&
-         (inner.size() == outer.size() || inner[outer.size()] == '.' || inner[outer.size()] == '[');
-}
-
-// The field a path writes: a scalar `model` and each of the model's sources write one field, the source.
-std::string written_field(const std::string& path) {
-  if (path == "model") return "model.(source)";
-  for (const std::string source :
-       {"model.preset", "model.hf_config", "model.transformer", "model.operators"}) {
-    if (holds(source, path)) return "model.(source)" + path.substr(source.size());
-  }
-  return path;
-}
-
 // A field varied on two axes, or varied and fixed by set:, where the later write replaces the earlier one,
 // would label rows with values they do not have ("model: a" then "model.preset: b"). Writes go in the order
 // resolve() applies them: the model and cluster axes, then set:, then the other axes in grid order.
 void check_no_overlap(const YamlMap& axes, const SweepGrid& grid) {
   struct Write {
-    std::string field, what;
+    std::string path, what;
     int order;
     bool axis;
   };
   std::vector<Write> writes;
   for (const ScenarioOverride& fixed : grid.fixed)
-    writes.push_back({written_field(fixed.path), "set: " + fixed.path + " (" + fixed.source + ")", 1, false});
+    writes.push_back({fixed.path, "set: " + fixed.path + " (" + fixed.source + ")", 1, false});
   for (std::size_t i = 0; i < grid.axes.size(); ++i) {
     const std::string& path = grid.axes[i].path;
     if (path == "strategy") continue;
     const int order = path == "model" || path == "cluster" ? 0 : 2 + static_cast<int>(i);
-    writes.push_back({written_field(path), path, order, true});
+    writes.push_back({path, path, order, true});
   }
   for (const Write& later : writes) {
     for (const Write& earlier : writes) {
       if (&later == &earlier || !(later.axis || earlier.axis) || later.order < earlier.order) continue;
       if (later.order == earlier.order && &later < &earlier) continue;
-      if (!holds(later.field, earlier.field)) continue;
+      if (!override_replaces(later.path, earlier.path)) continue;
       const Write& axis = later.axis ? later : earlier;
       const Write& other = later.axis ? earlier : later;
       axes.fail(axis.what, std::string("overlaps ") + (other.axis ? "the axis " : "") + other.what +

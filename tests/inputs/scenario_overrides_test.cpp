@@ -94,6 +94,50 @@ TEST(ScenarioOverrides, PathThroughASingleValueIsRefused) {
       "training.slice_granularities[9]", "past its end");
 }
 
+// Issue 30, 25: errors the user's override caused name the override, not the scenario file's line 1 or a key
+// the user never wrote; and an override that would replace an earlier one is refused, not silently kept.
+TEST(ScenarioOverrides, ErrorsAnOverrideCausedNameIt) {
+  expect_input_error([] { load_scenario_with_overrides(kDefault, {set("cluster.gpus_per_node=4")}); },
+                     "--set", 0, "cluster.gpus_per_node",
+                     "with this value, cluster.intra_node.gpus_per_switch: sockets x switches_per_socket");
+  expect_input_error([] { load_scenario_with_overrides(kDefault, {set("model.transformer.layers=2")}); },
+                     "--set", 0, "model.transformer.layers",
+                     "the model here is given by preset (nd-48x1536)");
+  // A cluster file replaces the preset (it was "cluster.preset: unknown key" at the file's line).
+  const Scenario filed = load_scenario_with_overrides(
+      kDefault, {set("cluster.file=" + kSource + "/scenarios/clusters/dgx-a100.yaml")});
+  EXPECT_EQ(filed.cluster.gpus_per_node, 8);
+}
+
+TEST(ScenarioOverrides, AnOverrideThatReplacesAnEarlierOneIsRefused) {
+  expect_input_error(
+      [] {
+        load_scenario_with_overrides(kDefault,
+                                     {{"--nodes", "cluster.nodes", "4", "."}, set("cluster=dgx-a100")});
+      },
+      "--set", 0, "cluster", "replaces what --nodes gave");
+  expect_input_error(
+      [] {
+        load_scenario_with_overrides(kDefault,
+                                     {set("training.memory_limit=8GB"), set("training.memory_limit=16GB")});
+      },
+      "--set", 0, "training.memory_limit", "replaces what --set training.memory_limit=8GB gave");
+  expect_input_error(
+      [] {
+        load_scenario_with_overrides("", {{"--model", "model", "nd-48x1536", "."}, set("model.preset=x")});
+      },
+      "--set", 0, "model.preset", "replaces what --model gave");
+  // A preset first, then its fields: each keeps the other.
+  const Scenario both = load_scenario_with_overrides(
+      kDefault, {{"--cluster", "cluster", "dgx-a100", "."}, {"--nodes", "cluster.nodes", "2", "."}});
+  EXPECT_EQ(both.cluster.nodes, 2);
+  EXPECT_TRUE(override_replaces("model.preset", "model"));
+  EXPECT_TRUE(override_replaces("model", "model.transformer.layers"));
+  EXPECT_FALSE(override_replaces("model.sequence_length", "model"));
+  EXPECT_FALSE(override_replaces("cluster.nodes", "cluster"));
+  EXPECT_FALSE(override_replaces("training.memory", "training.memory_limit"));
+}
+
 TEST(ScenarioOverrides, SetArgumentNeedsPathAndValue) {
   expect_input_error([] { parse_set_argument("training.memory_limit"); }, "--set", 0, "",
                      "expected PATH=VALUE");
