@@ -20,8 +20,6 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "planner/core/error.hpp"
 #include "planner/io/embedded_files.hpp"
@@ -518,7 +516,7 @@ void ScenarioPanel::take(Parsed parsed) {
 // What reading a scenario file gives, on any thread: no widget is touched.
 struct ScenarioPanel::Loaded {
   QString path;
-  bool readable = false;
+  QString read_error;  // why the file could not be read (a folder, missing, too large), or ""
   QString yaml_error;  // the strict reader's message: not a scenario's YAML at all
   YAML::Node doc;
   Parsed parsed;
@@ -527,14 +525,18 @@ struct ScenarioPanel::Loaded {
 ScenarioPanel::Loaded ScenarioPanel::load_file(const QString& path) {
   Loaded out;
   out.path = path;
-  std::ifstream in(path.toStdString());
-  if (!in) return out;
-  out.readable = true;
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
+  try {
+    // The planner's file reader: a folder, a missing or unreadable file and one over the input limit are
+    // each told apart, with the reason.
+    text = read_text_file(path.toStdString(), "scenario");
+  } catch (const std::exception& e) {
+    out.read_error = QString::fromStdString(e.what());
+    return out;
+  }
   try {
     // The planner's strict reader (one document, a mapping, no duplicate keys), once.
-    out.doc = parse_yaml_mapping(text.str(), path.toStdString());
+    out.doc = parse_yaml_mapping(text, path.toStdString());
   } catch (const std::exception& e) {
     out.yaml_error = QString::fromStdString(e.what());
     return out;
@@ -545,9 +547,9 @@ ScenarioPanel::Loaded ScenarioPanel::load_file(const QString& path) {
 
 bool ScenarioPanel::take_loaded(Loaded loaded) {
   const QString& path = loaded.path;
-  if (!loaded.readable) {
-    show_error("general", path + ": cannot be read");
-    emit scenarioInvalid(path + ": cannot be read");
+  if (!loaded.read_error.isEmpty()) {
+    show_error("general", loaded.read_error);
+    emit scenarioInvalid(loaded.read_error);
     return false;
   }
   file_ = path;

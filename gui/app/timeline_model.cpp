@@ -2,6 +2,9 @@
 #include "timeline_model.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -143,8 +146,11 @@ TimelineModel parse_trace_json(const std::string& text, const std::string& sourc
 }
 
 TimelineModel load_trace_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(path, "", "is a folder; expected a simulator trace file");
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "", "cannot be read");
+  if (!in) fail(path, "", std::string("cannot be read: ") + std::strerror(errno != 0 ? errno : ENOENT));
   std::ostringstream text;
   text << in.rdbuf();
   return parse_trace_json(text.str(), path);

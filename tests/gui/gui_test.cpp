@@ -386,6 +386,14 @@ class GuiTest : public QObject {
     QCOMPARE(opened.takeFirst().at(0).toBool(), false);
     QVERIFY2(panel.field_error("model").contains("unknown model preset"), qPrintable(panel.error_text()));
 
+    // Issue 30, 26: a folder was "file is empty", a missing file "cannot be read" with no reason.
+    QVERIFY(!panel.open_file(dir.path()));
+    QVERIFY2(panel.field_error("general").contains("is a directory; expected a scenario file"),
+             qPrintable(panel.error_text()));
+    QVERIFY(!panel.open_file(dir.filePath("missing.yaml")));
+    QVERIFY2(panel.field_error("general").contains("cannot open scenario: no such file"),
+             qPrintable(panel.error_text()));
+
     panel.open_file_async(big);  // superseded by the synchronous open below
     QVERIFY(panel.open_file(kDefault));
     QTest::qWait(500);

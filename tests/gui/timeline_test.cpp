@@ -215,7 +215,17 @@ class TimelineTest : public QObject {
       load_trace_file("/nonexistent/trace.json");
       QFAIL("a missing file was read");
     } catch (const InputError& e) {
-      QCOMPARE(std::string(e.what()), std::string("/nonexistent/trace.json: cannot be read"));
+      QCOMPARE(std::string(e.what()),
+               std::string("/nonexistent/trace.json: cannot be read: No such file or directory"));
+    }
+    // Issue 30, 26: a folder is named as one, not read as an empty trace.
+    QTemporaryDir folder;
+    try {
+      load_trace_file(folder.path().toStdString());
+      QFAIL("a folder was read");
+    } catch (const InputError& e) {
+      QCOMPARE(std::string(e.what()),
+               folder.path().toStdString() + ": is a folder; expected a simulator trace file");
     }
   }
 
