@@ -190,7 +190,15 @@ Plan measured_plan(const CompareInputs& in, const MeasuredIteration& it) {
   plan.strategy = it.strategy;
   record_plan_configuration(plan, scenario, in.predict_calibration);
   const std::string digest = format_digest(plan_digest(plan));
-  if (!it.plan_digest.empty() && it.plan_digest != digest) {
+  if (it.plan_digest.empty()) {
+    // The scenario field is a name (or a file name): only the digest shows which plan, of which scenario,
+    // ran.
+    throw InputError(file, 0, field(it, "plan_digest"),
+                     "missing: without the digest of the plan the run executed nothing shows it ran " +
+                         it.strategy + " on " + in.scenario_file +
+                         " (shardscope-validate run records it in every iteration)");
+  }
+  if (it.plan_digest != digest) {
     throw InputError(file, 0, field(it, "plan_digest"),
                      "the run executed plan " + it.plan_digest + ", but " + it.strategy + " at micro-batch " +
                          std::to_string(it.micro_batch) + " on " + in.scenario_file + " is plan " + digest +
