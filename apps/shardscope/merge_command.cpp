@@ -42,12 +42,20 @@ Registered register_merge(CLI::App& app) {
             // Axes in the grid's order when --grid is given, its missing points listed.
             std::vector<std::string> grid_axes;
             std::vector<SweepTask> grid_tasks;
+            GridRows only;
             if (!o->grid.empty()) {
               const SweepPoints points = prepare_sweep(o->grid);
               for (const GridAxis& a : points.grid.axes) grid_axes.push_back(a.path);
               grid_tasks = points.tasks;
+              only.name = points.grid.name;
+              for (const SweepTask& t : grid_tasks) only.points.insert(t.id);
             }
-            const MergedResults merged = merge_result_files(o->inputs, grid_axes, std::cerr);
+            const MergedResults merged = merge_result_files(o->inputs, grid_axes, std::cerr, only);
+            if (merged.left_out > 0) {
+              std::cerr << "warning: " << merged.left_out << " rows of other grids than " << only.name
+                        << ", or of points not in " << o->grid << ", left out (merge without --grid takes "
+                        << "every row)\n";
+            }
             std::size_t missing = 0;
             if (!o->grid.empty()) {
               for (const SweepTask& t : grid_tasks) {

@@ -55,7 +55,8 @@ auto sort_key(const Json& r) {
 }  // namespace
 
 MergedResults merge_result_files(const std::vector<std::string>& paths,
-                                 const std::vector<std::string>& axes_first, std::ostream& warnings) {
+                                 const std::vector<std::string>& axes_first, std::ostream& warnings,
+                                 const GridRows& only) {
   MergedResults merged;
   merged.table.file = paths.empty() ? std::string() : paths.front();
   // Latest final row per (point, simulated), else its latest error row.
@@ -67,6 +68,11 @@ MergedResults merge_result_files(const std::vector<std::string>& paths,
     std::vector<Json> rows = read_rows(path, &skipped, &lines);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       ++merged.rows_read;
+      if (!only.name.empty() && (rows[i].value("grid", only.name) != only.name ||
+                                 only.points.count(rows[i]["point"].get<std::string>()) == 0)) {
+        ++merged.left_out;
+        continue;
+      }
       const Key key{rows[i]["point"].get<std::string>(), rows[i].value("simulated", false)};
       const auto it = chosen.find(key);
       if (it == chosen.end() || row_is_final(rows[i]) || !row_is_final(it->second.row)) {

@@ -33,15 +33,25 @@ struct MergedResults {
   ResultTable table;
   std::size_t rows_read = 0;           // result rows read from all files
   std::set<std::string> final_points;  // points whose chosen row is ok or does-not-fit
+  std::size_t left_out = 0;            // rows of another grid or point than the one merged (GridRows)
+};
+
+// The rows of one grid (merge --grid): its name and its points' ids. Empty: every row is taken.
+struct GridRows {
+  std::string name;
+  std::set<std::string> points;
 };
 
 // Merges results files written by `shardscope sweep --out`: one row per (point, simulated), the latest ok or
 // does-not-fit row winning over earlier ones and over errors (else the latest error row), sorted by grid,
 // index, point and simulated. Axis columns come in `axes_first` order (the grid's), then in order of first
 // appearance; strategies in order of first appearance; a metric column only when some row has it. A count of
-// unreadable lines per file goes to `warnings`.
+// unreadable lines per file goes to `warnings`. With `only` given, a row of another grid (its `grid` is not
+// only.name) or of a point not in only.points is left out and counted, so it can neither join the table nor
+// replace the grid's own row of the same point.
 MergedResults merge_result_files(const std::vector<std::string>& paths,
-                                 const std::vector<std::string>& axes_first, std::ostream& warnings);
+                                 const std::vector<std::string>& axes_first, std::ostream& warnings,
+                                 const GridRows& only = {});
 
 // The table as CSV: a header line, then one line per row; a cell holding a comma, quote or line break is
 // quoted (quotes doubled). The same table gives the same bytes.

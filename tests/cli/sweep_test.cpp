@@ -114,6 +114,25 @@ TEST(Sweep, RowsResumeAndMerge) {
   EXPECT_NE(header.find(",fsdp.speedup_over_fsdp,"), std::string::npos);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 5);
   EXPECT_EQ(test::run_command(kBinary + " merge " + out).out, text);
+  // Issue 30, 15: with --grid, a later row of another grid for one of its points (same id: same scenario)
+  // and a row of a point not in the grid are left out, with a warning; the grid's own rows stay.
+  nlohmann::json foreign = rows[0];
+  foreign["grid"] = "other";
+  foreign["metrics"]["shardscope"]["samples_per_second"] = 1e9;
+  nlohmann::json stray = rows[1];
+  stray["point"] = "0123456789abcdef";
+  const std::string other = test::write_temp("other.jsonl", foreign.dump() + "\n" + stray.dump() + "\n");
+  const auto kept = test::run_command(kBinary + " merge " + out + " " + other + " --grid " + kGrid);
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_EQ(kept.out, text);
+  EXPECT_NE(kept.err.find("warning: 2 rows of other grids than example, or of points not in " + kGrid +
+                          ", left out"),
+            std::string::npos)
+      << kept.err;
+  // Without --grid every row is taken: the other grid's later row is the point's.
+  EXPECT_NE(test::run_command(kBinary + " merge " + out + " " + other).out.find("1000000000"),
+            std::string::npos);
+  std::filesystem::remove(other);
   std::filesystem::remove(out);
   std::filesystem::remove(csv);
 }
