@@ -8,6 +8,7 @@
 
 #include "apps/shardscope/result_table.hpp"
 #include "apps/shardscope/sweep_rows.hpp"
+#include "planner/core/error.hpp"
 
 namespace shardscope::cli {
 
@@ -62,6 +63,7 @@ MergedResults merge_result_files(const std::vector<std::string>& paths,
   // Latest final row per (point, simulated), else its latest error row.
   using Key = std::pair<std::string, bool>;
   std::map<Key, SourcedRow> chosen;
+  std::string first_build, first_where;  // the version and revision of the first row, and where it is
   for (const std::string& path : paths) {
     int skipped = 0;
     std::vector<int> lines;
@@ -72,6 +74,18 @@ MergedResults merge_result_files(const std::vector<std::string>& paths,
                                  only.points.count(rows[i]["point"].get<std::string>()) == 0)) {
         ++merged.left_out;
         continue;
+      }
+      const std::string build = rows[i].value("version", std::string("?")) + " (revision " +
+                                rows[i].value("revision", std::string("?")) + ")";
+      if (first_build.empty()) {
+        first_build = build;
+        first_where = path + ":" + std::to_string(lines[i]);
+      } else if (build != first_build) {
+        throw InputError(path, lines[i], "revision",
+                         "written by shardscope " + build + ", but " + first_where + " by shardscope " +
+                             first_build +
+                             ": rows of two planners may give one point two answers; merge each one's files "
+                             "apart");
       }
       const Key key{rows[i]["point"].get<std::string>(), rows[i].value("simulated", false)};
       const auto it = chosen.find(key);

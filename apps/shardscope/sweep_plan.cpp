@@ -123,7 +123,18 @@ std::vector<SweepTask> tasks_to_run(const std::vector<SweepTask>& mine, const Sw
         "--out", 0, "",
         o.out + " already holds results: add --resume to continue that sweep, or choose another file");
   }
-  const std::vector<Json> rows = o.resume ? read_rows(o.out, skipped_lines) : std::vector<Json>{};
+  std::vector<int> lines;
+  const std::vector<Json> rows = o.resume ? read_rows(o.out, skipped_lines, &lines) : std::vector<Json>{};
+  // Rows of another planner may hold other numbers for the same point: a resume would keep them as done.
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string version = rows[i].value("version", std::string("?"));
+    const std::string revision = rows[i].value("revision", std::string("?"));
+    if (version == tool_version() && revision == git_revision()) continue;
+    throw InputError(o.out, lines[i], "revision",
+                     "written by shardscope " + version + " (revision " + revision + "), and this is " +
+                         tool_version() + " (revision " + git_revision() +
+                         "): a resume would keep another planner's numbers as done; sweep into a new file");
+  }
   if (kept_errors != nullptr) *kept_errors = o.retry_errors ? 0 : kept_error_points(mine, rows, o.simulate);
   return pending_tasks(mine, rows, o.simulate, o.retry_errors);
 }

@@ -129,6 +129,25 @@ TEST(Sweep, RowsResumeAndMerge) {
                           ", left out"),
             std::string::npos)
       << kept.err;
+  // Issue 30, 14: rows of another planner revision are not mixed in: merge and --resume name the row.
+  nlohmann::json older = rows[2];
+  older["revision"] = "000000000000";
+  const std::string old_rows = test::write_temp("older.jsonl", older.dump() + "\n");
+  const auto mixed = test::run_command(kBinary + " merge " + out + " " + old_rows);
+  EXPECT_EQ(mixed.exit_code, 2) << mixed.err;
+  EXPECT_NE(
+      mixed.err.find(old_rows + ":1: revision: written by shardscope 0.1.0 (revision 000000000000), but " +
+                     out + ":1 by shardscope 0.1.0 (revision "),
+      std::string::npos)
+      << mixed.err;
+  const auto resumed_old =
+      test::run_command(kBinary + " sweep " + kGrid + " --out " + old_rows + " --resume --quiet");
+  EXPECT_EQ(resumed_old.exit_code, 2) << resumed_old.err;
+  EXPECT_NE(
+      resumed_old.err.find(old_rows + ":1: revision: written by shardscope 0.1.0 (revision 000000000000)"),
+      std::string::npos)
+      << resumed_old.err;
+  std::filesystem::remove(old_rows);
   // Without --grid every row is taken: the other grid's later row is the point's.
   EXPECT_NE(test::run_command(kBinary + " merge " + out + " " + other).out.find("1000000000"),
             std::string::npos);
