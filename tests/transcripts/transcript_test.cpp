@@ -149,7 +149,7 @@ Outcome run_in(const std::string& command, const std::string& dir) {
 struct Transcript {
   std::vector<std::string> header;  // comment lines and `! requires sim`, kept verbatim
   bool requires_sim = false;
-  bool requires_plot = false;  // `! requires plot`: runs shardscope-plot, built only with Qt 6
+  bool requires_plot = false;         // `! requires plot`: runs shardscope-plot, built only with Qt 6
   bool not_under_sanitizers = false;  // `! not under sanitizers`: sets a ulimit -v that ASan cannot run under
   std::string command;                // after "$ ", relative to the repository root
   std::string stdout_file;            // `! stdout FILE`: expected stdout lives in FILE (relative to the root)
@@ -190,8 +190,9 @@ Transcript parse_transcript(const fs::path& path) {
       } else if (line.empty() || starts_with(line, "#")) {
         t.header.push_back(line);
       } else {
-        throw std::runtime_error(path.string() + ": before the `$ command` line only `#` comments and " +
-                                 "`! requires sim`, `! requires plot` and `! not under sanitizers` may appear, not: " + line);
+        throw std::runtime_error(
+            path.string() + ": before the `$ command` line only `#` comments and " +
+            "`! requires sim`, `! requires plot` and `! not under sanitizers` may appear, not: " + line);
       }
     } else if (starts_with(line, "! stdout ")) {
       t.stdout_file = line.substr(9);
@@ -265,7 +266,8 @@ void check_transcript(const Suite& suite, const std::string& name) {
   const fs::path path = suite_dir(suite) / name;
   const Transcript t = parse_transcript(path);
   if (t.requires_sim && !kHaveSim) GTEST_SKIP() << "the binary is built without SimGrid";
-  if (t.requires_plot && !kHavePlot) GTEST_SKIP() << "shardscope-plot is built only with Qt 6, not found here";
+  if (t.requires_plot && !kHavePlot)
+    GTEST_SKIP() << "shardscope-plot is built only with Qt 6, not found here";
   if (t.not_under_sanitizers && kSanitized) {
     GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no run fits under a ulimit -v";
   }
