@@ -110,6 +110,8 @@ Registered register_sweep(CLI::App& app, char** argv) {
               print_dry_run(points, mine, shard, o->grid, out);
               return;
             }
+            refuse_input_as_output("--out", o->out, {o->grid});
+            const ResultsLock lock(o->out, shard.index, shard.count);  // before its rows are read
             int skipped_lines = 0;
             std::size_t kept_errors = 0;
             const std::vector<SweepTask> tasks = tasks_to_run(mine, *o, &skipped_lines, &kept_errors);
@@ -121,7 +123,6 @@ Registered register_sweep(CLI::App& app, char** argv) {
             options.timeout_seconds = o->timeout_seconds;
             options.jobs =
                 o->jobs > 0 ? o->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-            refuse_input_as_output("--out", o->out, {o->grid});
             RowWriter writer(o->out);
             if (!o->quiet) {
               std::cerr << "sweep " << points.grid.name << ": " << tasks.size() << " of " << mine.size()

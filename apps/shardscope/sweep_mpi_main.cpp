@@ -58,7 +58,7 @@ struct Recorded {
 
 // Rank 0: checks the options, reads the grid and the results file; the tasks left to run.
 std::vector<cli::SweepTask> prepare(const cli::SweepOptions& o, std::string& grid_name, std::size_t& total,
-                                    Recorded& recorded) {
+                                    Recorded& recorded, std::optional<cli::ResultsLock>& lock) {
   cli::check_sweep_options(o, kSimulatorBuilt);
   if (o.dry_run) {
     throw shardscope::InputError("--dry-run", 0, "dry-run",
@@ -67,6 +67,7 @@ std::vector<cli::SweepTask> prepare(const cli::SweepOptions& o, std::string& gri
   const cli::SweepPoints points = cli::prepare_sweep(o.grid);
   grid_name = points.grid.name;
   total = points.tasks.size();
+  lock.emplace(o.out, 0, 1);  // the whole grid, held until the sweep ends; before the rows are read
   return cli::tasks_to_run(points.tasks, o, &recorded.skipped_lines, &recorded.kept_errors);
 }
 
@@ -147,9 +148,10 @@ int main(int argc, char** argv) {
   std::vector<cli::SweepTask> tasks;
   std::size_t total = 0;
   Recorded recorded;
+  std::optional<cli::ResultsLock> lock;
   if (rank == 0) {
     try {
-      tasks = prepare(o, start.grid_name, total, recorded);
+      tasks = prepare(o, start.grid_name, total, recorded, lock);
     } catch (const std::exception& e) {
       print_error(e, 0);
       start.exit_code = exit_code_for(e);

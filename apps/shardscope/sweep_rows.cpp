@@ -65,6 +65,37 @@ void RowWriter::append(const Json& row) {
   if (::fsync(fd_) != 0) throw OutputError("cannot fsync " + path_ + ": " + std::strerror(errno));
 }
 
+ResultsLock::ResultsLock(const std::string& path, int shard_index, int shard_count) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw OutputError("cannot open " + path + " to lock it: " + std::strerror(errno));
+  // Whole file: from 0 to any length. Shard i/n: one byte far past any results file, distinct per (i, n).
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  const off_t shards_base = off_t{1} << 50;
+  const off_t n = shard_count, i = shard_index;
+  lock.l_start = shard_count <= 1 ? 0 : shards_base + n * (n - 1) / 2 + i;
+  lock.l_len = shard_count <= 1 ? 0 : 1;
+  if (::fcntl(fd_, F_OFD_SETLK, &lock) == 0) return;
+  const int reason = errno;
+  ::close(fd_);
+  fd_ = -1;
+  if (reason == EAGAIN || reason == EACCES) {
+    throw InputError("--out", 0, "",
+                     "another sweep is writing " + path +
+                         (shard_count <= 1 ? std::string()
+                                           : " with shard " + std::to_string(shard_index) + "/" +
+                                                 std::to_string(shard_count) + ", or without shards") +
+                         ": running the same points twice would duplicate its rows; wait for it, or give "
+                         "another --out");
+  }
+  throw OutputError("cannot lock " + path + ": " + std::strerror(reason));
+}
+
+ResultsLock::~ResultsLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the description releases its lock
+}
+
 namespace {
 
 // A results file's limits: one row's line (the input-file limit, kMaxInputFileBytes) and the whole file (a

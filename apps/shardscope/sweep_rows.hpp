@@ -31,6 +31,22 @@ class RowWriter {
   int fd_ = -1;
 };
 
+// Holds an advisory lock (an open-file-description fcntl lock, kept across fork) on a results file for one
+// sweep, or one shard of one, while it runs: a second sweep of the same points on the file is refused
+// (InputError, exit 2) instead of running every point again. Shards i/n of one grid lock distinct bytes, so
+// a job array's tasks still share a file; a sweep without shards locks the whole file. Where the file system
+// keeps no fcntl locks the lock is only as good as its support.
+class ResultsLock {
+ public:
+  ResultsLock(const std::string& path, int shard_index, int shard_count);  // shard_count 1: the whole grid
+  ~ResultsLock();
+  ResultsLock(const ResultsLock&) = delete;
+  ResultsLock& operator=(const ResultsLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 // The rows of a results file in order; a line that is not a JSON object (a torn last line) is skipped and
 // counted in `skipped`. Throws InputError (file:line) for a row nested deeper than the JSON limit, a line
 // over 32 MiB, a file over 8 GiB, 100 unreadable lines in a row (not a results file), or a field of a row
