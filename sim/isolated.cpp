@@ -1,6 +1,8 @@
 // Fork-based isolation of simulations: results come back over a pipe as doubles, errors as text.
 #include "sim/isolated.hpp"
 
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +38,7 @@ std::string read_all(int fd) {
 std::vector<double> run_isolated(const std::function<std::vector<double>()>& simulation) {
   int fds[2];
   if (::pipe(fds) != 0) throw SimulationError("cannot create a pipe for the simulation process");
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
@@ -43,6 +46,10 @@ std::vector<double> run_isolated(const std::function<std::vector<double>()>& sim
     throw SimulationError("cannot fork a simulation process");
   }
   if (pid == 0) {
+    // Dies with the process that waits for it (kill -9 of a sweep or `simulate`), even if that one died
+    // before the request was made.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
     ::close(fds[0]);
     char status = 'E';
     std::string payload;

@@ -89,6 +89,7 @@ struct shardscope::EnumNames<shardscope::cli::ExitStatus> {
       {S::failed, "failed",
        "the simulation or a resource failed: out of memory, an output that could not be written (disk "
        "full), or an internal error"},
-      {S::interrupted, "interrupted", "interrupted by Ctrl-C; nothing was written"},
+      {S::interrupted, "interrupted",
+       "interrupted by Ctrl-C, SIGTERM or SIGHUP; nothing was written (a sweep keeps its rows)"},
   };
 };

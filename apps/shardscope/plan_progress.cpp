@@ -28,10 +28,12 @@ InterruptFlag::InterruptFlag() {
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESETHAND;  // a second Ctrl-C terminates at once
-  sigaction(SIGINT, &action, &previous_);
+  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &action, &previous_[i]);
 }
 
-InterruptFlag::~InterruptFlag() { sigaction(SIGINT, &previous_, nullptr); }
+InterruptFlag::~InterruptFlag() {
+  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &previous_[i], nullptr);
+}
 
 bool InterruptFlag::raised() const { return g_interrupted.load(); }
 

@@ -1,6 +1,7 @@
 // Planning progress on stderr (an updating line on a terminal, plain lines on request) and Ctrl-C to cancel.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -12,8 +13,9 @@
 
 namespace shardscope::cli {
 
-// While alive, SIGINT sets a flag instead of killing the process (a second Ctrl-C kills as usual); the
-// destructor restores the previous handler. One at a time.
+// While alive, SIGINT, SIGTERM (a batch scheduler's stop) and SIGHUP (a closed terminal) set a flag instead
+// of killing the process, so the command stops its children and keeps what it wrote whole (a second signal
+// kills as usual); the destructor restores the previous handlers. One at a time.
 class InterruptFlag {
  public:
   InterruptFlag();
@@ -23,7 +25,8 @@ class InterruptFlag {
   bool raised() const;
 
  private:
-  struct sigaction previous_ {};
+  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> previous_{};
 };
 
 // How progress shows: not at all, one line rewritten in place (a terminal), or plain lines.

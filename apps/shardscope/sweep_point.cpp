@@ -37,12 +37,13 @@ struct Options {
   bool simulate = false;
 };
 
-// Test hook: SHARDSCOPE_SWEEP_FAULT=crash:K or hang:K makes point K die by SIGKILL or never finish, and
-// simulation:K makes its simulations fail, so the fault tests can check that a sweep turns each into an error
-// row (tests/cli/sweep_fault_test.cpp).
-[[maybe_unused]] bool simulation_fault(std::size_t index) {
+// Test hook: SHARDSCOPE_SWEEP_FAULT=crash:K or hang:K makes point K die by SIGKILL or never finish,
+// simulation:K makes its simulations fail and simulation-hang:K never finish, so the fault tests can check
+// that a sweep turns each into an error row, and that a killed sweep leaves nothing running
+// (tests/cli/sweep_fault_test.cpp).
+[[maybe_unused]] bool simulation_fault(const char* kind, std::size_t index) {
   const char* fault = std::getenv("SHARDSCOPE_SWEEP_FAULT");
-  return fault != nullptr && std::string(fault) == "simulation:" + std::to_string(index);
+  return fault != nullptr && std::string(fault) == kind + (":" + std::to_string(index));
 }
 
 void inject_fault(std::size_t index) {
@@ -82,8 +83,9 @@ Json strategy_metrics(const StrategyResult& r, double fsdp_samples_per_second) {
 #ifdef SHARDSCOPE_HAVE_SIM
 // The plan simulated in a forked process; its numbers join the strategy's metrics (simulated_*), or its
 // failure (simulation_error).
-void add_simulation(const Scenario& scenario, const Calibration& calibration, const Plan& plan, bool fail,
-                    Json& m) {
+void add_simulation(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
+                    std::size_t index, Json& m) {
+  const bool fail = simulation_fault("simulation", index), hang = simulation_fault("simulation-hang", index);
   sim::IterationOptions options;
   options.prefetch_depth = scenario.execution.prefetch_depth;
   options.overlap = scenario.execution.overlap;
@@ -91,6 +93,7 @@ void add_simulation(const Scenario& scenario, const Calibration& calibration, co
   try {
     const std::vector<double> values = sim::run_isolated([&] {
       if (fail) throw std::runtime_error("failed as SHARDSCOPE_SWEEP_FAULT asked");
+      while (hang) std::this_thread::sleep_for(std::chrono::seconds(1));
       const sim::IterationResult r = sim::simulate_iteration(scenario, calibration, plan, options);
       double peak = 0;
       for (const sim::GpuResult& g : r.gpus) peak = std::max(peak, g.peak_memory_bytes);
@@ -137,7 +140,7 @@ Json run_point(const Options& o) {
     any_fits = any_fits || results[i]->fits;
 #ifdef SHARDSCOPE_HAVE_SIM
     if (o.simulate && results[i]->fits)
-      add_simulation(point.scenario, calibration, results[i]->plan, simulation_fault(o.index), m);
+      add_simulation(point.scenario, calibration, results[i]->plan, o.index, m);
 #endif
     metrics[name] = m;
   }

@@ -71,7 +71,7 @@ TEST(CliExitPaths, HelpAndVersionExitZeroAndEveryHelpListsTheSameCodes) {
       "plan (or not the requested strategy, or not the given plan) fits the memory limit\n  4  the "
       "simulation or a resource "
       "failed: out of memory, an output that could not be written (disk full), or an internal error\n  130  "
-      "interrupted by Ctrl-C; nothing was written\n";
+      "interrupted by Ctrl-C, SIGTERM or SIGHUP; nothing was written (a sweep keeps its rows)\n";
   for (const char* arguments : {"--help", "inspect --help", "plan --help", "plan -h"}) {
     const auto r = test::run_command(kBinary + " " + arguments);
     EXPECT_EQ(r.exit_code, 0) << arguments << "\n" << r.err;

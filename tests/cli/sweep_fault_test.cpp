@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -43,6 +44,71 @@ std::map<std::string, int> csv_points(const std::string& csv) {
   std::getline(in, line);  // header
   while (std::getline(in, line)) ++count[line.substr(0, line.find(','))];
   return count;
+}
+
+// The processes below `root` (children, their children, ...) as /proc shows them now.
+std::vector<pid_t> descendants(pid_t root) {
+  std::map<pid_t, std::vector<pid_t>> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text;
+    std::getline(stat, text);
+    const std::size_t close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(text.substr(close + 2));
+    char state = 0;
+    pid_t parent = 0;
+    fields >> state >> parent;
+    if (state != 'Z') children[parent].push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  std::vector<pid_t> found, todo = {root};
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    for (pid_t c : children[p]) {
+      found.push_back(c);
+      todo.push_back(c);
+    }
+  }
+  return found;
+}
+
+// Whether `pid` still runs (neither gone nor a zombie waiting for its reaper).
+bool running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return false;
+  const std::size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+}
+
+// Starts `shardscope sweep` with the arguments and the fault hook; returns its pid.
+pid_t start_sweep(const std::vector<std::string>& arguments, const std::string& fault) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("SHARDSCOPE_SWEEP_FAULT", fault.c_str(), 1);
+    std::vector<std::string> args = {kBinary, "sweep"};
+    args.insert(args.end(), arguments.begin(), arguments.end());
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(kBinary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Waits (up to 60 s) until `predicate` holds.
+template <typename Predicate>
+bool wait_until(Predicate predicate) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!predicate()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
 }
 
 TEST(SweepFaults, KilledSweepResumesWithEveryPointExactlyOnce) {
@@ -140,6 +206,69 @@ TEST(SweepFaults, AFailedSimulationIsAnErrorRow) {
       << failed;
   EXPECT_TRUE(failed["metrics"]["fsdp"].contains("samples_per_second")) << failed;
   std::filesystem::remove(out);
+  std::filesystem::remove(grid);
+}
+#endif
+
+// Issue 30, 12: while a sweep writes a results file, a second sweep of the same points on it is refused; the
+// shards of one grid share a file.
+TEST(SweepFaults, ASecondSweepOnTheSameFileIsRefused) {
+  const std::string out = temp_path("locked.jsonl");
+  const pid_t first =
+      start_sweep({kGrid, "--out", out, "--jobs", "1", "--quiet", "--shard", "0/2"}, "hang:0");
+  ASSERT_GT(first, 0);
+  ASSERT_TRUE(wait_until([&] { return !descendants(first).empty(); }));  // its lock is taken by then
+  const auto whole = test::run_command(kBinary + " sweep " + kGrid + " --out " + out + " --resume --quiet");
+  EXPECT_EQ(whole.exit_code, 2) << whole.err;
+  EXPECT_NE(whole.err.find("another sweep is writing " + out), std::string::npos) << whole.err;
+  const auto same =
+      test::run_command(kBinary + " sweep " + kGrid + " --out " + out + " --resume --quiet --shard 0/2");
+  EXPECT_EQ(same.exit_code, 2) << same.err;
+  EXPECT_NE(same.err.find("with shard 0/2, or without shards"), std::string::npos) << same.err;
+  const auto other =
+      test::run_command(kBinary + " sweep " + kGrid + " --out " + out + " --resume --quiet --shard 1/2");
+  EXPECT_EQ(other.exit_code, 0) << other.err;
+  ::kill(first, SIGKILL);
+  ::waitpid(first, nullptr, 0);
+  // The lock ends with its sweep, however it ended.
+  ASSERT_TRUE(wait_until([&] {
+    return test::run_command(kBinary + " sweep " + kGrid + " --out " + out + " --resume --quiet").exit_code ==
+           0;
+  }));
+  std::filesystem::remove(out);
+}
+
+#ifdef SHARDSCOPE_HAVE_SIM
+// Issue 30, 5: a sweep killed (-9) or stopped (SIGTERM, SIGHUP) while a point's simulation runs leaves no
+// point and no simulation running; a stopped sweep exits as Ctrl-C does, its rows whole.
+TEST(SweepFaults, AKilledOrStoppedSweepLeavesNothingRunning) {
+  const std::string grid = test::write_temp(
+      "simhang.yaml",
+      "name: simhang\nbase: " + kSource +
+          "/scenarios/default.yaml\nstrategies: [fsdp]\naxes:\n  training.memory_limit: [8GB, 16GB]\n");
+  for (const int signal : {SIGKILL, SIGTERM, SIGHUP}) {
+    SCOPED_TRACE(strsignal(signal));
+    const std::string out = temp_path("simhang.jsonl");
+    std::filesystem::remove(out);
+    const pid_t sweep =
+        start_sweep({grid, "--out", out, "--jobs", "1", "--quiet", "--simulate"}, "simulation-hang:0");
+    ASSERT_GT(sweep, 0);
+    std::vector<pid_t> below;
+    ASSERT_TRUE(wait_until([&] { return (below = descendants(sweep)).size() >= 2; }));  // point + simulation
+    ::kill(sweep, signal);
+    int status = 0;
+    ::waitpid(sweep, &status, 0);
+    if (signal == SIGKILL) {
+      EXPECT_TRUE(WIFSIGNALED(status));
+    } else {
+      ASSERT_TRUE(WIFEXITED(status));
+      EXPECT_EQ(WEXITSTATUS(status), 130);
+    }
+    EXPECT_TRUE(wait_until([&] { return std::none_of(below.begin(), below.end(), running); }));
+    for (pid_t p : below) ::kill(p, SIGKILL);  // nothing left to the next test, whatever happened
+    EXPECT_EQ(test::read_file(out), "");
+    std::filesystem::remove(out);
+  }
   std::filesystem::remove(grid);
 }
 #endif
