@@ -85,10 +85,12 @@ bool running(pid_t pid) {
 }
 
 // Starts `shardscope sweep` with the arguments and the fault hook; returns its pid.
-pid_t start_sweep(const std::vector<std::string>& arguments, const std::string& fault) {
+pid_t start_sweep(const std::vector<std::string>& arguments, const std::string& fault,
+                  const std::string& temp_folder = "") {
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::setenv("SHARDSCOPE_SWEEP_FAULT", fault.c_str(), 1);
+    if (!temp_folder.empty()) ::setenv("TMPDIR", temp_folder.c_str(), 1);
     std::vector<std::string> args = {kBinary, "sweep"};
     args.insert(args.end(), arguments.begin(), arguments.end());
     std::vector<char*> argv;
@@ -250,8 +252,11 @@ TEST(SweepFaults, AKilledOrStoppedSweepLeavesNothingRunning) {
     SCOPED_TRACE(strsignal(signal));
     const std::string out = temp_path("simhang.jsonl");
     std::filesystem::remove(out);
+    const std::string temp = temp_path("simhang-tmp");
+    std::filesystem::remove_all(temp);
+    std::filesystem::create_directory(temp);
     const pid_t sweep =
-        start_sweep({grid, "--out", out, "--jobs", "1", "--quiet", "--simulate"}, "simulation-hang:0");
+        start_sweep({grid, "--out", out, "--jobs", "1", "--quiet", "--simulate"}, "simulation-hang:0", temp);
     ASSERT_GT(sweep, 0);
     std::vector<pid_t> below;
     ASSERT_TRUE(wait_until([&] { return (below = descendants(sweep)).size() >= 2; }));  // point + simulation
@@ -263,7 +268,9 @@ TEST(SweepFaults, AKilledOrStoppedSweepLeavesNothingRunning) {
     } else {
       ASSERT_TRUE(WIFEXITED(status));
       EXPECT_EQ(WEXITSTATUS(status), 130);
+      EXPECT_TRUE(std::filesystem::is_empty(temp));  // the points' output folder is gone
     }
+    std::filesystem::remove_all(temp);
     EXPECT_TRUE(wait_until([&] { return std::none_of(below.begin(), below.end(), running); }));
     for (pid_t p : below) ::kill(p, SIGKILL);  // nothing left to the next test, whatever happened
     EXPECT_EQ(test::read_file(out), "");
