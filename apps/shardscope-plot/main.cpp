@@ -122,6 +122,10 @@ int main(int argc, char** argv) {
   app.footer(cli::exit_status_help());
   Options o;
   add_options(app, o);
+  if (!cli::guard_standard_descriptors()) {  // as `shardscope` refuses it: before any work, exit 2
+    std::cerr << cli::kStandardOutputClosed;
+    return cli::to_int(cli::ExitStatus::bad_input);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

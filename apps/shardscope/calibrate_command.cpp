@@ -185,12 +185,13 @@ Registered register_calibrate(CLI::App& app) {
         fit::print_fit_table(result, options, out);
         warn_faster_than_links(result, cluster, out);
         if (holdout) print_holdout(*holdout, out);
-        calibration_file.write(yaml);
+        std::string report_text;
         if (report_file.requested()) {
           nlohmann::ordered_json report = fit::fit_report_json(result, options);
           if (holdout) report["holdout"] = fit::holdout_json(*holdout);
-          report_file.write(report.dump(2) + "\n");
+          report_text = report.dump(2) + "\n";
         }
+        write_together({{&calibration_file, yaml}, {&report_file, report_text}});  // both or neither
         out << "\nWrote " << o->out << (report_file.requested() ? " and " + o->report : std::string())
             << "\n";
       }};

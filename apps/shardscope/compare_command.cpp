@@ -102,8 +102,8 @@ Registered register_compare(CLI::App& app) {
         const fit::Comparison c = fit::build_comparison(in, simulate);
         const std::string markdown = fit::comparison_markdown(c);
         out << markdown;
-        if (json_file.requested()) json_file.write(fit::comparison_json(c).dump(2) + "\n");
-        if (md_file.requested()) md_file.write(markdown);
+        write_together({{&json_file, json_file.requested() ? fit::comparison_json(c).dump(2) + "\n" : ""},
+                        {&md_file, markdown}});  // both or neither
       }};
 }
 

@@ -135,8 +135,7 @@ int main(int argc, char** argv) {
   }
 #endif
   if (!cli::guard_standard_descriptors()) {
-    std::cerr << "error: standard output is closed (`>&-`); nothing would be shown: redirect it to a file "
-                 "or to /dev/null instead\n";
+    std::cerr << cli::kStandardOutputClosed;
     return cli::to_int(ExitStatus::bad_input);
   }
   std::ostringstream out;  // the command's standard output, written in full and checked at the end

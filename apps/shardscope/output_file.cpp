@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <string>
 
 #include "apps/shardscope/exit_status.hpp"
 #include "planner/core/error.hpp"
@@ -18,7 +20,11 @@ namespace {
 std::string reason(int error) { return std::strerror(error); }
 
 // The temporary file beside `path` for this process: "PATH.tmp-PID".
-std::string temporary_path(const std::string& path) { return path + ".tmp-" + std::to_string(::getpid()); }
+// Unique within the process too: two outputs of one command are staged side by side.
+std::string temporary_path(const std::string& path) {
+  static std::atomic<unsigned> count{0};
+  return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(count++);
+}
 
 // Writes all of `text` to `fd`; the errno of the failure, or 0.
 int write_all(int fd, const std::string& text) {
@@ -67,8 +73,10 @@ OutputFile::OutputFile(std::string option, std::string path)
   ::unlink(probe.c_str());
 }
 
-void OutputFile::write(const std::string& text) const {
-  if (path_.empty()) return;
+void OutputFile::write(const std::string& text) const { write_together({{this, text}}); }
+
+std::string OutputFile::stage(const std::string& text) const {
+  if (path_.empty()) return "";
   const auto fail = [&](int error) { throw OutputError("cannot write " + path_ + ": " + reason(error)); };
   if (direct_) {
     const int fd = ::open(path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -76,7 +84,7 @@ void OutputFile::write(const std::string& text) const {
     const int error = write_all(fd, text);
     if (::close(fd) != 0 && error == 0) fail(errno);
     if (error != 0) fail(error);
-    return;
+    return "";
   }
   const std::string temporary = temporary_path(path_);
   struct stat st {};
@@ -88,10 +96,47 @@ void OutputFile::write(const std::string& text) const {
     // keeping the old file's permissions is a courtesy: a file owned by another user keeps the umask's
   }
   if (::close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && ::rename(temporary.c_str(), path_.c_str()) != 0) error = errno;
   if (error != 0) {
     ::unlink(temporary.c_str());
     fail(error);
+  }
+  return temporary;
+}
+
+void OutputFile::commit(const std::string& temporary) const {
+  if (temporary.empty()) return;
+  if (::rename(temporary.c_str(), path_.c_str()) == 0) return;
+  const int error = errno;
+  ::unlink(temporary.c_str());
+  throw OutputError("cannot write " + path_ + ": " + reason(error));
+}
+
+void write_together(const std::vector<std::pair<const OutputFile*, std::string>>& files) {
+  std::vector<std::string> temporaries(files.size());
+  const auto remove_from = [&](std::size_t first) {
+    for (std::size_t i = first; i < temporaries.size(); ++i) {
+      if (!temporaries[i].empty()) ::unlink(temporaries[i].c_str());
+    }
+  };
+  try {
+    // Regular files first; devices and pipes (written in place, which cannot be undone) once all are staged.
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      if (!files[i].first->direct_) temporaries[i] = files[i].first->stage(files[i].second);
+    }
+    for (const auto& [file, text] : files) {
+      if (file->direct_) file->stage(text);
+    }
+  } catch (...) {
+    remove_from(0);
+    throw;
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    try {
+      files[i].first->commit(temporaries[i]);
+    } catch (...) {
+      remove_from(i + 1);
+      throw;
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shardscope::cli {
@@ -26,10 +27,22 @@ class OutputFile {
   void write(const std::string& text) const;
 
  private:
+  friend void write_together(const std::vector<std::pair<const OutputFile*, std::string>>& files);
+  // A regular file's text goes into its temporary file (its path returned, "" when nothing is asked for);
+  // a device or pipe is written in place ("" returned). Throws OutputError and leaves no temporary file.
+  std::string stage(const std::string& text) const;
+  // Renames a staged temporary file over the path. Throws OutputError.
+  void commit(const std::string& temporary) const;
+
   std::string option_;
   std::string path_;
   bool direct_ = false;  // an existing device, pipe or socket: written in place
 };
+
+// Writes several outputs of one command all or none: every text is staged in its temporary file first, and
+// the files are renamed into place only when all were written; when one fails (a full disk) the others'
+// temporary files are removed, earlier files are left as they were, and its OutputError is thrown.
+void write_together(const std::vector<std::pair<const OutputFile*, std::string>>& files);
 
 // Refuses (InputError "OPTION: cannot write PATH: it is also the input INPUT ...", exit 2) an output that is
 // one of the command's input files: the same file by device and inode, so another spelling, a symbolic link

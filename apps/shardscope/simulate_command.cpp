@@ -125,17 +125,24 @@ Plan resolve_plan(const Options& o, const Scenario& scenario, const Calibration&
   return planned.plan;
 }
 
-void write_output(const OutputFile& file, const std::function<void(std::ostream&)>& write) {
-  if (!file.requested()) return;
+// The text of one requested output ("" when it is not asked for: nothing is formatted).
+std::string output_text(const OutputFile& file, const std::function<void(std::ostream&)>& write) {
+  if (!file.requested()) return "";
   std::ostringstream text;
   write(text);
-  file.write(text.str());
+  return text.str();
 }
 
+// The requested outputs, all or none (a full disk leaves none of them, and earlier files as they were).
 void write_outputs(const OutputFiles& files, const sim::IterationResult& result) {
-  write_output(files.trace, [&](std::ostream& out) { out << sim::trace_event_json(result).dump() << "\n"; });
-  write_output(files.links, [&](std::ostream& out) { sim::write_link_csv(out, result.links); });
-  write_output(files.result_json, [&](std::ostream& out) { sim::write_result_json(out, result); });
+  write_together(
+      {{&files.trace,
+        output_text(files.trace,
+                    [&](std::ostream& out) { out << sim::trace_event_json(result).dump() << "\n"; })},
+       {&files.links,
+        output_text(files.links, [&](std::ostream& out) { sim::write_link_csv(out, result.links); })},
+       {&files.result_json,
+        output_text(files.result_json, [&](std::ostream& out) { sim::write_result_json(out, result); })}});
 }
 
 // printf-style formatting into a string of any length.

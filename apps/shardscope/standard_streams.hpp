@@ -11,6 +11,11 @@ namespace shardscope::cli {
 // standard output was closed (`>&-`): its /dev/null is opened read-only, so any write to it still fails.
 bool guard_standard_descriptors();
 
+// What a command says, before any work, when guard_standard_descriptors() found standard output closed.
+inline constexpr std::string_view kStandardOutputClosed =
+    "error: standard output is closed (`>&-`); nothing would be shown: redirect it to a file or to /dev/null "
+    "instead\n";
+
 // Writes `text` to standard output (descriptor 1) in full and closes it, so an error that only shows on
 // close is seen too. Throws OutputError "cannot write standard output: reason" (exit 4).
 void write_standard_output(std::string_view text);
