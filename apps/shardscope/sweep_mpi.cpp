@@ -8,12 +8,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <thread>
 #include <utility>
 
 #include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/sweep_progress.hpp"
+#include "apps/shardscope/sweep_rank_watch.hpp"
+#include "planner/core/units.hpp"
 
 // Every MPI call goes through this check: an error becomes an MpiError naming the call.
 #define SHARDSCOPE_SWEEP_MPI_CHECK(call) ::shardscope::cli::check_mpi((call), #call)
@@ -92,14 +96,62 @@ int broadcast_int(int value) {
   return value;
 }
 
+namespace {
+
+// Rank 0's part of one pass of its loop: every message waiting, answered or recorded. Returns whether any
+// came.
+bool take_messages(const std::vector<SweepTask>& tasks, std::size_t& next, bool stopping, RankWatch& watch,
+                   int& working, const std::function<void(const Json&, int)>& record) {
+  bool busy = false;
+  for (;;) {
+    int arrived = 0;
+    MPI_Status status;
+    SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &status));
+    if (!arrived) return busy;
+    busy = true;
+    const std::string text = receive_text(status);
+    const int from = status.MPI_SOURCE;
+    const bool lost = std::find(watch.lost().begin(), watch.lost().end(), from) != watch.lost().end();
+    watch.heard(from, RankWatch::Clock::now());
+    if (status.MPI_TAG == kAsk) {
+      const bool left = next < tasks.size() && !stopping && !lost;  // a lost rank gets no more points
+      if (left) watch.handed(from, tasks[next]);
+      send_text(left ? task_text(tasks[next++]) : std::string(), from, kTask);
+    } else if (status.MPI_TAG == kRow && !lost) {  // a lost rank's points already have their error rows
+      const Json row = Json::parse(text);
+      watch.returned(from, row["index"].get<std::size_t>());
+      record(row, from);
+    } else if (status.MPI_TAG == kDone && !lost) {
+      watch.done(from);
+      --working;
+    }
+  }
+}
+
+// The sweep's end when ranks were lost: every rank is then stopped (exit 4), since a lost rank cannot join
+// the final broadcast.
+MpiError lost_ranks_error(const RankWatch& watch, std::size_t done, std::size_t total,
+                          const std::string& out) {
+  std::string ranks;
+  for (int r : watch.lost()) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+  return MpiError("rank" + std::string(watch.lost().size() > 1 ? "s " : " ") + ranks +
+                  " stopped responding (no word for " + units::format_duration(watch.limit_seconds()) +
+                  ", past the point timeout and its grace); the points it held have error rows, and " +
+                  std::to_string(done) + " of " + std::to_string(total) + " points are recorded in " + out +
+                  " (--resume --retry-errors runs the rest)");
+}
+
+}  // namespace
+
 MpiSweepCounts coordinate_sweep(const std::vector<SweepTask>& tasks, const SweepRunOptions& options,
                                 RowWriter& writer, ProgressStyle style, int ranks) {
   const InterruptFlag interrupt;
   SweepProgress progress(std::cerr, style, tasks.size());
   ChildPool pool(options);
+  RankWatch watch(ranks, options.timeout_seconds, RankWatch::Clock::now());
   MpiSweepCounts counts;
   counts.points_per_rank.assign(static_cast<std::size_t>(ranks), 0);
-  auto record = [&](const Json& row, int rank) {
+  const std::function<void(const Json&, int)> record = [&](const Json& row, int rank) {
     writer.append(row);
     ++counts.done;
     ++counts.points_per_rank[static_cast<std::size_t>(rank)];
@@ -109,25 +161,15 @@ MpiSweepCounts coordinate_sweep(const std::vector<SweepTask>& tasks, const Sweep
     if (status == "error") ++counts.errors;
   };
   std::size_t next = 0;
-  int working = ranks - 1;  // ranks that have not said they are done
+  int working = ranks - 1;  // ranks that have not said they are done (nor been given up)
   progress.update(0, 0);
   while (next < tasks.size() || pool.running() > 0 || working > 0) {
-    bool busy = false;
-    for (;;) {
-      int arrived = 0;
-      MPI_Status status;
-      SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &status));
-      if (!arrived) break;
-      busy = true;
-      const std::string text = receive_text(status);
-      if (status.MPI_TAG == kAsk) {
-        const bool left = next < tasks.size() && !interrupt.raised();
-        send_text(left ? task_text(tasks[next++]) : std::string(), status.MPI_SOURCE, kTask);
-      } else if (status.MPI_TAG == kRow) {
-        record(Json::parse(text), status.MPI_SOURCE);
-      } else if (status.MPI_TAG == kDone) {
-        --working;
-      }
+    bool busy = take_messages(tasks, next, interrupt.raised(), watch, working, record);
+    for (const auto& [rank, held] : watch.newly_lost(RankWatch::Clock::now())) {
+      --working;
+      for (const SweepTask& task : held)
+        record(sweep_row(task, options, "error", Json(), lost_rank_error(rank, watch.limit_seconds()), 0),
+               rank);
     }
     while (next < tasks.size() && pool.has_room() && !interrupt.raised()) {
       pool.start(tasks[next++]);
@@ -146,34 +188,61 @@ MpiSweepCounts coordinate_sweep(const std::vector<SweepTask>& tasks, const Sweep
     if (!busy) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   progress.close();
+  if (!watch.lost().empty()) throw lost_ranks_error(watch, counts.done, tasks.size(), writer.path());
   return counts;
 }
+
+namespace {
+
+// Test hook: SHARDSCOPE_SWEEP_FAULT=rank-stops:R makes rank R stop answering once it holds a point, as a
+// stopped or hung rank would (tests/cli/sweep_mpi_test.cpp).
+void stop_if_asked(int rank) {
+  const char* fault = std::getenv("SHARDSCOPE_SWEEP_FAULT");
+  if (fault == nullptr || std::string(fault) != "rank-stops:" + std::to_string(rank)) return;
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+// Rank 0's answer to an ask, waiting while this rank has nothing else to do; empty optional while none came.
+// Throws MpiError when rank 0 has been silent past the limit a rank is given (RankWatch).
+std::optional<std::string> answer(bool idle, RankWatch::Clock::time_point asked, double limit_seconds) {
+  for (;;) {
+    int arrived = 0;
+    MPI_Status status;
+    SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Iprobe(0, kTask, MPI_COMM_WORLD, &arrived, &status));
+    if (arrived) return receive_text(status);
+    if (!idle) return std::nullopt;
+    if (std::chrono::duration<double>(RankWatch::Clock::now() - asked).count() > limit_seconds) {
+      throw MpiError("rank 0 did not answer for " + units::format_duration(limit_seconds) +
+                     " (past the point timeout and its grace): it stopped responding");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+}  // namespace
 
 void work_for_rank_zero(const SweepRunOptions& options) {
   const InterruptFlag interrupt;
   ChildPool pool(options);
+  int rank = 0;
+  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  const double limit_seconds = options.timeout_seconds + kRankGraceSeconds;
   bool asking = false, no_more = false;
+  RankWatch::Clock::time_point asked;
   while (!no_more || pool.running() > 0) {
     if (!no_more && !asking && pool.has_room()) {
       send_text("", 0, kAsk);
       asking = true;
+      asked = RankWatch::Clock::now();
     }
     if (asking) {
-      int arrived = 0;
-      MPI_Status status;
-      if (pool.running() == 0) {  // nothing else to wait for
-        SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Probe(0, kTask, MPI_COMM_WORLD, &status));
-        arrived = 1;
-      } else {
-        SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Iprobe(0, kTask, MPI_COMM_WORLD, &arrived, &status));
-      }
-      if (arrived) {
-        const std::string text = receive_text(status);
+      if (const std::optional<std::string> text = answer(pool.running() == 0, asked, limit_seconds)) {
         asking = false;
-        if (text.empty()) {
+        if (text->empty()) {
           no_more = true;
         } else {
-          pool.start(task_from_text(text));
+          pool.start(task_from_text(*text));
+          stop_if_asked(rank);
           continue;  // ask for the next one at once while there is room
         }
       }

@@ -30,7 +30,9 @@ constexpr bool kSimulatorBuilt = false;
 #endif
 
 void print_error(const std::exception& error, int rank) {
-  std::string message = cli::failure_message(error);
+  // An MPI failure or a lost rank is the cluster's, not a defect of the tool: its own words, no report plea.
+  const bool mpi = dynamic_cast<const cli::MpiError*>(&error) != nullptr;
+  std::string message = mpi ? std::string(error.what()) : cli::failure_message(error);
   if (dynamic_cast<const cli::Interrupted*>(&error) == nullptr)
     message = "error: " + message;
   else

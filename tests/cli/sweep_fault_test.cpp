@@ -280,6 +280,32 @@ TEST(SweepFaults, AKilledOrStoppedSweepLeavesNothingRunning) {
 }
 #endif
 
+// A stopped point (SIGSTOP, as a debugger or a job suspension leaves it) still ends at the timeout as an
+// error row, and a sweep stopped and continued (SIGSTOP, SIGCONT) finishes as if it never was.
+TEST(SweepFaults, StoppedProcessesEndAsTimeoutsOrContinue) {
+  const std::string out = temp_path("stopped.jsonl");
+  std::filesystem::remove(out);
+  const pid_t sweep =
+      start_sweep({kGrid, "--out", out, "--jobs", "1", "--quiet", "--timeout", "2"}, "hang:0");
+  ASSERT_GT(sweep, 0);
+  std::vector<pid_t> below;
+  ASSERT_TRUE(wait_until([&] { return !(below = descendants(sweep)).empty(); }));
+  ::kill(below.front(), SIGSTOP);  // the first point (held there by the hook, so it cannot end first)
+  ::kill(sweep, SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ::kill(sweep, SIGCONT);
+  int status = 0;
+  ::waitpid(sweep, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 4);
+  const std::vector<nlohmann::json> rows = test::rows_of(out);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0]["status"], "error");
+  EXPECT_EQ(rows[0]["error"], "timed out after 2 s and was killed");
+  for (std::size_t i = 1; i < rows.size(); ++i) EXPECT_EQ(rows[i]["status"], "ok") << rows[i];
+  std::filesystem::remove(out);
+}
+
 TEST(SweepFaults, MergeReportsMissingPoints) {
   const std::string out = temp_path("partial.jsonl");
   ASSERT_EQ(

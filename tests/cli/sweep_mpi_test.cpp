@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -122,6 +123,39 @@ TEST(SweepMpi, ACrashingPointIsAnErrorRowAndExitsFour) {
   EXPECT_EQ(kept.exit_code, 4) << kept.err;
   EXPECT_NE(kept.out.find("1 earlier error rows kept"), std::string::npos) << kept.out;
   EXPECT_NE(kept.err.find("1 points recorded earlier have only error rows"), std::string::npos) << kept.err;
+  std::filesystem::remove(out);
+}
+
+// Issue 30, 10: a rank that stops responding while it holds a point used to hang the sweep forever; after the
+// point timeout and its grace (10 s) rank 0 gives its point an error row, finishes the others and ends every
+// rank, exit 4; --resume --retry-errors then completes the grid.
+TEST(SweepMpi, ARankThatStopsRespondingEndsTheSweep) {
+  if (const std::string why = mpi_missing(); !why.empty()) GTEST_SKIP() << why;
+  const std::string out = temp_path("mpi-lost.jsonl");
+  const auto started = std::chrono::steady_clock::now();
+  const auto r = test::run_command("SHARDSCOPE_SWEEP_FAULT=rank-stops:1 " + mpirun(2) + kBinary + " sweep " +
+                                   kGrid + " --out " + out + " --mpi --jobs 1 --quiet --timeout 1");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  EXPECT_LT(seconds, 100);
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("error: rank 1 stopped responding (no word for 11.000 s"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("4 of 4 points are recorded"), std::string::npos) << r.err;
+  const std::vector<nlohmann::json> rows = rows_of(out);
+  ASSERT_EQ(rows.size(), 4u);
+  int lost = 0;
+  for (const auto& row : rows) {
+    if (row["status"] != "error") continue;
+    ++lost;
+    EXPECT_NE(row["error"].get<std::string>().find("rank 1 held this point and stopped responding"),
+              std::string::npos)
+        << row.dump();
+  }
+  EXPECT_EQ(lost, 1);
+  const auto retried = test::run_command(mpirun(2) + kBinary + " sweep " + kGrid + " --out " + out +
+                                         " --mpi --jobs 1 --quiet --resume --retry-errors");
+  EXPECT_EQ(retried.exit_code, 0) << retried.err;
+  EXPECT_NE(retried.out.find("Swept 1 points"), std::string::npos) << retried.out;
   std::filesystem::remove(out);
 }
 
