@@ -104,7 +104,8 @@ Registered register_sweep(CLI::App& app, char** argv) {
 #endif
             if (o->mpi && !o->dry_run) exec_mpi_helper(argv);
             const Shard shard = o->shard.empty() ? Shard{} : parse_shard(o->shard, process_environment());
-            const SweepPoints points = prepare_sweep(o->grid);
+            const SweepPoints points = prepare_sweep(
+                o->grid, o->quiet ? ResolveProgress() : resolve_progress_lines(std::cerr, o->grid));
             const std::vector<SweepTask> mine = shard_tasks(points.tasks, shard);
             if (o->dry_run) {
               print_dry_run(points, mine, shard, o->grid, out);

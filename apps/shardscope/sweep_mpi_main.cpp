@@ -66,7 +66,8 @@ std::vector<cli::SweepTask> prepare(const cli::SweepOptions& o, std::string& gri
     throw shardscope::InputError("--dry-run", 0, "dry-run",
                                  "lists the points without MPI: run `shardscope sweep GRID --dry-run`");
   }
-  const cli::SweepPoints points = cli::prepare_sweep(o.grid);
+  const cli::SweepPoints points = cli::prepare_sweep(
+      o.grid, o.quiet ? cli::ResolveProgress() : cli::resolve_progress_lines(std::cerr, o.grid));
   grid_name = points.grid.name;
   total = points.tasks.size();
   lock.emplace(o.out, 0, 1);  // the whole grid, held until the sweep ends; before the rows are read

@@ -3,8 +3,15 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "planner/core/error.hpp"
 
@@ -20,20 +27,88 @@ bool parse_int(const std::string& text, int& value) {
 
 }  // namespace
 
-SweepPoints prepare_sweep(const std::string& grid_file) {
+namespace {
+
+// The ids of `points`, resolved by `workers` threads taking chunks in order. A failing point stops the
+// chunks after it; every chunk before it is still resolved, so the error thrown is the first point's in grid
+// order, whatever the threads' timing.
+std::vector<std::string> resolve_ids(const SweepGrid& grid, const std::vector<GridPoint>& points,
+                                     const ResolveProgress& progress) {
+  constexpr std::size_t kChunk = 256;
+  const std::size_t workers =
+      points.size() <= kChunk ? 1 : std::max<std::size_t>(1, std::thread::hardware_concurrency());
+  std::vector<std::string> ids(points.size());
+  std::atomic<std::size_t> next{0}, done{0}, first_failure{points.size()};
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
+  const auto work = [&] {
+    const GridResolver resolver(grid);
+    for (;;) {
+      const std::size_t start = next.fetch_add(kChunk);
+      if (start >= points.size() || start > first_failure.load()) return;
+      const std::size_t end = std::min(points.size(), start + kChunk);
+      for (std::size_t i = start; i < end; ++i) {
+        try {
+          ids[i] = resolver.resolve(points[i]).id;
+        } catch (...) {
+          const std::lock_guard<std::mutex> lock(failure_mutex);
+          if (i < first_failure.load()) {
+            first_failure.store(i);
+            failure = std::current_exception();
+          }
+          break;
+        }
+      }
+      done.fetch_add(end - start);
+    }
+  };
+  // With progress to report, this thread watches and `workers` threads resolve; else it is one of them.
+  const bool watch = progress && workers > 1;
+  std::vector<std::thread> threads;
+  for (std::size_t w = watch ? 0 : 1; w < workers; ++w) threads.emplace_back(work);
+  if (watch) {
+    while (done.load() < points.size() && first_failure.load() == points.size()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      progress(std::min(done.load(), points.size()), points.size());
+    }
+  } else {
+    work();
+  }
+  for (std::thread& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+  return ids;
+}
+
+}  // namespace
+
+SweepPoints prepare_sweep(const std::string& grid_file, const ResolveProgress& progress) {
   SweepPoints out;
   out.grid = load_sweep_grid(grid_file);
-  const GridResolver resolver(out.grid);
+  const std::vector<GridPoint> points = expand_grid(out.grid);
+  const std::vector<std::string> ids = resolve_ids(out.grid, points, progress);
   std::set<std::string> seen;
-  for (const GridPoint& point : expand_grid(out.grid)) {
-    const ResolvedPoint resolved = resolver.resolve(point);
-    if (!seen.insert(resolved.id).second) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!seen.insert(ids[i]).second) {
       ++out.duplicates;
       continue;
     }
-    out.tasks.push_back({point.index, resolved.id, point.values});
+    out.tasks.push_back({points[i].index, ids[i], points[i].values});
   }
   return out;
+}
+
+ResolveProgress resolve_progress_lines(std::ostream& err, const std::string& grid_file) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  auto shown = std::make_shared<Clock::time_point>(start);
+  return [&err, grid_file, start, shown](std::size_t done, std::size_t total) {
+    const Clock::time_point now = Clock::now();
+    if (now - start < std::chrono::seconds(2) || now - *shown < std::chrono::seconds(2)) return;
+    *shown = now;
+    err << "sweep " << grid_file << ": resolved " << done << " of " << total << " points ("
+        << 100 * done / std::max<std::size_t>(total, 1) << " %)\n"
+        << std::flush;
+  };
 }
 
 Shard parse_shard(const std::string& text, const Environment& environment) {

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -19,8 +21,17 @@ struct SweepPoints {
   std::size_t duplicates = 0;    // points whose resolved scenario another point already has
 };
 
-// Reads, expands and resolves the grid (InputError naming the grid file and the axis on a bad value).
-SweepPoints prepare_sweep(const std::string& grid_file);
+// Called now and then while the points are resolved: how many of how many are done.
+using ResolveProgress = std::function<void(std::size_t done, std::size_t total)>;
+
+// Reads, expands and resolves the grid (InputError naming the grid file and the axis on a bad value: the
+// first point in grid order that has one). Points are resolved on every CPU, each worker with its own
+// resolver; the result does not depend on how many.
+SweepPoints prepare_sweep(const std::string& grid_file, const ResolveProgress& progress = {});
+
+// Progress of a long resolution on `err`: nothing for the first 2 s (small grids stay silent, so
+// transcripts are unchanged), then a line every 2 s.
+ResolveProgress resolve_progress_lines(std::ostream& err, const std::string& grid_file);
 
 struct Shard {
   int index = 0;  // 0-based

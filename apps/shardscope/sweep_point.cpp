@@ -34,8 +34,43 @@ using Json = nlohmann::ordered_json;
 struct Options {
   std::string grid;
   std::size_t index = 0;
+  std::string values;  // the point's axis values as the sweep hands them: [[path, value], ...] in JSON
   bool simulate = false;
 };
+
+// The point the sweep handed over (--values), checked against the grid: the same axes in order, each value
+// one of its axis's; without --values, point `index` of the expanded grid.
+GridPoint point_of(const SweepGrid& grid, const Options& o) {
+  if (o.values.empty()) {
+    const std::vector<GridPoint> points = expand_grid(grid);
+    if (o.index >= points.size()) {
+      throw InputError("--index", 0, "index",
+                       "the grid has " + std::to_string(points.size()) + " points; expected less than that");
+    }
+    return points[o.index];
+  }
+  const Json values = Json::parse(o.values, nullptr, false);
+  const auto refuse = [&](const std::string& why) {
+    throw InputError("--values", 0, "values", why + " (did the grid change during the sweep?)");
+  };
+  if (!values.is_array() || values.size() != grid.axes.size())
+    refuse("expected one value per axis of the grid");
+  GridPoint point;
+  point.index = o.index;
+  for (std::size_t a = 0; a < grid.axes.size(); ++a) {
+    const Json& pair = values[a];
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string() ||
+        pair[0].get<std::string>() != grid.axes[a].path) {
+      refuse("expected [\"" + grid.axes[a].path + "\", value] at place " + std::to_string(a));
+    }
+    const std::vector<std::string>& allowed = grid.axes[a].values;
+    const std::string value = pair[1].get<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+      refuse("'" + value + "' is not a value of the axis " + grid.axes[a].path);
+    point.values.emplace_back(grid.axes[a].path, value);
+  }
+  return point;
+}
 
 // Test hook: SHARDSCOPE_SWEEP_FAULT=crash:K or hang:K makes point K die by SIGKILL or never finish,
 // simulation:K makes its simulations fail and simulation-hang:K never finish, so the fault tests can check
@@ -113,13 +148,8 @@ Json run_point(const Options& o) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   inject_fault(o.index);
   const SweepGrid grid = load_sweep_grid(o.grid);
-  const std::vector<GridPoint> points = expand_grid(grid);
-  if (o.index >= points.size()) {
-    throw InputError("--index", 0, "index",
-                     "the grid has " + std::to_string(points.size()) + " points; expected less than that");
-  }
   const GridResolver resolver(grid);
-  const ResolvedPoint point = resolver.resolve(points[o.index]);
+  const ResolvedPoint point = resolver.resolve(point_of(grid, o));
   const Calibration calibration = scenario_calibration(point.scenario);
   // One thread: the sweep runs its points side by side, and the simulations fork from this process.
   const PlanReport report = plan_scenario(point.scenario, calibration, PlanRequest{}, nullptr, 1);
@@ -165,6 +195,8 @@ Registered register_sweep_point(CLI::App& app) {
   auto o = std::make_shared<Options>();
   cmd->add_option("grid", o->grid, "Sweep grid YAML file")->required();
   cmd->add_option("--index", o->index, "The point's index in the expanded grid")->required();
+  cmd->add_option("--values", o->values,
+                  "The point's axis values, [[path, value], ...] (JSON): no expansion");
   cmd->add_flag("--simulate", o->simulate, "Also simulate each fitting strategy's plan");
   return {cmd, [o](std::ostream& out) {
 #ifndef SHARDSCOPE_HAVE_SIM

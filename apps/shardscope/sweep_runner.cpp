@@ -110,6 +110,11 @@ void ChildPool::start(const SweepTask& task) {
   child.err_path = directory_ + "/" + std::to_string(task.index) + ".err";
   std::vector<std::string> args = {options_.shardscope_binary, "sweep-point", options_.grid_file, "--index",
                                    std::to_string(task.index)};
+  // The point itself, so the child resolves it without expanding the whole grid again.
+  Json values = Json::array();
+  for (const auto& [path, value] : task.axes) values.push_back({path, value});
+  args.emplace_back("--values");
+  args.push_back(values.dump());
   if (options_.simulate) args.emplace_back("--simulate");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);

@@ -300,7 +300,7 @@ ResolvedPoint GridResolver::resolve(const GridPoint& point) const {
     }
   }
   const YAML::Node tree = grid_.base_scenario.empty() ? YAML::Node(YAML::NodeType::Map)
-                                                      : parse_yaml_mapping(base_->text, base_->file);
+                                                      : parse_checked_yaml_mapping(base_->text, base_->file);
   out.scenario = parse_scenario_with_overrides(tree, base_->file, base_->base_dir, overrides);
   if (grid_.base_scenario.empty()) out.scenario.name = grid_.name;
   // A calibration file's numbers count, not its path (scenario_digest covers neither).

@@ -94,7 +94,7 @@ TransformerSpec model_preset(const std::string& name, const std::string& file, i
                              const std::string& field) {
   const EmbeddedFile& preset = model_presets().get(name, file, line, field);
   const std::string preset_file = model_presets().path_of(preset);
-  const YamlMap root(parse_yaml_mapping(std::string(preset.text), preset_file), preset_file, "");
+  const YamlMap root(parse_checked_yaml_mapping(std::string(preset.text), preset_file), preset_file, "");
   root.reject_unknown({"name", "source", "transformer"});
   TransformerSpec spec = parse_transformer_spec(root.map("transformer"));
   spec.name = name;

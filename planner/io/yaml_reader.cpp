@@ -93,6 +93,10 @@ YAML::Node parse_yaml_mapping(const std::string& text, const std::string& file) 
   // ignores later documents, would build a tree for any nesting and would spend about 500 bytes per node on
   // a list of any length; the strict check refuses these first.
   check_strict_yaml(text, file);
+  return parse_checked_yaml_mapping(text, file);
+}
+
+YAML::Node parse_checked_yaml_mapping(const std::string& text, const std::string& file) {
   YAML::Node root;
   try {
     root = YAML::Load(text);

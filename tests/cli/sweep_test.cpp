@@ -156,6 +156,45 @@ TEST(Sweep, RowsResumeAndMerge) {
   std::filesystem::remove(csv);
 }
 
+// Issue 30, 8: a large grid's points are resolved on every CPU; the ids are each point's own (as the point's
+// child resolves it alone), and a grid with two bad values names the first in grid order, every time.
+TEST(Sweep, ALargeGridResolvesInParallelAsEachPointAlone) {
+  std::string limits, batches;
+  for (int g = 1; g <= 20; ++g) limits += (g > 1 ? ", " : "") + std::to_string(g) + "GB";
+  for (int b = 1; b <= 30; ++b) batches += (b > 1 ? ", " : "") + std::to_string(b);
+  const std::string head = "name: large\nbase: " + kSource + "/scenarios/default.yaml\naxes:\n";
+  const std::string grid =
+      test::write_temp("large.yaml", head + "  training.memory_limit: [" + limits +
+                                         "]\n  training.max_micro_batch: [" + batches + "]\n");
+  const auto listed = test::run_command(kBinary + " sweep " + grid + " --dry-run");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("600 points, product of 2 axes"), std::string::npos) << listed.out.substr(0, 300);
+  for (int index : {0, 257, 599}) {  // each in another worker's chunk
+    const auto alone =
+        test::run_command(kBinary + " sweep-point " + grid + " --index " + std::to_string(index));
+    ASSERT_EQ(alone.exit_code, 0) << alone.err;
+    const std::string id = nlohmann::json::parse(alone.out)["point"].get<std::string>();
+    const std::size_t at = listed.out.find(" " + id + " ");
+    ASSERT_NE(at, std::string::npos) << index << " " << id;
+    const std::size_t line = listed.out.rfind('\n', at) + 1;
+    std::istringstream row(listed.out.substr(line, at - line));
+    int listed_index = -1;
+    row >> listed_index;
+    EXPECT_EQ(listed_index, index) << id;
+  }
+  // 26GB (points 480-509) and 30GB (points 540-569) are over the GPU's 24 GiB: the first is named.
+  const std::string bad = test::write_temp(
+      "large-bad.yaml", head + "  training.memory_limit: [" + limits.substr(0, limits.rfind(", 17GB")) +
+                            ", 26GB, 18GB, 30GB]\n  training.max_micro_batch: [" + batches + "]\n");
+  for (int run = 0; run < 3; ++run) {
+    const auto r = test::run_command(kBinary + " sweep " + bad + " --dry-run");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("got 26GB"), std::string::npos) << r.err;
+  }
+  std::filesystem::remove(grid);
+  std::filesystem::remove(bad);
+}
+
 TEST(Sweep, ShardsSplitThePointsAndAutoReadsSlurm) {
   const std::string out = temp_path("shards.jsonl");
   for (const char* shard : {"0/3", "1/3", "2/3"}) {
