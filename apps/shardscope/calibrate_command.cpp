@@ -101,6 +101,52 @@ std::string header(const fit::FitResult& result) {
   return h;
 }
 
+// A device's model, without what a harness adds in parentheses (memory, clocks, bus; "one MPI rank"): the
+// measurements file says "NVIDIA H100 80GB HBM3 (81079 MiB, SM clock 1980 MHz, ...)", nccl-tests the name.
+std::string device_model(const std::string& name) { return name.substr(0, name.find(" (")); }
+
+// A calibration describes one machine: files measured on two kinds of device, or a CPU back end's beside a
+// GPU's, are refused (InputError on the later file, naming the earlier one) instead of fitted into one.
+void refuse_mixed_machines(const std::vector<fit::Measurements>& files) {
+  const fit::Measurements* named = nullptr;  // the first file that names its device
+  const fit::Measurements* cpu = nullptr;
+  const fit::Measurements* gpu = nullptr;
+  for (const fit::Measurements& m : files) {
+    if (!m.device_name.empty()) {
+      if (named != nullptr && device_model(named->device_name) != device_model(m.device_name)) {
+        throw InputError(m.file, 0, "machine.device_name",
+                         "measured on " + device_model(m.device_name) + ", but " + named->file + " on " +
+                             device_model(named->device_name) +
+                             ": a calibration describes one machine; calibrate each into its own file");
+      }
+      if (named == nullptr) named = &m;
+    }
+    const bool is_cpu = m.backend == "cpu-mpi";
+    const fit::Measurements*& first_of_kind = is_cpu ? cpu : gpu;
+    if (first_of_kind == nullptr) first_of_kind = &m;
+    const fit::Measurements* other_kind = is_cpu ? gpu : cpu;
+    if (other_kind != nullptr) {
+      throw InputError(m.file, 0, "machine.backend",
+                       "the " + m.backend + " back end measured this, but " + other_kind->file + " is " +
+                           other_kind->backend +
+                           ": CPUs and GPUs are calibrated separately, one machine per file");
+    }
+  }
+}
+
+// The fitted calibration as calibrate writes it, read back: a value the format refuses is reported as the
+// fit's, not at a line of a file that is never written.
+void check_reads_back(const std::string& yaml, const std::string& out_path) {
+  try {
+    parse_calibration_string(yaml, out_path);
+  } catch (const InputError& e) {
+    throw InputError("calibrate", 0, e.field(),
+                     "the fit gives a value the calibration format refuses (" + e.message() +
+                         "), so nothing was written to " + out_path +
+                         "; check the measurements of that quantity");
+  }
+}
+
 }  // namespace
 
 Registered register_calibrate(CLI::App& app) {
@@ -173,6 +219,7 @@ Registered register_calibrate(CLI::App& app) {
           print_trace_summary(path, summary, trace, out);
           files.push_back(std::move(trace));
         }
+        refuse_mixed_machines(files);
         fit::FitOptions options;
         options.min_r_squared = o->min_r_squared;
         options.max_alpha_rms = o->max_alpha_rms;
@@ -181,7 +228,7 @@ Registered register_calibrate(CLI::App& app) {
         std::optional<fit::HoldoutScore> holdout;
         if (o->holdout) holdout = fit::holdout_score(files, cluster, options);
         const std::string yaml = fit::calibration_yaml(result.calibration, header(result));
-        parse_calibration_string(yaml, o->out);  // what is written reads back
+        check_reads_back(yaml, o->out);
         fit::print_fit_table(result, options, out);
         warn_faster_than_links(result, cluster, out);
         if (holdout) print_holdout(*holdout, out);
