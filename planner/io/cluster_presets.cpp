@@ -23,7 +23,8 @@ void apply_nodes(Cluster& cluster, int nodes, const std::string& file) {
 Cluster cluster_preset(const std::string& name, int nodes) {
   const EmbeddedFile& preset = cluster_presets().get(name, "<cluster presets>", 0, "cluster.preset");
   const std::string file = cluster_presets().path_of(preset);
-  Cluster cluster = parse_cluster(YamlMap(parse_checked_yaml_mapping(std::string(preset.text), file), file, ""));
+  Cluster cluster =
+      parse_cluster(YamlMap(parse_checked_yaml_mapping(std::string(preset.text), file), file, ""));
   apply_nodes(cluster, nodes, file);
   return cluster;
 }

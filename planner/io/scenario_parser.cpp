@@ -135,7 +135,8 @@ Cluster parse_scenario_cluster(const YamlMap& map, const std::string& base_dir) 
   if (!map.has("preset")) return parse_cluster(map);
   const EmbeddedFile& preset =
       cluster_presets().get(map.string("preset"), map.file(), map.line("preset"), map.field("preset"));
-  const YAML::Node base = parse_checked_yaml_mapping(std::string(preset.text), cluster_presets().path_of(preset));
+  const YAML::Node base =
+      parse_checked_yaml_mapping(std::string(preset.text), cluster_presets().path_of(preset));
   // Overrides are validated with the scenario's file name; the preset itself is tested to be valid.
   return parse_cluster(YamlMap(merged(base, map.node()), map.file(), map.path(), map.own_line()));
 }
