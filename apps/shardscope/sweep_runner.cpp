@@ -78,6 +78,9 @@ Json sweep_row(const SweepTask& task, const SweepRunOptions& options, const std:
   return row;
 }
 
+// Below Linux's limit on one argument's length (MAX_ARG_STRLEN, 32 pages: 128 KiB).
+constexpr std::size_t kMaxValuesArgumentBytes = 64 * 1024;
+
 ChildPool::ChildPool(SweepRunOptions options) : options_(std::move(options)) {
   if (options_.jobs < 1) options_.jobs = 1;
   std::string pattern = (std::filesystem::temp_directory_path() / "shardscope-sweep-XXXXXX").string();
@@ -110,11 +113,15 @@ void ChildPool::start(const SweepTask& task) {
   child.err_path = directory_ + "/" + std::to_string(task.index) + ".err";
   std::vector<std::string> args = {options_.shardscope_binary, "sweep-point", options_.grid_file, "--index",
                                    std::to_string(task.index)};
-  // The point itself, so the child resolves it without expanding the whole grid again.
+  // The point itself, so the child resolves it without expanding the whole grid again; values too long for
+  // one argument (Linux takes 128 KiB: an inline model as an axis value) leave the child to expand the grid.
   Json values = Json::array();
   for (const auto& [path, value] : task.axes) values.push_back({path, value});
-  args.emplace_back("--values");
-  args.push_back(values.dump());
+  const std::string values_text = values.dump();
+  if (values_text.size() < kMaxValuesArgumentBytes) {
+    args.emplace_back("--values");
+    args.push_back(values_text);
+  }
   if (options_.simulate) args.emplace_back("--simulate");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);

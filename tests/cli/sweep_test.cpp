@@ -195,6 +195,25 @@ TEST(Sweep, ALargeGridResolvesInParallelAsEachPointAlone) {
   std::filesystem::remove(bad);
 }
 
+// A point's values go to its child on the command line; values longer than one argument may be (an axis
+// value of 150 KB here) leave the child to expand the grid instead of failing to start it.
+TEST(Sweep, AxisValuesTooLongForOneArgumentStillRun) {
+  const std::string long_text(150'000, 'a');
+  const std::string grid = test::write_temp(
+      "long-values.yaml", "name: long\nbase: " + kSource +
+                              "/scenarios/default.yaml\nstrategies: [fsdp]\naxes:\n" + "  description: [" +
+                              long_text + "]\n  training.memory_limit: [8GB, 16GB]\n");
+  const std::string out = temp_path("long-values.jsonl");
+  std::filesystem::remove(out);
+  const auto r = test::run_command(kBinary + " sweep " + grid + " --out " + out + " --quiet --jobs 1");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<nlohmann::json> rows = test::rows_of(out);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) EXPECT_EQ(row["status"], "ok") << row["error"];
+  std::filesystem::remove(out);
+  std::filesystem::remove(grid);
+}
+
 TEST(Sweep, ShardsSplitThePointsAndAutoReadsSlurm) {
   const std::string out = temp_path("shards.jsonl");
   for (const char* shard : {"0/3", "1/3", "2/3"}) {
