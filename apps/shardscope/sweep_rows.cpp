@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 
@@ -72,7 +73,7 @@ ResultsLock::ResultsLock(const std::string& path, int shard_index, int shard_cou
   struct flock lock {};
   lock.l_type = F_WRLCK;
   lock.l_whence = SEEK_SET;
-  const off_t shards_base = off_t{1} << 50;
+  const off_t shards_base = off_t{1} << 34;  // 16 GiB: past the 8 GiB a results file may hold
   const off_t n = shard_count, i = shard_index;
   lock.l_start = shard_count <= 1 ? 0 : shards_base + n * (n - 1) / 2 + i;
   lock.l_len = shard_count <= 1 ? 0 : 1;
@@ -88,6 +89,12 @@ ResultsLock::ResultsLock(const std::string& path, int shard_index, int shard_cou
                                                  std::to_string(shard_count) + ", or without shards") +
                          ": running the same points twice would duplicate its rows; wait for it, or give "
                          "another --out");
+  }
+  if (reason == ENOLCK || reason == EINVAL || reason == EOPNOTSUPP || reason == ENOSYS) {
+    // A file system without fcntl locks: the sweep runs unguarded rather than not at all.
+    std::cerr << "warning: cannot lock " << path << " (" << std::strerror(reason)
+              << "): this file system keeps no locks, so a second sweep on it would not be refused\n";
+    return;
   }
   throw OutputError("cannot lock " + path + ": " + std::strerror(reason));
 }
