@@ -76,7 +76,7 @@ std::vector<pid_t> descendants(pid_t root) {
 }
 
 // Whether `pid` still runs (neither gone nor a zombie waiting for its reaper).
-bool running(pid_t pid) {
+[[maybe_unused]] bool running(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string text;
   if (!std::getline(stat, text)) return false;
