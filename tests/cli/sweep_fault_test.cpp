@@ -271,8 +271,11 @@ TEST(SweepFaults, AKilledOrStoppedSweepLeavesNothingRunning) {
       EXPECT_TRUE(std::filesystem::is_empty(temp));  // the points' output folder is gone
     }
     std::filesystem::remove_all(temp);
-    EXPECT_TRUE(wait_until([&] { return std::none_of(below.begin(), below.end(), running); }));
-    for (pid_t p : below) ::kill(p, SIGKILL);  // nothing left to the next test, whatever happened
+    // Only after a failed wait are these pids still ours: once gone they may be another test's.
+    if (!wait_until([&] { return std::none_of(below.begin(), below.end(), running); })) {
+      ADD_FAILURE() << "a point or its simulation outlived the sweep";
+      for (pid_t p : below) ::kill(p, SIGKILL);
+    }
     EXPECT_EQ(test::read_file(out), "");
     std::filesystem::remove(out);
   }
