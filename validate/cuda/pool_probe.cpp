@@ -7,16 +7,17 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
+#include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace {
 
+// A failed CUDA call, named with the runtime's reason; main() prints it and exits 4.
 [[noreturn]] void fail(const char* call, cudaError_t error) {
-  std::fprintf(stderr, "shardscope-pool-probe: error: %s: %s (%s)\n", call, cudaGetErrorName(error),
-               cudaGetErrorString(error));
-  std::exit(4);
+  throw std::runtime_error(std::string(call) + ": " + cudaGetErrorName(error) + " (" +
+                           cudaGetErrorString(error) + ")");
 }
 
 #define PROBE_CHECK(call)                                     \
@@ -70,7 +71,8 @@ std::string probe(std::uint64_t bytes, int count, cudaStream_t stream) {
 
 }  // namespace
 
-int main() {
+// The probe's JSON on stdout; throws std::runtime_error naming a failed CUDA call.
+int run() {
   int devices = 0;
   const cudaError_t error = cudaGetDeviceCount(&devices);
   if (error != cudaSuccess || devices == 0) {
@@ -97,4 +99,13 @@ int main() {
   std::printf("  ]\n}\n");
   PROBE_CHECK(cudaStreamDestroy(stream));
   return 0;
+}
+
+int main() {
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "shardscope-pool-probe: error: %s\n", e.what());
+    return 4;
+  }
 }
