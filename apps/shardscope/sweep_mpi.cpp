@@ -101,7 +101,7 @@ namespace {
 // Rank 0's part of one pass of its loop: every message waiting, answered or recorded. Returns whether any
 // came.
 bool take_messages(const std::vector<SweepTask>& tasks, std::size_t& next, bool stopping, RankWatch& watch,
-                   int& working, const std::function<void(const Json&, int)>& record) {
+                   const std::function<void(const Json&, int)>& record) {
   bool busy = false;
   for (;;) {
     int arrived = 0;
@@ -123,7 +123,6 @@ bool take_messages(const std::vector<SweepTask>& tasks, std::size_t& next, bool 
       record(row, from);
     } else if (status.MPI_TAG == kDone && !lost) {
       watch.done(from);
-      --working;
     }
   }
 }
@@ -161,12 +160,10 @@ MpiSweepCounts coordinate_sweep(const std::vector<SweepTask>& tasks, const Sweep
     if (status == "error") ++counts.errors;
   };
   std::size_t next = 0;
-  int working = ranks - 1;  // ranks that have not said they are done (nor been given up)
   progress.update(0, 0);
-  while (next < tasks.size() || pool.running() > 0 || working > 0) {
-    bool busy = take_messages(tasks, next, interrupt.raised(), watch, working, record);
+  while (next < tasks.size() || pool.running() > 0 || !watch.all_done()) {
+    bool busy = take_messages(tasks, next, interrupt.raised(), watch, record);
     for (const auto& [rank, held] : watch.newly_lost(RankWatch::Clock::now())) {
-      --working;
       for (const SweepTask& task : held)
         record(sweep_row(task, options, "error", Json(), lost_rank_error(rank, watch.limit_seconds()), 0),
                rank);

@@ -18,6 +18,13 @@ void RankWatch::returned(int rank, std::size_t index) { ranks_[rank].held.erase(
 
 void RankWatch::done(int rank) { ranks_[rank].done = true; }
 
+bool RankWatch::all_done() const {
+  for (const auto& [rank, state] : ranks_) {
+    if (!state.done) return false;
+  }
+  return true;
+}
+
 std::vector<std::pair<int, std::vector<SweepTask>>> RankWatch::newly_lost(Clock::time_point now) {
   std::vector<std::pair<int, std::vector<SweepTask>>> found;
   for (auto& [rank, state] : ranks_) {

@@ -35,6 +35,7 @@ class RankWatch {
   // held; they are reported once and count as done from then on.
   std::vector<std::pair<int, std::vector<SweepTask>>> newly_lost(Clock::time_point now);
 
+  bool all_done() const;  // every rank said it is done or was given up
   const std::vector<int>& lost() const { return lost_; }
   double limit_seconds() const { return limit_seconds_; }
 

@@ -26,6 +26,7 @@ TEST(RankWatch, ASilentRankIsLostOnceWithThePointsItHeld) {
   watch.returned(1, 0);
   watch.handed(2, task(1));
   watch.done(3);
+  EXPECT_FALSE(watch.all_done());
   const Clock::time_point later = start + milliseconds(11'000);
   EXPECT_TRUE(watch.newly_lost(later).empty());  // at the limit, not past it
   watch.heard(2, later);
@@ -40,6 +41,7 @@ TEST(RankWatch, ASilentRankIsLostOnceWithThePointsItHeld) {
   ASSERT_EQ(then.size(), 1u);
   EXPECT_EQ(then[0].first, 2);
   EXPECT_EQ(then[0].second.size(), 1u);
+  EXPECT_TRUE(watch.all_done());  // 1 and 2 given up, 3 done
 }
 
 TEST(RankWatch, TheErrorSaysWhoAndHowToRunThePointAgain) {
