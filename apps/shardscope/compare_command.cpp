@@ -13,7 +13,7 @@
 #include "apps/shardscope/output_file.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/text_file.hpp"
 #include "validate/fit/compare_predict.hpp"
 #ifdef SHARDSCOPE_HAVE_SIM
 #include "sim/runner.hpp"

@@ -21,6 +21,7 @@
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/sweep_grid.hpp"
 #include "planner/search/planner.hpp"
+#include "planner/search/search_space.hpp"
 #ifdef SHARDSCOPE_HAVE_SIM
 #include "sim/isolated.hpp"
 #include "sim/iteration_sim.hpp"
@@ -147,7 +148,7 @@ Json run_point(const Options& o) {
   // A sweep that dies (kill -9) takes its points with it: nothing is left running.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   inject_fault(o.index);
-  const SweepGrid grid = load_sweep_grid(o.grid);
+  const SweepGrid grid = load_sweep_grid(o.grid, strategy_lookup());
   const GridResolver resolver(grid);
   const ResolvedPoint point = resolver.resolve(point_of(grid, o));
   const Calibration calibration = scenario_calibration(point.scenario);

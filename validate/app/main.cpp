@@ -22,10 +22,11 @@
 
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
-#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/text_file.hpp"
+#include "planner/report/plan_json.hpp"
 #include "planner/search/plan_check.hpp"
+#include "planner/search/planner.hpp"
 #include "validate/core/host_memory.hpp"
 #include "validate/core/machine_cluster.hpp"
 #include "validate/cpu/benchmarks.hpp"

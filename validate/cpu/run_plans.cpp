@@ -8,8 +8,8 @@
 #include <stdexcept>
 
 #include "planner/core/digest.hpp"
-#include "planner/io/plan_json.hpp"
 #include "planner/program/memory_peak.hpp"
+#include "planner/report/plan_json.hpp"
 #include "validate/core/host_memory.hpp"
 #include "validate/core/median.hpp"
 #include "validate/core/round_levels.hpp"
