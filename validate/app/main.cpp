@@ -30,9 +30,10 @@
 #include "validate/core/host_memory.hpp"
 #include "validate/core/machine_cluster.hpp"
 #include "validate/cpu/benchmarks.hpp"
-#include "validate/cpu/machine_info.hpp"
+#include "validate/cpu/cpu_machine_info.hpp"
 #include "validate/cpu/run_plans.hpp"
 #include "validate/fit/measurements.hpp"
+#include "validate/mpi/plan_runs.hpp"
 #if SHARDSCOPE_HAVE_CUDA
 #include "validate/cuda/cuda_entry.hpp"
 #endif

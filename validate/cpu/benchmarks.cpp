@@ -7,9 +7,9 @@
 
 #include "validate/core/bus_bandwidth.hpp"
 #include "validate/core/median.hpp"
-#include "validate/cpu/bench_mpi.hpp"
 #include "validate/cpu/cpu_backend.hpp"
 #include "validate/cpu/eigen_kernels.hpp"
+#include "validate/mpi/bench_mpi.hpp"
 
 namespace shardscope::validate {
 

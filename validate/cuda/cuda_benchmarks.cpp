@@ -6,11 +6,12 @@
 #include <functional>
 
 #include "validate/core/bus_bandwidth.hpp"
-#include "validate/cpu/bench_mpi.hpp"
 #include "validate/cuda/cublas_kernels.hpp"
 #include "validate/cuda/cuda_check.hpp"
 #include "validate/cuda/group_layout.hpp"
 #include "validate/cuda/nccl_groups.hpp"
+#include "validate/mpi/bench_mpi.hpp"
+#include "validate/mpi/mpi_comm.hpp"
 
 namespace shardscope::validate {
 

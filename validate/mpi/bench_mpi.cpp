@@ -1,12 +1,12 @@
 // The micro-benchmarks' shared MPI helpers (bench_mpi.hpp).
-#include "validate/cpu/bench_mpi.hpp"
+#include "validate/mpi/bench_mpi.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <set>
 
 #include "validate/core/bus_bandwidth.hpp"
-#include "validate/cpu/mpi_comm.hpp"
+#include "validate/mpi/mpi_comm.hpp"
 
 namespace shardscope::validate {
 
