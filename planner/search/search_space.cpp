@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <stdexcept>
 
 #include "planner/core/names.hpp"
@@ -92,89 +93,64 @@ SearchSpace Strategy::space(const TrainingConfig& t) const {
   return whole_model(name, scopes, t, hpz);
 }
 
+namespace {
+
+// The registry as data, in its order; fields left out keep Strategy's defaults (a whole-model baseline on
+// NCCL). The PaRO family goes between the named strategies and OSDP.
+const Strategy kNamedStrategies[] = {
+    {.name = "shardscope",
+     .description = "per operator any PaRO scope, slice count and checkpointing (the planner's own space)",
+     .shape = Strategy::Shape::full,
+     .baseline = false,
+     .collectives = CollectiveModel::ring},
+    {.name = "ddp", .description = "DDP: every state replicated (NNN)", .scopes = {N, N, N}, .classic = true},
+    {.name = "zero-1",
+     .description = "ZeRO-1: optimizer state sharded over all GPUs (NNG)",
+     .scopes = {N, N, G},
+     .classic = true},
+    {.name = "zero-2",
+     .description = "ZeRO-2: gradients and optimizer state sharded over all GPUs (NGG)",
+     .scopes = {N, G, G},
+     .classic = true},
+    {.name = "fsdp",
+     .description = "FSDP = ZeRO-3: every state sharded over all GPUs (GGG)",
+     .aliases = {"zero-3"},
+     .scopes = {G, G, G},
+     .classic = true},
+    {.name = "mics",
+     .description = "MiCS (FSDP hybrid shard): every state sharded inside a group (III)",
+     .scopes = {I, I, I}},
+    {.name = "zero++",
+     .description = "ZeRO++: GGG with a secondary parameter copy sharded inside each group (hpZ)",
+     .scopes = {G, G, G},
+     .hpz = true},
+};
+
+const Strategy kOsdpStrategies[] = {
+    {.name = "osdp-no-split",
+     .description = "OSDP without operator splitting: per operator DP (NNN) or ZDP (GGG)",
+     .shape = Strategy::Shape::osdp_no_split},
+    {.name = "osdp",
+     .description = "OSDP: per operator DP or ZDP, with operator splitting",
+     .shape = Strategy::Shape::osdp},
+};
+
+// PaRO's whole-model strategy of one scope combination.
+Strategy paro_strategy(const Scopes& scopes) {
+  return {.name = "paro-" + scopes.name(),
+          .description = "PaRO-" + scopes.name() + ": parameter, gradient and optimizer scopes " +
+                         scopes.name() + " (N replicated, I in a group, G over all GPUs)",
+          .scopes = scopes,
+          .collectives = CollectiveModel::ring};
+}
+
+}  // namespace
+
 const std::vector<Strategy>& strategies() {
   static const std::vector<Strategy> registry = [] {
-    using Shape = Strategy::Shape;
-    std::vector<Strategy> out = {
-        {"shardscope",
-         "per operator any PaRO scope, slice count and checkpointing (the planner's own space)",
-         {},
-         Shape::full,
-         {},
-         false,
-         false,
-         false,
-         CollectiveModel::ring},
-        {"ddp", "DDP: every state replicated (NNN)", {}, Shape::whole_model, {N, N, N}, false, true, true},
-        {"zero-1",
-         "ZeRO-1: optimizer state sharded over all GPUs (NNG)",
-         {},
-         Shape::whole_model,
-         {N, N, G},
-         false,
-         true,
-         true},
-        {"zero-2",
-         "ZeRO-2: gradients and optimizer state sharded over all GPUs (NGG)",
-         {},
-         Shape::whole_model,
-         {N, G, G},
-         false,
-         true,
-         true},
-        {"fsdp",
-         "FSDP = ZeRO-3: every state sharded over all GPUs (GGG)",
-         {"zero-3"},
-         Shape::whole_model,
-         {G, G, G},
-         false,
-         true,
-         true},
-        {"mics",
-         "MiCS (FSDP hybrid shard): every state sharded inside a group (III)",
-         {},
-         Shape::whole_model,
-         {I, I, I},
-         false,
-         true,
-         false},
-        {"zero++",
-         "ZeRO++: GGG with a secondary parameter copy sharded inside each group (hpZ)",
-         {},
-         Shape::whole_model,
-         {G, G, G},
-         true,
-         true,
-         false},
-    };
-    for (const Scopes& s : paro_scopes()) {
-      out.push_back({"paro-" + s.name(),
-                     "PaRO-" + s.name() + ": parameter, gradient and optimizer scopes " + s.name() +
-                         " (N replicated, I in a group, G over all GPUs)",
-                     {},
-                     Shape::whole_model,
-                     s,
-                     false,
-                     true,
-                     false,
-                     CollectiveModel::ring});
-    }
-    out.push_back({"osdp-no-split",
-                   "OSDP without operator splitting: per operator DP (NNN) or ZDP (GGG)",
-                   {},
-                   Shape::osdp_no_split,
-                   {},
-                   false,
-                   true,
-                   false});
-    out.push_back({"osdp",
-                   "OSDP: per operator DP or ZDP, with operator splitting",
-                   {},
-                   Shape::osdp,
-                   {},
-                   false,
-                   true,
-                   false});
+    std::vector<Strategy> out(std::begin(kNamedStrategies), std::end(kNamedStrategies));
+    for (const Scopes& s : paro_scopes()) out.push_back(paro_strategy(s));
+    out.insert(out.end(), std::begin(kOsdpStrategies), std::end(kOsdpStrategies));
     return out;
   }();
   return registry;

@@ -35,11 +35,11 @@ SearchSpace osdp_space(const TrainingConfig& training, bool splitting);
 // baselines, `inspect` and help texts iterate.
 struct Strategy {
   enum class Shape { full, whole_model, osdp, osdp_no_split };
-  std::string name;                  // canonical spelling (plan JSON, tables)
-  std::string description;           // one line for help texts and GUI lists
-  std::vector<std::string> aliases;  // other accepted spellings
+  std::string name;                       // canonical spelling (plan JSON, tables)
+  std::string description;                // one line for help texts and GUI lists
+  std::vector<std::string> aliases = {};  // other accepted spellings
   Shape shape = Shape::whole_model;
-  Scopes scopes;         // whole_model: every operator's scopes
+  Scopes scopes = {};    // whole_model: every operator's scopes
   bool hpz = false;      // whole_model: ZeRO++ secondary parameter partition
   bool baseline = true;  // compared against by `plan`
   bool classic = false;  // a classic ZeRO stage (DDP, ZeRO-1/2/3): inspect's model-state table

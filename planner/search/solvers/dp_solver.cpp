@@ -4,17 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <future>
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <new>
 #include <numeric>
 #include <stdexcept>
-#include <system_error>
-#include <thread>
 
 #include "planner/search/solvers/mckp.hpp"
+#include "planner/search/task_pool.hpp"
 
 namespace shardscope {
 namespace {
@@ -125,42 +122,43 @@ class ScratchLease {
   std::unique_ptr<DpScratch> scratch_;
 };
 
-// One DP over units with items of transient <= threshold; weights quantised by `quantum` (up or down).
-// Row c holds f_c[m] = min seconds of units 0..c with quantised resident <= m. The inner loop is a plain
-// min (vectorisable) and every row is computed only where it can matter, with the same values as a
-// full-width pass: below the sum of the lightest weights every entry is +inf, and (when only f[bins] is
-// wanted) below bins minus the heaviest usable weights of the later units no entry is read. The plan is
-// reconstructed from the stored rows, each item tried in class order as before.
-DpRun run_dp(const McProblem& problem, const std::vector<Unit>& units, double threshold, double capacity,
-             double quantum, bool round_up, bool keep_value, bool reconstruct) {
-  DpRun run;
-  if (capacity < 0) return run;
-  const auto bins = static_cast<std::size_t>(std::floor(capacity / quantum + 1e-9));
+// What one DP run computes: the units' items of transient <= threshold_bytes in capacity_bytes, weights
+// quantised by quantum_bytes rounded up (a plan that fits: an upper bound) or down (a lower bound); whether
+// it keeps the last row's values (the Pareto front) and reconstructs the picks.
+struct DpPass {
+  double threshold_bytes = 0;
+  double capacity_bytes = 0;
+  double quantum_bytes = 1;
+  bool round_up = true;
+  bool keep_value = false;
+  bool reconstruct = false;
+};
+
+// Pass 1: every unit's quantised items and its frontier (the items no other usable item beats on weight and
+// seconds). False when some unit has no usable item or even the lightest items overflow every bin.
+bool quantise_units(const McProblem& problem, const std::vector<Unit>& units, const DpPass& pass,
+                    std::size_t bins, DpScratch& s) {
   const std::size_t width = bins + 1;
   const std::size_t n = units.size();
-  ScratchLease lease;
-  DpScratch& s = lease.get();
   s.weight.clear();
   s.seconds.clear();
   s.item_begin.assign(1, 0);
   s.frontier.clear();
   s.frontier_begin.assign(1, 0);
-  // Pass 1: quantised items and each unit's frontier.
-  std::vector<std::size_t>& heaviest = s.heaviest;
-  heaviest.assign(n, 0);
+  s.heaviest.assign(n, 0);
   std::size_t lightest_sum = 0;  // sum of the units' lightest usable weights (the first finite index)
   for (std::size_t c = 0; c < n; ++c) {
     const std::size_t first = s.weight.size();
     const double count = static_cast<double>(units[c].members.size());
     for (const McItem& it : problem.classes[units[c].members.front()]) {
-      const double q = count * it.resident_bytes / quantum;
-      const double w = round_up ? std::ceil(q - 1e-9) : std::floor(q + 1e-9);
+      const double q = count * it.resident_bytes / pass.quantum_bytes;
+      const double w = pass.round_up ? std::ceil(q - 1e-9) : std::floor(q + 1e-9);
       // Items over the threshold or the capacity are marked unusable with a weight past the end.
-      const bool usable = it.transient_bytes <= threshold && w <= static_cast<double>(bins);
+      const bool usable = it.transient_bytes <= pass.threshold_bytes && w <= static_cast<double>(bins);
       const std::size_t weight = usable ? static_cast<std::size_t>(std::max(0.0, w)) : width;
       s.weight.push_back(weight);
       s.seconds.push_back(count * it.seconds);
-      if (usable) heaviest[c] = std::max(heaviest[c], weight);
+      if (usable) s.heaviest[c] = std::max(s.heaviest[c], weight);
     }
     s.item_begin.push_back(s.weight.size());
     // At this threshold only (quantised weight, seconds) matter: keep the items no other usable item
@@ -178,46 +176,54 @@ DpRun run_dp(const McProblem& problem, const std::vector<Unit>& units, double th
         s.frontier.push_back(j);
     }
     s.frontier_begin.push_back(s.frontier.size());
-    if (s.frontier.size() == frontier_first) return run;  // no usable item: nothing fits
+    if (s.frontier.size() == frontier_first) return false;  // no usable item: nothing fits
     lightest_sum += s.weight[s.frontier[frontier_first]];
-    if (lightest_sum > bins) return run;  // even the lightest items overflow every bin
+    if (lightest_sum > bins) return false;  // even the lightest items overflow every bin
   }
-  // Pass 2: the band of each row. need[c]: the lowest index of row c a later row (or the answer) reads.
-  std::vector<std::size_t>& need = s.need;
-  need.assign(n, 0);
-  if (!keep_value) {
+  return true;
+}
+
+// Pass 2: the band of each row (need[c]: the lowest index of row c a later row, or the answer, reads) and
+// where each row is stored; grows the row buffer as needed.
+void plan_bands(std::size_t n, std::size_t bins, const DpPass& pass, DpScratch& s) {
+  const std::size_t width = bins + 1;
+  s.need.assign(n, 0);
+  if (!pass.keep_value) {
     std::size_t lowest = bins;
     for (std::size_t c = n; c-- > 0;) {
-      need[c] = lowest;
-      lowest = lowest >= heaviest[c] ? lowest - heaviest[c] : 0;
+      s.need[c] = lowest;
+      lowest = lowest >= s.heaviest[c] ? lowest - s.heaviest[c] : 0;
     }
   }
-  std::vector<std::size_t>& low = s.low;
-  low.assign(n, 0);
+  s.low.assign(n, 0);
   std::size_t finite_from = 0;  // first finite index of the current row
   for (std::size_t c = 0; c < n; ++c) {
     finite_from += s.weight[s.frontier[s.frontier_begin[c]]];
-    low[c] = std::max(finite_from, need[c]);
+    s.low[c] = std::max(finite_from, s.need[c]);
   }
   std::size_t total = 0;
   s.offset.assign(n, 0);
   for (std::size_t c = 0; c < n; ++c) {
-    s.offset[c] = reconstruct ? total : (c % 2) * width;
-    total = reconstruct ? total + (width - low[c]) : 2 * width;
+    s.offset[c] = pass.reconstruct ? total : (c % 2) * width;
+    total = pass.reconstruct ? total + (width - s.low[c]) : 2 * width;
   }
   if (s.rows_capacity < total) {
     s.rows = std::make_unique_for_overwrite<double[]>(total);
     s.rows_capacity = total;
   }
   if (s.zeros.size() < width) s.zeros.assign(width, 0.0);
+}
+
+// Pass 3: the rows, each over its band; returns the last row (entry m at row[m - low[n - 1]]) and counts the
+// cells computed.
+const double* fill_rows(std::size_t n, std::size_t width, DpScratch& s, std::int64_t& cells) {
   // Band pointers: row[m - from] is entry m of this row, prev[x - prev_low] entry x of the previous one.
   const double* prev = s.zeros.data();
   std::size_t prev_low = 0;
   double* row = nullptr;
-  std::size_t from = 0;
   for (std::size_t c = 0; c < n; ++c) {
     row = s.rows.get() + s.offset[c];
-    from = low[c];
+    const std::size_t from = s.low[c];
     // prev is +inf below prev_low, so item j contributes from max(from, prev_low + w) on.
     const std::size_t f_begin = s.frontier_begin[c], f_end = s.frontier_begin[c + 1];
     const std::size_t w0 = s.weight[s.frontier[f_begin]];
@@ -226,45 +232,89 @@ DpRun run_dp(const McProblem& problem, const std::vector<Unit>& units, double th
     for (std::size_t m = from; m < start0 && m < width; ++m) row[m - from] = kInf;
     if (start0 < width)
       row_assign(row + (start0 - from), prev + (start0 - w0 - prev_low), t0, width - start0);
-    run.cells += static_cast<std::int64_t>(width - std::min(width, start0));
+    cells += static_cast<std::int64_t>(width - std::min(width, start0));
     for (std::size_t f = f_begin + 1; f < f_end; ++f) {
       const std::size_t w = s.weight[s.frontier[f]];
       const double t = s.seconds[s.frontier[f]];
       const std::size_t begin = std::max(from, prev_low + w);
       if (begin < width) row_min(row + (begin - from), prev + (begin - w - prev_low), t, width - begin);
-      run.cells += static_cast<std::int64_t>(width - std::min(width, begin));
+      cells += static_cast<std::int64_t>(width - std::min(width, begin));
     }
     prev = row;
     prev_low = from;
   }
+  return row;
+}
+
+// The picks of a feasible run, from the stored rows: per unit (last first) the first item in class order
+// whose entry plus the previous row's gives this row's.
+std::vector<int> reconstruct_picks(const McProblem& problem, const std::vector<Unit>& units, std::size_t bins,
+                                   const DpScratch& s) {
+  std::vector<int> picks(problem.classes.size(), 0);
+  std::size_t m = bins;
+  // Row c - 1 at index x: its stored value inside its band, +inf below (no plan of those units fits).
+  const auto before = [&](std::size_t c, std::size_t x) {
+    if (c == 0) return 0.0;
+    return x < s.low[c - 1] ? kInf : s.rows[s.offset[c - 1] + (x - s.low[c - 1])];
+  };
+  for (std::size_t c = units.size(); c-- > 0;) {
+    const double target = s.rows[s.offset[c] + (m - s.low[c])];
+    int chosen = -1;
+    for (std::size_t j = s.item_begin[c]; j < s.item_begin[c + 1] && chosen < 0; ++j) {
+      const std::size_t w = s.weight[j];
+      if (w > m) continue;
+      if (before(c, m - w) + s.seconds[j] == target) chosen = static_cast<int>(j - s.item_begin[c]);
+    }
+    if (chosen < 0) throw std::logic_error("solve_dp: reconstruction found no item (inconsistent DP rows)");
+    for (std::size_t member : units[c].members) picks[member] = chosen;
+    m -= s.weight[s.item_begin[c] + static_cast<std::size_t>(chosen)];
+  }
+  return picks;
+}
+
+// One DP over units with items of transient <= threshold; weights quantised by `quantum` (up or down).
+// Row c holds f_c[m] = min seconds of units 0..c with quantised resident <= m. The inner loop is a plain
+// min (vectorisable) and every row is computed only where it can matter, with the same values as a
+// full-width pass: below the sum of the lightest weights every entry is +inf, and (when only f[bins] is
+// wanted) below bins minus the heaviest usable weights of the later units no entry is read. The plan is
+// reconstructed from the stored rows, each item tried in class order as before.
+DpRun run_dp(const McProblem& problem, const std::vector<Unit>& units, const DpPass& pass) {
+  DpRun run;
+  if (pass.capacity_bytes < 0) return run;
+  const auto bins = static_cast<std::size_t>(std::floor(pass.capacity_bytes / pass.quantum_bytes + 1e-9));
+  const std::size_t width = bins + 1;
+  ScratchLease lease;
+  DpScratch& s = lease.get();
+  if (!quantise_units(problem, units, pass, bins, s)) return run;
+  plan_bands(units.size(), bins, pass, s);
+  const double* row = fill_rows(units.size(), width, s, run.cells);
+  const std::size_t from = s.low[units.size() - 1];
   run.seconds = row[bins - from];
   run.feasible = std::isfinite(run.seconds);
-  if (keep_value) {
+  if (pass.keep_value) {
     run.value.assign(width, kInf);
     std::copy(row, row + (width - from), run.value.begin() + static_cast<std::ptrdiff_t>(from));
   }
-  if (run.feasible && reconstruct) {
-    run.picks.assign(problem.classes.size(), 0);
-    std::size_t m = bins;
-    // Row c - 1 at index x: its stored value inside its band, +inf below (no plan of those units fits).
-    const auto before = [&](std::size_t c, std::size_t x) {
-      if (c == 0) return 0.0;
-      return x < low[c - 1] ? kInf : s.rows[s.offset[c - 1] + (x - low[c - 1])];
-    };
-    for (std::size_t c = n; c-- > 0;) {
-      const double target = s.rows[s.offset[c] + (m - low[c])];
-      int chosen = -1;
-      for (std::size_t j = s.item_begin[c]; j < s.item_begin[c + 1] && chosen < 0; ++j) {
-        const std::size_t w = s.weight[j];
-        if (w > m) continue;
-        if (before(c, m - w) + s.seconds[j] == target) chosen = static_cast<int>(j - s.item_begin[c]);
-      }
-      if (chosen < 0) throw std::logic_error("solve_dp: reconstruction found no item (inconsistent DP rows)");
-      for (std::size_t member : units[c].members) run.picks[member] = chosen;
-      m -= s.weight[s.item_begin[c] + static_cast<std::size_t>(chosen)];
-    }
-  }
+  if (run.feasible && pass.reconstruct) run.picks = reconstruct_picks(problem, units, bins, s);
   return run;
+}
+
+// A transient threshold worth a DP, with its LP bound.
+struct Candidate {
+  double threshold;
+  double lp;
+};
+
+// The thresholds with a finite LP bound, most promising first (so the incumbent prunes the rest).
+std::vector<Candidate> threshold_candidates(const std::vector<double>& thresholds,
+                                            const std::vector<double>& lp_bounds) {
+  std::vector<Candidate> candidates;
+  for (std::size_t i = 0; i < thresholds.size(); ++i) {
+    if (std::isfinite(lp_bounds[i])) candidates.push_back({thresholds[i], lp_bounds[i]});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.lp < b.lp; });
+  return candidates;
 }
 
 }  // namespace
@@ -291,21 +341,9 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options, const st
     best.picks = greedy.picks;
     best.feasible = greedy.feasible;
   }
-
-  struct Candidate {
-    double threshold;
-    double lp;
-  };
-  std::vector<Candidate> candidates;
-  for (std::size_t i = 0; i < thresholds.size(); ++i) {
-    if (std::isfinite(lp_bounds[i])) candidates.push_back({thresholds[i], lp_bounds[i]});
-  }
-  // Most promising first, so the incumbent prunes the rest.
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.lp < b.lp; });
   double lower = kInf;
   std::vector<Candidate> lower_candidates;
-  for (const Candidate& c : candidates) {
+  for (const Candidate& c : threshold_candidates(thresholds, lp_bounds)) {
     const double room = problem.capacity_bytes - c.threshold;
     // A threshold whose LP bound is within the certified gap of the incumbent cannot improve it by more
     // than that gap; its LP bound goes into the lower bound instead of a DP run.
@@ -313,8 +351,12 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options, const st
       lower = std::min(lower, c.lp);
       continue;
     }
-    const DpRun up =
-        run_dp(problem, grouped ? blocks : singles, c.threshold, room, quantum, true, false, true);
+    const DpRun up = run_dp(problem, grouped ? blocks : singles,
+                            DpPass{.threshold_bytes = c.threshold,
+                                   .capacity_bytes = room,
+                                   .quantum_bytes = quantum,
+                                   .round_up = true,
+                                   .reconstruct = true});
     best.explored += up.cells;
     if (up.feasible && up.seconds < best.seconds) {
       best.seconds = up.seconds;
@@ -331,8 +373,11 @@ McSolution solve_dp(const McProblem& problem, const DpOptions& options, const st
       continue;
     }
     // Per class, never blocks: rounding down a relaxation of every plan is a lower bound.
-    const DpRun down = run_dp(problem, singles, c.threshold, problem.capacity_bytes - c.threshold, quantum,
-                              false, false, false);
+    const DpRun down = run_dp(problem, singles,
+                              DpPass{.threshold_bytes = c.threshold,
+                                     .capacity_bytes = problem.capacity_bytes - c.threshold,
+                                     .quantum_bytes = quantum,
+                                     .round_up = false});
     best.explored += down.cells;
     lower = std::min(lower, std::max(down.seconds, c.lp));
   }
@@ -359,8 +404,12 @@ std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions&
     std::vector<ParetoPoint> out;
     for (std::size_t i = first; i < last; ++i) {
       const double threshold = thresholds[i];
-      const DpRun run =
-          run_dp(problem, units, threshold, problem.capacity_bytes - threshold, quantum, true, true, false);
+      const DpRun run = run_dp(problem, units,
+                               DpPass{.threshold_bytes = threshold,
+                                      .capacity_bytes = problem.capacity_bytes - threshold,
+                                      .quantum_bytes = quantum,
+                                      .round_up = true,
+                                      .keep_value = true});
       // Only where this threshold's value drops: a point no faster than an earlier one of the same
       // threshold (lighter, so sorted before it) could never enter the front.
       double last_value = kInf;
@@ -375,28 +424,14 @@ std::vector<ParetoPoint> pareto_front(const McProblem& problem, const DpOptions&
   };
   // The thresholds' DPs are independent: contiguous chunks on helper threads, joined in threshold order, so
   // the points (and the front) are the same for any thread count.
-  const std::size_t chunks = std::min<std::size_t>(
-      thresholds.size(), options.threads > 0 ? static_cast<std::size_t>(options.threads)
-                                             : std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::future<std::vector<ParetoPoint>>> helpers;
-  std::size_t started = 1;  // chunks 1..started-1 run on helpers; the rest here
-  for (std::size_t k = 1; k < chunks; ++k, ++started) {
-    try {
-      helpers.push_back(std::async(std::launch::async, points_of, k * thresholds.size() / chunks,
-                                   (k + 1) * thresholds.size() / chunks));
-    } catch (const std::system_error&) {
-      throw std::bad_alloc();  // no thread to be had: out of memory or address space (helpers are joined)
-    }
-  }
-  std::vector<ParetoPoint> points = points_of(0, chunks == 0 ? 0 : thresholds.size() / chunks);
-  std::vector<ParetoPoint> rest = chunks == 0
-                                      ? std::vector<ParetoPoint>{}
-                                      : points_of(started * thresholds.size() / chunks, thresholds.size());
-  for (auto& helper : helpers) {
-    const std::vector<ParetoPoint> more = helper.get();
-    points.insert(points.end(), more.begin(), more.end());
-  }
-  points.insert(points.end(), rest.begin(), rest.end());
+  const std::size_t chunks = std::min(thresholds.size(), usable_threads(options.threads));
+  std::vector<std::vector<ParetoPoint>> chunk_points(chunks);
+  parallel_for(chunks, chunks, [&](std::size_t k) {
+    chunk_points[k] = points_of(k * thresholds.size() / chunks, (k + 1) * thresholds.size() / chunks);
+  });
+  std::vector<ParetoPoint> points;
+  for (const std::vector<ParetoPoint>& part : chunk_points)
+    points.insert(points.end(), part.begin(), part.end());
   std::sort(points.begin(), points.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
     return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : a.seconds < b.seconds;
   });
