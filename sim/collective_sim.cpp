@@ -174,6 +174,151 @@ CollectiveResult simulate_collective(const Cluster& cluster, const CollectiveReq
   return simulate_collective_sweep(cluster, request, {request.total_bytes}, calibration).front();
 }
 
+namespace {
+
+// Every size's schedules (per copy, every rank's; nccl: with its flows, fitted once the platform exists),
+// the results' counts so far, the routes they use and the simulation's size.
+struct SweepSchedules {
+  std::vector<std::vector<std::vector<RankSchedule>>> runs;  // [size][copy][rank]
+  std::vector<std::vector<NcclSchedule>> nccl_runs;          // [size][copy], nccl only
+  std::vector<CollectiveResult> results;
+  std::set<std::pair<int, int>> pairs;
+  std::int64_t widest = 0;  // actors one rank runs at once in its widest stage
+  SimulationSize size;
+};
+
+// Counts one copy's ring phases (once per ring: every member lists it) and their routes and activities.
+void count_rings(const std::vector<RankSchedule>& ranks, std::set<std::pair<std::string, bool>>& rings,
+                 SweepSchedules& out) {
+  for (std::size_t rank = 0; rank < ranks.size(); ++rank) {
+    for (const Stage& st : ranks[rank]) {
+      for (const RingPhase& ph : st.phases) {
+        if (!rings.emplace(ph.name, ph.coarse).second) continue;  // every member lists its ring
+        const std::vector<int>& ring = *ph.ranks;
+        for (std::size_t i = 0; i < ring.size(); ++i) out.pairs.emplace(ring[i], ring[(i + 1) % ring.size()]);
+      }
+      out.widest = std::max<std::int64_t>(out.widest, static_cast<std::int64_t>(st.phases.size()));
+      for (const RingPhase& ph : st.phases) out.size.activities += ph.coarse ? 1 : ph.steps;
+    }
+  }
+}
+
+// What NCCL picked for a size: flows, algorithm, protocol and channels.
+void record_nccl_pick(const NcclSchedule& n, const NcclTopology& t, CollectiveResult& result) {
+  result.flows = static_cast<int>(n.flows.size());
+  result.nccl_algorithm = to_string(n.estimate.algorithm);
+  result.nccl_protocol = to_string(n.estimate.protocol);
+  const bool nvls =
+      n.estimate.algorithm == NcclAlgorithm::nvls || n.estimate.algorithm == NcclAlgorithm::nvls_tree;
+  result.nccl_channels = nvls ? t.nvls_channels : t.channels;
+}
+
+// One size's schedules, copy by copy.
+void schedule_size(const CollectiveRequest& request, const Prepared& p, const CollectiveCost& cost,
+                   std::size_t k, double bytes, SweepSchedules& out) {
+  const bool nccl = request.algorithm == CollectiveAlgorithm::nccl;
+  std::set<std::pair<std::string, bool>> rings;  // every ring phase by name, and whether it is coarse
+  for (int copy = 0; copy < request.concurrent; ++copy) {
+    ScheduleRequest s{request.kind,
+                      bytes,
+                      p.ranks,
+                      p.group_size,
+                      request.coarse_above,
+                      "s" + std::to_string(k) + "c" + std::to_string(copy) + "/",
+                      {cost.ring(GroupKind::intra).alpha_seconds, cost.ring(GroupKind::inter).alpha_seconds,
+                       cost.ring(GroupKind::global).alpha_seconds},
+                      &p.cluster,
+                      &cost,
+                      request.nccl_group};
+    if (nccl) {
+      out.nccl_runs[k].push_back(nccl_schedule(s));
+      out.runs[k].push_back(out.nccl_runs[k].back().ranks);
+      for (const auto& f : out.nccl_runs[k].back().flows) out.pairs.emplace(f->from, f->to);
+      out.size.activities += static_cast<std::int64_t>(out.nccl_runs[k].back().flows.size());
+    } else {
+      out.runs[k].push_back(schedule_for(request, s));
+    }
+    count_rings(out.runs[k].back(), rings, out);
+  }
+  for (const auto& ring : rings) ++(ring.second ? out.results[k].coarse_rings : out.results[k].step_rings);
+  if (nccl) record_nccl_pick(out.nccl_runs[k].front(), *cost.nccl(request.nccl_group), out.results[k]);
+}
+
+// Fits each size's lone NCCL collective to the platform; its other copies contend alike.
+void fit_sweep_flows(std::vector<std::vector<NcclSchedule>>& nccl_runs, const Platform& platform) {
+  for (auto& copies : nccl_runs) {
+    if (copies.empty()) continue;
+    fit_nccl_flows(copies.front(), platform);  // the lone collective; the other copies contend alike
+    for (std::size_t c = 1; c < copies.size(); ++c) {
+      for (std::size_t i = 0; i < copies[c].flows.size(); ++i) {
+        copies[c].flows[i]->wire_bytes = copies.front().flows[i]->wire_bytes;
+        copies[c].flows[i]->delay_seconds = copies.front().flows[i]->delay_seconds;
+      }
+    }
+  }
+}
+
+// `rank`'s position in a phase's ring.
+std::size_t position_in(const RingPhase& phase, int rank) {
+  return static_cast<std::size_t>(std::find(phase.ranks->begin(), phase.ranks->end(), rank) -
+                                  phase.ranks->begin());
+}
+
+// One stage of a rank's schedule: its first phase in this actor, the others in helper actors, then its
+// flows; returns once all are done.
+void run_stage(const Stage& stage, int rank, sg4::Host* host, std::int64_t& messages) {
+  std::vector<sg4::ActorPtr> helpers;
+  for (std::size_t i = 1; i < stage.phases.size(); ++i) {
+    const RingPhase* phase = &stage.phases[i];
+    const std::size_t pos = position_in(*phase, rank);
+    helpers.push_back(sg4::Actor::create(
+        "helper", host, [phase, pos, &messages]() { run_ring_phase(*phase, pos, messages); }));
+  }
+  if (!stage.phases.empty())
+    run_ring_phase(stage.phases.front(), position_in(stage.phases.front(), rank), messages);
+  if (!stage.flows.empty()) run_flows(stage, rank, messages);
+  for (auto& h : helpers) h->join();
+}
+
+// Starts one actor per copy and rank; each runs its schedule of every size in turn, all sizes separated by
+// a barrier, and copy 0's rank 0 records when each size has ended.
+void start_sweep_actors(const Platform& platform, const SweepSchedules& s, int concurrent, int ranks,
+                        std::vector<CollectiveResult>& results, std::vector<double>& ends,
+                        std::int64_t& finished, const sg4::BarrierPtr& barrier) {
+  for (int copy = 0; copy < concurrent; ++copy) {
+    for (int rank = 0; rank < ranks; ++rank) {
+      sg4::Host* host = platform.host(rank);
+      sg4::Actor::create("c" + std::to_string(copy) + "-rank" + std::to_string(rank), host,
+                         [&runs = s.runs, &results, &ends, &finished, &barrier, copy, rank, host]() {
+                           for (std::size_t k = 0; k < runs.size(); ++k) {
+                             const RankSchedule& schedule =
+                                 runs[k][static_cast<std::size_t>(copy)][static_cast<std::size_t>(rank)];
+                             for (const Stage& stage : schedule)
+                               run_stage(stage, rank, host, results[k].messages);
+                             barrier->wait();  // every size starts when the previous one has ended everywhere
+                             if (copy == 0 && rank == 0) ends[k] = sg4::Engine::get_clock();
+                           }
+                           ++finished;
+                         });
+    }
+  }
+}
+
+// Each size's time (from the previous size's end) and bandwidths.
+void record_bandwidths(const std::vector<double>& sizes, const std::vector<double>& ends, CollectiveKind kind,
+                       int ranks, std::vector<CollectiveResult>& results) {
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    CollectiveResult& result = results[k];
+    result.seconds = ends[k] - (k == 0 ? 0.0 : ends[k - 1]);
+    if (result.seconds > 0) {  // one rank moves nothing in no time: no bandwidth (0, see the header)
+      result.algbw_bytes_per_second = sizes[k] / result.seconds;
+      result.busbw_bytes_per_second = result.algbw_bytes_per_second * busbw_factor(kind, ranks);
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
                                                         const CollectiveRequest& request,
                                                         const std::vector<double>& sizes,
@@ -187,136 +332,38 @@ std::vector<CollectiveResult> simulate_collective_sweep(const Cluster& cluster,
   CollectiveRequest first = request;
   first.total_bytes = sizes.front();
   const Prepared p = prepare(cluster, first);
+  SweepSchedules s;
   // The GPU limit first: the schedules below are as large as the platform.
-  SimulationSize size{"the collective", p.ranks, 0, 0};
-  check_simulation_size(size);
+  s.size = SimulationSize{"the collective", p.ranks, 0, 0};
+  check_simulation_size(s.size);
   const bool nccl = request.algorithm == CollectiveAlgorithm::nccl;
   const CollectiveCost cost(p.cluster, p.group_size, calibration,
                             nccl ? CollectiveModel::nccl : CollectiveModel::ring);
-  // Per size, per copy: every rank's schedule (nccl: with its flows, fitted once the platform exists).
-  std::vector<std::vector<std::vector<RankSchedule>>> runs(sizes.size());
-  std::vector<std::vector<NcclSchedule>> nccl_runs(sizes.size());
-  std::vector<CollectiveResult> results(sizes.size());
-  std::set<std::pair<int, int>> pairs;
-  std::int64_t widest = 0;  // actors one rank runs at once in its widest stage
-  for (std::size_t k = 0; k < sizes.size(); ++k) {
-    std::set<std::pair<std::string, bool>> rings;  // every ring phase by name, and whether it is coarse
-    for (int copy = 0; copy < request.concurrent; ++copy) {
-      ScheduleRequest s{request.kind,
-                        sizes[k],
-                        p.ranks,
-                        p.group_size,
-                        request.coarse_above,
-                        "s" + std::to_string(k) + "c" + std::to_string(copy) + "/",
-                        {cost.ring(GroupKind::intra).alpha_seconds, cost.ring(GroupKind::inter).alpha_seconds,
-                         cost.ring(GroupKind::global).alpha_seconds},
-                        &p.cluster,
-                        &cost,
-                        request.nccl_group};
-      if (nccl) {
-        nccl_runs[k].push_back(nccl_schedule(s));
-        runs[k].push_back(nccl_runs[k].back().ranks);
-        for (const auto& f : nccl_runs[k].back().flows) pairs.emplace(f->from, f->to);
-        size.activities += static_cast<std::int64_t>(nccl_runs[k].back().flows.size());
-      } else {
-        runs[k].push_back(schedule_for(request, s));
-      }
-      for (std::size_t rank = 0; rank < runs[k].back().size(); ++rank) {
-        for (const Stage& st : runs[k].back()[rank]) {
-          for (const RingPhase& ph : st.phases) {
-            if (!rings.emplace(ph.name, ph.coarse).second) continue;  // every member lists its ring
-            const std::vector<int>& ring = *ph.ranks;
-            for (std::size_t i = 0; i < ring.size(); ++i) pairs.emplace(ring[i], ring[(i + 1) % ring.size()]);
-          }
-          widest = std::max<std::int64_t>(widest, static_cast<std::int64_t>(st.phases.size()));
-          for (const RingPhase& ph : st.phases) size.activities += ph.coarse ? 1 : ph.steps;
-        }
-      }
-    }
-    for (const auto& ring : rings) ++(ring.second ? results[k].coarse_rings : results[k].step_rings);
-    if (nccl) {
-      const NcclSchedule& n = nccl_runs[k].front();
-      results[k].flows = static_cast<int>(n.flows.size());
-      results[k].nccl_algorithm = to_string(n.estimate.algorithm);
-      results[k].nccl_protocol = to_string(n.estimate.protocol);
-      const NcclTopology& t = *cost.nccl(request.nccl_group);
-      const bool nvls =
-          n.estimate.algorithm == NcclAlgorithm::nvls || n.estimate.algorithm == NcclAlgorithm::nvls_tree;
-      results[k].nccl_channels = nvls ? t.nvls_channels : t.channels;
-    }
-  }
+  s.runs.resize(sizes.size());
+  s.nccl_runs.resize(sizes.size());
+  s.results.resize(sizes.size());
+  for (std::size_t k = 0; k < sizes.size(); ++k) schedule_size(request, p, cost, k, sizes[k], s);
   // Actors: per copy and rank one, plus a helper per extra concurrent phase of its widest stage (flows
   // run in the rank's own actor).
-  size.actors = std::max<std::int64_t>(1, widest) * request.concurrent * p.ranks;
-  check_simulation_size(size);
+  s.size.actors = std::max<std::int64_t>(1, s.widest) * request.concurrent * p.ranks;
+  check_simulation_size(s.size);
   std::int64_t finished = 0;
   const std::int64_t expected = static_cast<std::int64_t>(request.concurrent) * p.ranks;
   std::vector<double> ends(sizes.size(), 0.0);
   try {
     sg4::Engine& engine = create_engine();
-    configure_actor_stacks(size);
-    Platform platform(p.cluster, calibration, std::vector<std::pair<int, int>>(pairs.begin(), pairs.end()));
-    for (auto& copies : nccl_runs) {
-      if (copies.empty()) continue;
-      fit_nccl_flows(copies.front(), platform);  // the lone collective; the other copies contend alike
-      for (std::size_t c = 1; c < copies.size(); ++c) {
-        for (std::size_t i = 0; i < copies[c].flows.size(); ++i) {
-          copies[c].flows[i]->wire_bytes = copies.front().flows[i]->wire_bytes;
-          copies[c].flows[i]->delay_seconds = copies.front().flows[i]->delay_seconds;
-        }
-      }
-    }
+    configure_actor_stacks(s.size);
+    Platform platform(p.cluster, calibration,
+                      std::vector<std::pair<int, int>>(s.pairs.begin(), s.pairs.end()));
+    fit_sweep_flows(s.nccl_runs, platform);
     const sg4::BarrierPtr barrier = sg4::Barrier::create(static_cast<unsigned>(expected));
-    for (int copy = 0; copy < request.concurrent; ++copy) {
-      for (int rank = 0; rank < p.ranks; ++rank) {
-        sg4::Host* host = platform.host(rank);
-        sg4::Actor::create(
-            "c" + std::to_string(copy) + "-rank" + std::to_string(rank), host,
-            [&runs, &results, &ends, &finished, &barrier, copy, rank, host]() {
-              for (std::size_t k = 0; k < runs.size(); ++k) {
-                const RankSchedule& schedule =
-                    runs[k][static_cast<std::size_t>(copy)][static_cast<std::size_t>(rank)];
-                std::int64_t& messages = results[k].messages;
-                for (const Stage& stage : schedule) {
-                  std::vector<sg4::ActorPtr> helpers;
-                  for (std::size_t i = 1; i < stage.phases.size(); ++i) {
-                    const RingPhase* phase = &stage.phases[i];
-                    const std::size_t pos = static_cast<std::size_t>(
-                        std::find(phase->ranks->begin(), phase->ranks->end(), rank) - phase->ranks->begin());
-                    helpers.push_back(sg4::Actor::create("helper", host, [phase, pos, &messages]() {
-                      run_ring_phase(*phase, pos, messages);
-                    }));
-                  }
-                  if (!stage.phases.empty()) {
-                    const RingPhase& first_phase = stage.phases.front();
-                    const std::size_t pos = static_cast<std::size_t>(
-                        std::find(first_phase.ranks->begin(), first_phase.ranks->end(), rank) -
-                        first_phase.ranks->begin());
-                    run_ring_phase(first_phase, pos, messages);
-                  }
-                  if (!stage.flows.empty()) run_flows(stage, rank, messages);
-                  for (auto& h : helpers) h->join();
-                }
-                barrier->wait();  // every size starts when the previous one has ended everywhere
-                if (copy == 0 && rank == 0) ends[k] = sg4::Engine::get_clock();
-              }
-              ++finished;
-            });
-      }
-    }
+    start_sweep_actors(platform, s, request.concurrent, p.ranks, s.results, ends, finished, barrier);
     run_to_completion(engine, finished, expected, "the collective");
   } catch (const simgrid::Exception& e) {
     throw SimulationError(std::string("SimGrid: ") + e.what());
   }
-  for (std::size_t k = 0; k < sizes.size(); ++k) {
-    CollectiveResult& result = results[k];
-    result.seconds = ends[k] - (k == 0 ? 0.0 : ends[k - 1]);
-    if (result.seconds > 0) {  // one rank moves nothing in no time: no bandwidth (0, see the header)
-      result.algbw_bytes_per_second = sizes[k] / result.seconds;
-      result.busbw_bytes_per_second = result.algbw_bytes_per_second * busbw_factor(request.kind, p.ranks);
-    }
-  }
-  return results;
+  record_bandwidths(sizes, ends, request.kind, p.ranks, s.results);
+  return s.results;
 }
 
 }  // namespace shardscope::sim

@@ -227,6 +227,41 @@ std::vector<std::size_t> TopologyCostModel::cost_classes() const {
   return out;
 }
 
+namespace {
+
+// One micro-step's communication seconds of a choice's sharded slices, by the stage that waits for them.
+struct StageCommSeconds {
+  double forward = 0;    // parameter gathers before the forward
+  double recompute = 0;  // gathers again before a checkpointed operator's recompute
+  double backward = 0;   // gathers before the backward
+  double reduce = 0;     // gradient reduce-scatters after it
+};
+
+StageCommSeconds stage_comm_seconds(const TopologyCostModel& model, const OperatorChoice& c, double slice,
+                                    bool trainable) {
+  StageCommSeconds out;
+  for (const CollectiveCall& call : micro_step_collectives(c, slice, trainable, model.state_bytes())) {
+    const double seconds =
+        c.sharded_slices * model.collectives().seconds(call.kind, call.group, call.total_bytes);
+    switch (call.stage) {
+      case CollectiveCall::Stage::forward_gather:
+        out.forward += seconds;
+        break;
+      case CollectiveCall::Stage::recompute_gather:
+        out.recompute += seconds;
+        break;
+      case CollectiveCall::Stage::gradient_reduce:
+        out.reduce += seconds;
+        break;
+      default:
+        out.backward += seconds;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 // A whole plan is priced by scheduling its program (program/schedule.hpp); this per-operator price is the
 // search's, its neighbours' windows taken as the program gives them.
 ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, std::int64_t b) const {
@@ -243,23 +278,9 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
   const double forward_compute = passes.forward + slice_overhead;
   const double backward_compute = passes.backward + slice_overhead;
   const double recompute = c.checkpoint ? forward_compute : 0.0;
-  double forward_comm = 0, recompute_comm = 0, backward_comm = 0, reduce_comm = 0;
-  for (const CollectiveCall& call : micro_step_collectives(c, slice, op.trainable, state_)) {
-    const double seconds = c.sharded_slices * collectives_.seconds(call.kind, call.group, call.total_bytes);
-    switch (call.stage) {
-      case CollectiveCall::Stage::forward_gather:
-        forward_comm += seconds;
-        break;
-      case CollectiveCall::Stage::recompute_gather:
-        recompute_comm += seconds;
-        break;
-      case CollectiveCall::Stage::gradient_reduce:
-        reduce_comm += seconds;
-        break;
-      default:
-        backward_comm += seconds;
-    }
-  }
+  const StageCommSeconds stage_comm = stage_comm_seconds(*this, c, slice, op.trainable);
+  const double forward_comm = stage_comm.forward, recompute_comm = stage_comm.recompute,
+               backward_comm = stage_comm.backward, reduce_comm = stage_comm.reduce;
   const double comm_iter =
       c.sharded_slices * per_iteration_comm_seconds(c, slice, op.trainable) +
       (c.slices - c.sharded_slices) * per_iteration_comm_seconds(c.replicated_part(), slice, op.trainable);

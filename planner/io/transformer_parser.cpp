@@ -6,6 +6,55 @@
 #include "planner/io/preset_catalog.hpp"
 
 namespace shardscope {
+namespace {
+
+// `stages`: a list of {layers, hidden}, each stage's width repeated for its layers.
+void parse_stages(const YamlMap& map, TransformerSpec& spec) {
+  const YAML::Node stages = map.raw("stages");
+  if (!stages.IsSequence() || stages.size() == 0)
+    map.fail("stages", "expected a non-empty list of {layers, hidden}");
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const YamlMap stage(stages[i], map.file(), map.field("stages") + "[" + std::to_string(i) + "]",
+                        map.line("stages"));
+    stage.reject_unknown({"layers", "hidden"});
+    const std::int64_t layers = stage.integer("layers", 1, 100000);
+    const std::int64_t hidden = stage.integer("hidden", 1, 1048576);
+    if (spec.layer_hidden.size() + static_cast<std::size_t>(layers) > 100000) {
+      stage.fail("layers", "the stages add up to more than 100000 layers");
+    }
+    spec.layer_hidden.insert(spec.layer_hidden.end(), static_cast<std::size_t>(layers), hidden);
+  }
+}
+
+// The layers and their widths: exactly one of hidden (with layers), layer_hidden or stages.
+void parse_widths(const YamlMap& map, TransformerSpec& spec) {
+  const int given =
+      (map.has("hidden") ? 1 : 0) + (map.has("layer_hidden") ? 1 : 0) + (map.has("stages") ? 1 : 0);
+  if (given != 1) map.fail("hidden", "give exactly one of hidden, layer_hidden or stages");
+  if (map.has("stages")) {
+    parse_stages(map, spec);
+    spec.layers = static_cast<int>(spec.layer_hidden.size());
+    if (map.has("layers") && map.integer("layers", 1, 100000) != spec.layers) {
+      map.fail("layers",
+               "does not match the sum of the stages' layers (" + std::to_string(spec.layers) + ")");
+    }
+    spec.hidden = spec.layer_hidden.front();
+  } else if (map.has("layer_hidden")) {
+    spec.layer_hidden = map.integer_list("layer_hidden", 1, 1048576);
+    spec.layers = static_cast<int>(
+        map.integer_or("layers", static_cast<std::int64_t>(spec.layer_hidden.size()), 1, 100000));
+    if (static_cast<std::size_t>(spec.layers) != spec.layer_hidden.size()) {
+      map.fail("layer_hidden", "lists " + std::to_string(spec.layer_hidden.size()) + " sizes but layers is " +
+                                   std::to_string(spec.layers));
+    }
+    spec.hidden = spec.layer_hidden.front();
+  } else {
+    spec.layers = static_cast<int>(map.integer("layers", 1, 100000));
+    spec.hidden = map.integer("hidden", 1, 1048576);
+  }
+}
+
+}  // namespace
 
 TransformerSpec parse_transformer_spec(const YamlMap& map) {
   map.reject_unknown({"layers",
@@ -32,43 +81,7 @@ TransformerSpec parse_transformer_spec(const YamlMap& map) {
                       "dropout",
                       "dtype"});
   TransformerSpec spec;
-  const int given =
-      (map.has("hidden") ? 1 : 0) + (map.has("layer_hidden") ? 1 : 0) + (map.has("stages") ? 1 : 0);
-  if (given != 1) map.fail("hidden", "give exactly one of hidden, layer_hidden or stages");
-  if (map.has("stages")) {
-    const YAML::Node stages = map.raw("stages");
-    if (!stages.IsSequence() || stages.size() == 0)
-      map.fail("stages", "expected a non-empty list of {layers, hidden}");
-    for (std::size_t i = 0; i < stages.size(); ++i) {
-      const YamlMap stage(stages[i], map.file(), map.field("stages") + "[" + std::to_string(i) + "]",
-                          map.line("stages"));
-      stage.reject_unknown({"layers", "hidden"});
-      const std::int64_t layers = stage.integer("layers", 1, 100000);
-      const std::int64_t hidden = stage.integer("hidden", 1, 1048576);
-      if (spec.layer_hidden.size() + static_cast<std::size_t>(layers) > 100000) {
-        stage.fail("layers", "the stages add up to more than 100000 layers");
-      }
-      spec.layer_hidden.insert(spec.layer_hidden.end(), static_cast<std::size_t>(layers), hidden);
-    }
-    spec.layers = static_cast<int>(spec.layer_hidden.size());
-    if (map.has("layers") && map.integer("layers", 1, 100000) != spec.layers) {
-      map.fail("layers",
-               "does not match the sum of the stages' layers (" + std::to_string(spec.layers) + ")");
-    }
-    spec.hidden = spec.layer_hidden.front();
-  } else if (map.has("layer_hidden")) {
-    spec.layer_hidden = map.integer_list("layer_hidden", 1, 1048576);
-    spec.layers = static_cast<int>(
-        map.integer_or("layers", static_cast<std::int64_t>(spec.layer_hidden.size()), 1, 100000));
-    if (static_cast<std::size_t>(spec.layers) != spec.layer_hidden.size()) {
-      map.fail("layer_hidden", "lists " + std::to_string(spec.layer_hidden.size()) + " sizes but layers is " +
-                                   std::to_string(spec.layers));
-    }
-    spec.hidden = spec.layer_hidden.front();
-  } else {
-    spec.layers = static_cast<int>(map.integer("layers", 1, 100000));
-    spec.hidden = map.integer("hidden", 1, 1048576);
-  }
+  parse_widths(map, spec);
   spec.heads = static_cast<int>(map.integer("heads", 1, 100000));
   spec.kv_heads = static_cast<int>(map.integer_or("kv_heads", 0, 0, 100000));
   spec.head_dim = map.integer_or("head_dim", 0, 0, 65536);

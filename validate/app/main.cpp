@@ -277,6 +277,95 @@ bool asks_no_mpi(int argc, char** argv) {
   std::exit(code);  // MPI_Abort does not return; in case it does
 }
 
+// --out, --compute-scale and --timeout, on every subcommand.
+void add_common_options(CLI::App* cmd, Arguments& a) {
+  cmd->add_option("--out", a.out, "output file (- for standard output)")->required();
+  cmd->add_option("--compute-scale", a.compute_scale, "factor on every product's rows and element-wise bytes")
+      ->check(CLI::Range(1e-6, 1e6));
+  cmd->add_option("--timeout", a.bench.timeout_seconds, "seconds any wait may last before every rank ends")
+      ->check(CLI::Range(0.001, 86400.0));
+}
+
+CLI::App* add_bench_command(CLI::App& app, Arguments& a) {
+  CLI::App* bench = app.add_subcommand("bench", "micro-benchmarks -> measurements.json");
+  add_common_options(bench, a);
+  bench->add_option("--emulate-rank", a.emulate_rank, "cuda-nccl: one process, one GPU, no collectives")
+      ->check(CLI::Range(0, 1 << 20));
+  bench->add_option("--scenario", a.scenario, "benchmark the products of this scenario's plans");
+  bench->add_option("--strategy", a.strategies,
+                    "plans whose products are benchmarked (default: those of run's whose plans fit)");
+  bench->add_option("--min-bytes", a.bench.min_bytes, "smallest collective size")
+      ->check(CLI::Range(4.0, 1e12));
+  bench->add_option("--max-bytes", a.bench.max_bytes, "largest collective size")
+      ->check(CLI::Range(4.0, 1e12));
+  bench->add_option("--iterations", a.bench.iterations, "timed iterations per size")
+      ->check(CLI::Range(1, 100000));
+  bench->add_option("--group-size", a.bench.group_size, "intra-group size (default: ranks per node)")
+      ->check(CLI::Range(1, 1 << 20));
+  bench->add_option("--min-seconds", a.bench.min_seconds, "time per GEMM / bandwidth measurement")
+      ->check(CLI::Range(0.0, 3600.0));
+  return bench;
+}
+
+CLI::App* add_run_command(CLI::App& app, Arguments& a) {
+  CLI::App* run_cmd = app.add_subcommand("run", "execute plans of SCENARIO -> run.json");
+  add_common_options(run_cmd, a);
+  run_cmd->add_option("scenario", a.scenario, "scenario YAML")->required();
+  run_cmd->add_option("--strategy", a.strategies,
+                      "shardscope, split or a baseline (default: shardscope ddp zero-2 zero-3 split)");
+  run_cmd
+      ->add_option("--emulate-rank", a.emulate_rank,
+                   "cuda-nccl: run this rank of the plan on one GPU, collectives as device copies")
+      ->check(CLI::Range(0, 1 << 20));
+  run_cmd->add_option("--plan", a.plan_file, "run this plan file instead");
+  run_cmd->add_option("--calibration", a.calibration, "calibration.yaml for the planner's plans");
+  run_cmd->add_option("--iterations", a.iterations, "measured iterations per plan")
+      ->check(CLI::Range(1, 1000));
+  run_cmd->add_option("--warmup", a.warmup, "untimed iterations per plan")->check(CLI::Range(0, 1000));
+  run_cmd->add_flag("--sequential", a.sequential,
+                    "run each plan's iterations in a row (default on cpu-mpi: the plans take turns, one "
+                    "iteration each per round, so a slow spell of the machine falls on all of them; "
+                    "cuda-nccl always runs them in a row)");
+  run_cmd->add_option("--fail-rank", a.faults.fail_rank, "test: this rank fails at its first compute task");
+  run_cmd->add_option("--stall-rank", a.faults.stall_rank,
+                      "test: this rank stalls before its first collective");
+  run_cmd->add_option("--stall-seconds", a.faults.stall_seconds, "test: how long it stalls");
+  return run_cmd;
+}
+
+CLI::App* add_describe_command(CLI::App& app, Arguments& a) {
+  CLI::App* describe_cmd = app.add_subcommand("describe", "this machine as a cluster YAML");
+  add_common_options(describe_cmd, a);
+  describe_cmd->add_option("--measurements", a.measurements, "describe from bench's measurements.json");
+  return describe_cmd;
+}
+
+// Runs the parsed subcommand; an error ends every rank with the exit code of its kind.
+void run_subcommand(const Arguments& a, const CLI::App& bench, const CLI::App& run_cmd,
+                    const CLI::App& describe_cmd) {
+  try {
+    check_no_mpi(a, describe_cmd.parsed());
+    check_output(a.out);
+    if (bench.parsed() && a.bench.min_bytes > a.bench.max_bytes) {
+      throw std::invalid_argument("--min-bytes " + std::to_string(static_cast<long long>(a.bench.min_bytes)) +
+                                  " is above --max-bytes " +
+                                  std::to_string(static_cast<long long>(a.bench.max_bytes)) +
+                                  ": no collective size would be measured");
+    }
+    if (bench) write_file(a.out, json_text(run_bench(a)));
+    if (run_cmd) run(a);
+    if (describe_cmd) describe(a);
+  } catch (const shardscope::InputError& e) {
+    abort_all(e.what(), kExitBadInput);
+  } catch (const shardscope::PlanDoesNotFit& e) {
+    abort_all(e.what(), kExitBadInput);
+  } catch (const std::invalid_argument& e) {
+    abort_all(e.what(), kExitBadInput);
+  } catch (const std::exception& e) {
+    abort_all(e.what(), kExitFailure);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -298,56 +387,9 @@ int main(int argc, char** argv) {
   app.add_flag("--no-mpi", a.no_mpi,
                "one process without MPI (no mpirun needed): cuda-nccl with --emulate-rank, or describe "
                "--measurements");
-  auto add_common = [&](CLI::App* cmd) {
-    cmd->add_option("--out", a.out, "output file (- for standard output)")->required();
-    cmd->add_option("--compute-scale", a.compute_scale,
-                    "factor on every product's rows and element-wise bytes")
-        ->check(CLI::Range(1e-6, 1e6));
-    cmd->add_option("--timeout", a.bench.timeout_seconds, "seconds any wait may last before every rank ends")
-        ->check(CLI::Range(0.001, 86400.0));
-  };
-  CLI::App* bench = app.add_subcommand("bench", "micro-benchmarks -> measurements.json");
-  add_common(bench);
-  bench->add_option("--emulate-rank", a.emulate_rank, "cuda-nccl: one process, one GPU, no collectives")
-      ->check(CLI::Range(0, 1 << 20));
-  bench->add_option("--scenario", a.scenario, "benchmark the products of this scenario's plans");
-  bench->add_option("--strategy", a.strategies,
-                    "plans whose products are benchmarked (default: those of run's whose plans fit)");
-  bench->add_option("--min-bytes", a.bench.min_bytes, "smallest collective size")
-      ->check(CLI::Range(4.0, 1e12));
-  bench->add_option("--max-bytes", a.bench.max_bytes, "largest collective size")
-      ->check(CLI::Range(4.0, 1e12));
-  bench->add_option("--iterations", a.bench.iterations, "timed iterations per size")
-      ->check(CLI::Range(1, 100000));
-  bench->add_option("--group-size", a.bench.group_size, "intra-group size (default: ranks per node)")
-      ->check(CLI::Range(1, 1 << 20));
-  bench->add_option("--min-seconds", a.bench.min_seconds, "time per GEMM / bandwidth measurement")
-      ->check(CLI::Range(0.0, 3600.0));
-  CLI::App* run_cmd = app.add_subcommand("run", "execute plans of SCENARIO -> run.json");
-  add_common(run_cmd);
-  run_cmd->add_option("scenario", a.scenario, "scenario YAML")->required();
-  run_cmd->add_option("--strategy", a.strategies,
-                      "shardscope, split or a baseline (default: shardscope ddp zero-2 zero-3 split)");
-  run_cmd
-      ->add_option("--emulate-rank", a.emulate_rank,
-                   "cuda-nccl: run this rank of the plan on one GPU, collectives as device copies")
-      ->check(CLI::Range(0, 1 << 20));
-  run_cmd->add_option("--plan", a.plan_file, "run this plan file instead");
-  run_cmd->add_option("--calibration", a.calibration, "calibration.yaml for the planner's plans");
-  run_cmd->add_option("--iterations", a.iterations, "measured iterations per plan")
-      ->check(CLI::Range(1, 1000));
-  run_cmd->add_option("--warmup", a.warmup, "untimed iterations per plan")->check(CLI::Range(0, 1000));
-  run_cmd->add_flag("--sequential", a.sequential,
-                    "run each plan's iterations in a row (default on cpu-mpi: the plans take turns, one "
-                    "iteration each per round, so a slow spell of the machine falls on all of them; "
-                    "cuda-nccl always runs them in a row)");
-  run_cmd->add_option("--fail-rank", a.faults.fail_rank, "test: this rank fails at its first compute task");
-  run_cmd->add_option("--stall-rank", a.faults.stall_rank,
-                      "test: this rank stalls before its first collective");
-  run_cmd->add_option("--stall-seconds", a.faults.stall_seconds, "test: how long it stalls");
-  CLI::App* describe_cmd = app.add_subcommand("describe", "this machine as a cluster YAML");
-  add_common(describe_cmd);
-  describe_cmd->add_option("--measurements", a.measurements, "describe from bench's measurements.json");
+  const CLI::App* bench = add_bench_command(app, a);
+  const CLI::App* run_cmd = add_run_command(app, a);
+  const CLI::App* describe_cmd = add_describe_command(app, a);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -357,27 +399,7 @@ int main(int argc, char** argv) {
   }
   if (provided < MPI_THREAD_SERIALIZED)
     abort_all("the MPI library does not support MPI_THREAD_SERIALIZED", kExitFailure);
-  try {
-    check_no_mpi(a, describe_cmd->parsed());
-    check_output(a.out);
-    if (bench->parsed() && a.bench.min_bytes > a.bench.max_bytes) {
-      throw std::invalid_argument("--min-bytes " + std::to_string(static_cast<long long>(a.bench.min_bytes)) +
-                                  " is above --max-bytes " +
-                                  std::to_string(static_cast<long long>(a.bench.max_bytes)) +
-                                  ": no collective size would be measured");
-    }
-    if (*bench) write_file(a.out, json_text(run_bench(a)));
-    if (*run_cmd) run(a);
-    if (*describe_cmd) describe(a);
-  } catch (const shardscope::InputError& e) {
-    abort_all(e.what(), kExitBadInput);
-  } catch (const shardscope::PlanDoesNotFit& e) {
-    abort_all(e.what(), kExitBadInput);
-  } catch (const std::invalid_argument& e) {
-    abort_all(e.what(), kExitBadInput);
-  } catch (const std::exception& e) {
-    abort_all(e.what(), kExitFailure);
-  }
+  run_subcommand(a, *bench, *run_cmd, *describe_cmd);
   finalize();
   return 0;
 }

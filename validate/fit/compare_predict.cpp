@@ -218,13 +218,10 @@ double program_compute_seconds(const CompareInputs& in, const Plan& plan) {
   return seconds;
 }
 
-}  // namespace
-
-Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
+// Refuses a measured run that cannot be compared with the scenario: another rank count, an emulated run that
+// is not one rank of it, no iterations, or a scaled compute.
+void check_comparable(const CompareInputs& in, bool emulated) {
   const Measurements& m = in.measured;
-  // One GPU ran one rank of the plan, its collectives as device copies: compute and memory compare, the
-  // iteration does not (the "compute" section replaces it).
-  const bool emulated = m.backend == "cuda-emulated";
   if (emulated && (m.ranks != 1 || m.emulated_rank >= in.scenario.cluster.gpus())) {
     throw InputError(m.file, 0, m.ranks != 1 ? "machine.ranks" : "machine.emulated_rank",
                      "an emulated run is one process running one rank of " + in.scenario_file + "'s " +
@@ -251,11 +248,133 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
                          ", but compare predicts the scenario's own compute; run shardscope-validate without "
                          "--compute-scale to compare");
   }
+}
+
+// The comparison's sections as they fill, and the measured tasks no predicted task matched.
+struct Sections {
+  ComparisonSection iteration;
+  ComparisonSection peak{"peak_memory", "B", {}, {}, {}};
+  ComparisonSection operators{"operators", "s", {}, {}, {}};
+  ComparisonSection collectives{"collectives", "s", {}, {}, {}};
+  ComparisonSection collectives_after{"collectives_after", "s", {}, {}, {}};
+  std::size_t unmatched = 0;
+};
+
+// Notes on what the model cannot see in one measured iteration: MPI collectives priced as NCCL's, a
+// straggler.
+void note_unmodelled(const CompareInputs& in, const MeasuredIteration& it, const Plan& plan, Comparison& c) {
+  // MPI's collectives are what the calibration's ring step model was fitted to; NCCL's model prices GPU
+  // channels and protocols that a CPU run never had.
+  if (in.measured.backend == "cpu-mpi" &&
+      plan_collectives(in.scenario.execution, plan) == CollectiveModel::nccl) {
+    c.notes.push_back(it.strategy +
+                      ": priced with NCCL's collective model, but the cpu-mpi backend ran MPI's "
+                      "collectives, which the fitted ring model describes; set execution.collectives: ring");
+  }
+  // A rank whose compute runs slower holds every other rank at each collective after compute: a straggler
+  // the model, which prices identical ranks, does not see.
+  if (const std::string slow = straggler_note(it.compute_seconds_per_rank); !slow.empty())
+    c.notes.push_back(it.strategy + ": " + slow);
+}
+
+// One measured iteration's time (emulated: its rank's compute) and peak memory against the planner's and,
+// when a simulator is given, the simulator's.
+void compare_totals(const CompareInputs& in, const MeasuredIteration& it, const Plan& plan, bool emulated,
+                    const Simulate& simulate, Comparison& c, Sections& s) {
+  ComparedRow time_row{it.strategy, "", it.iteration_seconds, std::nullopt, std::nullopt, 1};
+  if (emulated) {
+    time_row.measured = it.compute_seconds_per_rank.empty() ? 0.0 : it.compute_seconds_per_rank.front();
+    time_row.iteration_samples.clear();
+  }
+  time_row.samples = static_cast<double>(it.micro_batch) * it.micro_steps * in.measured.ranks;
+  time_row.iteration_samples = it.iteration_samples;
+  time_row.same_plan_as = it.same_plan_as;
+  ComparedRow peak_row{it.strategy, "", it.peak_bytes, std::nullopt, std::nullopt, 1};
+  try {
+    const PlanPrediction p = evaluate_plan(in.scenario, in.predict_calibration, plan);
+    if (!emulated) time_row.planner = p.iteration_seconds;
+    peak_row.planner = p.peak_memory_bytes;
+  } catch (const PlanDoesNotFit& e) {
+    peak_row.planner = e.peak_bytes();
+    c.notes.push_back(it.strategy +
+                      ": over the memory limit under the prediction calibration; no planner time");
+  }
+  if (const std::optional<SimulatedIteration> sim = simulate && !emulated ? simulate(plan) : std::nullopt) {
+    c.simulator_available = true;
+    time_row.simulator = sim->iteration_seconds;
+    peak_row.simulator = sim->peak_memory_bytes;
+  }
+  if (emulated) time_row.planner = program_compute_seconds(in, plan);
+  s.iteration.rows.push_back(time_row);
+  s.peak.rows.push_back(peak_row);
+}
+
+// One measured iteration's tasks against the program's tasks of the same name: compute by operator,
+// collectives by size band and by what they follow.
+void compare_tasks(const CompareInputs& in, const MeasuredIteration& it, const Plan& plan, bool emulated,
+                   Sections& s) {
+  const std::map<std::string, std::vector<PredictedTask>> predicted = predicted_tasks(in, plan);
+  std::map<std::string, std::size_t> seen;  // the k-th measured task of a name is the program's k-th
+  std::map<std::string, std::size_t> op_index;
+  std::map<int, std::size_t> band_index;
+  std::map<std::string, std::size_t> after_index;
+  for (const MeasuredTask& t : it.tasks) {
+    const auto named = predicted.find(t.name);
+    if (named == predicted.end()) {
+      ++s.unmatched;
+      continue;
+    }
+    // More measured tasks of a name than the program has (a run that repeated one) are priced as its last.
+    const std::vector<PredictedTask>& tasks_of_name = named->second;
+    const PredictedTask& p = tasks_of_name[std::min(seen[t.name]++, tasks_of_name.size() - 1)];
+    if (p.one_rank || (p.comm && emulated)) continue;
+    if (p.comm) {
+      const int band = size_band(p.total_bytes);
+      for (ComparedRow* r :
+           {&row_for(s.collectives.rows, band_index, band, it.strategy, size_band_name(band)),
+            &row_for(s.collectives_after.rows, after_index, p.collective, it.strategy, p.collective)}) {
+        r->measured += t.seconds;
+        *r->planner += p.seconds;
+        ++r->count;
+      }
+    } else {
+      const std::string op = t.op.empty() ? operator_of(t.name) : t.op;
+      ComparedRow& r = row_for(s.operators.rows, op_index, op, it.strategy, op);
+      r.measured += t.seconds;
+      *r.planner += p.seconds;
+      ++r.count;
+    }
+  }
+}
+
+// One measured iteration: its plan, its notes, its totals and its tasks.
+void compare_iteration(const CompareInputs& in, const MeasuredIteration& it, bool emulated,
+                       const Simulate& simulate, Comparison& c, Sections& s) {
+  const Plan plan = measured_plan(in, it);
+  note_unmodelled(in, it, plan, c);
+  compare_totals(in, it, plan, emulated, simulate, c, s);
+  if (it.tasks.empty()) return;
+  if (in.scenario.planner.cost_model != CostModelKind::topology) {
+    c.notes.push_back(it.strategy + ": tasks not compared (the paper cost model has no iteration program)");
+    return;
+  }
+  compare_tasks(in, it, plan, emulated, s);
+}
+
+}  // namespace
+
+Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
+  const Measurements& m = in.measured;
+  // One GPU ran one rank of the plan, its collectives as device copies: compute and memory compare, the
+  // iteration does not (the "compute" section replaces it).
+  const bool emulated = m.backend == "cuda-emulated";
+  check_comparable(in, emulated);
   Comparison c;
   c.scenario = in.scenario.name;
   c.measured_file = m.file;
   c.calibration = in.calibration_label;
-  ComparisonSection iteration{emulated ? "compute" : "iteration", "s", {}, {}, {}};
+  Sections s;
+  s.iteration = ComparisonSection{emulated ? "compute" : "iteration", "s", {}, {}, {}};
   if (emulated) {
     c.notes.push_back(
         "emulated rank " + std::to_string(m.emulated_rank) + " on one GPU (" + m.device_name +
@@ -263,11 +382,6 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
         "section compares the rank's compute tasks per iteration, the operators section each "
         "operator's");
   }
-  ComparisonSection peak{"peak_memory", "B", {}, {}, {}};
-  ComparisonSection operators{"operators", "s", {}, {}, {}};
-  ComparisonSection collectives{"collectives", "s", {}, {}, {}};
-  ComparisonSection collectives_after{"collectives_after", "s", {}, {}, {}};
-  std::size_t unmatched = 0;
   std::map<std::string, std::size_t> strategy_at;  // each strategy once: two rows of one would blur both
   for (const MeasuredIteration& it : m.iterations) {
     if (const auto [at, fresh] = strategy_at.emplace(it.strategy, it.index); !fresh) {
@@ -275,93 +389,18 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
                        it.strategy + " is measured twice (also iterations[" + std::to_string(at->second) +
                            "]): one row per strategy");
     }
-    const Plan plan = measured_plan(in, it);
-    // MPI's collectives are what the calibration's ring step model was fitted to; NCCL's model prices GPU
-    // channels and protocols that a CPU run never had.
-    if (m.backend == "cpu-mpi" && plan_collectives(in.scenario.execution, plan) == CollectiveModel::nccl) {
-      c.notes.push_back(
-          it.strategy +
-          ": priced with NCCL's collective model, but the cpu-mpi backend ran MPI's "
-          "collectives, which the fitted ring model describes; set execution.collectives: ring");
-    }
-    // A rank whose compute runs slower holds every other rank at each collective after compute: a straggler
-    // the model, which prices identical ranks, does not see.
-    if (const std::string slow = straggler_note(it.compute_seconds_per_rank); !slow.empty())
-      c.notes.push_back(it.strategy + ": " + slow);
-    ComparedRow time_row{it.strategy, "", it.iteration_seconds, std::nullopt, std::nullopt, 1};
-    if (emulated) {
-      time_row.measured = it.compute_seconds_per_rank.empty() ? 0.0 : it.compute_seconds_per_rank.front();
-      time_row.iteration_samples.clear();
-    }
-    time_row.samples = static_cast<double>(it.micro_batch) * it.micro_steps * m.ranks;
-    time_row.iteration_samples = it.iteration_samples;
-    time_row.same_plan_as = it.same_plan_as;
-    ComparedRow peak_row{it.strategy, "", it.peak_bytes, std::nullopt, std::nullopt, 1};
-    try {
-      const PlanPrediction p = evaluate_plan(in.scenario, in.predict_calibration, plan);
-      if (!emulated) time_row.planner = p.iteration_seconds;
-      peak_row.planner = p.peak_memory_bytes;
-    } catch (const PlanDoesNotFit& e) {
-      peak_row.planner = e.peak_bytes();
-      c.notes.push_back(it.strategy +
-                        ": over the memory limit under the prediction calibration; no planner time");
-    }
-    if (const std::optional<SimulatedIteration> sim = simulate && !emulated ? simulate(plan) : std::nullopt) {
-      c.simulator_available = true;
-      time_row.simulator = sim->iteration_seconds;
-      peak_row.simulator = sim->peak_memory_bytes;
-    }
-    if (emulated) time_row.planner = program_compute_seconds(in, plan);
-    iteration.rows.push_back(time_row);
-    peak.rows.push_back(peak_row);
-    if (it.tasks.empty()) continue;
-    if (in.scenario.planner.cost_model != CostModelKind::topology) {
-      c.notes.push_back(it.strategy + ": tasks not compared (the paper cost model has no iteration program)");
-      continue;
-    }
-    const std::map<std::string, std::vector<PredictedTask>> predicted = predicted_tasks(in, plan);
-    std::map<std::string, std::size_t> seen;  // the k-th measured task of a name is the program's k-th
-    std::map<std::string, std::size_t> op_index;
-    std::map<int, std::size_t> band_index;
-    std::map<std::string, std::size_t> after_index;
-    for (const MeasuredTask& t : it.tasks) {
-      const auto named = predicted.find(t.name);
-      if (named == predicted.end()) {
-        ++unmatched;
-        continue;
-      }
-      // More measured tasks of a name than the program has (a run that repeated one) are priced as its last.
-      const std::vector<PredictedTask>& tasks_of_name = named->second;
-      const PredictedTask& p = tasks_of_name[std::min(seen[t.name]++, tasks_of_name.size() - 1)];
-      if (p.one_rank || (p.comm && emulated)) continue;
-      if (p.comm) {
-        const int band = size_band(p.total_bytes);
-        for (ComparedRow* r :
-             {&row_for(collectives.rows, band_index, band, it.strategy, size_band_name(band)),
-              &row_for(collectives_after.rows, after_index, p.collective, it.strategy, p.collective)}) {
-          r->measured += t.seconds;
-          *r->planner += p.seconds;
-          ++r->count;
-        }
-      } else {
-        const std::string op = t.op.empty() ? operator_of(t.name) : t.op;
-        ComparedRow& r = row_for(operators.rows, op_index, op, it.strategy, op);
-        r.measured += t.seconds;
-        *r.planner += p.seconds;
-        ++r.count;
-      }
-    }
+    compare_iteration(in, it, emulated, simulate, c, s);
   }
-  if (unmatched > 0) {
+  if (s.unmatched > 0) {
     c.notes.push_back(
-        std::to_string(unmatched) +
+        std::to_string(s.unmatched) +
         " measured task(s) have no task of that name in the predicted iteration program and are "
         "not compared");
   }
-  c.sections = {iteration, peak, operators};
+  c.sections = {s.iteration, s.peak, s.operators};
   if (!emulated) {
-    c.sections.push_back(collectives);
-    c.sections.push_back(collectives_after);
+    c.sections.push_back(s.collectives);
+    c.sections.push_back(s.collectives_after);
   }
   finish_comparison(c);
   return c;

@@ -132,22 +132,29 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-}  // namespace
+using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::string>;
 
-Measurements parse_torch_trace(const std::string& text, const std::string& file, TraceSummary* summary) {
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw InputError(file, 0, "", std::string("not JSON: ") + e.what());
-  }
-  const auto events = doc.is_object() ? doc.find("traceEvents") : doc.end();
-  if (events == doc.end() || !events->is_array())
-    throw InputError(file, 0, "traceEvents", "expected a Chrome trace (an object with a traceEvents list)");
-  std::map<std::int64_t, Op> ops;  // by External id
+// The trace's cpu_op events by External id and its kernels, each kernel linked to its op when present.
+struct TraceEvents {
+  std::map<std::int64_t, Op> ops;
   std::vector<Kernel> kernels;
-  for (std::size_t i = 0; i < events->size(); ++i) {
-    const Json& e = (*events)[i];
+};
+
+// The products that ran beside one collective's kernel, and each product shape's times when it ran alone.
+struct Beside {
+  const Kernel* comm;
+  std::vector<std::pair<Shape, double>> products;
+};
+struct ProductTimes {
+  std::map<Shape, std::vector<double>> alone;
+  std::vector<Beside> beside;
+};
+
+// The cpu_op and kernel events of `events` (which must outlive the result: ops point into it).
+TraceEvents read_events(const Json& events, const std::string& file) {
+  TraceEvents out;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const Json& e = events[i];
     if (!e.is_object()) throw InputError(file, 0, at(i), "expected an event object");
     const auto cat = e.find("cat"), args = e.find("args");
     if (cat == e.end() || !cat->is_string() || args == e.end() || !args->is_object()) continue;
@@ -158,37 +165,32 @@ Measurements parse_torch_trace(const std::string& text, const std::string& file,
     if (name == e.end() || !name->is_string())
       throw InputError(file, 0, at(i, "name"), "expected the event's name");
     if (category == "cpu_op") {
-      ops[id->get<std::int64_t>()] = {name->get<std::string>(), &*args, i};
+      out.ops[id->get<std::int64_t>()] = {name->get<std::string>(), &*args, i};
     } else if (category == "kernel") {
       const auto ts = e.find("ts"), dur = e.find("dur");
       if (ts == e.end() || !ts->is_number() || dur == e.end() || !dur->is_number() || dur->get<double>() < 0)
         throw InputError(file, 0, at(i, "dur"),
                          "expected a kernel's ts and a non-negative dur (microseconds)");
       const auto stream = args->find("stream");
-      kernels.push_back(
+      out.kernels.push_back(
           {name->get<std::string>(), ts->get<double>(), ts->get<double>() + dur->get<double>(),
            stream != args->end() && stream->is_number_integer() ? stream->get<std::int64_t>() : 0,
            id->get<std::int64_t>(), nullptr, i});
     }
   }
-  if (kernels.empty()) {
+  if (out.kernels.empty()) {
     throw InputError(
         file, 0, "traceEvents",
         "no kernel events: record the trace with ProfilerActivity.CUDA (and record_shapes=True)");
   }
-  for (Kernel& k : kernels) {
-    const auto it = ops.find(k.external_id);
-    k.op = it == ops.end() ? nullptr : &it->second;
-  }
-  TraceSummary local;
-  TraceSummary& sum = summary ? *summary : local;
-  sum = {};
-  Measurements m;
-  m.file = file;
-  m.backend = "torch-trace";
-  // The collectives' kernels first: products that overlap one of them are overlap samples, not rates.
+  return out;
+}
+
+// Counts every kernel and records the collectives' (NCCL kernels launched by record_param_comms); returns
+// the collectives' kernels, in trace order.
+std::vector<const Kernel*> record_collectives(const std::vector<Kernel>& kernels, TraceSummary& sum,
+                                              Measurements& m) {
   std::vector<const Kernel*> comms;
-  std::map<std::string, std::size_t> attention_at;
   for (const Kernel& k : kernels) {
     sum.kernels++;
     sum.kernel_seconds += (k.end - k.start) * 1e-6;
@@ -203,24 +205,32 @@ Measurements parse_torch_trace(const std::string& text, const std::string& file,
       if (s.time_seconds > 0) m.collectives.push_back(s);
     }
   }
-  using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::string>;
-  std::map<Shape, std::vector<double>> alone;
-  struct Beside {
-    const Kernel* comm;
-    std::vector<std::pair<Shape, double>> products;
-  };
-  std::vector<Beside> beside(comms.size());
-  for (std::size_t c = 0; c < comms.size(); ++c) beside[c].comm = comms[c];
+  return comms;
+}
+
+// An attention kernel's time, summed per op name (its query's first four dimensions kept).
+void add_attention(const Kernel& k, std::map<std::string, std::size_t>& attention_at, TraceSummary& sum) {
+  auto [it, fresh] = attention_at.emplace(k.op->name, sum.attention.size());
+  if (fresh) sum.attention.push_back({k.op->name, {}, 0, 0});
+  TraceAttention& a = sum.attention[it->second];
+  for (std::int64_t d : dims(*k.op->args, 0)) a.query.push_back(static_cast<long>(d));
+  if (a.query.size() > 4) a.query.resize(4);
+  a.seconds += (k.end - k.start) * 1e-6;
+  a.kernels++;
+}
+
+// The products' kernels: those that overlap a collective's kernel on another stream are kept beside it, the
+// others are times of their shape alone. Attention kernels are summed apart.
+ProductTimes sort_products(const std::vector<Kernel>& kernels, const std::vector<const Kernel*>& comms,
+                           const std::string& file, TraceSummary& sum) {
+  ProductTimes out;
+  std::map<std::string, std::size_t> attention_at;
+  out.beside.resize(comms.size());
+  for (std::size_t c = 0; c < comms.size(); ++c) out.beside[c].comm = comms[c];
   for (const Kernel& k : kernels) {
     if (!k.op) continue;
     if (is_attention(k.op->name)) {
-      auto [it, fresh] = attention_at.emplace(k.op->name, sum.attention.size());
-      if (fresh) sum.attention.push_back({k.op->name, {}, 0, 0});
-      TraceAttention& a = sum.attention[it->second];
-      for (std::int64_t d : dims(*k.op->args, 0)) a.query.push_back(static_cast<long>(d));
-      if (a.query.size() > 4) a.query.resize(4);
-      a.seconds += (k.end - k.start) * 1e-6;
-      a.kernels++;
+      add_attention(k, attention_at, sum);
       continue;
     }
     GemmSample g;
@@ -233,7 +243,7 @@ Measurements parse_torch_trace(const std::string& text, const std::string& file,
     sum.product_seconds += (k.end - k.start) * 1e-6;
     const Shape shape{g.batch, g.m, g.n, g.k, g.dtype};
     bool overlapped = false;
-    for (Beside& b : beside) {
+    for (Beside& b : out.beside) {
       if (b.comm->stream == k.stream || b.comm->end <= k.start || k.end <= b.comm->start) continue;
       b.products.emplace_back(shape, (k.end - k.start) * 1e-6);
       overlapped = true;
@@ -241,9 +251,14 @@ Measurements parse_torch_trace(const std::string& text, const std::string& file,
     if (overlapped) {
       sum.overlapped_product_kernels++;
     } else {
-      alone[shape].push_back((k.end - k.start) * 1e-6);
+      out.alone[shape].push_back((k.end - k.start) * 1e-6);
     }
   }
+  return out;
+}
+
+// One GEMM sample per shape that ran alone: its median time.
+void add_gemm_samples(const std::map<Shape, std::vector<double>>& alone, Measurements& m) {
   for (const auto& [shape, times] : alone) {
     GemmSample g;
     std::tie(g.batch, g.m, g.n, g.k, g.dtype) = shape;
@@ -253,12 +268,16 @@ Measurements parse_torch_trace(const std::string& text, const std::string& file,
     g.index = m.gemms.size();
     if (g.time_seconds > 0) m.gemms.push_back(g);
   }
-  // Beside each collective: its products' time against the same shapes' median alone.
-  for (const Beside& b : beside) {
+}
+
+// Beside each collective: its products' time against the same shapes' median alone.
+void add_overlap_samples(const ProductTimes& products, Measurements& m) {
+  for (const Beside& b : products.beside) {
     OverlapSample o;
     for (const auto& [shape, seconds] : b.products) {
-      const auto it = alone.find(shape);
-      if (it == alone.end()) continue;  // a shape that never ran alone says nothing about its slowdown
+      const auto it = products.alone.find(shape);
+      if (it == products.alone.end())
+        continue;  // a shape that never ran alone says nothing about its slowdown
       o.compute_alone_seconds += median(it->second);
       o.compute_with_comm_seconds += seconds;
     }
@@ -267,6 +286,36 @@ Measurements parse_torch_trace(const std::string& text, const std::string& file,
     o.index = m.overlap.size();
     m.overlap.push_back(o);
   }
+}
+
+}  // namespace
+
+Measurements parse_torch_trace(const std::string& text, const std::string& file, TraceSummary* summary) {
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw InputError(file, 0, "", std::string("not JSON: ") + e.what());
+  }
+  const auto events = doc.is_object() ? doc.find("traceEvents") : doc.end();
+  if (events == doc.end() || !events->is_array())
+    throw InputError(file, 0, "traceEvents", "expected a Chrome trace (an object with a traceEvents list)");
+  TraceEvents trace = read_events(*events, file);
+  for (Kernel& k : trace.kernels) {
+    const auto it = trace.ops.find(k.external_id);
+    k.op = it == trace.ops.end() ? nullptr : &it->second;
+  }
+  TraceSummary local;
+  TraceSummary& sum = summary ? *summary : local;
+  sum = {};
+  Measurements m;
+  m.file = file;
+  m.backend = "torch-trace";
+  // The collectives' kernels first: products that overlap one of them are overlap samples, not rates.
+  const std::vector<const Kernel*> comms = record_collectives(trace.kernels, sum, m);
+  const ProductTimes products = sort_products(trace.kernels, comms, file, sum);
+  add_gemm_samples(products.alone, m);
+  add_overlap_samples(products, m);
   return m;
 }
 
