@@ -23,8 +23,9 @@ struct Shipped {
   int fit_rows;
 };
 
-const Shipped kShipped[] = {{"llm-foundry-h100.yaml", 52, 27},
-                            {"llm-foundry-a100.yaml", 61, 32},
+const Shipped kShipped[] = {{"llm-foundry-h100.yaml", 52, 26},
+                            {"llm-foundry-h100-large.yaml", 18, 9},
+                            {"llm-foundry-a100.yaml", 61, 31},
                             {"torchtitan-fsdp.yaml", 7, 4},
                             {"torchtitan-fsdp-a100-2024.yaml", 3, 2}};
 
@@ -50,7 +51,16 @@ TEST(Published, ShippedFilesParseWithPinnedRowCounts) {
     const PublishedTable t = load_published_file(kDir + s.file);
     EXPECT_EQ(static_cast<int>(t.rows.size()), s.rows) << s.file;
     int fit = 0;
-    for (const PublishedRow& r : t.rows) fit += r.part == PublishedPart::fit ? 1 : 0;
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const PublishedRow& r = t.rows[i];
+      fit += r.part == PublishedPart::fit ? 1 : 0;
+      // The parts alternate in table order, starting with fit.
+      EXPECT_EQ(r.part, i % 2 == 0 ? PublishedPart::fit : PublishedPart::held_out) << s.file << " " << r.id;
+      // The tables list each model's rows together: a model seen before must be the previous row's.
+      if (i > 0 && r.model != t.rows[i - 1].model) {
+        for (std::size_t j = 0; j + 1 < i; ++j) EXPECT_NE(t.rows[j].model, r.model) << s.file << " " << r.id;
+      }
+    }
     EXPECT_EQ(fit, s.fit_rows) << s.file;
     EXPECT_EQ(t.source.commit.size(), 40u) << s.file;
   }
