@@ -1,0 +1,280 @@
+// The published-measurements files (validate/published/): every shipped file parses with the pinned row
+// counts, every error path names file:line: field, and every row becomes a scenario the planner reads with
+// the row's GPU count and model shape.
+#include "validate/fit/published.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "planner/core/error.hpp"
+#include "planner/io/scenario_parser.hpp"
+
+namespace shardscope::fit {
+namespace {
+
+const std::string kDir = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/published/";
+
+struct Shipped {
+  const char* file;
+  int rows;
+  int fit_rows;
+};
+
+const Shipped kShipped[] = {{"llm-foundry-h100.yaml", 52, 26},
+                            {"llm-foundry-h100-large.yaml", 18, 9},
+                            {"llm-foundry-a100.yaml", 61, 31},
+                            {"torchtitan-fsdp.yaml", 7, 4},
+                            {"torchtitan-fsdp-a100-2024.yaml", 3, 2}};
+
+// Parameters of the shape by the usual count (biases, norms with bias for layernorm, learned positions of
+// the sequence length, an untied output), independent of shardscope's model generator.
+double expected_parameters(const PublishedModel& m, std::int64_t sequence) {
+  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden_resolved());
+  const double kv = (m.kv_heads > 0 ? m.kv_heads : m.heads) * (h / m.heads);
+  double layer = h * (h + 2 * kv) + h * h;  // qkv and output
+  if (m.attention_bias) layer += h + 2 * kv + h;
+  layer += (m.mlp == "gated" ? 3 : 2) * h * f;
+  if (m.mlp_bias) layer += f + h;
+  const double norm = m.norm == "layernorm" ? 2 * h : h;
+  layer += 2 * norm;
+  double total = m.layers * layer + norm + static_cast<double>(m.vocab) * h;
+  if (!m.tied_embeddings) total += static_cast<double>(m.vocab) * h;
+  if (m.positions == "learned") total += static_cast<double>(sequence) * h;
+  return total;
+}
+
+TEST(Published, ShippedFilesParseWithPinnedRowCounts) {
+  for (const Shipped& s : kShipped) {
+    const PublishedTable t = load_published_file(kDir + s.file);
+    EXPECT_EQ(static_cast<int>(t.rows.size()), s.rows) << s.file;
+    int fit = 0;
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const PublishedRow& r = t.rows[i];
+      fit += r.part == PublishedPart::fit ? 1 : 0;
+      // The parts alternate in table order, starting with fit.
+      EXPECT_EQ(r.part, i % 2 == 0 ? PublishedPart::fit : PublishedPart::held_out) << s.file << " " << r.id;
+      // The tables list each model's rows together: a model seen before must be the previous row's.
+      if (i > 0 && r.model != t.rows[i - 1].model) {
+        for (std::size_t j = 0; j + 1 < i; ++j) EXPECT_NE(t.rows[j].model, r.model) << s.file << " " << r.id;
+      }
+    }
+    EXPECT_EQ(fit, s.fit_rows) << s.file;
+    EXPECT_EQ(t.source.commit.size(), 40u) << s.file;
+  }
+}
+
+TEST(Published, BothPartsSpanEveryModelWithTwoRowsOrMore) {
+  for (const Shipped& s : kShipped) {
+    const PublishedTable t = load_published_file(kDir + s.file);
+    for (const PublishedModel& m : t.models) {
+      int fit = 0, held = 0;
+      for (const PublishedRow& r : t.rows) {
+        if (r.model != m.name) continue;
+        (r.part == PublishedPart::fit ? fit : held) += 1;
+      }
+      EXPECT_GE(fit, 1) << s.file << " " << m.name;
+      if (fit + held >= 2) {
+        EXPECT_GE(held, 1) << s.file << " " << m.name;
+      }
+      EXPECT_LE(std::abs(fit - held), 1) << s.file << " " << m.name;
+    }
+  }
+}
+
+TEST(Published, EveryRowBecomesAScenarioWithItsGpusAndShape) {
+  for (const Shipped& s : kShipped) {
+    const PublishedTable t = load_published_file(kDir + s.file);
+    for (const PublishedRow& r : t.rows) {
+      const std::string text = published_scenario_text(t, r);
+      if (&r == &t.rows.back()) std::printf("%s, last row's scenario:\n%s\n", s.file, text.c_str());
+      Scenario scenario;
+      try {
+        scenario = parse_scenario_string(text, r.id + ".yaml");
+      } catch (const InputError& e) {
+        FAIL() << s.file << " " << r.id << ": " << e.what() << "\n" << text;
+      }
+      EXPECT_EQ(scenario.cluster.gpus(), r.gpus) << r.id;
+      ASSERT_TRUE(row_sequence_tokens(r).has_value()) << r.id;
+      EXPECT_EQ(scenario.model.sequence_length, *row_sequence_tokens(r)) << r.id;
+      if (r.micro_batch_per_gpu) {
+        EXPECT_EQ(scenario.training.micro_batch, *r.micro_batch_per_gpu) << r.id;
+      }
+      const PublishedModel& m = t.model_of(r);
+      const double expected = expected_parameters(m, *row_sequence_tokens(r));
+      const double got = static_cast<double>(scenario.model.parameters());
+      EXPECT_NEAR(got / expected, 1.0, 1e-3)
+          << r.id << ": shardscope counts " << got << ", expected " << expected;
+      if (r.parameters_stated) {  // the source's own count of the same shape
+        EXPECT_NEAR(expected / static_cast<double>(*r.parameters_stated), 1.0, 1e-9) << r.id;
+      }
+    }
+  }
+}
+
+// A minimal valid file; each error test changes one line of it.
+const std::string kValid = R"(source:
+  name: test source
+  url: https://example.org/table
+  commit: 0123456789012345678901234567890123456789
+  table: "T1"
+framework: test
+runtime_profile: fsdp1
+precision: mixed-bf16
+cluster:
+  gpu: h100
+  gpus_per_node: unknown
+  interconnect: unknown
+  shardscope:
+    preset: dgx-h100
+memory_meaning: max_reserved
+models:
+  tiny:
+    shape_from: here
+    layers: 2
+    hidden: 64
+    heads: 4
+    expansion_ratio: 4
+    vocab: 100
+rows:
+  - id: r1
+    part: fit
+    model: tiny
+    sequence_tokens: 128
+    gpus: 8
+    micro_batch_per_gpu: 2
+    gradient_accumulation_steps: 3
+    global_batch_sequences: 48
+    activation_checkpointing: none
+    activation_checkpointing_stated: "False"
+    sharding_stated: FULL_SHARD
+    precision_stated: bf16
+    torch_compile: unknown
+    float8: false
+    flash_attention: true
+    measured:
+      tokens_per_second_per_gpu: 1000
+      memory_gib: 10.5
+)";
+
+std::string replaced(const std::string& from, const std::string& to) {
+  std::string text = kValid;
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+void expect_error(const std::string& text, const std::string& where) {
+  try {
+    parse_published_string(text, "t.yaml");
+    ADD_FAILURE() << "no error; expected " << where;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+  }
+}
+
+TEST(Published, MinimalFileParses) {
+  const PublishedTable t = parse_published_string(kValid, "t.yaml");
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].line, 25);
+  EXPECT_EQ(t.models[0].ffn_hidden_resolved(), 256);
+  EXPECT_EQ(t.rows[0].torch_compile, Tristate::unknown);
+  EXPECT_FALSE(t.cluster.gpus_per_node.has_value());
+}
+
+TEST(Published, UnknownKeyNamesFileLineField) {
+  expect_error(replaced("    float8: false\n", "    float8: false\n    fp8: true\n"),
+               "t.yaml:39: rows[0].fp8:");
+  expect_error(replaced("framework: test\n", "framework: test\nframwork: x\n"), "t.yaml:7: framwork:");
+  expect_error(replaced("    vocab: 100\n", "    vocab: 100\n    vocab_size: 100\n"),
+               "t.yaml:24: models.tiny.vocab_size:");
+  expect_error(replaced("      memory_gib: 10.5\n", "      memory_gb: 10.5\n"),
+               "t.yaml:42: rows[0].measured.memory_gb:");
+}
+
+TEST(Published, WrongTypeNamesFileLineField) {
+  expect_error(replaced("    gpus: 8\n", "    gpus: eight\n"), "t.yaml:29: rows[0].gpus:");
+  expect_error(replaced("    float8: false\n", "    float8: maybe\n"), "t.yaml:38: rows[0].float8:");
+  expect_error(replaced("    layers: 2\n", "    layers: [2]\n"), "t.yaml:19: models.tiny.layers:");
+  expect_error(replaced("      tokens_per_second_per_gpu: 1000\n", "      tokens_per_second_per_gpu: fast\n"),
+               "t.yaml:41: rows[0].measured.tokens_per_second_per_gpu:");
+  expect_error(replaced("runtime_profile: fsdp1\n", "runtime_profile: zero3\n"),
+               "t.yaml:7: runtime_profile:");
+  expect_error(replaced("    part: fit\n", "    part: train\n"), "t.yaml:26: rows[0].part:");
+}
+
+TEST(Published, MissingRequiredFieldNamesFileLineField) {
+  expect_error(replaced("    gpus: 8\n", ""), "rows[0].gpus: missing");
+  expect_error(replaced("    torch_compile: unknown\n", ""), "rows[0].torch_compile: missing");
+  expect_error(replaced("    sequence_tokens: 128\n", ""), "rows[0].sequence_tokens: missing");
+  expect_error(replaced("      tokens_per_second_per_gpu: 1000\n", ""),
+               "rows[0].measured.tokens_per_second_per_gpu: missing");
+  expect_error(replaced("  commit: 0123456789012345678901234567890123456789\n", ""),
+               "source.commit: missing");
+  // The line of a missing field is that of its mapping.
+  expect_error(replaced("    gpus: 8\n", ""), "t.yaml:25: rows[0].gpus:");
+}
+
+TEST(Published, ZeroOrNegativeNamesFileLineField) {
+  expect_error(replaced("    gpus: 8\n", "    gpus: 0\n"), "t.yaml:29: rows[0].gpus:");
+  expect_error(replaced("    micro_batch_per_gpu: 2\n", "    micro_batch_per_gpu: -2\n"),
+               "t.yaml:30: rows[0].micro_batch_per_gpu:");
+  expect_error(replaced("      tokens_per_second_per_gpu: 1000\n", "      tokens_per_second_per_gpu: 0\n"),
+               "t.yaml:41: rows[0].measured.tokens_per_second_per_gpu:");
+  expect_error(replaced("      memory_gib: 10.5\n", "      memory_gib: -1\n"),
+               "t.yaml:42: rows[0].measured.memory_gib:");
+  expect_error(replaced("    hidden: 64\n", "    hidden: 0\n"), "t.yaml:20: models.tiny.hidden:");
+  expect_error(replaced("    expansion_ratio: 4\n", "    expansion_ratio: 0\n"),
+               "t.yaml:22: models.tiny.expansion_ratio:");
+}
+
+TEST(Published, ChecksAcrossFields) {
+  expect_error(replaced("    global_batch_sequences: 48\n", "    global_batch_sequences: 50\n"),
+               "t.yaml:32: rows[0].global_batch_sequences: is not micro_batch_per_gpu");
+  expect_error(replaced("    model: tiny\n", "    model: huge\n"), "t.yaml:27: rows[0].model:");
+  expect_error(replaced("  - id: r1\n", "  - id: \"r 1: x\"\n"), "t.yaml:25: rows[0].id:");
+  expect_error(replaced("    preset: dgx-h100\n", "    preset: dgx-h900\n"),
+               "t.yaml:14: cluster.shardscope.preset:");
+  expect_error(replaced("memory_meaning: max_reserved\n", "memory_meaning: none\n"),
+               "rows[0].measured.memory_gib: the header's memory_meaning is none");
+  expect_error(replaced("    flash_attention: true\n",
+                        "    flash_attention: true\n    assumed:\n      sequence_tokens: "
+                        "64\n      source: a config\n"),
+               "rows[0].assumed.sequence_tokens: the row states it");
+  const std::string twice = kValid + R"(  - id: r1
+    part: held_out
+    model: tiny
+    sequence_tokens: 128
+    gpus: 8
+    micro_batch_per_gpu: 2
+    gradient_accumulation_steps: unknown
+    activation_checkpointing: full
+    activation_checkpointing_stated: "True"
+    sharding_stated: FULL_SHARD
+    precision_stated: bf16
+    torch_compile: false
+    float8: false
+    flash_attention: true
+    measured:
+      tokens_per_second_per_gpu: 900
+)";
+  expect_error(twice, "t.yaml:43: rows[1].id: 'r1' is given twice");
+}
+
+TEST(Published, RowWithoutSequenceCannotBecomeAScenario) {
+  const PublishedTable t = parse_published_string(
+      replaced("    sequence_tokens: 128\n", "    sequence_tokens: unknown\n"), "t.yaml");
+  try {
+    published_scenario_text(t, t.rows[0]);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.yaml:25: rows.r1.sequence_tokens: unknown and not assumed"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace shardscope::fit

@@ -1,0 +1,362 @@
+// Reading validate/published/*.yaml into PublishedTable, with the checks across fields, and writing a
+// scenario for one row.
+#include "validate/fit/published.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "planner/core/error.hpp"
+#include "planner/io/cluster_presets.hpp"
+#include "planner/io/internal/yaml_reader.hpp"
+#include "planner/io/preset_catalog.hpp"
+#include "planner/io/text_file.hpp"
+
+namespace shardscope::fit {
+
+namespace {
+
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 50;
+constexpr double kMaxRate = 1e15;
+
+bool is_unknown(const YamlMap& map, const std::string& key) {
+  const YAML::Node value = map.raw(key);
+  return value.IsScalar() && value.Scalar() == "unknown";
+}
+
+// A positive integer, or `unknown` (nullopt); the key must be present.
+std::optional<std::int64_t> count_or_unknown(const YamlMap& map, const std::string& key) {
+  if (!map.has(key)) map.fail(key, "missing; this field is required (give a positive integer or unknown)");
+  if (is_unknown(map, key)) return std::nullopt;
+  return map.integer(key, 1, kMaxCount);
+}
+
+// The same for a key that may be left out altogether.
+std::optional<std::int64_t> optional_count(const YamlMap& map, const std::string& key) {
+  if (!map.has(key)) return std::nullopt;
+  return count_or_unknown(map, key);
+}
+
+Tristate tristate(const YamlMap& map, const std::string& key, bool required) {
+  if (!map.has(key)) {
+    if (required) map.fail(key, "missing; this field is required (true, false or unknown)");
+    return Tristate::unknown;
+  }
+  if (is_unknown(map, key)) return Tristate::unknown;
+  return map.boolean_or(key, false) ? Tristate::yes : Tristate::no;
+}
+
+std::optional<double> optional_rate(const YamlMap& map, const std::string& key, double min) {
+  if (!map.has(key)) return std::nullopt;
+  return map.number(key, min, kMaxRate);
+}
+
+// A number above zero (the reader's range check admits 0 at min = 0).
+double positive(const YamlMap& map, const std::string& key, double max) {
+  const double value = map.number(key, 0, max);
+  if (!(value > 0)) map.fail(key, "expected a number above 0, got " + map.raw(key).Scalar());
+  return value;
+}
+
+std::optional<double> optional_positive(const YamlMap& map, const std::string& key, double max) {
+  if (!map.has(key)) return std::nullopt;
+  return positive(map, key, max);
+}
+
+PublishedSource parse_source(const YamlMap& map) {
+  map.reject_unknown({"name", "url", "commit", "file_commit", "table", "notes"});
+  PublishedSource s;
+  s.name = map.name("name");
+  s.url = map.name("url");
+  s.commit = map.name("commit");
+  s.file_commit = map.optional_name("file_commit").value_or("");
+  s.table = map.name("table");
+  s.notes = map.optional_string("notes").value_or("");
+  if (s.url.rfind("https://", 0) != 0) map.fail("url", "expected an https:// address, got '" + s.url + "'");
+  return s;
+}
+
+PublishedCluster parse_cluster_header(const YamlMap& map) {
+  map.reject_unknown({"gpu", "gpus_per_node", "interconnect", "notes", "shardscope"});
+  PublishedCluster c;
+  c.gpu_stated = map.name("gpu");
+  if (const auto per_node = count_or_unknown(map, "gpus_per_node")) {
+    if (*per_node > 1024) map.fail("gpus_per_node", "expected at most 1024 GPUs per node");
+    c.gpus_per_node = static_cast<int>(*per_node);
+  }
+  c.interconnect_stated = map.name("interconnect");
+  c.notes = map.optional_string("notes").value_or("");
+  const YamlMap shardscope = map.map("shardscope");
+  shardscope.reject_unknown({"preset", "gpu_memory", "hbm_bandwidth"});
+  c.preset = shardscope.name("preset");
+  if (cluster_presets().find(c.preset) == nullptr)
+    shardscope.fail("preset", "'" + c.preset + "' is not a shipped cluster preset (scenarios/clusters/)");
+  if (shardscope.has("gpu_memory")) {
+    shardscope.bytes("gpu_memory", 1, std::int64_t{1} << 44);
+    c.gpu_memory = shardscope.string("gpu_memory");
+  }
+  if (shardscope.has("hbm_bandwidth")) {
+    shardscope.bandwidth("hbm_bandwidth");
+    c.hbm_bandwidth = shardscope.string("hbm_bandwidth");
+  }
+  return c;
+}
+
+PublishedModel parse_model(const YamlMap& map, const std::string& name) {
+  map.reject_unknown({"shape_from", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "expansion_ratio",
+                      "vocab", "mlp", "norm", "positions", "attention_bias", "mlp_bias", "tied_embeddings"});
+  PublishedModel m;
+  m.name = name;
+  m.shape_from = map.name("shape_from");
+  m.layers = static_cast<int>(map.integer("layers", 1, 100000));
+  m.hidden = map.integer("hidden", 1, 1048576);
+  m.heads = static_cast<int>(map.integer("heads", 1, 100000));
+  m.kv_heads = static_cast<int>(map.integer_or("kv_heads", 0, 1, m.heads));
+  if (map.has("kv_heads") && m.heads % m.kv_heads != 0) map.fail("kv_heads", "does not divide heads");
+  if (m.hidden % m.heads != 0) map.fail("heads", "does not divide hidden (" + std::to_string(m.hidden) + ")");
+  if (map.has("ffn_hidden") == map.has("expansion_ratio"))
+    map.fail("ffn_hidden", "give exactly one of ffn_hidden and expansion_ratio");
+  if (map.has("ffn_hidden")) {
+    m.ffn_hidden = map.integer("ffn_hidden", 1, 16777216);
+  } else {
+    m.expansion_ratio = positive(map, "expansion_ratio", 1024);
+    const double ffn = m.expansion_ratio * static_cast<double>(m.hidden);
+    if (ffn != std::floor(ffn)) map.fail("expansion_ratio", "expansion_ratio x hidden is not a whole number");
+  }
+  m.vocab = map.integer("vocab", 1, 100000000);
+  if (map.has("mlp")) m.mlp = map.choice("mlp", {"gelu", "gated"});
+  if (map.has("norm")) m.norm = map.choice("norm", {"layernorm", "rmsnorm"});
+  if (map.has("positions")) m.positions = map.choice("positions", {"learned", "rotary"});
+  m.attention_bias = map.boolean_or("attention_bias", true);
+  m.mlp_bias = map.boolean_or("mlp_bias", true);
+  m.tied_embeddings = map.boolean_or("tied_embeddings", true);
+  return m;
+}
+
+PublishedMeasured parse_measured(const YamlMap& map, const std::string& memory_meaning) {
+  map.reject_unknown({"tokens_per_second_per_gpu", "tokens_per_second", "sequences_per_second", "mfu_percent",
+                      "hfu_percent", "model_teraflops_per_second_per_gpu", "memory_gib"});
+  PublishedMeasured m;
+  m.tokens_per_second_per_gpu = positive(map, "tokens_per_second_per_gpu", kMaxRate);
+  m.tokens_per_second = optional_positive(map, "tokens_per_second", kMaxRate);
+  m.sequences_per_second =
+      optional_rate(map, "sequences_per_second", 0);  // the source rounds small rates to 0
+  m.mfu_percent = optional_positive(map, "mfu_percent", 100);
+  m.hfu_percent = optional_positive(map, "hfu_percent", 100);
+  m.model_teraflops_per_second_per_gpu = optional_positive(map, "model_teraflops_per_second_per_gpu", 1e6);
+  m.memory_gib = optional_positive(map, "memory_gib", 1e6);
+  if (m.memory_gib && memory_meaning == "none")
+    map.fail("memory_gib", "the header's memory_meaning is none; say what the memory figure is");
+  return m;
+}
+
+// Checks across one row's fields: the batch arithmetic and total against per-GPU throughput.
+void check_row(const YamlMap& map, const PublishedRow& r) {
+  if (r.micro_batch_per_gpu && r.gradient_accumulation_steps && r.global_batch_sequences &&
+      *r.micro_batch_per_gpu * *r.gradient_accumulation_steps * r.gpus != *r.global_batch_sequences) {
+    map.fail("global_batch_sequences",
+             "is not micro_batch_per_gpu x gradient_accumulation_steps x gpus (" +
+                 std::to_string(*r.micro_batch_per_gpu * *r.gradient_accumulation_steps * r.gpus) + ")");
+  }
+  if (r.global_batch_sequences && r.global_batch_tokens && r.sequence_tokens &&
+      *r.global_batch_sequences * *r.sequence_tokens != *r.global_batch_tokens) {
+    map.fail("global_batch_tokens", "is not global_batch_sequences x sequence_tokens (" +
+                                        std::to_string(*r.global_batch_sequences * *r.sequence_tokens) + ")");
+  }
+  if (r.measured.tokens_per_second &&
+      std::abs(*r.measured.tokens_per_second / r.gpus - r.measured.tokens_per_second_per_gpu) > 1.0) {
+    map.fail("measured.tokens_per_second",
+             "differs from gpus x tokens_per_second_per_gpu by more than 1 per GPU");
+  }
+}
+
+PublishedRow parse_row(const YamlMap& map, const PublishedTable& table) {
+  map.reject_unknown({"id",
+                      "part",
+                      "model",
+                      "sequence_tokens",
+                      "gpus",
+                      "micro_batch_per_gpu",
+                      "gradient_accumulation_steps",
+                      "global_batch_sequences",
+                      "global_batch_tokens",
+                      "activation_checkpointing",
+                      "activation_checkpointing_stated",
+                      "activation_cpu_offload",
+                      "sharding_stated",
+                      "precision_stated",
+                      "torch_compile",
+                      "float8",
+                      "flash_attention",
+                      "parameters_stated",
+                      "assumed",
+                      "note",
+                      "measured"});
+  PublishedRow r;
+  r.line = map.own_line();
+  r.id = map.name("id");
+  for (const char c : r.id) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+      map.fail("id", "'" + r.id + "': expected letters, digits, '-', '_' and '.' only");
+  }
+  r.part = map.choice("part", {"fit", "held_out"}) == "fit" ? PublishedPart::fit : PublishedPart::held_out;
+  r.model = map.name("model");
+  bool known_model = false;
+  for (const PublishedModel& m : table.models) known_model = known_model || m.name == r.model;
+  if (!known_model) map.fail("model", "'" + r.model + "' is not one of the header's models");
+  r.sequence_tokens = count_or_unknown(map, "sequence_tokens");
+  r.gpus = static_cast<int>(map.integer("gpus", 1, 1 << 20));
+  r.micro_batch_per_gpu = count_or_unknown(map, "micro_batch_per_gpu");
+  r.gradient_accumulation_steps = count_or_unknown(map, "gradient_accumulation_steps");
+  r.global_batch_sequences = optional_count(map, "global_batch_sequences");
+  r.global_batch_tokens = optional_count(map, "global_batch_tokens");
+  const std::string ac = map.choice("activation_checkpointing", {"none", "full", "selective", "unknown"});
+  r.checkpointing = ac == "none"        ? PublishedCheckpointing::none
+                    : ac == "full"      ? PublishedCheckpointing::full
+                    : ac == "selective" ? PublishedCheckpointing::selective
+                                        : PublishedCheckpointing::unknown;
+  r.checkpointing_stated = map.name("activation_checkpointing_stated");
+  r.activation_cpu_offload = tristate(map, "activation_cpu_offload", false);
+  r.sharding_stated = map.name("sharding_stated");
+  r.precision_stated = map.name("precision_stated");
+  r.torch_compile = tristate(map, "torch_compile", true);
+  r.float8 = tristate(map, "float8", true);
+  r.flash_attention = tristate(map, "flash_attention", true);
+  r.parameters_stated = optional_count(map, "parameters_stated");
+  if (map.has("assumed")) {
+    const YamlMap assumed = map.map("assumed");
+    assumed.reject_unknown({"sequence_tokens", "source"});
+    r.assumed_source = assumed.name("source");
+    if (assumed.has("sequence_tokens")) {
+      if (r.sequence_tokens)
+        assumed.fail("sequence_tokens", "the row states it; assume only what is unknown");
+      r.assumed_sequence_tokens = assumed.integer("sequence_tokens", 1, 10000000);
+    }
+  }
+  r.note = map.optional_string("note").value_or("");
+  r.measured = parse_measured(map.map("measured"), table.memory_meaning);
+  check_row(map, r);
+  return r;
+}
+
+}  // namespace
+
+std::int64_t PublishedModel::ffn_hidden_resolved() const {
+  return ffn_hidden > 0 ? ffn_hidden
+                        : static_cast<std::int64_t>(expansion_ratio * static_cast<double>(hidden));
+}
+
+const PublishedModel& PublishedTable::model_of(const PublishedRow& row) const {
+  for (const PublishedModel& m : models)
+    if (m.name == row.model) return m;
+  throw InputError(file, row.line, "model", "'" + row.model + "' is not one of the header's models");
+}
+
+PublishedTable parse_published_string(const std::string& text, const std::string& file_name) {
+  const YamlMap root(parse_yaml_mapping(text, file_name), file_name, "");
+  root.reject_unknown(
+      {"source", "framework", "runtime_profile", "precision", "cluster", "memory_meaning", "models", "rows"});
+  PublishedTable t;
+  t.file = file_name;
+  t.source = parse_source(root.map("source"));
+  t.framework_stated = root.name("framework");
+  t.runtime_profile = root.choice("runtime_profile", {"ideal", "fsdp2", "fsdp1", "deepspeed"});
+  t.precision = root.choice("precision", {"fp32", "mixed-bf16", "mixed-fp16"});
+  t.cluster = parse_cluster_header(root.map("cluster"));
+  t.memory_meaning =
+      root.choice("memory_meaning", {"max_reserved", "max_active", "max_allocated", "unknown", "none"});
+  const YamlMap models = root.map("models");
+  if (models.node().size() == 0) root.fail("models", "expected at least one model shape");
+  for (auto it = models.node().begin(); it != models.node().end(); ++it) {
+    const std::string name = it->first.Scalar();
+    t.models.push_back(parse_model(models.map(name), name));
+  }
+  const YAML::Node rows = root.raw("rows");
+  if (!rows.IsDefined() || rows.IsNull()) root.fail("rows", "missing; this field is required");
+  if (!rows.IsSequence() || rows.size() == 0) root.fail("rows", "expected a non-empty list of rows");
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const YamlMap row(rows[i], file_name, "rows[" + std::to_string(i) + "]", root.line("rows"));
+    t.rows.push_back(parse_row(row, t));
+    if (!ids.insert(t.rows.back().id).second) row.fail("id", "'" + t.rows.back().id + "' is given twice");
+  }
+  return t;
+}
+
+PublishedTable load_published_file(const std::string& path) {
+  return parse_published_string(read_text_file(path, "published measurements"), path);
+}
+
+std::optional<std::int64_t> row_sequence_tokens(const PublishedRow& row) {
+  return row.sequence_tokens ? row.sequence_tokens : row.assumed_sequence_tokens;
+}
+
+std::string published_scenario_text(const PublishedTable& table, const PublishedRow& row) {
+  const std::optional<std::int64_t> sequence = row_sequence_tokens(row);
+  if (!sequence) {
+    throw InputError(table.file, row.line, "rows." + row.id + ".sequence_tokens",
+                     "unknown and not assumed; a prediction needs a sequence length");
+  }
+  const int per_node = cluster_preset(table.cluster.preset).gpus_per_node;
+  if (row.gpus % per_node != 0) {
+    throw InputError(table.file, row.line, "rows." + row.id + ".gpus",
+                     std::to_string(row.gpus) + " GPUs are not a whole number of " + table.cluster.preset +
+                         " nodes of " + std::to_string(per_node));
+  }
+  const PublishedModel& m = table.model_of(row);
+  const auto flag = [](bool value) { return value ? "true" : "false"; };
+  std::ostringstream out;
+  out << "# " << table.source.name << ", " << table.source.table << ", row " << row.id << " ("
+      << (row.part == PublishedPart::fit ? "fit" : "held out") << "); runtime profile "
+      << table.runtime_profile << ".\n";
+  if (!row.sequence_tokens)
+    out << "# assumed sequence length " << *sequence << ": " << row.assumed_source << "\n";
+  out << "name: " << row.id << "\n";
+  out << "model:\n  name: " << m.name << "\n  transformer:\n";
+  out << "    layers: " << m.layers << "\n    hidden: " << m.hidden << "\n    heads: " << m.heads << "\n";
+  if (m.kv_heads > 0) out << "    kv_heads: " << m.kv_heads << "\n";
+  out << "    ffn_hidden: " << m.ffn_hidden_resolved() << "\n    vocab: " << m.vocab << "\n";
+  out << "    sequence_length: " << *sequence << "\n";
+  out << "    mlp: " << m.mlp << "\n    norm: " << m.norm << "\n    positions: " << m.positions << "\n";
+  out << "    attention_bias: " << flag(m.attention_bias) << "\n    mlp_bias: " << flag(m.mlp_bias) << "\n";
+  out << "    tied_embeddings: " << flag(m.tied_embeddings) << "\n";
+  if (row.flash_attention != Tristate::unknown)
+    out << "    flash_attention: " << flag(row.flash_attention == Tristate::yes) << "\n";
+  out << "cluster:\n  preset: " << table.cluster.preset << "\n  nodes: " << row.gpus / per_node << "\n";
+  if (!table.cluster.gpu_memory.empty() || !table.cluster.hbm_bandwidth.empty()) {
+    out << "  gpu:\n";
+    if (!table.cluster.gpu_memory.empty()) out << "    memory: " << table.cluster.gpu_memory << "\n";
+    if (!table.cluster.hbm_bandwidth.empty())
+      out << "    hbm_bandwidth: " << table.cluster.hbm_bandwidth << "\n";
+  }
+  out << "training:\n  precision: " << table.precision << "\n";
+  if (row.micro_batch_per_gpu) out << "  micro_batch: " << *row.micro_batch_per_gpu << "\n";
+  std::optional<std::int64_t> accumulation = row.gradient_accumulation_steps;
+  if (!accumulation && row.micro_batch_per_gpu && row.global_batch_sequences &&
+      *row.global_batch_sequences % (*row.micro_batch_per_gpu * row.gpus) == 0) {
+    accumulation = *row.global_batch_sequences / (*row.micro_batch_per_gpu * row.gpus);
+    out << "  # accumulation from the stated global batch / (micro-batch x GPUs)\n";
+  }
+  if (accumulation) {
+    out << "  gradient_accumulation_steps: " << *accumulation << "\n";
+  } else {
+    out << "  # gradient accumulation unknown: shardscope's default (1)\n";
+  }
+  switch (row.checkpointing) {
+    case PublishedCheckpointing::none:
+      out << "  checkpointing: none\n";
+      break;
+    case PublishedCheckpointing::full:
+      out << "  checkpointing: all\n";
+      break;
+    case PublishedCheckpointing::selective:
+    case PublishedCheckpointing::unknown:
+      out << "  # stated: " << row.checkpointing_stated << " (no op-level policy in shardscope)\n";
+      out << "  checkpointing: search\n";
+      break;
+  }
+  return out.str();
+}
+
+}  // namespace shardscope::fit
