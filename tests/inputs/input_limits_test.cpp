@@ -1,4 +1,4 @@
-// Input limits (README "Limits"): file size and node count are refused before a tree is built, large legal
+// Input limits (docs/scenarios.md, "Limits"): file size and node count are refused before a tree is built, large legal
 // inputs still parse, and the duplicate operator-name check is linear.
 #include "planner/io/input_limits.hpp"
 
