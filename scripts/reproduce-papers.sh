@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates docs/figures/ (README "Reproducing the papers"): runs the OSDP and PaRO grids of
+# Regenerates docs/figures/ (docs/reproducing-papers.md): runs the OSDP and PaRO grids of
 # scenarios/sweeps/, merges each into a CSV and draws the SVG figures from the CSVs. Needs a build with Qt 6
 # (for shardscope-plot beside shardscope) and SimGrid (the OSDP grids are also simulated); about a minute on
 # two cores. The same build gives the same bytes: the CSVs hold no times or revisions, and the plots are

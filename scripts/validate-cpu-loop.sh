@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CPU validation loop end to end on this machine (README "Calibrate on your hardware"): micro-benchmarks,
+# The CPU validation loop end to end on this machine (docs/calibration.md, "Calibrate on your hardware"): micro-benchmarks,
 # the machine as a cluster file, the calibration fit on the micro-benchmarks only, the plans run, and the
 # comparison of predicted with measured. Usage: scripts/validate-cpu-loop.sh OUT_DIR [SCENARIO] [RANKS].
 # SCENARIO defaults to validate/scenarios/cpu-2rank.yaml (its `cluster: file:` is replaced by the

@@ -1,5 +1,5 @@
 // Limits on one input file (scenario, cluster, calibration, plan, Hugging Face config): they bound the memory
-// a parser may take, whatever the file holds (README "Limits").
+// a parser may take, whatever the file holds (docs/scenarios.md, "Limits").
 #pragma once
 
 #include <cstddef>

@@ -1,10 +1,14 @@
-// Tests of the exit-status mapping: each error type selects its documented code and message, and --help
-// lists exactly the README's table.
+// Tests of the exit-status mapping: each error type selects its documented code and message, and --help and
+// docs/cli.md's "Exit status" table list exactly the same codes and meanings.
 #include "apps/shardscope/exit_status.hpp"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <new>
+#include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "planner/core/error.hpp"
@@ -15,7 +19,7 @@
 namespace shardscope::cli {
 namespace {
 
-TEST(ExitStatus, TheCodesAreTheReadmeTable) {
+TEST(ExitStatus, TheCodesAreTheDocumentedOnes) {
   std::vector<int> codes;
   for (const auto& e : name_table<ExitStatus>()) codes.push_back(to_int(e.value));
   EXPECT_EQ(codes, (std::vector<int>{0, 2, 3, 4, 130}));  // no 1, nor CLI11's 104-114
@@ -64,6 +68,30 @@ TEST(ExitStatus, HelpListsEveryCodeWithItsMeaning) {
     EXPECT_NE(help.find(line), std::string::npos) << help;
   }
   EXPECT_EQ(help.find("\n  1  "), std::string::npos) << help;
+}
+
+// The rows `| code | meaning |` of the table under docs/cli.md's "## Exit status" heading.
+std::vector<std::pair<std::string, std::string>> documented_exit_statuses() {
+  std::ifstream in(std::string(SHARDSCOPE_SOURCE_DIR) + "/docs/cli.md");
+  std::vector<std::pair<std::string, std::string>> rows;
+  bool in_section = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("## ", 0) == 0) in_section = line == "## Exit status";
+    if (!in_section || line.rfind("| ", 0) != 0 || line.rfind("| code ", 0) == 0) continue;
+    const std::size_t bar = line.find(" | ", 2);
+    if (bar == std::string::npos || line.size() < bar + 5) continue;
+    rows.emplace_back(line.substr(2, bar - 2), line.substr(bar + 3, line.size() - bar - 5));
+  }
+  return rows;
+}
+
+TEST(ExitStatus, TheDocumentedTableIsTheHelpList) {
+  std::vector<std::pair<std::string, std::string>> expected;
+  for (const auto& e : name_table<ExitStatus>()) {
+    expected.emplace_back(std::to_string(to_int(e.value)), std::string(e.description));
+  }
+  EXPECT_EQ(documented_exit_statuses(), expected)
+      << "docs/cli.md, \"Exit status\", against name_table<ExitStatus>()";
 }
 
 }  // namespace

@@ -199,7 +199,7 @@ TEST(RecordedCpuLoop, TheRankingScenarioOrdersTheStrategiesAsMeasured) {
   EXPECT_EQ(agrees, 239);
 }
 
-// The communication-heavy serial recording misses the targets (README "Calibrate on your hardware"): its
+// The communication-heavy serial recording misses the targets (docs/calibration.md, "Results"): its
 // comparison is pinned number for number, so a model change that moves its predictions shows here (rerun
 // the compare command of validate/data/cpu-2rank-serial/README.md to accept it). Its peaks are exact.
 TEST(RecordedCpuLoop, TheSerialRecordingsComparisonIsTheCommittedOne) {

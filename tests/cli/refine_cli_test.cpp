@@ -34,7 +34,8 @@ TEST(RefineCli, SimulatesTheCandidatesAndRecommendsTheFastestUnderSimulation) {
     previous_planner = planner;
     const double simulated = c.at("simulator").at("samples_per_second").get<double>();
     fastest = std::max(fastest, simulated);
-    // On the default scenario the planner is the uncontended simulation (README: within 0.5 %).
+    // On the default scenario the planner is the uncontended simulation (within 0.5 %: docs/cli.md,
+    // "simulate").
     EXPECT_NEAR(simulated, planner, 0.005 * planner) << c.dump();
   }
   const auto& pick = candidates[static_cast<std::size_t>(chosen)];

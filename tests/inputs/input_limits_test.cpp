@@ -1,5 +1,5 @@
-// Input limits (README "Limits"): file size and node count are refused before a tree is built, large legal
-// inputs still parse, and the duplicate operator-name check is linear.
+// Input limits (docs/scenarios.md, "Limits"): file size and node count are refused before a tree is built,
+// large legal inputs still parse, and the duplicate operator-name check is linear.
 #include "planner/io/input_limits.hpp"
 
 #include <gtest/gtest.h>

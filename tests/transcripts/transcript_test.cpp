@@ -1,36 +1,35 @@
 // Transcript tests (SimGrid .tesh style): replays every tests/transcripts/*.tesh and tests/hostile/*.tesh
 // against the built binary and compares exit code, stdout and stderr byte for byte;
 // SHARDSCOPE_UPDATE_GOLDEN=1 rewrites them.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "tests/sanitizer_noise.hpp"
+#include "tests/transcripts/command_run.hpp"
 
 namespace shardscope {
 namespace {
 
 namespace fs = std::filesystem;
+using test::command_line;
+using test::Outcome;
+using test::read_file;
+using test::split_lines;
+using test::starts_with;
+using test::unified_diff;
+using test::write_file;
 
 const std::string kBinary = SHARDSCOPE_BINARY;
 const std::string kSource = SHARDSCOPE_SOURCE_DIR;
-const std::string kProgram = "shardscope";  // a command's first word, replaced by kBinary
 
 #ifdef SHARDSCOPE_HAVE_SIM
 constexpr bool kHaveSim = true;
@@ -70,81 +69,6 @@ bool update_mode() {
   return v != nullptr && std::string(v) != "" && std::string(v) != "0";
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-}
-
-// What a command did.
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs `/bin/sh -c command` in `dir` with stdin from /dev/null and LC_ALL=C, capturing both streams apart.
-Outcome run_in(const std::string& command, const std::string& dir) {
-  std::array<int, 2> out_pipe{}, err_pipe{};
-  if (::pipe(out_pipe.data()) != 0 || ::pipe(err_pipe.data()) != 0) throw std::runtime_error("pipe failed");
-  // A `shardscope` after the first word (`python3 -c ... > big.yaml && shardscope inspect big.yaml`) is this
-  // build's binary too.
-  const char* inherited = std::getenv("PATH");
-  const std::string search_path =
-      fs::path(kBinary).parent_path().string() + ":" + (inherited != nullptr ? inherited : "/usr/bin:/bin");
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    ::setenv("PATH", search_path.c_str(), 1);
-    const int in = ::open("/dev/null", O_RDONLY);
-    if (in < 0 || ::dup2(in, 0) < 0 || ::dup2(out_pipe[1], 1) < 0 || ::dup2(err_pipe[1], 2) < 0) ::_exit(126);
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    if (::chdir(dir.c_str()) != 0) ::_exit(126);
-    ::setenv("LC_ALL", "C", 1);
-    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  Outcome result;
-  std::array<pollfd, 2> fds{pollfd{out_pipe[0], POLLIN, 0}, pollfd{err_pipe[0], POLLIN, 0}};
-  std::array<std::string*, 2> sinks{&result.out, &result.err};
-  int open_fds = 2;
-  std::array<char, 65536> buffer{};
-  while (open_fds > 0) {
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error("poll failed");
-    }
-    for (std::size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-      const ssize_t n = ::read(fds[i].fd, buffer.data(), buffer.size());
-      if (n > 0) {
-        sinks[i]->append(buffer.data(), static_cast<std::size_t>(n));
-      } else if (n == 0 || errno != EINTR) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.err = test::without_sanitizer_noise(std::move(result.err));
-  return result;
-}
-
 // The parts of a transcript that are written by hand; everything else is regenerated from a run.
 struct Transcript {
   std::vector<std::string> header;  // comment lines and `! requires sim`, kept verbatim
@@ -154,23 +78,6 @@ struct Transcript {
   std::string command;                // after "$ ", relative to the repository root
   std::string stdout_file;            // `! stdout FILE`: expected stdout lives in FILE (relative to the root)
 };
-
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) {
-      lines.push_back(text.substr(start));
-      break;
-    }
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 Transcript parse_transcript(const fs::path& path) {
   Transcript t;
@@ -226,28 +133,6 @@ std::string render(const Transcript& t, const Outcome& o) {
   return out;
 }
 
-// `diff -u` of two texts (diffutils is an essential Debian package).
-std::string unified_diff(const std::string& expected, const std::string& actual, const std::string& label) {
-  const fs::path dir = fs::temp_directory_path() / ("shardscope_tesh_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  write_file(dir / "expected", expected);
-  write_file(dir / "actual", actual);
-  const Outcome d =
-      run_in("diff -u --label 'expected " + label + "' --label 'actual " + label + "' expected actual",
-             dir.string());
-  fs::remove_all(dir);
-  return d.out + d.err;
-}
-
-// A first word `shardscope` is the binary under test, quoted; one later in the line (`(ulimit -v N;
-// shardscope ...)`, `... && shardscope inspect big.yaml`) finds the same binary first on run_in's PATH.
-std::string command_line(const std::string& command) {
-  if (command == kProgram || starts_with(command, kProgram + " ")) {
-    return "'" + kBinary + "'" + command.substr(kProgram.size());
-  }
-  return command;
-}
-
 // Every *.tesh file of a suite, sorted, as names relative to its folder (none when the folder is missing).
 std::vector<std::string> transcript_names(const Suite& suite) {
   std::vector<std::string> names;
@@ -271,7 +156,7 @@ void check_transcript(const Suite& suite, const std::string& name) {
   if (t.not_under_sanitizers && kSanitized) {
     GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no run fits under a ulimit -v";
   }
-  const Outcome o = run_in(command_line(t.command), kSource);
+  const Outcome o = test::run_in(command_line(t.command), kSource);
   const std::string expected = read_file(path);
   const std::string actual = render(t, o);
   const fs::path stdout_path = fs::path(kSource) / t.stdout_file;
