@@ -281,7 +281,7 @@ TEST(SimCli, UsageErrorsExitTwo) {
   EXPECT_EQ(r.exit_code, 2);
   r = test::run_command(kBinary + " collective --cluster dgx-a100");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "error: collective: bytes: expected --bytes SIZE or --sweep MIN:MAX\n");
+  EXPECT_EQ(r.err, "error: --bytes: expected --bytes SIZE or --sweep MIN:MAX\n");
   r = test::run_command(kBinary + " simulate " + scenario + " --prefetch two");
   EXPECT_EQ(r.exit_code, 2);
   for (const char* command : {"simulate", "collective"}) {
@@ -516,7 +516,7 @@ TEST(SimCli, CollectiveBadSweepRangesAreUsageErrors) {
   for (const char* range : {"0:1KiB", "8B:2PiB", "8B:lots", "1KiB:8B", "8B", "8B:1KiB:2KiB", ":"}) {
     const auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --algo nccl --sweep " + range);
     EXPECT_EQ(r.exit_code, 2) << range;
-    EXPECT_NE(r.err.find("error: collective: sweep: "), std::string::npos) << range << ": " << r.err;
+    EXPECT_NE(r.err.find("error: --sweep: "), std::string::npos) << range << ": " << r.err;
   }
 }
 
