@@ -5,7 +5,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/core/transformer.hpp"
-#include "planner/io/plan_json.hpp"
+#include "planner/report/plan_json.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const shardscope::Model model = [] {

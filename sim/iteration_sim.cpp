@@ -18,10 +18,10 @@
 
 #include "planner/cost/collective_cost.hpp"
 #include "planner/cost/nccl_model.hpp"
-#include "sim/activity_holder.hpp"
 #include "sim/collectives/ring_actor.hpp"
 #include "sim/collectives/schedule.hpp"
 #include "sim/engine.hpp"
+#include "sim/internal/activity_holder.hpp"
 #include "sim/nccl_run.hpp"
 #include "sim/platform.hpp"
 #include "sim/resources.hpp"

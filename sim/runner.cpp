@@ -23,8 +23,8 @@
 
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
-#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/plan_json.hpp"
 #include "sim/result_json.hpp"
 #include "sim/simulation_error.hpp"
 
@@ -210,7 +210,7 @@ IterationResult ChildProcessRunner::run(const SimulationJob& job) {
   const std::vector<std::string> args = child_arguments(binary_, job, plan_path, result_path);
   {
     std::ofstream plan_file(plan_path);
-    plan_file << plan_to_json(job.plan).dump(2) << "\n";
+    plan_file << plan_json_text(job.plan) << "\n";
     if (!plan_file) throw SimulationError("cannot write the plan file " + plan_path);
   }
   const int status = wait_for_exit(spawn(args, stderr_path), job.timeout_seconds);

@@ -13,7 +13,7 @@
 #include "apps/shardscope/simulation.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/text_file.hpp"
 #include "validate/fit/compare_predict.hpp"
 
 namespace shardscope::cli {

@@ -27,8 +27,9 @@
 #include "planner/core/scenario_check.hpp"
 #include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
-#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/plan_json.hpp"
 #include "planner/search/planner.hpp"
 
 namespace shardscope::cli {

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "planner/core/error.hpp"
+#include "planner/search/search_space.hpp"
 
 namespace shardscope::cli {
 namespace {
@@ -83,7 +84,7 @@ std::vector<std::string> resolve_ids(const SweepGrid& grid, const std::vector<Gr
 
 SweepPoints prepare_sweep(const std::string& grid_file, const ResolveProgress& progress) {
   SweepPoints out;
-  out.grid = load_sweep_grid(grid_file);
+  out.grid = load_sweep_grid(grid_file, strategy_lookup());
   const std::vector<GridPoint> points = expand_grid(out.grid);
   const std::vector<std::string> ids = resolve_ids(out.grid, points, progress);
   std::set<std::string> seen;

@@ -22,6 +22,7 @@
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/sweep_grid.hpp"
 #include "planner/search/planner.hpp"
+#include "planner/search/search_space.hpp"
 
 namespace shardscope::cli {
 namespace {
@@ -110,7 +111,7 @@ Json run_point(const Options& o, const Simulation* simulation) {
   // A sweep that dies (kill -9) takes its points with it: nothing is left running.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   inject_fault(o.index);
-  const SweepGrid grid = load_sweep_grid(o.grid);
+  const SweepGrid grid = load_sweep_grid(o.grid, strategy_lookup());
   const GridResolver resolver(grid);
   const ResolvedPoint point = resolver.resolve(point_of(grid, o));
   const Calibration calibration = scenario_calibration(point.scenario);

@@ -16,7 +16,7 @@
 #include "apps/shardscope/exit_status.hpp"
 #include "planner/core/error.hpp"
 #include "planner/io/input_limits.hpp"
-#include "planner/io/json_reader.hpp"
+#include "planner/io/internal/json_reader.hpp"
 
 #ifndef SHARDSCOPE_VERSION_TEXT
 #define SHARDSCOPE_VERSION_TEXT "unknown"

@@ -27,7 +27,7 @@
 #include "operator_view.hpp"
 #include "plan_views.hpp"
 #include "planner/core/units.hpp"
-#include "planner/io/plan_json.hpp"
+#include "planner/report/plan_json.hpp"
 #include "scenario_panel.hpp"
 #include "timeline_panel.hpp"
 
@@ -207,7 +207,7 @@ quint64 MainWindow::simulate() {
   const bool plan_current =
       panel_->scenario() && outcome_ && !service_->busy() && outcome_->generation == service_->latest();
   if (const Plan* plan = plan_current ? shown_plan() : nullptr)
-    request.plan_json = QString::fromStdString(plan_to_json(*plan).dump(2));
+    request.plan_json = QString::fromStdString(plan_json_text(*plan));
   simulated_limit_bytes_ =
       panel_->scenario() ? static_cast<double>(panel_->scenario()->training.memory_limit_bytes) : 0.0;
   tabs_->setCurrentWidget(timeline_);
@@ -397,7 +397,7 @@ bool MainWindow::export_plan_json(const QString& path) const {
   const Plan* plan = shown_plan();
   if (plan == nullptr) return false;
   std::ofstream out(path.toStdString());
-  out << plan_to_json(*plan).dump(2) << "\n";
+  out << plan_json_text(*plan) << "\n";
   return static_cast<bool>(out);
 }
 

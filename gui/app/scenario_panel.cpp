@@ -23,10 +23,10 @@
 
 #include "planner/core/error.hpp"
 #include "planner/io/embedded_files.hpp"
+#include "planner/io/internal/scenario_tree.hpp"
+#include "planner/io/internal/yaml_reader.hpp"
 #include "planner/io/preset_catalog.hpp"
 #include "planner/io/scenario_parser.hpp"
-#include "planner/io/scenario_tree.hpp"
-#include "planner/io/yaml_reader.hpp"
 
 namespace shardscope::gui {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/internal/yaml_reader.hpp"
 
 namespace shardscope {
 

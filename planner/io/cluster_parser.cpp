@@ -1,5 +1,5 @@
 // Cluster parsing and validation: GPU spec, PCIe tree or NVSwitch, network; sizes checked for sanity.
-#include "planner/io/cluster_parser.hpp"
+#include "planner/io/internal/cluster_parser.hpp"
 
 namespace shardscope {
 namespace {

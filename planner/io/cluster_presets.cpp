@@ -5,7 +5,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/core/names.hpp"
-#include "planner/io/cluster_parser.hpp"
+#include "planner/io/internal/cluster_parser.hpp"
 #include "planner/io/preset_catalog.hpp"
 
 namespace shardscope {

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "planner/core/error.hpp"
-#include "planner/io/json_reader.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/internal/json_reader.hpp"
+#include "planner/io/internal/yaml_reader.hpp"
 
 namespace shardscope {
 namespace {

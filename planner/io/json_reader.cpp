@@ -1,6 +1,6 @@
 // JsonDocument (parse, map every value's JSON pointer to its line, refuse duplicate keys) and
 // JsonObjectReader.
-#include "planner/io/json_reader.hpp"
+#include "planner/io/internal/json_reader.hpp"
 
 #include <algorithm>
 #include <vector>

@@ -1,7 +1,7 @@
 // Parsing of the scenario's `planner:` section: cost model choice, paper coefficients, overlap, prefetch.
 #include "planner/io/planner_options_parser.hpp"
 
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/internal/yaml_reader.hpp"
 
 namespace shardscope {
 

@@ -10,9 +10,9 @@
 #include "planner/core/error.hpp"
 #include "planner/core/names.hpp"
 #include "planner/io/cluster_presets.hpp"
+#include "planner/io/internal/scenario_tree.hpp"
+#include "planner/io/internal/yaml_reader.hpp"
 #include "planner/io/preset_catalog.hpp"
-#include "planner/io/scenario_tree.hpp"
-#include "planner/io/yaml_reader.hpp"
 
 namespace shardscope {
 namespace {

@@ -9,14 +9,15 @@
 #include "planner/core/error.hpp"
 #include "planner/core/printable.hpp"
 #include "planner/core/scenario_check.hpp"
-#include "planner/io/cluster_parser.hpp"
 #include "planner/io/cluster_presets.hpp"
 #include "planner/io/hf_config.hpp"
+#include "planner/io/internal/cluster_parser.hpp"
+#include "planner/io/internal/scenario_tree.hpp"
+#include "planner/io/internal/transformer_yaml.hpp"
+#include "planner/io/internal/yaml_reader.hpp"
 #include "planner/io/planner_options_parser.hpp"
 #include "planner/io/preset_catalog.hpp"
-#include "planner/io/scenario_tree.hpp"
 #include "planner/io/transformer_parser.hpp"
-#include "planner/io/yaml_reader.hpp"
 
 namespace shardscope {
 namespace {

@@ -9,9 +9,8 @@
 #include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
-#include "planner/io/scenario_tree.hpp"
-#include "planner/io/yaml_reader.hpp"
-#include "planner/search/search_space.hpp"
+#include "planner/io/internal/scenario_tree.hpp"
+#include "planner/io/internal/yaml_reader.hpp"
 
 namespace shardscope {
 namespace {
@@ -77,8 +76,12 @@ void check_no_overlap(const YamlMap& axes, const SweepGrid& grid) {
   }
 }
 
-void check_strategy(const YamlMap& map, const std::string& key, const std::string& name) {
-  if (find_strategy(name) == nullptr) map.fail(key, unknown_strategy_message(name));
+// The registry's spelling of `name`; an unknown name fails at `key`.
+std::string checked_strategy(const YamlMap& map, const std::string& key, const std::string& name,
+                             const StrategyLookup& strategies) {
+  std::string canonical = strategies.canonical(name);
+  if (canonical.empty()) map.fail(key, strategies.unknown_message(name));
+  return canonical;
 }
 
 GridFilter parse_filter(const YamlMap& map, const std::vector<GridAxis>& axes) {
@@ -124,7 +127,8 @@ bool matches(const GridFilter& filter, const GridPoint& point) {
 
 }  // namespace
 
-SweepGrid parse_sweep_grid(const std::string& text, const std::string& file, const std::string& base_dir) {
+SweepGrid parse_sweep_grid(const std::string& text, const std::string& file, const std::string& base_dir,
+                           const StrategyLookup& strategies) {
   const YamlMap root(parse_yaml_mapping(text, file), file, "");
   root.reject_unknown({"name", "description", "base", "set", "strategies", "combine", "axes", "filters"});
   SweepGrid grid;
@@ -147,7 +151,7 @@ SweepGrid parse_sweep_grid(const std::string& text, const std::string& file, con
   }
   if (root.has("strategies")) {
     grid.strategies = value_list(root, "strategies");
-    for (const std::string& s : grid.strategies) check_strategy(root, "strategies", s);
+    for (const std::string& s : grid.strategies) checked_strategy(root, "strategies", s, strategies);
   }
   const std::string combine = root.has("combine") ? root.choice("combine", {"product", "zip"}) : "product";
   grid.zip = combine == "zip";
@@ -158,7 +162,8 @@ SweepGrid parse_sweep_grid(const std::string& text, const std::string& file, con
     axis.line = axes.line(axis.path);
     axis.values = value_list(axes, axis.path);
     if (axis.path == "strategy") {
-      for (const std::string& s : axis.values) check_strategy(axes, axis.path, s);
+      for (const std::string& s : axis.values)
+        grid.strategy_spelling[s] = checked_strategy(axes, axis.path, s, strategies);
       if (!grid.strategies.empty())
         axes.fail(axis.path, "give the strategies as an axis or as strategies:, not both");
     }
@@ -197,9 +202,10 @@ SweepGrid parse_sweep_grid(const std::string& text, const std::string& file, con
   return grid;
 }
 
-SweepGrid load_sweep_grid(const std::string& path) {
+SweepGrid load_sweep_grid(const std::string& path, const StrategyLookup& strategies) {
   const std::string base_dir = std::filesystem::path(path).parent_path().string();
-  return parse_sweep_grid(read_text_file(path, "sweep grid"), path, base_dir.empty() ? "." : base_dir);
+  return parse_sweep_grid(read_text_file(path, "sweep grid"), path, base_dir.empty() ? "." : base_dir,
+                          strategies);
 }
 
 namespace {
@@ -275,7 +281,7 @@ ResolvedPoint GridResolver::resolve(const GridPoint& point) const {
   out.strategies = grid_.strategies;
   for (const auto& [path, value] : point.values) {
     if (path == "strategy") {
-      out.strategies = {find_strategy(value)->name};
+      out.strategies = {grid_.strategy_spelling.at(value)};
       continue;
     }
     const std::string& name = path;  // a lambda may not capture a structured binding before C++20 (clang 14)

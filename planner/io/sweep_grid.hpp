@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "planner/core/scenario.hpp"
+#include "planner/core/strategy_lookup.hpp"
 #include "planner/io/scenario_overrides.hpp"
 
 namespace shardscope {
@@ -38,7 +40,8 @@ struct SweepGrid {
   bool zip = false;                     // combine: zip (else product)
   std::vector<GridAxis> axes;
   std::vector<GridFilter> filters;
-  int filters_line = 0;  // where filters: is, for messages
+  int filters_line = 0;                                  // where filters: is, for messages
+  std::map<std::string, std::string> strategy_spelling;  // a `strategy` axis value -> the registry's name
 };
 
 // A point before it is resolved: its place in the expansion and its axis values.
@@ -47,9 +50,11 @@ struct GridPoint {
   std::vector<std::pair<std::string, std::string>> values;  // axis path -> value, in axis order
 };
 
-// Reads and checks a grid file (InputError naming file, line and field).
-SweepGrid load_sweep_grid(const std::string& path);
-SweepGrid parse_sweep_grid(const std::string& text, const std::string& file, const std::string& base_dir);
+// Reads and checks a grid file (InputError naming file, line and field); strategy names are checked against
+// `strategies` (planner/search's strategy_lookup()).
+SweepGrid load_sweep_grid(const std::string& path, const StrategyLookup& strategies);
+SweepGrid parse_sweep_grid(const std::string& text, const std::string& file, const std::string& base_dir,
+                           const StrategyLookup& strategies);
 
 // The points in order: the product (last axis fastest) or the zip of the axes, filtered; deterministic.
 std::vector<GridPoint> expand_grid(const SweepGrid& grid);

@@ -2,6 +2,7 @@
 #include "planner/io/transformer_parser.hpp"
 
 #include "planner/core/error.hpp"
+#include "planner/io/internal/transformer_yaml.hpp"
 #include "planner/io/preset_catalog.hpp"
 
 namespace shardscope {

@@ -12,7 +12,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/io/input_limits.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/internal/yaml_reader.hpp"
 
 namespace shardscope {
 namespace {

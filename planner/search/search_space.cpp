@@ -214,6 +214,14 @@ std::string unknown_strategy_message(const std::string& name) {
          (near ? "; did you mean '" + *near + "'?" : "; known: " + join(strategy_names()));
 }
 
+StrategyLookup strategy_lookup() {
+  return StrategyLookup{[](const std::string& name) {
+                          const Strategy* s = find_strategy(name);
+                          return s == nullptr ? std::string() : s->name;
+                        },
+                        unknown_strategy_message};
+}
+
 CollectiveModel collective_model_for(const ExecutionOptions& execution, std::string_view strategy) {
   // What a plan of this strategy runs: it records the strategy's own collectives (rings for a name no
   // strategy has), and plan_collectives applies the scenario's explicit choice over them.

@@ -7,6 +7,7 @@
 
 #include "planner/core/plan.hpp"
 #include "planner/core/scenario.hpp"
+#include "planner/core/strategy_lookup.hpp"
 #include "planner/search/operator_pin.hpp"
 
 namespace shardscope {
@@ -58,6 +59,9 @@ std::vector<std::string> strategy_names();  // canonical names, registry order
 const Strategy* find_strategy(std::string_view name);
 // "unknown strategy 'x'; did you mean 'y'?" (names and aliases) or "...; known: a, b, c".
 std::string unknown_strategy_message(const std::string& name);
+// The registry as a lookup for parsers below this layer (sweep grids): find_strategy's name and the message
+// above.
+StrategyLookup strategy_lookup();
 
 // Whole-model and OSDP baselines (every registry entry marked `baseline`).
 std::vector<SearchSpace> baseline_spaces(const TrainingConfig& training);

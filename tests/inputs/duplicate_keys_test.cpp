@@ -6,8 +6,9 @@
 #include "planner/core/transformer.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/hf_config.hpp"
-#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/plan_json.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {

@@ -8,10 +8,10 @@
 #include <string>
 
 #include "planner/io/hf_config.hpp"
-#include "planner/io/json_reader.hpp"
-#include "planner/io/plan_json.hpp"
+#include "planner/io/internal/json_reader.hpp"
+#include "planner/io/internal/yaml_reader.hpp"
 #include "planner/io/scenario_parser.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/report/plan_json.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {

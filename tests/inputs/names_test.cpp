@@ -14,10 +14,10 @@
 #include "planner/core/transformer.hpp"
 #include "planner/cost/collective_cost.hpp"
 #include "planner/io/calibration_parser.hpp"
-#include "planner/io/plan_json.hpp"
 #include "planner/io/preset_catalog.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/program/iteration_program.hpp"
+#include "planner/report/plan_json.hpp"
 #include "planner/search/search_space.hpp"
 #include "test_util.hpp"
 

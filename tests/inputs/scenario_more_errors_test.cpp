@@ -3,8 +3,8 @@
 
 #include "planner/io/cluster_presets.hpp"
 #include "planner/io/hf_config.hpp"
+#include "planner/io/internal/yaml_reader.hpp"
 #include "planner/io/scenario_parser.hpp"
-#include "planner/io/yaml_reader.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "planner/core/error.hpp"
+#include "planner/search/search_space.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {
@@ -19,7 +20,9 @@ using test::expect_input_error;
 
 const std::string kSweeps = std::string(SHARDSCOPE_SOURCE_DIR) + "/scenarios/sweeps";
 
-SweepGrid grid(const std::string& text) { return parse_sweep_grid(text, "g.yaml", kSweeps); }
+SweepGrid grid(const std::string& text) {
+  return parse_sweep_grid(text, "g.yaml", kSweeps, strategy_lookup());
+}
 
 std::vector<std::string> ids(const SweepGrid& g) {
   const GridResolver resolver(g);
@@ -100,7 +103,7 @@ TEST(SweepGrid, ShippedGridsExpand) {
     if (entry.path().extension() != ".yaml") continue;
     seen.insert(name);
     SCOPED_TRACE(name);
-    const SweepGrid g = load_sweep_grid(entry.path().string());
+    const SweepGrid g = load_sweep_grid(entry.path().string(), strategy_lookup());
     const auto count = expected_points.find(name);
     ASSERT_NE(count, expected_points.end()) << "a shipped grid this test does not list";
     EXPECT_EQ(expand_grid(g).size(), count->second);

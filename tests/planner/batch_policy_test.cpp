@@ -2,8 +2,9 @@
 // each baseline's best; the product's plan is the same under both.
 #include <gtest/gtest.h>
 
-#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/plan_json.hpp"
 #include "planner/search/planner.hpp"
 
 namespace shardscope {

@@ -4,8 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "planner/core/error.hpp"
-#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/plan_json.hpp"
 #include "planner/search/planner.hpp"
 #include "planner/search/search_space.hpp"
 

@@ -10,8 +10,9 @@
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
 #include "planner/cost/cost_model.hpp"
-#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/plan_json.hpp"
 #include "planner/search/planner.hpp"
 #include "planner/search/search_space.hpp"
 

@@ -1,6 +1,6 @@
 // Plan files: round trip through JSON; plans that do not match the model, and bad values, are errors at their
 // line.
-#include "planner/io/plan_json.hpp"
+#include "planner/report/plan_json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/core/transformer.hpp"
+#include "planner/report/internal/plan_json_tree.hpp"
 
 namespace shardscope {
 namespace {

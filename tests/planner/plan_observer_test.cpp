@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/plan_json.hpp"
 #include "planner/search/planner.hpp"
 
 namespace shardscope {

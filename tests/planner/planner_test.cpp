@@ -3,8 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/plan_json.hpp"
 
 namespace shardscope {
 namespace {

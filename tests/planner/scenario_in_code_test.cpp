@@ -10,9 +10,10 @@
 #include "planner/cost/cost_model.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/cluster_presets.hpp"
-#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/io/transformer_parser.hpp"
+#include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/plan_json.hpp"
 #include "planner/search/planner.hpp"
 
 namespace shardscope {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "tests/validate/mpi_launch.hpp"
-#include "validate/cpu/mpi_comm.hpp"
 #include "validate/cuda/device_probe.hpp"
 #include "validate/cuda/group_layout.hpp"
+#include "validate/mpi/mpi_comm.hpp"
 
 namespace shardscope::validate {
 namespace {

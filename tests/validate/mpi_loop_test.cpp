@@ -16,8 +16,9 @@
 #include <string>
 
 #include "planner/io/cluster_presets.hpp"
-#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/plan_json.hpp"
 #include "tests/validate/mpi_launch.hpp"
 #include "validate/core/bus_bandwidth.hpp"
 

@@ -22,16 +22,18 @@
 
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
-#include "planner/io/plan_json.hpp"
 #include "planner/io/scenario_parser.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/text_file.hpp"
+#include "planner/report/plan_json.hpp"
 #include "planner/search/plan_check.hpp"
+#include "planner/search/planner.hpp"
 #include "validate/core/host_memory.hpp"
 #include "validate/core/machine_cluster.hpp"
 #include "validate/cpu/benchmarks.hpp"
-#include "validate/cpu/machine_info.hpp"
+#include "validate/cpu/cpu_machine_info.hpp"
 #include "validate/cpu/run_plans.hpp"
 #include "validate/fit/measurements.hpp"
+#include "validate/mpi/plan_runs.hpp"
 #if SHARDSCOPE_HAVE_CUDA
 #include "validate/cuda/cuda_entry.hpp"
 #endif

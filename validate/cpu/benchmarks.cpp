@@ -3,24 +3,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string>
 #include <thread>
 
 #include "validate/core/bus_bandwidth.hpp"
+#include "validate/core/kernel_bench.hpp"
 #include "validate/core/median.hpp"
-#include "validate/cpu/bench_mpi.hpp"
 #include "validate/cpu/cpu_backend.hpp"
 #include "validate/cpu/eigen_kernels.hpp"
+#include "validate/mpi/bench_mpi.hpp"
+#include "validate/mpi/collective_sweep.hpp"
 
 namespace shardscope::validate {
 
 namespace {
-
-// Calls that take about `seconds` after one that took `once`, at least `at_least` and at most 100,000 (rank
-// 0's count, so every rank does as many).
-int calls_to_fill(double seconds, double once, int at_least) {
-  const double wanted = once > 0 ? std::ceil(seconds / once) : at_least;
-  return broadcast_count(std::clamp(static_cast<int>(std::min(wanted, 1e6)), at_least, 100000));
-}
 
 // Repetitions of a GEMM or bandwidth loop body that take about min_seconds.
 int repetitions_for(double once, const BenchOptions& options) {
@@ -40,102 +37,75 @@ double time_everywhere(const BenchOptions& options, Body body) {
   return mean_over_ranks((now_seconds() - start) / reps);
 }
 
-constexpr double kMedianUpToBytes = 16.0 * 1024 * 1024;
-constexpr int kMedianRepeats = 5;
+// Seconds per call of a body on the host clock, every rank at once, mean over ranks (time_everywhere).
+KernelTimer host_timer(const BenchOptions& options) {
+  return [&options](const std::function<void()>& body) { return time_everywhere(options, body); };
+}
+
 constexpr int kOverlapTrials = 3;
-constexpr double kMinLoopSeconds = 2e-3;
+constexpr double kFirstBandwidthBytes = 1048576;
+constexpr double kLastBandwidthBytes = 64.0 * 1048576;
 constexpr double kColdPoolBytes = 256.0 * 1024 * 1024;  // per buffer: several last-level caches (32 MiB here)
+
+// MPI collectives on the plan's groups, each call's buffers the next window of a pool larger than the caches:
+// in an iteration the products between two collectives evict their buffers, so a loop over one hot buffer
+// would time a CPU's cache instead (GPUs have no such difference).
+class MpiSweepBackend : public CollectiveSweepBackend {
+ public:
+  MpiSweepBackend(int group_size, const BenchOptions& options) : groups_(group_size), options_(options) {
+    const auto largest =
+        static_cast<std::size_t>(options.max_bytes / 4) + static_cast<std::size_t>(world_size());
+    // The pool holds the largest buffer at least twice.
+    pool_ = std::max(2 * largest, static_cast<std::size_t>(kColdPoolBytes / 4));
+    send_.assign(pool_, 1.0f);
+    recv_.assign(pool_, 0.0f);
+  }
+  int group_ranks(GroupKind group) const override { return groups_.size(group); }
+  void start_size(CollectiveKind kind, GroupKind group, const SweepSize& size) override {
+    // Each call's window: the elements the largest of its send and receive buffers spans, moved on by that
+    // many (rounded up to a 64-byte line) and wrapped inside the pool.
+    const auto span = static_cast<std::size_t>(
+        kind == CollectiveKind::all_reduce ? size.count : size.count * groups_.size(group));
+    step_ = (span + 15) / 16 * 16;
+    offset_ = 0;
+    what_ = collective_kind_name(kind) + " of " + std::to_string(size.bytes) + " bytes";
+  }
+  void run(CollectiveKind kind, GroupKind group, const SweepSize& size) override {
+    run_collective(kind, groups_.comm(group), send_.data() + offset_, recv_.data() + offset_, size.count,
+                   options_.timeout_seconds, what_, PollRest::yield);
+    offset_ = offset_ + 2 * step_ <= pool_ ? offset_ + step_ : 0;
+  }
+
+ private:
+  MpiGroups groups_;
+  const BenchOptions& options_;
+  std::size_t pool_ = 0, step_ = 0, offset_ = 0;
+  std::vector<float> send_, recv_;
+  std::string what_;
+};
 
 }  // namespace
 
 std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int ranks_per_node) {
   const int group_size = options.group_size > 0 ? options.group_size : ranks_per_node;
-  const MpiGroups groups(group_size);
-  const auto largest =
-      static_cast<std::size_t>(options.max_bytes / 4) + static_cast<std::size_t>(world_size());
-  // Buffers rotate over a pool larger than the caches: in an iteration the products between two collectives
-  // evict their buffers, so a loop over one hot buffer would time a CPU's cache instead (GPUs have no such
-  // difference). The pool holds the largest buffer at least twice.
-  const std::size_t pool = std::max(2 * largest, static_cast<std::size_t>(kColdPoolBytes / 4));
-  std::vector<float> send(pool, 1.0f), recv(pool, 0.0f);
-  std::vector<CollectiveResult> out;
-  for (GroupKind group : {GroupKind::intra, GroupKind::inter, GroupKind::global}) {
-    const int ranks = groups.size(group);
-    // Every rank must agree to skip: group sizes are equal for every group of a kind.
-    if (ranks < 2) continue;
-    for (CollectiveKind kind :
-         {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter}) {
-      for (const SweepSize& size : nccl_tests_sizes(kind, ranks, options.min_bytes, options.max_bytes)) {
-        const std::int64_t count = size.count;
-        const double bytes = size.bytes;
-        const std::string what = collective_kind_name(kind) + " of " + std::to_string(bytes) + " bytes";
-        // Each call's window: the elements the largest of its send and receive buffers spans, moved on by
-        // that many (rounded up to a 64-byte line) and wrapped inside the pool.
-        const auto span =
-            static_cast<std::size_t>(kind == CollectiveKind::all_reduce ? count : count * ranks);
-        const std::size_t step = (span + 15) / 16 * 16;
-        std::size_t offset = 0;
-        auto op = [&] {
-          run_collective(kind, groups.comm(group), send.data() + offset, recv.data() + offset, count,
-                         options.timeout_seconds, what, PollRest::yield);
-          offset = offset + 2 * step <= pool ? offset + step : 0;
-        };
-        for (int i = 0; i < options.warmup; ++i) op();
-        // nccl-tests' untimed op before the barrier, timed here to size the loop: a loop of 20 one-
-        // microsecond calls is over before a single descheduling of either rank has passed, so small sizes
-        // take as many calls as fill kMinLoopSeconds (rank 0's count; the time per call is unchanged).
-        double start = now_seconds();
-        op();
-        const double once = now_seconds() - start;
-        const int iterations = calls_to_fill(kMinLoopSeconds, once, options.iterations);
-        // A loop of microseconds to milliseconds is at the mercy of a single descheduling: sizes up to
-        // kMedianUpToBytes run it kMedianRepeats times and keep the median loop (larger ones take long
-        // enough).
-        const int repeats = bytes <= kMedianUpToBytes ? kMedianRepeats : 1;
-        std::vector<double> loops;
-        for (int rep = 0; rep < repeats; ++rep) {
-          SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-          start = now_seconds();
-          for (int i = 0; i < iterations; ++i) op();
-          loops.push_back((now_seconds() - start) / iterations);
-        }
-        const double seconds = mean_over_ranks(median(loops));
-        out.push_back(collective_row(kind, group, ranks, group_size, ranks_per_node, bytes, count, seconds,
-                                     iterations));
-      }
-    }
-  }
-  return out;
+  MpiSweepBackend backend(group_size, options);
+  return sweep_collectives(backend, options, group_size, ranks_per_node,
+                           SweepLoop{.fill_min_loop_seconds = true, .median_of_small_sizes = true});
 }
 
 std::vector<GemmResult> bench_gemms(const std::vector<Gemm>& gemms, const BenchOptions& options) {
   EigenKernels kernels;
-  std::vector<GemmResult> out;
-  for (const Gemm& g : gemms) {
-    kernels.reserve(g);
-    out.push_back({g, "float32", time_everywhere(options, [&] { kernels.gemm(g); })});
-  }
-  return out;
+  return bench_kernel_gemms(kernels, gemms, host_timer(options));
 }
 
 std::vector<BandwidthResult> bench_elementwise(const BenchOptions& options) {
   EigenKernels kernels;
-  std::vector<BandwidthResult> out;
-  for (double bytes = 1048576; bytes <= 64.0 * 1048576; bytes *= 4) {
-    kernels.reserve_bytes(bytes);
-    out.push_back({"", bytes, time_everywhere(options, [&] { kernels.elementwise(bytes); })});
-  }
-  return out;
+  return bench_kernel_elementwise(kernels, kFirstBandwidthBytes, kLastBandwidthBytes, host_timer(options));
 }
 
 std::vector<BandwidthResult> bench_copies(const BenchOptions& options) {
   EigenKernels kernels;
-  std::vector<BandwidthResult> out;
-  for (double bytes = 1048576; bytes <= 64.0 * 1048576; bytes *= 4) {
-    kernels.copy(bytes);
-    out.push_back({"device_to_device", bytes, time_everywhere(options, [&] { kernels.copy(bytes); })});
-  }
-  return out;
+  return bench_kernel_copies(kernels, kFirstBandwidthBytes, kLastBandwidthBytes, host_timer(options));
 }
 
 std::vector<OverlapResult> bench_overlap(const Gemm& gemm, const std::vector<double>& collective_bytes,

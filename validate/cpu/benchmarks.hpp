@@ -5,19 +5,10 @@
 #include <vector>
 
 #include "validate/core/measurements.hpp"
-#include "validate/cpu/mpi_comm.hpp"
+#include "validate/mpi/bench_options.hpp"
+#include "validate/mpi/mpi_comm.hpp"
 
 namespace shardscope::validate {
-
-struct BenchOptions {
-  double min_bytes = 8;
-  double max_bytes = 64.0 * 1048576;  // nccl-tests goes to 1 GiB on GPUs; memory-bound here
-  int iterations = 20;                // timed iterations per size (nccl-tests -n)
-  int warmup = 1;                     // untimed iterations per size (nccl-tests -w)
-  int group_size = 0;                 // intra-group size M (0: ranks per node)
-  double timeout_seconds = 60;
-  double min_seconds = 0.2;  // GEMM / bandwidth repetitions until this much time (at least 3)
-};
 
 // nccl-tests' loop per size: warm-up, one untimed op, barrier, `iterations` back-to-back ops timed by the
 // host clock (more where that many would take under 2 ms, so one descheduling cannot spoil the loop), time =

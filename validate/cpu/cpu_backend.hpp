@@ -7,15 +7,10 @@
 #include "validate/core/collective_buffer.hpp"
 #include "validate/core/executor.hpp"
 #include "validate/cpu/eigen_kernels.hpp"
-#include "validate/cpu/mpi_comm.hpp"
+#include "validate/mpi/mpi_comm.hpp"
+#include "validate/mpi/plan_runs.hpp"
 
 namespace shardscope::validate {
-
-struct FaultInjection {
-  int fail_rank = -1;   // this rank throws at its first compute task
-  int stall_rank = -1;  // this rank sleeps stall_seconds before its first collective
-  double stall_seconds = 0;
-};
 
 // A rank's kernel scratch and collective buffers. The plans of one run share them: they run one at a time on
 // a rank, and with buffers of their own, plans with the same tasks measured up to 9 % apart on the build

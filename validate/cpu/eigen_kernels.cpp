@@ -32,13 +32,6 @@ void EigenKernels::reserve_bytes(double bytes) {
   grow(y_, bytes / 12 + 1);
 }
 
-void EigenKernels::reserve(const std::vector<KernelWork>& work) {
-  for (const KernelWork& w : work) {
-    for (const Gemm& g : w.gemms) reserve(g);
-    reserve_bytes(w.elementwise_bytes);
-  }
-}
-
 void EigenKernels::gemm(const Gemm& g) {
   reserve(g);
   const Matrix a(a_.data(), g.m, g.k);
@@ -63,11 +56,6 @@ void EigenKernels::copy(double bytes) {
   grow(x_, static_cast<double>(n));
   grow(y_, static_cast<double>(n));
   std::memcpy(y_.data(), x_.data(), n * sizeof(float));
-}
-
-void EigenKernels::run(const KernelWork& work) {
-  for (const Gemm& g : work.gemms) gemm(g);
-  elementwise(work.elementwise_bytes);
 }
 
 }  // namespace shardscope::validate

@@ -4,24 +4,21 @@
 
 #include <vector>
 
-#include "validate/core/operator_work.hpp"
+#include "validate/core/kernels.hpp"
 
 namespace shardscope::validate {
 
-class EigenKernels {
+class EigenKernels : public Kernels {
  public:
-  // Sizes the scratch for every product and element-wise byte count in `work`.
-  void reserve(const std::vector<KernelWork>& work);
-  void reserve(const Gemm& gemm);
-  void reserve_bytes(double bytes);
-
-  // C = A B, `batch` times, on single-precision matrices (contents are a fixed pattern, not data).
-  void gemm(const Gemm& gemm);
-  // A triad y = a x + y (two reads, one write per element) over `bytes` of moved data.
-  void elementwise(double bytes);
-  // memcpy of bytes / 2 (read + write = bytes moved).
-  void copy(double bytes);
-  void run(const KernelWork& work);
+  using Kernels::reserve;
+  void reserve(const Gemm& gemm) override;
+  void reserve_bytes(double bytes) override;
+  // Single-precision matrices.
+  void gemm(const Gemm& gemm) override;
+  void elementwise(double bytes) override;
+  // memcpy of bytes / 2.
+  void copy(double bytes) override;
+  std::string gemm_dtype() const override { return "float32"; }
 
  private:
   std::vector<float> a_, b_, c_, x_, y_;

@@ -43,13 +43,6 @@ CublasKernels::~CublasKernels() {
   if (handle_ != nullptr) cublasDestroy(handle_);
 }
 
-void CublasKernels::reserve(const std::vector<KernelWork>& work) {
-  for (const KernelWork& w : work) {
-    for (const Gemm& g : w.gemms) reserve(g);
-    reserve_bytes(w.elementwise_bytes);
-  }
-}
-
 void CublasKernels::reserve(const Gemm& g) {
   a_.ensure(bytes_of(g.batch, g.m, g.k));
   b_.ensure(bytes_of(g.batch, g.k, g.n));
@@ -96,11 +89,6 @@ void CublasKernels::copy(double bytes) {
   const auto half = static_cast<std::size_t>(std::max(bytes, 0.0) / 2);
   if (half == 0) return;
   SHARDSCOPE_CUDA_CHECK(cudaMemcpyAsync(y_.data(), x_.data(), half, cudaMemcpyDeviceToDevice, stream_));
-}
-
-void CublasKernels::run(const KernelWork& work) {
-  for (const Gemm& g : work.gemms) gemm(g);
-  if (work.elementwise_bytes > 0) elementwise(work.elementwise_bytes);
 }
 
 }  // namespace shardscope::validate

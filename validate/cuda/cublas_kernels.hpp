@@ -8,12 +8,12 @@
 
 #include <vector>
 
-#include "validate/core/operator_work.hpp"
+#include "validate/core/kernels.hpp"
 #include "validate/cuda/cuda_device.hpp"
 
 namespace shardscope::validate {
 
-class CublasKernels {
+class CublasKernels : public Kernels {
  public:
   // A handle on `stream` with CUBLAS_DEFAULT_MATH (bf16 products run on tensor cores in it) and a fixed
   // 32 MiB workspace (cublasSetWorkspace), so that cuBLAS allocates nothing of its own while timed.
@@ -22,18 +22,17 @@ class CublasKernels {
   CublasKernels(const CublasKernels&) = delete;
   CublasKernels& operator=(const CublasKernels&) = delete;
 
-  void reserve(const std::vector<KernelWork>& work);
-  void reserve(const Gemm& gemm);
-  void reserve_bytes(double bytes);
+  using Kernels::reserve;
+  void reserve(const Gemm& gemm) override;
+  void reserve_bytes(double bytes) override;
 
   // C = A B in bf16 (fp32 accumulation, CUBLAS_COMPUTE_32F), `batch` products as one strided batched call.
-  void gemm(const Gemm& gemm);
+  void gemm(const Gemm& gemm) override;
   // y = a x + y in fp32 (cublasSaxpy: two reads and one write, 12 bytes per element) over `bytes` moved.
-  void elementwise(double bytes);
+  void elementwise(double bytes) override;
   // Device-to-device cudaMemcpyAsync of bytes / 2 (read + write = bytes moved).
-  void copy(double bytes);
-  // Every product of `work`, then its element-wise bytes.
-  void run(const KernelWork& work);
+  void copy(double bytes) override;
+  std::string gemm_dtype() const override { return "bfloat16"; }
 
   static constexpr std::size_t kWorkspaceBytes = 32u << 20;
 

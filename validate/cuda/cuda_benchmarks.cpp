@@ -4,13 +4,17 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
 
 #include "validate/core/bus_bandwidth.hpp"
-#include "validate/cpu/bench_mpi.hpp"
+#include "validate/core/kernel_bench.hpp"
 #include "validate/cuda/cublas_kernels.hpp"
 #include "validate/cuda/cuda_check.hpp"
 #include "validate/cuda/group_layout.hpp"
 #include "validate/cuda/nccl_groups.hpp"
+#include "validate/mpi/bench_mpi.hpp"
+#include "validate/mpi/collective_sweep.hpp"
+#include "validate/mpi/mpi_comm.hpp"
 
 namespace shardscope::validate {
 
@@ -49,14 +53,50 @@ double time_on_stream(cudaStream_t stream, const BenchOptions& options,
   EventTimer timer;
   timer.seconds_per_call(stream, 1, enqueue, options.timeout_seconds);
   const double once = timer.seconds_per_call(stream, 1, enqueue, options.timeout_seconds);
-  const int reps = broadcast_count(
-      std::clamp(once > 0 ? static_cast<int>(std::ceil(options.min_seconds / once)) : 3, 3, 100000));
+  const int reps = calls_to_fill(options.min_seconds, once, 3);
   world_barrier();
   return mean_over_ranks(timer.seconds_per_call(stream, reps, enqueue, options.timeout_seconds));
 }
 
+// time_on_stream on `stream` as a KernelTimer.
+KernelTimer stream_timer(cudaStream_t stream, const BenchOptions& options) {
+  return
+      [stream, &options](const std::function<void()>& body) { return time_on_stream(stream, options, body); };
+}
+
 constexpr double kFirstBandwidthBytes = 1048576;
 constexpr double kLastBandwidthBytes = 256.0 * 1048576;
+
+// NCCL collectives on the plan's groups, enqueued on the communication stream; wait() polls the stream and
+// aborts every communicator when the deadline passes.
+class NcclSweepBackend : public CollectiveSweepBackend {
+ public:
+  NcclSweepBackend(const CudaDevice& device, int group_size, const BenchOptions& options)
+      : groups_(group_size, options.timeout_seconds),
+        options_(options),
+        stream_(device.comm_stream()),
+        send_(static_cast<std::size_t>(options.max_bytes) + 4 * static_cast<std::size_t>(world_size())),
+        recv_(static_cast<std::size_t>(options.max_bytes) + 4 * static_cast<std::size_t>(world_size())) {}
+  int group_ranks(GroupKind group) const override { return groups_.size(group); }
+  void start_size(CollectiveKind kind, GroupKind, const SweepSize& size) override {
+    what_ = collective_kind_name(kind) + " of " + std::to_string(size.bytes) + " bytes";
+  }
+  void run(CollectiveKind kind, GroupKind group, const SweepSize& size) override {
+    enqueue_nccl_collective(kind, groups_.comm(group), send_.data(), recv_.data(), size.count, stream_,
+                            options_.timeout_seconds);
+  }
+  void wait(CollectiveKind, GroupKind group, const SweepSize&) override {
+    wait_for_stream(stream_, options_.timeout_seconds, what_, groups_.comm(group),
+                    [&] { groups_.abort_all(); });
+  }
+
+ private:
+  NcclGroups groups_;
+  const BenchOptions& options_;
+  cudaStream_t stream_;
+  DeviceBuffer send_, recv_;
+  std::string what_;
+};
 
 }  // namespace
 
@@ -64,68 +104,22 @@ std::vector<CollectiveResult> bench_nccl_collectives(const CudaDevice& device, c
                                                      int ranks_per_node) {
   device.make_current();
   const int group_size = options.group_size > 0 ? options.group_size : ranks_per_node;
-  NcclGroups groups(group_size, options.timeout_seconds);
-  const auto largest =
-      static_cast<std::size_t>(options.max_bytes) + 4 * static_cast<std::size_t>(world_size());
-  DeviceBuffer send(largest), recv(largest);
-  cudaStream_t stream = device.comm_stream();
-  std::vector<CollectiveResult> out;
-  for (GroupKind group : {GroupKind::intra, GroupKind::inter, GroupKind::global}) {
-    const int ranks = groups.size(group);
-    if (ranks < 2) continue;  // every group of a kind has the same size when M divides the ranks
-    for (CollectiveKind kind :
-         {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter}) {
-      for (const SweepSize& size : nccl_tests_sizes(kind, ranks, options.min_bytes, options.max_bytes)) {
-        const std::int64_t count = size.count;
-        const double bytes = size.bytes;
-        const std::string what = collective_kind_name(kind) + " of " + std::to_string(bytes) + " bytes";
-        auto enqueue = [&] {
-          enqueue_nccl_collective(kind, groups.comm(group), send.data(), recv.data(), count, stream,
-                                  options.timeout_seconds);
-        };
-        auto wait = [&] {
-          wait_for_stream(stream, options.timeout_seconds, what, groups.comm(group),
-                          [&] { groups.abort_all(); });
-        };
-        for (int i = 0; i < options.warmup; ++i) enqueue();
-        enqueue();  // nccl-tests' untimed op before the barrier
-        wait();
-        world_barrier();
-        const double start = now_seconds();
-        for (int i = 0; i < options.iterations; ++i) enqueue();
-        wait();
-        const double seconds = mean_over_ranks((now_seconds() - start) / options.iterations);
-        out.push_back(collective_row(kind, group, ranks, group_size, ranks_per_node, bytes, count, seconds,
-                                     options.iterations));
-      }
-    }
-  }
-  return out;
+  NcclSweepBackend backend(device, group_size, options);
+  return sweep_collectives(backend, options, group_size, ranks_per_node, SweepLoop{});
 }
 
 std::vector<GemmResult> bench_cublas_gemms(const CudaDevice& device, const std::vector<Gemm>& gemms,
                                            const BenchOptions& options) {
   device.make_current();
   CublasKernels kernels(device.compute_stream());
-  std::vector<GemmResult> out;
-  for (const Gemm& g : gemms) {
-    kernels.reserve(g);
-    out.push_back(
-        {g, "bfloat16", time_on_stream(device.compute_stream(), options, [&] { kernels.gemm(g); })});
-  }
-  return out;
+  return bench_kernel_gemms(kernels, gemms, stream_timer(device.compute_stream(), options));
 }
 
 std::vector<BandwidthResult> bench_cuda_elementwise(const CudaDevice& device, const BenchOptions& options) {
   device.make_current();
   CublasKernels kernels(device.compute_stream());
-  std::vector<BandwidthResult> out;
-  for (double bytes = kFirstBandwidthBytes; bytes <= kLastBandwidthBytes; bytes *= 4) {
-    kernels.reserve_bytes(bytes);
-    out.push_back(
-        {"", bytes, time_on_stream(device.compute_stream(), options, [&] { kernels.elementwise(bytes); })});
-  }
-  return out;
+  return bench_kernel_elementwise(kernels, kFirstBandwidthBytes, kLastBandwidthBytes,
+                                  stream_timer(device.compute_stream(), options));
 }
 
 std::vector<BandwidthResult> bench_cuda_copies(const CudaDevice& device, const BenchOptions& options) {
@@ -140,11 +134,8 @@ std::vector<BandwidthResult> bench_cuda_copies(const CudaDevice& device, const B
     ~FreeHost() { cudaFreeHost(p); }
   } free_host{host};
   DeviceBuffer device_buffer(largest);
-  std::vector<BandwidthResult> out;
-  for (double bytes = kFirstBandwidthBytes; bytes <= kLastBandwidthBytes; bytes *= 4) {
-    kernels.reserve_bytes(bytes);
-    out.push_back({"device_to_device", bytes, time_on_stream(stream, options, [&] { kernels.copy(bytes); })});
-  }
+  std::vector<BandwidthResult> out =
+      bench_kernel_copies(kernels, kFirstBandwidthBytes, kLastBandwidthBytes, stream_timer(stream, options));
   // Host <-> device: `bytes` crossing the bus (each byte read on one side and written on the other).
   for (double bytes = kFirstBandwidthBytes; bytes <= kLastBandwidthBytes / 2; bytes *= 4) {
     const auto n = static_cast<std::size_t>(bytes);

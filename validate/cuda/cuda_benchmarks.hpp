@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "validate/core/measurements.hpp"
-#include "validate/cpu/benchmarks.hpp"
 #include "validate/cuda/cuda_device.hpp"
+#include "validate/mpi/bench_options.hpp"
 
 namespace shardscope::validate {
 

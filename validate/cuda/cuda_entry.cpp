@@ -5,13 +5,14 @@
 
 #include <stdexcept>
 
-#include "validate/cpu/machine_info.hpp"
 #include "validate/cuda/cuda_backend.hpp"
 #include "validate/cuda/cuda_benchmarks.hpp"
 #include "validate/cuda/cuda_check.hpp"
 #include "validate/cuda/device_pool.hpp"
 #include "validate/cuda/device_probe.hpp"
 #include "validate/cuda/group_layout.hpp"
+#include "validate/mpi/machine_info.hpp"
+#include "validate/mpi/mpi_comm.hpp"
 
 namespace shardscope::validate {
 
@@ -82,7 +83,7 @@ class CudaPlanBackend : public PlanBackend {
 
 MachineInfo cuda_machine_info(double compute_scale, int emulated_rank) {
   require_device();
-  MachineInfo info = cpu_machine_info(compute_scale);
+  MachineInfo info = mpi_machine_info(compute_scale);
   info.backend = emulated_rank >= 0 ? "cuda-emulated" : "cuda-nccl";
   info.emulated_rank = emulated_rank;
   int device = 0;

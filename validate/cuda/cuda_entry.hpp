@@ -9,8 +9,8 @@
 #include "planner/core/scenario.hpp"
 #include "validate/core/measurements.hpp"
 #include "validate/core/validation_plans.hpp"
-#include "validate/cpu/benchmarks.hpp"
-#include "validate/cpu/run_plans.hpp"
+#include "validate/mpi/bench_options.hpp"
+#include "validate/mpi/plan_runs.hpp"
 
 namespace shardscope::validate {
 

@@ -8,10 +8,10 @@
 #include <thread>
 
 #include "validate/core/executor.hpp"
-#include "validate/cpu/mpi_comm.hpp"
 #include "validate/cuda/cuda_check.hpp"
 #include "validate/cuda/cuda_device.hpp"
 #include "validate/cuda/group_layout.hpp"
+#include "validate/mpi/mpi_comm.hpp"
 
 namespace shardscope::validate {
 

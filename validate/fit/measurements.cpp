@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "planner/core/error.hpp"
-#include "planner/io/json_reader.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/internal/json_reader.hpp"
+#include "planner/io/text_file.hpp"
 
 namespace shardscope::fit {
 

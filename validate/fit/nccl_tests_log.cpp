@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "planner/core/error.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/text_file.hpp"
 
 namespace shardscope::fit {
 

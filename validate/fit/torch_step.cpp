@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "planner/core/error.hpp"
-#include "planner/io/json_reader.hpp"
+#include "planner/io/internal/json_reader.hpp"
 #include "planner/io/scenario_parser.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/text_file.hpp"
 #include "planner/search/planner.hpp"
 
 namespace shardscope::fit {

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "planner/core/cluster.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/internal/yaml_reader.hpp"
 
 namespace shardscope {
 

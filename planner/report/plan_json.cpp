@@ -1,12 +1,13 @@
 // JSON forms of plans and plan reports, and validated plan reading.
-#include "planner/io/plan_json.hpp"
+#include "planner/report/plan_json.hpp"
 
 #include <algorithm>
 
 #include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
-#include "planner/io/json_reader.hpp"
-#include "planner/io/yaml_reader.hpp"
+#include "planner/io/internal/json_reader.hpp"
+#include "planner/io/text_file.hpp"
+#include "planner/report/internal/plan_json_tree.hpp"
 
 namespace shardscope {
 namespace {
@@ -212,6 +213,8 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
   }
   return plan;
 }
+
+std::string plan_json_text(const Plan& plan) { return plan_to_json(plan).dump(2); }
 
 Plan load_plan_file(const std::string& path, const Model& model) {
   return plan_from_json_string(read_text_file(path, "plan"), path, model);

@@ -11,12 +11,9 @@
 
 #include "planner/core/names.hpp"
 #include "planner/io/input_limits.hpp"
+#include "planner/io/text_file.hpp"
 
 namespace shardscope {
-
-// Reads a whole text file (refusing directories, missing files and files over kMaxInputFileBytes) for
-// parsing.
-std::string read_text_file(const std::string& path, const std::string& what);
 
 // Parses YAML text; malformed YAML, an empty document, a document that is not a mapping, a second document,
 // a key given twice in one mapping, a key that is not a plain name (a list, a mapping, null or empty),

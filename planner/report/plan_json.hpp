@@ -1,16 +1,15 @@
-// Plan and PlanReport <-> JSON (deterministic key order); plan files are the simulator's input.
+// Plan files: a plan as JSON text, and reading one back checked against the model (the simulator's input).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include "planner/core/model.hpp"
 #include "planner/core/plan.hpp"
-#include "planner/search/planner.hpp"
 
 namespace shardscope {
 
-nlohmann::ordered_json plan_to_json(const Plan& plan);
-nlohmann::ordered_json report_to_json(const PlanReport& report, const Scenario& scenario);
+// The plan file's text (`shardscope plan --out`): the JSON of plan_to_json, indented by 2, no final newline.
+std::string plan_json_text(const Plan& plan);
 
 // Reads a plan from `plan.json` text (either a bare plan or a report with a "plan" key); checks it
 // against the model (operator count and names) and records the file and each key's line in plan.source.

@@ -1,15 +1,14 @@
 // Hostnames by MPI_Allgather of processor names; ranks per node from a shared-memory split (gethostname and
 // one rank without MPI); /proc for the rest.
-#include "validate/cpu/machine_info.hpp"
+#include "validate/mpi/machine_info.hpp"
 
 #include <unistd.h>
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <fstream>
 #include <string>
 
-#include "validate/cpu/mpi_comm.hpp"
+#include "validate/mpi/mpi_comm.hpp"
 
 namespace shardscope::validate {
 
@@ -31,7 +30,7 @@ std::string proc_value(const char* file, const std::string& key) {
 
 }  // namespace
 
-MachineInfo cpu_machine_info(double compute_scale) {
+MachineInfo mpi_machine_info(double compute_scale) {
   MachineInfo info;
   info.backend = "cpu-mpi";
   info.ranks = world_size();
@@ -58,8 +57,6 @@ MachineInfo cpu_machine_info(double compute_scale) {
   const std::string cpu = proc_value("/proc/cpuinfo", "model name");
   info.device_name = (cpu.empty() ? std::string("cpu") : cpu) + " (one MPI rank)";
   info.versions["mpi"] = mpi_version();
-  info.versions["eigen"] = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
-                           "." + std::to_string(EIGEN_MINOR_VERSION);
   info.compute_scale = compute_scale;
   const std::string total = proc_value("/proc/meminfo", "MemTotal");  // "24576000 kB"
   const double kib = total.empty() ? 0 : std::stod(total);

@@ -1,5 +1,5 @@
 // MPI error checks, group communicators and timed-out collectives.
-#include "validate/cpu/mpi_comm.hpp"
+#include "validate/mpi/mpi_comm.hpp"
 
 #include "validate/core/executor.hpp"
 #include "validate/core/poll.hpp"

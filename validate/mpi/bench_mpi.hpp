@@ -13,6 +13,9 @@ namespace shardscope::validate {
 double now_seconds();                  // the host's steady clock
 double mean_over_ranks(double value);  // over MPI_COMM_WORLD
 int broadcast_count(int count);        // rank 0's count, on every rank
+// Calls that take about `seconds` after one that took `once`: at least `at_least`, at most 100,000, rank 0's
+// count (so every rank does as many).
+int calls_to_fill(double seconds, double once, int at_least);
 // The table's name of a group kind: "intra", "inter", "all".
 const char* group_name(GroupKind kind);
 // Nodes among the members of this rank's group of `kind` (intra = ranks r / M, inter = r mod M; node =

@@ -1,12 +1,13 @@
 // The micro-benchmarks' shared MPI helpers (bench_mpi.hpp).
-#include "validate/cpu/bench_mpi.hpp"
+#include "validate/mpi/bench_mpi.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <set>
 
 #include "validate/core/bus_bandwidth.hpp"
-#include "validate/cpu/mpi_comm.hpp"
+#include "validate/mpi/mpi_comm.hpp"
 
 namespace shardscope::validate {
 
@@ -25,6 +26,11 @@ int broadcast_count(int count) {
   if (!mpi_in_use()) return count;
   SHARDSCOPE_MPI_CHECK(MPI_Bcast(&count, 1, MPI_INT, 0, MPI_COMM_WORLD));
   return count;
+}
+
+int calls_to_fill(double seconds, double once, int at_least) {
+  const double wanted = once > 0 ? std::ceil(seconds / once) : at_least;
+  return broadcast_count(std::clamp(static_cast<int>(std::min(wanted, 1e6)), at_least, 100000));
 }
 
 const char* group_name(GroupKind kind) { return kind == GroupKind::global ? "all" : to_string(kind); }
