@@ -82,7 +82,7 @@ void run(const Options& o, char** argv) {
     if (ends_with(o.out, ".png")) {
       format = plot::ImageFormat::png;
     } else if (!ends_with(o.out, ".svg")) {
-      throw shardscope::InputError("--out", 0, "",
+      throw shardscope::UsageError("--out",
                                    "expected a file name ending in .svg or .png, got '" + o.out + "'");
     }
   }

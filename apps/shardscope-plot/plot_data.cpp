@@ -120,8 +120,7 @@ std::vector<std::pair<int, std::string>> conditions(const ResultTable& table, co
   for (const std::string& w : r.where) {
     const std::size_t eq = w.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw InputError("--where", 0, "",
-                       "expected COLUMN=VALUE such as training.memory_limit=8GB, got '" + w + "'");
+      throw UsageError("--where", "expected COLUMN=VALUE such as training.memory_limit=8GB, got '" + w + "'");
     }
     out.emplace_back(find_column(table, w.substr(0, eq), "--where"), w.substr(eq + 1));
   }
@@ -157,15 +156,8 @@ std::string default_title(const ResultTable& table, const std::vector<const Resu
   return (name.empty() ? "" : name + ": ") + r.y + " by " + r.x;
 }
 
-}  // namespace
-
-PlotData plot_data(const ResultTable& table, const PlotRequest& r) {
-  if (table.rows.empty()) {
-    throw InputError(table.file, table.header_line, "", "no result rows under the header; nothing to plot");
-  }
-  const int x_col = find_column(table, r.x, "--x");
-  const std::vector<YColumn> ys = y_columns(table, r);
-  const int series_col = r.series.empty() ? -1 : find_column(table, r.series, "--series");
+// The rows every --where condition holds for; an InputError when none does.
+std::vector<const ResultTable::Row*> selected_rows(const ResultTable& table, const PlotRequest& r) {
   const auto where = conditions(table, r);
   std::vector<const ResultTable::Row*> rows;
   for (const ResultTable::Row& row : table.rows) {
@@ -178,45 +170,60 @@ PlotData plot_data(const ResultTable& table, const PlotRequest& r) {
     for (const std::string& w : r.where) text += (text.empty() ? "" : " and ") + w;
     throw InputError(table.file, 0, "--where", "no row has " + text);
   }
+  return rows;
+}
 
-  PlotData d;
-  d.title = r.title.empty() ? default_title(table, rows, r) : r.title;
-  d.x_label = r.x;
-  d.y_label = r.y;
-  if (short_name(r.y).size() > 6 && short_name(r.y).substr(short_name(r.y).size() - 6) == "_bytes") {
-    d.y_scale = 1024.0 * 1024 * 1024;
-    d.y_unit = "GiB";
-  }
-  // x: numeric when every cell is a number; lines need that.
-  bool numeric_x = true;
+// Whether every x cell is a number (lines need that; an InputError for a line chart asked over text).
+bool numeric_x(const std::vector<const ResultTable::Row*>& rows, int x_col, const PlotRequest& r) {
+  bool numeric = true;
   for (const ResultTable::Row* row : rows) {
     const std::string& cell = row->cells[x_col];
     if (cell.empty()) throw InputError(row->file, row->line, r.x, "no value on this row for the --x column");
     if (number(cell)) continue;
-    numeric_x = false;
+    numeric = false;
     if (r.kind == ChartKind::line) {
       throw InputError(row->file, row->line, r.x,
                        "a line chart needs a number on x, got '" + cell + "' (use --kind bar)");
     }
   }
-  d.line = r.kind == ChartKind::line || (r.kind == ChartKind::automatic && numeric_x);
+  return numeric;
+}
 
-  // Series keys and x positions in order of first appearance; then the values.
-  std::vector<std::string> x_values;
-  std::map<std::pair<std::string, std::string>, const ResultTable::Row*> seen;  // (series, x) -> row
-  struct Cell {
-    std::size_t series, x;
-    double value;
-  };
+// One value of the chart: its series, its x (indices in order of first appearance) and the value.
+struct Cell {
+  std::size_t series, x;
+  double value;
+};
+struct Cells {
+  std::vector<std::string> series_names, x_values;
   std::vector<Cell> cells;
-  std::vector<std::string> series_names;
-  const auto index_of = [](std::vector<std::string>& list, const std::string& v) {
-    const auto it = std::find(list.begin(), list.end(), v);
-    if (it != list.end()) return static_cast<std::size_t>(it - list.begin());
-    list.push_back(v);
-    return list.size() - 1;
-  };
-  // Metric columns first by strategy, then by the series column's values: one pass per y column.
+};
+
+std::size_t index_of(std::vector<std::string>& list, const std::string& v) {
+  const auto it = std::find(list.begin(), list.end(), v);
+  if (it != list.end()) return static_cast<std::size_t>(it - list.begin());
+  list.push_back(v);
+  return list.size() - 1;
+}
+
+// The value of `row` in column `y`: kMissing when empty, an InputError when not a number.
+double cell_value(const ResultTable& table, const ResultTable::Row& row, const YColumn& y) {
+  const std::string& text = row.cells[y.index];
+  if (text.empty()) return kMissing;
+  const std::optional<double> v = number(text);
+  if (!v) {
+    throw InputError(row.file, row.line, table.columns[y.index],
+                     "expected a decimal number no larger than 1e300 in size, got '" + text + "'");
+  }
+  return *v;
+}
+
+// Series keys and x positions in order of first appearance, and the values: metric columns first by
+// strategy, then by the series column's values (one pass per y column).
+Cells collect_cells(const ResultTable& table, const PlotRequest& r, const std::vector<YColumn>& ys,
+                    const std::vector<const ResultTable::Row*>& rows, int x_col, int series_col) {
+  Cells out;
+  std::map<std::pair<std::string, std::string>, const ResultTable::Row*> seen;  // (series, x) -> row
   for (const YColumn& y : ys) {
     for (const ResultTable::Row* row : rows) {
       std::string name = y.name;
@@ -236,43 +243,63 @@ PlotData plot_data(const ResultTable& table, const PlotRequest& r) {
                 "differ: " +
                 differing_columns(table, *it->second, *row) + ")");
       }
-      const std::string& text = row->cells[y.index];
-      double value = kMissing;
-      if (!text.empty()) {
-        const std::optional<double> v = number(text);
-        if (!v) {
-          throw InputError(row->file, row->line, table.columns[y.index],
-                           "expected a decimal number no larger than 1e300 in size, got '" + text + "'");
-        }
-        value = *v;
-      }
-      cells.push_back({index_of(series_names, name), index_of(x_values, x), value});
+      const double value = cell_value(table, *row, y);
+      out.cells.push_back({index_of(out.series_names, name), index_of(out.x_values, x), value});
     }
   }
-  if (std::none_of(cells.begin(), cells.end(), [](const Cell& c) { return std::isfinite(c.value); })) {
+  if (std::none_of(out.cells.begin(), out.cells.end(),
+                   [](const Cell& c) { return std::isfinite(c.value); })) {
     std::string names;
     for (const YColumn& y : ys) names += (names.empty() ? "" : ", ") + table.columns[y.index];
     throw InputError(table.file, 0, "--y",
                      "no plotted row has a value in " + names + " (every point failed or did not fit?)");
   }
-  d.series = series_names;
-  // Lines: x ascending; bars: x in order of first appearance.
-  std::vector<std::size_t> position(x_values.size());
+  return out;
+}
+
+// The cells on the chart: lines with x ascending, bars with x in order of first appearance.
+void place_cells(const Cells& c, PlotData& d) {
+  d.series = c.series_names;
+  std::vector<std::size_t> position(c.x_values.size());
   for (std::size_t i = 0; i < position.size(); ++i) position[i] = i;
   if (d.line) {
     std::vector<std::size_t> order = position;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return *number(x_values[a]) < *number(x_values[b]);
+      return *number(c.x_values[a]) < *number(c.x_values[b]);
     });
     for (std::size_t i = 0; i < order.size(); ++i) {
       position[order[i]] = i;
-      d.xs.push_back(*number(x_values[order[i]]));
+      d.xs.push_back(*number(c.x_values[order[i]]));
     }
   } else {
-    d.categories = x_values;
+    d.categories = c.x_values;
   }
-  d.values.assign(series_names.size(), std::vector<double>(x_values.size(), kMissing));
-  for (const Cell& c : cells) d.values[c.series][position[c.x]] = c.value;
+  d.values.assign(c.series_names.size(), std::vector<double>(c.x_values.size(), kMissing));
+  for (const Cell& cell : c.cells) d.values[cell.series][position[cell.x]] = cell.value;
+}
+
+}  // namespace
+
+PlotData plot_data(const ResultTable& table, const PlotRequest& r) {
+  if (table.rows.empty()) {
+    throw InputError(table.file, table.header_line, "", "no result rows under the header; nothing to plot");
+  }
+  const int x_col = find_column(table, r.x, "--x");
+  const std::vector<YColumn> ys = y_columns(table, r);
+  const int series_col = r.series.empty() ? -1 : find_column(table, r.series, "--series");
+  const std::vector<const ResultTable::Row*> rows = selected_rows(table, r);
+
+  PlotData d;
+  d.title = r.title.empty() ? default_title(table, rows, r) : r.title;
+  d.x_label = r.x;
+  d.y_label = r.y;
+  if (short_name(r.y).size() > 6 && short_name(r.y).substr(short_name(r.y).size() - 6) == "_bytes") {
+    d.y_scale = 1024.0 * 1024 * 1024;
+    d.y_unit = "GiB";
+  }
+  const bool numeric = numeric_x(rows, x_col, r);
+  d.line = r.kind == ChartKind::line || (r.kind == ChartKind::automatic && numeric);
+  place_cells(collect_cells(table, r, ys, rows, x_col, series_col), d);
   return d;
 }
 

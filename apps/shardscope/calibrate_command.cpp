@@ -147,101 +147,119 @@ void check_reads_back(const std::string& yaml, const std::string& out_path) {
   }
 }
 
-}  // namespace
+// A number in its shortest form ("1", "0.9", "100").
+std::string shortest(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
 
-Registered register_calibrate(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "calibrate", "Fit calibration.yaml (alpha, bandwidth, efficiency, FLOP fractions) to measurements");
-  auto o = std::make_shared<Options>();
-  cmd->add_option("measurements", o->measurements, "Measurements JSON files (shardscope-validate)")
+void add_calibrate_options(CLI::App& cmd, Options& o) {
+  cmd.add_option("measurements", o.measurements, "Measurements JSON files (shardscope-validate)")
       ->check(non_empty("a file path"));
-  cmd->add_option(
-         "--nccl-tests", o->nccl_tests,
+  cmd.add_option(
+         "--nccl-tests", o.nccl_tests,
          "nccl-tests text logs (all_reduce_perf, all_gather_perf, reduce_scatter_perf): their rows fit "
          "the link classes their ranks span")
       ->check(non_empty("a file path"));
-  cmd->add_option(
-         "--torch-trace", o->torch_traces,
+  cmd.add_option(
+         "--torch-trace", o.torch_traces,
          "PyTorch profiler (Kineto) Chrome traces, .json or .json.gz, recorded with record_shapes=True: "
          "their matrix-product kernels fit the compute rate by shape, products beside NCCL kernels the "
          "overlap slowdown")
       ->check(non_empty("a file path"));
-  cmd->add_option("--nodes", o->nodes,
-                  "The cluster's node count (cluster.nodes), as the measured machine had")
+  cmd.add_option("--nodes", o.nodes, "The cluster's node count (cluster.nodes), as the measured machine had")
       ->check(CLI::Range(1, 100000));
-  cmd->add_option("--cluster", o->cluster, "Cluster preset name or YAML file of the machine measured")
+  cmd.add_option("--cluster", o.cluster, "Cluster preset name or YAML file of the machine measured")
       ->required()
       ->check(non_empty("a cluster preset or file"));
-  cmd->add_option("--out", o->out, "Write the fitted calibration.yaml here")
+  cmd.add_option("--out", o.out, "Write the fitted calibration.yaml here")
       ->required()
       ->check(non_empty("a file path"));
-  cmd->add_option("--report", o->report, "Also write every fitted quantity's residuals and R^2 as JSON")
+  cmd.add_option("--report", o.report, "Also write every fitted quantity's residuals and R^2 as JSON")
       ->check(non_empty("a file path"));
-  cmd->add_option("--min-r2", o->min_r_squared,
-                  "Refuse a fit whose R^2 is below this (default " +
-                      std::to_string(o->min_r_squared).substr(0, 4) + ")")
+  cmd.add_option("--min-r2", o.min_r_squared,
+                 "Refuse a fit whose R^2 is below this (default " +
+                     std::to_string(o.min_r_squared).substr(0, 4) + ")")
       ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--max-alpha-rms", o->max_alpha_rms,
-                  "Accept alpha's line below the R^2 threshold when its RMS relative error is at most this "
-                  "(default 1, i.e. 100 %; 0 judges alpha by R^2 alone)")
+  cmd.add_option("--max-alpha-rms", o.max_alpha_rms,
+                 "Accept alpha's line below the R^2 threshold when its RMS relative error is at most this "
+                 "(default " +
+                     shortest(o.max_alpha_rms) + ", i.e. " + shortest(100 * o.max_alpha_rms) +
+                     " %; 0 judges alpha by R^2 alone)")
       ->check(CLI::Range(0.0, 10.0));
-  cmd->add_flag(
-      "--product-shapes", o->product_shapes,
+  cmd.add_flag(
+      "--product-shapes", o.product_shapes,
       "Price each matrix product by its shape (size, operand bytes, alignment) and element-wise bytes "
       "at the measured bandwidth, instead of one rate per kind and size (GPU measurements)");
-  cmd->add_flag(
-      "--holdout", o->holdout,
+  cmd.add_flag(
+      "--holdout", o.holdout,
       "Also fit the compute model on every other product (by size) and report its errors on the rest");
-  return {
-      cmd, [o](std::ostream& out) {
-        std::vector<std::string> inputs = o->measurements;
-        inputs.insert(inputs.end(), o->nccl_tests.begin(), o->nccl_tests.end());
-        inputs.insert(inputs.end(), o->torch_traces.begin(), o->torch_traces.end());
-        inputs.push_back(o->cluster);
-        refuse_input_as_output("--out", o->out, inputs);
-        refuse_input_as_output("--report", o->report, inputs);
-        const OutputFile calibration_file("--out", o->out);
-        const OutputFile report_file = o->report.empty() ? OutputFile() : OutputFile("--report", o->report);
-        Cluster cluster = load_cluster(o->cluster);
-        if (o->nodes > 0) cluster.nodes = o->nodes;
-        if (o->measurements.empty() && o->nccl_tests.empty() && o->torch_traces.empty()) {
-          throw InputError("calibrate", 0, "measurements",
-                           "expected measurements JSON files, --nccl-tests LOG... or --torch-trace TRACE...");
-        }
-        std::vector<fit::Measurements> files;
-        for (const std::string& path : o->measurements) files.push_back(fit::load_measurements_file(path));
-        for (const std::string& path : o->nccl_tests) files.push_back(fit::load_nccl_tests_log(path));
-        for (const std::string& path : o->torch_traces) {
-          fit::TraceSummary summary;
-          fit::Measurements trace = fit::load_torch_trace(path, &summary);
-          trace.ranks = cluster.gpus();  // one rank's trace of a run on the cluster
-          trace.ranks_per_node = cluster.gpus_per_node;
-          print_trace_summary(path, summary, trace, out);
-          files.push_back(std::move(trace));
-        }
-        refuse_mixed_machines(files);
-        fit::FitOptions options;
-        options.min_r_squared = o->min_r_squared;
-        options.max_alpha_rms = o->max_alpha_rms;
-        options.product_shapes = o->product_shapes;
-        const fit::FitResult result = fit::fit_calibration(files, cluster, options);
-        std::optional<fit::HoldoutScore> holdout;
-        if (o->holdout) holdout = fit::holdout_score(files, cluster, options);
-        const std::string yaml = fit::calibration_yaml(result.calibration, header(result));
-        check_reads_back(yaml, o->out);
-        fit::print_fit_table(result, options, out);
-        warn_faster_than_links(result, cluster, out);
-        if (holdout) print_holdout(*holdout, out);
-        std::string report_text;
-        if (report_file.requested()) {
-          nlohmann::ordered_json report = fit::fit_report_json(result, options);
-          if (holdout) report["holdout"] = fit::holdout_json(*holdout);
-          report_text = report.dump(2) + "\n";
-        }
-        write_together({{&calibration_file, yaml}, {&report_file, report_text}});  // both or neither
-        out << "\nWrote " << o->out << (report_file.requested() ? " and " + o->report : std::string())
-            << "\n";
-      }};
+}
+
+// The measured files (JSON, nccl-tests logs, traces; a trace's summary printed to `out`), of one machine.
+std::vector<fit::Measurements> load_measured(const Options& o, const Cluster& cluster, std::ostream& out) {
+  std::vector<fit::Measurements> files;
+  for (const std::string& path : o.measurements) files.push_back(fit::load_measurements_file(path));
+  for (const std::string& path : o.nccl_tests) files.push_back(fit::load_nccl_tests_log(path));
+  for (const std::string& path : o.torch_traces) {
+    fit::TraceSummary summary;
+    fit::Measurements trace = fit::load_torch_trace(path, &summary);
+    trace.ranks = cluster.gpus();  // one rank's trace of a run on the cluster
+    trace.ranks_per_node = cluster.gpus_per_node;
+    print_trace_summary(path, summary, trace, out);
+    files.push_back(std::move(trace));
+  }
+  refuse_mixed_machines(files);
+  return files;
+}
+
+void run_calibrate(const Options& o, std::ostream& out) {
+  std::vector<std::string> inputs = o.measurements;
+  inputs.insert(inputs.end(), o.nccl_tests.begin(), o.nccl_tests.end());
+  inputs.insert(inputs.end(), o.torch_traces.begin(), o.torch_traces.end());
+  inputs.push_back(o.cluster);
+  refuse_input_as_output("--out", o.out, inputs);
+  refuse_input_as_output("--report", o.report, inputs);
+  const OutputFile calibration_file("--out", o.out);
+  const OutputFile report_file = o.report.empty() ? OutputFile() : OutputFile("--report", o.report);
+  Cluster cluster = load_cluster(o.cluster);
+  if (o.nodes > 0) cluster.nodes = o.nodes;
+  if (o.measurements.empty() && o.nccl_tests.empty() && o.torch_traces.empty()) {
+    throw UsageError("calibrate",
+                     "expected measurements JSON files, --nccl-tests LOG... or --torch-trace TRACE...");
+  }
+  const std::vector<fit::Measurements> files = load_measured(o, cluster, out);
+  fit::FitOptions options;
+  options.min_r_squared = o.min_r_squared;
+  options.max_alpha_rms = o.max_alpha_rms;
+  options.product_shapes = o.product_shapes;
+  const fit::FitResult result = fit::fit_calibration(files, cluster, options);
+  std::optional<fit::HoldoutScore> holdout;
+  if (o.holdout) holdout = fit::holdout_score(files, cluster, options);
+  const std::string yaml = fit::calibration_yaml(result.calibration, header(result));
+  check_reads_back(yaml, o.out);
+  fit::print_fit_table(result, options, out);
+  warn_faster_than_links(result, cluster, out);
+  if (holdout) print_holdout(*holdout, out);
+  std::string report_text;
+  if (report_file.requested()) {
+    nlohmann::ordered_json report = fit::fit_report_json(result, options);
+    if (holdout) report["holdout"] = fit::holdout_json(*holdout);
+    report_text = report.dump(2) + "\n";
+  }
+  write_together({{&calibration_file, yaml}, {&report_file, report_text}});  // both or neither
+  out << "\nWrote " << o.out << (report_file.requested() ? " and " + o.report : std::string()) << "\n";
+}
+
+}  // namespace
+
+std::optional<Registered> register_calibrate(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "calibrate", "Fit calibration.yaml (alpha, bandwidth, efficiency, FLOP fractions) to measurements");
+  auto o = std::make_shared<Options>();
+  add_calibrate_options(*cmd, *o);
+  return Registered{cmd, [o](std::ostream& out) { run_calibrate(*o, out); }};
 }
 
 }  // namespace shardscope::cli

@@ -12,6 +12,7 @@
 #include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
+#include "apps/shardscope/simgrid_simulation.hpp"
 #include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
 #include "planner/core/cluster.hpp"
@@ -31,20 +32,22 @@ constexpr double kElementBytes = 4;  // nccl-tests' default type, float
 // `MIN:MAX` byte sizes, e.g. 8B:1GiB: nccl-tests' -b MIN -e MAX -f 2.
 std::vector<double> parse_sweep(const std::string& text) {
   const auto colon = text.find(':');
-  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos) {
-    throw InputError("collective", 0, "sweep",
-                     "expected MIN:MAX byte sizes such as 8B:1GiB, got '" + text + "'");
-  }
+  if (colon == std::string::npos || text.find(':', colon + 1) != std::string::npos)
+    throw UsageError("--sweep", "expected MIN:MAX byte sizes such as 8B:1GiB, got '" + text + "'");
   double bounds[2] = {0, 0};
   const std::string parts[2] = {text.substr(0, colon), text.substr(colon + 1)};
   for (int i = 0; i < 2; ++i) {
     try {
       bounds[i] = static_cast<double>(units::parse_bytes(parts[i]));
     } catch (const std::invalid_argument& e) {
-      throw InputError("collective", 0, "sweep", std::string(i == 0 ? "MIN: " : "MAX: ") + e.what());
+      throw UsageError("--sweep", std::string(i == 0 ? "MIN: " : "MAX: ") + e.what());
     }
   }
-  return sim::sweep_sizes(bounds[0], bounds[1], "sweep");
+  try {
+    return sim::sweep_sizes(bounds[0], bounds[1], "sweep");
+  } catch (const InputError& e) {  // the simulator's range check, blamed on the option
+    throw UsageError("--sweep", e.message());
+  }
 }
 
 // nccl-tests' count column: elements per rank; for all-gather and reduce-scatter the total / ranks rounded
@@ -174,142 +177,160 @@ void print_sweep(std::ostream& out, const Cluster& cluster, const sim::Collectiv
   print_nccl_tests_table(out, cluster, r, op, algo, sizes, results, formulas, average);
   if (results.front().seconds <= 0) out << "note: " << kNoBandwidth << "\n";
 }
+struct Options {
+  std::string cluster;
+  std::string op = to_string(CollectiveKind::all_gather);
+  std::string algo = to_string(sim::CollectiveAlgorithm::ring);
+  std::string bytes;
+  std::string sweep;
+  int gpus = 0;
+  int group_size = 0;
+  int concurrent = 1;
+  int coarse_above = sim::kCoarseAboveRanks;
+  bool coarse = false;
+  bool json = false;
+  std::string calibration;
+};
+
+void add_collective_options(CLI::App& cmd, Options& o) {
+  cmd.add_option("--cluster", o.cluster, "Cluster preset name or cluster YAML file")
+      ->required()
+      ->check(non_empty("a cluster preset or file"));
+  cmd.add_option("--op", o.op, "Collective:" + described_names<CollectiveKind>())
+      ->check(one_of<CollectiveKind>("collective"));
+  cmd.add_option("--algo", o.algo, "Algorithm:" + described_names<sim::CollectiveAlgorithm>())
+      ->check(one_of<sim::CollectiveAlgorithm>("algorithm"));
+  auto* bytes = cmd.add_option("--bytes", o.bytes, "Total buffer size, e.g. 1GiB");
+  cmd.add_option("--sweep", o.sweep,
+                 "Sizes MIN:MAX doubling from MIN (nccl-tests -b MIN -e MAX -f 2), e.g. 8B:1GiB: prints "
+                 "nccl-tests' table (size, count, time, algbw, busbw) with the alpha-beta formula")
+      ->excludes(bytes);
+  // The ranges of cluster files (nodes x gpus_per_node) and scenarios (training.group_size), checked as
+  // flags; whether the counts fit the cluster is the simulator's check.
+  cmd.add_option("--gpus", o.gpus,
+                 "GPUs taking part (a multiple of GPUs per node; default: the whole cluster; the simulator "
+                 "takes at most " +
+                     std::to_string(sim::kMaxSimulatedGpus) + ")")
+      ->check(CLI::Range(1, kMaxGpus));
+  cmd.add_option("--group-size", o.group_size, "GPUs per group for hring/horing (default: GPUs per node)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd.add_option("--concurrent", o.concurrent, "Run this many copies at once (link contention)")
+      ->check(CLI::Range(1, 64));
+  // The model rule `simulate` uses (sim::coarse_ring), with the same flag.
+  auto* coarse_above = cmd.add_option("--coarse-above", o.coarse_above,
+                                      "Rings with more ranks than this use the coarse flow model (default " +
+                                          std::to_string(sim::kCoarseAboveRanks) + ")")
+                           ->check(CLI::Range(0, 1 << 30));
+  cmd.add_flag("--coarse", o.coarse, "Every ring as one pipelined flow per edge (--coarse-above 0)")
+      ->excludes(coarse_above);
+  cmd.add_option("--calibration", o.calibration,
+                 "Calibration YAML: its link alpha, bandwidth and message efficiency shape the links")
+      ->check(non_empty("a calibration file"));
+  cmd.add_flag("--json", o.json, "Print JSON");
+}
+
+// `--sweep MIN:MAX`: each requested size as nccl-tests runs it (rounded to whole, aligned per-rank counts).
+void run_sweep(const Options& o, const Cluster& cluster, const Calibration& calibration,
+               sim::CollectiveRequest& r, std::ostream& out) {
+  std::vector<double> sizes;
+  for (const double requested : parse_sweep(o.sweep)) {
+    const double moved = moved_bytes(r.kind, requested, r.gpus > 0 ? r.gpus : cluster.gpus());
+    if (moved > 0 && (sizes.empty() || moved > sizes.back())) sizes.push_back(moved);
+  }
+  if (sizes.empty()) {
+    throw UsageError("--sweep",
+                     "every size is below one aligned element per rank (nccl-tests would move nothing)");
+  }
+  std::vector<double> formulas;
+  for (const double size : sizes) {
+    r.total_bytes = size;
+    formulas.push_back(sim::alpha_beta_collective_seconds(cluster, r, calibration));
+  }
+  set_abort_explanation(kSimulatorAborted);
+  const auto results = sim::simulate_collective_sweep(cluster, r, sizes, calibration);
+  print_sweep(out, cluster, r, o.op, o.algo, o.json, sizes, results, formulas);
+}
+
+void print_one_json(const Options& o, const sim::CollectiveRequest& r, const Cluster& cluster, int ranks,
+                    const sim::CollectiveResult& res, double formula, std::ostream& out) {
+  nlohmann::ordered_json j;
+  j["cluster"] = cluster.name;
+  j["op"] = o.op;
+  j["algo"] = o.algo;
+  j["gpus"] = ranks;
+  j["bytes"] = r.total_bytes;
+  j["seconds"] = res.seconds;
+  if (res.seconds > 0) {
+    j["algbw_gbps"] = res.algbw_bytes_per_second / 1e9;
+    j["busbw_gbps"] = res.busbw_bytes_per_second / 1e9;
+  } else {
+    j["bandwidth_note"] = kNoBandwidth;  // a rate over 0 s is undefined: omitted, with the reason
+  }
+  j["alpha_beta_seconds"] = formula;
+  j["messages"] = res.messages;
+  j["model"] = sim::model_description(res, r.coarse_above);
+  out << j.dump(2) << "\n";
+}
+
+void print_one_text(const Options& o, const sim::CollectiveRequest& r, const Cluster& cluster, int ranks,
+                    const sim::CollectiveResult& res, double formula, std::ostream& out) {
+  char line[256];
+  out << o.op << " " << o.algo << " on " << ranks << " GPUs of " << cluster.name << " ("
+      << sim::model_description(res, r.coarse_above) << "), " << units::format_bytes(r.total_bytes) << "\n";
+  std::snprintf(line, sizeof line, "%14s %14s %12s %12s %16s\n", "size(B)", "time(us)", "algbw(GB/s)",
+                "busbw(GB/s)", "alpha-beta(us)");
+  out << line;
+  if (res.seconds > 0) {
+    std::snprintf(line, sizeof line, "%14.0f %14.3f %12.3f %12.3f %16.3f\n", r.total_bytes, res.seconds * 1e6,
+                  res.algbw_bytes_per_second / 1e9, res.busbw_bytes_per_second / 1e9, formula * 1e6);
+    out << line;
+  } else {
+    std::snprintf(line, sizeof line, "%14.0f %14.3f %12s %12s %16.3f\n", r.total_bytes, res.seconds * 1e6,
+                  "-", "-", formula * 1e6);
+    out << line << "note: " << kNoBandwidth << "\n";
+  }
+}
+
+void run_collective(const Options& o, std::ostream& out) {
+  const Cluster cluster = load_cluster(o.cluster);
+  const Calibration calibration =
+      o.calibration.empty() ? Calibration{} : load_calibration_file(o.calibration);
+  sim::CollectiveRequest r;
+  r.kind = *parse_name<CollectiveKind>(o.op);  // checked by one_of
+  r.algorithm = *parse_name<sim::CollectiveAlgorithm>(o.algo);
+  r.gpus = o.gpus;
+  r.group_size = o.group_size;
+  r.coarse_above = o.coarse ? 0 : o.coarse_above;
+  r.concurrent = o.concurrent;
+  if (o.bytes.empty() && o.sweep.empty())
+    throw UsageError("--bytes", "expected --bytes SIZE or --sweep MIN:MAX");
+  if (!o.sweep.empty()) {
+    run_sweep(o, cluster, calibration, r, out);
+    return;
+  }
+  try {
+    r.total_bytes = static_cast<double>(units::parse_bytes(o.bytes));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--bytes", e.what());
+  }
+  const double formula = sim::alpha_beta_collective_seconds(cluster, r, calibration);
+  set_abort_explanation(kSimulatorAborted);
+  const sim::CollectiveResult res = sim::simulate_collective(cluster, r, calibration);
+  const int ranks = r.gpus > 0 ? r.gpus : cluster.gpus();
+  if (o.json) {
+    print_one_json(o, r, cluster, ranks, res, formula, out);
+  } else {
+    print_one_text(o, r, cluster, ranks, res, formula, out);
+  }
+}
+
 }  // namespace
 
 Registered register_collective(CLI::App& app) {
   auto* cmd = app.add_subcommand("collective", kCollectiveDescription);
-  struct Options {
-    std::string cluster;
-    std::string op = to_string(CollectiveKind::all_gather);
-    std::string algo = to_string(sim::CollectiveAlgorithm::ring);
-    std::string bytes;
-    std::string sweep;
-    int gpus = 0;
-    int group_size = 0;
-    int concurrent = 1;
-    int coarse_above = sim::kCoarseAboveRanks;
-    bool coarse = false;
-    bool json = false;
-    std::string calibration;
-  };
   auto o = std::make_shared<Options>();
-  cmd->add_option("--cluster", o->cluster, "Cluster preset name or cluster YAML file")
-      ->required()
-      ->check(non_empty("a cluster preset or file"));
-  cmd->add_option("--op", o->op, "Collective:" + described_names<CollectiveKind>())
-      ->check(one_of<CollectiveKind>("collective"));
-  cmd->add_option("--algo", o->algo, "Algorithm:" + described_names<sim::CollectiveAlgorithm>())
-      ->check(one_of<sim::CollectiveAlgorithm>("algorithm"));
-  auto* bytes = cmd->add_option("--bytes", o->bytes, "Total buffer size, e.g. 1GiB");
-  cmd->add_option("--sweep", o->sweep,
-                  "Sizes MIN:MAX doubling from MIN (nccl-tests -b MIN -e MAX -f 2), e.g. 8B:1GiB: prints "
-                  "nccl-tests' table (size, count, time, algbw, busbw) with the alpha-beta formula")
-      ->excludes(bytes);
-  // The ranges of cluster files (nodes x gpus_per_node) and scenarios (training.group_size), checked as
-  // flags; whether the counts fit the cluster is the simulator's check.
-  cmd->add_option("--gpus", o->gpus,
-                  "GPUs taking part (a multiple of GPUs per node; default: the whole cluster; the simulator "
-                  "takes at most " +
-                      std::to_string(sim::kMaxSimulatedGpus) + ")")
-      ->check(CLI::Range(1, kMaxGpus));
-  cmd->add_option("--group-size", o->group_size, "GPUs per group for hring/horing (default: GPUs per node)")
-      ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--concurrent", o->concurrent, "Run this many copies at once (link contention)")
-      ->check(CLI::Range(1, 64));
-  // The model rule `simulate` uses (sim::coarse_ring), with the same flag.
-  auto* coarse_above = cmd->add_option("--coarse-above", o->coarse_above,
-                                       "Rings with more ranks than this use the coarse flow model (default " +
-                                           std::to_string(sim::kCoarseAboveRanks) + ")")
-                           ->check(CLI::Range(0, 1 << 30));
-  cmd->add_flag("--coarse", o->coarse, "Every ring as one pipelined flow per edge (--coarse-above 0)")
-      ->excludes(coarse_above);
-  cmd->add_option("--calibration", o->calibration,
-                  "Calibration YAML: its link alpha, bandwidth and message efficiency shape the links")
-      ->check(non_empty("a calibration file"));
-  cmd->add_flag("--json", o->json, "Print JSON");
-  return {cmd, [o](std::ostream& out) {
-            const Cluster cluster = load_cluster(o->cluster);
-            const Calibration calibration =
-                o->calibration.empty() ? Calibration{} : load_calibration_file(o->calibration);
-            sim::CollectiveRequest r;
-            r.kind = *parse_name<CollectiveKind>(o->op);  // checked by one_of
-            r.algorithm = *parse_name<sim::CollectiveAlgorithm>(o->algo);
-            r.gpus = o->gpus;
-            r.group_size = o->group_size;
-            r.coarse_above = o->coarse ? 0 : o->coarse_above;
-            r.concurrent = o->concurrent;
-            if (o->bytes.empty() && o->sweep.empty()) {
-              throw InputError("collective", 0, "bytes", "expected --bytes SIZE or --sweep MIN:MAX");
-            }
-            if (!o->sweep.empty()) {
-              // Each requested size as nccl-tests runs it (rounded to whole, aligned per-rank counts).
-              std::vector<double> sizes;
-              for (const double requested : parse_sweep(o->sweep)) {
-                const double moved = moved_bytes(r.kind, requested, r.gpus > 0 ? r.gpus : cluster.gpus());
-                if (moved > 0 && (sizes.empty() || moved > sizes.back())) sizes.push_back(moved);
-              }
-              if (sizes.empty()) {
-                throw InputError(
-                    "collective", 0, "sweep",
-                    "every size is below one aligned element per rank (nccl-tests would move nothing)");
-              }
-              std::vector<double> formulas;
-              for (const double size : sizes) {
-                r.total_bytes = size;
-                formulas.push_back(sim::alpha_beta_collective_seconds(cluster, r, calibration));
-              }
-              set_abort_explanation(kSimulatorAborted);
-              const auto results = sim::simulate_collective_sweep(cluster, r, sizes, calibration);
-              print_sweep(out, cluster, r, o->op, o->algo, o->json, sizes, results, formulas);
-              return;
-            }
-            try {
-              r.total_bytes = static_cast<double>(units::parse_bytes(o->bytes));
-            } catch (const std::invalid_argument& e) {
-              throw InputError("collective", 0, "bytes", e.what());
-            }
-            const double formula = sim::alpha_beta_collective_seconds(cluster, r, calibration);
-            set_abort_explanation(kSimulatorAborted);
-            const sim::CollectiveResult res = sim::simulate_collective(cluster, r, calibration);
-            const int ranks = r.gpus > 0 ? r.gpus : cluster.gpus();
-            if (o->json) {
-              nlohmann::ordered_json j;
-              j["cluster"] = cluster.name;
-              j["op"] = o->op;
-              j["algo"] = o->algo;
-              j["gpus"] = ranks;
-              j["bytes"] = r.total_bytes;
-              j["seconds"] = res.seconds;
-              if (res.seconds > 0) {
-                j["algbw_gbps"] = res.algbw_bytes_per_second / 1e9;
-                j["busbw_gbps"] = res.busbw_bytes_per_second / 1e9;
-              } else {
-                j["bandwidth_note"] = kNoBandwidth;  // a rate over 0 s is undefined: omitted, with the reason
-              }
-              j["alpha_beta_seconds"] = formula;
-              j["messages"] = res.messages;
-              j["model"] = sim::model_description(res, r.coarse_above);
-              out << j.dump(2) << "\n";
-            } else {
-              char line[256];
-              out << o->op << " " << o->algo << " on " << ranks << " GPUs of " << cluster.name << " ("
-                  << sim::model_description(res, r.coarse_above) << "), "
-                  << units::format_bytes(r.total_bytes) << "\n";
-              std::snprintf(line, sizeof line, "%14s %14s %12s %12s %16s\n", "size(B)", "time(us)",
-                            "algbw(GB/s)", "busbw(GB/s)", "alpha-beta(us)");
-              out << line;
-              if (res.seconds > 0) {
-                std::snprintf(line, sizeof line, "%14.0f %14.3f %12.3f %12.3f %16.3f\n", r.total_bytes,
-                              res.seconds * 1e6, res.algbw_bytes_per_second / 1e9,
-                              res.busbw_bytes_per_second / 1e9, formula * 1e6);
-                out << line;
-              } else {
-                std::snprintf(line, sizeof line, "%14.0f %14.3f %12s %12s %16.3f\n", r.total_bytes,
-                              res.seconds * 1e6, "-", "-", formula * 1e6);
-                out << line << "note: " << kNoBandwidth << "\n";
-              }
-            }
-          }};
+  add_collective_options(*cmd, *o);
+  return {cmd, [o](std::ostream& out) { run_collective(*o, out); }};
 }
 
 }  // namespace shardscope::cli

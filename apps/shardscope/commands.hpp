@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <iosfwd>
+#include <optional>
 
 namespace CLI {
 class App;
@@ -20,19 +21,20 @@ struct Registered {
   Action run;
 };
 
+class Simulation;  // simulation.hpp; null where the simulator is not linked (shardscope)
+
 Registered register_inspect(CLI::App& app);
-Registered register_plan(CLI::App& app);
-Registered register_compare(CLI::App& app);
-#ifdef SHARDSCOPE_HAVE_FIT
-Registered register_calibrate(CLI::App& app);
-#endif
+// `plan --refine` simulates with `simulation`.
+Registered register_plan(CLI::App& app, const Simulation* simulation);
+// With `simulation`, each measured plan is simulated too.
+Registered register_compare(CLI::App& app, const Simulation* simulation);
+// `calibrate` in a build with the fitting library (validate/fit with Eigen; calibrate_command.cpp), none
+// without it (no_calibrate.cpp): CMake compiles one of the two into shardscope::cli.
+std::optional<Registered> register_calibrate(CLI::App& app);
 // `sweep` needs the command line as given: `sweep --mpi` runs shardscope-sweep-mpi with it.
 Registered register_sweep(CLI::App& app, char** argv);
-Registered register_sweep_point(CLI::App& app);  // hidden: one point, in the sweep's child process
+// Hidden: one point, in the sweep's child process; `--simulate` simulates with `simulation`.
+Registered register_sweep_point(CLI::App& app, const Simulation* simulation);
 Registered register_merge(CLI::App& app);
-#ifdef SHARDSCOPE_HAVE_SIM
-Registered register_collective(CLI::App& app);
-Registered register_simulate(CLI::App& app);
-#endif
 
 }  // namespace shardscope::cli

@@ -3,22 +3,18 @@
 // measured per iteration, peak memory, operator and collective size band; Markdown on stdout.
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <string>
-#include <system_error>
 
+#include "apps/shardscope/command_defaults.hpp"
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
+#include "apps/shardscope/simulation.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/io/text_file.hpp"
 #include "validate/fit/compare_predict.hpp"
-#ifdef SHARDSCOPE_HAVE_SIM
-#include "sim/runner.hpp"
-#include "sim/simulation_error.hpp"
-#endif
 
 namespace shardscope::cli {
 
@@ -26,39 +22,12 @@ namespace {
 
 struct Options {
   std::string scenario, measured, calibration, json, markdown;
-  double timeout_seconds = 600;
+  double timeout_seconds = kDefaultCompareSimTimeoutSeconds;
 };
-
-#ifdef SHARDSCOPE_HAVE_SIM
-fit::Simulate child_simulator(const Options& o, const Scenario& scenario) {
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) throw sim::SimulationError("compare cannot find its own program to run: " + error.message());
-  auto runner = std::make_shared<sim::ChildProcessRunner>(self.string());
-  sim::SimulationJob job;
-  job.scenario_file = o.scenario;
-  job.calibration_file = o.calibration;
-  job.options.prefetch_depth = scenario.execution.prefetch_depth;
-  job.options.overlap = scenario.execution.overlap;
-  job.options.bucket_bytes = scenario.execution.bucket_bytes;
-  job.options.trace_ranks = 0;
-  job.timeout_seconds = o.timeout_seconds;
-  return [runner, job](const Plan& plan) -> std::optional<fit::SimulatedIteration> {
-    sim::SimulationJob j = job;
-    j.plan = plan;
-    const sim::IterationResult r = runner->run(j);
-    fit::SimulatedIteration s;
-    s.iteration_seconds = r.iteration_seconds;
-    for (const sim::GpuResult& g : r.gpus)
-      s.peak_memory_bytes = std::max(s.peak_memory_bytes, g.peak_memory_bytes);
-    return s;
-  };
-}
-#endif
 
 }  // namespace
 
-Registered register_compare(CLI::App& app) {
+Registered register_compare(CLI::App& app, const Simulation* simulation) {
   auto* cmd =
       app.add_subcommand("compare", "Compare predicted (planner, simulator) with measured iterations");
   auto o = std::make_shared<Options>();
@@ -74,10 +43,12 @@ Registered register_compare(CLI::App& app) {
   cmd->add_option("--json", o->json, "Also write the comparison as JSON")->check(non_empty("a file path"));
   cmd->add_option("--markdown", o->markdown, "Also write the Markdown report to a file")
       ->check(non_empty("a file path"));
-  cmd->add_option("--sim-timeout", o->timeout_seconds, "Seconds each simulation may take (default 600)")
+  cmd->add_option("--sim-timeout", o->timeout_seconds,
+                  "Seconds each simulation may take (default " +
+                      std::to_string(static_cast<int>(kDefaultCompareSimTimeoutSeconds)) + ")")
       ->check(CLI::Range(0.001, 86400.0));
   return {
-      cmd, [o](std::ostream& out) {
+      cmd, [o, simulation](std::ostream& out) {
         for (const auto& [option, path] :
              {std::pair{"--json", o->json}, std::pair{"--markdown", o->markdown}})
           refuse_input_as_output(option, path, {o->scenario, o->measured, o->calibration});
@@ -96,9 +67,9 @@ Registered register_compare(CLI::App& app) {
         in.calibration_label = o->calibration.empty() ? "the scenario's" : "`" + o->calibration + "`";
         in.measured = fit::load_measurements_file(o->measured);
         fit::Simulate simulate;
-#ifdef SHARDSCOPE_HAVE_SIM
-        simulate = child_simulator(*o, in.scenario);
-#endif
+        if (simulation != nullptr)
+          simulate =
+              simulation->compare_simulator(o->scenario, o->calibration, in.scenario, o->timeout_seconds);
         const fit::Comparison c = fit::build_comparison(in, simulate);
         const std::string markdown = fit::comparison_markdown(c);
         out << markdown;

@@ -6,9 +6,6 @@
 
 #include "planner/core/error.hpp"
 #include "planner/core/printable.hpp"
-#ifdef SHARDSCOPE_HAVE_SIM
-#include "sim/simulation_error.hpp"
-#endif
 
 namespace shardscope::cli {
 namespace {
@@ -20,9 +17,6 @@ bool out_of_memory(const std::exception& error) {
 }
 
 bool expected(const std::exception& error) {
-#ifdef SHARDSCOPE_HAVE_SIM
-  if (dynamic_cast<const sim::SimulationError*>(&error) != nullptr) return true;
-#endif
   return dynamic_cast<const InputError*>(&error) != nullptr ||
          dynamic_cast<const NothingFits*>(&error) != nullptr ||
          dynamic_cast<const PlanDoesNotFit*>(&error) != nullptr ||

@@ -56,7 +56,8 @@ std::vector<GroupRing> group_rings(const Scenario& s, const Calibration& calibra
   return out;
 }
 
-nlohmann::ordered_json to_json(const Scenario& s, const Calibration& calibration) {
+// `gpu` names the cluster's GPU (ScenarioFlags::gpu_label).
+nlohmann::ordered_json to_json(const Scenario& s, const std::string& gpu, const Calibration& calibration) {
   nlohmann::ordered_json out;
   out["scenario"] = s.name;
   auto& model = out["model"];
@@ -85,7 +86,7 @@ nlohmann::ordered_json to_json(const Scenario& s, const Calibration& calibration
   cluster["gpus"] = s.cluster.gpus();
   cluster["nodes"] = s.cluster.nodes;
   cluster["gpus_per_node"] = s.cluster.gpus_per_node;
-  cluster["gpu"] = s.cluster.gpu.name;
+  cluster["gpu"] = gpu;
   cluster["gpu_memory_bytes"] = s.cluster.gpu.memory_bytes;
   cluster["memory_limit_bytes"] = s.training.memory_limit_bytes;
   cluster["peak_flops_per_second_fp16"] = s.cluster.gpu.peak_flops_per_second_fp16;
@@ -122,7 +123,7 @@ nlohmann::ordered_json to_json(const Scenario& s, const Calibration& calibration
   return out;
 }
 
-void print_text(const Scenario& s, const Calibration& calibration, std::ostream& os) {
+void print_text(const Scenario& s, const std::string& gpu, const Calibration& calibration, std::ostream& os) {
   using units::format_bytes;
   using units::format_count;
   const Model& m = s.model;
@@ -146,7 +147,7 @@ void print_text(const Scenario& s, const Calibration& calibration, std::ostream&
 
   const Cluster& c = s.cluster;
   os << "\nCluster   " << c.name << ": " << c.nodes << " node(s) x " << c.gpus_per_node
-     << " GPUs = " << c.gpus() << " x " << c.gpu.name << ", "
+     << " GPUs = " << c.gpus() << " x " << gpu << ", "
      << format_bytes(static_cast<double>(c.gpu.memory_bytes)) << " each\n";
   os << "          " << units::format_flops_rate(c.gpu.peak_flops_per_second_fp16) << " fp16 peak x "
      << c.gpu.achievable_fraction << " achievable; memory limit "
@@ -197,9 +198,9 @@ Registered register_inspect(CLI::App& app) {
             // Read and checked as plan and simulate read it: a missing or bad calibration is the same error.
             const Calibration calibration = scenario_calibration(scenario);
             if (*json) {
-              out << to_json(scenario, calibration).dump(2) << "\n";
+              out << to_json(scenario, flags->gpu_label(scenario), calibration).dump(2) << "\n";
             } else {
-              print_text(scenario, calibration, out);
+              print_text(scenario, flags->gpu_label(scenario), calibration, out);
             }
           }};
 }

@@ -47,7 +47,7 @@ int write_all(int fd, const std::string& text) {
 OutputFile::OutputFile(std::string option, std::string path)
     : option_(std::move(option)), path_(std::move(path)) {
   const auto refuse = [&](const std::string& why) {
-    throw InputError(option_, 0, "", "cannot write " + path_ + ": " + why);
+    throw UsageError(option_, "cannot write " + path_ + ": " + why);
   };
   struct stat st {};
   if (::stat(path_.c_str(), &st) == 0) {
@@ -149,9 +149,8 @@ void refuse_input_as_output(const std::string& option, const std::string& output
     struct stat in {};
     if (input.empty() || ::stat(input.c_str(), &in) != 0) continue;
     if (in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
-      throw InputError(option, 0, "",
-                       "cannot write " + output + ": it is also the input " + input +
-                           ", which writing it would destroy; choose another file");
+      throw UsageError(option, "cannot write " + output + ": it is also the input " + input +
+                                   ", which writing it would destroy; choose another file");
     }
   }
 }

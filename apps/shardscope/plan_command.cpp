@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "apps/shardscope/command_defaults.hpp"
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/no_fit.hpp"
@@ -19,6 +20,7 @@
 #include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/plan_progress.hpp"
 #include "apps/shardscope/scenario_flags.hpp"
+#include "apps/shardscope/simulation.hpp"
 #include "apps/shardscope/table.hpp"
 #include "planner/core/calibration.hpp"
 #include "planner/core/error.hpp"
@@ -29,9 +31,6 @@
 #include "planner/report/internal/plan_json_tree.hpp"
 #include "planner/report/plan_json.hpp"
 #include "planner/search/planner.hpp"
-#ifdef SHARDSCOPE_HAVE_SIM
-#include "apps/shardscope/plan_refine.hpp"
-#endif
 
 namespace shardscope::cli {
 namespace {
@@ -50,22 +49,8 @@ std::string choice_text(const OperatorChoice& c) {
   return s;
 }
 
-void print_text(const Scenario& scenario, const PlanReport& report, std::ostream& os) {
-  using units::format_bytes;
-  using units::format_duration;
-  os << "Scenario  " << scenario.name << ": " << scenario.model.name << " on " << scenario.cluster.gpus()
-     << " x " << scenario.cluster.gpu.name << ", memory limit "
-     << format_bytes(static_cast<double>(scenario.training.memory_limit_bytes)) << " per GPU\n";
-  const StrategyResult& best = report.best;
-  if (!best.fits) {
-    os << "\nNo plan fits: " << no_fit_text(scenario, best) << ".\n";
-    return;
-  }
-  const Plan& plan = best.plan;
-  os << "\nPlan (" << plan.strategy << "), micro-batch " << plan.micro_batch << " x "
-     << plan.gradient_accumulation_steps << " accumulation steps x " << scenario.cluster.gpus() << " GPUs, "
-     << to_string(plan.collectives) << " collectives\n\n";
-  // Operators with the same kind, choice and cost (repeated layers) share one row.
+// Operators with the same kind, choice and cost (repeated layers) share one row.
+void print_operators(const Scenario& scenario, const StrategyResult& best, std::ostream& os) {
   struct Row {
     std::vector<std::string> names;
     OperatorKind kind;
@@ -73,6 +58,7 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
     ItemCost cost;
   };
   std::vector<Row> rows;
+  const Plan& plan = best.plan;
   for (std::size_t i = 0; i < plan.operators.size(); ++i) {
     const OperatorChoice& c = plan.operators[i];
     const ItemCost& cost = best.operator_costs[i].cost;
@@ -94,10 +80,17 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
     std::string label = r.names.front();
     if (r.names.size() > 1) label += " .. " + r.names.back();
     ops.add({label, std::to_string(r.names.size()), choice_text(r.choice), std::to_string(r.choice.slices),
-             r.choice.checkpoint ? "yes" : "no", format_bytes(r.cost.resident_bytes),
-             format_duration(r.cost.seconds)});
+             r.choice.checkpoint ? "yes" : "no", units::format_bytes(r.cost.resident_bytes),
+             units::format_duration(r.cost.seconds)});
   }
   ops.print(os);
+}
+
+// The prediction, the search's objective and bound, and every batch size scanned.
+void print_prediction(const StrategyResult& best, std::ostream& os) {
+  using units::format_bytes;
+  using units::format_duration;
+  const Plan& plan = best.plan;
   os << "\nPredicted  " << format_duration(plan.predicted.iteration_seconds) << " per iteration, "
      << fixed(plan.predicted.samples_per_second, 2) << " samples/s, "
      << fixed(plan.predicted.tokens_per_second, 0) << " tokens/s, peak "
@@ -124,8 +117,13 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
                  solved ? format_bytes(row.peak_memory_bytes) : "-"});
   }
   batches.print(os);
+}
 
-  if (report.baselines.empty()) return;
+// The baselines beside the plan, with their speed-up over FSDP.
+void print_baselines(const Scenario& scenario, const PlanReport& report, std::ostream& os) {
+  using units::format_bytes;
+  using units::format_duration;
+  const Plan& plan = report.best.plan;
   double fsdp = 0;
   for (const StrategyResult& b : report.baselines) {
     if (b.strategy == "fsdp" && b.fits) fsdp = b.plan.predicted.samples_per_second;
@@ -159,6 +157,26 @@ void print_text(const Scenario& scenario, const PlanReport& report, std::ostream
   table.print(os);
 }
 
+// The report as text; `gpu` names the cluster's GPU (ScenarioFlags::gpu_label).
+void print_text(const Scenario& scenario, const std::string& gpu, const PlanReport& report,
+                std::ostream& os) {
+  os << "Scenario  " << scenario.name << ": " << scenario.model.name << " on " << scenario.cluster.gpus()
+     << " x " << gpu << ", memory limit "
+     << units::format_bytes(static_cast<double>(scenario.training.memory_limit_bytes)) << " per GPU\n";
+  const StrategyResult& best = report.best;
+  if (!best.fits) {
+    os << "\nNo plan fits: " << no_fit_text(scenario, best) << ".\n";
+    return;
+  }
+  const Plan& plan = best.plan;
+  os << "\nPlan (" << plan.strategy << "), micro-batch " << plan.micro_batch << " x "
+     << plan.gradient_accumulation_steps << " accumulation steps x " << scenario.cluster.gpus() << " GPUs, "
+     << to_string(plan.collectives) << " collectives\n\n";
+  print_operators(scenario, best, os);
+  print_prediction(best, os);
+  if (!report.baselines.empty()) print_baselines(scenario, report, os);
+}
+
 // Threads for the planner: all of them, except under an address-space limit (`ulimit -v`), where one thread
 // keeps the peak the same from run to run (helper threads' buffers and stacks depend on timing).
 int planner_threads() {
@@ -179,9 +197,6 @@ std::optional<PlanReport> plan_with_progress(const Scenario& scenario, const Cal
     return std::nullopt;  // the printer's destructor clears its line
   }
 }
-
-// Per --refine simulation; a 96-layer model on 1024 GPUs simulates in about 21 s on two cores (README).
-constexpr double kDefaultRefineTimeoutSeconds = 600;
 
 struct Options {
   ScenarioFlags scenario;
@@ -215,110 +230,115 @@ void apply_plan_flags(const Options& o, Scenario& scenario) {
     }
     const std::vector<ScenarioIssue> issues = scenario_issues(scenario);
     if (!issues.empty()) {
-      throw InputError("--micro-batch", 0, "micro-batch",
-                       std::to_string(o.micro_batch) + " conflicts with the scenario: " +
-                           issues.front().field + ": " + issues.front().message);
+      throw UsageError("--micro-batch", std::to_string(o.micro_batch) + " conflicts with the scenario: " +
+                                            issues.front().field + ": " + issues.front().message);
     }
+  }
+}
+
+void add_plan_options(CLI::App& cmd, Options& o) {
+  add_scenario_flags(cmd, o.scenario);
+  cmd.add_flag("--json", o.json, "Print the report as JSON");
+  cmd.add_option("--out", o.out, "Also write the plan report (JSON) to this file")
+      ->check(non_empty("a file path"));
+  cmd.add_flag("--no-baselines", o.no_baselines, "Skip the baseline strategies");
+  cmd.add_option(
+         "--batch-policy", o.batch_policy,
+         "Compare baselines at the plan's micro-batch and accumulation (equal) or each at its own best "
+         "(own); default: the scenario's training.batch_policy, else " +
+             std::string(to_string(TrainingConfig{}.batch_policy)))
+      ->check(CLI::IsMember({"own", "equal"}));
+  cmd.add_option("--collectives", o.collectives,
+                 "Price every strategy's collectives as rings or as NCCL runs them, or auto: nccl for "
+                 "DDP/ZeRO/FSDP/MiCS/ZeRO++/OSDP, rings for shardscope's plan and PaRO (default: the "
+                 "scenario's execution.collectives, else " +
+                     std::string(to_string(ExecutionOptions{}.collectives)) + ")")
+      ->check(CLI::IsMember({"auto", "ring", "nccl"}));
+  cmd.add_option("--micro-batch", o.micro_batch,
+                 "Fix the micro-batch per GPU (the scenario's training.micro_batch) for the plan and the "
+                 "baselines")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd.add_option(
+         "--refine", o.refine,
+         "Simulate the K fastest candidate plans (batch sizes, baselines), each in a child process, and "
+         "recommend the fastest under simulation (default 0: off; needs the simulator)")
+      ->check(CLI::Range(0, 64));
+  cmd.add_option("--refine-timeout", o.refine_timeout_seconds,
+                 "Seconds each --refine simulation may take before it is killed (default " +
+                     std::to_string(static_cast<int>(kDefaultRefineTimeoutSeconds)) + ")")
+      ->check(CLI::Range(0.001, 86400.0));
+  cmd.add_flag("--progress", o.progress,
+               "Print progress lines on stderr even when it is not a terminal (a terminal gets an updating "
+               "line anyway)");
+  cmd.add_flag("--quiet", o.quiet, "No progress on stderr, not even on a terminal");
+}
+
+// The flags that --refine refuses: it simulates the scenario file as written.
+void check_refine(const Options& o, const Simulation* simulation) {
+  if (o.refine == 0) return;
+  if (simulation == nullptr) {
+    throw UsageError(
+        "--refine",
+        "needs the simulator, and this shardscope was built without SimGrid (use 0, or a build with "
+        "SHARDSCOPE_WITH_SIMGRID)");
+  }
+  if (o.scenario.overridden()) {
+    throw UsageError("--refine",
+                     "simulates the scenario file as written; it does not combine with --set, --model, "
+                     "--cluster, --nodes or a config.json (write a scenario file instead)");
+  }
+}
+
+void run_plan(const Options& o, const Simulation* simulation, std::ostream& out) {
+  check_refine(o, simulation);
+  Scenario scenario = o.scenario.load();
+  const std::int64_t file_micro_batch = scenario.training.micro_batch;
+  apply_plan_flags(o, scenario);
+  const Calibration calibration = scenario_calibration(scenario);
+  // Check the output path before planning, so a bad path fails at once (exit 2).
+  refuse_input_as_output("--out", o.out, {o.scenario.scenario_file()});
+  const OutputFile plan_file = o.out.empty() ? OutputFile() : OutputFile("--out", o.out);
+  if (o.refine > 0 && file_micro_batch > 0 && file_micro_batch != scenario.training.micro_batch) {
+    throw UsageError("--micro-batch",
+                     "--refine simulates the scenario file as written, whose "
+                     "training.micro_batch is " +
+                         std::to_string(file_micro_batch) + ", not " +
+                         std::to_string(scenario.training.micro_batch));
+  }
+  PlanRequest request;
+  request.with_baselines = !o.no_baselines;
+  request.candidate_plans = static_cast<std::size_t>(o.refine);
+  std::optional<PlanReport> planned = plan_with_progress(scenario, calibration, request, o.progress, o.quiet);
+  if (!planned) throw Interrupted("planning cancelled, no plan written");  // exit 130, no plan file
+  PlanReport& report = *planned;
+  auto json = report_to_json(report, scenario);
+  std::optional<RefineReport> refined;
+  if (o.refine > 0 && report.best.fits) {
+    refined = simulation->refine(report, scenario, calibration, o.scenario.scenario_file(),
+                                 o.refine_timeout_seconds);
+    json = report_to_json(report, scenario);
+    json["refine"] = refined->json;
+  }
+  plan_file.write(json.dump(2) + "\n");
+  if (o.json) {
+    out << json.dump(2) << "\n";
+  } else {
+    print_text(scenario, o.scenario.gpu_label(scenario), report, out);
+    if (refined) out << refined->text;
+  }
+  if (!report.best.fits) {
+    throw NothingFits(scenario.source_file +
+                      ": no plan fits the memory limit: " + no_fit_bytes(scenario, report.best));
   }
 }
 
 }  // namespace
 
-Registered register_plan(CLI::App& app) {
+Registered register_plan(CLI::App& app, const Simulation* simulation) {
   auto* cmd = app.add_subcommand("plan", "Find the optimal per-operator sharding plan and compare baselines");
   auto opts = std::make_shared<Options>();
-  add_scenario_flags(*cmd, opts->scenario);
-  cmd->add_flag("--json", opts->json, "Print the report as JSON");
-  cmd->add_option("--out", opts->out, "Also write the plan report (JSON) to this file")
-      ->check(non_empty("a file path"));
-  cmd->add_flag("--no-baselines", opts->no_baselines, "Skip the baseline strategies");
-  cmd->add_option(
-         "--batch-policy", opts->batch_policy,
-         "Compare baselines at the plan's micro-batch and accumulation (equal) or each at its own best "
-         "(own); default: the scenario's training.batch_policy, else equal")
-      ->check(CLI::IsMember({"own", "equal"}));
-  cmd->add_option("--collectives", opts->collectives,
-                  "Price every strategy's collectives as rings or as NCCL runs them, or auto: nccl for "
-                  "DDP/ZeRO/FSDP/MiCS/ZeRO++/OSDP, rings for shardscope's plan and PaRO (default: the "
-                  "scenario's execution.collectives, else auto)")
-      ->check(CLI::IsMember({"auto", "ring", "nccl"}));
-  cmd->add_option("--micro-batch", opts->micro_batch,
-                  "Fix the micro-batch per GPU (the scenario's training.micro_batch) for the plan and the "
-                  "baselines")
-      ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option(
-         "--refine", opts->refine,
-         "Simulate the K fastest candidate plans (batch sizes, baselines), each in a child process, and "
-         "recommend the fastest under simulation (default 0: off; needs the simulator)")
-      ->check(CLI::Range(0, 64));
-  cmd->add_option("--refine-timeout", opts->refine_timeout_seconds,
-                  "Seconds each --refine simulation may take before it is killed (default " +
-                      std::to_string(static_cast<int>(kDefaultRefineTimeoutSeconds)) + ")")
-      ->check(CLI::Range(0.001, 86400.0));
-  cmd->add_flag("--progress", opts->progress,
-                "Print progress lines on stderr even when it is not a terminal (a terminal gets an updating "
-                "line anyway)");
-  cmd->add_flag("--quiet", opts->quiet, "No progress on stderr, not even on a terminal");
-  return {
-      cmd, [opts](std::ostream& out) {
-#ifndef SHARDSCOPE_HAVE_SIM
-        if (opts->refine > 0) {
-          throw InputError("--refine", 0, "refine",
-                           "needs the simulator, and this shardscope was built without SimGrid (use 0, or a "
-                           "build with SHARDSCOPE_WITH_SIMGRID)");
-        }
-#endif
-        if (opts->refine > 0 && opts->scenario.overridden()) {
-          throw InputError("--refine", 0, "refine",
-                           "simulates the scenario file as written; it does not combine with --set, --model, "
-                           "--cluster, --nodes or a config.json (write a scenario file instead)");
-        }
-        Scenario scenario = opts->scenario.load();
-        const std::int64_t file_micro_batch = scenario.training.micro_batch;
-        apply_plan_flags(*opts, scenario);
-        const Calibration calibration = scenario_calibration(scenario);
-        // Check the output path before planning, so a bad path fails at once (exit 2).
-        refuse_input_as_output("--out", opts->out, {opts->scenario.scenario_file()});
-        const OutputFile plan_file = opts->out.empty() ? OutputFile() : OutputFile("--out", opts->out);
-        if (opts->refine > 0 && file_micro_batch > 0 && file_micro_batch != scenario.training.micro_batch) {
-          throw InputError("--micro-batch", 0, "micro-batch",
-                           "--refine simulates the scenario file as written, whose training.micro_batch is " +
-                               std::to_string(file_micro_batch) + ", not " +
-                               std::to_string(scenario.training.micro_batch));
-        }
-        PlanRequest request;
-        request.with_baselines = !opts->no_baselines;
-        request.candidate_plans = static_cast<std::size_t>(opts->refine);
-        std::optional<PlanReport> planned =
-            plan_with_progress(scenario, calibration, request, opts->progress, opts->quiet);
-        if (!planned) {  // Ctrl-C: exit 130, and no plan file (an earlier one is left as it was)
-          throw Interrupted("planning cancelled, no plan written");
-        }
-        PlanReport& report = *planned;
-        auto json = report_to_json(report, scenario);
-#ifdef SHARDSCOPE_HAVE_SIM
-        std::optional<sim::RefineOutcome> refined;
-        if (opts->refine > 0 && report.best.fits) {
-          refined = refine_report(report, scenario, calibration, opts->scenario.scenario_file(),
-                                  opts->refine_timeout_seconds);
-          json = report_to_json(report, scenario);
-          json["refine"] = refine_to_json(*refined);
-        }
-#endif
-        plan_file.write(json.dump(2) + "\n");
-        if (opts->json) {
-          out << json.dump(2) << "\n";
-        } else {
-          print_text(scenario, report, out);
-#ifdef SHARDSCOPE_HAVE_SIM
-          if (refined) print_refine(*refined, out);
-#endif
-        }
-        if (!report.best.fits) {
-          throw NothingFits(scenario.source_file +
-                            ": no plan fits the memory limit: " + no_fit_bytes(scenario, report.best));
-        }
-      }};
+  add_plan_options(*cmd, *opts);
+  return {cmd, [opts, simulation](std::ostream& out) { run_plan(*opts, simulation, out); }};
 }
 
 }  // namespace shardscope::cli

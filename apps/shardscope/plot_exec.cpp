@@ -24,7 +24,7 @@ void exec_plotter(int argc, char** argv) {
   arguments.push_back(nullptr);
   ::execv(plotter.c_str(), arguments.data());
   const int reason = errno;
-  throw InputError("plot", 0, "",
+  throw UsageError("plot",
                    "runs " + plotter + ", which could not be started (" + std::strerror(reason) +
                        "): shardscope-plot is built only when Qt 6 (Gui, Svg) is found, so this build has no "
                        "plotter; install Qt 6 and rebuild, or plot the CSV of `shardscope merge` elsewhere");

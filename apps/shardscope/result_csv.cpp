@@ -111,7 +111,7 @@ ResultTable parse_result_csv(const std::string& text, const std::string& file) {
 }
 
 ResultTable read_result_table(const std::vector<std::string>& paths, std::ostream& warnings) {
-  if (paths.empty()) throw InputError("results", 0, "", "expected a results file (.jsonl or .csv)");
+  if (paths.empty()) throw UsageError("results", "expected a results file (.jsonl or .csv)");
   for (const std::string& path : paths) {
     std::ifstream probe(path);
     if (!probe) throw InputError(path, 0, "", "cannot read the file");

@@ -53,14 +53,10 @@ auto sort_key(const Json& r) {
                          r["point"].get<std::string>(), r.value("simulated", false));
 }
 
-}  // namespace
-
-MergedResults merge_result_files(const std::vector<std::string>& paths,
-                                 const std::vector<std::string>& axes_first, std::ostream& warnings,
-                                 const GridRows& only) {
-  MergedResults merged;
-  merged.table.file = paths.empty() ? std::string() : paths.front();
-  // Latest final row per (point, simulated), else its latest error row.
+// The rows to merge, sorted: per (point, simulated) the latest final row, else its latest error row. Counts
+// the rows read and left out (not of `only`) in `merged`.
+std::vector<SourcedRow> choose_rows(const std::vector<std::string>& paths, std::ostream& warnings,
+                                    const GridRows& only, MergedResults& merged) {
   using Key = std::pair<std::string, bool>;
   std::map<Key, SourcedRow> chosen;
   std::string first_build, first_where;  // the version and revision of the first row, and where it is
@@ -100,9 +96,13 @@ MergedResults merge_result_files(const std::vector<std::string>& paths,
   std::stable_sort(rows.begin(), rows.end(), [](const SourcedRow& a, const SourcedRow& b) {
     return sort_key(a.row) < sort_key(b.row);
   });
+  return rows;
+}
 
-  // Columns: axes (the given ones first) and strategies in order of first appearance.
-  std::vector<std::string> axes = axes_first, strategies;
+// The table of `rows`: axes (`axes` first) and strategies in order of first appearance, each strategy's
+// metrics that some row has. Notes the final points in `merged`.
+void fill_table(const std::vector<SourcedRow>& rows, std::vector<std::string> axes, MergedResults& merged) {
+  std::vector<std::string> strategies;
   std::set<std::string> metrics_present;
   for (const SourcedRow& s : rows) {
     if (row_is_final(s.row)) merged.final_points.insert(s.row["point"].get<std::string>());
@@ -142,6 +142,17 @@ MergedResults merge_result_files(const std::vector<std::string>& paths,
     out.cells.push_back(cell_text(r.value("error", Json())));
     table.rows.push_back(std::move(out));
   }
+}
+
+}  // namespace
+
+MergedResults merge_result_files(const std::vector<std::string>& paths,
+                                 const std::vector<std::string>& axes_first, std::ostream& warnings,
+                                 const GridRows& only) {
+  MergedResults merged;
+  merged.table.file = paths.empty() ? std::string() : paths.front();
+  const std::vector<SourcedRow> rows = choose_rows(paths, warnings, only, merged);
+  fill_table(rows, axes_first, merged);
   return merged;
 }
 

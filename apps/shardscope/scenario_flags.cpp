@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/shardscope/option_checks.hpp"
+#include "planner/core/units.hpp"
 #include "planner/io/scenario_overrides.hpp"
 
 namespace shardscope::cli {
@@ -23,15 +24,28 @@ std::string ScenarioFlags::scenario_file() const { return is_json_file(scenario)
 
 std::vector<ScenarioOverride> ScenarioFlags::overrides() const {
   std::vector<ScenarioOverride> out;
-  if (is_json_file(scenario)) out.push_back({"SCENARIO", "model", scenario, "."});
-  if (!model.empty()) out.push_back({"--model", "model", model, "."});
-  if (!cluster.empty()) out.push_back({"--cluster", "cluster", cluster, "."});
-  if (nodes > 0) out.push_back({"--nodes", "cluster.nodes", std::to_string(nodes), "."});
+  if (is_json_file(scenario)) out.push_back(option_override("SCENARIO " + scenario, "model", scenario));
+  if (!model.empty()) out.push_back(option_override("--model " + model, "model", model));
+  if (!cluster.empty()) out.push_back(option_override("--cluster " + cluster, "cluster", cluster));
+  if (nodes > 0) {
+    const std::string count = std::to_string(nodes);
+    out.push_back(option_override("--nodes " + count, "cluster.nodes", count));
+  }
   for (const std::string& set : sets) out.push_back(parse_set_argument(set, "--set"));
   return out;
 }
 
 Scenario ScenarioFlags::load() const { return load_scenario_with_overrides(scenario_file(), overrides()); }
+
+std::string ScenarioFlags::gpu_label(const Scenario& scenario) const {
+  const std::string& name = scenario.cluster.gpu.name;
+  for (const ScenarioOverride& o : overrides()) {
+    if (o.path == "cluster.gpu.memory")
+      return name + " (memory set to " +
+             units::format_bytes(static_cast<double>(scenario.cluster.gpu.memory_bytes)) + ")";
+  }
+  return name;
+}
 
 void add_scenario_flags(CLI::App& command, ScenarioFlags& flags) {
   command
@@ -49,8 +63,10 @@ void add_scenario_flags(CLI::App& command, ScenarioFlags& flags) {
       .add_option("--model", flags.model,
                   "A model preset or a Hugging Face config.json instead of the scenario's")
       ->check(non_empty("a model preset or a config.json path"));
-  command.add_option("--cluster", flags.cluster, "A cluster preset instead of the scenario's")
-      ->check(non_empty("a cluster preset"));
+  command
+      .add_option("--cluster", flags.cluster,
+                  "A cluster preset or cluster YAML file instead of the scenario's")
+      ->check(non_empty("a cluster preset or file"));
   command.add_option("--nodes", flags.nodes, "The cluster's node count (cluster.nodes)")
       ->check(CLI::Range(1, 100000));
 }

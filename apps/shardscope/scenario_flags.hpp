@@ -1,5 +1,5 @@
 // The scenario options shared by inspect, plan and simulate: SCENARIO (optional), --set PATH=VALUE,
-// --model PRESET|config.json, --cluster PRESET, --nodes N.
+// --model PRESET|config.json, --cluster PRESET|FILE, --nodes N.
 #pragma once
 
 #include <string>
@@ -29,6 +29,9 @@ struct ScenarioFlags {
   std::string scenario_file() const;
   // The resolved scenario (load_scenario_with_overrides).
   Scenario load() const;
+  // The cluster's GPU as the reports name it: its name, and "(memory set to 40.00 GiB)" after a --set of
+  // cluster.gpu.memory, which the name may contradict (A100-SXM4-80GB).
+  std::string gpu_label(const Scenario& scenario) const;
 };
 
 // Adds the positional SCENARIO (not required: --model and --cluster can stand in for it) and the override

@@ -17,6 +17,7 @@
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/scenario_flags.hpp"
+#include "apps/shardscope/simgrid_simulation.hpp"
 #include "apps/shardscope/simulate_progress.hpp"
 #include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
@@ -83,7 +84,7 @@ void apply_execution_flags(const Options& o, Scenario& scenario) {
     try {
       scenario.execution.bucket_bytes = static_cast<double>(units::parse_bytes(o.bucket));
     } catch (const std::invalid_argument& e) {
-      throw InputError("--bucket", 0, "bucket", e.what());
+      throw UsageError("--bucket", e.what());
     }
   }
   validate_scenario(scenario);
@@ -113,7 +114,7 @@ Plan resolve_plan(const Options& o, const Scenario& scenario, const Calibration&
   try {
     space = o.strategy.empty() ? full_space(scenario.training) : space_by_name(o.strategy, scenario.training);
   } catch (const std::invalid_argument& e) {
-    throw InputError("--strategy", 0, "strategy", e.what());
+    throw UsageError("--strategy", e.what());
   }
   // Without --strategy: the plan `shardscope plan` recommends, which is a baseline's when one is faster.
   const StrategyResult planned = o.strategy.empty() ? plan_scenario(scenario, calibration).best
@@ -196,11 +197,12 @@ void print_json(const Scenario& scenario, const Plan& plan, const PlanPrediction
   out << j.dump(2) << "\n";
 }
 
-void print_summary(const Scenario& scenario, const Plan& plan, const sim::IterationOptions& options,
-                   const sim::IterationResult& result, std::ostream& out) {
-  out << "Simulated " << plan.strategy << " on " << scenario.cluster.gpus() << " x "
-      << scenario.cluster.gpu.name << ", micro-batch " << plan.micro_batch << " x "
-      << plan.gradient_accumulation_steps << " steps, "
+// The summary; `gpu` names the cluster's GPU (ScenarioFlags::gpu_label).
+void print_summary(const Scenario& scenario, const std::string& gpu, const Plan& plan,
+                   const sim::IterationOptions& options, const sim::IterationResult& result,
+                   std::ostream& out) {
+  out << "Simulated " << plan.strategy << " on " << scenario.cluster.gpus() << " x " << gpu
+      << ", micro-batch " << plan.micro_batch << " x " << plan.gradient_accumulation_steps << " steps, "
       << to_string(plan_collectives(scenario.execution, plan)) << " collectives, "
       << (options.overlap
               ? "compute and communication streams, prefetch " + std::to_string(options.prefetch_depth)
@@ -258,6 +260,89 @@ sim::IterationResult simulate_with_progress(const Scenario& scenario, const Cali
   }
 }
 
+// Which plan, how it runs, and the trace and memory kept (the scenario's ranges, checked here so that a bad
+// flag is blamed on the flag, not on the scenario file).
+void add_run_options(CLI::App& cmd, Options& o) {
+  auto* plan_opt = cmd.add_option("--plan", o.plan, "Plan JSON written by `shardscope plan --out`")
+                       ->check(non_empty("a plan file path"));
+  cmd.add_option("--strategy", o.strategy, "A strategy from the registry instead: " + strategy_help())
+      ->check(strategy_check())
+      ->excludes(plan_opt);
+  cmd.add_option("--prefetch", o.prefetch,
+                 "Prefetch depth (default: the scenario's execution.prefetch_depth)")
+      ->check(CLI::Range(0, 64));
+  cmd.add_option("--bucket", o.bucket,
+                 "Gradient bucket size, e.g. 25MB (default: the scenario's execution.bucket)")
+      ->check(byte_size_up_to(std::int64_t{1} << 40, "1TiB"));
+  cmd.add_option(
+         "--collectives", o.collectives,
+         "Collectives as rings or as NCCL runs them, or auto: the plan's own (a plan made under auto: "
+         "nccl for DDP/ZeRO/FSDP/MiCS/ZeRO++/OSDP, rings for shardscope and PaRO); default: the "
+         "scenario's execution.collectives")
+      ->check(CLI::IsMember({"auto", "ring", "nccl"}));
+  CLI::Option* serial =
+      cmd.add_flag("--serial", o.serial, "One stream per GPU: no overlap of communication and compute");
+  cmd.add_flag("--overlap", o.overlap,
+               "Overlap communication with compute (default: the scenario's execution.overlap)")
+      ->excludes(serial);
+  cmd.add_option("--trace-ranks", o.trace_ranks,
+                 "Ranks whose trace and memory timeline are kept (default " +
+                     std::to_string(sim::IterationOptions{}.trace_ranks) + ")")
+      ->check(CLI::Range(0, 1 << 30));
+  cmd.add_option("--coarse-above", o.coarse_above,
+                 "Rings with more ranks than this use the coarse flow model (default " +
+                     std::to_string(sim::IterationOptions{}.coarse_above) + ")")
+      ->check(CLI::Range(0, 1 << 30));
+  cmd.add_flag("--every-step", o.every_step,
+               "Simulate every micro-step (default: above 64, micro-steps that repeat the one before exactly "
+               "are added instead)");
+}
+
+// What is written and printed.
+void add_output_options(CLI::App& cmd, Options& o) {
+  cmd.add_option("--trace", o.trace, "Write a Chrome/Perfetto trace (Trace Event JSON)")
+      ->check(non_empty("a file path"));
+  cmd.add_option("--links", o.links, "Write bytes and utilisation per link direction as CSV")
+      ->check(non_empty("a file path"));
+  cmd.add_option("--result-json", o.result_json,
+                 "Write the full simulated result (per-GPU results, trace, memory, links) as JSON")
+      ->check(non_empty("a file path"));
+  cmd.add_option("--calibration", o.calibration,
+                 "Calibration YAML to use instead of the scenario's planner.calibration (e.g. from "
+                 "`shardscope calibrate`)")
+      ->check(non_empty("a file path"));
+  cmd.add_flag("--compare", o.compare, "Print the planner's prediction next to the simulation");
+  cmd.add_flag("--json", o.json, "Print JSON");
+  CLI::Option* quiet = cmd.add_flag("--quiet", o.quiet, "No progress on stderr, not even on a terminal");
+  cmd.add_flag("--progress", o.progress,
+               "Print progress lines on stderr (at most one a second) even when it is not a terminal (a "
+               "terminal gets an updating line anyway)")
+      ->excludes(quiet);
+}
+
+void run_simulate(const Options& o, std::ostream& out) {
+  Scenario scenario = o.scenario.load();
+  if (!o.calibration.empty()) scenario.planner.calibration_file = o.calibration;
+  apply_execution_flags(o, scenario);
+  const Calibration calibration = scenario_calibration(scenario);
+  const sim::IterationOptions options = iteration_options(o, scenario);
+  const OutputFiles outputs = check_outputs(o);
+  if (o.plan.empty()) sim::check_iteration_size(scenario, options);  // before planning what cannot run
+  const Plan plan = resolve_plan(o, scenario, calibration);
+  // Before simulating: a plan outside the scenario's space or over its memory limit is refused.
+  const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);
+  set_abort_explanation(kSimulatorAborted);
+  const sim::IterationResult result =
+      simulate_with_progress(scenario, calibration, plan, options, predicted, o.progress, o.quiet);
+  write_outputs(outputs, result);
+  if (o.json) {
+    print_json(scenario, plan, predicted, result, out);
+  } else {
+    print_summary(scenario, o.scenario.gpu_label(scenario), plan, options, result, out);
+    if (o.compare) print_comparison(predicted, result, out);
+  }
+}
+
 }  // namespace
 
 Registered register_simulate(CLI::App& app) {
@@ -270,80 +355,9 @@ Registered register_simulate(CLI::App& app) {
               exit_status_help());
   auto o = std::make_shared<Options>();
   add_scenario_flags(*cmd, o->scenario);
-  auto* plan_opt = cmd->add_option("--plan", o->plan, "Plan JSON written by `shardscope plan --out`")
-                       ->check(non_empty("a plan file path"));
-  cmd->add_option("--strategy", o->strategy, "A strategy from the registry instead: " + strategy_help())
-      ->check(strategy_check())
-      ->excludes(plan_opt);
-  // The scenario's ranges, checked here so that a bad flag is blamed on the flag, not on the scenario file.
-  cmd->add_option("--prefetch", o->prefetch,
-                  "Prefetch depth (default: the scenario's execution.prefetch_depth)")
-      ->check(CLI::Range(0, 64));
-  cmd->add_option("--bucket", o->bucket,
-                  "Gradient bucket size, e.g. 25MB (default: the scenario's execution.bucket)")
-      ->check(byte_size_up_to(std::int64_t{1} << 40, "1TiB"));
-  cmd->add_option(
-         "--collectives", o->collectives,
-         "Collectives as rings or as NCCL runs them, or auto: the plan's own (a plan made under auto: "
-         "nccl for DDP/ZeRO/FSDP/MiCS/ZeRO++/OSDP, rings for shardscope and PaRO); default: the "
-         "scenario's execution.collectives")
-      ->check(CLI::IsMember({"auto", "ring", "nccl"}));
-  CLI::Option* serial =
-      cmd->add_flag("--serial", o->serial, "One stream per GPU: no overlap of communication and compute");
-  cmd->add_flag("--overlap", o->overlap,
-                "Overlap communication with compute (default: the scenario's execution.overlap)")
-      ->excludes(serial);
-  cmd->add_option("--trace-ranks", o->trace_ranks,
-                  "Ranks whose trace and memory timeline are kept (default 8)")
-      ->check(CLI::Range(0, 1 << 30));
-  cmd->add_option("--coarse-above", o->coarse_above,
-                  "Rings with more ranks than this use the coarse flow model (default 16)")
-      ->check(CLI::Range(0, 1 << 30));
-  cmd->add_flag(
-      "--every-step", o->every_step,
-      "Simulate every micro-step (default: above 64, micro-steps that repeat the one before exactly "
-      "are added instead)");
-  cmd->add_option("--trace", o->trace, "Write a Chrome/Perfetto trace (Trace Event JSON)")
-      ->check(non_empty("a file path"));
-  cmd->add_option("--links", o->links, "Write bytes and utilisation per link direction as CSV")
-      ->check(non_empty("a file path"));
-  cmd->add_option("--result-json", o->result_json,
-                  "Write the full simulated result (per-GPU results, trace, memory, links) as JSON")
-      ->check(non_empty("a file path"));
-  cmd->add_option("--calibration", o->calibration,
-                  "Calibration YAML to use instead of the scenario's planner.calibration (e.g. from "
-                  "`shardscope calibrate`)")
-      ->check(non_empty("a file path"));
-  cmd->add_flag("--compare", o->compare, "Print the planner's prediction next to the simulation");
-  cmd->add_flag("--json", o->json, "Print JSON");
-  CLI::Option* quiet = cmd->add_flag("--quiet", o->quiet, "No progress on stderr, not even on a terminal");
-  cmd->add_flag("--progress", o->progress,
-                "Print progress lines on stderr (at most one a second) even when it is not a terminal (a "
-                "terminal gets an updating line anyway)")
-      ->excludes(quiet);
-  return {cmd, [o](std::ostream& out) {
-            Scenario scenario = o->scenario.load();
-            if (!o->calibration.empty()) scenario.planner.calibration_file = o->calibration;
-            apply_execution_flags(*o, scenario);
-            const Calibration calibration = scenario_calibration(scenario);
-            const sim::IterationOptions options = iteration_options(*o, scenario);
-            const OutputFiles outputs = check_outputs(*o);
-            if (o->plan.empty())
-              sim::check_iteration_size(scenario, options);  // before planning what cannot run
-            const Plan plan = resolve_plan(*o, scenario, calibration);
-            // Before simulating: a plan outside the scenario's space or over its memory limit is refused.
-            const PlanPrediction predicted = evaluate_plan(scenario, calibration, plan);
-            set_abort_explanation(kSimulatorAborted);
-            const sim::IterationResult result = simulate_with_progress(scenario, calibration, plan, options,
-                                                                       predicted, o->progress, o->quiet);
-            write_outputs(outputs, result);
-            if (o->json) {
-              print_json(scenario, plan, predicted, result, out);
-            } else {
-              print_summary(scenario, plan, options, result, out);
-              if (o->compare) print_comparison(predicted, result, out);
-            }
-          }};
+  add_run_options(*cmd, *o);
+  add_output_options(*cmd, *o);
+  return {cmd, [o](std::ostream& out) { run_simulate(*o, out); }};
 }
 
 }  // namespace shardscope::cli

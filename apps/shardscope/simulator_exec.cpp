@@ -14,12 +14,15 @@
 
 namespace shardscope::cli {
 
+// SHARDSCOPE_SIMULATOR_BUILT: 1 or 0, set by CMake on shardscope::cli.
+bool simulator_built() { return SHARDSCOPE_SIMULATOR_BUILT != 0; }
+
 bool is_simulator_command(std::string_view argument) {
   return argument == "collective" || argument == "simulate";
 }
 
 bool runs_in_simulator(int argc, char** argv) {
-  if (argc < 2) return false;
+  if (argc < 2 || !simulator_built()) return false;
   if (is_simulator_command(argv[1])) return true;
   if (std::string_view(argv[1]) == "compare") return true;  // it simulates each measured plan
   if (std::string_view(argv[1]) == "sweep-point") {         // a sweep's point with --simulate

@@ -16,9 +16,12 @@ inline constexpr const char* kCollectiveDescription =
 inline constexpr const char* kSimulateDescription =
     "Simulate one training iteration of a plan on the cluster (SimGrid)";
 
+// Whether this build has the simulator: shardscope-sim, beside shardscope.
+bool simulator_built();
+
 bool is_simulator_command(std::string_view argument);
-// Whether this command line runs in shardscope-sim: `collective`, `simulate`, `plan --refine K` (K > 0) and
-// `sweep-point --simulate`.
+// Whether this command line runs in shardscope-sim (never without it): `collective`, `simulate`, `compare`,
+// `plan --refine K` (K > 0) and `sweep-point --simulate`.
 bool runs_in_simulator(int argc, char** argv);
 
 // Replaces this process with shardscope-sim and the same arguments; throws SimulatorUnavailable (exit 4,

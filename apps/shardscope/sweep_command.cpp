@@ -14,6 +14,7 @@
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/output_file.hpp"
+#include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/sweep_options.hpp"
 #include "apps/shardscope/sweep_plan.hpp"
 #include "apps/shardscope/sweep_progress.hpp"
@@ -84,9 +85,8 @@ Counts run_locally(const std::vector<SweepTask>& tasks, const SweepRunOptions& o
   const std::string helper = sibling_executable("shardscope-sweep-mpi");
   ::execv(helper.c_str(), argv);
   const int reason = errno;
-  throw InputError("--mpi", 0, "mpi",
-                   "runs " + helper + ", which could not be started (" + std::strerror(reason) +
-                       "): this shardscope was built without MPI, or the helper is missing");
+  throw UsageError("--mpi", "runs " + helper + ", which could not be started (" + std::strerror(reason) +
+                                "): this shardscope was built without MPI, or the helper is missing");
 }
 
 }  // namespace
@@ -97,11 +97,7 @@ Registered register_sweep(CLI::App& app, char** argv) {
   auto o = std::make_shared<SweepOptions>();
   add_sweep_options(*cmd, *o);
   return {cmd, [o, argv](std::ostream& out) {
-#if defined(SHARDSCOPE_HAVE_SIM) || defined(SHARDSCOPE_SIM_EXEC)
-            check_sweep_options(*o, true);
-#else
-            check_sweep_options(*o, false);
-#endif
+            check_sweep_options(*o, simulator_built());
             if (o->mpi && !o->dry_run) exec_mpi_helper(argv);
             const Shard shard = o->shard.empty() ? Shard{} : parse_shard(o->shard, process_environment());
             const SweepPoints points = prepare_sweep(

@@ -20,6 +20,10 @@ class MpiError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// shardscope-sweep-mpi's whole run in one rank (sweep_mpi_run.cpp); returns the exit code. `argv` is the
+// command line of `shardscope sweep ... --mpi` (`sweep` included), or the same options without `sweep`.
+int run_sweep_mpi(int argc, char** argv);
+
 // MPI_Init on construction (errors returned, not fatal, on MPI_COMM_WORLD), MPI_Finalize on destruction.
 class MpiSession {
  public:

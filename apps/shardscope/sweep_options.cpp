@@ -46,20 +46,19 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
 
 void check_sweep_options(const SweepOptions& o, bool simulator_built) {
   if (o.mpi && !o.shard.empty()) {
-    throw InputError("--shard", 0, "shard",
+    throw UsageError("--shard",
                      "--shard and --mpi exclude each other: with --mpi the ranks share every point of the "
                      "grid (run one job of many ranks instead of an array of shards)");
   }
   if (!o.dry_run && o.out.empty()) {
-    throw InputError("--out", 0, "out", "a sweep needs a results file: --out results.jsonl (or --dry-run)");
+    throw UsageError("--out", "a sweep needs a results file: --out results.jsonl (or --dry-run)");
   }
   if (!o.dry_run) check_results_path("--out", o.out);
   if (o.retry_errors && !o.resume) {
-    throw InputError("--retry-errors", 0, "retry-errors", "only applies with --resume");
+    throw UsageError("--retry-errors", "only applies with --resume");
   }
   if (o.simulate && !simulator_built) {
-    throw InputError("--simulate", 0, "simulate",
-                     "needs the simulator, and this shardscope was built without SimGrid");
+    throw UsageError("--simulate", "needs the simulator, and this shardscope was built without SimGrid");
   }
 }
 

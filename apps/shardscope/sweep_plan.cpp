@@ -122,27 +122,27 @@ Shard parse_shard(const std::string& text, const Environment& environment) {
     int id = 0, count = 0, min = 0;
     if (!parse_int(get("SLURM_ARRAY_TASK_ID"), id) || !parse_int(get("SLURM_ARRAY_TASK_COUNT"), count) ||
         count < 1) {
-      throw InputError(
-          "--shard", 0, "shard",
+      throw UsageError(
+          "--shard",
           "auto reads a Slurm job array's SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT, and they "
           "are not set to whole numbers here; under another scheduler give --shard i/n");
     }
     if (!get("SLURM_ARRAY_TASK_MIN").empty() && !parse_int(get("SLURM_ARRAY_TASK_MIN"), min)) {
-      throw InputError("--shard", 0, "shard", "SLURM_ARRAY_TASK_MIN is not a whole number");
+      throw UsageError("--shard", "SLURM_ARRAY_TASK_MIN is not a whole number");
     }
     shard = {id - min, count};
     if (shard.index < 0 || shard.index >= shard.count) {
-      throw InputError("--shard", 0, "shard",
-                       "auto: SLURM_ARRAY_TASK_ID " + std::to_string(id) + " minus SLURM_ARRAY_TASK_MIN " +
-                           std::to_string(min) + " is outside 0.." + std::to_string(count - 1) +
-                           " (an array with steps, --array=0-9:2, needs --shard i/n)");
+      throw UsageError("--shard", "auto: SLURM_ARRAY_TASK_ID " + std::to_string(id) +
+                                      " minus SLURM_ARRAY_TASK_MIN " + std::to_string(min) +
+                                      " is outside 0.." + std::to_string(count - 1) +
+                                      " (an array with steps, --array=0-9:2, needs --shard i/n)");
     }
     return shard;
   }
   const std::size_t slash = text.find('/');
   if (slash == std::string::npos || !parse_int(text.substr(0, slash), shard.index) ||
       !parse_int(text.substr(slash + 1), shard.count) || shard.count < 1 || shard.index >= shard.count) {
-    throw InputError("--shard", 0, "shard",
+    throw UsageError("--shard",
                      "expected i/n with 0 <= i < n (for example 0/4), or auto, got '" + text + "'");
   }
   return shard;
@@ -195,8 +195,8 @@ std::vector<SweepTask> tasks_to_run(const std::vector<SweepTask>& mine, const Sw
                                     int* skipped_lines, std::size_t* kept_errors) {
   struct stat info {};
   if (!o.resume && ::stat(o.out.c_str(), &info) == 0 && info.st_size > 0) {
-    throw InputError(
-        "--out", 0, "",
+    throw UsageError(
+        "--out",
         o.out + " already holds results: add --resume to continue that sweep, or choose another file");
   }
   std::vector<int> lines;

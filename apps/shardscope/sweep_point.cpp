@@ -17,15 +17,12 @@
 #include <thread>
 
 #include "apps/shardscope/commands.hpp"
+#include "apps/shardscope/simulation.hpp"
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/sweep_grid.hpp"
 #include "planner/search/planner.hpp"
 #include "planner/search/search_space.hpp"
-#ifdef SHARDSCOPE_HAVE_SIM
-#include "sim/isolated.hpp"
-#include "sim/iteration_sim.hpp"
-#endif
 
 namespace shardscope::cli {
 namespace {
@@ -45,14 +42,14 @@ GridPoint point_of(const SweepGrid& grid, const Options& o) {
   if (o.values.empty()) {
     const std::vector<GridPoint> points = expand_grid(grid);
     if (o.index >= points.size()) {
-      throw InputError("--index", 0, "index",
+      throw UsageError("--index",
                        "the grid has " + std::to_string(points.size()) + " points; expected less than that");
     }
     return points[o.index];
   }
   const Json values = Json::parse(o.values, nullptr, false);
   const auto refuse = [&](const std::string& why) {
-    throw InputError("--values", 0, "values", why + " (did the grid change during the sweep?)");
+    throw UsageError("--values", why + " (did the grid change during the sweep?)");
   };
   if (!values.is_array() || values.size() != grid.axes.size())
     refuse("expected one value per axis of the grid");
@@ -73,15 +70,9 @@ GridPoint point_of(const SweepGrid& grid, const Options& o) {
   return point;
 }
 
-// Test hook: SHARDSCOPE_SWEEP_FAULT=crash:K or hang:K makes point K die by SIGKILL or never finish,
-// simulation:K makes its simulations fail and simulation-hang:K never finish, so the fault tests can check
-// that a sweep turns each into an error row, and that a killed sweep leaves nothing running
-// (tests/cli/sweep_fault_test.cpp).
-[[maybe_unused]] bool simulation_fault(const char* kind, std::size_t index) {
-  const char* fault = std::getenv("SHARDSCOPE_SWEEP_FAULT");
-  return fault != nullptr && std::string(fault) == kind + (":" + std::to_string(index));
-}
-
+// Test hook: SHARDSCOPE_SWEEP_FAULT=crash:K or hang:K makes point K die by SIGKILL or never finish, so the
+// fault tests can check that a sweep turns each into an error row, and that a killed sweep leaves nothing
+// running (tests/cli/sweep_fault_test.cpp; simgrid_simulation.cpp reads the simulation faults).
 void inject_fault(std::size_t index) {
   const char* fault = std::getenv("SHARDSCOPE_SWEEP_FAULT");
   if (fault == nullptr) return;
@@ -116,35 +107,7 @@ Json strategy_metrics(const StrategyResult& r, double fsdp_samples_per_second) {
   return m;
 }
 
-#ifdef SHARDSCOPE_HAVE_SIM
-// The plan simulated in a forked process; its numbers join the strategy's metrics (simulated_*), or its
-// failure (simulation_error).
-void add_simulation(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
-                    std::size_t index, Json& m) {
-  const bool fail = simulation_fault("simulation", index), hang = simulation_fault("simulation-hang", index);
-  sim::IterationOptions options;
-  options.prefetch_depth = scenario.execution.prefetch_depth;
-  options.overlap = scenario.execution.overlap;
-  options.bucket_bytes = scenario.execution.bucket_bytes;
-  try {
-    const std::vector<double> values = sim::run_isolated([&] {
-      if (fail) throw std::runtime_error("failed as SHARDSCOPE_SWEEP_FAULT asked");
-      while (hang) std::this_thread::sleep_for(std::chrono::seconds(1));
-      const sim::IterationResult r = sim::simulate_iteration(scenario, calibration, plan, options);
-      double peak = 0;
-      for (const sim::GpuResult& g : r.gpus) peak = std::max(peak, g.peak_memory_bytes);
-      return std::vector<double>{r.iteration_seconds, r.samples_per_second, peak};
-    });
-    m["simulated_iteration_seconds"] = values.at(0);
-    m["simulated_samples_per_second"] = values.at(1);
-    m["simulated_peak_memory_bytes"] = values.at(2);
-  } catch (const std::exception& e) {
-    m["simulation_error"] = e.what();
-  }
-}
-#endif
-
-Json run_point(const Options& o) {
+Json run_point(const Options& o, const Simulation* simulation) {
   // A sweep that dies (kill -9) takes its points with it: nothing is left running.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   inject_fault(o.index);
@@ -169,10 +132,8 @@ Json run_point(const Options& o) {
     if (!wanted(point.strategies, name)) continue;
     Json m = strategy_metrics(*results[i], fsdp);
     any_fits = any_fits || results[i]->fits;
-#ifdef SHARDSCOPE_HAVE_SIM
     if (o.simulate && results[i]->fits)
-      add_simulation(point.scenario, calibration, results[i]->plan, o.index, m);
-#endif
+      simulation->simulate_point(point.scenario, calibration, results[i]->plan, o.index, m);
     metrics[name] = m;
   }
   out["status"] = any_fits ? "ok" : "does-not-fit";
@@ -190,7 +151,7 @@ Json run_point(const Options& o) {
 
 }  // namespace
 
-Registered register_sweep_point(CLI::App& app) {
+Registered register_sweep_point(CLI::App& app, const Simulation* simulation) {
   auto* cmd = app.add_subcommand("sweep-point", "Run one point of a sweep grid (the sweep's child process)");
   cmd->group("");  // hidden: `sweep` runs it
   auto o = std::make_shared<Options>();
@@ -199,14 +160,11 @@ Registered register_sweep_point(CLI::App& app) {
   cmd->add_option("--values", o->values,
                   "The point's axis values, [[path, value], ...] (JSON): no expansion");
   cmd->add_flag("--simulate", o->simulate, "Also simulate each fitting strategy's plan");
-  return {cmd, [o](std::ostream& out) {
-#ifndef SHARDSCOPE_HAVE_SIM
-            if (o->simulate) {
-              throw InputError("--simulate", 0, "simulate",
+  return {cmd, [o, simulation](std::ostream& out) {
+            if (o->simulate && simulation == nullptr)
+              throw UsageError("--simulate",
                                "needs the simulator, and this shardscope was built without SimGrid");
-            }
-#endif
-            out << run_point(*o).dump() << "\n";
+            out << run_point(*o, simulation).dump() << "\n";
           }};
 }
 

@@ -82,7 +82,7 @@ ResultsLock::ResultsLock(const std::string& path, int shard_index, int shard_cou
   ::close(fd_);
   fd_ = -1;
   if (reason == EAGAIN || reason == EACCES) {
-    throw InputError("--out", 0, "",
+    throw UsageError("--out",
                      "another sweep is writing " + path +
                          (shard_count <= 1 ? std::string()
                                            : " with shard " + std::to_string(shard_index) + "/" +
@@ -215,7 +215,7 @@ std::vector<Json> read_rows(const std::string& path, int* skipped, std::vector<i
 
 void check_results_path(const std::string& option, const std::string& path) {
   const auto refuse = [&](const std::string& why) {
-    throw InputError(option, 0, "", "cannot write " + path + ": " + why);
+    throw UsageError(option, "cannot write " + path + ": " + why);
   };
   struct stat info {};
   if (::stat(path.c_str(), &info) == 0) {

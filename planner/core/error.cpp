@@ -1,4 +1,4 @@
-// InputError formatting.
+// InputError and UsageError formatting.
 #include "planner/core/error.hpp"
 
 namespace shardscope {
@@ -19,5 +19,11 @@ InputError::InputError(std::string file, int line, std::string field, std::strin
       line_(line),
       field_(std::move(field)),
       message_(std::move(message)) {}
+
+InputError::InputError(std::string text, std::string message)
+    : std::runtime_error(std::move(text)), line_(0), message_(std::move(message)) {}
+
+UsageError::UsageError(std::string option, std::string message)
+    : InputError(option + ": " + message, message), option_(std::move(option)) {}
 
 }  // namespace shardscope

@@ -1,5 +1,6 @@
 // InputError: the one error type for bad input, carrying file, line and field (file:line: field: message);
-// PlanDoesNotFit: a given plan over the memory limit.
+// UsageError: a bad command-line option (OPTION: message); PlanDoesNotFit: a given plan over the memory
+// limit.
 #pragma once
 
 #include <stdexcept>
@@ -17,11 +18,28 @@ class InputError : public std::runtime_error {
   const std::string& field() const { return field_; }
   const std::string& message() const { return message_; }
 
+ protected:
+  // For UsageError: what() is `text` as given; no file, line or field.
+  InputError(std::string text, std::string message);
+
  private:
   std::string file_;
   int line_;
   std::string field_;
   std::string message_;
+};
+
+// A bad command-line option: its value, or options that do not go together. what() is "OPTION: message"
+// ("--shard: expected i/n ..."; OPTION may carry its value: "--set model.layers=abc"). The option is never
+// put in a file's place: file() is empty and line() 0. It is bad input like any InputError (exit 2), so
+// every handler of bad input handles it too.
+class UsageError : public InputError {
+ public:
+  UsageError(std::string option, std::string message);
+  const std::string& option() const { return option_; }
+
+ private:
+  std::string option_;
 };
 
 // A plan (read from a file, or built in code) whose predicted peak memory per GPU is over the scenario's

@@ -29,10 +29,15 @@ Cluster cluster_preset(const std::string& name, int nodes) {
   return cluster;
 }
 
-Cluster load_cluster(const std::string& preset_or_path, int nodes) {
+bool names_cluster_file(const std::string& preset_or_path, const std::string& base_dir) {
+  if (cluster_presets().find(preset_or_path) != nullptr) return false;
   std::error_code ec;
+  return std::filesystem::exists(std::filesystem::path(base_dir) / preset_or_path, ec);
+}
+
+Cluster load_cluster(const std::string& preset_or_path, int nodes) {
   const bool is_preset = cluster_presets().find(preset_or_path) != nullptr;
-  if (!is_preset && std::filesystem::exists(preset_or_path, ec)) {
+  if (names_cluster_file(preset_or_path)) {
     const std::string text = read_text_file(preset_or_path, "cluster");
     Cluster cluster = parse_cluster(YamlMap(parse_yaml_mapping(text, preset_or_path), preset_or_path, ""));
     apply_nodes(cluster, nodes, preset_or_path);

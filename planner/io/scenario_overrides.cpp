@@ -9,6 +9,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/core/names.hpp"
+#include "planner/io/cluster_presets.hpp"
 #include "planner/io/internal/scenario_tree.hpp"
 #include "planner/io/internal/yaml_reader.hpp"
 #include "planner/io/preset_catalog.hpp"
@@ -22,9 +23,16 @@ struct PathStep {
   long index = -1;
 };
 
-[[noreturn]] void fail(const ScenarioOverride& o, const std::string& message) {
-  throw InputError(o.source, 0, o.path, message);
+// The error override `o` causes at `field`: "--set PATH=VALUE: message" for an option (the field named too
+// when it is not the one the option sets), else at the override's place in its file.
+[[noreturn]] void blame(const ScenarioOverride& o, const std::string& field, const std::string& message) {
+  if (!o.option) throw InputError(o.source, 0, field, message);
+  const bool set_by_option = field.empty() || field == o.path || field == o.path + ".preset" ||
+                             field == o.path + ".hf_config" || field == o.path + ".file";
+  throw UsageError(o.source, set_by_option ? message : field + ": " + message);
 }
+
+[[noreturn]] void fail(const ScenarioOverride& o, const std::string& message) { blame(o, o.path, message); }
 
 bool plain_key(const std::string& key) {
   if (key.empty()) return false;
@@ -137,28 +145,30 @@ void check_overrides_keep_each_other(const std::vector<ScenarioOverride>& overri
   for (std::size_t j = 0; j < overrides.size(); ++j) {
     for (std::size_t i = 0; i < j; ++i) {
       if (!override_replaces(overrides[j].path, overrides[i].path)) continue;
-      const ScenarioOverride& earlier = overrides[i];
-      throw InputError(
-          overrides[j].source, 0, overrides[j].path,
-          "replaces what " + earlier.source +
-              (earlier.source == "--set" ? " " + earlier.path + "=" + earlier.value : "") +
-              " gave, which would be lost; give each field once (a preset first, then its fields)");
+      blame(overrides[j], overrides[j].path,
+            "replaces what " + overrides[i].source +
+                " gave, which would be lost; give each field once (a preset first, then its fields)");
     }
   }
 }
 
-ScenarioOverride parse_set_argument(const std::string& text, const std::string& source) {
-  const std::size_t equals = text.find('=');
+ScenarioOverride option_override(std::string option, std::string path, std::string value) {
   ScenarioOverride o;
-  o.source = source;
-  if (equals == std::string::npos) {
-    throw InputError(source, 0, "",
-                     "expected PATH=VALUE (for example training.memory_limit=16GB), got '" + text + "'");
-  }
-  o.path = text.substr(0, equals);
-  o.value = text.substr(equals + 1);
-  if (o.path.empty()) throw InputError(source, 0, "", "expected a field path before '=', got '" + text + "'");
-  if (o.value.empty()) throw InputError(source, 0, o.path, "expected a value after '='");
+  o.source = std::move(option);
+  o.path = std::move(path);
+  o.value = std::move(value);
+  o.option = true;
+  return o;
+}
+
+ScenarioOverride parse_set_argument(const std::string& text, const std::string& option) {
+  const std::size_t equals = text.find('=');
+  const std::string source = option + " " + text;
+  if (equals == std::string::npos)
+    throw UsageError(source, "expected PATH=VALUE (for example training.memory_limit=16GB)");
+  ScenarioOverride o = option_override(source, text.substr(0, equals), text.substr(equals + 1));
+  if (o.path.empty()) throw UsageError(source, "expected a field path before '='");
+  if (o.value.empty()) throw UsageError(source, "expected a value after '='");
   return o;
 }
 
@@ -171,7 +181,11 @@ void apply_override(YAML::Node& root, const ScenarioOverride& given, const std::
     o.path = file ? "model.hf_config" : "model.preset";
   } else if (o.path == "cluster" && value.IsScalar()) {
     YAML::Node cluster(YAML::NodeType::Map);
-    cluster["preset"] = value;
+    if (names_cluster_file(o.value, o.base_dir)) {
+      cluster["file"] = rebased(o.value, o.base_dir, scenario_base_dir);
+    } else {
+      cluster["preset"] = value;
+    }
     root["cluster"] = cluster;
     return;
   }
@@ -226,30 +240,64 @@ void apply_override(YAML::Node& root, const ScenarioOverride& given, const std::
   }
 }
 
+namespace {
+
+// Whether `base` (a copy, without marks) with the first `count` overrides applied parses as a scenario.
+bool parses_with(const YAML::Node& base, const std::string& file_name, const std::string& base_dir,
+                 const std::vector<ScenarioOverride>& overrides, std::size_t count) {
+  YAML::Node tree = YAML::Clone(base);
+  try {
+    for (std::size_t i = 0; i < count; ++i) apply_override(tree, overrides[i], base_dir);
+    parse_scenario_node(tree, file_name, base_dir);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+// Names the override that caused `e`, an error of the scenario with `overrides` applied to `pristine`
+// (a copy of its tree before they were); rethrows `e` when the error is the file's own.
+[[noreturn]] void blame_overrides(const InputError& e, const YAML::Node& pristine,
+                                  const std::string& file_name, const std::string& base_dir,
+                                  const std::vector<ScenarioOverride>& overrides) {
+  for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
+    if (on_same_branch(it->path, e.field())) blame(*it, e.field(), e.message());  // "model", "cluster" too
+  }
+  // An error elsewhere in a section an override changed (cluster.gpus_per_node against the preset's switch
+  // layout) is the override's doing: it is named, with the field the check failed on.
+  const std::string section = e.field().substr(0, e.field().find_first_of(".["));
+  for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
+    if (it->path.substr(0, it->path.find_first_of(".[")) != section) continue;
+    blame(*it, it->path, "with this value, " + e.field() + ": " + e.message());
+  }
+  // An error in a field of the file that parses without the overrides: the first override after which it
+  // no longer does is named, with the file's field and place.
+  if (!overrides.empty() && parses_with(pristine, file_name, base_dir, overrides, 0)) {
+    for (std::size_t count = 1; count <= overrides.size(); ++count) {
+      if (parses_with(pristine, file_name, base_dir, overrides, count)) continue;
+      const ScenarioOverride& o = overrides[count - 1];
+      const std::string place = e.line() > 0 ? " (" + e.file() + ":" + std::to_string(e.line()) + ")" : "";
+      blame(o, o.path, "with this value, " + e.field() + place + ": " + e.message());
+    }
+  }
+  throw;  // `e`, the error being handled
+}
+
+}  // namespace
+
 Scenario parse_scenario_with_overrides(const YAML::Node& base, const std::string& file_name,
                                        const std::string& base_dir,
                                        const std::vector<ScenarioOverride>& overrides) {
   check_overrides_keep_each_other(overrides);
-  // In place: YAML::Clone would drop the marks that give the file's errors their line numbers.
+  // The tree before the overrides, to find the one that causes an error (without marks: YAML::Clone drops
+  // them, so the overrides are applied in place, and the file's errors keep their line numbers).
+  const YAML::Node pristine = overrides.empty() ? YAML::Node() : YAML::Clone(base);
   YAML::Node tree = base;
   for (const ScenarioOverride& o : overrides) apply_override(tree, o, base_dir);
   try {
     return parse_scenario_node(tree, file_name, base_dir);
   } catch (const InputError& e) {
-    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
-      const std::string path = it->path == "model"     ? "model"
-                               : it->path == "cluster" ? "cluster"
-                                                       : it->path;  // shorthands
-      if (on_same_branch(path, e.field())) throw InputError(it->source, 0, e.field(), e.message());
-    }
-    // An error elsewhere in a section an override changed (cluster.gpus_per_node against the preset's switch
-    // layout) is the override's doing: it is named, with the field the check failed on.
-    const std::string section = e.field().substr(0, e.field().find_first_of(".["));
-    for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
-      if (it->path.substr(0, it->path.find_first_of(".[")) != section) continue;
-      throw InputError(it->source, 0, it->path, "with this value, " + e.field() + ": " + e.message());
-    }
-    throw;
+    blame_overrides(e, pristine, file_name, base_dir, overrides);
   }
 }
 

@@ -155,7 +155,7 @@ TrainingConfig parse_training(const YamlMap& map, const Cluster& cluster) {
   t.precision = map.choice_or("precision", Precision::mixed_bf16);
   t.optimizer = map.choice_or("optimizer", OptimizerKind::adam);
   t.checkpointing = map.choice_or("checkpointing", CheckpointPolicy::search);
-  t.batch_policy = map.choice_or("batch_policy", BatchPolicy::own);
+  t.batch_policy = map.choice_or("batch_policy", t.batch_policy);  // TrainingConfig's, which plan --help says
   if (map.has("slice_granularities")) {
     t.slice_granularities.clear();
     for (std::int64_t g : map.integer_list("slice_granularities", 1, 64))

@@ -13,6 +13,7 @@
 
 #include "planner/core/error.hpp"
 #ifdef SHARDSCOPE_HAVE_SIM
+#include "apps/shardscope/simgrid_simulation.hpp"
 #include "sim/simulation_error.hpp"
 #endif
 
@@ -44,6 +45,26 @@ TEST(ExitStatus, EachErrorSelectsItsCode) {
   EXPECT_EQ(exit_status_for(sim::SimulationError("the collective could not progress")), ExitStatus::failed);
 #endif
 }
+
+// A bad option is bad input, and its message names the option where InputError names a file: never
+// "--shard: shard: ..." (issue 29).
+TEST(ExitStatus, UsageErrorsAreBadInputNamingTheOption) {
+  const UsageError e("--shard", "expected i/n with 0 <= i < n");
+  EXPECT_EQ(exit_status_for(e), ExitStatus::bad_input);
+  EXPECT_EQ(failure_message(e), "--shard: expected i/n with 0 <= i < n");
+  EXPECT_EQ(e.option(), "--shard");
+  EXPECT_EQ(e.file(), "");
+  EXPECT_EQ(e.line(), 0);
+  EXPECT_EQ(e.message(), "expected i/n with 0 <= i < n");
+}
+
+#ifdef SHARDSCOPE_HAVE_SIM
+// shardscope-sim prints the simulator's errors as they are; anything else unexpected stays an internal error.
+TEST(ExitStatus, TheSimulatorExplainsItsOwnErrors) {
+  EXPECT_TRUE(simgrid_simulation().explains(sim::SimulationError("the collective could not progress")));
+  EXPECT_FALSE(simgrid_simulation().explains(std::runtime_error("map::at")));
+}
+#endif
 
 TEST(ExitStatus, MessagesExplainOutOfMemoryAndUnexpectedErrors) {
   // The project's own errors keep their text.

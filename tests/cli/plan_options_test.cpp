@@ -72,9 +72,8 @@ TEST(PlanOptions, MicroBatchThatConflictsWithTheGlobalBatchNamesTheOption) {
       "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\ntraining: {global_batch: 64}\n");
   const auto r = test::run_command(kBinary + " plan --micro-batch 3 " + path);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(
-      r.err.find("error: --micro-batch: micro-batch: 3 conflicts with the scenario: training.global_batch"),
-      std::string::npos)
+  EXPECT_NE(r.err.find("error: --micro-batch: 3 conflicts with the scenario: training.global_batch"),
+            std::string::npos)
       << r.err;
 }
 
@@ -93,9 +92,8 @@ TEST(PlanOptions, MicroBatchWithAGlobalBatchDerivesTheSteps) {
 TEST(PlanOptions, RefineWithoutTheSimulatorIsAUsageError) {
   const auto r = test::run_command(kBinary + " plan --refine 2 " + kDefault);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(
-      r.err.find("--refine: refine: needs the simulator, and this shardscope was built without SimGrid"),
-      std::string::npos)
+  EXPECT_NE(r.err.find("--refine: needs the simulator, and this shardscope was built without SimGrid"),
+            std::string::npos)
       << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
   // --refine 0 is off and plans as usual.

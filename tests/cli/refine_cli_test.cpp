@@ -83,7 +83,7 @@ TEST(RefineCli, AMicroBatchOtherThanTheFilesIsRefused) {
                        "training: {memory_limit: 8GB, micro_batch: 2}\n");
   const auto r = test::run_command(kBinary + " plan --refine 2 --micro-batch 3 " + path);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--micro-batch: micro-batch: --refine simulates the scenario file as written, whose "
+  EXPECT_NE(r.err.find("--micro-batch: --refine simulates the scenario file as written, whose "
                        "training.micro_batch is 2, not 3"),
             std::string::npos)
       << r.err;

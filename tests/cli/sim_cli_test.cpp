@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "run_command.hpp"
+#include "sim/iteration_sim.hpp"
 
 namespace shardscope {
 namespace {
@@ -281,7 +282,7 @@ TEST(SimCli, UsageErrorsExitTwo) {
   EXPECT_EQ(r.exit_code, 2);
   r = test::run_command(kBinary + " collective --cluster dgx-a100");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "error: collective: bytes: expected --bytes SIZE or --sweep MIN:MAX\n");
+  EXPECT_EQ(r.err, "error: --bytes: expected --bytes SIZE or --sweep MIN:MAX\n");
   r = test::run_command(kBinary + " simulate " + scenario + " --prefetch two");
   EXPECT_EQ(r.exit_code, 2);
   for (const char* command : {"simulate", "collective"}) {
@@ -516,7 +517,7 @@ TEST(SimCli, CollectiveBadSweepRangesAreUsageErrors) {
   for (const char* range : {"0:1KiB", "8B:2PiB", "8B:lots", "1KiB:8B", "8B", "8B:1KiB:2KiB", ":"}) {
     const auto r = test::run_command(kBinary + " collective --cluster dgx-a100 --algo nccl --sweep " + range);
     EXPECT_EQ(r.exit_code, 2) << range;
-    EXPECT_NE(r.err.find("error: collective: sweep: "), std::string::npos) << range << ": " << r.err;
+    EXPECT_NE(r.err.find("error: --sweep: "), std::string::npos) << range << ": " << r.err;
   }
 }
 
@@ -669,6 +670,25 @@ TEST(SimCli, SerialSimulationEqualsThePlannerCalibratedOrNot) {
   std::filesystem::remove_all(dir);
   EXPECT_GE(checked, 15);
   EXPECT_GE(nccl_checked, 5);
+}
+
+// The simulator's commands state the defaults their options start from (sim::IterationOptions, issue 29).
+TEST(SimCli, HelpSaysTheDefaultsTheSimulatorUses) {
+  const auto simulate = test::run_command(kBinary + " simulate --help");
+  ASSERT_EQ(simulate.exit_code, 0) << simulate.err;
+  std::string text;  // lines joined, runs of spaces collapsed (CLI11 wraps descriptions)
+  for (const char c : simulate.out + " " + test::run_command(kBinary + " collective --help").out) {
+    const char d = c == '\n' ? ' ' : c;
+    if (d != ' ' || text.empty() || text.back() != ' ') text += d;
+  }
+  const sim::IterationOptions defaults;
+  EXPECT_NE(text.find("timeline are kept (default " + std::to_string(defaults.trace_ranks) + ")"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("coarse flow model (default " + std::to_string(defaults.coarse_above) + ")"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(defaults.coarse_above, sim::kCoarseAboveRanks);  // collective's default too
 }
 
 }  // namespace

@@ -187,15 +187,13 @@ TEST(SweepMpi, TheHelperRefusesADryRun) {
   if (const std::string why = mpi_missing(); !why.empty()) GTEST_SKIP() << why;
   const auto r = test::run_command(root_environment() + kHelper + " sweep " + kGrid + " --dry-run");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("error: --dry-run: dry-run: lists the points without MPI"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("error: --dry-run: lists the points without MPI"), std::string::npos) << r.err;
 }
 
 TEST(SweepMpi, ShardWithMpiIsRefused) {
   const auto r = test::run_command(kBinary + " sweep " + kGrid + " --out /dev/null --mpi --shard 0/2");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("error: --shard: shard: --shard and --mpi exclude each other"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("error: --shard: --shard and --mpi exclude each other"), std::string::npos) << r.err;
   const auto no_out = test::run_command(kBinary + " sweep " + kGrid + " --mpi");
   EXPECT_EQ(no_out.exit_code, 2);
   EXPECT_NE(no_out.err.find("a sweep needs a results file"), std::string::npos) << no_out.err;
