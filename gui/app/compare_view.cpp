@@ -38,7 +38,8 @@ constexpr std::array<Column, 11> kColumns{{{"operator", 200},
                                            {"time A", 85},
                                            {"time B", 85},
                                            {"Δ time", 90}}};
-constexpr int kSummaryColumns[] = {200, 210, 210, 200};  // metric, A, B, B − A
+constexpr std::array<int, 4> kSummaryColumns{200, 210, 210, 200};  // narrowest: metric, A, B, B − A
+constexpr int kCellPadding = 8;  // pixels left and right of a cell's text together
 
 QString bytes(double b) { return QString::fromStdString(units::format_bytes(b)); }
 QString duration(double s) { return QString::fromStdString(units::format_duration(s)); }
@@ -47,8 +48,7 @@ QString signed_bytes(double d) { return (d > 0 ? "+" : d < 0 ? "−" : "±") + b
 QString signed_duration(double d) { return (d > 0 ? "+" : d < 0 ? "−" : "±") + duration(std::abs(d)); }
 QString percent(double b, double a) {
   if (a == 0) return {};
-  const double p = (b / a - 1) * 100;
-  return QString(" (%1%2 %)").arg(p >= 0 ? "+" : "−").arg(std::abs(p), 0, 'f', 1);
+  return " (" + QString::fromStdString(percent_change(b, a)) + ")";
 }
 QString yes_no(bool b) { return b ? "yes" : "no"; }
 
@@ -63,7 +63,12 @@ QString batch_text(const PlanSnapshot& s) {
 
 QString pins_text(const PlanSnapshot& s) {
   if (s.pins.empty()) return "none";
-  return QString("%1 pinned operator%2").arg(s.pins.size()).arg(s.pins.size() == 1 ? "" : "s");
+  QString text = QString("%1 pinned operator%2").arg(s.pins.size()).arg(s.pins.size() == 1 ? "" : "s");
+  if (s.fits && s.unpinned) {
+    text += " (throughput " + QString::fromStdString(pins_cost(s.plan.predicted, *s.unpinned).throughput) +
+            " against the unpinned plan)";
+  }
+  return text;
 }
 
 int total_width() {
@@ -205,9 +210,27 @@ void CompareView::rebuild() {
       ++i;
     }
   }
-  setMinimumSize(total_width() + 2 * kMargin, content_height());
+  fit_summary_columns();
+  setMinimumSize(std::max(total_width(), summary_width()) + 2 * kMargin, content_height());
   updateGeometry();
   update();
+}
+
+void CompareView::fit_summary_columns() {
+  // Every value is measured in bold (the font of a value that differs), so none is cut.
+  QFont bold = font();
+  bold.setBold(true);
+  const QFontMetrics fm(bold);
+  summary_widths_ = kSummaryColumns;
+  for (const SummaryRow& r : summary_) {
+    const std::array<const QString*, 4> texts{&r.metric, &r.a, &r.b, &r.delta};
+    for (std::size_t c = 0; c < texts.size(); ++c)
+      summary_widths_[c] = std::max(summary_widths_[c], fm.horizontalAdvance(*texts[c]) + kCellPadding + 2);
+  }
+}
+
+int CompareView::summary_width() const {
+  return summary_widths_[0] + summary_widths_[1] + summary_widths_[2] + summary_widths_[3];
 }
 
 QStringList CompareView::summary_lines() const {
@@ -233,18 +256,20 @@ int CompareView::content_height() const {
   return h + kMargin;
 }
 
-QSize CompareView::sizeHint() const { return {total_width() + 2 * kMargin, content_height()}; }
+QSize CompareView::sizeHint() const {
+  return {std::max(total_width(), summary_width()) + 2 * kMargin, content_height()};
+}
 
 void CompareView::paint(QPainter& p, int width) const {
-  const QFontMetricsF fm(p.font());
   QFont normal = p.font();
   QFont bold = normal;
   bold.setBold(true);
   QFont italic = normal;
   italic.setItalic(true);
+  // Elided with the metrics of the font it is drawn in (a bold value is wider than a normal one).
   const auto cell = [&](double x, double y, double w, const QString& text, int align = Qt::AlignLeft) {
-    p.drawText(QRectF(x + 4, y, w - 8, kLine), align | Qt::AlignVCenter,
-               fm.elidedText(text, Qt::ElideRight, w - 8));
+    p.drawText(QRectF(x + kCellPadding / 2, y, w - kCellPadding, kLine), align | Qt::AlignVCenter,
+               QFontMetricsF(p.font()).elidedText(text, Qt::ElideRight, w - kCellPadding));
   };
   double y = kMargin;
   p.setFont(bold);
@@ -262,28 +287,25 @@ void CompareView::paint(QPainter& p, int width) const {
   if (!summary_.empty()) {
     double x = kMargin;
     const QStringList heads{"", "A", "B", "B − A"};
-    p.fillRect(
-        QRectF(kMargin, y, kSummaryColumns[0] + kSummaryColumns[1] + kSummaryColumns[2] + kSummaryColumns[3],
-               kLine),
-        kHeader);
+    p.fillRect(QRectF(kMargin, y, summary_width(), kLine), kHeader);
     for (int c = 0; c < 4; ++c) {
-      cell(x, y, kSummaryColumns[c], heads[c]);
-      x += kSummaryColumns[c];
+      cell(x, y, summary_widths_[c], heads[c]);
+      x += summary_widths_[c];
     }
     y += kLine;
     for (const SummaryRow& r : summary_) {
       x = kMargin;
       p.setFont(normal);
       p.setPen(Qt::black);
-      cell(x, y, kSummaryColumns[0], r.metric);
-      x += kSummaryColumns[0];
+      cell(x, y, summary_widths_[0], r.metric);
+      x += summary_widths_[0];
       p.setFont(r.differs ? bold : normal);
-      cell(x, y, kSummaryColumns[1], r.a);
-      x += kSummaryColumns[1];
-      cell(x, y, kSummaryColumns[2], r.b);
-      x += kSummaryColumns[2];
+      cell(x, y, summary_widths_[1], r.a);
+      x += summary_widths_[1];
+      cell(x, y, summary_widths_[2], r.b);
+      x += summary_widths_[2];
       p.setPen(r.better > 0 ? kBetter : r.better < 0 ? kWorse : QColor(Qt::black));
-      cell(x, y, kSummaryColumns[3], r.delta);
+      cell(x, y, summary_widths_[3], r.delta);
       y += kLine;
     }
     y += kLine / 2;

@@ -5,6 +5,7 @@
 
 #include <QStringList>
 #include <QWidget>
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -32,6 +33,8 @@ class CompareView : public QWidget {
   // The operators drawn highlighted (their scopes, slices or checkpointing differ), model order.
   std::vector<std::string> highlighted_operators() const;
   int operator_lines() const { return static_cast<int>(lines_.size()); }  // rows drawn in the table
+  // The width of summary column `column` (0 metric, 1 A, 2 B, 3 B − A) in pixels, its padding included.
+  int summary_column_width(int column) const { return summary_widths_.at(static_cast<std::size_t>(column)); }
 
   void paint(QPainter& p, int width) const;
   QSize sizeHint() const override;
@@ -50,6 +53,8 @@ class CompareView : public QWidget {
     std::size_t last = 0;   // == first for one operator; a folded run otherwise
   };
   void rebuild();
+  void fit_summary_columns();
+  int summary_width() const;
   int content_height() const;
 
   std::optional<PlanSnapshot> a_;
@@ -57,6 +62,7 @@ class CompareView : public QWidget {
   bool only_changed_ = false;
   PlanComparison comparison_;
   std::vector<SummaryRow> summary_;
+  std::array<int, 4> summary_widths_{};
   std::vector<Line> lines_;
   std::size_t hidden_ = 0;  // operators left out by only_changed_
   QString message_;

@@ -25,6 +25,7 @@
 #include "compare_view.hpp"
 #include "memory_time_panel.hpp"
 #include "operator_view.hpp"
+#include "plan_compare.hpp"
 #include "plan_views.hpp"
 #include "planner/core/units.hpp"
 #include "planner/report/plan_json.hpp"
@@ -217,8 +218,8 @@ quint64 MainWindow::simulate() {
 
 void MainWindow::keep_as_a() {
   if (!outcome_ || !outcome_->report) return;
-  compare_->keep(
-      snapshot_of(outcome_->job.scenario, outcome_->job.pins, *outcome_->report, shown_.toStdString()));
+  compare_->keep(snapshot_of(outcome_->job.scenario, outcome_->job.pins, *outcome_->report,
+                             shown_.toStdString(), outcome_->unpinned ? &*outcome_->unpinned : nullptr));
   statusBar()->showMessage("kept the shown plan as A (Compare A/B tab)");
 }
 
@@ -298,18 +299,13 @@ void MainWindow::refresh_views() {
                .arg(plan.predicted.samples_per_second, 0, 'f', 2)
                .arg(bytes(plan.predicted.peak_memory_bytes));
     if (shown_ == "plan" && outcome_->unpinned && outcome_->unpinned->best.fits) {
-      const PlanPrediction& free = outcome_->unpinned->best.plan.predicted;
-      const double dt = (plan.predicted.samples_per_second / free.samples_per_second - 1) * 100;
-      const double dm = plan.predicted.peak_memory_bytes - free.peak_memory_bytes;
+      const PinsCost cost = pins_cost(plan.predicted, outcome_->unpinned->best.plan.predicted);
       text += QString(
-                  "<br>Pins cost: throughput <b>%1%2 %</b>, peak memory <b>%3%4</b> against the unpinned "
-                  "plan (%5 samples/s, %6)")
-                  .arg(dt >= 0 ? "+" : "")
-                  .arg(dt, 0, 'f', 2)
-                  .arg(dm >= 0 ? "+" : "−")
-                  .arg(bytes(std::abs(dm)))
-                  .arg(free.samples_per_second, 0, 'f', 2)
-                  .arg(bytes(free.peak_memory_bytes));
+                  "<br>Pins cost: throughput <b>%1</b>, peak memory <b>%2</b> against the unpinned plan (%3 "
+                  "samples/s, %4)")
+                  .arg(QString::fromStdString(cost.throughput), QString::fromStdString(cost.peak_memory))
+                  .arg(cost.unpinned.samples_per_second, 0, 'f', 2)
+                  .arg(bytes(cost.unpinned.peak_memory_bytes));
     }
     if (shown_ != "plan") text += " — <i>a baseline; double-click \"plan\" in the table to go back</i>";
     operators_->set_plan(scenario, plan, shown->operator_costs,
@@ -328,7 +324,8 @@ void MainWindow::refresh_views() {
   memory_->set_report(scenario, report);
   pareto_->set_report(scenario, report, shown_);
   fill_baselines();
-  compare_->show_b(snapshot_of(scenario, outcome_->job.pins, report, shown_.toStdString()));
+  compare_->show_b(snapshot_of(scenario, outcome_->job.pins, report, shown_.toStdString(),
+                               outcome_->unpinned ? &*outcome_->unpinned : nullptr));
 }
 
 void MainWindow::fill_baselines() {

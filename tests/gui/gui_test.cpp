@@ -7,6 +7,7 @@
 #include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -16,13 +17,16 @@
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "compare_panel.hpp"
 #include "compare_view.hpp"
 #include "main_window.hpp"
 #include "operator_view.hpp"
 #include "plan_views.hpp"
+#include "planner/io/scenario_overrides.hpp"
 #include "scenario_panel.hpp"
 #include "scope_colors.hpp"
 
@@ -563,6 +567,130 @@ class GuiTest : public QObject {
     view.set_b(unfit);
     QCOMPARE(view.message(),
              QString("Plan B does not fit its memory limit, so there are no operator choices to compare."));
+  }
+
+  // Issue: the Compare view cut "= 1024" to "= 102": a value that differs is drawn bold, wider than the
+  // normal font the column was measured (and elided) in. Every summary column now fits its widest value.
+  void compareColumnsFitFourDigitValues() {
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    const std::optional<PlanSnapshot> a =
+        snapshot_of(w.outcome()->job.scenario, {}, *w.outcome()->report, "plan");
+    QVERIFY(a && a->fits);
+    PlanSnapshot b = *a;
+    b.plan.micro_batch = 64;
+    b.plan.gradient_accumulation_steps = 2;  // 64 × 2 steps × 8 GPUs = 1024
+    b.plan.predicted.samples_per_second = 1234.5678;
+    CompareView view;
+    view.set_a(*a);
+    view.set_b(b);
+    QFont bold = view.font();
+    bold.setBold(true);
+    const QFontMetrics fm(bold);
+    bool batch_seen = false;
+    for (const QString& line : view.summary_lines()) {
+      const qsizetype colon = line.indexOf(": ");
+      const QStringList cells = QStringList{line.left(colon)} + line.mid(colon + 2).split(" | ");
+      QCOMPARE(cells.size(), 4);
+      batch_seen = batch_seen || cells[2].endsWith("= 1024");
+      for (int c = 0; c < 4; ++c) {
+        QVERIFY2(
+            fm.horizontalAdvance(cells[c]) + 8 <= view.summary_column_width(c),
+            qPrintable(QString("%1 in a column of %2 px").arg(cells[c]).arg(view.summary_column_width(c))));
+      }
+    }
+    QVERIFY(batch_seen);
+  }
+
+  // Issue: the main window's pins line and the Compare view quoted two unpinned references (the search's
+  // pick without baselines, and the plan kept as A) with two roundings (−0.04 % and −0.1 %). Both quote the
+  // plan the same request gives without pins, with the same two decimals.
+  void pinsCostQuotesOneReference() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    w.keep_as_a();  // the unpinned plan
+    const Plan a = w.outcome()->report->best.plan;
+    const std::size_t op = w.operator_view()->groups().front().members.front();
+    const bool was_dp = a.operators[op].sharded_slices == 0;
+    QVERIFY(newest_plan_after(w, [&] {
+      w.add_pins(w.operator_view()->pins_for_row(0, was_dp ? zdp_pin(0) : dp_pin(0)));
+      return true;
+    }));
+    QVERIFY(w.outcome()->unpinned.has_value());
+    const PlanPrediction& unpinned = w.outcome()->unpinned->best.plan.predicted;
+    QCOMPARE(unpinned.samples_per_second, a.predicted.samples_per_second);
+    const PlanPrediction& pinned = w.outcome()->report->best.plan.predicted;
+    const QString percent =
+        QString::fromStdString(percent_change(pinned.samples_per_second, unpinned.samples_per_second));
+    QVERIFY2(w.summary_text().contains("Pins cost: throughput <b>" + percent + "</b>"),
+             qPrintable(w.summary_text()));
+    const QStringList lines = w.compare_panel()->view()->summary_lines();
+    const QString throughput = lines.filter(QRegularExpression("^throughput")).value(0);
+    QVERIFY2(throughput.endsWith("(" + percent + ")"), qPrintable(throughput + " vs " + percent));
+    const QString pins = lines.filter(QRegularExpression("^pins:")).value(0);
+    QVERIFY2(pins.endsWith("| 1 pinned operator (throughput " + percent + " against the unpinned plan) | "),
+             qPrintable(pins));
+  }
+
+  // The scenario panel edits the cluster's NIC count, NIC rate and GPU memory as `--set` of the same paths
+  // does; an empty field gives the preset's value back, and a bad value shows the parser's message there.
+  void scenarioPanelEditsNetworkAndGpuMemory() {
+    const std::string file = kDefault.toStdString();
+    const std::vector<std::tuple<QString, std::string, std::string>> edits{
+        {"nics", "cluster.network.nics_per_node", "4"},
+        {"nic_rate", "cluster.network.nic_rate", "400Gbps"},
+        {"gpu_memory", "cluster.gpu.memory", "16GiB"}};
+    ScenarioPanel panel;
+    QVERIFY(panel.open_file(kDefault));
+    const Cluster before = panel.scenario()->cluster;
+    QCOMPARE(panel.nic_rate_field()->placeholderText(), QString("12.50 GB/s"));
+    QCOMPARE(panel.gpu_memory_field()->placeholderText(), QString("24.00 GiB"));
+    const std::map<QString, QLineEdit*> fields{{"nics", panel.nics_field()},
+                                               {"nic_rate", panel.nic_rate_field()},
+                                               {"gpu_memory", panel.gpu_memory_field()}};
+    for (const auto& [row, path, value] : edits) {
+      QLineEdit* field = fields.at(row);
+      field->selectAll();
+      QTest::keyClicks(field, QString::fromStdString(value));
+      panel.reparse_now();
+      QVERIFY2(panel.scenario().has_value(), qPrintable(panel.error_text()));
+      const Scenario cli = load_scenario_with_overrides(file, {parse_set_argument(path + "=" + value)});
+      const Cluster& got = panel.scenario()->cluster;
+      QCOMPARE(got.network.nics_per_node, cli.cluster.network.nics_per_node);
+      QCOMPARE(got.network.nic_bytes_per_second, cli.cluster.network.nic_bytes_per_second);
+      QCOMPARE(got.gpu.memory_bytes, cli.cluster.gpu.memory_bytes);
+      QVERIFY(panel.yaml_text().contains(QString::fromStdString(value)));
+      field->selectAll();
+      QTest::keyClick(field, Qt::Key_Delete);
+      panel.reparse_now();
+      QVERIFY2(panel.scenario().has_value(), qPrintable(panel.error_text()));
+    }
+    QCOMPARE(panel.scenario()->cluster.network.nics_per_node, before.network.nics_per_node);
+    QCOMPARE(panel.scenario()->cluster.network.nic_bytes_per_second, before.network.nic_bytes_per_second);
+    QCOMPARE(panel.scenario()->cluster.gpu.memory_bytes, before.gpu.memory_bytes);
+    QVERIFY(!panel.yaml_text().contains("network"));
+    // Bad values: the parser's message at the field's own row.
+    QTest::keyClicks(panel.nic_rate_field(), "fast");
+    panel.reparse_now();
+    QVERIFY(!panel.scenario().has_value());
+    QVERIFY2(panel.field_error("nic_rate").contains("nic_rate"), qPrintable(panel.error_text()));
+    panel.nic_rate_field()->selectAll();
+    QTest::keyClick(panel.nic_rate_field(), Qt::Key_Delete);
+    QTest::keyClicks(panel.nics_field(), "0");
+    panel.reparse_now();
+    QVERIFY2(panel.field_error("nics").contains("nics_per_node"), qPrintable(panel.error_text()));
+    panel.nics_field()->selectAll();
+    QTest::keyClick(panel.nics_field(), Qt::Key_Delete);
+    QTest::keyClicks(panel.gpu_memory_field(), "4GiB");  // under the 8 GB memory limit
+    panel.reparse_now();
+    QVERIFY(!panel.scenario().has_value());
+    QVERIFY2(!panel.error_text().isEmpty(), qPrintable(panel.error_text()));
+    panel.gpu_memory_field()->selectAll();
+    QTest::keyClicks(panel.gpu_memory_field(), "[unclosed");  // not YAML: the override's own message
+    QVERIFY2(panel.field_error("gpu_memory").contains("malformed value"), qPrintable(panel.error_text()));
   }
 
   void exportsWrite() {
