@@ -25,10 +25,10 @@
 #include "compare_view.hpp"
 #include "memory_time_panel.hpp"
 #include "operator_view.hpp"
-#include "plan_compare.hpp"
 #include "plan_views.hpp"
 #include "planner/core/units.hpp"
 #include "planner/report/plan_json.hpp"
+#include "present/plan_compare.hpp"
 #include "scenario_panel.hpp"
 #include "timeline_panel.hpp"
 
@@ -81,11 +81,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   layout->addLayout(pin_row);
   tabs_ = new QTabWidget;
   operators_ = new OperatorView;
-  auto* op_scroll = new QScrollArea;
-  op_scroll->setWidget(operators_);
-  op_scroll->setWidgetResizable(true);
-  op_scroll->setObjectName("operators");
-  tabs_->addTab(op_scroll, "Operators");
+  operators_->setObjectName("operators");
+  tabs_->addTab(operators_, "Operators");
   memory_ = new MemoryView;
   memory_->setObjectName("memory");
   tabs_->addTab(memory_, "Memory");
@@ -119,6 +116,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   split->setStretchFactor(1, 1);
   setCentralWidget(split);
 
+  add_menus();
+  connect_views();
+  resize(1400, 860);
+  if (panel_->scenario()) replan();
+}
+
+void MainWindow::add_menus() {
   QMenu* file = menuBar()->addMenu("&File");
   file->addAction("Export view (PNG/SVG)…", this, [this] {
     const QString path =
@@ -155,7 +159,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           });
   connect(simulation_, &SimulationService::cancelled, this,
           [this] { statusBar()->showMessage("simulation cancelled"); });
+}
 
+void MainWindow::connect_views() {
   connect(panel_, &ScenarioPanel::scenarioChanged, this, [this] {
     pins_.clear();  // pins name operators of the old model
     replan();
@@ -179,8 +185,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           [this](double peak_bytes, double) { panel_->set_memory_limit_bytes(peak_bytes); });
   connect(baselines_, &QTableWidget::cellDoubleClicked, this,
           [this](int row, int) { show_strategy(baselines_->item(row, 0)->text()); });
-  resize(1400, 860);
-  if (panel_->scenario()) replan();
 }
 
 bool MainWindow::open_scenario(const QString& path) {
@@ -218,8 +222,9 @@ quint64 MainWindow::simulate() {
 
 void MainWindow::keep_as_a() {
   if (!outcome_ || !outcome_->report) return;
-  compare_->keep(snapshot_of(outcome_->job.scenario, outcome_->job.pins, *outcome_->report,
-                             shown_.toStdString(), outcome_->unpinned ? &*outcome_->unpinned : nullptr));
+  compare_->keep(present::snapshot_of(outcome_->job.scenario, outcome_->job.pins, *outcome_->report,
+                                      shown_.toStdString(),
+                                      outcome_->unpinned ? &*outcome_->unpinned : nullptr));
   statusBar()->showMessage("kept the shown plan as A (Compare A/B tab)");
 }
 
@@ -299,7 +304,8 @@ void MainWindow::refresh_views() {
                .arg(plan.predicted.samples_per_second, 0, 'f', 2)
                .arg(bytes(plan.predicted.peak_memory_bytes));
     if (shown_ == "plan" && outcome_->unpinned && outcome_->unpinned->best.fits) {
-      const PinsCost cost = pins_cost(plan.predicted, outcome_->unpinned->best.plan.predicted);
+      const present::PinsCost cost =
+          present::pins_cost(plan.predicted, outcome_->unpinned->best.plan.predicted);
       text += QString(
                   "<br>Pins cost: throughput <b>%1</b>, peak memory <b>%2</b> against the unpinned plan (%3 "
                   "samples/s, %4)")
@@ -324,8 +330,8 @@ void MainWindow::refresh_views() {
   memory_->set_report(scenario, report);
   pareto_->set_report(scenario, report, shown_);
   fill_baselines();
-  compare_->show_b(snapshot_of(scenario, outcome_->job.pins, report, shown_.toStdString(),
-                               outcome_->unpinned ? &*outcome_->unpinned : nullptr));
+  compare_->show_b(present::snapshot_of(scenario, outcome_->job.pins, report, shown_.toStdString(),
+                                        outcome_->unpinned ? &*outcome_->unpinned : nullptr));
 }
 
 void MainWindow::fill_baselines() {

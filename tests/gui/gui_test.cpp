@@ -1,7 +1,9 @@
 // shardscope-gui under QTest (QT_QPA_PLATFORM=offscreen): planning, the operator view against the CLI's plan
 // JSON, pins, Pareto clicks, broken input, every scenario field, resizing, 4,096 GPUs, a 1000-operator model,
 // compare A/B and the exports.
+#include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLineEdit>
@@ -14,6 +16,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QTreeView>
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
@@ -21,17 +24,21 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "compare_models.hpp"
 #include "compare_panel.hpp"
 #include "compare_view.hpp"
 #include "main_window.hpp"
+#include "operator_table_model.hpp"
 #include "operator_view.hpp"
 #include "plan_views.hpp"
 #include "planner/io/scenario_overrides.hpp"
 #include "scenario_panel.hpp"
 #include "scope_colors.hpp"
+#include "table_copy.hpp"
 
 using namespace shardscope;
 using namespace shardscope::gui;
+using namespace shardscope::present;
 
 namespace {
 
@@ -585,21 +592,20 @@ class GuiTest : public QObject {
     CompareView view;
     view.set_a(*a);
     view.set_b(b);
-    QFont bold = view.font();
-    bold.setBold(true);
-    const QFontMetrics fm(bold);
+    // Each cell in the font it is drawn in (bold where A and B differ) fits its column.
+    const QAbstractItemModel* model = view.summary_view()->model();
     bool batch_seen = false;
-    for (const QString& line : view.summary_lines()) {
-      const qsizetype colon = line.indexOf(": ");
-      const QStringList cells = QStringList{line.left(colon)} + line.mid(colon + 2).split(" | ");
-      QCOMPARE(cells.size(), 4);
-      batch_seen = batch_seen || cells[2].endsWith("= 1024");
-      for (int c = 0; c < 4; ++c) {
-        QVERIFY2(
-            fm.horizontalAdvance(cells[c]) + 8 <= view.summary_column_width(c),
-            qPrintable(QString("%1 in a column of %2 px").arg(cells[c]).arg(view.summary_column_width(c))));
+    for (int row = 0; row < model->rowCount(); ++row) {
+      for (int c = 0; c < model->columnCount(); ++c) {
+        const QModelIndex cell = model->index(row, c);
+        const QString text = cell.data().toString();
+        const QFontMetrics fm(cell.data(Qt::FontRole).value<QFont>());
+        batch_seen = batch_seen || (c == 2 && text.endsWith("= 1024"));
+        QVERIFY2(fm.horizontalAdvance(text) + 8 <= view.summary_column_width(c),
+                 qPrintable(QString("%1 in a column of %2 px").arg(text).arg(view.summary_column_width(c))));
       }
     }
+    QVERIFY(model->index(6, 2).data(Qt::FontRole).value<QFont>().bold());  // the batch differs
     QVERIFY(batch_seen);
   }
 
@@ -691,6 +697,87 @@ class GuiTest : public QObject {
     panel.gpu_memory_field()->selectAll();
     QTest::keyClicks(panel.gpu_memory_field(), "[unclosed");  // not YAML: the override's own message
     QVERIFY2(panel.field_error("gpu_memory").contains("malformed value"), qPrintable(panel.error_text()));
+  }
+
+  // The operator table is a model in a tree view: the CLI's row texts (plan-default.tesh), sorting by a
+  // column, keyboard navigation, and Ctrl+C copying the selected rows as tab-separated text.
+  void operatorTableSortsSelectsAndCopies() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    OperatorView* view = w.operator_view();
+    const QAbstractItemModel* model = view->tree()->model();
+    QCOMPARE(model->rowCount(), 5);
+    const auto row_text = [&](int row) {
+      QStringList cells;
+      for (int c = 0; c < model->columnCount(); ++c) cells << model->index(row, c).data().toString();
+      return cells.join('\t');
+    };
+    QCOMPARE(row_text(2), QString("layer0.mlp .. layer47.mlp\t48\tGGG\tyes\t54.02 MiB\t17.771 ms\t"));
+    QCOMPARE(row_text(4), QString("head\t1\tGGG 8/8\tno\t1.33 GiB\t63.140 ms\t"));
+    QCOMPARE(model->rowCount(model->index(2, 0)), 48);  // the members, when expanded
+    view->tree()->sortByColumn(OperatorTableModel::kTime, Qt::DescendingOrder);
+    QCOMPARE(model->index(0, 0).data().toString(), QString("head"));
+    QCOMPARE(model->index(4, 0).data().toString(), QString("layer1.attention .. layer47.attention"));
+    view->tree()->sortByColumn(OperatorTableModel::kMemory, Qt::AscendingOrder);
+    QCOMPARE(model->index(0, OperatorTableModel::kMemory).data().toString(), QString("36.02 MiB"));
+    view->tree()->sortByColumn(OperatorTableModel::kName, Qt::AscendingOrder);
+    QCOMPARE(model->index(0, 0).data().toString(), QString("embedding"));
+    // Keyboard: Down moves the current row, Shift+Down extends the selection; Ctrl+C copies it.
+    view->tree()->setFocus();
+    view->tree()->setCurrentIndex(model->index(3, 0));
+    QTest::keyClick(view->tree(), Qt::Key_Down, Qt::ShiftModifier);
+    QCOMPARE(view->tree()->currentIndex().row(), 4);
+    const QString expected = row_text(3) + "\n" + row_text(4) + "\n";
+    QCOMPARE(selected_rows_text(view->tree()), expected);
+    QApplication::clipboard()->clear();
+    QTest::keyClick(view->tree(), Qt::Key_C, Qt::ControlModifier);
+    QCOMPARE(QApplication::clipboard()->text(), expected);
+    // Expanding a group shows its members below it, in model order.
+    view->set_expanded(2, true);
+    QCOMPARE(view->row_count(), 5 + 48);
+    QCOMPARE(model->index(1, 0, model->index(2, 0)).data().toString(), QString("layer1.mlp"));
+    QVERIFY(view->tooltip_for_row(3).contains("layer0.mlp"));
+  }
+
+  // The compare table is a model in a view too: one row per compare line, folded runs spanning the row,
+  // sorting by Δ time, and copying.
+  void compareTableSortsAndCopies() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    w.keep_as_a();
+    QVERIFY(replan_after(w, [&] { w.panel()->set_memory_limit_text("6GB"); }));
+    CompareView* view = w.compare_panel()->view();
+    QTreeView* table = view->table_view();
+    const QAbstractItemModel* model = table->model();
+    QCOMPARE(model->rowCount(), view->operator_lines());
+    for (int row = 0; row < model->rowCount(); ++row) {
+      const bool spanned = table->isFirstColumnSpanned(row, {});
+      QCOMPARE(spanned, model->index(row, 0).data().toString().contains(" operators with the same choice"));
+    }
+    // A against itself: every operator the same, one folded run spanning its row.
+    CompareView same;
+    same.set_a(*view->a());
+    same.set_b(*view->a());
+    QCOMPARE(same.table_view()->model()->rowCount(), 1);
+    QVERIFY(same.table_view()->isFirstColumnSpanned(0, {}));
+    const auto changed = view->highlighted_operators();
+    QVERIFY(!changed.empty());
+    table->sortByColumn(10, Qt::AscendingOrder);  // Δ time, B − A: the largest saving first
+    QVERIFY(model->index(0, 10).data(CompareTableModel::SortRole).toDouble() <=
+            model->index(1, 10).data(CompareTableModel::SortRole).toDouble());
+    for (int row = 0; row < model->rowCount(); ++row)  // spans follow the rows they belong to
+      QCOMPARE(table->isFirstColumnSpanned(row, {}),
+               model->index(row, 0).data().toString().contains(" operators with the same choice"));
+    table->selectAll();
+    const QStringList lines = selected_rows_text(table).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), model->rowCount());
+    QCOMPARE(lines.front().count('\t'), 10);
+    // The summary table: one row per summary line.
+    QCOMPARE(view->summary_view()->model()->rowCount(), view->summary_lines().size());
   }
 
   void exportsWrite() {
