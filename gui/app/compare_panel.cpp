@@ -34,7 +34,7 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
   connect(only_changed_, &QCheckBox::toggled, view_, &CompareView::set_only_changed);
 }
 
-void ComparePanel::keep(std::optional<PlanSnapshot> a) {
+void ComparePanel::keep(std::optional<present::PlanSnapshot> a) {
   if (!a) return;
   view_->set_b(a);
   view_->set_a(std::move(a));
@@ -46,7 +46,7 @@ void ComparePanel::clear() {
   clear_->setEnabled(false);
 }
 
-void ComparePanel::show_b(std::optional<PlanSnapshot> b) { view_->set_b(std::move(b)); }
+void ComparePanel::show_b(std::optional<present::PlanSnapshot> b) { view_->set_b(std::move(b)); }
 
 bool ComparePanel::has_a() const { return view_->a().has_value(); }
 

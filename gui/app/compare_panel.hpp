@@ -4,7 +4,7 @@
 
 #include <QWidget>
 
-#include "plan_compare.hpp"
+#include "present/plan_compare.hpp"
 
 class QCheckBox;
 class QPushButton;
@@ -23,9 +23,9 @@ class ComparePanel : public QWidget {
   QPushButton* clear_button() const { return clear_; }
   QCheckBox* only_changed_box() const { return only_changed_; }
 
-  void keep(std::optional<PlanSnapshot> a);  // A (and B, the same plan, until the next re-plan)
-  void clear();                              // forgets A
-  void show_b(std::optional<PlanSnapshot> b);
+  void keep(std::optional<present::PlanSnapshot> a);  // A (and B, the same plan, until the next re-plan)
+  void clear();                                       // forgets A
+  void show_b(std::optional<present::PlanSnapshot> b);
   bool has_a() const;
 
  signals:

@@ -28,6 +28,7 @@
 #include "plan_views.hpp"
 #include "planner/core/units.hpp"
 #include "planner/report/plan_json.hpp"
+#include "present/plan_compare.hpp"
 #include "scenario_panel.hpp"
 #include "timeline_panel.hpp"
 
@@ -80,11 +81,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   layout->addLayout(pin_row);
   tabs_ = new QTabWidget;
   operators_ = new OperatorView;
-  auto* op_scroll = new QScrollArea;
-  op_scroll->setWidget(operators_);
-  op_scroll->setWidgetResizable(true);
-  op_scroll->setObjectName("operators");
-  tabs_->addTab(op_scroll, "Operators");
+  operators_->setObjectName("operators");
+  tabs_->addTab(operators_, "Operators");
   memory_ = new MemoryView;
   memory_->setObjectName("memory");
   tabs_->addTab(memory_, "Memory");
@@ -118,6 +116,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   split->setStretchFactor(1, 1);
   setCentralWidget(split);
 
+  add_menus();
+  connect_views();
+  resize(1400, 860);
+  if (panel_->scenario()) replan();
+}
+
+void MainWindow::add_menus() {
   QMenu* file = menuBar()->addMenu("&File");
   file->addAction("Export view (PNG/SVG)…", this, [this] {
     const QString path =
@@ -154,7 +159,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           });
   connect(simulation_, &SimulationService::cancelled, this,
           [this] { statusBar()->showMessage("simulation cancelled"); });
+}
 
+void MainWindow::connect_views() {
   connect(panel_, &ScenarioPanel::scenarioChanged, this, [this] {
     pins_.clear();  // pins name operators of the old model
     replan();
@@ -178,8 +185,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           [this](double peak_bytes, double) { panel_->set_memory_limit_bytes(peak_bytes); });
   connect(baselines_, &QTableWidget::cellDoubleClicked, this,
           [this](int row, int) { show_strategy(baselines_->item(row, 0)->text()); });
-  resize(1400, 860);
-  if (panel_->scenario()) replan();
 }
 
 bool MainWindow::open_scenario(const QString& path) {
@@ -217,8 +222,9 @@ quint64 MainWindow::simulate() {
 
 void MainWindow::keep_as_a() {
   if (!outcome_ || !outcome_->report) return;
-  compare_->keep(
-      snapshot_of(outcome_->job.scenario, outcome_->job.pins, *outcome_->report, shown_.toStdString()));
+  compare_->keep(present::snapshot_of(outcome_->job.scenario, outcome_->job.pins, *outcome_->report,
+                                      shown_.toStdString(),
+                                      outcome_->unpinned ? &*outcome_->unpinned : nullptr));
   statusBar()->showMessage("kept the shown plan as A (Compare A/B tab)");
 }
 
@@ -298,18 +304,14 @@ void MainWindow::refresh_views() {
                .arg(plan.predicted.samples_per_second, 0, 'f', 2)
                .arg(bytes(plan.predicted.peak_memory_bytes));
     if (shown_ == "plan" && outcome_->unpinned && outcome_->unpinned->best.fits) {
-      const PlanPrediction& free = outcome_->unpinned->best.plan.predicted;
-      const double dt = (plan.predicted.samples_per_second / free.samples_per_second - 1) * 100;
-      const double dm = plan.predicted.peak_memory_bytes - free.peak_memory_bytes;
+      const present::PinsCost cost =
+          present::pins_cost(plan.predicted, outcome_->unpinned->best.plan.predicted);
       text += QString(
-                  "<br>Pins cost: throughput <b>%1%2 %</b>, peak memory <b>%3%4</b> against the unpinned "
-                  "plan (%5 samples/s, %6)")
-                  .arg(dt >= 0 ? "+" : "")
-                  .arg(dt, 0, 'f', 2)
-                  .arg(dm >= 0 ? "+" : "−")
-                  .arg(bytes(std::abs(dm)))
-                  .arg(free.samples_per_second, 0, 'f', 2)
-                  .arg(bytes(free.peak_memory_bytes));
+                  "<br>Pins cost: throughput <b>%1</b>, peak memory <b>%2</b> against the unpinned plan (%3 "
+                  "samples/s, %4)")
+                  .arg(QString::fromStdString(cost.throughput), QString::fromStdString(cost.peak_memory))
+                  .arg(cost.unpinned.samples_per_second, 0, 'f', 2)
+                  .arg(bytes(cost.unpinned.peak_memory_bytes));
     }
     if (shown_ != "plan") text += " — <i>a baseline; double-click \"plan\" in the table to go back</i>";
     operators_->set_plan(scenario, plan, shown->operator_costs,
@@ -328,7 +330,8 @@ void MainWindow::refresh_views() {
   memory_->set_report(scenario, report);
   pareto_->set_report(scenario, report, shown_);
   fill_baselines();
-  compare_->show_b(snapshot_of(scenario, outcome_->job.pins, report, shown_.toStdString()));
+  compare_->show_b(present::snapshot_of(scenario, outcome_->job.pins, report, shown_.toStdString(),
+                                        outcome_->unpinned ? &*outcome_->unpinned : nullptr));
 }
 
 void MainWindow::fill_baselines() {

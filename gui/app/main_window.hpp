@@ -73,6 +73,8 @@ class MainWindow : public QMainWindow {
   void planFailed();  // the planner said no (message in plan_error())
 
  private:
+  void add_menus();      // File, Simulate, Compare
+  void connect_views();  // the panel, the services and the views to the re-plan loop
   void replan();
   void planned(std::shared_ptr<const PlanOutcome> outcome);
   void refresh_views();

@@ -1,6 +1,7 @@
-// OperatorView: one row per operator, repeated layers grouped (as the CLI's table groups them) and
-// collapsible; a bar of g slices with the k sharded ones coloured by scope, checkpoint mark, memory and time
-// columns, tooltips, and a right-click menu that pins a choice.
+// OperatorView: the plan's operators as a tree table (OperatorTableModel in a QTreeView): repeated layers
+// grouped as the CLI's table groups them and expandable, a slice bar (g slices, the k sharded ones coloured
+// by scope) drawn by a delegate, a scope legend above; sorting by any column, Ctrl+C copying the selected
+// rows, tooltips, and a right-click menu that pins a choice.
 #pragma once
 
 #include <QWidget>
@@ -10,7 +11,12 @@
 #include "planner/search/operator_pin.hpp"
 #include "planner/search/planner.hpp"
 
+class QSortFilterProxyModel;
+class QTreeView;
+
 namespace shardscope::gui {
+
+class OperatorTableModel;
 
 class OperatorView : public QWidget {
   Q_OBJECT
@@ -25,46 +31,33 @@ class OperatorView : public QWidget {
     std::vector<std::size_t> members;  // operator indices, model order
     bool expanded = false;
   };
-  const std::vector<Group>& groups() const { return groups_; }
+  std::vector<Group> groups() const;  // model order of their first operators
   // The choice the row of operator `index` shows (its group's, or its own when expanded).
   const OperatorChoice& shown_choice(std::size_t index) const;
-  std::size_t operator_count() const { return plan_.operators.size(); }
+  std::size_t operator_count() const;
   void set_expanded(std::size_t group, bool expanded);
-  int row_count() const { return static_cast<int>(rows_.size()); }
-  // The pins the context menu offers for a row (for tests and the menu alike).
+  int row_count() const;  // rows shown: groups, and the members of expanded groups
+  // The pins the context menu offers for a shown row (for tests and the menu alike).
   std::vector<OperatorPin> pins_for_row(int row, const OperatorPin& shape) const;
   QString tooltip_for_row(int row) const;
-  static constexpr int kRowHeight = 22;
-  static constexpr int kHeaderHeight = 72;  // legend lines, then the column titles
 
-  // Paints rows [first, last) and the header onto `p` (the widget and the exports share it).
-  void paint_rows(QPainter& p, int width, int first, int last) const;
+  QTreeView* tree() const { return tree_; }
+  OperatorTableModel* model() const { return model_; }
+  QSortFilterProxyModel* sorted() const { return proxy_; }
 
  signals:
   void pinsRequested(const std::vector<shardscope::OperatorPin>& pins);
   void pinsCleared(const std::vector<std::size_t>& operators);  // unpin these operators
 
- protected:
-  void paintEvent(QPaintEvent* event) override;
-  void mousePressEvent(QMouseEvent* event) override;
-  bool event(QEvent* event) override;
-  void contextMenuEvent(QContextMenuEvent* event) override;
-
  private:
-  struct Row {
-    std::size_t group = 0;
-    int member = -1;  // -1: the group's row; else the index into its members (expanded)
-  };
-  void rebuild_rows();
-  int row_at(int y) const;
-  std::vector<std::size_t> row_operators(int row) const;
+  QModelIndex shown_row(int row) const;  // the row-th shown row (proxy index), or invalid
+  std::vector<std::size_t> operators_at(const QModelIndex& proxy_index) const;
+  void show_menu(const QPoint& position);
+  void add_pin_menus(QMenu& menu, const QModelIndex& at);
 
-  Scenario scenario_;
-  Plan plan_;
-  std::vector<OperatorCost> costs_;
-  std::vector<OperatorPin> pins_;
-  std::vector<Group> groups_;
-  std::vector<Row> rows_;
+  OperatorTableModel* model_ = nullptr;
+  QSortFilterProxyModel* proxy_ = nullptr;
+  QTreeView* tree_ = nullptr;
 };
 
 }  // namespace shardscope::gui

@@ -86,7 +86,11 @@ void PlanService::run() {
       request.pins = job.pins;
       outcome->report = plan_scenario(job.scenario, calibration, request, &observer);
       if (!job.pins.empty()) {
-        outcome->unpinned = plan_scenario(job.scenario, calibration, PlanRequest{false, 0, {}}, &observer);
+        // The same request less the pins: with its baselines, whose plans the pinned report may not adopt
+        // but the unpinned one does (the plan a user kept before pinning).
+        PlanRequest free = request;
+        free.pins.clear();
+        outcome->unpinned = plan_scenario(job.scenario, calibration, free, &observer);
       }
     } catch (const PlanCancelled&) {
       cancelled = true;

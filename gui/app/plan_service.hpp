@@ -29,7 +29,7 @@ struct PlanOutcome {
   quint64 generation = 0;
   PlanJob job;
   std::optional<PlanReport> report;
-  std::optional<PlanReport> unpinned;  // when the job has pins: the same scenario without them (no baselines)
+  std::optional<PlanReport> unpinned;  // when the job has pins: the same request without them
   QString error;                       // the planner's own message when it failed
   double seconds = 0;                  // wall time of the planning
 };

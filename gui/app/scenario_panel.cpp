@@ -22,6 +22,7 @@
 #include <cmath>
 
 #include "planner/core/error.hpp"
+#include "planner/core/units.hpp"
 #include "planner/io/embedded_files.hpp"
 #include "planner/io/internal/scenario_tree.hpp"
 #include "planner/io/internal/yaml_reader.hpp"
@@ -59,6 +60,9 @@ QString row_of_field(const std::string& field) {
   if (has("memory_limit")) return "memory";
   if (has("micro_batch") || has("gradient_accumulation")) return "micro";
   if (has("global_batch")) return "global";
+  if (has("nics_per_node")) return "nics";
+  if (has("nic_rate")) return "nic_rate";
+  if (has("gpu.memory")) return "gpu_memory";
   if (has("gpus_per_node")) return "gpus";
   if (has("nodes")) return "nodes";
   if (has("precision")) return "precision";
@@ -68,6 +72,38 @@ QString row_of_field(const std::string& field) {
       has("sequence_length"))
     return "model";
   return "general";
+}
+
+// Removes the field at dotted `path` from `root`, and the sections it leaves empty.
+void remove_path(YAML::Node root, const std::string& path) {
+  const std::size_t dot = path.find('.');
+  if (!root.IsMap()) return;
+  if (dot == std::string::npos) {
+    root.remove(path);
+    return;
+  }
+  const std::string key = path.substr(0, dot);
+  YAML::Node child = root[key];
+  if (!child.IsDefined() || !child.IsMap()) return;
+  remove_path(child, path.substr(dot + 1));
+  if (child.size() == 0) root.remove(key);
+}
+
+// The scalar at dotted `path` in `root` as text, or "" when there is none.
+QString scalar_at(const YAML::Node& root, const std::string& path) {
+  YAML::Node node;
+  node.reset(root);
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!node.IsMap() || !node[key].IsDefined()) return {};
+    const YAML::Node child = node[key];
+    node.reset(child);
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return node.IsScalar() ? QString::fromStdString(node.Scalar()) : QString();
 }
 
 }  // namespace
@@ -85,22 +121,60 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   outer->addWidget(file_label_);
   auto* form = new QFormLayout;
   outer->addLayout(form);
-  const auto error_label = [&](const QString& row) {
-    auto* label = new QLabel;
-    label->setObjectName("error_" + row);
-    label->setStyleSheet("color: #b00000");
-    label->setWordWrap(true);
-    label->hide();
-    errors_[row] = label;
-    return label;
-  };
+  add_model_rows(form);
+  add_cluster_rows(form);
+  add_training_rows(form);
+  outer->addWidget(error_label("general"));
+  outer->addStretch(1);
 
+  debounce_ = new QTimer(this);
+  debounce_->setSingleShot(true);
+  debounce_->setInterval(200);
+  connect(debounce_, &QTimer::timeout, this, &ScenarioPanel::parse);
+  connect(open, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, "Open scenario", {}, "Scenario (*.yaml *.yml)");
+    if (!path.isEmpty()) open_file_async(path);  // a large model is read and parsed off the UI thread
+  });
+  connect(save, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, "Save scenario", file_, "Scenario (*.yaml)");
+    if (!path.isEmpty()) save_file(path);
+  });
+  connect_model_and_cluster();
+  connect_training();
+
+  doc_ = YAML::Load(kDefaultScenario);
+  fill_from_document();
+  parse();
+}
+
+QLabel* ScenarioPanel::error_label(const QString& row) {
+  auto* label = new QLabel;
+  label->setObjectName("error_" + row);
+  label->setStyleSheet("color: #b00000");
+  label->setWordWrap(true);
+  label->hide();
+  errors_[row] = label;
+  return label;
+}
+
+QLineEdit* ScenarioPanel::add_path_row(QFormLayout* form, const QString& label, const QString& row,
+                                       const std::string& path) {
+  auto* field = new QLineEdit;
+  field->setToolTip(QString::fromStdString(path) + ": empty for the cluster's own value (shown greyed)");
+  form->addRow(label, field);
+  form->addRow(error_label(row));
+  connect(field, &QLineEdit::textEdited, this,
+          [this, path](const QString& t) { set_path(path, t.trimmed()); });
+  return field;
+}
+
+void ScenarioPanel::add_model_rows(QFormLayout* form) {
   model_ = new QComboBox;
   for (const std::string& name : model_presets().names()) model_->addItem(QString::fromStdString(name));
-  auto* hf = new QPushButton("HF config.json…");
+  hf_button_ = new QPushButton("HF config.json…");
   auto* model_row = new QHBoxLayout;
   model_row->addWidget(model_, 1);
-  model_row->addWidget(hf);
+  model_row->addWidget(hf_button_);
   form->addRow("Model", model_row);
   // Two fields per row, so the panel stays narrow.
   QHBoxLayout* shape_row = nullptr;
@@ -118,7 +192,9 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
     transformer_[f.key] = box;
   }
   form->addRow(error_label("model"));
+}
 
+void ScenarioPanel::add_cluster_rows(QFormLayout* form) {
   cluster_ = new QComboBox;
   for (const std::string& name : cluster_presets().names()) cluster_->addItem(QString::fromStdString(name));
   form->addRow("Cluster", cluster_);
@@ -131,6 +207,10 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   gpus_per_node_->setRange(1, 64);
   form->addRow("GPUs per node", gpus_per_node_);
   form->addRow(error_label("gpus"));
+  // The cluster's network and GPU memory, set as `--set PATH=VALUE` sets them (over a preset's values).
+  nics_ = add_path_row(form, "NICs per node", "nics", "cluster.network.nics_per_node");
+  nic_rate_ = add_path_row(form, "NIC rate", "nic_rate", "cluster.network.nic_rate");
+  gpu_memory_ = add_path_row(form, "GPU memory", "gpu_memory", "cluster.gpu.memory");
 
   memory_slider_ = new QSlider(Qt::Horizontal);
   memory_slider_->setRange(4, 4 * 192);  // quarter GiB steps
@@ -141,66 +221,45 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   memory_row->addWidget(memory_text_);
   form->addRow("Memory limit", memory_row);
   form->addRow(error_label("memory"));
+}
 
-  micro_batch_ = new QLineEdit;
-  micro_batch_->setPlaceholderText("searched");
-  form->addRow("Micro-batch", micro_batch_);
-  form->addRow(error_label("micro"));
-  global_batch_ = new QLineEdit;
-  global_batch_->setPlaceholderText("none");
-  form->addRow("Global batch", global_batch_);
-  form->addRow(error_label("global"));
-  precision_ = new QComboBox;
-  precision_->addItems({"mixed-bf16", "mixed-fp16", "fp32"});
-  form->addRow("Precision", precision_);
-  form->addRow(error_label("precision"));
-  checkpointing_ = new QComboBox;
-  checkpointing_->addItems({"search", "none", "all"});
-  form->addRow("Checkpointing", checkpointing_);
-  form->addRow(error_label("checkpointing"));
-  group_size_ = new QLineEdit;
-  group_size_->setPlaceholderText("GPUs per node");
-  group_size_->setToolTip("training.group_size: the GPUs of one PaRO / MiCS group");
-  form->addRow("Group size", group_size_);
-  form->addRow(error_label("group"));
-  slices_ = new QLineEdit;
-  slices_->setPlaceholderText("1, 2, 4, 8");
-  slices_->setToolTip("training.slice_granularities: the slice counts an operator may be split into");
-  form->addRow("Slices", slices_);
-  form->addRow(error_label("slices"));
-  batch_policy_ = new QComboBox;
-  batch_policy_->addItems({"own", "equal"});
-  batch_policy_->setToolTip("own: each baseline at its best micro-batch; equal: at the plan's");
-  form->addRow("Batch policy", batch_policy_);
-  form->addRow(error_label("policy"));
-  cost_model_ = new QComboBox;
-  cost_model_->addItems({"topology", "paper"});
-  form->addRow("Cost model", cost_model_);
-  form->addRow(error_label("cost"));
+void ScenarioPanel::add_training_rows(QFormLayout* form) {
+  const auto text_row = [&](QLineEdit*& field, const QString& label, const QString& row,
+                            const QString& placeholder, const QString& tooltip) {
+    field = new QLineEdit;
+    field->setPlaceholderText(placeholder);
+    field->setToolTip(tooltip);
+    form->addRow(label, field);
+    form->addRow(error_label(row));
+  };
+  const auto combo_row = [&](QComboBox*& box, const QString& label, const QString& row,
+                             const std::vector<std::string>& names, const QString& tooltip) {
+    box = new QComboBox;
+    for (const std::string& name : names) box->addItem(QString::fromStdString(name));
+    box->setToolTip(tooltip);
+    form->addRow(label, box);
+    form->addRow(error_label(row));
+  };
+  text_row(micro_batch_, "Micro-batch", "micro", "searched", "training.micro_batch");
+  text_row(global_batch_, "Global batch", "global", "none", "training.global_batch");
+  combo_row(precision_, "Precision", "precision", names<Precision>(), "training.precision");
+  combo_row(checkpointing_, "Checkpointing", "checkpointing", names<CheckpointPolicy>(),
+            "training.checkpointing");
+  text_row(group_size_, "Group size", "group", "GPUs per node",
+           "training.group_size: the GPUs of one PaRO / MiCS group");
+  text_row(slices_, "Slices", "slices", "1, 2, 4, 8",
+           "training.slice_granularities: the slice counts an operator may be split into");
+  combo_row(batch_policy_, "Batch policy", "policy", names<BatchPolicy>(),
+            "own: each baseline at its best micro-batch; equal: at the plan's");
+  combo_row(cost_model_, "Cost model", "cost", names<CostModelKind>(), "planner.cost_model");
   overlap_ = new QCheckBox("communication overlaps compute");
   form->addRow("Overlap", overlap_);
   form->addRow(error_label("overlap"));
-  collectives_ = new QComboBox;
-  collectives_->addItems({"auto", "ring", "nccl"});
-  form->addRow("Collectives", collectives_);
-  form->addRow(error_label("collectives"));
-  outer->addWidget(error_label("general"));
-  outer->addStretch(1);
+  combo_row(collectives_, "Collectives", "collectives", names<CollectivesChoice>(), "execution.collectives");
+}
 
-  debounce_ = new QTimer(this);
-  debounce_->setSingleShot(true);
-  debounce_->setInterval(200);
-  connect(debounce_, &QTimer::timeout, this, &ScenarioPanel::parse);
-
-  connect(open, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, "Open scenario", {}, "Scenario (*.yaml *.yml)");
-    if (!path.isEmpty()) open_file_async(path);  // a large model is read and parsed off the UI thread
-  });
-  connect(save, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, "Save scenario", file_, "Scenario (*.yaml)");
-    if (!path.isEmpty()) save_file(path);
-  });
-  connect(hf, &QPushButton::clicked, this, [this] {
+void ScenarioPanel::connect_model_and_cluster() {
+  connect(hf_button_, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, "Hugging Face config.json", {}, "JSON (*.json)");
     if (!path.isEmpty()) set_hf_config(path);
   });
@@ -210,17 +269,22 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
     doc_["model"]["preset"] = name.toStdString();
     changed();
   });
+  for (const auto& [key, box] : transformer_) {
+    connect(box, &QSpinBox::valueChanged, this,
+            [this, key = key.toStdString()](int v) { set_transformer_key(key, v); });
+  }
   connect(cluster_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
     if (filling_) return;
     doc_["cluster"] = YAML::Node(YAML::NodeType::Map);
     doc_["cluster"]["preset"] = name.toStdString();
-    // A new preset brings its own node and GPU counts.
+    // A new preset brings its own node and GPU counts, network and GPU memory.
     try {
       const Scenario s = parse_scenario_string(
           "model: {preset: nd-48x1536}\ncluster: {preset: " + name.toStdString() + "}\n");
       filling_ = true;
       nodes_->setValue(s.cluster.nodes);
       gpus_per_node_->setValue(s.cluster.gpus_per_node);
+      for (QLineEdit* field : {nics_, nic_rate_, gpu_memory_}) field->clear();
       filling_ = false;
     } catch (const std::exception&) {
       filling_ = false;
@@ -241,57 +305,74 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   });
   connect(memory_text_, &QLineEdit::textEdited, this,
           [this](const QString& text) { set_node("training", "memory_limit", text.trimmed(), false); });
-  connect(micro_batch_, &QLineEdit::textEdited, this,
-          [this](const QString& t) { set_node("training", "micro_batch", t.trimmed(), true); });
-  connect(global_batch_, &QLineEdit::textEdited, this,
-          [this](const QString& t) { set_node("training", "global_batch", t.trimmed(), true); });
-  connect(precision_, &QComboBox::currentTextChanged, this,
-          [this](const QString& t) { set_node("training", "precision", t, false); });
-  connect(checkpointing_, &QComboBox::currentTextChanged, this,
-          [this](const QString& t) { set_node("training", "checkpointing", t, false); });
-  for (const auto& [key, box] : transformer_) {
-    connect(box, &QSpinBox::valueChanged, this,
-            [this, key = key.toStdString()](int v) { set_transformer_key(key, v); });
-  }
-  connect(group_size_, &QLineEdit::textEdited, this,
-          [this](const QString& t) { set_node("training", "group_size", t.trimmed(), true); });
-  connect(slices_, &QLineEdit::textEdited, this, [this](const QString& text) {
-    if (filling_) return;
-    if (!doc_["training"] || !doc_["training"].IsMap()) doc_["training"] = YAML::Node(YAML::NodeType::Map);
-    if (text.trimmed().isEmpty()) {
-      doc_["training"].remove("slice_granularities");
-    } else {
-      // A list of whole numbers; any other entry goes in as typed, for the parser to name.
-      YAML::Node list(YAML::NodeType::Sequence);
-      for (const QString& part : text.split(',', Qt::SkipEmptyParts)) {
-        bool ok = false;
-        const int n = part.trimmed().toInt(&ok);
-        if (ok) {
-          list.push_back(n);
-        } else {
-          list.push_back(part.trimmed().toStdString());
-        }
-      }
-      doc_["training"]["slice_granularities"] = list;
-    }
-    changed();
-  });
-  connect(batch_policy_, &QComboBox::currentTextChanged, this,
-          [this](const QString& t) { set_node("training", "batch_policy", t, false); });
-  connect(cost_model_, &QComboBox::currentTextChanged, this,
-          [this](const QString& t) { set_node("planner", "cost_model", t, false); });
+}
+
+void ScenarioPanel::connect_training() {
+  const auto text = [this](QLineEdit* field, const char* section, const char* key, bool integer) {
+    connect(field, &QLineEdit::textEdited, this,
+            [=, this](const QString& t) { set_node(section, key, t.trimmed(), integer); });
+  };
+  const auto choice = [this](QComboBox* box, const char* section, const char* key) {
+    connect(box, &QComboBox::currentTextChanged, this,
+            [=, this](const QString& t) { set_node(section, key, t, false); });
+  };
+  text(micro_batch_, "training", "micro_batch", true);
+  text(global_batch_, "training", "global_batch", true);
+  text(group_size_, "training", "group_size", true);
+  choice(precision_, "training", "precision");
+  choice(checkpointing_, "training", "checkpointing");
+  choice(batch_policy_, "training", "batch_policy");
+  choice(cost_model_, "planner", "cost_model");
+  choice(collectives_, "execution", "collectives");
+  connect(slices_, &QLineEdit::textEdited, this, &ScenarioPanel::set_slices);
   connect(overlap_, &QCheckBox::toggled, this, [this](bool on) {
     if (filling_) return;
     if (!doc_["execution"] || !doc_["execution"].IsMap()) doc_["execution"] = YAML::Node(YAML::NodeType::Map);
     doc_["execution"]["overlap"] = on;
     changed();
   });
-  connect(collectives_, &QComboBox::currentTextChanged, this,
-          [this](const QString& t) { set_node("execution", "collectives", t, false); });
+}
 
-  doc_ = YAML::Load(kDefaultScenario);
-  fill_from_document();
-  parse();
+void ScenarioPanel::set_slices(const QString& text) {
+  if (filling_) return;
+  if (!doc_["training"] || !doc_["training"].IsMap()) doc_["training"] = YAML::Node(YAML::NodeType::Map);
+  if (text.trimmed().isEmpty()) {
+    doc_["training"].remove("slice_granularities");
+  } else {
+    // A list of whole numbers; any other entry goes in as typed, for the parser to name.
+    YAML::Node list(YAML::NodeType::Sequence);
+    for (const QString& part : text.split(',', Qt::SkipEmptyParts)) {
+      bool ok = false;
+      const int n = part.trimmed().toInt(&ok);
+      if (ok) {
+        list.push_back(n);
+      } else {
+        list.push_back(part.trimmed().toStdString());
+      }
+    }
+    doc_["training"]["slice_granularities"] = list;
+  }
+  changed();
+}
+
+void ScenarioPanel::set_path(const std::string& path, const QString& value) {
+  if (filling_) return;
+  if (value.isEmpty()) {
+    remove_path(doc_, path);
+  } else {
+    try {
+      // As `--set PATH=VALUE` does it: the value is YAML text, the path walks (and makes) the sections.
+      apply_override(doc_, {"scenario panel", path, value.toStdString(), base_dir_.toStdString()},
+                     base_dir_.toStdString());
+    } catch (const InputError& e) {
+      for (auto& [row, label] : errors_) show_error(row, {});
+      show_error(row_of_field(path), QString::fromStdString(e.what()));
+      scenario_.reset();
+      emit scenarioInvalid(QString::fromStdString(e.what()));
+      return;
+    }
+  }
+  changed();
 }
 
 void ScenarioPanel::set_node(const std::string& section, const std::string& key, const QString& value,
@@ -394,6 +475,9 @@ void ScenarioPanel::fill_from_document() {
                ? QString::fromStdString(training[key].Scalar())
                : QString();
   };
+  nics_->setText(scalar_at(doc_, "cluster.network.nics_per_node"));
+  nic_rate_->setText(scalar_at(doc_, "cluster.network.nic_rate"));
+  gpu_memory_->setText(scalar_at(doc_, "cluster.gpu.memory"));
   memory_text_->setText(text("memory_limit"));
   micro_batch_->setText(text("micro_batch"));
   global_batch_->setText(text("global_batch"));
@@ -510,6 +594,13 @@ void ScenarioPanel::take(Parsed parsed) {
   nodes_->setValue(s.cluster.nodes);
   gpus_per_node_->setValue(s.cluster.gpus_per_node);
   filling_ = false;
+  const bool network = s.cluster.network.nic_bytes_per_second > 0;
+  nics_->setPlaceholderText(network ? QString::number(s.cluster.network.nics_per_node) : "no network");
+  nic_rate_->setPlaceholderText(
+      network ? QString::fromStdString(units::format_bandwidth(s.cluster.network.nic_bytes_per_second))
+              : "no network");
+  gpu_memory_->setPlaceholderText(
+      QString::fromStdString(units::format_bytes(static_cast<double>(s.cluster.gpu.memory_bytes))));
   emit scenarioChanged(*scenario_);
 }
 

@@ -1,5 +1,6 @@
-// ScenarioPanel: the scenario form (model and its transformer shape, cluster, memory limit, batch, precision,
-// checkpointing, group size, slices, batch policy, cost model, overlap, collectives) over the scenario's YAML
+// ScenarioPanel: the scenario form (model and its transformer shape, cluster, network, GPU memory, memory
+// limit, batch, precision, checkpointing, group size, slices, batch policy, cost model, overlap, collectives)
+// over the scenario's YAML
 // document; every change is parsed by the planner's own parser (errors shown at the field)
 // and, debounced, offered as a new Scenario.
 #pragma once
@@ -14,8 +15,10 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSlider;
 class QSpinBox;
 class QTimer;
@@ -56,6 +59,10 @@ class ScenarioPanel : public QWidget {
   QCheckBox* overlap_box() const { return overlap_; }
   QComboBox* collectives_box() const { return collectives_; }
   QLineEdit* memory_field() const { return memory_text_; }
+  // The cluster's network and GPU memory: empty for the cluster's own value (the placeholder shows it).
+  QLineEdit* nics_field() const { return nics_; }              // cluster.network.nics_per_node
+  QLineEdit* nic_rate_field() const { return nic_rate_; }      // cluster.network.nic_rate
+  QLineEdit* gpu_memory_field() const { return gpu_memory_; }  // cluster.gpu.memory
   QSlider* memory_slider() const { return memory_slider_; }
 
  signals:
@@ -64,6 +71,17 @@ class ScenarioPanel : public QWidget {
   void fileOpened(bool ok);
 
  private:
+  QLabel* error_label(const QString& row);
+  // A text field that sets `path` as `--set path=TEXT` does (empty: removes it).
+  QLineEdit* add_path_row(QFormLayout* form, const QString& label, const QString& row,
+                          const std::string& path);
+  void add_model_rows(QFormLayout* form);
+  void add_cluster_rows(QFormLayout* form);
+  void add_training_rows(QFormLayout* form);
+  void connect_model_and_cluster();
+  void connect_training();
+  void set_slices(const QString& text);
+  void set_path(const std::string& path, const QString& value);
   void fill_from_document();
   void changed();
   struct Parsed;
@@ -85,9 +103,13 @@ class ScenarioPanel : public QWidget {
   bool filling_ = false;
   std::optional<Scenario> scenario_;
   QComboBox* model_ = nullptr;
+  QPushButton* hf_button_ = nullptr;
   QComboBox* cluster_ = nullptr;
   QSpinBox* nodes_ = nullptr;
   QSpinBox* gpus_per_node_ = nullptr;
+  QLineEdit* nics_ = nullptr;
+  QLineEdit* nic_rate_ = nullptr;
+  QLineEdit* gpu_memory_ = nullptr;
   QSlider* memory_slider_ = nullptr;
   QLineEdit* memory_text_ = nullptr;
   QLineEdit* micro_batch_ = nullptr;

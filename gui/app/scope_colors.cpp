@@ -40,14 +40,6 @@ std::vector<QColor> scope_legend_colors() {
   return out;
 }
 
-QString choice_text(const OperatorChoice& c) {
-  if (c.sharded_slices == 0) return "NNN (DP)";
-  QString s = QString::fromStdString(c.scopes.name());
-  if (c.secondary_parameter_partition) s += "+hpZ";
-  if (c.slices > 1) s += QString(" %1/%2").arg(c.sharded_slices).arg(c.slices);
-  return s;
-}
-
 QStringList memory_category_names() {
   return {"parameters", "gradients", "optimizer", "activations", "gathered buffers", "workspace", "reserve"};
 }

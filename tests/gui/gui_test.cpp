@@ -1,33 +1,44 @@
 // shardscope-gui under QTest (QT_QPA_PLATFORM=offscreen): planning, the operator view against the CLI's plan
 // JSON, pins, Pareto clicks, broken input, every scenario field, resizing, 4,096 GPUs, a 1000-operator model,
 // compare A/B and the exports.
+#include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QTreeView>
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
+#include "compare_models.hpp"
 #include "compare_panel.hpp"
 #include "compare_view.hpp"
 #include "main_window.hpp"
+#include "operator_table_model.hpp"
 #include "operator_view.hpp"
 #include "plan_views.hpp"
+#include "planner/io/scenario_overrides.hpp"
 #include "scenario_panel.hpp"
 #include "scope_colors.hpp"
+#include "table_copy.hpp"
 
 using namespace shardscope;
 using namespace shardscope::gui;
+using namespace shardscope::present;
 
 namespace {
 
@@ -563,6 +574,210 @@ class GuiTest : public QObject {
     view.set_b(unfit);
     QCOMPARE(view.message(),
              QString("Plan B does not fit its memory limit, so there are no operator choices to compare."));
+  }
+
+  // Issue: the Compare view cut "= 1024" to "= 102": a value that differs is drawn bold, wider than the
+  // normal font the column was measured (and elided) in. Every summary column now fits its widest value.
+  void compareColumnsFitFourDigitValues() {
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    const std::optional<PlanSnapshot> a =
+        snapshot_of(w.outcome()->job.scenario, {}, *w.outcome()->report, "plan");
+    QVERIFY(a && a->fits);
+    PlanSnapshot b = *a;
+    b.plan.micro_batch = 64;
+    b.plan.gradient_accumulation_steps = 2;  // 64 × 2 steps × 8 GPUs = 1024
+    b.plan.predicted.samples_per_second = 1234.5678;
+    CompareView view;
+    view.set_a(*a);
+    view.set_b(b);
+    // Each cell in the font it is drawn in (bold where A and B differ) fits its column.
+    const QAbstractItemModel* model = view.summary_view()->model();
+    bool batch_seen = false;
+    for (int row = 0; row < model->rowCount(); ++row) {
+      for (int c = 0; c < model->columnCount(); ++c) {
+        const QModelIndex cell = model->index(row, c);
+        const QString text = cell.data().toString();
+        const QFontMetrics fm(cell.data(Qt::FontRole).value<QFont>());
+        batch_seen = batch_seen || (c == 2 && text.endsWith("= 1024"));
+        QVERIFY2(fm.horizontalAdvance(text) + 8 <= view.summary_column_width(c),
+                 qPrintable(QString("%1 in a column of %2 px").arg(text).arg(view.summary_column_width(c))));
+      }
+    }
+    QVERIFY(model->index(6, 2).data(Qt::FontRole).value<QFont>().bold());  // the batch differs
+    QVERIFY(batch_seen);
+  }
+
+  // Issue: the main window's pins line and the Compare view quoted two unpinned references (the search's
+  // pick without baselines, and the plan kept as A) with two roundings (−0.04 % and −0.1 %). Both quote the
+  // plan the same request gives without pins, with the same two decimals.
+  void pinsCostQuotesOneReference() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    w.keep_as_a();  // the unpinned plan
+    const Plan a = w.outcome()->report->best.plan;
+    const std::size_t op = w.operator_view()->groups().front().members.front();
+    const bool was_dp = a.operators[op].sharded_slices == 0;
+    QVERIFY(newest_plan_after(w, [&] {
+      w.add_pins(w.operator_view()->pins_for_row(0, was_dp ? zdp_pin(0) : dp_pin(0)));
+      return true;
+    }));
+    QVERIFY(w.outcome()->unpinned.has_value());
+    const PlanPrediction& unpinned = w.outcome()->unpinned->best.plan.predicted;
+    QCOMPARE(unpinned.samples_per_second, a.predicted.samples_per_second);
+    const PlanPrediction& pinned = w.outcome()->report->best.plan.predicted;
+    const QString percent =
+        QString::fromStdString(percent_change(pinned.samples_per_second, unpinned.samples_per_second));
+    QVERIFY2(w.summary_text().contains("Pins cost: throughput <b>" + percent + "</b>"),
+             qPrintable(w.summary_text()));
+    const QStringList lines = w.compare_panel()->view()->summary_lines();
+    const QString throughput = lines.filter(QRegularExpression("^throughput")).value(0);
+    QVERIFY2(throughput.endsWith("(" + percent + ")"), qPrintable(throughput + " vs " + percent));
+    const QString pins = lines.filter(QRegularExpression("^pins:")).value(0);
+    QVERIFY2(pins.endsWith("| 1 pinned operator (throughput " + percent + " against the unpinned plan) | "),
+             qPrintable(pins));
+  }
+
+  // The scenario panel edits the cluster's NIC count, NIC rate and GPU memory as `--set` of the same paths
+  // does; an empty field gives the preset's value back, and a bad value shows the parser's message there.
+  void scenarioPanelEditsNetworkAndGpuMemory() {
+    const std::string file = kDefault.toStdString();
+    const std::vector<std::tuple<QString, std::string, std::string>> edits{
+        {"nics", "cluster.network.nics_per_node", "4"},
+        {"nic_rate", "cluster.network.nic_rate", "400Gbps"},
+        {"gpu_memory", "cluster.gpu.memory", "16GiB"}};
+    ScenarioPanel panel;
+    QVERIFY(panel.open_file(kDefault));
+    const Cluster before = panel.scenario()->cluster;
+    QCOMPARE(panel.nic_rate_field()->placeholderText(), QString("12.50 GB/s"));
+    QCOMPARE(panel.gpu_memory_field()->placeholderText(), QString("24.00 GiB"));
+    const std::map<QString, QLineEdit*> fields{{"nics", panel.nics_field()},
+                                               {"nic_rate", panel.nic_rate_field()},
+                                               {"gpu_memory", panel.gpu_memory_field()}};
+    for (const auto& [row, path, value] : edits) {
+      QLineEdit* field = fields.at(row);
+      field->selectAll();
+      QTest::keyClicks(field, QString::fromStdString(value));
+      panel.reparse_now();
+      QVERIFY2(panel.scenario().has_value(), qPrintable(panel.error_text()));
+      const Scenario cli = load_scenario_with_overrides(file, {parse_set_argument(path + "=" + value)});
+      const Cluster& got = panel.scenario()->cluster;
+      QCOMPARE(got.network.nics_per_node, cli.cluster.network.nics_per_node);
+      QCOMPARE(got.network.nic_bytes_per_second, cli.cluster.network.nic_bytes_per_second);
+      QCOMPARE(got.gpu.memory_bytes, cli.cluster.gpu.memory_bytes);
+      QVERIFY(panel.yaml_text().contains(QString::fromStdString(value)));
+      field->selectAll();
+      QTest::keyClick(field, Qt::Key_Delete);
+      panel.reparse_now();
+      QVERIFY2(panel.scenario().has_value(), qPrintable(panel.error_text()));
+    }
+    QCOMPARE(panel.scenario()->cluster.network.nics_per_node, before.network.nics_per_node);
+    QCOMPARE(panel.scenario()->cluster.network.nic_bytes_per_second, before.network.nic_bytes_per_second);
+    QCOMPARE(panel.scenario()->cluster.gpu.memory_bytes, before.gpu.memory_bytes);
+    QVERIFY(!panel.yaml_text().contains("network"));
+    // Bad values: the parser's message at the field's own row.
+    QTest::keyClicks(panel.nic_rate_field(), "fast");
+    panel.reparse_now();
+    QVERIFY(!panel.scenario().has_value());
+    QVERIFY2(panel.field_error("nic_rate").contains("nic_rate"), qPrintable(panel.error_text()));
+    panel.nic_rate_field()->selectAll();
+    QTest::keyClick(panel.nic_rate_field(), Qt::Key_Delete);
+    QTest::keyClicks(panel.nics_field(), "0");
+    panel.reparse_now();
+    QVERIFY2(panel.field_error("nics").contains("nics_per_node"), qPrintable(panel.error_text()));
+    panel.nics_field()->selectAll();
+    QTest::keyClick(panel.nics_field(), Qt::Key_Delete);
+    QTest::keyClicks(panel.gpu_memory_field(), "4GiB");  // under the 8 GB memory limit
+    panel.reparse_now();
+    QVERIFY(!panel.scenario().has_value());
+    QVERIFY2(!panel.error_text().isEmpty(), qPrintable(panel.error_text()));
+    panel.gpu_memory_field()->selectAll();
+    QTest::keyClicks(panel.gpu_memory_field(), "[unclosed");  // not YAML: the override's own message
+    QVERIFY2(panel.field_error("gpu_memory").contains("malformed value"), qPrintable(panel.error_text()));
+  }
+
+  // The operator table is a model in a tree view: the CLI's row texts (plan-default.tesh), sorting by a
+  // column, keyboard navigation, and Ctrl+C copying the selected rows as tab-separated text.
+  void operatorTableSortsSelectsAndCopies() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    OperatorView* view = w.operator_view();
+    const QAbstractItemModel* model = view->tree()->model();
+    QCOMPARE(model->rowCount(), 5);
+    const auto row_text = [&](int row) {
+      QStringList cells;
+      for (int c = 0; c < model->columnCount(); ++c) cells << model->index(row, c).data().toString();
+      return cells.join('\t');
+    };
+    QCOMPARE(row_text(2), QString("layer0.mlp .. layer47.mlp\t48\tGGG\tyes\t54.02 MiB\t17.771 ms\t"));
+    QCOMPARE(row_text(4), QString("head\t1\tGGG 8/8\tno\t1.33 GiB\t63.140 ms\t"));
+    QCOMPARE(model->rowCount(model->index(2, 0)), 48);  // the members, when expanded
+    view->tree()->sortByColumn(OperatorTableModel::kTime, Qt::DescendingOrder);
+    QCOMPARE(model->index(0, 0).data().toString(), QString("head"));
+    QCOMPARE(model->index(4, 0).data().toString(), QString("layer1.attention .. layer47.attention"));
+    view->tree()->sortByColumn(OperatorTableModel::kMemory, Qt::AscendingOrder);
+    QCOMPARE(model->index(0, OperatorTableModel::kMemory).data().toString(), QString("36.02 MiB"));
+    view->tree()->sortByColumn(OperatorTableModel::kName, Qt::AscendingOrder);
+    QCOMPARE(model->index(0, 0).data().toString(), QString("embedding"));
+    // Keyboard: Down moves the current row, Shift+Down extends the selection; Ctrl+C copies it.
+    view->tree()->setFocus();
+    view->tree()->setCurrentIndex(model->index(3, 0));
+    QTest::keyClick(view->tree(), Qt::Key_Down, Qt::ShiftModifier);
+    QCOMPARE(view->tree()->currentIndex().row(), 4);
+    const QString expected = row_text(3) + "\n" + row_text(4) + "\n";
+    QCOMPARE(selected_rows_text(view->tree()), expected);
+    QApplication::clipboard()->clear();
+    QTest::keyClick(view->tree(), Qt::Key_C, Qt::ControlModifier);
+    QCOMPARE(QApplication::clipboard()->text(), expected);
+    // Expanding a group shows its members below it, in model order.
+    view->set_expanded(2, true);
+    QCOMPARE(view->row_count(), 5 + 48);
+    QCOMPARE(model->index(1, 0, model->index(2, 0)).data().toString(), QString("layer1.mlp"));
+    QVERIFY(view->tooltip_for_row(3).contains("layer0.mlp"));
+  }
+
+  // The compare table is a model in a view too: one row per compare line, folded runs spanning the row,
+  // sorting by Δ time, and copying.
+  void compareTableSortsAndCopies() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    w.keep_as_a();
+    QVERIFY(replan_after(w, [&] { w.panel()->set_memory_limit_text("6GB"); }));
+    CompareView* view = w.compare_panel()->view();
+    QTreeView* table = view->table_view();
+    const QAbstractItemModel* model = table->model();
+    QCOMPARE(model->rowCount(), view->operator_lines());
+    for (int row = 0; row < model->rowCount(); ++row) {
+      const bool spanned = table->isFirstColumnSpanned(row, {});
+      QCOMPARE(spanned, model->index(row, 0).data().toString().contains(" operators with the same choice"));
+    }
+    // A against itself: every operator the same, one folded run spanning its row.
+    CompareView same;
+    same.set_a(*view->a());
+    same.set_b(*view->a());
+    QCOMPARE(same.table_view()->model()->rowCount(), 1);
+    QVERIFY(same.table_view()->isFirstColumnSpanned(0, {}));
+    const auto changed = view->highlighted_operators();
+    QVERIFY(!changed.empty());
+    table->sortByColumn(10, Qt::AscendingOrder);  // Δ time, B − A: the largest saving first
+    QVERIFY(model->index(0, 10).data(CompareTableModel::SortRole).toDouble() <=
+            model->index(1, 10).data(CompareTableModel::SortRole).toDouble());
+    for (int row = 0; row < model->rowCount(); ++row)  // spans follow the rows they belong to
+      QCOMPARE(table->isFirstColumnSpanned(row, {}),
+               model->index(row, 0).data().toString().contains(" operators with the same choice"));
+    table->selectAll();
+    const QStringList lines = selected_rows_text(table).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), model->rowCount());
+    QCOMPARE(lines.front().count('\t'), 10);
+    // The summary table: one row per summary line.
+    QCOMPARE(view->summary_view()->model()->rowCount(), view->summary_lines().size());
   }
 
   void exportsWrite() {

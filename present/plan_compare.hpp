@@ -10,7 +10,7 @@
 #include "planner/search/operator_pin.hpp"
 #include "planner/search/planner.hpp"
 
-namespace shardscope::gui {
+namespace shardscope::present {
 
 // One side of the comparison: what a plan was made for and what it is (copied, so later re-plans leave it).
 struct PlanSnapshot {
@@ -22,6 +22,8 @@ struct PlanSnapshot {
   std::vector<OperatorCost> operator_costs;  // one per operator when fits
   double minimum_memory_bytes = 0;           // when it does not fit: the smallest plan's peak
   double shortfall_bytes = 0;
+  // With pins: the plan the same scenario gets without them (the reference of "what the pins cost").
+  std::optional<PlanPrediction> unpinned;
 
   std::int64_t global_batch() const;  // micro-batch x steps x GPUs (0 when it does not fit)
 };
@@ -55,10 +57,24 @@ struct PlanComparison {
   std::size_t choices_changed() const;  // operators whose scopes, slices or checkpointing differ
 };
 
-// Snapshot of a report's strategy (`label` "plan" is report.best).
+// Snapshot of a report's strategy (`label` "plan" is report.best); `unpinned`, when the plan has pins, is the
+// report of the same scenario planned without them.
 std::optional<PlanSnapshot> snapshot_of(const Scenario& scenario, const std::vector<OperatorPin>& pins,
-                                        const PlanReport& report, const std::string& label);
+                                        const PlanReport& report, const std::string& label,
+                                        const PlanReport* unpinned = nullptr);
+
+// The change from `reference` to `value` in percent, as every view quotes it: two decimals and a sign,
+// "+1.23 %", "−0.04 %" ("±0.00 %" when it rounds to nothing).
+std::string percent_change(double value, double reference);
+
+// What pins cost: the pinned plan against the plan made without them, each quoted once for every view.
+struct PinsCost {
+  std::string throughput;   // percent_change of samples/s: "−0.04 %"
+  std::string peak_memory;  // signed bytes: "+12.00 MiB", "−1.00 GiB", "±0 B"
+  PlanPrediction unpinned;
+};
+PinsCost pins_cost(const PlanPrediction& pinned, const PlanPrediction& unpinned);
 
 PlanComparison compare_plans(const PlanSnapshot& a, const PlanSnapshot& b);
 
-}  // namespace shardscope::gui
+}  // namespace shardscope::present

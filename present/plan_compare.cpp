@@ -1,11 +1,14 @@
 // Matching two plans' operators by name and finding what differs.
-#include "plan_compare.hpp"
+#include "present/plan_compare.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
-namespace shardscope::gui {
+#include "planner/core/units.hpp"
+
+namespace shardscope::present {
 namespace {
 
 // Costs computed the same way from the same choice agree exactly; this only absorbs rounding noise.
@@ -45,8 +48,27 @@ std::size_t PlanComparison::choices_changed() const {
       operators.begin(), operators.end(), [](const OperatorDifference& d) { return d.choice_differs(); }));
 }
 
+std::string percent_change(double value, double reference) {
+  if (reference == 0) return {};
+  char digits[64];
+  std::snprintf(digits, sizeof digits, "%.2f", std::abs((value / reference - 1) * 100));
+  const bool nothing = std::string(digits) == "0.00";
+  return (nothing ? "±" : value > reference ? "+" : "−") + std::string(digits) + " %";
+}
+
+PinsCost pins_cost(const PlanPrediction& pinned, const PlanPrediction& unpinned) {
+  const double dm = pinned.peak_memory_bytes - unpinned.peak_memory_bytes;
+  return {percent_change(pinned.samples_per_second, unpinned.samples_per_second),
+          (dm > 0   ? "+"
+           : dm < 0 ? "−"
+                    : "±") +
+              units::format_bytes(std::abs(dm)),
+          unpinned};
+}
+
 std::optional<PlanSnapshot> snapshot_of(const Scenario& scenario, const std::vector<OperatorPin>& pins,
-                                        const PlanReport& report, const std::string& label) {
+                                        const PlanReport& report, const std::string& label,
+                                        const PlanReport* unpinned) {
   const StrategyResult* result = label == "plan" ? &report.best : nullptr;
   for (const StrategyResult& b : report.baselines) {
     if (result == nullptr && b.strategy == label) result = &b;
@@ -56,6 +78,8 @@ std::optional<PlanSnapshot> snapshot_of(const Scenario& scenario, const std::vec
   s.label = label;
   s.scenario = scenario;
   if (label == "plan") s.pins = pins;
+  if (label == "plan" && !pins.empty() && unpinned != nullptr && unpinned->best.fits)
+    s.unpinned = unpinned->best.plan.predicted;
   s.fits = result->fits;
   s.minimum_memory_bytes = result->minimum_memory_bytes;
   s.shortfall_bytes = result->shortfall_bytes;
@@ -122,4 +146,4 @@ PlanComparison compare_plans(const PlanSnapshot& a, const PlanSnapshot& b) {
   return out;
 }
 
-}  // namespace shardscope::gui
+}  // namespace shardscope::present

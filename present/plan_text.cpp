@@ -1,0 +1,173 @@
+// The lines and rows of `shardscope plan`'s text report, and the report put together from them.
+#include "present/plan_text.hpp"
+
+#include <cstdio>
+
+#include "planner/core/units.hpp"
+#include "present/operator_rows.hpp"
+#include "present/text_table.hpp"
+
+namespace shardscope::present {
+
+using units::format_bytes;
+using units::format_duration;
+
+std::string fixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+std::string scenario_line(const Scenario& scenario) {
+  return "Scenario  " + scenario.name + ": " + scenario.model.name + " on " +
+         std::to_string(scenario.cluster.gpus()) + " x " + scenario.cluster.gpu.name + ", memory limit " +
+         format_bytes(static_cast<double>(scenario.training.memory_limit_bytes)) + " per GPU";
+}
+
+std::string plan_line(const Scenario& scenario, const Plan& plan) {
+  return "Plan (" + plan.strategy + "), micro-batch " + std::to_string(plan.micro_batch) + " x " +
+         std::to_string(plan.gradient_accumulation_steps) + " accumulation steps x " +
+         std::to_string(scenario.cluster.gpus()) + " GPUs, " + to_string(plan.collectives) + " collectives";
+}
+
+std::string predicted_line(const Plan& plan) {
+  const PlanPrediction& p = plan.predicted;
+  return "Predicted  " + format_duration(p.iteration_seconds) + " per iteration, " +
+         fixed(p.samples_per_second, 2) + " samples/s, " + fixed(p.tokens_per_second, 0) +
+         " tokens/s, peak " + format_bytes(p.peak_memory_bytes) + " per GPU";
+}
+
+std::string adopted_line(const StrategyResult& best) {
+  if (best.adopted_from.empty()) return {};
+  return "This is " + best.adopted_from +
+         "'s plan: the search's pick, priced with its real neighbours, takes " +
+         format_duration(best.search_pick.iteration_seconds) + " (" +
+         fixed(best.search_pick.samples_per_second, 2) + " samples/s)";
+}
+
+std::string search_line(const StrategyResult& best) {
+  const double objective = best.search_seconds;
+  const double gap = objective > 0 ? 100.0 * (objective - best.lower_bound_seconds) / objective : 0.0;
+  return "Search (neighbours priced alike): objective " + format_duration(objective) + ", lower bound " +
+         format_duration(best.lower_bound_seconds) + ", gap " + fixed(gap, 3) + " %";  // as optimality.gap
+}
+
+std::string tried_micro_batches(const StrategyResult& result) {
+  const auto& rows = result.batches;
+  if (rows.empty()) return "no micro-batch (none is allowed)";
+  std::string out = rows.size() == 1 ? "micro-batch " : "micro-batches ";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i > 0) out += i + 1 == rows.size() ? " and " : ", ";
+    out += std::to_string(rows[i].micro_batch);
+  }
+  return out;
+}
+
+std::string no_fit_text(const Scenario& scenario, const StrategyResult& result) {
+  const double limit = static_cast<double>(scenario.training.memory_limit_bytes);
+  std::string out = "tried " + tried_micro_batches(result) + "; the smallest plan needs " +
+                    format_bytes(result.minimum_memory_bytes) + " per GPU";
+  if (result.minimum_memory_bytes > limit)
+    out += ", " + format_bytes(result.minimum_memory_bytes - limit) + " over";
+  return out + " the memory limit of " + format_bytes(limit);
+}
+
+std::vector<std::string> batch_table_header() {
+  return {"micro-batch", "steps", "status", "iteration", "samples/s", "peak memory"};
+}
+
+std::vector<std::string> batch_row_cells(const BatchRow& row) {
+  const bool solved = row.status == BatchStatus::solved;
+  return {std::to_string(row.micro_batch),
+          std::to_string(row.gradient_accumulation_steps),
+          std::string(batch_status_name(row.status)),
+          solved ? format_duration(row.iteration_seconds) : "-",
+          solved ? fixed(row.samples_per_second, 2) : "-",
+          solved ? format_bytes(row.peak_memory_bytes) : "-"};
+}
+
+std::vector<std::string> baseline_table_header() {
+  return {"strategy", "batch", "collectives", "iteration", "samples/s", "peak memory", "vs FSDP"};
+}
+
+double fsdp_samples_per_second(const PlanReport& report) {
+  double fsdp = 0;
+  for (const StrategyResult& b : report.baselines) {
+    if (b.strategy == "fsdp" && b.fits) fsdp = b.plan.predicted.samples_per_second;
+  }
+  return fsdp;
+}
+
+namespace {
+
+std::vector<std::string> fitting_row(const std::string& name, const Plan& plan, double fsdp) {
+  const PlanPrediction& p = plan.predicted;
+  return {name,
+          std::to_string(plan.micro_batch),
+          to_string(plan.collectives),
+          format_duration(p.iteration_seconds),
+          fixed(p.samples_per_second, 2),
+          format_bytes(p.peak_memory_bytes),
+          fsdp > 0 ? fixed(p.samples_per_second / fsdp, 2) + "x" : "-"};
+}
+
+}  // namespace
+
+std::vector<std::string> plan_row_cells(const Plan& plan, double fsdp_samples_per_second) {
+  return fitting_row("shardscope", plan, fsdp_samples_per_second);
+}
+
+std::vector<std::string> baseline_row_cells(const Scenario& scenario, const StrategyResult& b,
+                                            double fsdp_samples_per_second) {
+  if (b.fits) return fitting_row(b.strategy, b.plan, fsdp_samples_per_second);
+  // Its smallest plan at the first micro-batch it tried.
+  return {b.strategy,
+          b.batches.empty() ? "-" : std::to_string(b.batches.front().micro_batch),
+          to_string(strategy_collectives(scenario, b.strategy)),
+          "does not fit",
+          "-",
+          format_bytes(b.minimum_memory_bytes),
+          "short " + format_bytes(b.shortfall_bytes)};
+}
+
+std::string baselines_title(const PlanReport& report) {
+  const Plan& plan = report.best.plan;
+  if (report.batch_policy == BatchPolicy::equal) {
+    return "Baselines under the same model at the plan's micro-batch " + std::to_string(plan.micro_batch) +
+           " x " + std::to_string(plan.gradient_accumulation_steps) +
+           " steps (batch policy equal; speed-up over FSDP)";
+  }
+  return "Baselines under the same model, each at its own best micro-batch (batch policy own; speed-up over "
+         "FSDP)";
+}
+
+void write_plan_text(const Scenario& scenario, const PlanReport& report, std::ostream& os) {
+  os << scenario_line(scenario) << "\n";
+  const StrategyResult& best = report.best;
+  if (!best.fits) {
+    os << "\nNo plan fits: " << no_fit_text(scenario, best) << ".\n";
+    return;
+  }
+  const Plan& plan = best.plan;
+  os << "\n" << plan_line(scenario, plan) << "\n\n";
+  TextTable ops(operator_table_header());
+  for (const OperatorRow& row : group_operators(scenario, plan, best.operator_costs))
+    ops.add(operator_row_cells(plan, best.operator_costs, row));
+  ops.print(os);
+  os << "\n" << predicted_line(plan) << "\n";
+  if (!best.adopted_from.empty()) os << adopted_line(best) << "\n";
+  os << search_line(best) << "\n";
+  os << "\nBatch sizes scanned (" << best.batches.size() << ")\n\n";
+  TextTable batches(batch_table_header());
+  for (const BatchRow& row : best.batches) batches.add(batch_row_cells(row));
+  batches.print(os);
+  if (report.baselines.empty()) return;
+  const double fsdp = fsdp_samples_per_second(report);
+  os << "\n" << baselines_title(report) << "\n\n";
+  TextTable table(baseline_table_header());
+  table.add(plan_row_cells(plan, fsdp));
+  for (const StrategyResult& b : report.baselines) table.add(baseline_row_cells(scenario, b, fsdp));
+  table.print(os);
+}
+
+}  // namespace shardscope::present

@@ -1,0 +1,52 @@
+// `shardscope plan`'s text report, line by line and row by row: the scenario line, the plan line, the
+// operator table, the prediction and search lines, the batch sizes scanned, the baselines; and the whole
+// report.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "planner/core/scenario.hpp"
+#include "planner/search/planner.hpp"
+
+namespace shardscope::present {
+
+// printf's "%.*f": fixed(30.764, 2) is "30.76".
+std::string fixed(double value, int digits);
+
+// "Scenario  default: nd-48x1536 on 8 x TITAN RTX, memory limit 7.45 GiB per GPU"
+std::string scenario_line(const Scenario& scenario);
+// "Plan (shardscope), micro-batch 6 x 1 accumulation steps x 8 GPUs, nccl collectives"
+std::string plan_line(const Scenario& scenario, const Plan& plan);
+// "Predicted  1.560 s per iteration, 30.76 samples/s, 31502 tokens/s, peak 7.41 GiB per GPU"
+std::string predicted_line(const Plan& plan);
+// "This is osdp's plan: ..." when a baseline's plan was adopted, else "".
+std::string adopted_line(const StrategyResult& best);
+// "Search (neighbours priced alike): objective 1.586 s, lower bound 1.577 s, gap 0.538 %"
+std::string search_line(const StrategyResult& best);
+
+// "micro-batches 1, 2 and 3": the sizes a strategy's scan tried, in order.
+std::string tried_micro_batches(const StrategyResult& result);
+// "tried micro-batch 1; the smallest plan needs 11.25 GiB per GPU, 3.80 GiB over the memory limit of 7.45
+// GiB"
+std::string no_fit_text(const Scenario& scenario, const StrategyResult& result);
+
+// The batch sizes scanned: header and one row per BatchRow.
+std::vector<std::string> batch_table_header();
+std::vector<std::string> batch_row_cells(const BatchRow& row);
+
+// The baselines table: header, the plan's row ("shardscope"), and a row per baseline (fitting or not).
+// `fsdp_samples_per_second` is FSDP's throughput (0: FSDP does not fit, "-" in the vs FSDP column).
+std::vector<std::string> baseline_table_header();
+double fsdp_samples_per_second(const PlanReport& report);
+std::vector<std::string> plan_row_cells(const Plan& plan, double fsdp_samples_per_second);
+std::vector<std::string> baseline_row_cells(const Scenario& scenario, const StrategyResult& baseline,
+                                            double fsdp_samples_per_second);
+// The line above the baselines table, by the report's batch policy.
+std::string baselines_title(const PlanReport& report);
+
+// The whole text report of `shardscope plan` (without --json).
+void write_plan_text(const Scenario& scenario, const PlanReport& report, std::ostream& os);
+
+}  // namespace shardscope::present

@@ -1,0 +1,104 @@
+// The CLI's texts from the presentation library: the whole `shardscope plan` report of the default scenario
+// and of one that does not fit, byte for byte as the golden transcripts record them, and its parts.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "present/enum_choices.hpp"
+#include "present/operator_rows.hpp"
+#include "present/plan_text.hpp"
+#include "present/text_table.hpp"
+#include "tests/present/plan_fixture.hpp"
+
+namespace shardscope::present {
+namespace {
+
+using testing::default_plan;
+using testing::transcript_stdout;
+
+TEST(PresentText, WholeReportIsThePlanTranscript) {
+  const auto& p = default_plan();
+  std::ostringstream text;
+  write_plan_text(p.scenario, p.report, text);
+  EXPECT_EQ(text.str(), transcript_stdout("tests/transcripts/plan-default.tesh"));
+}
+
+TEST(PresentText, NoFitReportIsTheErrorTranscript) {
+  const auto p = testing::plan_file("tests/transcripts/inputs/no-fit.yaml", false);
+  std::ostringstream text;
+  write_plan_text(p.scenario, p.report, text);
+  EXPECT_EQ(text.str(), transcript_stdout("tests/transcripts/error-no-plan-fits.tesh"));
+}
+
+TEST(PresentText, OperatorRowsFoldRepeatedLayers) {
+  const auto& p = default_plan();
+  const Plan& plan = p.report.best.plan;
+  const std::vector<OperatorRow> rows = group_operators(p.scenario, plan, p.report.best.operator_costs);
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(row_label(plan, rows[2]), "layer0.mlp .. layer47.mlp");
+  EXPECT_EQ(rows[2].members.size(), 48u);
+  EXPECT_EQ(operator_row_cells(plan, p.report.best.operator_costs, rows[3]),
+            (std::vector<std::string>{"layer1.attention .. layer47.attention", "47", "GGG", "1", "yes",
+                                      "36.02 MiB", "13.040 ms"}));
+  EXPECT_EQ(operator_row_cells(plan, p.report.best.operator_costs, rows[4]),
+            (std::vector<std::string>{"head", "1", "GGG 8/8", "8", "no", "1.33 GiB", "63.140 ms"}));
+  std::size_t members = 0;
+  for (const OperatorRow& r : rows) members += r.members.size();
+  EXPECT_EQ(members, plan.operators.size());
+}
+
+TEST(PresentText, ChoiceTextSpellsEveryShape) {
+  OperatorChoice c;
+  c.slices = 4;
+  c.sharded_slices = 0;
+  EXPECT_EQ(choice_text(c), "NNN (DP)");
+  c.sharded_slices = 2;
+  c.scopes = {ShardScope::I, ShardScope::I, ShardScope::G};
+  EXPECT_EQ(choice_text(c), "IIG 2/4");
+  c.secondary_parameter_partition = true;
+  EXPECT_EQ(choice_text(c), "IIG+hpZ 2/4");
+  c.slices = 1;
+  c.sharded_slices = 1;
+  EXPECT_EQ(choice_text(c), "IIG+hpZ");
+}
+
+TEST(PresentText, LinesOfTheReport) {
+  const auto& p = default_plan();
+  EXPECT_EQ(scenario_line(p.scenario),
+            "Scenario  default: nd-48x1536 on 8 x TITAN RTX, memory limit 7.45 GiB per GPU");
+  EXPECT_EQ(plan_line(p.scenario, p.report.best.plan),
+            "Plan (shardscope), micro-batch 6 x 1 accumulation steps x 8 GPUs, nccl collectives");
+  EXPECT_EQ(predicted_line(p.report.best.plan),
+            "Predicted  1.560 s per iteration, 30.76 samples/s, 31502 tokens/s, peak 7.41 GiB per GPU");
+  EXPECT_EQ(fixed(2.0 / 3.0, 3), "0.667");
+  const double fsdp = fsdp_samples_per_second(p.report);
+  EXPECT_EQ(plan_row_cells(p.report.best.plan, fsdp),
+            (std::vector<std::string>{"shardscope", "6", "nccl", "1.560 s", "30.76", "7.41 GiB", "1.13x"}));
+  EXPECT_EQ(plan_row_cells(p.report.best.plan, 0).back(), "-");
+}
+
+TEST(PresentText, TextTableAlignsAsTheCli) {
+  TextTable t({"name", "n", "value"});
+  t.add({"a", "1", "22"});
+  t.add({"bbb", "333", "4"});
+  std::ostringstream os;
+  t.print(os);
+  EXPECT_EQ(os.str(),
+            "  name  n    value\n"
+            "  ----------------\n"
+            "  a     1       22\n"
+            "  bbb   333      4\n");
+}
+
+TEST(PresentText, EnumChoicesFollowTheNameTable) {
+  const std::vector<EnumChoice> precisions = enum_choices<Precision>();
+  ASSERT_EQ(precisions.size(), names<Precision>().size());
+  for (std::size_t i = 0; i < precisions.size(); ++i) {
+    EXPECT_EQ(precisions[i].name, names<Precision>()[i]);
+    EXPECT_FALSE(precisions[i].description.empty());
+  }
+  EXPECT_EQ(enum_choices<CollectivesChoice>().front().name, "auto");
+}
+
+}  // namespace
+}  // namespace shardscope::present
