@@ -9,6 +9,7 @@
 
 #include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
+#include "planner/io/cluster_presets.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "test_util.hpp"
 
@@ -110,19 +111,19 @@ TEST(ScenarioOverrides, ErrorsAnOverrideCausedNameIt) {
 }
 
 TEST(ScenarioOverrides, AnOverrideThatReplacesAnEarlierOneIsRefused) {
-  expect_input_error(
+  expect_usage_error(
       [] {
         load_scenario_with_overrides(
             kDefault, {option_override("--nodes 4", "cluster.nodes", "4"), set("cluster=dgx-a100")});
       },
       "--set cluster=dgx-a100", "replaces what --nodes 4 gave");
-  expect_input_error(
+  expect_usage_error(
       [] {
         load_scenario_with_overrides(kDefault,
                                      {set("training.memory_limit=8GB"), set("training.memory_limit=16GB")});
       },
       "--set training.memory_limit=16GB", "replaces what --set training.memory_limit=8GB gave");
-  expect_input_error(
+  expect_usage_error(
       [] {
         load_scenario_with_overrides(
             "", {option_override("--model nd-48x1536", "model", "nd-48x1536"), set("model.preset=x")});
@@ -149,13 +150,13 @@ TEST(ScenarioOverrides, SetArgumentNeedsPathAndValue) {
 }
 
 TEST(ScenarioOverrides, UnknownPresetsNameTheFlag) {
-  expect_input_error(
+  expect_usage_error(
       [] {
         load_scenario_with_overrides("", {option_override("--model lama-7b", "model", "lama-7b"),
                                           option_override("--cluster dgx-a100", "cluster", "dgx-a100")});
       },
       "--model lama-7b", "did you mean 'llama-7b'");
-  expect_input_error(
+  expect_usage_error(
       [] {
         load_scenario_with_overrides(kDefault, {option_override("--cluster dgx-a10", "cluster", "dgx-a10")});
       },
