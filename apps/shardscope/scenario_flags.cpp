@@ -37,12 +37,12 @@ std::vector<ScenarioOverride> ScenarioFlags::overrides() const {
 
 Scenario ScenarioFlags::load() const { return load_scenario_with_overrides(scenario_file(), overrides()); }
 
-std::string ScenarioFlags::gpu_label(const Scenario& scenario) const {
-  const std::string& name = scenario.cluster.gpu.name;
+std::string ScenarioFlags::gpu_label(const Scenario& resolved) const {
+  const std::string& name = resolved.cluster.gpu.name;
   for (const ScenarioOverride& o : overrides()) {
     if (o.path == "cluster.gpu.memory")
       return name + " (memory set to " +
-             units::format_bytes(static_cast<double>(scenario.cluster.gpu.memory_bytes)) + ")";
+             units::format_bytes(static_cast<double>(resolved.cluster.gpu.memory_bytes)) + ")";
   }
   return name;
 }

@@ -31,7 +31,7 @@ struct ScenarioFlags {
   Scenario load() const;
   // The cluster's GPU as the reports name it: its name, and "(memory set to 40.00 GiB)" after a --set of
   // cluster.gpu.memory, which the name may contradict (A100-SXM4-80GB).
-  std::string gpu_label(const Scenario& scenario) const;
+  std::string gpu_label(const Scenario& resolved) const;
 };
 
 // Adds the positional SCENARIO (not required: --model and --cluster can stand in for it) and the override

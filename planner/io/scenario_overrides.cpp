@@ -263,22 +263,23 @@ bool parses_with(const YAML::Node& base, const std::string& file_name, const std
   for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
     if (on_same_branch(it->path, e.field())) blame(*it, e.field(), e.message());  // "model", "cluster" too
   }
-  // An error elsewhere in a section an override changed (cluster.gpus_per_node against the preset's switch
-  // layout) is the override's doing: it is named, with the field the check failed on.
-  const std::string section = e.field().substr(0, e.field().find_first_of(".["));
-  for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
-    if (it->path.substr(0, it->path.find_first_of(".[")) != section) continue;
-    blame(*it, it->path, "with this value, " + e.field() + ": " + e.message());
-  }
-  // An error in a field of the file that parses without the overrides: the first override after which it
-  // no longer does is named, with the file's field and place.
+  // An error elsewhere, in a scenario that parses without the overrides, is the first override's after which
+  // it no longer does: named with the field the check failed on, and the file's place when the field is in
+  // another section (cluster.gpus_per_node against the preset's switch layout is the override's own section).
+  const auto section = [](const std::string& path) { return path.substr(0, path.find_first_of(".[")); };
   if (!overrides.empty() && parses_with(pristine, file_name, base_dir, overrides, 0)) {
     for (std::size_t count = 1; count <= overrides.size(); ++count) {
       if (parses_with(pristine, file_name, base_dir, overrides, count)) continue;
       const ScenarioOverride& o = overrides[count - 1];
-      const std::string place = e.line() > 0 ? " (" + e.file() + ":" + std::to_string(e.line()) + ")" : "";
+      const bool elsewhere = section(o.path) != section(e.field()) && e.line() > 0;
+      const std::string place = elsewhere ? " (" + e.file() + ":" + std::to_string(e.line()) + ")" : "";
       blame(o, o.path, "with this value, " + e.field() + place + ": " + e.message());
     }
+  }
+  // Without that (no scenario file): an override of the field's section is named.
+  for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
+    if (section(it->path) != section(e.field())) continue;
+    blame(*it, it->path, "with this value, " + e.field() + ": " + e.message());
   }
   throw;  // `e`, the error being handled
 }
