@@ -52,13 +52,15 @@ void check_iteration_size(const Scenario& scenario, const IterationOptions& opti
   check_simulation_size({"the iteration", gpus, 0, activities(micro_steps)}, options.max_activities);
 }
 
-IterationResult simulate_iteration(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
-                                   const IterationOptions& options, SimulationObserver* observer) {
+IterationResult simulate_iteration(const ValidScenario& scenario, const Calibration& calibration,
+                                   const Plan& plan, const IterationOptions& options,
+                                   SimulationObserver* observer) {
   const int gpus = scenario.cluster.gpus();
   const int group_size = scenario.training.group_size;
   check_simulation_size({"the iteration", gpus, 0, 0});
-  const IterationProgram program = build_iteration_program(
-      scenario, calibration, plan, options.prefetch_depth, !options.overlap, options.bucket_bytes);
+  const IterationProgram program =
+      build_iteration_program(scenario, calibration, plan,
+                              ProgramOptions{options.prefetch_depth, !options.overlap, options.bucket_bytes});
   const CollectiveCost cost(scenario.cluster, group_size, calibration,
                             plan_collectives(scenario.execution, plan));
   const bool nccl_model = cost.model() == CollectiveModel::nccl;

@@ -8,7 +8,7 @@
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/plan.hpp"
-#include "planner/core/scenario.hpp"
+#include "planner/core/valid_scenario.hpp"
 #include "planner/program/iteration_program.hpp"
 #include "sim/collectives/ring_actor.hpp"
 #include "sim/resources.hpp"
@@ -91,7 +91,8 @@ void check_iteration_size(const Scenario& scenario, const IterationOptions& opti
 // SimulationError (run further simulations through a ChildProcessRunner, runner.hpp). Throws InputError for a
 // plan that does not match the model and SimulationError when the simulation cannot progress. `observer`
 // (optional) sees progress and may cancel (SimulationCancelled).
-IterationResult simulate_iteration(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
-                                   const IterationOptions& options, SimulationObserver* observer = nullptr);
+IterationResult simulate_iteration(const ValidScenario& scenario, const Calibration& calibration,
+                                   const Plan& plan, const IterationOptions& options,
+                                   SimulationObserver* observer = nullptr);
 
 }  // namespace shardscope::sim

@@ -196,7 +196,7 @@ IterationResult InProcessRunner::run(const SimulationJob& job) {
   Scenario scenario = load_scenario_file(job.scenario_file);
   if (!job.calibration_file.empty()) scenario.planner.calibration_file = job.calibration_file;
   const Calibration calibration = scenario_calibration(scenario);
-  return simulate_iteration(scenario, calibration, job.plan, job.options);
+  return simulate_iteration(ValidScenario(std::move(scenario)), calibration, job.plan, job.options);
 }
 
 ChildProcessRunner::ChildProcessRunner(std::string shardscope_binary)

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "apps/shardscope/command_defaults.hpp"
 #include "apps/shardscope/commands.hpp"
@@ -185,12 +186,13 @@ int planner_threads() {
 }
 
 // Plans with progress on stderr (progress_style) while Ctrl-C cancels; nullopt when it was cancelled.
-std::optional<PlanReport> plan_with_progress(const Scenario& scenario, const Calibration& calibration,
-                                             const PlanRequest& request, bool force_progress, bool quiet) {
+std::optional<PlanReport> plan_with_progress(const ValidScenario& scenario, const Calibration& calibration,
+                                             PlanRequest request, bool force_progress, bool quiet) {
   const InterruptFlag interrupt;
   ProgressPrinter printer(std::cerr, progress_style(force_progress, quiet), interrupt);
   try {
-    PlanReport report = plan_scenario(scenario, calibration, request, &printer, planner_threads());
+    request.search = {&printer, planner_threads()};
+    PlanReport report = plan_scenario(scenario, calibration, request);
     printer.close(true);
     return report;
   } catch (const PlanCancelled&) {
@@ -291,9 +293,10 @@ void check_refine(const Options& o, const Simulation* simulation) {
 
 void run_plan(const Options& o, const Simulation* simulation, std::ostream& out) {
   check_refine(o, simulation);
-  Scenario scenario = o.scenario.load();
-  const std::int64_t file_micro_batch = scenario.training.micro_batch;
-  apply_plan_flags(o, scenario);
+  Scenario loaded = o.scenario.load();
+  const std::int64_t file_micro_batch = loaded.training.micro_batch;
+  apply_plan_flags(o, loaded);
+  const ValidScenario scenario(std::move(loaded));
   const Calibration calibration = scenario_calibration(scenario);
   // Check the output path before planning, so a bad path fails at once (exit 2).
   refuse_input_as_output("--out", o.out, {o.scenario.scenario_file()});

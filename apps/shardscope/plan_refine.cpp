@@ -39,8 +39,9 @@ std::string batch_text(const Plan& plan) {
 
 }  // namespace
 
-sim::RefineOutcome refine_report(PlanReport& report, const Scenario& scenario, const Calibration& calibration,
-                                 const std::string& scenario_file, double timeout_seconds) {
+sim::RefineOutcome refine_report(PlanReport& report, const ValidScenario& scenario,
+                                 const Calibration& calibration, const std::string& scenario_file,
+                                 double timeout_seconds) {
   sim::SimulationJob job;
   job.scenario_file = scenario_file;
   job.options.prefetch_depth = scenario.execution.prefetch_depth;

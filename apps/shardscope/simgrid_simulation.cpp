@@ -35,7 +35,7 @@ class SimGridSimulation : public Simulation {
     commands.push_back(register_simulate(app));
   }
 
-  RefineReport refine(PlanReport& report, const Scenario& scenario, const Calibration& calibration,
+  RefineReport refine(PlanReport& report, const ValidScenario& scenario, const Calibration& calibration,
                       const std::string& scenario_file, double timeout_seconds) const override {
     const sim::RefineOutcome refined =
         refine_report(report, scenario, calibration, scenario_file, timeout_seconds);
@@ -70,7 +70,7 @@ class SimGridSimulation : public Simulation {
     };
   }
 
-  void simulate_point(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
+  void simulate_point(const ValidScenario& scenario, const Calibration& calibration, const Plan& plan,
                       std::size_t point_index, nlohmann::ordered_json& metrics) const override {
     const bool fail = simulation_fault("simulation", point_index);
     const bool hang = simulation_fault("simulation-hang", point_index);

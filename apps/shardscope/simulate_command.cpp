@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
@@ -87,7 +88,6 @@ void apply_execution_flags(const Options& o, Scenario& scenario) {
       throw UsageError("--bucket", e.what());
     }
   }
-  validate_scenario(scenario);
 }
 
 sim::IterationOptions iteration_options(const Options& o, const Scenario& scenario) {
@@ -103,7 +103,7 @@ sim::IterationOptions iteration_options(const Options& o, const Scenario& scenar
 
 // The plan file, the plan `plan` recommends, or the best plan of the chosen strategy; NothingFits when it
 // does not fit the memory limit.
-Plan resolve_plan(const Options& o, const Scenario& scenario, const Calibration& calibration) {
+Plan resolve_plan(const Options& o, const ValidScenario& scenario, const Calibration& calibration) {
   if (!o.plan.empty()) {
     Plan plan = load_plan_file(o.plan, scenario.model);
     for (const std::string& warning : check_plan_configuration(plan, scenario, calibration))
@@ -244,7 +244,7 @@ void print_comparison(const PlanPrediction& predicted, const sim::IterationResul
 
 // Simulates with progress on stderr (the planner's iteration time is the estimate) while Ctrl-C cancels:
 // exit 130 and no output file.
-sim::IterationResult simulate_with_progress(const Scenario& scenario, const Calibration& calibration,
+sim::IterationResult simulate_with_progress(const ValidScenario& scenario, const Calibration& calibration,
                                             const Plan& plan, const sim::IterationOptions& options,
                                             const PlanPrediction& predicted, bool force_progress,
                                             bool quiet) {
@@ -321,9 +321,10 @@ void add_output_options(CLI::App& cmd, Options& o) {
 }
 
 void run_simulate(const Options& o, std::ostream& out) {
-  Scenario scenario = o.scenario.load();
-  if (!o.calibration.empty()) scenario.planner.calibration_file = o.calibration;
-  apply_execution_flags(o, scenario);
+  Scenario loaded = o.scenario.load();
+  if (!o.calibration.empty()) loaded.planner.calibration_file = o.calibration;
+  apply_execution_flags(o, loaded);
+  const ValidScenario scenario(std::move(loaded));  // the file and the flags, checked once
   const Calibration calibration = scenario_calibration(scenario);
   const sim::IterationOptions options = iteration_options(o, scenario);
   const OutputFiles outputs = check_outputs(o);

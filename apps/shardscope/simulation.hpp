@@ -11,7 +11,7 @@
 
 #include "apps/shardscope/commands.hpp"
 #include "planner/core/calibration.hpp"
-#include "planner/core/scenario.hpp"
+#include "planner/core/valid_scenario.hpp"
 #include "planner/search/planner.hpp"
 #include "validate/fit/compare_predict.hpp"
 
@@ -32,8 +32,9 @@ class Simulation {
 
   // `plan --refine`: simulates report.candidates, each in a child process reading `scenario_file`, and makes
   // the fastest under simulation the report's plan.
-  virtual RefineReport refine(PlanReport& report, const Scenario& scenario, const Calibration& calibration,
-                              const std::string& scenario_file, double timeout_seconds) const = 0;
+  virtual RefineReport refine(PlanReport& report, const ValidScenario& scenario,
+                              const Calibration& calibration, const std::string& scenario_file,
+                              double timeout_seconds) const = 0;
 
   // `compare`: each measured plan simulated in a child process reading `scenario_file` (and
   // `calibration_file` when not empty), under `timeout_seconds`.
@@ -43,7 +44,7 @@ class Simulation {
 
   // `sweep-point --simulate`: `plan` simulated in a forked process; its simulated_* numbers, or its
   // simulation_error, join `metrics`.
-  virtual void simulate_point(const Scenario& scenario, const Calibration& calibration, const Plan& plan,
+  virtual void simulate_point(const ValidScenario& scenario, const Calibration& calibration, const Plan& plan,
                               std::size_t point_index, nlohmann::ordered_json& metrics) const = 0;
 
   // Whether `error` is the simulator's own (SimulationError), whose text main() prints as it is.

@@ -114,9 +114,10 @@ Json run_point(const Options& o, const Simulation* simulation) {
   const SweepGrid grid = load_sweep_grid(o.grid, strategy_lookup());
   const GridResolver resolver(grid);
   const ResolvedPoint point = resolver.resolve(point_of(grid, o));
-  const Calibration calibration = scenario_calibration(point.scenario);
+  const ValidScenario scenario(point.scenario);
+  const Calibration calibration = scenario_calibration(scenario);
   // One thread: the sweep runs its points side by side, and the simulations fork from this process.
-  const PlanReport report = plan_scenario(point.scenario, calibration, PlanRequest{}, nullptr, 1);
+  const PlanReport report = plan_scenario(scenario, calibration, PlanRequest{.search = {.threads = 1}});
   std::vector<const StrategyResult*> results = {&report.best};
   for (const StrategyResult& b : report.baselines) results.push_back(&b);
   double fsdp = 0;
@@ -133,7 +134,7 @@ Json run_point(const Options& o, const Simulation* simulation) {
     Json m = strategy_metrics(*results[i], fsdp);
     any_fits = any_fits || results[i]->fits;
     if (o.simulate && results[i]->fits)
-      simulation->simulate_point(point.scenario, calibration, results[i]->plan, o.index, m);
+      simulation->simulate_point(scenario, calibration, results[i]->plan, o.index, m);
     metrics[name] = m;
   }
   out["status"] = any_fits ? "ok" : "does-not-fit";

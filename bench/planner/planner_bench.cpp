@@ -40,7 +40,7 @@ std::map<std::string, Record>& records() {
 PlanInstance instance(bool full) {
   const Scenario& s = scenario();
   const SearchSpace space = full ? full_space(s.training) : osdp_space(s.training, true);
-  return build_instance(s, Calibration{}, space, kMicroBatch);
+  return build_instance(ValidScenario(s), Calibration{}, space, kMicroBatch);
 }
 
 void BM_ExactDp(benchmark::State& state, bool full) {
@@ -80,7 +80,8 @@ void BM_OsdpDfs(benchmark::State& state) {
 
 void BM_PlanWholeScan(benchmark::State& state) {
   for (auto _ : state) {
-    const PlanReport report = plan_scenario(scenario(), Calibration{}, false);
+    const PlanReport report =
+        plan_scenario(ValidScenario(scenario()), Calibration{}, PlanRequest{.with_baselines = false});
     benchmark::DoNotOptimize(report.best.plan.predicted.iteration_seconds);
   }
 }

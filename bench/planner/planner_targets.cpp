@@ -58,7 +58,7 @@ double osdp_scan_seconds(const Scenario& s, const PlanReport& report) {
   const SearchSpace space = osdp_four(s);
   double total = 0;
   for (const BatchRow& row : report.best.batches) {
-    const PlanInstance inst = build_instance(s, Calibration{}, space,
+    const PlanInstance inst = build_instance(ValidScenario(s), Calibration{}, space,
                                              TrainingStep{row.micro_batch, row.gradient_accumulation_steps});
     const bench::OsdpInput in = bench::osdp_input(inst.problem);
     total += seconds_of([&] {
@@ -86,10 +86,12 @@ void plan_target(benchmark::State& state, const std::function<Scenario()>& make,
   const Scenario s = make();
   PlanReport report;
   for (auto _ : state) {
-    report = plan_scenario(s, Calibration{}, baselines);
+    report = plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = baselines});
     benchmark::DoNotOptimize(report.best.plan.predicted.iteration_seconds);
   }
-  const double per = seconds_of([&] { report = plan_scenario(s, Calibration{}, baselines); });
+  const double per = seconds_of([&] {
+    report = plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = baselines});
+  });
   const double reference = report.best.batches.empty() ? 0 : osdp_scan_seconds(s, report);
   state.counters["target_s"] = target;
   lines().push_back({what, per, target, reference,
@@ -100,7 +102,7 @@ void plan_target(benchmark::State& state, const std::function<Scenario()>& make,
 // The OSDP-sized space at one batch size: the exact DP with its certificate vs the recurrence.
 void osdp_space_target(benchmark::State& state, int layers, const std::string& limit) {
   const Scenario s = nd_scenario(layers, "{preset: titan-rtx-8-pcie3}", limit);
-  const PlanInstance inst = build_instance(s, Calibration{}, osdp_four(s), TrainingStep{1, 1});
+  const PlanInstance inst = build_instance(ValidScenario(s), Calibration{}, osdp_four(s), TrainingStep{1, 1});
   McSolution sol;
   for (auto _ : state) {
     sol = solve_dp(inst.problem);
@@ -132,7 +134,7 @@ void scale_target(benchmark::State& state, int layers, int nodes, double target)
                                  narrow ? 256 : 1536, narrow ? 128 : 1024);
   PlanReport report;
   for (auto _ : state) {
-    report = plan_scenario(s, Calibration{}, false);
+    report = plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = false});
     benchmark::DoNotOptimize(report.best.plan.predicted.iteration_seconds);
   }
   rusage usage{};
@@ -146,7 +148,8 @@ void scale_target(benchmark::State& state, int layers, int nodes, double target)
                 s.model.operators.size(), static_cast<double>(usage.ru_maxrss) / 1024,
                 static_cast<double>(usage.ru_maxrss) * 1024 / choices);
   lines().push_back({"plan --no-baselines, " + std::to_string(layers) + " layers", 0.0, target, 0, note});
-  lines().back().seconds = seconds_of([&] { report = plan_scenario(s, Calibration{}, false); });
+  lines().back().seconds = seconds_of(
+      [&] { report = plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = false}); });
 }
 
 void register_all() {

@@ -49,7 +49,7 @@ Measured run_child(const std::string& yaml, const std::string& tag) {
                           .string();
   std::ofstream(job.scenario_file) << yaml;
   const Scenario s = parse_scenario_string(yaml, job.scenario_file);
-  job.plan = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training)).plan;
+  job.plan = plan_strategy(ValidScenario(s), Calibration{}, space_by_name("fsdp", s.training)).plan;
   job.timeout_seconds = 900;
   sim::ChildProcessRunner runner(SHARDSCOPE_BINARY);
   // Wall time of the whole child: start-up, scenario and plan parsing and result JSON included.

@@ -80,17 +80,19 @@ void PlanService::run() {
     Superseded observer(latest_, generation);
     bool cancelled = false;
     try {
-      const Calibration calibration = scenario_calibration(job.scenario);
+      const ValidScenario scenario(job.scenario);  // the panel's edits, checked once
+      const Calibration calibration = scenario_calibration(scenario);
       PlanRequest request;
       request.with_baselines = job.with_baselines;
       request.pins = job.pins;
-      outcome->report = plan_scenario(job.scenario, calibration, request, &observer);
+      request.search.observer = &observer;
+      outcome->report = plan_scenario(scenario, calibration, request);
       if (!job.pins.empty()) {
         // The same request less the pins: with its baselines, whose plans the pinned report may not adopt
         // but the unpinned one does (the plan a user kept before pinning).
         PlanRequest free = request;
         free.pins.clear();
-        outcome->unpinned = plan_scenario(job.scenario, calibration, free, &observer);
+        outcome->unpinned = plan_scenario(scenario, calibration, free);
       }
     } catch (const PlanCancelled&) {
       cancelled = true;

@@ -3,11 +3,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/plan.hpp"
-#include "planner/core/scenario.hpp"
+#include "planner/core/valid_scenario.hpp"
 #include "planner/cost/item_cost.hpp"
 
 namespace shardscope {
@@ -24,6 +25,27 @@ struct MemoryBreakdown {
   double resident() const { return parameter_bytes + gradient_bytes + optimizer_bytes + activation_bytes; }
 };
 
+// How an operator's transient counts the buffers its neighbours hold meanwhile (prefetched parameters,
+// gradients still being reduced): as if they made the same choice (`alike`, the search's estimate, which a
+// whole plan's peak then verifies), or the largest any choice of the space gives them (`any_choice`, a bound
+// whatever they choose). The paper model has no transient term.
+enum class NeighbourBuffers { alike, any_choice };
+
+// How one model prices: the planner builds one per strategy and batch size from the same scenario.
+struct CostModelOptions {
+  std::optional<int>
+      accumulation_steps;  // micro-steps per iteration (empty: training.gradient_accumulation_steps)
+  CollectiveModel collectives = CollectiveModel::ring;  // the topology model's; the paper model has its own
+  NeighbourBuffers neighbours = NeighbourBuffers::alike;
+  // Under any_choice: whether the strategy's space shards parameters / gradients at all (DDP gathers
+  // nothing).
+  bool parameters_sharded = true;
+  bool gradients_sharded = true;
+};
+
+// The accumulation steps `options` price: its own, else the scenario's.
+int accumulation_steps_of(const Scenario& scenario, const CostModelOptions& options);
+
 class CostModel {
  public:
   virtual ~CostModel() = default;
@@ -32,17 +54,7 @@ class CostModel {
   virtual MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
                                  std::int64_t micro_batch) const = 0;
   virtual double fixed_bytes() const = 0;  // runtime reserve
-  // How an operator's transient counts the buffers its neighbours hold meanwhile (prefetched parameters,
-  // gradients still being reduced): as if they made the same choice (`alike`, the search's estimate, which a
-  // whole plan's peak then verifies), or the largest any choice of the space gives them (`any_choice`, a
-  // bound whatever they choose; `parameters_sharded` / `gradients_sharded` say whether the space has such
-  // buffers at all). The topology model starts `alike`; the paper model has no transient term.
-  enum class NeighbourBuffers { alike, any_choice };
-  virtual void set_neighbour_buffers(NeighbourBuffers mode, bool parameters_sharded, bool gradients_sharded) {
-    (void)mode;
-    (void)parameters_sharded;
-    (void)gradients_sharded;
-  }
+  using NeighbourBuffers = shardscope::NeighbourBuffers;
   // A class id per operator: operators with equal ids cost the same (cost()) under every choice and batch
   // size. The model owns this key because only it knows which operator fields it reads.
   virtual std::vector<std::size_t> cost_classes() const = 0;
@@ -50,14 +62,10 @@ class CostModel {
   virtual double samples_per_iteration(std::int64_t micro_batch) const = 0;
 };
 
-// The model the scenario asks for (planner.cost_model), with its calibration. Throws InputError when the
-// paper model lacks per-operator coefficients.
-std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calibration& calibration);
-// The same model pricing iterations of `accumulation_steps` micro-steps instead of the scenario's own count
-// (the planner prices every batch size of one scenario without copying it), its collectives by `collectives`
-// (the topology model; the paper model has its own alpha-beta).
-std::unique_ptr<CostModel> make_cost_model(const Scenario& scenario, const Calibration& calibration,
-                                           int accumulation_steps,
-                                           CollectiveModel collectives = CollectiveModel::ring);
+// The model the scenario asks for (planner.cost_model), with its calibration, priced as `options` says.
+// Throws InputError when the calibration is out of range for the scenario or the paper model lacks
+// per-operator coefficients.
+std::unique_ptr<CostModel> make_cost_model(const ValidScenario& scenario, const Calibration& calibration,
+                                           const CostModelOptions& options = {});
 
 }  // namespace shardscope

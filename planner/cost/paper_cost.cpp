@@ -6,8 +6,12 @@
 
 namespace shardscope {
 
-PaperCostModel::PaperCostModel(const Scenario& scenario)
-    : scenario_(scenario), reserve_bytes_(static_cast<double>(scenario.training.runtime_reserve_bytes)) {
+PaperCostModel::PaperCostModel(const ValidScenario& valid)
+    : operators_(valid.operators()),
+      gpus_(valid.cluster.gpus()),
+      paper_(valid.planner.paper),
+      reserve_bytes_(static_cast<double>(valid.training.runtime_reserve_bytes)) {
+  const Scenario& scenario = valid;
   for (std::size_t i = 0; i < scenario.model.operators.size(); ++i) {
     if (!scenario.model.operators[i].paper.given) {
       throw InputError(scenario.source_file, 0, "model.operators[" + std::to_string(i) + "].paper",
@@ -18,10 +22,10 @@ PaperCostModel::PaperCostModel(const Scenario& scenario)
 }
 
 ItemCost PaperCostModel::cost(std::size_t op_index, const OperatorChoice& c, std::int64_t b) const {
-  const PaperOperatorCosts& p = scenario_.model.operators[op_index].paper;
-  const double n = scenario_.cluster.gpus();
-  const double alpha = scenario_.planner.paper.alpha_seconds;
-  const double beta = scenario_.planner.paper.beta_seconds_per_byte;
+  const PaperOperatorCosts& p = (*operators_)[op_index].paper;
+  const double n = gpus_;
+  const double alpha = paper_.alpha_seconds;
+  const double beta = paper_.beta_seconds_per_byte;
   const double g = c.slices, k = c.sharded_slices;
   // Each slice: DP needs 2 collectives (all-reduce = reduce-scatter + all-gather), ZDP needs 3.
   const double per_slice_step = alpha + (p.parameter_bytes / g) * beta / n;
@@ -34,8 +38,8 @@ ItemCost PaperCostModel::cost(std::size_t op_index, const OperatorChoice& c, std
 }
 
 MemoryBreakdown PaperCostModel::memory(std::size_t op_index, const OperatorChoice& c, std::int64_t b) const {
-  const PaperOperatorCosts& p = scenario_.model.operators[op_index].paper;
-  const double n = scenario_.cluster.gpus();
+  const PaperOperatorCosts& p = (*operators_)[op_index].paper;
+  const double n = gpus_;
   const double g = c.slices, k = c.sharded_slices;
   // The paper gives one figure for all model states (M_model): it is reported as parameter_bytes.
   // M_extra is resident in its accounting and is reported with the activations.
@@ -46,7 +50,7 @@ MemoryBreakdown PaperCostModel::memory(std::size_t op_index, const OperatorChoic
 }
 
 std::vector<std::size_t> PaperCostModel::cost_classes() const {
-  std::vector<std::size_t> out(scenario_.model.operators.size());
+  std::vector<std::size_t> out((*operators_).size());
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = i;
   return out;
 }

@@ -1,6 +1,9 @@
 // PaperCostModel: the OSDP paper's alpha-beta-gamma model, exactly, with its operator-splitting extension.
 #pragma once
 
+#include <memory>
+#include <vector>
+
 #include "planner/cost/cost_model.hpp"
 
 namespace shardscope {
@@ -11,7 +14,7 @@ namespace shardscope {
 // ((g - k) + k / N) / g of M_model. No transient term: the paper folds it into M_extra.
 class PaperCostModel : public CostModel {
  public:
-  explicit PaperCostModel(const Scenario& scenario);
+  explicit PaperCostModel(const ValidScenario& scenario);
   ItemCost cost(std::size_t op_index, const OperatorChoice& choice, std::int64_t micro_batch) const override;
   MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
                          std::int64_t micro_batch) const override;
@@ -21,11 +24,13 @@ class PaperCostModel : public CostModel {
   // The paper's objective is seconds per sample on one worker, (1/b) sum T_i; what the planner reports is the
   // cluster's, as under the topology model: the N workers each process b samples in the priced micro-step.
   double samples_per_iteration(std::int64_t micro_batch) const override {
-    return static_cast<double>(micro_batch) * scenario_.cluster.gpus();
+    return static_cast<double>(micro_batch) * gpus_;
   }
 
  private:
-  const Scenario& scenario_;  // the caller keeps the scenario alive while the model is used
+  std::shared_ptr<const std::vector<Operator>> operators_;
+  int gpus_;
+  PaperCoefficients paper_;
   double reserve_bytes_;
 };
 

@@ -30,25 +30,28 @@ std::vector<double> window_maximum(const std::vector<double>& values, std::size_
 
 }  // namespace
 
-TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration& calibration)
-    : TopologyCostModel(scenario, calibration, scenario.training.gradient_accumulation_steps) {}
-
-TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration& calibration,
-                                     int accumulation_steps, CollectiveModel collectives)
-    : scenario_(scenario),
+TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibration& calibration,
+                                     const CostModelOptions& options)
+    : operators_(scenario.operators()),
+      gpus_(scenario.cluster.gpus()),
+      group_size_(scenario.training.group_size),
+      execution_(scenario.execution),
       calibration_(calibration),
-      accumulation_steps_(accumulation_steps),
-      collectives_(scenario.cluster, scenario.training.group_size, calibration, collectives),
+      accumulation_steps_(accumulation_steps_of(scenario, options)),
+      collectives_(scenario.cluster, scenario.training.group_size, calibration, options.collectives),
       compute_(scenario.cluster, scenario.training.precision, calibration),
       state_(state_bytes_per_parameter(scenario.training.precision, scenario.training.optimizer)),
-      reserve_bytes_(runtime_reserve_bytes(scenario, calibration)) {
-  const std::vector<Operator>& ops = scenario_.model.operators;
+      reserve_bytes_(runtime_reserve_bytes(scenario, calibration)),
+      neighbour_mode_(options.neighbours),
+      space_shards_parameters_(options.parameters_sharded),
+      space_shards_gradients_(options.gradients_sharded) {
+  const std::vector<Operator>& ops = *operators_;
   std::vector<double> parameters;
   parameters.reserve(ops.size());
   for (const Operator& op : ops) parameters.push_back(static_cast<double>(op.parameters));
   // Positions in program order (forward, then backward in reverse): the prefetch_depth positions after an
-  // operator's belong to operators at most prefetch_depth away on either side (README: "Memory").
-  const auto reach = static_cast<std::size_t>(std::max(0, scenario_.execution.prefetch_depth));
+  // operator's belong to operators at most prefetch_depth away on either side (docs: "Memory").
+  const auto reach = static_cast<std::size_t>(std::max(0, execution_.prefetch_depth));
   const std::vector<double> before = window_maximum(parameters, reach, false);
   const std::vector<double> after = window_maximum(parameters, reach, true);
   neighbour_parameters_.assign(ops.size(), 0.0);
@@ -59,33 +62,26 @@ TopologyCostModel::TopologyCostModel(const Scenario& scenario, const Calibration
   }
 }
 
-void TopologyCostModel::set_neighbour_buffers(NeighbourBuffers mode, bool parameters_sharded,
-                                              bool gradients_sharded) {
-  neighbour_mode_ = mode;
-  space_shards_parameters_ = parameters_sharded;
-  space_shards_gradients_ = gradients_sharded;
-}
-
 // What the operator may hold beyond its resident states while it runs (its neighbours' buffers counted as
-// set_neighbour_buffers says; with any_choice, a bound whatever they choose): the backward is the larger pass
-// (it adds recomputed activations and gradient buffers to the forward's). Its workspace, its slice's gathered
-// parameters, prefetch_depth more parameter buffers (the positions after its own: its neighbours', the
-// largest they may gather, or its own again when it has more sharded slices, regathers after a recompute, or
-// is within reach of the turn from forward to backward or of the next micro-step), its slice's unreduced
-// gradients, the gradients released just before it (its previous slice's or the next operator's, still being
-// reduce-scattered) and a gradient bucket not yet full.
+// CostModelOptions::neighbours says; with any_choice, a bound whatever they choose): the backward is the
+// larger pass (it adds recomputed activations and gradient buffers to the forward's). Its workspace, its
+// slice's gathered parameters, prefetch_depth more parameter buffers (the positions after its own: its
+// neighbours', the largest they may gather, or its own again when it has more sharded slices, regathers after
+// a recompute, or is within reach of the turn from forward to backward or of the next micro-step), its
+// slice's unreduced gradients, the gradients released just before it (its previous slice's or the next
+// operator's, still being reduce-scattered) and a gradient bucket not yet full.
 double TopologyCostModel::transient_bound_bytes(std::size_t op_index, const OperatorChoice& c,
                                                 const MemoryBreakdown& m) const {
-  const Operator& op = scenario_.model.operators[op_index];
+  const Operator& op = (*operators_)[op_index];
   const double slice = static_cast<double>(op.parameters) / c.slices;
   const bool sharded = c.sharded_slices > 0;
   const double own_parameters =
       sharded && c.scopes.parameters != ShardScope::N ? state_.parameter * slice : 0.0;
   const double own_gradients =
       sharded && op.trainable && c.scopes.gradients != ShardScope::N ? state_.gradient * slice : 0.0;
-  const long long depth = std::max(0, scenario_.execution.prefetch_depth);
+  const long long depth = std::max(0, execution_.prefetch_depth);
   const auto i = static_cast<long long>(op_index);
-  const auto last = static_cast<long long>(scenario_.model.operators.size()) - 1;
+  const auto last = static_cast<long long>((*operators_).size()) - 1;
   // Positions from its forward to its own backward, and from its backward to its next forward.
   const bool turn = 2 * (last - i) + 1 <= depth;
   const bool wrap = accumulation_steps_ > 1 && 2 * i + 1 <= depth;
@@ -103,17 +99,17 @@ double TopologyCostModel::transient_bound_bytes(std::size_t op_index, const Oper
   const double prefetched =
       static_cast<double>(depth) * std::max(own_again ? own_parameters : 0.0, neighbour_parameters);
   const double released = std::max(c.sharded_slices > 1 ? own_gradients : 0.0, next_gradients);
-  const double bucket = scenario_.execution.bucket_bytes;
+  const double bucket = execution_.bucket_bytes;
   // One stream (overlap off) runs each gather and reduce-scatter before the compute that follows it: no
   // buffer is prefetched, and the gradients released before the operator are reduced before it computes.
-  if (!scenario_.execution.overlap) {
+  if (!execution_.overlap) {
     return m.workspace_bytes + own_parameters + std::max(own_gradients, released) + bucket;
   }
   return m.workspace_bytes + own_parameters + prefetched + own_gradients + released + bucket;
 }
 
 double TopologyCostModel::samples_per_iteration(std::int64_t micro_batch) const {
-  return static_cast<double>(micro_batch) * accumulation_steps_ * scenario_.cluster.gpus();
+  return static_cast<double>(micro_batch) * accumulation_steps_ * gpus_;
 }
 
 double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, double params,
@@ -123,15 +119,14 @@ double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, d
 
 double TopologyCostModel::per_iteration_comm_seconds(const OperatorChoice& c, double params,
                                                      bool trainable) const {
-  return total_seconds(collectives_,
-                       iteration_collectives(c, params, trainable, state_, scenario_.training.group_size));
+  return total_seconds(collectives_, iteration_collectives(c, params, trainable, state_, group_size_));
 }
 
 MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorChoice& c,
                                           std::int64_t b) const {
-  const Operator& op = scenario_.model.operators[op_index];
-  const int n = scenario_.cluster.gpus();
-  const int group = scenario_.training.group_size;
+  const Operator& op = (*operators_)[op_index];
+  const int n = gpus_;
+  const int group = group_size_;
   const double slice = static_cast<double>(op.parameters) / c.slices;
   const double sharded = slice * c.sharded_slices;
   const double replicated = slice * (c.slices - c.sharded_slices);
@@ -157,14 +152,14 @@ MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorCh
 
 // The forward compute of the operator before `op_index` (0 for the first): what its gathers overlap with.
 double TopologyCostModel::previous_forward_seconds(std::size_t op_index, double samples) const {
-  return op_index == 0 ? 0.0 : compute_.forward_seconds(scenario_.model.operators[op_index - 1], samples);
+  return op_index == 0 ? 0.0 : compute_.forward_seconds((*operators_)[op_index - 1], samples);
 }
 
 // Seconds of the backward gathers of the operator before `op_index`, were it to make `choice` unsliced: the
 // search prices an operator between neighbours like it, which keeps it separable (exact for uniform plans).
 double TopologyCostModel::previous_backward_gather_seconds(std::size_t op_index,
                                                            const OperatorChoice& choice) const {
-  const Operator& previous = scenario_.model.operators[op_index - 1];
+  const Operator& previous = (*operators_)[op_index - 1];
   OperatorChoice unsliced = choice;
   unsliced.slices = 1;
   unsliced.sharded_slices = 1;
@@ -189,12 +184,12 @@ std::vector<std::size_t> TopologyCostModel::cost_classes() const {
                  std::int64_t, bool, int, double, std::int64_t, bool, int, double, int, double, double, int>;
   std::map<Shape, std::size_t> ids;
   std::vector<std::size_t> out;
-  const std::vector<Operator>& ops = scenario_.model.operators;
+  const std::vector<Operator>& ops = (*operators_);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Operator& op = ops[i];
     // First, last or between; the transient bound also reads how far the operator is from either end.
     const int position = i == 0 ? 0 : i + 1 == ops.size() ? 2 : 1;
-    const auto reach = static_cast<std::size_t>(std::max(0, scenario_.execution.prefetch_depth));
+    const auto reach = static_cast<std::size_t>(std::max(0, execution_.prefetch_depth));
     const int from_end = static_cast<int>(std::min({i, ops.size() - 1 - i, reach + 1}));
     const int previous_kind = i == 0 ? -1 : static_cast<int>(ops[i - 1].kind);
     const double previous_flops = i == 0 ? 0.0 : ops[i - 1].forward_flops_per_sample;
@@ -265,7 +260,7 @@ StageCommSeconds stage_comm_seconds(const TopologyCostModel& model, const Operat
 // A whole plan is priced by scheduling its program (program/schedule.hpp); this per-operator price is the
 // search's, its neighbours' windows taken as the program gives them.
 ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, std::int64_t b) const {
-  const Operator& op = scenario_.model.operators[op_index];
+  const Operator& op = (*operators_)[op_index];
   const double samples = static_cast<double>(b);
   const int steps = accumulation_steps_;
   const double slice = static_cast<double>(op.parameters) / c.slices;
@@ -289,7 +284,7 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
   const double update =
       op.trainable ? compute_.update_seconds(m.parameter_bytes + m.gradient_bytes + m.optimizer_bytes) : 0.0;
   double micro = 0;
-  if (!scenario_.execution.overlap) {
+  if (!execution_.overlap) {
     micro = forward_compute + recompute + backward_compute + forward_comm + recompute_comm + backward_comm +
             reduce_comm;
   } else {
@@ -298,7 +293,7 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
       return std::max(compute, comm) + slowdown * std::min(compute, comm);
     };
     const bool first = op_index == 0;
-    const bool last = op_index + 1 == scenario_.model.operators.size();
+    const bool last = op_index + 1 == (*operators_).size();
     // Forward: an operator's gathers run while the previous operator computes; the first operator's
     // gathers are exposed, and the last operator adds its own compute.
     const double forward =
@@ -324,8 +319,7 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
     const double recompute_gather_pass =
         last ? pass(backward_compute, recompute_comm)
              : backward_compute +
-                   exposed(compute_.backward_seconds(scenario_.model.operators[op_index + 1], samples),
-                           recompute_comm);
+                   exposed(compute_.backward_seconds((*operators_)[op_index + 1], samples), recompute_comm);
     // Otherwise the reduce-scatter runs beside the whole backward of the operator.
     const double backward =
         regathers ? recompute_gather_pass + regather_pass

@@ -2,6 +2,7 @@
 // checkpointing.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "planner/cost/collective_calls.hpp"
@@ -13,17 +14,15 @@ namespace shardscope {
 
 class TopologyCostModel : public CostModel {
  public:
-  TopologyCostModel(const Scenario& scenario, const Calibration& calibration);
-  // Iterations of `accumulation_steps` micro-steps instead of the scenario's gradient_accumulation_steps,
-  // collectives priced by `collectives` (ring: the step model; nccl: NCCL's).
-  TopologyCostModel(const Scenario& scenario, const Calibration& calibration, int accumulation_steps,
-                    CollectiveModel collectives = CollectiveModel::ring);
+  // Owns what it reads of the scenario (its operators shared, the fabric's figures, the execution options):
+  // nothing of the caller's needs to outlive it.
+  TopologyCostModel(const ValidScenario& scenario, const Calibration& calibration,
+                    const CostModelOptions& options = {});
 
   ItemCost cost(std::size_t op_index, const OperatorChoice& choice, std::int64_t micro_batch) const override;
   MemoryBreakdown memory(std::size_t op_index, const OperatorChoice& choice,
                          std::int64_t micro_batch) const override;
   double fixed_bytes() const override { return reserve_bytes_; }
-  void set_neighbour_buffers(NeighbourBuffers mode, bool parameters_sharded, bool gradients_sharded) override;
   std::vector<std::size_t> cost_classes() const override;
   double samples_per_iteration(std::int64_t micro_batch) const override;
 
@@ -44,9 +43,12 @@ class TopologyCostModel : public CostModel {
   double previous_backward_gather_seconds(std::size_t op_index, const OperatorChoice& choice) const;
   double transient_bound_bytes(std::size_t op_index, const OperatorChoice& choice,
                                const MemoryBreakdown& memory) const;
-  const Scenario& scenario_;  // the caller keeps the scenario alive while the model is used
-  Calibration calibration_;   // owned: callers often pass a temporary
-  int accumulation_steps_;    // micro-steps per iteration
+  std::shared_ptr<const std::vector<Operator>> operators_;
+  int gpus_;
+  int group_size_;  // GPUs per group of PaRO's intra-group scopes
+  ExecutionOptions execution_;
+  Calibration calibration_;  // owned: callers often pass a temporary
+  int accumulation_steps_;   // micro-steps per iteration
   CollectiveCost collectives_;
   ComputeModel compute_;
   StateBytesPerParameter state_;
@@ -56,9 +58,9 @@ class TopologyCostModel : public CostModel {
   // be reduced during its backward); how to count their buffers (cost_model.hpp).
   std::vector<double> neighbour_parameters_;
   std::vector<double> next_trainable_parameters_;
-  NeighbourBuffers neighbour_mode_ = NeighbourBuffers::alike;
-  bool space_shards_parameters_ = true;
-  bool space_shards_gradients_ = true;
+  NeighbourBuffers neighbour_mode_;
+  bool space_shards_parameters_;
+  bool space_shards_gradients_;
 };
 
 }  // namespace shardscope

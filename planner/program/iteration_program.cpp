@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "planner/core/error.hpp"
-#include "planner/core/scenario_check.hpp"
 #include "planner/cost/collective_calls.hpp"
 #include "planner/cost/topology_cost.hpp"
 
@@ -188,12 +187,12 @@ int effective_prefetch_depth(const Plan& plan, int prefetch_depth) {
 class ProgramBuilder {
  public:
   ProgramBuilder(const Scenario& scenario, const TopologyCostModel& model, const Plan& plan,
-                 int prefetch_depth, bool serial, double bucket_bytes)
+                 const ProgramOptions& options)
       : scenario_(scenario),
         model_(model),
         plan_(plan),
-        tasks_(program_.tasks, effective_prefetch_depth(plan, prefetch_depth), serial),
-        reduces_(tasks_, bucket_bytes) {
+        tasks_(program_.tasks, effective_prefetch_depth(plan, options.prefetch_depth), options.serial),
+        reduces_(tasks_, options.bucket_bytes) {
     for (std::size_t i = 0; i < plan_.operators.size(); ++i) work_.push_back(operator_work(i));
   }
 
@@ -396,10 +395,12 @@ std::string task_name(const IterationProgram& program, std::size_t index, int mi
   return name + " #" + std::to_string(micro_step);
 }
 
-IterationProgram build_iteration_program(const Scenario& scenario, const Calibration& calibration,
-                                         const Plan& plan, int prefetch_depth, bool serial,
-                                         double bucket_bytes) {
-  validate_scenario(scenario);
+ProgramOptions program_options(const ExecutionOptions& execution) {
+  return {execution.prefetch_depth, !execution.overlap, execution.bucket_bytes};
+}
+
+IterationProgram build_iteration_program(const ValidScenario& scenario, const Calibration& calibration,
+                                         const Plan& plan, const ProgramOptions& options) {
   if (scenario.planner.cost_model != CostModelKind::topology) {
     throw InputError(
         scenario.source_file, 0, "planner.cost_model",
@@ -409,8 +410,10 @@ IterationProgram build_iteration_program(const Scenario& scenario, const Calibra
     throw InputError(scenario.source_file, 0, "plan.operators",
                      "the plan does not match the model's operators");
   }
-  const TopologyCostModel model(scenario, calibration, plan.gradient_accumulation_steps);
-  ProgramBuilder builder(scenario, model, plan, prefetch_depth, serial, bucket_bytes);
+  CostModelOptions cost_options;
+  cost_options.accumulation_steps = plan.gradient_accumulation_steps;
+  const TopologyCostModel model(scenario, calibration, cost_options);
+  ProgramBuilder builder(scenario, model, plan, options);
   builder.add_resident_states();
   // Two micro-steps show every dependency (within one, and on the one before); the rest repeat the second.
   const int built = std::min(plan.gradient_accumulation_steps, 2);

@@ -10,7 +10,7 @@
 #include "planner/core/calibration.hpp"
 #include "planner/core/names.hpp"
 #include "planner/core/plan.hpp"
-#include "planner/core/scenario.hpp"
+#include "planner/core/valid_scenario.hpp"
 #include "planner/cost/collective_cost.hpp"
 
 namespace shardscope {
@@ -102,11 +102,21 @@ std::int64_t executed_tasks(const IterationProgram& program);
 // The name of task `index` in micro-step `micro_step`: " #k" is added when there are several.
 std::string task_name(const IterationProgram& program, std::size_t index, int micro_step);
 
-// Builds the program; `serial` puts every task on one stream (overlap off) so it adds up like the planner.
-// `bucket_bytes` > 0 merges consecutive gradient reduce-scatters of the same group into buckets of at least
-// that size (issued after the last backward they cover, as DDP/FSDP buckets do); 0 reduces each slice alone.
-IterationProgram build_iteration_program(const Scenario& scenario, const Calibration& calibration,
-                                         const Plan& plan, int prefetch_depth, bool serial,
-                                         double bucket_bytes = 0);
+// How the program runs its tasks.
+struct ProgramOptions {
+  int prefetch_depth = 1;  // gathers in flight beyond the current one
+  bool serial = false;     // every task on one stream (overlap off), so it adds up like the planner
+  // > 0: consecutive gradient reduce-scatters of the same group merge into buckets of at least this size
+  // (issued after the last backward they cover, as DDP/FSDP buckets do); 0 reduces each slice alone.
+  double bucket_bytes = 0;
+};
+
+// The scenario's execution options as program options (serial = overlap off).
+ProgramOptions program_options(const ExecutionOptions& execution);
+
+// Builds the program. Throws InputError when the scenario prices with the paper model or the plan is not of
+// its operators.
+IterationProgram build_iteration_program(const ValidScenario& scenario, const Calibration& calibration,
+                                         const Plan& plan, const ProgramOptions& options);
 
 }  // namespace shardscope

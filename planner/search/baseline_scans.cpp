@@ -17,7 +17,7 @@ std::size_t baseline_helpers(std::size_t spaces, std::size_t thread_limit) {
 
 }  // namespace
 
-BaselineScans::BaselineScans(const Scenario& scenario, const Calibration& calibration,
+BaselineScans::BaselineScans(const ValidScenario& scenario, const Calibration& calibration,
                              const std::vector<SearchSpace>& spaces,
                              const std::vector<std::int64_t>& micro_batches, const Plan& configured,
                              std::size_t thread_limit)

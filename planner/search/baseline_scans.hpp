@@ -24,7 +24,7 @@ namespace shardscope {
 // outlive the object.
 class BaselineScans {
  public:
-  BaselineScans(const Scenario& scenario, const Calibration& calibration,
+  BaselineScans(const ValidScenario& scenario, const Calibration& calibration,
                 const std::vector<SearchSpace>& spaces, const std::vector<std::int64_t>& micro_batches,
                 const Plan& configured, std::size_t thread_limit);
   BaselineScans(const BaselineScans&) = delete;
@@ -46,7 +46,7 @@ class BaselineScans {
   };
   StrategyResult scan(std::size_t index, ScanEvents& events) const;
 
-  const Scenario& scenario_;
+  ValidScenario scenario_;  // shared, read-only
   const Calibration& calibration_;
   const std::vector<SearchSpace>& spaces_;
   const std::vector<std::int64_t>& micro_batches_;

@@ -79,7 +79,7 @@ const InstanceSolve& decide_batch(const SearchSpace& space, BatchWork& work, dou
 }
 
 // A scan that fit no batch size: how much memory its smallest plan lacks.
-void record_shortfall(const Scenario& scenario, const SearchSpace& space, StrategyResult& result) {
+void record_shortfall(const ValidScenario& scenario, const SearchSpace& space, StrategyResult& result) {
   result.shortfall_bytes =
       result.minimum_memory_bytes - static_cast<double>(scenario.training.memory_limit_bytes);
   // The solvers find a plan whenever the lightest one fits in exact bytes, so a space that fits nowhere
@@ -123,7 +123,7 @@ std::string_view batch_status_name(BatchStatus status) {
   return "unknown";
 }
 
-StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibration,
+StrategyResult scan_strategy(const ValidScenario& scenario, const Calibration& calibration,
                              const SearchSpace& space, const std::vector<std::int64_t>& micro_batches,
                              const Plan& configured, ScanEvents& events, const ScanOptions& options) {
   StrategyResult result;

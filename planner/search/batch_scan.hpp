@@ -30,7 +30,7 @@ struct ScanOptions {
 
 // Scans `micro_batches` in order for one space, reporting each batch row to `events`; the result's plan
 // records `configured`'s configuration. The result and the events are the same for every window.
-StrategyResult scan_strategy(const Scenario& scenario, const Calibration& calibration,
+StrategyResult scan_strategy(const ValidScenario& scenario, const Calibration& calibration,
                              const SearchSpace& space, const std::vector<std::int64_t>& micro_batches,
                              const Plan& configured, ScanEvents& events, const ScanOptions& options = {});
 

@@ -61,8 +61,9 @@ double minimum_memory_bytes(const SearchSpace& space, const PlanInstance& inst) 
 }
 
 // The whole plan (scheduled_plan; without a schedule, the search's own time and peak) of a solved pick.
-WholePlan whole_plan_of(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space,
-                        TrainingStep step, const PlanInstance& inst, const BatchOutcome& solved) {
+WholePlan whole_plan_of(const ValidScenario& scenario, const Calibration& calibration,
+                        const SearchSpace& space, TrainingStep step, const PlanInstance& inst,
+                        const BatchOutcome& solved) {
   const WholePlan whole{solved.seconds, selection_peak_bytes(inst.problem, solved.picks) + inst.fixed_bytes};
   if (!schedules_plans(scenario)) return whole;
   Plan plan;
@@ -74,9 +75,9 @@ WholePlan whole_plan_of(const Scenario& scenario, const Calibration& calibration
   return scheduled_plan(scenario, calibration, plan);
 }
 
-InstanceSolve solve_instance(const Scenario& scenario, const Calibration& calibration,
-                             const SearchSpace& space, TrainingStep step,
-                             CostModel::NeighbourBuffers neighbours, double best_known) {
+InstanceSolve solve_instance(const ValidScenario& scenario, const Calibration& calibration,
+                             const SearchSpace& space, TrainingStep step, NeighbourBuffers neighbours,
+                             double best_known) {
   InstanceSolve s;
   s.inst = build_instance(scenario, calibration, space, step, neighbours);
   s.outcome = space.uniform ? solve_uniform(s.inst) : solve_per_operator(s.inst, best_known);
@@ -116,21 +117,20 @@ BatchOutcome solve_per_operator(const PlanInstance& inst, double best_throughput
   return out;
 }
 
-BatchWork work_batch(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space,
+BatchWork work_batch(const ValidScenario& scenario, const Calibration& calibration, const SearchSpace& space,
                      TrainingStep step, double best_known, bool first) {
   BatchWork w;
-  w.alike =
-      solve_instance(scenario, calibration, space, step, CostModel::NeighbourBuffers::alike, best_known);
+  w.alike = solve_instance(scenario, calibration, space, step, NeighbourBuffers::alike, best_known);
   const double limit = static_cast<double>(scenario.training.memory_limit_bytes);
   if (w.alike.outcome.status == BatchStatus::solved && w.alike.whole_plan.peak_bytes > limit * (1 + 1e-12)) {
-    w.any_choice = solve_instance(scenario, calibration, space, step, CostModel::NeighbourBuffers::any_choice,
-                                  best_known);
+    w.any_choice =
+        solve_instance(scenario, calibration, space, step, NeighbourBuffers::any_choice, best_known);
   }
   if (first) {
-    w.minimum_memory_bytes =
-        minimum_memory_bytes(space, w.any_choice ? w.any_choice->inst
-                                                 : build_instance(scenario, calibration, space, step,
-                                                                  CostModel::NeighbourBuffers::any_choice));
+    w.minimum_memory_bytes = minimum_memory_bytes(
+        space, w.any_choice
+                   ? w.any_choice->inst
+                   : build_instance(scenario, calibration, space, step, NeighbourBuffers::any_choice));
   }
   return w;
 }

@@ -53,7 +53,7 @@ struct BatchWork {
   double minimum_memory_bytes = std::numeric_limits<double>::infinity();  // first batch size only
 };
 
-BatchWork work_batch(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space,
+BatchWork work_batch(const ValidScenario& scenario, const Calibration& calibration, const SearchSpace& space,
                      TrainingStep step, double best_known, bool first);
 
 // The scan's own pruning, against every batch size before this one: turns a per-operator outcome found

@@ -68,7 +68,7 @@ std::vector<Plan> candidate_plans(const PlanReport& report, std::vector<Plan> pe
   return out;
 }
 
-std::vector<Plan> alternative_plans(const Scenario& scenario, const Calibration& calibration,
+std::vector<Plan> alternative_plans(const ValidScenario& scenario, const Calibration& calibration,
                                     const SearchSpace& space, const Plan& best, const Plan& configured) {
   std::vector<Plan> out;
   if (space.uniform || !space.pins.empty()) return out;

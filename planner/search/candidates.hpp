@@ -21,7 +21,7 @@ std::vector<Plan> candidate_plans(const PlanReport& report, std::vector<Plan> pe
 // size with less memory to spend (the least any plan needs plus fractions of what lies between it and what
 // the search had), each a different trade of memory for time that the search's separable prices rank behind
 // the pick but a schedule or a simulation may not.
-std::vector<Plan> alternative_plans(const Scenario& scenario, const Calibration& calibration,
+std::vector<Plan> alternative_plans(const ValidScenario& scenario, const Calibration& calibration,
                                     const SearchSpace& space, const Plan& best, const Plan& configured);
 
 }  // namespace shardscope

@@ -43,12 +43,20 @@ void check_plan_fits(const Plan& plan, const Scenario& scenario, double peak_byt
                        limit);
 }
 
+// How the cost model prices a given plan: at its accumulation steps, its collectives by the library it
+// records.
+CostModelOptions plan_cost_options(const Scenario& scenario, const Plan& plan) {
+  CostModelOptions options;
+  options.accumulation_steps = plan.gradient_accumulation_steps;
+  options.collectives = plan_collectives(scenario.execution, plan);
+  return options;
+}
+
 }  // namespace
 
-WholePlan scheduled_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
+WholePlan scheduled_plan(const ValidScenario& scenario, const Calibration& calibration, const Plan& plan) {
   const ExecutionOptions& e = scenario.execution;
-  const IterationProgram program =
-      build_iteration_program(scenario, calibration, plan, e.prefetch_depth, !e.overlap, e.bucket_bytes);
+  const IterationProgram program = build_iteration_program(scenario, calibration, plan, program_options(e));
   const CollectiveCost collectives(scenario.cluster, scenario.training.group_size, calibration,
                                    plan_collectives(e, plan));
   return {schedule_program(program, collectives).iteration_seconds, program_peak_bytes(program)};
@@ -104,11 +112,11 @@ CollectiveModel strategy_collectives(const Scenario& scenario, const std::string
              : CollectiveModel::ring;
 }
 
-PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan) {
-  validate_scenario(scenario);
+PlanPrediction evaluate_plan(const ValidScenario& scenario, const Calibration& calibration,
+                             const Plan& plan) {
   (void)check_plan_configuration(plan, scenario, calibration);  // callers that show warnings check first
-  const std::unique_ptr<CostModel> model = make_cost_model(
-      scenario, calibration, plan.gradient_accumulation_steps, plan_collectives(scenario.execution, plan));
+  const std::unique_ptr<CostModel> model =
+      make_cost_model(scenario, calibration, plan_cost_options(scenario, plan));
   McProblem problem;
   std::vector<int> picks;
   PlanPrediction out;
@@ -129,10 +137,10 @@ PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibr
   return out;
 }
 
-std::vector<OperatorCost> plan_operator_costs(const Scenario& scenario, const Calibration& calibration,
+std::vector<OperatorCost> plan_operator_costs(const ValidScenario& scenario, const Calibration& calibration,
                                               const Plan& plan) {
-  const std::unique_ptr<CostModel> model = make_cost_model(
-      scenario, calibration, plan.gradient_accumulation_steps, plan_collectives(scenario.execution, plan));
+  const std::unique_ptr<CostModel> model =
+      make_cost_model(scenario, calibration, plan_cost_options(scenario, plan));
   const std::vector<ItemCost> costs = operator_item_costs(*model, plan.operators, plan.micro_batch);
   std::vector<OperatorCost> out;
   out.reserve(costs.size());

@@ -21,7 +21,7 @@ struct WholePlan {
   double seconds = 0;
   double peak_bytes = 0;  // runtime reserve included
 };
-WholePlan scheduled_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan);
+WholePlan scheduled_plan(const ValidScenario& scenario, const Calibration& calibration, const Plan& plan);
 
 // Whether whole plans are priced by their schedule (the topology model) rather than by the search's sum.
 bool schedules_plans(const Scenario& scenario);

@@ -30,24 +30,25 @@ std::vector<OperatorChoice> pinned_choices(const Scenario& scenario, const Searc
 
 }  // namespace
 
-PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
+PlanInstance build_instance(const ValidScenario& scenario, const Calibration& calibration,
                             const SearchSpace& space, std::int64_t micro_batch) {
   return build_instance(scenario, calibration, space,
                         TrainingStep{micro_batch, scenario.training.gradient_accumulation_steps});
 }
 
-PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
-                            const SearchSpace& space, TrainingStep step,
-                            CostModel::NeighbourBuffers neighbours) {
-  const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration, step.accumulation_steps,
-                                                           strategy_collectives(scenario, space.name));
+PlanInstance build_instance(const ValidScenario& scenario, const Calibration& calibration,
+                            const SearchSpace& space, TrainingStep step, NeighbourBuffers neighbours) {
   // What the space lets neighbours gather bounds each transient under any_choice (DDP gathers nothing).
   const auto any_scope = [&](auto sharded) {
     return std::any_of(space.scopes.begin(), space.scopes.end(), sharded);
   };
-  model->set_neighbour_buffers(neighbours,
-                               any_scope([](const Scopes& s) { return s.parameters != ShardScope::N; }),
-                               any_scope([](const Scopes& s) { return s.gradients != ShardScope::N; }));
+  CostModelOptions options;
+  options.accumulation_steps = step.accumulation_steps;
+  options.collectives = strategy_collectives(scenario, space.name);
+  options.neighbours = neighbours;
+  options.parameters_sharded = any_scope([](const Scopes& s) { return s.parameters != ShardScope::N; });
+  options.gradients_sharded = any_scope([](const Scopes& s) { return s.gradients != ShardScope::N; });
+  const std::unique_ptr<CostModel> model = make_cost_model(scenario, calibration, options);
   PlanInstance inst;
   inst.fixed_bytes = model->fixed_bytes();
   inst.samples_per_iteration = model->samples_per_iteration(step.micro_batch);

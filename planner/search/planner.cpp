@@ -61,15 +61,16 @@ void adopt_faster_baseline(PlanReport& report, const std::vector<OperatorPin>& p
 // BatchPolicy::equal: every baseline re-planned at the plan's micro-batch and accumulation steps (a baseline
 // that does not fit there reports its shortfall at that batch). A baseline faster than the plan at the same
 // batch (one its own scan pruned) is adopted, so the plan stays at least as fast as every baseline shown.
-void compare_at_equal_batch(PlanReport& report, const Scenario& scenario, const Calibration& calibration,
+void compare_at_equal_batch(PlanReport& report, const ValidScenario& scenario, const Calibration& calibration,
                             const std::vector<SearchSpace>& spaces, const Plan& configured,
                             const ProgressMeter& meter) {
   report.batch_policy = BatchPolicy::equal;
   if (!report.best.fits) return;  // no plan, no batch to compare at: the baselines keep their own scans
   CancellationOnly quiet(meter.observer());
-  Scenario at_plan = scenario;
-  at_plan.training.micro_batch = report.best.plan.micro_batch;
-  at_plan.training.gradient_accumulation_steps = report.best.plan.gradient_accumulation_steps;
+  Scenario fixed = scenario;
+  fixed.training.micro_batch = report.best.plan.micro_batch;
+  fixed.training.gradient_accumulation_steps = report.best.plan.gradient_accumulation_steps;
+  const ValidScenario at_plan(std::move(fixed));  // a plan's own step: checked like any other scenario
   for (std::size_t index = 1; index < spaces.size(); ++index) {
     meter.check_cancelled();
     ProgressMeter phase(quiet, 1);
@@ -82,7 +83,7 @@ void compare_at_equal_batch(PlanReport& report, const Scenario& scenario, const 
 
 // The Pareto front of `space` at one training step, its peaks with the runtime reserve, up to the device's
 // memory.
-std::vector<ParetoPoint> pareto_points(const Scenario& scenario, const Calibration& calibration,
+std::vector<ParetoPoint> pareto_points(const ValidScenario& scenario, const Calibration& calibration,
                                        const SearchSpace& space, TrainingStep step, std::size_t threads) {
   PlanInstance inst = build_instance(scenario, calibration, space, step);
   inst.problem.capacity_bytes = static_cast<double>(scenario.cluster.gpu.memory_bytes) - inst.fixed_bytes;
@@ -98,9 +99,10 @@ std::vector<ParetoPoint> pareto_points(const Scenario& scenario, const Calibrati
 
 }  // namespace
 
-StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibration,
-                             const SearchSpace& space, PlanObserver* observer, int threads) {
-  validate_scenario(scenario);
+StrategyResult plan_strategy(const ValidScenario& scenario, const Calibration& calibration,
+                             const SearchSpace& space, const SearchOptions& options) {
+  PlanObserver* observer = options.observer;
+  const int threads = options.threads;
   const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);
   ProgressMeter meter(observer_or_default(observer), micro_batches.size());
   meter.check_cancelled();
@@ -112,14 +114,10 @@ StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibr
   return result;
 }
 
-PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines,
-                         PlanObserver* observer, int threads) {
-  return plan_scenario(scenario, calibration, PlanRequest{with_baselines, 0, {}}, observer, threads);
-}
-
-PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, const PlanRequest& request,
-                         PlanObserver* observer, int threads) {
-  validate_scenario(scenario);
+PlanReport plan_scenario(const ValidScenario& scenario, const Calibration& calibration,
+                         const PlanRequest& request) {
+  PlanObserver* observer = request.search.observer;
+  const int threads = request.search.threads;
   std::vector<SearchSpace> spaces = scenario_spaces(scenario, request.with_baselines);
   spaces.front().pins = request.pins;
   const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);

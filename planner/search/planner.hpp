@@ -7,7 +7,7 @@
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/plan.hpp"
-#include "planner/core/scenario.hpp"
+#include "planner/core/valid_scenario.hpp"
 #include "planner/cost/cost_model.hpp"
 #include "planner/search/batch_row.hpp"
 #include "planner/search/plan_observer.hpp"
@@ -54,7 +54,17 @@ struct PlanReport {
   std::vector<Plan> candidates;
 };
 
-// What plan_scenario computes besides the product's plan.
+// How a search runs: who watches it and how many threads may work at once (0: one per hardware thread; 1:
+// only the calling thread). The result and the observer's calls are the same for every thread count: batch
+// sizes are solved ahead and strategies side by side, and the scan's decisions and reports are replayed in
+// order. With an observer: reports the strategy, each batch row and the progress, and throws PlanCancelled at
+// the next batch boundary once observer->cancelled() is true.
+struct SearchOptions {
+  PlanObserver* observer = nullptr;
+  int threads = 0;
+};
+
+// What plan_scenario computes besides the product's plan, and how it searches.
 struct PlanRequest {
   bool with_baselines = true;
   std::size_t candidate_plans = 0;  // how many PlanReport::candidates to keep (0: none)
@@ -62,21 +72,16 @@ struct PlanRequest {
   // pins admit, and the plan is the fastest among those; a baseline's plan is adopted only when it honours
   // them.
   std::vector<OperatorPin> pins;
+  SearchOptions search;
 };
 
-// Scans the scenario's batch sizes for one space. With an observer: reports the strategy, each batch row and
-// the progress, and throws PlanCancelled at the next batch boundary once observer->cancelled() is true.
-// `threads`: how many threads may work at once (0: one per hardware thread; 1: only the calling thread). The
-// result and the observer's calls are the same for every value: batch sizes are solved ahead and strategies
-// side by side, and the scan's decisions and reports are replayed in order.
-StrategyResult plan_strategy(const Scenario& scenario, const Calibration& calibration,
-                             const SearchSpace& space, PlanObserver* observer = nullptr, int threads = 0);
+// Scans the scenario's batch sizes for one space.
+StrategyResult plan_strategy(const ValidScenario& scenario, const Calibration& calibration,
+                             const SearchSpace& space, const SearchOptions& options = {});
 // The product's space, then (with_baselines) each baseline the cost model supports, then the Pareto front;
 // the observer sees the strategies in that order, and the progress covers all of them.
-PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, bool with_baselines = true,
-                         PlanObserver* observer = nullptr, int threads = 0);
-PlanReport plan_scenario(const Scenario& scenario, const Calibration& calibration, const PlanRequest& request,
-                         PlanObserver* observer = nullptr, int threads = 0);
+PlanReport plan_scenario(const ValidScenario& scenario, const Calibration& calibration,
+                         const PlanRequest& request = {});
 
 // The collectives a strategy's plans use: the scenario's execution.collectives (auto: the registry's) under
 // the topology model; the paper model prices its own alpha-beta, recorded as rings.
@@ -87,7 +92,7 @@ bool same_plan_choices(const Plan& a, const Plan& b);
 
 // What the cost model charges each operator of `plan` (time, knapsack weights, memory by category), in model
 // order: the report's operator_costs for a plan chosen outside the search (a refined candidate).
-std::vector<OperatorCost> plan_operator_costs(const Scenario& scenario, const Calibration& calibration,
+std::vector<OperatorCost> plan_operator_costs(const ValidScenario& scenario, const Calibration& calibration,
                                               const Plan& plan);
 
 // Gradient accumulation steps for a micro-batch: the scenario's fixed value, or derived from its global batch
@@ -99,7 +104,7 @@ int accumulation_steps_for(const Scenario& scenario, std::int64_t micro_batch);
 // Throws InputError when the plan was made for another configuration or breaks the scenario's space
 // (check_plan_configuration), and PlanDoesNotFit (with the peak, the limit and the excess) when its peak is
 // over the memory limit. Every consumer of a plan file goes through here before using it.
-PlanPrediction evaluate_plan(const Scenario& scenario, const Calibration& calibration, const Plan& plan);
+PlanPrediction evaluate_plan(const ValidScenario& scenario, const Calibration& calibration, const Plan& plan);
 
 // One iteration as the planner prices it: micro-batch per GPU and micro-steps per optimizer step.
 struct TrainingStep {
@@ -117,11 +122,11 @@ struct PlanInstance {
 };
 // Items' transients count neighbours' buffers as `neighbours` says (cost_model.hpp): `alike` is the
 // search's estimate (its pick's whole-plan peak is then checked), `any_choice` a bound that every pick meets.
-PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
+PlanInstance build_instance(const ValidScenario& scenario, const Calibration& calibration,
                             const SearchSpace& space, TrainingStep step,
-                            CostModel::NeighbourBuffers neighbours = CostModel::NeighbourBuffers::alike);
+                            NeighbourBuffers neighbours = NeighbourBuffers::alike);
 // The same at the scenario's own gradient_accumulation_steps.
-PlanInstance build_instance(const Scenario& scenario, const Calibration& calibration,
+PlanInstance build_instance(const ValidScenario& scenario, const Calibration& calibration,
                             const SearchSpace& space, std::int64_t micro_batch);
 
 }  // namespace shardscope

@@ -119,10 +119,12 @@ TEST(CalibrateThenPredict, AMicroStepsFirstGathersFollowThePreviousMicroStepsBac
   nlohmann::ordered_json run = testing::iterations(l.machine, scenario, kScenario, {"fsdp"});
   ASSERT_EQ(run["iterations"][0]["micro_steps"], 2);
   // The synthetic run names micro-step 0's tasks; micro-step 1's are the same tasks with their " #1" names.
-  const Plan plan = plan_strategy(scenario, Calibration{}, space_by_name("fsdp", scenario.training)).plan;
+  const Plan plan =
+      plan_strategy(ValidScenario(scenario), Calibration{}, space_by_name("fsdp", scenario.training)).plan;
   const IterationProgram program =
-      build_iteration_program(scenario, l.fitted, plan, scenario.execution.prefetch_depth,
-                              !scenario.execution.overlap, scenario.execution.bucket_bytes);
+      build_iteration_program(ValidScenario(scenario), l.fitted, plan,
+                              ProgramOptions{scenario.execution.prefetch_depth, !scenario.execution.overlap,
+                                             scenario.execution.bucket_bytes});
   nlohmann::ordered_json& tasks = run["iterations"][0]["tasks"];
   std::size_t gathers_first = 0;
   bool computed = false;

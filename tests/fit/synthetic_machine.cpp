@@ -145,13 +145,15 @@ nlohmann::ordered_json iterations(const SyntheticMachine& m, const Scenario& sce
   j["iterations"] = nlohmann::ordered_json::array();
   const Calibration own;  // the scenario's own (none): what the executor planned with
   for (const std::string& name : strategies) {
-    const StrategyResult planned = plan_strategy(scenario, own, space_by_name(name, scenario.training));
+    const StrategyResult planned =
+        plan_strategy(ValidScenario(scenario), own, space_by_name(name, scenario.training));
     Plan plan = planned.plan;
     plan.strategy = name;
-    const PlanPrediction truth = evaluate_plan(scenario, m.truth, plan);
+    const PlanPrediction truth = evaluate_plan(ValidScenario(scenario), m.truth, plan);
     const IterationProgram program =
-        build_iteration_program(scenario, m.truth, plan, scenario.execution.prefetch_depth,
-                                !scenario.execution.overlap, scenario.execution.bucket_bytes);
+        build_iteration_program(ValidScenario(scenario), m.truth, plan,
+                                ProgramOptions{scenario.execution.prefetch_depth, !scenario.execution.overlap,
+                                               scenario.execution.bucket_bytes});
     const CollectiveCost cost(scenario.cluster, plan.group_size, m.truth);
     nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < program.tasks.size(); ++i) {

@@ -20,7 +20,7 @@ Scenario titan_8gb(const std::string& extra_training) {
 
 TEST(BatchPolicy, EqualPutsEveryBaselineAtThePlansBatch) {
   const Scenario s = titan_8gb(", batch_policy: equal");
-  const PlanReport report = plan_scenario(s, Calibration{});
+  const PlanReport report = plan_scenario(ValidScenario(s), Calibration{});
   ASSERT_TRUE(report.best.fits);
   EXPECT_EQ(report.batch_policy, BatchPolicy::equal);
   const std::int64_t b = report.best.plan.micro_batch;
@@ -50,12 +50,13 @@ TEST(BatchPolicy, EqualPutsEveryBaselineAtThePlansBatch) {
 // A baseline at equal batch is exactly that strategy planned with the micro-batch fixed at the plan's.
 TEST(BatchPolicy, EqualBaselineEqualsTheStrategyPlannedAtThatBatch) {
   const Scenario s = titan_8gb(", batch_policy: equal");
-  const PlanReport report = plan_scenario(s, Calibration{});
+  const PlanReport report = plan_scenario(ValidScenario(s), Calibration{});
   ASSERT_TRUE(report.best.fits);
   Scenario fixed = s;
   fixed.training.micro_batch = report.best.plan.micro_batch;
   for (const StrategyResult& r : report.baselines) {
-    const StrategyResult alone = plan_strategy(fixed, Calibration{}, space_by_name(r.strategy, s.training));
+    const StrategyResult alone =
+        plan_strategy(ValidScenario(fixed), Calibration{}, space_by_name(r.strategy, s.training));
     ASSERT_EQ(alone.fits, r.fits) << r.strategy;
     if (!r.fits) {
       EXPECT_EQ(alone.shortfall_bytes, r.shortfall_bytes) << r.strategy;
@@ -67,8 +68,8 @@ TEST(BatchPolicy, EqualBaselineEqualsTheStrategyPlannedAtThatBatch) {
 }
 
 TEST(BatchPolicy, OwnGivesEachBaselineItsBestBatchAndTheSamePlan) {
-  const PlanReport own = plan_scenario(titan_8gb(", batch_policy: own"), Calibration{});
-  const PlanReport equal = plan_scenario(titan_8gb(", batch_policy: equal"), Calibration{});
+  const PlanReport own = plan_scenario(ValidScenario(titan_8gb(", batch_policy: own")), Calibration{});
+  const PlanReport equal = plan_scenario(ValidScenario(titan_8gb(", batch_policy: equal")), Calibration{});
   ASSERT_TRUE(own.best.fits);
   EXPECT_EQ(own.batch_policy, BatchPolicy::own);
   int elsewhere = 0;
@@ -92,7 +93,7 @@ TEST(BatchPolicy, OwnGivesEachBaselineItsBestBatchAndTheSamePlan) {
 TEST(BatchPolicy, ReportJsonSaysWhichPolicy) {
   for (const char* policy : {"own", "equal"}) {
     const Scenario s = titan_8gb(std::string(", batch_policy: ") + policy);
-    const auto json = report_to_json(plan_scenario(s, Calibration{}), s);
+    const auto json = report_to_json(plan_scenario(ValidScenario(s), Calibration{}), s);
     EXPECT_EQ(json["batch_policy"], policy);
     for (const auto& row : json["baselines"]) {
       EXPECT_GE(row["batch_size"].get<int>(), 1) << row.dump();  // a not-fitting row names where it was tried
@@ -104,7 +105,7 @@ TEST(BatchPolicy, ReportJsonSaysWhichPolicy) {
 // With a global batch the accumulation steps follow the micro-batch: equal keeps the plan's steps.
 TEST(BatchPolicy, EqualKeepsThePlansAccumulationStepsWithAGlobalBatch) {
   const Scenario s = titan_8gb(", global_batch: 96, batch_policy: equal");
-  const PlanReport report = plan_scenario(s, Calibration{});
+  const PlanReport report = plan_scenario(ValidScenario(s), Calibration{});
   ASSERT_TRUE(report.best.fits);
   for (const StrategyResult& r : report.baselines) {
     if (!r.fits) continue;

@@ -61,9 +61,9 @@ const StrategyResult& baseline(const PlanReport& report, const std::string& name
 // by the rings crossing it) and the ring step model price FSDP's all-gathers differently, so the choice
 // shows in FSDP's predicted time; PaRO's strategy is priced by rings whatever auto gives FSDP.
 TEST(CollectivesChoice, AutoPricesFsdpWithNcclAndParoWithRings) {
-  const PlanReport automatic = plan_scenario(two_nodes(""), Calibration{});
-  const PlanReport ring = plan_scenario(two_nodes("ring"), Calibration{});
-  const PlanReport nccl = plan_scenario(two_nodes("nccl"), Calibration{});
+  const PlanReport automatic = plan_scenario(ValidScenario(two_nodes("")), Calibration{});
+  const PlanReport ring = plan_scenario(ValidScenario(two_nodes("ring")), Calibration{});
+  const PlanReport nccl = plan_scenario(ValidScenario(two_nodes("nccl")), Calibration{});
   const StrategyResult& fsdp_auto = baseline(automatic, "fsdp");
   ASSERT_TRUE(fsdp_auto.fits);
   EXPECT_EQ(fsdp_auto.plan.collectives, CollectiveModel::nccl);
@@ -89,20 +89,22 @@ TEST(CollectivesChoice, AutoPricesFsdpWithNcclAndParoWithRings) {
 // evaluate_plan prices a plan with its recorded collectives: FSDP's plan re-evaluated gives its prediction.
 TEST(CollectivesChoice, EvaluatingAPlanUsesItsCollectives) {
   const Scenario s = two_nodes("");
-  const StrategyResult fsdp = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
+  const StrategyResult fsdp =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("fsdp", s.training));
   ASSERT_TRUE(fsdp.fits);
   EXPECT_EQ(fsdp.plan.collectives, CollectiveModel::nccl);
-  EXPECT_DOUBLE_EQ(evaluate_plan(s, Calibration{}, fsdp.plan).iteration_seconds,
+  EXPECT_DOUBLE_EQ(evaluate_plan(ValidScenario(s), Calibration{}, fsdp.plan).iteration_seconds,
                    fsdp.plan.predicted.iteration_seconds);
   Plan as_ring = fsdp.plan;
   as_ring.collectives = CollectiveModel::ring;
-  EXPECT_NE(evaluate_plan(s, Calibration{}, as_ring).iteration_seconds,
+  EXPECT_NE(evaluate_plan(ValidScenario(s), Calibration{}, as_ring).iteration_seconds,
             fsdp.plan.predicted.iteration_seconds);
 }
 
 TEST(CollectivesChoice, PlanFilesRecordTheCollectivesAndOldOnesRunRings) {
   const Scenario s = two_nodes("");
-  const StrategyResult fsdp = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
+  const StrategyResult fsdp =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("fsdp", s.training));
   ASSERT_TRUE(fsdp.fits);
   auto json = plan_to_json(fsdp.plan);
   EXPECT_EQ(json.at("collectives"), "nccl");

@@ -144,7 +144,8 @@ TEST(GemmEfficiency, SlicesAreSlowerWhereTheTableSaysSmallProductsAre) {
     c.sharded_slices = c.slices;
     plan.operators.push_back(c);
   }
-  const IterationProgram program = build_iteration_program(s, table, plan, 1, false);
+  const IterationProgram program =
+      build_iteration_program(ValidScenario(s), table, plan, ProgramOptions{1, false});
   const double expected = model.forward_seconds(mlp, 2, 4) / 4 + table.slice_overhead_seconds * 3 / 4;
   int slices_found = 0;
   for (const Task& t : program.tasks) {

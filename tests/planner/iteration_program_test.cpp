@@ -47,7 +47,8 @@ std::vector<std::string> names(const IterationProgram& program) {
 TEST(IterationProgram, ReduceScatterWaitsForTheNextGather) {
   const Scenario s = two_operators(1);
   const Plan plan = plan_of({{"a", {G, G, G}, false, 1, 1, false}, {"b", {G, G, G}, false, 1, 1, false}}, 1);
-  const IterationProgram program = build_iteration_program(s, Calibration{}, plan, 1, false);
+  const IterationProgram program =
+      build_iteration_program(ValidScenario(s), Calibration{}, plan, ProgramOptions{1, false});
   const std::vector<std::string> expected{"AG a", "fwd a", "AG b",  "fwd b", "AG b",     "bwd b",
                                           "AG a", "RS b",  "bwd a", "RS a",  "update a", "update b"};
   EXPECT_EQ(names(program), expected);
@@ -56,7 +57,8 @@ TEST(IterationProgram, ReduceScatterWaitsForTheNextGather) {
 TEST(IterationProgram, BucketsMergeReduceScattersOfOneGroup) {
   const Scenario s = two_operators(2);
   const Plan plan = plan_of({{"a", {G, G, G}, false, 1, 1, false}, {"b", {G, G, G}, false, 1, 1, false}}, 2);
-  const IterationProgram program = build_iteration_program(s, Calibration{}, plan, 1, true, 1e12);
+  const IterationProgram program =
+      build_iteration_program(ValidScenario(s), Calibration{}, plan, ProgramOptions{1, true, 1e12});
   int merged = 0;
   double reduced_bytes = 0;
   for (std::size_t i = 0; i < program.tasks.size(); ++i) {
@@ -76,7 +78,8 @@ TEST(IterationProgram, EveryAllocationIsGivenBack) {
   // A split, checkpointed operator (3 of 4 slices PaRO-IIG) and a ZeRO++ one, with and without buckets.
   const Plan plan = plan_of({{"a", {I, I, G}, false, 4, 3, true}, {"b", {G, G, G}, true, 1, 1, false}}, 2);
   for (double bucket_bytes : {0.0, 5e8}) {
-    const IterationProgram program = build_iteration_program(s, Calibration{}, plan, 1, false, bucket_bytes);
+    const IterationProgram program = build_iteration_program(ValidScenario(s), Calibration{}, plan,
+                                                             ProgramOptions{1, false, bucket_bytes});
     for (std::size_t c = 0; c < kMemoryCategories; ++c) {
       double allocated = 0, freed = 0;
       for (const Task& task : program.tasks) {
@@ -95,9 +98,10 @@ TEST(IterationProgram, AccumulationStepsDoNotGrowTheProgram) {
   const Plan two = plan_of({{"a", {G, G, G}, false, 1, 1, false}, {"b", {G, G, G}, false, 1, 1, false}}, 2);
   Plan most = two;
   most.gradient_accumulation_steps = kMaxAccumulationSteps;
-  const IterationProgram small = build_iteration_program(two_operators(2), Calibration{}, two, 1, false);
-  const IterationProgram large =
-      build_iteration_program(two_operators(kMaxAccumulationSteps), Calibration{}, most, 1, false);
+  const IterationProgram small =
+      build_iteration_program(ValidScenario(two_operators(2)), Calibration{}, two, ProgramOptions{1, false});
+  const IterationProgram large = build_iteration_program(ValidScenario(two_operators(kMaxAccumulationSteps)),
+                                                         Calibration{}, most, ProgramOptions{1, false});
   EXPECT_EQ(large.tasks.size(), small.tasks.size());
   EXPECT_EQ(large.micro_steps, kMaxAccumulationSteps);
   EXPECT_EQ(executed_tasks(large),
@@ -113,7 +117,8 @@ TEST(IterationProgram, AccumulationStepsDoNotGrowTheProgram) {
 TEST(IterationProgram, ComputeTasksNameTheirOperatorPhaseAndSlice) {
   const Scenario s = two_operators(1);
   const Plan plan = plan_of({{"a", {G, G, G}, false, 4, 2, true}, {"b", {N, N, N}, false, 1, 0, false}}, 1);
-  const IterationProgram program = build_iteration_program(s, Calibration{}, plan, 1, false);
+  const IterationProgram program =
+      build_iteration_program(ValidScenario(s), Calibration{}, plan, ProgramOptions{1, false});
   double work[2][3] = {};
   double update_bytes[2] = {};
   for (const Task& task : program.tasks) {

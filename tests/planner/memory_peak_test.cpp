@@ -42,8 +42,9 @@ Plan plan_of(std::vector<OperatorChoice> choices, int accumulation_steps = 1) {
 }
 
 double peak_of(const Scenario& s, const Plan& plan) {
-  const IterationProgram program = build_iteration_program(s, Calibration{}, plan, s.execution.prefetch_depth,
-                                                           !s.execution.overlap, s.execution.bucket_bytes);
+  const IterationProgram program = build_iteration_program(
+      ValidScenario(s), Calibration{}, plan,
+      ProgramOptions{s.execution.prefetch_depth, !s.execution.overlap, s.execution.bucket_bytes});
   return program_peak_bytes(program);
 }
 
@@ -85,8 +86,9 @@ TEST(MemoryPeak, ASmallOperatorBeforeALargeOneHoldsTheLargeOnesBuffer) {
 
 // Σ resident + max transient + reserve with neighbours' buffers bounded whatever they choose.
 double search_bound(const Scenario& s, const Plan& plan) {
-  TopologyCostModel model(s, Calibration{}, plan.gradient_accumulation_steps);
-  model.set_neighbour_buffers(CostModel::NeighbourBuffers::any_choice, true, true);
+  const TopologyCostModel model(
+      ValidScenario(s), Calibration{},
+      {.accumulation_steps = plan.gradient_accumulation_steps, .neighbours = NeighbourBuffers::any_choice});
   double resident = model.fixed_bytes(), transient = 0;
   for (std::size_t i = 0; i < plan.operators.size(); ++i) {
     const ItemCost c = model.cost(i, plan.operators[i], plan.micro_batch);
@@ -96,11 +98,20 @@ double search_bound(const Scenario& s, const Plan& plan) {
   return resident + transient;
 }
 
+// The topology model pricing one accumulation step, its neighbours' buffers counted as `mode` says in a
+// space that shards parameters and gradients or (`sharded` false) neither.
+TopologyCostModel neighbours_model(const Scenario& s, NeighbourBuffers mode, bool sharded = true) {
+  return TopologyCostModel(ValidScenario(s), Calibration{},
+                           {.accumulation_steps = 1,
+                            .neighbours = mode,
+                            .parameters_sharded = sharded,
+                            .gradients_sharded = sharded});
+}
+
 TEST(MemoryPeak, TheSearchsTransientByHand) {
   const Scenario s = two_operators(true, 1);
-  TopologyCostModel model(s, Calibration{}, 1);
-  for (const auto mode : {CostModel::NeighbourBuffers::alike, CostModel::NeighbourBuffers::any_choice}) {
-    model.set_neighbour_buffers(mode, true, true);
+  for (const auto mode : {NeighbourBuffers::alike, NeighbourBuffers::any_choice}) {
+    const TopologyCostModel model = neighbours_model(s, mode);
     // b (last operator, FSDP): its buffers 400 + 400 MB, prefetch one more of the largest within reach
     // (its own, at the turn to backward: 400 MB); no gradients released before it (the first backward).
     EXPECT_DOUBLE_EQ(model.cost(1, {"b", {G, G, G}, false, 1, 1, false}, 1).transient_bytes, 1200 * MB);
@@ -109,17 +120,16 @@ TEST(MemoryPeak, TheSearchsTransientByHand) {
   }
   // a replicated gathers nothing; alike neighbours neither, but b may hold its prefetched parameters and
   // gradients being reduced (400 + 400 MB) while a runs.
-  model.set_neighbour_buffers(CostModel::NeighbourBuffers::alike, true, true);
-  EXPECT_DOUBLE_EQ(model.cost(0, {"a", {N, N, N}, false, 1, 0, false}, 1).transient_bytes, 0.0);
-  model.set_neighbour_buffers(CostModel::NeighbourBuffers::any_choice, true, true);
-  EXPECT_DOUBLE_EQ(model.cost(0, {"a", {N, N, N}, false, 1, 0, false}, 1).transient_bytes, 800 * MB);
+  const TopologyCostModel alike = neighbours_model(s, NeighbourBuffers::alike);
+  const TopologyCostModel any_choice = neighbours_model(s, NeighbourBuffers::any_choice);
+  EXPECT_DOUBLE_EQ(alike.cost(0, {"a", {N, N, N}, false, 1, 0, false}, 1).transient_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(any_choice.cost(0, {"a", {N, N, N}, false, 1, 0, false}, 1).transient_bytes, 800 * MB);
   // In a space where nothing is sharded (DDP), nothing is.
-  model.set_neighbour_buffers(CostModel::NeighbourBuffers::any_choice, false, false);
-  EXPECT_DOUBLE_EQ(model.cost(0, {"a", {N, N, N}, false, 1, 0, false}, 1).transient_bytes, 0.0);
+  const TopologyCostModel ddp_space = neighbours_model(s, NeighbourBuffers::any_choice, false);
+  EXPECT_DOUBLE_EQ(ddp_space.cost(0, {"a", {N, N, N}, false, 1, 0, false}, 1).transient_bytes, 0.0);
   // a split in 4, alike neighbours: its slice of 25 M (50 MB of parameters and 50 MB of gradients), the
   // next position's parameters and the gradients released before it, b's quarter (100 MB each) at most.
-  model.set_neighbour_buffers(CostModel::NeighbourBuffers::alike, true, true);
-  EXPECT_DOUBLE_EQ(model.cost(0, {"a", {G, G, G}, false, 4, 4, false}, 1).transient_bytes,
+  EXPECT_DOUBLE_EQ(alike.cost(0, {"a", {G, G, G}, false, 4, 4, false}, 1).transient_bytes,
                    (50 + 50 + 100 + 100) * MB);
 }
 

@@ -54,14 +54,14 @@ TEST(OperatorPin, AdmitsWhatItNames) {
 // brute-forced optimum over the pinned instance (every combination), within the search's certified gap.
 TEST(OperatorPin, PinnedPlanHonoursThePinAndIsOptimalAmongPinnedPlans) {
   const Scenario s = five_operators();
-  const PlanReport free_report = plan_scenario(s, Calibration{}, PlanRequest{false, 0, {}});
+  const PlanReport free_report = plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{false, 0, {}});
   ASSERT_TRUE(free_report.best.fits);
   int differs = 0;
   for (std::size_t op = 0; op < s.model.operators.size(); ++op) {
     for (const OperatorPin& pin : {dp_pin(op), zdp_pin(op)}) {
       SCOPED_TRACE(pin.describe(s.model.operators[op].name));
       PlanRequest request{false, 0, {pin}};
-      const PlanReport report = plan_scenario(s, Calibration{}, request);
+      const PlanReport report = plan_scenario(ValidScenario(s), Calibration{}, request);
       ASSERT_TRUE(report.best.fits);
       EXPECT_TRUE(pin.admits(report.best.plan.operators[op]));
       if (!pin.admits(free_report.best.plan.operators[op])) ++differs;
@@ -69,7 +69,7 @@ TEST(OperatorPin, PinnedPlanHonoursThePinAndIsOptimalAmongPinnedPlans) {
       SearchSpace space = full_space(s.training);
       space.pins = {pin};
       const PlanInstance inst = build_instance(
-          s, Calibration{}, space,
+          ValidScenario(s), Calibration{}, space,
           TrainingStep{report.best.plan.micro_batch, report.best.plan.gradient_accumulation_steps});
       for (const OperatorChoice& c : inst.choices[op]) EXPECT_TRUE(pin.admits(c));
       const McSolution brute = solve_brute_force(inst.problem);
@@ -92,7 +92,7 @@ TEST(OperatorPin, APinNoChoiceMeetsIsAnInputError) {
   pin.operator_index = 2;
   pin.slices = 3;  // the space has granularities 1 and 2 only
   try {
-    plan_scenario(s, Calibration{}, PlanRequest{false, 0, {pin}});
+    plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{false, 0, {pin}});
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("op2: 3 slices"), std::string::npos) << e.what();

@@ -26,7 +26,7 @@ OperatorChoice zdp() { return {"", {ShardScope::G, ShardScope::G, ShardScope::G}
 
 TEST(PaperCost, DpAndZdpTimeAndMemoryByHand) {
   const Scenario s = parse_scenario_string(kScenario);
-  const PaperCostModel model(s);
+  const PaperCostModel model{ValidScenario(s)};
   // DP: T = 2 (N-1) (alpha + S beta / N) + b gamma = 14 (1e-5 + 4e8 * 1e-10 / 8) + 4 * 2e-3
   EXPECT_DOUBLE_EQ(model.cost(0, dp(), 4).seconds, 14 * (1e-5 + 0.005) + 0.008);
   EXPECT_DOUBLE_EQ(model.cost(0, dp(), 4).seconds, 0.078140000000000001);
@@ -39,7 +39,7 @@ TEST(PaperCost, DpAndZdpTimeAndMemoryByHand) {
 
 TEST(PaperCost, SplitOperatorMixesTheModes) {
   const Scenario s = parse_scenario_string(kScenario);
-  const PaperCostModel model(s);
+  const PaperCostModel model{ValidScenario(s)};
   // g = 4 slices, k = 1 sharded: 3 DP slices (2 collectives) + 1 ZDP slice (3), each on S/4 bytes.
   const OperatorChoice split{"", {ShardScope::G, ShardScope::G, ShardScope::G}, false, 4, 1, false};
   const double step = 1e-5 + (4e8 / 4) * 1e-10 / 8;
@@ -49,7 +49,7 @@ TEST(PaperCost, SplitOperatorMixesTheModes) {
 
 TEST(PaperCost, ObjectiveIsSecondsPerSampleAndTheSearchFindsTheHandOptimum) {
   const Scenario s = parse_scenario_string(kScenario);
-  const StrategyResult r = plan_strategy(s, Calibration{}, osdp_space(s.training, false));
+  const StrategyResult r = plan_strategy(ValidScenario(s), Calibration{}, osdp_space(s.training, false));
   ASSERT_TRUE(r.fits);
   // Hand check over b: the limit is 4e9 bytes. With big ZDP (0.4e9 + 0.05e9) and small DP (0.8e9):
   // memory = 1.25e9 + b * 1.5e8 <= 4e9 -> b <= 18; both ZDP: 0.55e9 + 1.5e8 b -> b <= 23.
@@ -70,7 +70,7 @@ TEST(PaperCost, MissingCoefficientsAreAnError) {
       "planner: {cost_model: paper, paper: {alpha: 1us, beta: 1GB/s}}\n";
   const Scenario s = parse_scenario_string(text, "p.yaml");
   try {
-    PaperCostModel model(s);
+    PaperCostModel model{ValidScenario(s)};
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "model.operators[0].paper");

@@ -31,7 +31,7 @@ Scenario load(const std::string& training = ", precision: mixed-fp16") {
 
 // A plan made for `s`, written to and read back from a plan file (so it carries lines).
 Plan plan_file_for(const Scenario& s, std::string* text = nullptr) {
-  const StrategyResult r = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
+  const StrategyResult r = plan_strategy(ValidScenario(s), Calibration{}, space_by_name("fsdp", s.training));
   EXPECT_TRUE(r.fits);
   const std::string json = plan_to_json(r.plan).dump(2);
   if (text) *text = json;
@@ -49,7 +49,7 @@ InputError check_error(const Plan& plan, const Scenario& s, const Calibration& c
     (void)check_plan_configuration(plan, s, c);
   } catch (const InputError& e) {
     // evaluate_plan refuses the same plan.
-    EXPECT_THROW((void)evaluate_plan(s, c, plan), InputError);
+    EXPECT_THROW((void)evaluate_plan(ValidScenario(s), c, plan), InputError);
     return e;
   }
   ADD_FAILURE() << "no error";
@@ -66,7 +66,7 @@ TEST(PlanCheck, APlanMatchesTheScenarioItWasMadeFor) {
   EXPECT_EQ(plan.scenario_digest, scenario_digest(s));
   EXPECT_EQ(plan.calibration_digest, calibration_digest(Calibration{}));
   EXPECT_TRUE(check_plan_configuration(plan, s, Calibration{}).empty());
-  EXPECT_GT(evaluate_plan(s, Calibration{}, plan).iteration_seconds, 0);
+  EXPECT_GT(evaluate_plan(ValidScenario(s), Calibration{}, plan).iteration_seconds, 0);
 }
 
 // A plan built in code with too few or too many operators for the model (a file is matched by name on read).
@@ -75,7 +75,7 @@ TEST(PlanCheck, EvaluatingAPlanWithAnotherOperatorCountIsAnError) {
   Plan plan = plan_file_for(s);
   plan.operators.pop_back();
   try {
-    (void)evaluate_plan(s, Calibration{}, plan);
+    (void)evaluate_plan(ValidScenario(s), Calibration{}, plan);
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("plan.operators"), std::string::npos) << e.what();
@@ -85,7 +85,7 @@ TEST(PlanCheck, EvaluatingAPlanWithAnotherOperatorCountIsAnError) {
   }
   plan.operators.push_back(plan.operators.back());
   plan.operators.push_back(plan.operators.back());
-  EXPECT_THROW((void)evaluate_plan(s, Calibration{}, plan), InputError);
+  EXPECT_THROW((void)evaluate_plan(ValidScenario(s), Calibration{}, plan), InputError);
 }
 
 TEST(PlanCheck, AGroupSizeMismatchIsAnErrorAtThePlansLine) {
@@ -277,13 +277,13 @@ TEST(PlanCheck, APlanOverTheMemoryLimitIsRefusedWithTheNumbers) {
   Scenario roomy = load();
   roomy.training.memory_limit_bytes = 16000000000;
   const Plan plan = plan_file_for(roomy);
-  const PlanPrediction p = evaluate_plan(roomy, Calibration{}, plan);
+  const PlanPrediction p = evaluate_plan(ValidScenario(roomy), Calibration{}, plan);
   ASSERT_GT(p.peak_memory_bytes, 6e9);
   Scenario tight = roomy;
   tight.training.memory_limit_bytes = 6000000000;
   EXPECT_EQ(check_plan_configuration(plan, tight, Calibration{}).size(), 1u);  // the digest warns
   try {
-    (void)evaluate_plan(tight, Calibration{}, plan);
+    (void)evaluate_plan(ValidScenario(tight), Calibration{}, plan);
     ADD_FAILURE() << "no error";
   } catch (const PlanDoesNotFit& e) {
     EXPECT_DOUBLE_EQ(e.peak_bytes(), p.peak_memory_bytes);
@@ -296,7 +296,7 @@ TEST(PlanCheck, APlanOverTheMemoryLimitIsRefusedWithTheNumbers) {
   // Past the device as well: both excesses are named.
   tight.cluster.gpu.memory_bytes = 6000000000;
   try {
-    (void)evaluate_plan(tight, Calibration{}, plan);
+    (void)evaluate_plan(ValidScenario(tight), Calibration{}, plan);
     ADD_FAILURE() << "no error";
   } catch (const PlanDoesNotFit& e) {
     EXPECT_NE(std::string(e.what()).find("(and over the device's 5.59 GiB by "), std::string::npos)
@@ -320,7 +320,7 @@ TEST(PlanCheck, ADifferentDigestAloneIsAWarning) {
   warnings = check_plan_configuration(plan, s, calibrated);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("plan.calibration_digest"), std::string::npos) << warnings[0];
-  EXPECT_GT(evaluate_plan(roomier, calibrated, plan).iteration_seconds, 0);
+  EXPECT_GT(evaluate_plan(ValidScenario(roomier), calibrated, plan).iteration_seconds, 0);
 }
 
 TEST(PlanCheck, TheScenarioDigestIgnoresCommentsSpellingAndNames) {
@@ -338,13 +338,14 @@ TEST(PlanCheck, TheScenarioDigestIgnoresCommentsSpellingAndNames) {
 
 TEST(PlanCheck, TheStrategyResultCarriesEachOperatorsCostAndMemory) {
   const Scenario s = load(", precision: mixed-fp16, global_batch: 64");
-  const PlanReport report = plan_scenario(s, Calibration{}, false);
+  const PlanReport report =
+      plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = false});
   ASSERT_TRUE(report.best.fits);
   const Plan& plan = report.best.plan;
   ASSERT_EQ(report.best.operator_costs.size(), s.model.operators.size());
   Scenario at = s;
   at.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
-  const auto model = make_cost_model(at, Calibration{});
+  const auto model = make_cost_model(ValidScenario(at), Calibration{});
   double seconds = 0;
   for (std::size_t i = 0; i < plan.operators.size(); ++i) {
     const ItemCost c = model->cost(i, plan.operators[i], plan.micro_batch);
@@ -363,7 +364,8 @@ TEST(PlanCheck, TheStrategyResultCarriesEachOperatorsCostAndMemory) {
   }
   // The operators' costs add up to the search's objective; the prediction is the whole plan's schedule.
   EXPECT_NEAR(seconds, report.best.search_seconds, 1e-9 * seconds);
-  EXPECT_EQ(plan.predicted.iteration_seconds, evaluate_plan(s, Calibration{}, plan).iteration_seconds);
+  EXPECT_EQ(plan.predicted.iteration_seconds,
+            evaluate_plan(ValidScenario(s), Calibration{}, plan).iteration_seconds);
   const auto json = report_to_json(report, s);
   ASSERT_EQ(json.at("operator_costs").size(), plan.operators.size());
   EXPECT_EQ(json.at("operator_costs")[3].at("name"), plan.operators[3].name);

@@ -89,7 +89,9 @@ void expect_progress_grows_to_one(const Recorder& recorder) {
 TEST(PlanObserver, PlanScenarioReportsStrategiesInOrderAndEveryRowOfTheResult) {
   const Scenario s = titan("nd-48x1536", "8GB", 8);
   Recorder recorder;
-  const PlanReport report = plan_scenario(s, Calibration{}, true, &recorder);
+  const PlanReport report =
+      plan_scenario(ValidScenario(s), Calibration{},
+                    PlanRequest{.with_baselines = true, .search = {.observer = &recorder}});
   ASSERT_TRUE(report.best.fits);
   ASSERT_FALSE(report.baselines.empty());
 
@@ -115,14 +117,17 @@ TEST(PlanObserver, PlanScenarioReportsStrategiesInOrderAndEveryRowOfTheResult) {
   }
   expect_progress_grows_to_one(recorder);
   // Watching does not change the answer.
-  EXPECT_EQ(report_to_json(report, s).dump(),
-            report_to_json(plan_scenario(s, Calibration{}, true), s).dump());
+  EXPECT_EQ(
+      report_to_json(report, s).dump(),
+      report_to_json(plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = true}), s)
+          .dump());
 }
 
 TEST(PlanObserver, PlanStrategyReportsItselfAsOneOfOne) {
   const Scenario s = titan("nd-48x1536", "8GB", 8);
   Recorder recorder;
-  const StrategyResult r = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training), &recorder);
+  const StrategyResult r = plan_strategy(ValidScenario(s), Calibration{}, space_by_name("fsdp", s.training),
+                                         SearchOptions{.observer = &recorder});
   const std::vector<Recorder::Call> started = recorder.of(Kind::strategy);
   ASSERT_EQ(started.size(), 1u);
   EXPECT_EQ(started[0].strategy, "fsdp");
@@ -137,7 +142,8 @@ TEST(PlanObserver, ProgressReachesOneWhenTheScanStopsAtABatchThatDoesNotFit) {
   // Whole-model FSDP does not fit the wide model at all: one does-not-fit row, and the scan ends.
   const Scenario s = titan("ws-2x8192", "8GB", 16);
   Recorder recorder;
-  const StrategyResult r = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training), &recorder);
+  const StrategyResult r = plan_strategy(ValidScenario(s), Calibration{}, space_by_name("fsdp", s.training),
+                                         SearchOptions{.observer = &recorder});
   ASSERT_FALSE(r.fits);
   ASSERT_EQ(r.batches.size(), 1u);
   EXPECT_EQ(r.batches[0].status, BatchStatus::does_not_fit);
@@ -149,14 +155,18 @@ TEST(PlanObserver, ProgressReachesOneWhenTheScanStopsAtABatchThatDoesNotFit) {
 TEST(PlanObserver, CancellingAfterTheKthBatchStopsThereAndThrows) {
   const Scenario s = titan("nd-48x1536", "8GB", 8);
   Recorder all;
-  (void)plan_scenario(s, Calibration{}, true, &all);
+  (void)plan_scenario(ValidScenario(s), Calibration{},
+                      PlanRequest{.with_baselines = true, .search = {.observer = &all}});
   const int rows = static_cast<int>(all.of(Kind::batch).size());
   ASSERT_GT(rows, 10);
   // The first batch, one in the middle (likely inside a later strategy), and the very last one (before the
   // Pareto front).
   for (const int k : {1, rows / 2, rows}) {
     Recorder recorder(k);
-    EXPECT_THROW((void)plan_scenario(s, Calibration{}, true, &recorder), PlanCancelled) << k;
+    EXPECT_THROW((void)plan_scenario(ValidScenario(s), Calibration{},
+                                     PlanRequest{.with_baselines = true, .search = {.observer = &recorder}}),
+                 PlanCancelled)
+        << k;
     // Exactly k rows were reported, cancelled() was asked once, and nothing was called after it.
     EXPECT_EQ(static_cast<int>(recorder.of(Kind::batch).size()), k);
     ASSERT_EQ(recorder.of(Kind::cancelled).size(), 1u) << k;
@@ -172,11 +182,15 @@ TEST(PlanObserver, CancellingAfterTheKthBatchStopsThereAndThrows) {
 TEST(PlanObserver, CancelledBeforeStartMakesNoOtherCall) {
   const Scenario s = titan("nd-48x1536", "8GB", 8);
   Recorder scenario_recorder(0);
-  EXPECT_THROW((void)plan_scenario(s, Calibration{}, true, &scenario_recorder), PlanCancelled);
+  EXPECT_THROW(
+      (void)plan_scenario(ValidScenario(s), Calibration{},
+                          PlanRequest{.with_baselines = true, .search = {.observer = &scenario_recorder}}),
+      PlanCancelled);
   ASSERT_EQ(scenario_recorder.calls.size(), 1u);
   EXPECT_EQ(scenario_recorder.calls[0].kind, Kind::cancelled);
   Recorder strategy_recorder(0);
-  EXPECT_THROW((void)plan_strategy(s, Calibration{}, full_space(s.training), &strategy_recorder),
+  EXPECT_THROW((void)plan_strategy(ValidScenario(s), Calibration{}, full_space(s.training),
+                                   SearchOptions{.observer = &strategy_recorder}),
                PlanCancelled);
   ASSERT_EQ(strategy_recorder.calls.size(), 1u);
   EXPECT_EQ(strategy_recorder.calls[0].kind, Kind::cancelled);
@@ -185,16 +199,19 @@ TEST(PlanObserver, CancelledBeforeStartMakesNoOtherCall) {
 TEST(PlanObserver, PlanStrategyStopsAtTheNextBatchOrCompletesAfterTheLast) {
   const Scenario s = titan("nd-48x1536", "8GB", 4);
   const SearchSpace space = space_by_name("zero-2", s.training);
-  const StrategyResult full = plan_strategy(s, Calibration{}, space);
+  const StrategyResult full = plan_strategy(ValidScenario(s), Calibration{}, space);
   const int rows = static_cast<int>(full.batches.size());
   ASSERT_GE(rows, 2);
   Recorder middle(rows - 1);
-  EXPECT_THROW((void)plan_strategy(s, Calibration{}, space, &middle), PlanCancelled);
+  EXPECT_THROW(
+      (void)plan_strategy(ValidScenario(s), Calibration{}, space, SearchOptions{.observer = &middle}),
+      PlanCancelled);
   EXPECT_EQ(static_cast<int>(middle.of(Kind::batch).size()), rows - 1);
   EXPECT_EQ(middle.calls.back().kind, Kind::cancelled);
   // A cancel that comes after the last batch finds no boundary left: the scan is complete and returned.
   Recorder last(rows);
-  const StrategyResult r = plan_strategy(s, Calibration{}, space, &last);
+  const StrategyResult r =
+      plan_strategy(ValidScenario(s), Calibration{}, space, SearchOptions{.observer = &last});
   EXPECT_TRUE(last.of(Kind::cancelled).empty());
   EXPECT_EQ(r.batches, full.batches);
   expect_progress_grows_to_one(last);
@@ -213,8 +230,8 @@ TEST(PlanObserver, AccumulationStepsPassedToTheModelPriceLikeAPatchedScenario) {
   Scenario patched = s;
   patched.training.gradient_accumulation_steps = 4;
   const SearchSpace space = full_space(s.training);
-  const PlanInstance direct = build_instance(s, Calibration{}, space, TrainingStep{2, 4});
-  const PlanInstance copied = build_instance(patched, Calibration{}, space, 2);
+  const PlanInstance direct = build_instance(ValidScenario(s), Calibration{}, space, TrainingStep{2, 4});
+  const PlanInstance copied = build_instance(ValidScenario(patched), Calibration{}, space, 2);
   EXPECT_EQ(direct.samples_per_iteration, copied.samples_per_iteration);
   EXPECT_EQ(direct.fixed_bytes, copied.fixed_bytes);
   EXPECT_EQ(direct.problem.capacity_bytes, copied.problem.capacity_bytes);
@@ -228,7 +245,7 @@ TEST(PlanObserver, AccumulationStepsPassedToTheModelPriceLikeAPatchedScenario) {
     }
   }
   // And the accumulation really is priced: one step is cheaper than four.
-  const PlanInstance one = build_instance(s, Calibration{}, space, TrainingStep{2, 1});
+  const PlanInstance one = build_instance(ValidScenario(s), Calibration{}, space, TrainingStep{2, 1});
   EXPECT_LT(one.samples_per_iteration, direct.samples_per_iteration);
   EXPECT_LT(one.problem.classes[1][0].seconds, direct.problem.classes[1][0].seconds);
 }

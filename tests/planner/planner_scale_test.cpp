@@ -21,7 +21,7 @@ Scenario tiny_deep_model() {
 TEST(PlannerScale, EighteenThousandOperatorsThatFitArePlanned) {
   const Scenario s = tiny_deep_model();
   ASSERT_EQ(s.model.operators.size(), 18002u);
-  const StrategyResult r = plan_strategy(s, Calibration{}, full_space(s.training));
+  const StrategyResult r = plan_strategy(ValidScenario(s), Calibration{}, full_space(s.training));
   ASSERT_TRUE(r.fits) << "needs " << r.minimum_memory_bytes << " bytes, short " << r.shortfall_bytes;
   EXPECT_EQ(r.plan.operators.size(), 18002u);
   EXPECT_LE(r.plan.predicted.peak_memory_bytes, static_cast<double>(s.training.memory_limit_bytes));
@@ -30,14 +30,14 @@ TEST(PlannerScale, EighteenThousandOperatorsThatFitArePlanned) {
 
 // The smallest memory any plan needs, and the verdict at a limit just at it and one byte below.
 void expect_fits_exactly_at_the_minimum(Scenario s, const SearchSpace& space) {
-  const double minimum = plan_strategy(s, Calibration{}, space).minimum_memory_bytes;
+  const double minimum = plan_strategy(ValidScenario(s), Calibration{}, space).minimum_memory_bytes;
   s.training.memory_limit_bytes = static_cast<std::int64_t>(std::ceil(minimum));
-  const StrategyResult at = plan_strategy(s, Calibration{}, space);
+  const StrategyResult at = plan_strategy(ValidScenario(s), Calibration{}, space);
   ASSERT_TRUE(at.fits) << space.name << ": the smallest plan needs " << minimum << " bytes, the limit is "
                        << s.training.memory_limit_bytes;
   EXPECT_LE(at.plan.predicted.peak_memory_bytes, static_cast<double>(s.training.memory_limit_bytes));
   s.training.memory_limit_bytes = static_cast<std::int64_t>(std::floor(minimum)) - 1;
-  const StrategyResult below = plan_strategy(s, Calibration{}, space);
+  const StrategyResult below = plan_strategy(ValidScenario(s), Calibration{}, space);
   EXPECT_FALSE(below.fits);
   EXPECT_GT(below.shortfall_bytes, 0);  // "needs X (Y over the limit)" never has a negative Y
 }

@@ -34,16 +34,19 @@ TEST(Planner, OsdpIsAtLeastAsFastAsFsdpOnNdModelsAndMixesModes) {
   bool any_mix = false;
   for (const std::string model : {"nd-48x1536", "nd-96x1024"}) {
     const Scenario s = titan_8gb(model);
-    const StrategyResult fsdp = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
-    const StrategyResult osdp = plan_strategy(s, Calibration{}, osdp_space(s.training, false));
+    const StrategyResult fsdp =
+        plan_strategy(ValidScenario(s), Calibration{}, space_by_name("fsdp", s.training));
+    const StrategyResult osdp = plan_strategy(ValidScenario(s), Calibration{}, osdp_space(s.training, false));
     ASSERT_TRUE(fsdp.fits && osdp.fits) << model;
     EXPECT_GE(osdp.plan.predicted.samples_per_second, fsdp.plan.predicted.samples_per_second) << model;
     any_mix = any_mix || mixes_dp_and_zdp(osdp.plan);
     // With two streams, where prefetched buffers cost memory, some operators stay replicated (DP) beside
     // sharded ones. (One stream prefetches nothing: at 8 GB every operator is then sharded.)
     const Scenario streams = titan_8gb(model, true, "9GB");
-    any_mix = any_mix || mixes_dp_and_zdp(
-                             plan_strategy(streams, Calibration{}, osdp_space(streams.training, false)).plan);
+    any_mix =
+        any_mix ||
+        mixes_dp_and_zdp(
+            plan_strategy(ValidScenario(streams), Calibration{}, osdp_space(streams.training, false)).plan);
   }
   EXPECT_TRUE(any_mix);
 }
@@ -52,9 +55,11 @@ TEST(Planner, SplittingLetsWideModelsFitWhereUnsplitFsdpCannot) {
   // With prefetch (two streams), an unsplit 1 GiB MLP is held beside its neighbour's buffer; split, each
   // holds one slice and the next. (With one stream nothing is prefetched and FSDP fits at micro-batch 1.)
   const Scenario s = titan_8gb("ws-2x8192", true);
-  const StrategyResult fsdp = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
-  const StrategyResult unsplit = plan_strategy(s, Calibration{}, osdp_space(s.training, false));
-  const StrategyResult split = plan_strategy(s, Calibration{}, osdp_space(s.training, true));
+  const StrategyResult fsdp =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("fsdp", s.training));
+  const StrategyResult unsplit =
+      plan_strategy(ValidScenario(s), Calibration{}, osdp_space(s.training, false));
+  const StrategyResult split = plan_strategy(ValidScenario(s), Calibration{}, osdp_space(s.training, true));
   EXPECT_FALSE(fsdp.fits);
   EXPECT_GT(fsdp.shortfall_bytes, 0);
   EXPECT_FALSE(unsplit.fits);
@@ -67,7 +72,8 @@ TEST(Planner, SplittingLetsWideModelsFitWhereUnsplitFsdpCannot) {
 
 TEST(Planner, FullSpaceIsNeverWorseThanOsdpAndIsCertified) {
   const Scenario s = titan_8gb("nd-48x1536");
-  const PlanReport report = plan_scenario(s, Calibration{}, true);
+  const PlanReport report =
+      plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = true});
   ASSERT_TRUE(report.best.fits);
   for (const StrategyResult& b : report.baselines) {
     if (!b.fits) continue;
@@ -89,7 +95,8 @@ TEST(Planner, FullSpaceIsNeverWorseThanOsdpAndIsCertified) {
 
 TEST(Planner, NothingFitsReportsTheMinimumMemory) {
   const Scenario s = titan_8gb("llama-7b");
-  const PlanReport report = plan_scenario(s, Calibration{}, false);
+  const PlanReport report =
+      plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = false});
   EXPECT_FALSE(report.best.fits);
   EXPECT_GT(report.best.minimum_memory_bytes, 8e9);
   EXPECT_DOUBLE_EQ(report.best.shortfall_bytes, report.best.minimum_memory_bytes - 8e9);
@@ -98,7 +105,7 @@ TEST(Planner, NothingFitsReportsTheMinimumMemory) {
 TEST(Planner, GlobalBatchFixesTheAccumulationSteps) {
   Scenario s = titan_8gb("nd-48x1536");
   s.training.global_batch = 64;  // 8 GPUs: micro-batch 1, 2, 4 or 8 with 8, 4, 2, 1 steps
-  const StrategyResult r = plan_strategy(s, Calibration{}, osdp_space(s.training, false));
+  const StrategyResult r = plan_strategy(ValidScenario(s), Calibration{}, osdp_space(s.training, false));
   ASSERT_TRUE(r.fits);
   EXPECT_EQ(r.plan.micro_batch * r.plan.gradient_accumulation_steps * 8, 64);
   for (const BatchRow& row : r.batches) EXPECT_EQ(64 % row.micro_batch, 0);
@@ -106,8 +113,12 @@ TEST(Planner, GlobalBatchFixesTheAccumulationSteps) {
 
 TEST(Planner, SameInputGivesByteIdenticalJson) {
   const Scenario s = titan_8gb("nd-48x1536");
-  const std::string a = report_to_json(plan_scenario(s, Calibration{}, true), s).dump(2);
-  const std::string b = report_to_json(plan_scenario(s, Calibration{}, true), s).dump(2);
+  const std::string a =
+      report_to_json(plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = true}), s)
+          .dump(2);
+  const std::string b =
+      report_to_json(plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = true}), s)
+          .dump(2);
   EXPECT_EQ(a, b);
 }
 
@@ -123,7 +134,7 @@ namespace {
 // separable prices and the whole plan's schedule rank them differently, which is what --refine is for.)
 TEST(RefineCandidates, IncludeTheSearchsAlternativesWithLessMemory) {
   const Scenario s = load_scenario_file(std::string(SHARDSCOPE_SOURCE_DIR) + "/scenarios/default.yaml");
-  const PlanReport report = plan_scenario(s, Calibration{}, PlanRequest{true, 40, {}});
+  const PlanReport report = plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{true, 40, {}});
   ASSERT_TRUE(report.best.fits);
   const Plan& best = report.best.plan;
   // Before: one plan of the search per batch size. Now also its alternatives at the best's batch size.

@@ -46,7 +46,7 @@ TEST(Recommendation, NeverSlowerThanAnyBaselineOnRandomScenarios) {
     const std::string text = random_scenario(rng, i);
     const Scenario s = parse_scenario_string(text, "random.yaml");
     const Calibration calibration = scenario_calibration(s);
-    const PlanReport report = plan_scenario(s, calibration);
+    const PlanReport report = plan_scenario(ValidScenario(s), calibration);
     if (report.best.fits) ++scenarios_with_a_fit;
     if (!report.best.adopted_from.empty()) ++adopted;
     for (const StrategyResult& b : report.baselines) {

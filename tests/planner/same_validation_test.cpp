@@ -54,7 +54,7 @@ TEST(SameValidation, APlannerGivenABadCalibrationInCodeSaysSoInsteadOfNothingFit
   cal.source_file = "mine.yaml";
   cal.runtime_reserve_bytes = 9.0 * (1 << 30);
   try {
-    (void)plan_scenario(s, cal, false);
+    (void)plan_scenario(ValidScenario(s), cal, PlanRequest{.with_baselines = false});
     FAIL() << "planned with a reserve above the limit";
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), "mine.yaml");
@@ -62,7 +62,8 @@ TEST(SameValidation, APlannerGivenABadCalibrationInCodeSaysSoInsteadOfNothingFit
   }
   Calibration negative_link;
   negative_link.links[static_cast<std::size_t>(LinkClass::same_switch)] = LinkCalibration{-1e-6, 1e9};
-  EXPECT_THROW((void)plan_scenario(s, negative_link, false), InputError);
+  EXPECT_THROW((void)plan_scenario(ValidScenario(s), negative_link, PlanRequest{.with_baselines = false}),
+               InputError);
   ASSERT_FALSE(calibration_issues(negative_link, s).empty());
   EXPECT_EQ(calibration_issues(negative_link, s).front().field, "links.pcie-same-switch.alpha");
 }
@@ -91,7 +92,7 @@ TEST(NoWork, AModelWithoutFlopsOrTrainableParametersIsAnInputError) {
                           "    - {name: compute, parameters: 0, forward_flops_per_sample: 1e9}\n"}) {
     const Scenario s = parse_scenario_string(
         std::string("model:\n  operators:\n") + ops + cluster + "training: {max_micro_batch: 2}\n", "w.yaml");
-    const PlanReport r = plan_scenario(s, Calibration{}, false);
+    const PlanReport r = plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = false});
     ASSERT_TRUE(r.best.fits) << ops;
     EXPECT_TRUE(std::isfinite(r.best.plan.predicted.samples_per_second)) << ops;
     EXPECT_GT(r.best.plan.predicted.iteration_seconds, 0) << ops;

@@ -38,8 +38,10 @@ std::string field_of(const std::function<void()>& f) {
 
 TEST(ScenarioInCode, UnresolvedDefaultsAreAnInputErrorNotADivisionByZero) {
   const Scenario s = in_code();
-  EXPECT_EQ(field_of([&] { plan_scenario(s, Calibration{}, false); }), "training.group_size");
-  EXPECT_EQ(field_of([&] { make_cost_model(s, Calibration{}); }), "training.group_size");
+  EXPECT_EQ(
+      field_of([&] { plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = false}); }),
+      "training.group_size");
+  EXPECT_EQ(field_of([&] { make_cost_model(ValidScenario(s), Calibration{}); }), "training.group_size");
 }
 
 TEST(ScenarioInCode, PlansExactlyAsTheSameScenarioReadFromYaml) {
@@ -49,8 +51,9 @@ TEST(ScenarioInCode, PlansExactlyAsTheSameScenarioReadFromYaml) {
   EXPECT_EQ(s.training.memory_limit_bytes, s.cluster.gpu.memory_bytes);
   const Scenario from_yaml = parse_scenario_string(
       "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\ntraining: {max_micro_batch: 8}\n");
-  const PlanReport a = plan_scenario(s, Calibration{}, true);
-  const PlanReport b = plan_scenario(from_yaml, Calibration{}, true);
+  const PlanReport a = plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = true});
+  const PlanReport b =
+      plan_scenario(ValidScenario(from_yaml), Calibration{}, PlanRequest{.with_baselines = true});
   s.name = from_yaml.name;
   s.source_file = from_yaml.source_file;
   EXPECT_EQ(report_to_json(a, s).dump(), report_to_json(b, from_yaml).dump());
@@ -61,7 +64,8 @@ TEST(ScenarioInCode, EveryZeroDivisorIsNamed) {
     Scenario s = in_code();
     resolve_defaults(s);
     edit(s);
-    return field_of([&] { plan_scenario(s, Calibration{}, false); });
+    return field_of(
+        [&] { plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = false}); });
   };
   EXPECT_EQ(issue([](Scenario& s) { s.cluster.gpus_per_node = 0; }), "cluster.gpus_per_node");
   EXPECT_EQ(issue([](Scenario& s) { s.cluster.nodes = 0; }), "cluster.nodes");
@@ -160,18 +164,18 @@ TEST(CostClasses, OperatorsThatDifferOnlyInBackwardFlopsAreCostedApart) {
       "    - {name: b, kind: mlp, parameters: 1000000, forward_flops_per_sample: 2e12, "
       "backward_flops_per_sample: 2e13}\n"
       "cluster: {preset: titan-rtx-8-pcie3}\n");
-  const auto model = make_cost_model(s, Calibration{});
+  const auto model = make_cost_model(ValidScenario(s), Calibration{});
   const SearchSpace space = full_space(s.training);
-  const PlanInstance inst = build_instance(s, Calibration{}, space, 1);
+  const PlanInstance inst = build_instance(ValidScenario(s), Calibration{}, space, 1);
   for (std::size_t i = 0; i < 2; ++i) {
     for (std::size_t k = 0; k < inst.choices[i].size(); ++k) {
       EXPECT_EQ(inst.problem.classes[i][k].seconds, model->cost(i, inst.choices[i][k], 1).seconds) << i;
     }
   }
-  const StrategyResult r = plan_strategy(s, Calibration{}, space);
+  const StrategyResult r = plan_strategy(ValidScenario(s), Calibration{}, space);
   ASSERT_TRUE(r.fits);
   EXPECT_DOUBLE_EQ(r.plan.predicted.iteration_seconds,
-                   evaluate_plan(s, Calibration{}, r.plan).iteration_seconds);
+                   evaluate_plan(ValidScenario(s), Calibration{}, r.plan).iteration_seconds);
 }
 
 }  // namespace

@@ -159,13 +159,14 @@ TEST(SearchSpeed, ThreadedBaselinesReportWhatSequentialStrategiesReport) {
       "training: {memory_limit: 8GB, runtime_reserve: 512MiB, checkpointing: search, max_micro_batch: 8}\n",
       "threads.yaml");
   Transcript live;
-  const PlanReport report = plan_scenario(s, Calibration{}, true, &live);
+  const PlanReport report = plan_scenario(ValidScenario(s), Calibration{},
+                                          PlanRequest{.with_baselines = true, .search = {.observer = &live}});
   // The same strategies one at a time, in order.
   std::vector<SearchSpace> spaces{full_space(s.training)};
   for (SearchSpace& b : baseline_spaces(s.training)) spaces.push_back(std::move(b));
   ASSERT_EQ(report.baselines.size() + 1, spaces.size());
   for (std::size_t i = 0; i < spaces.size(); ++i) {
-    const StrategyResult one = plan_strategy(s, Calibration{}, spaces[i]);
+    const StrategyResult one = plan_strategy(ValidScenario(s), Calibration{}, spaces[i]);
     const StrategyResult& threaded = i == 0 ? report.best : report.baselines[i - 1];
     EXPECT_EQ(threaded.batches, one.batches) << spaces[i].name;
     if (i > 0 || report.best.adopted_from.empty()) {
@@ -185,11 +186,14 @@ TEST(SearchSpeed, ThreadedBaselinesReportWhatSequentialStrategiesReport) {
     at = next + 1;
   }
   Transcript again;
-  (void)plan_scenario(s, Calibration{}, true, &again);
+  (void)plan_scenario(ValidScenario(s), Calibration{},
+                      PlanRequest{.with_baselines = true, .search = {.observer = &again}});
   EXPECT_EQ(live.text, again.text);
   // Everything on the calling thread: the same report and the same observer calls.
   Transcript sequential;
-  const PlanReport one_thread = plan_scenario(s, Calibration{}, true, &sequential, 1);
+  const PlanReport one_thread =
+      plan_scenario(ValidScenario(s), Calibration{},
+                    PlanRequest{.with_baselines = true, .search = {.observer = &sequential, .threads = 1}});
   EXPECT_EQ(live.text, sequential.text);
   EXPECT_EQ(one_thread.best.batches, report.best.batches);
   EXPECT_EQ(one_thread.best.plan.predicted.iteration_seconds, report.best.plan.predicted.iteration_seconds);
@@ -203,7 +207,9 @@ TEST(SearchSpeed, ThreadedBaselinesReportWhatSequentialStrategiesReport) {
     EXPECT_EQ(one_thread.baselines[i].batches, report.baselines[i].batches) << report.baselines[i].strategy;
   // Many threads (more than batch sizes or strategies) change nothing either.
   Transcript many;
-  const PlanReport eight = plan_scenario(s, Calibration{}, true, &many, 8);
+  const PlanReport eight =
+      plan_scenario(ValidScenario(s), Calibration{},
+                    PlanRequest{.with_baselines = true, .search = {.observer = &many, .threads = 8}});
   EXPECT_EQ(live.text, many.text);
   EXPECT_EQ(eight.best.batches, report.best.batches);
 }
@@ -219,12 +225,14 @@ TEST(SearchSpeed, SecondSearchAndRefineCandidatesAreTheSameOnAnyNumberOfThreads)
       "training: {memory_limit: 3GB, runtime_reserve: 512MiB, precision: mixed-fp16, "
       "slice_granularities: [1, 2, 4], max_micro_batch: 8}\n",
       "second-search.yaml");
-  const PlanRequest request{true, 6, {}};
-  const PlanReport one = plan_scenario(s, Calibration{}, request, nullptr, 1);
+  const PlanRequest request{.with_baselines = true, .candidate_plans = 6, .search = {.threads = 1}};
+  const PlanReport one = plan_scenario(ValidScenario(s), Calibration{}, request);
   ASSERT_TRUE(one.best.fits);
   ASSERT_GE(one.candidates.size(), 2u);
   for (const int threads : {2, 8}) {
-    const PlanReport many = plan_scenario(s, Calibration{}, request, nullptr, threads);
+    PlanRequest on_threads = request;
+    on_threads.search.threads = threads;
+    const PlanReport many = plan_scenario(ValidScenario(s), Calibration{}, on_threads);
     EXPECT_EQ(report_to_json(many, s).dump(), report_to_json(one, s).dump()) << threads;
     EXPECT_EQ(many.best.solver_cells, one.best.solver_cells) << threads;
     ASSERT_EQ(many.candidates.size(), one.candidates.size()) << threads;

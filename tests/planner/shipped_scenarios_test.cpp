@@ -35,8 +35,8 @@ int for_each_shipped_scenario(Check check) {
 TEST(CostClasses, SolverItemsEqualTheCostModelOnEveryShippedScenario) {
   const int checked = for_each_shipped_scenario(
       [](const std::filesystem::path& path, const Scenario& s, const Calibration& calibration) {
-        const auto model = make_cost_model(s, calibration);
-        const PlanInstance inst = build_instance(s, calibration, full_space(s.training), 2);
+        const auto model = make_cost_model(ValidScenario(s), calibration);
+        const PlanInstance inst = build_instance(ValidScenario(s), calibration, full_space(s.training), 2);
         ASSERT_EQ(inst.choices.size(), s.model.operators.size());
         for (std::size_t i = 0; i < inst.choices.size(); ++i) {
           for (std::size_t k = 0; k < inst.choices[i].size(); ++k) {
@@ -57,7 +57,7 @@ TEST(Recommendation, EveryShippedScenarioFitsAndIsNeverSlowerThanABaseline) {
   const int checked = for_each_shipped_scenario(
       [](const std::filesystem::path& path, const Scenario& s, const Calibration& calibration) {
         const bool meant_not_to_fit = path.stem().string().find("nothing-fits") != std::string::npos;
-        const PlanReport report = plan_scenario(s, calibration);
+        const PlanReport report = plan_scenario(ValidScenario(s), calibration);
         EXPECT_EQ(report.best.fits, !meant_not_to_fit) << path;
         for (const StrategyResult& b : report.baselines) {
           if (!b.fits) continue;
@@ -68,7 +68,7 @@ TEST(Recommendation, EveryShippedScenarioFitsAndIsNeverSlowerThanABaseline) {
         if (report.best.fits) {
           // What the plan reports is what evaluating it again gives.
           EXPECT_DOUBLE_EQ(report.best.plan.predicted.iteration_seconds,
-                           evaluate_plan(s, calibration, report.best.plan).iteration_seconds)
+                           evaluate_plan(ValidScenario(s), calibration, report.best.plan).iteration_seconds)
               << path;
         }
       });

@@ -24,7 +24,7 @@ Scenario one_operator_on_4_nodes() {
 TEST(TopologyCost, MemorySharesFollowPaRoTable2) {
   const Scenario s = one_operator_on_4_nodes();
   const Calibration cal;
-  const TopologyCostModel model(s, cal);
+  const TopologyCostModel model(ValidScenario(s), cal);
   const MemoryBreakdown iig = model.memory(0, {"w", {I, I, G}, false, 1, 1, false}, 3);
   EXPECT_DOUBLE_EQ(iig.parameter_bytes, 2e9 / 8);
   EXPECT_DOUBLE_EQ(iig.gradient_bytes, 2e9 / 8);
@@ -42,7 +42,7 @@ TEST(TopologyCost, MemorySharesFollowPaRoTable2) {
 TEST(TopologyCost, CommunicationPerStageByHand) {
   const Scenario s = one_operator_on_4_nodes();
   const Calibration cal;
-  const TopologyCostModel model(s, cal);
+  const TopologyCostModel model(ValidScenario(s), cal);
   const CollectiveCost& cc = model.collectives();
   const double p = 2e9;  // bytes of 16-bit parameters (and gradients)
   using CK = CollectiveKind;
@@ -85,7 +85,7 @@ TEST(TopologyCost, CommunicationPerStageByHand) {
 TEST(TopologyCost, IterationTimeAddsComputeOverMicroSteps) {
   const Scenario s = one_operator_on_4_nodes();
   const Calibration cal;
-  const TopologyCostModel model(s, cal);
+  const TopologyCostModel model(ValidScenario(s), cal);
   const OperatorChoice ddp{"w", {N, N, N}, false, 1, 0, false};
   const double rate = 312e12 * 0.6;
   const double compute = 3 * (1e12 + 2e12) / rate;  // b = 3: forward + backward

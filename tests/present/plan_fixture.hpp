@@ -26,7 +26,7 @@ inline Planned plan_file(const std::string& relative, bool with_baselines = true
   out.scenario = load_scenario_file(source_path(relative));
   PlanRequest request;
   request.with_baselines = with_baselines;
-  out.report = plan_scenario(out.scenario, scenario_calibration(out.scenario), request);
+  out.report = plan_scenario(ValidScenario(out.scenario), scenario_calibration(out.scenario), request);
   return out;
 }
 

@@ -46,34 +46,36 @@ struct Prediction {
 };
 
 Prediction planner_prediction(const Scenario& s, const Plan& plan) {
-  const PlanPrediction p = evaluate_plan(s, Calibration{}, plan);
+  const PlanPrediction p = evaluate_plan(ValidScenario(s), Calibration{}, plan);
   return {p.iteration_seconds, p.peak_memory_bytes};
 }
 
 // Plans FSDP on `s` under `cal`, simulates it on one stream without prefetch, and expects the planner's
 // prediction within `tolerance`; the calibration must make the plan slower than the nominal links do.
 void serial_fsdp_follows_the_calibration(const Scenario& s, const Calibration& cal, double tolerance) {
-  const StrategyResult planned = plan_strategy(s, cal, space_by_name("fsdp", s.training));
+  const StrategyResult planned = plan_strategy(ValidScenario(s), cal, space_by_name("fsdp", s.training));
   ASSERT_TRUE(planned.fits);
   IterationOptions options;
   options.overlap = false;
   options.prefetch_depth = 0;
-  const IterationResult r = simulate_iteration(s, cal, planned.plan, options);
-  const PlanPrediction p = evaluate_plan(s, cal, planned.plan);
+  const IterationResult r = simulate_iteration(ValidScenario(s), cal, planned.plan, options);
+  const PlanPrediction p = evaluate_plan(ValidScenario(s), cal, planned.plan);
   EXPECT_NEAR(r.iteration_seconds, p.iteration_seconds, tolerance * p.iteration_seconds);
-  EXPECT_GT(p.iteration_seconds, evaluate_plan(s, Calibration{}, planned.plan).iteration_seconds);
+  EXPECT_GT(p.iteration_seconds,
+            evaluate_plan(ValidScenario(s), Calibration{}, planned.plan).iteration_seconds);
 }
 
 // Plans MiCS on `s`, simulates its iteration on one stream without prefetch, and expects the planner's
 // prediction of the same plan (to 1e-6).
 IterationResult serial_mics_equals_the_planner(const Scenario& s) {
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("mics", s.training));
+  const StrategyResult planned =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("mics", s.training));
   EXPECT_TRUE(planned.fits);
   if (!planned.fits) return {};
   IterationOptions options;
   options.overlap = false;
   options.prefetch_depth = 0;
-  const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, options);
+  const IterationResult r = simulate_iteration(ValidScenario(s), Calibration{}, planned.plan, options);
   const Prediction p = planner_prediction(s, planned.plan);
   EXPECT_NEAR(r.iteration_seconds, p.seconds, 1e-6 * p.seconds);
   return r;
@@ -88,12 +90,12 @@ double peak_of(const IterationResult& r) {
 TEST(IterationSim, SerialIterationEqualsThePlannerAndPeaksAgree) {
   Scenario s = load(kTitan);
   s.execution = {.overlap = false, .prefetch_depth = 0};
-  const StrategyResult planned = plan_strategy(s, Calibration{}, full_space(s.training));
+  const StrategyResult planned = plan_strategy(ValidScenario(s), Calibration{}, full_space(s.training));
   ASSERT_TRUE(planned.fits);
   IterationOptions options;
   options.overlap = false;
   options.prefetch_depth = 0;
-  const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, options);
+  const IterationResult r = simulate_iteration(ValidScenario(s), Calibration{}, planned.plan, options);
   const Prediction p = planner_prediction(s, planned.plan);
   EXPECT_NEAR(r.iteration_seconds, p.seconds, 0.01 * p.seconds);
   EXPECT_NEAR(peak_of(r), p.peak, 0.02 * p.peak);
@@ -131,12 +133,13 @@ TEST(IterationSim, GradientAccumulationAndMultiNodeSerialEqualThePlanner) {
       "model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100, nodes: 2}\n"
       "training: {memory_limit: 16GB, runtime_reserve: 1GiB, gradient_accumulation_steps: 2, group_size: 8, "
       "max_micro_batch: 4}\nexecution: {overlap: false, prefetch_depth: 0}\n");
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("paro-IIG", s.training));
+  const StrategyResult planned =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("paro-IIG", s.training));
   ASSERT_TRUE(planned.fits);
   IterationOptions options;
   options.overlap = false;
   options.prefetch_depth = 0;
-  const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, options);
+  const IterationResult r = simulate_iteration(ValidScenario(s), Calibration{}, planned.plan, options);
   const Prediction p = planner_prediction(s, planned.plan);
   EXPECT_NEAR(r.iteration_seconds, p.seconds, 0.01 * p.seconds);
   EXPECT_NEAR(peak_of(r), p.peak, 0.02 * p.peak);
@@ -162,7 +165,8 @@ TEST(IterationSim, SteadyStateMicroStepsEqualSimulatingEveryStep) {
       "training: {memory_limit: 16GB, runtime_reserve: 1GiB, gradient_accumulation_steps: 70, "
       "group_size: 4, max_micro_batch: 2}\n";
   const Scenario s = load(text);
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("paro-IIG", s.training));
+  const StrategyResult planned =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("paro-IIG", s.training));
   ASSERT_TRUE(planned.fits);
   ASSERT_EQ(planned.plan.gradient_accumulation_steps, 70);
   IterationOptions every;
@@ -192,7 +196,8 @@ const char* kSeventySteps =
 // is proven within steady_state_proof_steps: the same time as simulating every step.
 TEST(IterationSim, ASteadyStateProofRunsWhatEveryStepWouldNot) {
   const Scenario s = load(kSeventySteps);
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("paro-IIG", s.training));
+  const StrategyResult planned =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("paro-IIG", s.training));
   ASSERT_TRUE(planned.fits);
   IterationOptions every;
   every.steady_state = false;
@@ -200,7 +205,7 @@ TEST(IterationSim, ASteadyStateProofRunsWhatEveryStepWouldNot) {
   IterationOptions capped;
   capped.max_activities = full.activities / 2;
   capped.steady_state_proof_steps = 16;
-  const IterationResult steady = simulate_iteration(s, Calibration{}, planned.plan, capped);
+  const IterationResult steady = simulate_iteration(ValidScenario(s), Calibration{}, planned.plan, capped);
   EXPECT_GT(steady.steady_state_micro_steps, 54);
   EXPECT_NEAR(steady.iteration_seconds, full.iteration_seconds, 1e-9 * full.iteration_seconds);
 }
@@ -209,7 +214,8 @@ TEST(IterationSim, ASteadyStateProofRunsWhatEveryStepWouldNot) {
 // running past it (a proof needs three micro-steps: two steps allowed can never prove one).
 TEST(IterationSim, NoSteadyStateWithinTheProofStepsIsRefused) {
   const Scenario s = load(kSeventySteps);
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("paro-IIG", s.training));
+  const StrategyResult planned =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("paro-IIG", s.training));
   ASSERT_TRUE(planned.fits);
   IterationOptions every;
   every.steady_state = false;
@@ -218,7 +224,7 @@ TEST(IterationSim, NoSteadyStateWithinTheProofStepsIsRefused) {
   capped.max_activities = full.activities / 2;
   capped.steady_state_proof_steps = 2;
   try {
-    simulate_iteration(s, Calibration{}, planned.plan, capped);
+    simulate_iteration(ValidScenario(s), Calibration{}, planned.plan, capped);
     FAIL() << "expected a SimulationError";
   } catch (const SimulationError& e) {
     EXPECT_NE(
@@ -248,10 +254,12 @@ const char* kFourNodes =
 
 TEST(IterationSim, TheObserverSeesSimulatedTimeAndActivitiesGrow) {
   const Scenario s = load(kFourNodes);
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
+  const StrategyResult planned =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("fsdp", s.training));
   ASSERT_TRUE(planned.fits);
   RecordingObserver observer;
-  const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, IterationOptions{}, &observer);
+  const IterationResult r =
+      simulate_iteration(ValidScenario(s), Calibration{}, planned.plan, IterationOptions{}, &observer);
   ASSERT_GE(observer.reports.size(), 2u);
   for (std::size_t i = 1; i < observer.reports.size(); ++i) {
     EXPECT_GE(observer.reports[i].first, observer.reports[i - 1].first);
@@ -264,19 +272,22 @@ TEST(IterationSim, TheObserverSeesSimulatedTimeAndActivitiesGrow) {
 
 TEST(IterationSim, CancellingStopsWithSimulationCancelled) {
   const Scenario s = load(kFourNodes);
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
+  const StrategyResult planned =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("fsdp", s.training));
   ASSERT_TRUE(planned.fits);
   RecordingObserver observer;
   observer.cancel = true;
   observer.cancel_after = 3;  // in the middle of the iteration
-  EXPECT_THROW(simulate_iteration(s, Calibration{}, planned.plan, IterationOptions{}, &observer),
-               SimulationCancelled);
+  EXPECT_THROW(
+      simulate_iteration(ValidScenario(s), Calibration{}, planned.plan, IterationOptions{}, &observer),
+      SimulationCancelled);
   EXPECT_EQ(observer.reports.size(), 4u);  // no report after the one that cancelled
 }
 
 TEST(IterationSim, OverlappingStreamsAreFasterThanSerial) {
   const Scenario s = load(kTitan);
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
+  const StrategyResult planned =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("fsdp", s.training));
   ASSERT_TRUE(planned.fits);
   IterationOptions serial_options;
   serial_options.overlap = false;
@@ -284,7 +295,7 @@ TEST(IterationSim, OverlappingStreamsAreFasterThanSerial) {
   IterationOptions o;
   o.overlap = true;
   o.prefetch_depth = 1;
-  const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, o);
+  const IterationResult r = simulate_iteration(ValidScenario(s), Calibration{}, planned.plan, o);
   EXPECT_LT(r.iteration_seconds, serial.iteration_seconds);
   // Serial: every task, collectives included, runs on the one (compute) stream.
   for (const TraceEvent& e : serial.trace) EXPECT_EQ(e.stream, 0) << e.name;
@@ -322,14 +333,15 @@ TEST(IterationSim, GradientBucketsMergeReduceScatters) {
   // Serial ZeRO-2 (gradients reduce-scattered per operator): one big bucket pays fewer latencies and
   // creates fewer activities than one reduce-scatter per operator, with the same bytes.
   const Scenario s = load(kTitan);
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("zero-2", s.training));
+  const StrategyResult planned =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("zero-2", s.training));
   ASSERT_TRUE(planned.fits);
   IterationOptions per_operator;
   per_operator.overlap = false;
   const IterationResult alone = simulate_in_child(kTitan, planned.plan, per_operator);
   IterationOptions bucketed = per_operator;
   bucketed.bucket_bytes = 1e12;
-  const IterationResult r = simulate_iteration(s, Calibration{}, planned.plan, bucketed);
+  const IterationResult r = simulate_iteration(ValidScenario(s), Calibration{}, planned.plan, bucketed);
   EXPECT_LT(r.iteration_seconds, alone.iteration_seconds);
   EXPECT_LT(r.activities, alone.activities);
   EXPECT_GT(r.iteration_seconds, 0.99 * alone.iteration_seconds);  // only latency terms are saved
@@ -345,7 +357,7 @@ TEST(IterationSim, APlanForAnotherModelIsAnInputError) {
   const Scenario s = load(kTitan);
   Plan plan;
   plan.operators.resize(3);
-  EXPECT_THROW(simulate_iteration(s, Calibration{}, plan, IterationOptions{}), InputError);
+  EXPECT_THROW(simulate_iteration(ValidScenario(s), Calibration{}, plan, IterationOptions{}), InputError);
 }
 
 }  // namespace

@@ -60,7 +60,8 @@ double simulated_peak(const IterationResult& r) {
 
 // The rule this replaced: resident states + reserve + the largest (workspace + (1 + prefetch) x gathered).
 double old_rule_peak(const Scenario& s, const Plan& plan) {
-  const TopologyCostModel model(s, Calibration{}, plan.gradient_accumulation_steps);
+  const TopologyCostModel model(ValidScenario(s), Calibration{},
+                                {.accumulation_steps = plan.gradient_accumulation_steps});
   double resident = model.fixed_bytes(), transient = 0;
   for (std::size_t i = 0; i < plan.operators.size(); ++i) {
     const MemoryBreakdown m = model.memory(i, plan.operators[i], plan.micro_batch);
@@ -79,11 +80,11 @@ double old_rule_peak(const Scenario& s, const Plan& plan) {
 void expect_planner_equals_simulator(bool overlap, int accumulation_steps, double by_hand) {
   const Scenario s = parse_scenario_string(uneven_model(overlap, accumulation_steps), "uneven.yaml");
   const Plan plan = uneven_plan(s);
-  const PlanPrediction predicted = evaluate_plan(s, Calibration{}, plan);
+  const PlanPrediction predicted = evaluate_plan(ValidScenario(s), Calibration{}, plan);
   IterationOptions options;
   options.overlap = overlap;
   options.prefetch_depth = s.execution.prefetch_depth;
-  const IterationResult r = simulate_iteration(s, Calibration{}, plan, options);
+  const IterationResult r = simulate_iteration(ValidScenario(s), Calibration{}, plan, options);
   const double simulated = simulated_peak(r);
   EXPECT_NEAR(predicted.peak_memory_bytes, simulated, 1e-9 * simulated);
   EXPECT_NEAR(predicted.peak_memory_bytes, by_hand, 1.0);

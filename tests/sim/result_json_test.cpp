@@ -19,9 +19,10 @@ IterationResult simulated() {
       "model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n"
       "training: {memory_limit: 8GB, runtime_reserve: 512MiB, precision: mixed-fp16, max_micro_batch: 8}\n",
       "test.yaml");
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name("fsdp", s.training));
+  const StrategyResult planned =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name("fsdp", s.training));
   EXPECT_TRUE(planned.fits);
-  return simulate_iteration(s, Calibration{}, planned.plan, IterationOptions{});
+  return simulate_iteration(ValidScenario(s), Calibration{}, planned.plan, IterationOptions{});
 }
 
 IterationResult round_trip(const IterationResult& r) {

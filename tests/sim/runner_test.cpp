@@ -41,7 +41,8 @@ SimulationJob titan_job(const std::string& strategy) {
   SimulationJob job;
   job.scenario_file = write_file("titan.yaml", kTitan);
   const Scenario s = load_scenario_file(job.scenario_file);
-  const StrategyResult planned = plan_strategy(s, Calibration{}, space_by_name(strategy, s.training));
+  const StrategyResult planned =
+      plan_strategy(ValidScenario(s), Calibration{}, space_by_name(strategy, s.training));
   EXPECT_TRUE(planned.fits);
   job.plan = planned.plan;
   job.timeout_seconds = 300;

@@ -59,7 +59,8 @@ struct Fixture {
 TEST(Executor, SerialPeakIsTheProgramsPeakExactly) {
   Fixture f;
   for (const ValidationPlan& vp : f.plans) {
-    const IterationProgram program = build_iteration_program(f.scenario, Calibration{}, vp.plan, 1, true);
+    const IterationProgram program =
+        build_iteration_program(ValidScenario(f.scenario), Calibration{}, vp.plan, ProgramOptions{1, true});
     const ProgramExecutor executor(f.scenario.model, program, {{vp.plan.micro_batch, 1e-3}, 10});
     CountingAllocator allocator;
     executor.allocate_resident(allocator);
@@ -77,7 +78,8 @@ TEST(Executor, SerialPeakIsTheProgramsPeakExactly) {
 TEST(Executor, OverlappedRunsEveryTaskAndStaysUnderThePredictedPeak) {
   Fixture f;
   const ValidationPlan& vp = f.plans[1];  // split: gathers and reduce-scatters on the comm stream
-  const IterationProgram program = build_iteration_program(f.scenario, Calibration{}, vp.plan, 1, false);
+  const IterationProgram program =
+      build_iteration_program(ValidScenario(f.scenario), Calibration{}, vp.plan, ProgramOptions{1, false});
   const ProgramExecutor executor(f.scenario.model, program, {{vp.plan.micro_batch, 1e-3}, 10});
   CountingAllocator allocator;
   executor.allocate_resident(allocator);
@@ -98,7 +100,8 @@ TEST(Executor, OverlappedRunsEveryTaskAndStaysUnderThePredictedPeak) {
 TEST(Executor, AStreamWaitingLongerThanTheTimeoutFails) {
   Fixture f;
   const ValidationPlan& vp = f.plans[0];  // zero-3: every forward waits for its gather
-  const IterationProgram program = build_iteration_program(f.scenario, Calibration{}, vp.plan, 1, false);
+  const IterationProgram program =
+      build_iteration_program(ValidScenario(f.scenario), Calibration{}, vp.plan, ProgramOptions{1, false});
   const ProgramExecutor executor(f.scenario.model, program, {{vp.plan.micro_batch, 1e-3}, 0.05});
   CountingAllocator allocator;
   FakeBackend backend;
@@ -114,7 +117,8 @@ TEST(Executor, AStreamWaitingLongerThanTheTimeoutFails) {
 TEST(Executor, ABackendFailureEndsBothStreams) {
   Fixture f;
   const ValidationPlan& vp = f.plans[0];
-  const IterationProgram program = build_iteration_program(f.scenario, Calibration{}, vp.plan, 1, false);
+  const IterationProgram program =
+      build_iteration_program(ValidScenario(f.scenario), Calibration{}, vp.plan, ProgramOptions{1, false});
   const ProgramExecutor executor(f.scenario.model, program, {{vp.plan.micro_batch, 1e-3}, 10});
   CountingAllocator allocator;
   FakeBackend backend;
@@ -148,7 +152,8 @@ TEST(Executor, TheBlocksHeldAreTheBytesInUse) {
   Fixture f;
   for (const ValidationPlan& vp : f.plans) {
     for (const bool serial : {true, false}) {
-      const IterationProgram program = build_iteration_program(f.scenario, Calibration{}, vp.plan, 2, serial);
+      const IterationProgram program = build_iteration_program(ValidScenario(f.scenario), Calibration{},
+                                                               vp.plan, ProgramOptions{2, serial});
       const ProgramExecutor executor(f.scenario.model, program, {{vp.plan.micro_batch, 1e-3}, 10});
       TallySource source;
       {

@@ -109,7 +109,7 @@ std::vector<sv::ValidationPlan> plans_of(const Arguments& a, const shardscope::S
       throw shardscope::InputError(a.plan_file, 0, "plan",
                                    "made for another configuration: " + problems.front());
     }
-    plan.predicted = shardscope::evaluate_plan(scenario, calibration, plan);
+    plan.predicted = shardscope::evaluate_plan(shardscope::ValidScenario(scenario), calibration, plan);
     return {{plan.strategy.empty() ? "plan-file" : plan.strategy, plan}};
   }
   if (a.strategies.empty())
@@ -143,7 +143,8 @@ std::vector<sv::Gemm> bench_gemm_list(const Arguments& a) {
   for (const sv::ValidationPlan& vp : plans) {
     const shardscope::ExecutionOptions& e = scenario.execution;
     const shardscope::IterationProgram program = shardscope::build_iteration_program(
-        scenario, calibration, vp.plan, e.prefetch_depth, !e.overlap, e.bucket_bytes);
+        shardscope::ValidScenario(scenario), calibration, vp.plan,
+        shardscope::ProgramOptions{e.prefetch_depth, !e.overlap, e.bucket_bytes});
     for (const sv::Gemm& g :
          sv::distinct_gemms(scenario.model, program, {vp.plan.micro_batch, a.compute_scale})) {
       if (seen.insert({g.batch, g.m, g.n, g.k}).second) out.push_back(g);

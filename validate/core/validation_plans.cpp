@@ -31,7 +31,9 @@ std::vector<std::string> default_validation_strategies() {
 std::vector<ValidationPlan> validation_plans(const Scenario& scenario, const Calibration& calibration,
                                              const std::vector<std::string>& strategies,
                                              std::vector<std::string>* unfit) {
-  const PlanReport report = plan_scenario(scenario, calibration, true, nullptr, 1);
+  const PlanReport report =
+      plan_scenario(ValidScenario(scenario), calibration,
+                    PlanRequest{.with_baselines = true, .search = {.observer = nullptr, .threads = 1}});
   std::vector<ValidationPlan> out;
   for (const std::string& name : strategies) {
     const StrategyResult* result = nullptr;
@@ -55,7 +57,7 @@ std::vector<ValidationPlan> validation_plans(const Scenario& scenario, const Cal
     }
     Plan plan = name == "split" ? split_plan(scenario, result->plan) : result->plan;
     try {
-      plan.predicted = evaluate_plan(scenario, calibration, plan);
+      plan.predicted = evaluate_plan(ValidScenario(scenario), calibration, plan);
     } catch (const PlanDoesNotFit&) {  // the split plan can outgrow the limit its ZeRO-3 plan kept
       if (unfit == nullptr) throw;
       unfit->push_back(name);

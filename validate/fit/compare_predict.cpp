@@ -76,9 +76,9 @@ std::string after_phase(const std::optional<Task::Phase>& phase) {
 // the backward pass is two tasks of one name).
 std::map<std::string, std::vector<PredictedTask>> predicted_tasks(const CompareInputs& in, const Plan& plan) {
   const Scenario& s = in.scenario;
-  const IterationProgram program =
-      build_iteration_program(s, in.predict_calibration, plan, s.execution.prefetch_depth,
-                              !s.execution.overlap, s.execution.bucket_bytes);
+  const IterationProgram program = build_iteration_program(
+      ValidScenario(s), in.predict_calibration, plan,
+      ProgramOptions{s.execution.prefetch_depth, !s.execution.overlap, s.execution.bucket_bytes});
   const CollectiveCost cost(s.cluster, plan.group_size, in.predict_calibration);
   std::map<std::string, std::vector<PredictedTask>> out;
   const int steps = std::min(program.micro_steps, 1024);
@@ -162,16 +162,16 @@ Plan measured_plan(const CompareInputs& in, const MeasuredIteration& it) {
   StrategyResult planned;
   if (it.strategy == "shardscope") {
     // As the harness planned it: the whole scan (a baseline's plan adopted where faster), else at this batch.
-    planned = plan_scenario(scenario, in.plan_calibration, PlanRequest{}).best;
+    planned = plan_scenario(ValidScenario(scenario), in.plan_calibration, PlanRequest{}).best;
     if (!planned.fits || planned.plan.micro_batch != it.micro_batch)
-      planned = plan_scenario(fixed, in.plan_calibration, PlanRequest{}).best;
+      planned = plan_scenario(ValidScenario(fixed), in.plan_calibration, PlanRequest{}).best;
   } else {
     // The harness's split-operator plan is ZeRO-3's, cut into slices (planner/search/split_plan.hpp).
     const std::string base = it.strategy == "split" ? "zero-3" : it.strategy;
     if (find_strategy(base) == nullptr) {
       throw InputError(file, 0, field(it, "strategy"), unknown_strategy_message(it.strategy));
     }
-    planned = plan_strategy(fixed, in.plan_calibration, space_by_name(base, fixed.training));
+    planned = plan_strategy(ValidScenario(fixed), in.plan_calibration, space_by_name(base, fixed.training));
     if (it.strategy == "split" && planned.fits) {
       try {
         planned.plan = split_plan(fixed, planned.plan);
@@ -291,7 +291,7 @@ void compare_totals(const CompareInputs& in, const MeasuredIteration& it, const 
   time_row.same_plan_as = it.same_plan_as;
   ComparedRow peak_row{it.strategy, "", it.peak_bytes, std::nullopt, std::nullopt, 1};
   try {
-    const PlanPrediction p = evaluate_plan(in.scenario, in.predict_calibration, plan);
+    const PlanPrediction p = evaluate_plan(ValidScenario(in.scenario), in.predict_calibration, plan);
     if (!emulated) time_row.planner = p.iteration_seconds;
     peak_row.planner = p.peak_memory_bytes;
   } catch (const PlanDoesNotFit& e) {

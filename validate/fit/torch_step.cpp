@@ -84,7 +84,9 @@ TorchStepComparison compare_torch_step(const TorchStep& step, const std::string&
     scenario.cluster.nodes = 1;
     scenario.cluster.gpus_per_node = 1;
   }
-  const PlanReport report = plan_scenario(scenario, calibration, false, nullptr, 1);
+  const PlanReport report =
+      plan_scenario(ValidScenario(scenario), calibration,
+                    PlanRequest{.with_baselines = false, .search = {.observer = nullptr, .threads = 1}});
   TorchStepComparison c;
   c.measured = step;
   c.fits = report.best.fits;

@@ -64,8 +64,9 @@ std::unique_ptr<PlanRun> prepare(const Scenario& scenario, const Calibration& ca
   auto run = std::make_unique<PlanRun>();
   run->plan = &vp;
   const ExecutionOptions& exec = scenario.execution;
-  run->program = build_iteration_program(scenario, calibration, vp.plan, exec.prefetch_depth, !exec.overlap,
-                                         exec.bucket_bytes);
+  run->program =
+      build_iteration_program(ValidScenario(scenario), calibration, vp.plan,
+                              ProgramOptions{exec.prefetch_depth, !exec.overlap, exec.bucket_bytes});
   ExecutorOptions executor_options;
   executor_options.scale = {vp.plan.micro_batch, options.compute_scale};
   executor_options.wait_timeout_seconds = options.timeout_seconds;
