@@ -30,9 +30,9 @@ struct ScenarioDocument::State {
   }
   // Takes `edited` (a changed copy of `tree`) as the document: its text made from the current one.
   void take(const YAML::Node& edited, const std::vector<FieldPathStep>& steps) {
-    std::string next = edited_yaml_text(text, tree, edited, steps, file);
-    tree = parse_yaml_mapping(next, file);
-    text = std::move(next);
+    EditedText next = edited_yaml_text(text, tree, edited, steps, file);
+    tree.reset(next.tree);
+    text = std::move(next.text);
   }
 };
 

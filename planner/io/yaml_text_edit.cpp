@@ -205,12 +205,15 @@ std::optional<std::string> rewrite_section(const std::string& text, const YAML::
   return with_final_newline(text) + lines;
 }
 
-bool gives(const std::string& text, const YAML::Node& edited, const std::string& file) {
+// `text` parsed, when it gives the tree `edited`.
+std::optional<YAML::Node> parsed_as(const std::string& text, const YAML::Node& edited,
+                                    const std::string& file) {
   try {
-    return same_yaml_tree(parse_yaml_mapping(text, file), edited);
+    YAML::Node tree = parse_yaml_mapping(text, file);
+    if (same_yaml_tree(tree, edited)) return tree;
   } catch (const InputError&) {
-    return false;
   }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -253,18 +256,21 @@ YAML::Node node_at(const YAML::Node& root, const std::vector<FieldPathStep>& ste
   return current;
 }
 
-std::string edited_yaml_text(const std::string& text, const YAML::Node& original, const YAML::Node& edited,
-                             const std::vector<FieldPathStep>& steps, const std::string& file) {
-  if (same_yaml_tree(original, edited)) return text;
+EditedText edited_yaml_text(const std::string& text, const YAML::Node& original, const YAML::Node& edited,
+                            const std::vector<FieldPathStep>& steps, const std::string& file) {
+  if (same_yaml_tree(original, edited)) return {text, original};
   if (!steps.empty()) {
     for (const auto& candidate :
          {in_place(text, original, edited, steps), insert_field(text, original, edited, steps),
           remove_field(text, original, edited, steps),
           rewrite_section(text, original, edited, steps.front().key)}) {
-      if (candidate && gives(*candidate, edited, file)) return *candidate;
+      if (!candidate) continue;
+      if (std::optional<YAML::Node> tree = parsed_as(*candidate, edited, file)) return {*candidate, *tree};
     }
   }
-  return emit(edited, false) + "\n";
+  std::string whole = emit(edited, false) + "\n";
+  YAML::Node tree = parse_yaml_mapping(whole, file);
+  return {std::move(whole), tree};
 }
 
 }  // namespace shardscope

@@ -22,7 +22,12 @@ YAML::Node node_at(const YAML::Node& root, const std::vector<FieldPathStep>& ste
 // parsing the text it gives: the value replaced in place (a scalar, or a flow list or section on one line);
 // a new field inserted as lines at the end of its block section; a removed field's lines deleted; the path's
 // top-level section rewritten; the whole tree written out (comments lost: only when nothing else holds).
-std::string edited_yaml_text(const std::string& text, const YAML::Node& original, const YAML::Node& edited,
-                             const std::vector<FieldPathStep>& steps, const std::string& file);
+// The text comes with its tree, parsed once.
+struct EditedText {
+  std::string text;
+  YAML::Node tree;  // `text` parsed, with its marks
+};
+EditedText edited_yaml_text(const std::string& text, const YAML::Node& original, const YAML::Node& edited,
+                            const std::vector<FieldPathStep>& steps, const std::string& file);
 
 }  // namespace shardscope
