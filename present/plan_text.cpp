@@ -1,6 +1,7 @@
 // The lines and rows of `shardscope plan`'s text report, and the report put together from them.
 #include "present/plan_text.hpp"
 
+#include <cstdint>
 #include <cstdio>
 
 #include "planner/core/units.hpp"
@@ -18,10 +19,11 @@ std::string fixed(double value, int digits) {
   return buffer;
 }
 
-std::string scenario_line(const Scenario& scenario) {
+std::string scenario_line(const Scenario& scenario, const std::string& gpu) {
   return "Scenario  " + scenario.name + ": " + scenario.model.name + " on " +
-         std::to_string(scenario.cluster.gpus()) + " x " + scenario.cluster.gpu.name + ", memory limit " +
-         format_bytes(static_cast<double>(scenario.training.memory_limit_bytes)) + " per GPU";
+         std::to_string(scenario.cluster.gpus()) + " x " + (gpu.empty() ? scenario.cluster.gpu.name : gpu) +
+         ", memory limit " + format_bytes(static_cast<double>(scenario.training.memory_limit_bytes)) +
+         " per GPU";
 }
 
 std::string plan_line(const Scenario& scenario, const Plan& plan) {
@@ -70,6 +72,13 @@ std::string no_fit_text(const Scenario& scenario, const StrategyResult& result) 
   if (result.minimum_memory_bytes > limit)
     out += ", " + format_bytes(result.minimum_memory_bytes - limit) + " over";
   return out + " the memory limit of " + format_bytes(limit);
+}
+
+std::string no_fit_bytes(const Scenario& scenario, const StrategyResult& result) {
+  return "tried " + tried_micro_batches(result) + "; the smallest plan needs " +
+         std::to_string(static_cast<std::int64_t>(result.minimum_memory_bytes)) +
+         " bytes per GPU, the memory limit is " + std::to_string(scenario.training.memory_limit_bytes) +
+         " bytes";
 }
 
 std::vector<std::string> batch_table_header() {
@@ -141,8 +150,9 @@ std::string baselines_title(const PlanReport& report) {
          "FSDP)";
 }
 
-void write_plan_text(const Scenario& scenario, const PlanReport& report, std::ostream& os) {
-  os << scenario_line(scenario) << "\n";
+void write_plan_text(const Scenario& scenario, const PlanReport& report, std::ostream& os,
+                     const std::string& gpu) {
+  os << scenario_line(scenario, gpu) << "\n";
   const StrategyResult& best = report.best;
   if (!best.fits) {
     os << "\nNo plan fits: " << no_fit_text(scenario, best) << ".\n";

@@ -15,8 +15,10 @@ namespace shardscope::present {
 // printf's "%.*f": fixed(30.764, 2) is "30.76".
 std::string fixed(double value, int digits);
 
-// "Scenario  default: nd-48x1536 on 8 x TITAN RTX, memory limit 7.45 GiB per GPU"
-std::string scenario_line(const Scenario& scenario);
+// "Scenario  default: nd-48x1536 on 8 x TITAN RTX, memory limit 7.45 GiB per GPU"; `gpu` names the GPU
+// when given (the CLI's "TITAN RTX (memory set to 16.00 GiB)" under --set cluster.gpu.memory), else the
+// cluster's GPU name.
+std::string scenario_line(const Scenario& scenario, const std::string& gpu = {});
 // "Plan (shardscope), micro-batch 6 x 1 accumulation steps x 8 GPUs, nccl collectives"
 std::string plan_line(const Scenario& scenario, const Plan& plan);
 // "Predicted  1.560 s per iteration, 30.76 samples/s, 31502 tokens/s, peak 7.41 GiB per GPU"
@@ -31,6 +33,9 @@ std::string tried_micro_batches(const StrategyResult& result);
 // "tried micro-batch 1; the smallest plan needs 11.25 GiB per GPU, 3.80 GiB over the memory limit of 7.45
 // GiB"
 std::string no_fit_text(const Scenario& scenario, const StrategyResult& result);
+// The same in exact byte counts, for an error line: "tried micro-batch 1; the smallest plan needs 12079595520
+// bytes per GPU, the memory limit is 8000000000 bytes".
+std::string no_fit_bytes(const Scenario& scenario, const StrategyResult& result);
 
 // The batch sizes scanned: header and one row per BatchRow.
 std::vector<std::string> batch_table_header();
@@ -46,7 +51,8 @@ std::vector<std::string> baseline_row_cells(const Scenario& scenario, const Stra
 // The line above the baselines table, by the report's batch policy.
 std::string baselines_title(const PlanReport& report);
 
-// The whole text report of `shardscope plan` (without --json).
-void write_plan_text(const Scenario& scenario, const PlanReport& report, std::ostream& os);
+// The whole text report of `shardscope plan` (without --json); `gpu` as for scenario_line.
+void write_plan_text(const Scenario& scenario, const PlanReport& report, std::ostream& os,
+                     const std::string& gpu = {});
 
 }  // namespace shardscope::present

@@ -196,9 +196,10 @@ void add_collective_options(CLI::App& cmd, Options& o) {
   cmd.add_option("--cluster", o.cluster, "Cluster preset name or cluster YAML file")
       ->required()
       ->check(non_empty("a cluster preset or file"));
-  cmd.add_option("--op", o.op, "Collective:" + described_names<CollectiveKind>())
+  cmd.add_option("--op", o.op, "Collective (default " + o.op + "):" + described_names<CollectiveKind>())
       ->check(one_of<CollectiveKind>("collective"));
-  cmd.add_option("--algo", o.algo, "Algorithm:" + described_names<sim::CollectiveAlgorithm>())
+  cmd.add_option("--algo", o.algo,
+                 "Algorithm (default " + o.algo + "):" + described_names<sim::CollectiveAlgorithm>())
       ->check(one_of<sim::CollectiveAlgorithm>("algorithm"));
   auto* bytes = cmd.add_option("--bytes", o.bytes, "Total buffer size, e.g. 1GiB");
   cmd.add_option("--sweep", o.sweep,

@@ -4,7 +4,8 @@
 
 namespace shardscope::cli {
 
-// plan --refine-timeout: a 96-layer model on 1024 GPUs simulates in about 21 s on two cores (README).
+// plan --refine-timeout: a 96-layer model on 1024 GPUs simulates in about 21 s on two cores (docs/cli.md,
+// "simulate").
 inline constexpr double kDefaultRefineTimeoutSeconds = 600;
 
 // compare --sim-timeout: seconds each measured plan's simulation may take.

@@ -63,7 +63,8 @@ ExitStatus exit_status_for(const std::exception& error);
 std::string failure_message(const std::exception& error);
 
 // An error message for the terminal: input it quotes (a key, a value, a path) keeps no control character or
-// invalid UTF-8 (written \xNN, README "Names"); its line breaks stay. Both executables print through it.
+// invalid UTF-8 (written \xNN, docs/scenarios.md "Bad input"); its line breaks stay. Both executables print
+// through it.
 std::string terminal_text(std::string_view text);
 
 // The message for out of memory (a literal: the terminate handler prints it without allocating).

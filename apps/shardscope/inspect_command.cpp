@@ -8,7 +8,6 @@
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/scenario_flags.hpp"
-#include "apps/shardscope/table.hpp"
 #include "planner/core/model_states.hpp"
 #include "planner/core/printable.hpp"
 #include "planner/core/scenario_check.hpp"
@@ -17,6 +16,7 @@
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/search_space.hpp"
+#include "present/text_table.hpp"
 
 namespace shardscope::cli {
 namespace {
@@ -136,7 +136,7 @@ void print_text(const Scenario& s, const std::string& gpu, const Calibration& ca
   os << "          " << format_count(m.forward_flops_per_sample()) << "FLOP forward per sample, "
      << format_bytes(static_cast<double>(m.activation_bytes_per_sample())) << " activations per sample\n\n";
 
-  Table ops({"#", "operator", "kind", "parameters", "fwd FLOP/sample", "activations/sample"});
+  present::TextTable ops({"#", "operator", "kind", "parameters", "fwd FLOP/sample", "activations/sample"});
   for (std::size_t i = 0; i < m.operators.size(); ++i) {
     const Operator& op = m.operators[i];
     ops.add({std::to_string(i), op.name, to_string(op.kind), format_count(static_cast<double>(op.parameters)),
@@ -152,7 +152,7 @@ void print_text(const Scenario& s, const std::string& gpu, const Calibration& ca
   os << "          " << units::format_flops_rate(c.gpu.peak_flops_per_second_fp16) << " fp16 peak x "
      << c.gpu.achievable_fraction << " achievable; memory limit "
      << format_bytes(static_cast<double>(s.training.memory_limit_bytes)) << " per GPU\n\n";
-  Table links({"link class", "lone flow/direction", "latency"});
+  present::TextTable links({"link class", "lone flow/direction", "latency"});
   for (LinkClass lc : link_classes_present(c)) {
     const LinkProperties p = lone_flow(s, calibration, lc);
     links.add({to_string(lc), units::format_bandwidth(p.bytes_per_second),
@@ -161,7 +161,7 @@ void print_text(const Scenario& s, const std::string& gpu, const Calibration& ca
   links.print(os);
   os << "\nRings of M = " << s.training.group_size
      << " as the ring model prices them (every group at once: flows per link direction share it)\n\n";
-  Table rings({"group", "ranks", "bandwidth/edge", "latency", "bottleneck"});
+  present::TextTable rings({"group", "ranks", "bandwidth/edge", "latency", "bottleneck"});
   for (const GroupRing& r : group_rings(s, calibration)) {
     rings.add({to_string(r.group), std::to_string(r.ring.ranks),
                units::format_bandwidth(r.ring.bytes_per_second), units::format_duration(r.ring.alpha_seconds),
@@ -173,7 +173,8 @@ void print_text(const Scenario& s, const std::string& gpu, const Calibration& ca
   os << "\nModel states per GPU (" << to_string(s.training.precision) << ", "
      << to_string(s.training.optimizer) << ": " << bytes.parameter << " + " << bytes.gradient << " + "
      << bytes.optimizer << " bytes per parameter, " << c.gpus() << " GPUs)\n\n";
-  Table states({"strategy", "scopes", "parameters", "gradients", "optimizer", "total", "fits limit"});
+  present::TextTable states(
+      {"strategy", "scopes", "parameters", "gradients", "optimizer", "total", "fits limit"});
   for (const Strategy* b : classic_strategies()) {
     const ModelStateBytes ms = model_state_bytes_per_gpu(static_cast<double>(m.trainable_parameters()),
                                                          b->scopes, c.gpus(), s.training.group_size, bytes);

@@ -4,10 +4,7 @@
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cstdio>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,167 +13,23 @@
 #include "apps/shardscope/command_defaults.hpp"
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
-#include "apps/shardscope/no_fit.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/plan_progress.hpp"
 #include "apps/shardscope/scenario_flags.hpp"
 #include "apps/shardscope/simulation.hpp"
-#include "apps/shardscope/table.hpp"
 #include "planner/core/calibration.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
-#include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/report/internal/plan_json_tree.hpp"
 #include "planner/report/plan_json.hpp"
 #include "planner/search/planner.hpp"
+#include "present/plan_text.hpp"
 
 namespace shardscope::cli {
 namespace {
-
-std::string fixed(double v, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-  return buffer;
-}
-
-std::string choice_text(const OperatorChoice& c) {
-  if (c.sharded_slices == 0) return "NNN (DP)";
-  std::string s = c.scopes.name();
-  if (c.secondary_parameter_partition) s += "+hpZ";
-  if (c.slices > 1) s += " " + std::to_string(c.sharded_slices) + "/" + std::to_string(c.slices);
-  return s;
-}
-
-// Operators with the same kind, choice and cost (repeated layers) share one row.
-void print_operators(const Scenario& scenario, const StrategyResult& best, std::ostream& os) {
-  struct Row {
-    std::vector<std::string> names;
-    OperatorKind kind;
-    OperatorChoice choice;
-    ItemCost cost;
-  };
-  std::vector<Row> rows;
-  const Plan& plan = best.plan;
-  for (std::size_t i = 0; i < plan.operators.size(); ++i) {
-    const OperatorChoice& c = plan.operators[i];
-    const ItemCost& cost = best.operator_costs[i].cost;
-    const OperatorKind kind = scenario.model.operators[i].kind;
-    auto same = [&](const Row& r) {
-      return r.kind == kind && choice_text(r.choice) == choice_text(c) &&
-             r.choice.checkpoint == c.checkpoint && r.cost.seconds == cost.seconds &&
-             r.cost.resident_bytes == cost.resident_bytes;
-    };
-    auto it = std::find_if(rows.begin(), rows.end(), same);
-    if (it == rows.end()) {
-      rows.push_back({{c.name}, kind, c, cost});
-    } else {
-      it->names.push_back(c.name);
-    }
-  }
-  Table ops({"operators", "count", "scopes", "slices", "ckpt", "memory/GPU each", "time each"});
-  for (const Row& r : rows) {
-    std::string label = r.names.front();
-    if (r.names.size() > 1) label += " .. " + r.names.back();
-    ops.add({label, std::to_string(r.names.size()), choice_text(r.choice), std::to_string(r.choice.slices),
-             r.choice.checkpoint ? "yes" : "no", units::format_bytes(r.cost.resident_bytes),
-             units::format_duration(r.cost.seconds)});
-  }
-  ops.print(os);
-}
-
-// The prediction, the search's objective and bound, and every batch size scanned.
-void print_prediction(const StrategyResult& best, std::ostream& os) {
-  using units::format_bytes;
-  using units::format_duration;
-  const Plan& plan = best.plan;
-  os << "\nPredicted  " << format_duration(plan.predicted.iteration_seconds) << " per iteration, "
-     << fixed(plan.predicted.samples_per_second, 2) << " samples/s, "
-     << fixed(plan.predicted.tokens_per_second, 0) << " tokens/s, peak "
-     << format_bytes(plan.predicted.peak_memory_bytes) << " per GPU\n";
-  if (!best.adopted_from.empty()) {
-    os << "This is " << best.adopted_from << "'s plan: the search's pick, priced with its real neighbours, "
-       << "takes " << format_duration(best.search_pick.iteration_seconds) << " ("
-       << fixed(best.search_pick.samples_per_second, 2) << " samples/s)\n";
-  }
-  const double objective = best.search_seconds;
-  os << "Search (neighbours priced alike): objective " << format_duration(objective) << ", lower bound "
-     << format_duration(best.lower_bound_seconds) << ", gap "
-     << fixed(objective > 0 ? 100.0 * (objective - best.lower_bound_seconds) / objective : 0.0, 3)
-     << " %\n";  // as plan.json's optimality.gap
-
-  os << "\nBatch sizes scanned (" << best.batches.size() << ")\n\n";
-  Table batches({"micro-batch", "steps", "status", "iteration", "samples/s", "peak memory"});
-  for (const BatchRow& row : best.batches) {
-    const bool solved = row.status == BatchStatus::solved;
-    batches.add({std::to_string(row.micro_batch), std::to_string(row.gradient_accumulation_steps),
-                 std::string(batch_status_name(row.status)),
-                 solved ? format_duration(row.iteration_seconds) : "-",
-                 solved ? fixed(row.samples_per_second, 2) : "-",
-                 solved ? format_bytes(row.peak_memory_bytes) : "-"});
-  }
-  batches.print(os);
-}
-
-// The baselines beside the plan, with their speed-up over FSDP.
-void print_baselines(const Scenario& scenario, const PlanReport& report, std::ostream& os) {
-  using units::format_bytes;
-  using units::format_duration;
-  const Plan& plan = report.best.plan;
-  double fsdp = 0;
-  for (const StrategyResult& b : report.baselines) {
-    if (b.strategy == "fsdp" && b.fits) fsdp = b.plan.predicted.samples_per_second;
-  }
-  if (report.batch_policy == BatchPolicy::equal) {
-    os << "\nBaselines under the same model at the plan's micro-batch " << plan.micro_batch << " x "
-       << plan.gradient_accumulation_steps << " steps (batch policy equal; speed-up over FSDP)\n\n";
-  } else {
-    os << "\nBaselines under the same model, each at its own best micro-batch (batch policy own; speed-up "
-          "over "
-          "FSDP)\n\n";
-  }
-  Table table({"strategy", "batch", "collectives", "iteration", "samples/s", "peak memory", "vs FSDP"});
-  table.add({"shardscope", std::to_string(plan.micro_batch), to_string(plan.collectives),
-             format_duration(plan.predicted.iteration_seconds), fixed(plan.predicted.samples_per_second, 2),
-             format_bytes(plan.predicted.peak_memory_bytes),
-             fsdp > 0 ? fixed(plan.predicted.samples_per_second / fsdp, 2) + "x" : "-"});
-  for (const StrategyResult& b : report.baselines) {
-    if (!b.fits) {  // its smallest plan at the first micro-batch it tried
-      table.add({b.strategy, b.batches.empty() ? "-" : std::to_string(b.batches.front().micro_batch),
-                 to_string(strategy_collectives(scenario, b.strategy)), "does not fit", "-",
-                 format_bytes(b.minimum_memory_bytes), "short " + format_bytes(b.shortfall_bytes)});
-      continue;
-    }
-    table.add({b.strategy, std::to_string(b.plan.micro_batch), to_string(b.plan.collectives),
-               format_duration(b.plan.predicted.iteration_seconds),
-               fixed(b.plan.predicted.samples_per_second, 2),
-               format_bytes(b.plan.predicted.peak_memory_bytes),
-               fsdp > 0 ? fixed(b.plan.predicted.samples_per_second / fsdp, 2) + "x" : "-"});
-  }
-  table.print(os);
-}
-
-// The report as text; `gpu` names the cluster's GPU (ScenarioFlags::gpu_label).
-void print_text(const Scenario& scenario, const std::string& gpu, const PlanReport& report,
-                std::ostream& os) {
-  os << "Scenario  " << scenario.name << ": " << scenario.model.name << " on " << scenario.cluster.gpus()
-     << " x " << gpu << ", memory limit "
-     << units::format_bytes(static_cast<double>(scenario.training.memory_limit_bytes)) << " per GPU\n";
-  const StrategyResult& best = report.best;
-  if (!best.fits) {
-    os << "\nNo plan fits: " << no_fit_text(scenario, best) << ".\n";
-    return;
-  }
-  const Plan& plan = best.plan;
-  os << "\nPlan (" << plan.strategy << "), micro-batch " << plan.micro_batch << " x "
-     << plan.gradient_accumulation_steps << " accumulation steps x " << scenario.cluster.gpus() << " GPUs, "
-     << to_string(plan.collectives) << " collectives\n\n";
-  print_operators(scenario, best, os);
-  print_prediction(best, os);
-  if (!report.baselines.empty()) print_baselines(scenario, report, os);
-}
 
 // Threads for the planner: all of them, except under an address-space limit (`ulimit -v`), where one thread
 // keeps the peak the same from run to run (helper threads' buffers and stacks depend on timing).
@@ -326,12 +179,12 @@ void run_plan(const Options& o, const Simulation* simulation, std::ostream& out)
   if (o.json) {
     out << json.dump(2) << "\n";
   } else {
-    print_text(scenario, o.scenario.gpu_label(scenario), report, out);
+    present::write_plan_text(scenario, report, out, o.scenario.gpu_label(scenario));
     if (refined) out << refined->text;
   }
   if (!report.best.fits) {
     throw NothingFits(scenario.source_file +
-                      ": no plan fits the memory limit: " + no_fit_bytes(scenario, report.best));
+                      ": no plan fits the memory limit: " + present::no_fit_bytes(scenario, report.best));
   }
 }
 

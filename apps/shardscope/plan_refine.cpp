@@ -5,8 +5,9 @@
 #include <filesystem>
 #include <system_error>
 
-#include "apps/shardscope/table.hpp"
 #include "planner/core/units.hpp"
+#include "present/plan_text.hpp"
+#include "present/text_table.hpp"
 #include "sim/simulation_error.hpp"
 
 namespace shardscope::cli {
@@ -18,12 +19,6 @@ std::string own_binary() {
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
   if (error) throw sim::SimulationError("--refine cannot find its own program to run: " + error.message());
   return self.string();
-}
-
-std::string fixed(double v, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, v);
-  return buffer;
 }
 
 // "+1.25 %": how far the simulation is from the planner's time.
@@ -79,19 +74,20 @@ void print_refine(const sim::RefineOutcome& refined, std::ostream& os) {
   using units::format_duration;
   os << "\nRefined under simulation (" << refined.candidates.size()
      << " candidates, each simulated in its own process)\n\n";
-  Table table({"#", "strategy", "batch", "planner", "samples/s", "simulated", "samples/s", "difference"});
+  present::TextTable table(
+      {"#", "strategy", "batch", "planner", "samples/s", "simulated", "samples/s", "difference"});
   for (std::size_t i = 0; i < refined.candidates.size(); ++i) {
     const sim::RefinedCandidate& c = refined.candidates[i];
     const PlanPrediction& p = c.plan.predicted;
     std::string mark = std::to_string(i + 1) + (static_cast<int>(i) == refined.chosen ? " *" : "");
     if (!c.simulated) {
       table.add({mark, c.plan.strategy, batch_text(c.plan), format_duration(p.iteration_seconds),
-                 fixed(p.samples_per_second, 2), "failed", "-", "-"});
+                 present::fixed(p.samples_per_second, 2), "failed", "-", "-"});
       continue;
     }
     table.add({mark, c.plan.strategy, batch_text(c.plan), format_duration(p.iteration_seconds),
-               fixed(p.samples_per_second, 2), format_duration(c.simulated_iteration_seconds),
-               fixed(c.simulated_samples_per_second, 2),
+               present::fixed(p.samples_per_second, 2), format_duration(c.simulated_iteration_seconds),
+               present::fixed(c.simulated_samples_per_second, 2),
                signed_percent(c.simulated_iteration_seconds, p.iteration_seconds)});
   }
   table.print(os);

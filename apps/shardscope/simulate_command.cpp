@@ -14,7 +14,6 @@
 #include "apps/shardscope/cli_names.hpp"
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/exit_status.hpp"
-#include "apps/shardscope/no_fit.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/scenario_flags.hpp"
@@ -22,7 +21,6 @@
 #include "apps/shardscope/simulate_progress.hpp"
 #include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
-#include "apps/shardscope/table.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/printable.hpp"
 #include "planner/core/scenario_check.hpp"
@@ -32,6 +30,8 @@
 #include "planner/report/plan_json.hpp"
 #include "planner/search/plan_check.hpp"
 #include "planner/search/planner.hpp"
+#include "present/plan_text.hpp"
+#include "present/text_table.hpp"
 #include "sim/iteration_sim.hpp"
 #include "sim/resources.hpp"
 #include "sim/result_export.hpp"
@@ -121,7 +121,7 @@ Plan resolve_plan(const Options& o, const ValidScenario& scenario, const Calibra
                                                     : plan_strategy(scenario, calibration, space);
   if (!planned.fits) {
     throw NothingFits(scenario.source_file + ": strategy " + space.name +
-                      " does not fit the memory limit: " + no_fit_bytes(scenario, planned));
+                      " does not fit the memory limit: " + present::no_fit_bytes(scenario, planned));
   }
   return planned.plan;
 }
@@ -233,7 +233,7 @@ void print_comparison(const PlanPrediction& predicted, const sim::IterationResul
                       std::ostream& out) {
   const double peak_bytes = maxima(result).peak_memory_bytes;
   out << "\n";
-  Table t({"", "planner", "simulator", "difference"});
+  present::TextTable t({"", "planner", "simulator", "difference"});
   t.add({"iteration time", units::format_duration(predicted.iteration_seconds),
          units::format_duration(result.iteration_seconds),
          percent_difference(result.iteration_seconds, predicted.iteration_seconds)});

@@ -18,8 +18,8 @@
 #include "apps/shardscope/sweep_options.hpp"
 #include "apps/shardscope/sweep_plan.hpp"
 #include "apps/shardscope/sweep_progress.hpp"
-#include "apps/shardscope/table.hpp"
 #include "planner/core/error.hpp"
+#include "present/text_table.hpp"
 
 namespace shardscope::cli {
 
@@ -39,7 +39,7 @@ void print_dry_run(const SweepPoints& points, const std::vector<SweepTask>& task
   out << "\n\n";
   std::vector<std::string> header = {"#", "point"};
   for (const GridAxis& a : points.grid.axes) header.push_back(a.path);
-  Table table(header);
+  present::TextTable table(header);
   for (const SweepTask& t : tasks) {
     std::vector<std::string> row = {std::to_string(t.index), t.id};
     for (const auto& [path, value] : t.axes) row.push_back(value);

@@ -160,7 +160,11 @@ void MemoryTimeView::paint(QPainter& p, const QRectF& area) const {
   y_ = {0, std::max(peak_bytes_, limit_bytes_) * 1.05, "memory per GPU", kGiB, "GiB"};
   nice_axis(y_);
   plot_ = chart::draw_axes(p, outer, x_, y_);
+  draw_bands(p, colors);
+  draw_limit_and_peak(p, fm);
+}
 
+void MemoryTimeView::draw_bands(QPainter& p, const std::vector<QColor>& colors) const {
   const std::vector<std::size_t> drawn = drawn_samples(samples_, end_seconds_, plot_.width());
   // Per category, the band between the stack below it and the stack up to it, as steps.
   std::vector<double> below(drawn.size(), 0.0);
@@ -193,7 +197,9 @@ void MemoryTimeView::paint(QPainter& p, const QRectF& area) const {
     below = std::move(upto);
   }
   p.restore();
+}
 
+void MemoryTimeView::draw_limit_and_peak(QPainter& p, const QFontMetricsF& fm) const {
   if (limit_bytes_ > 0) {
     const double py = chart::to_pixel(plot_, x_, y_, 0, limit_bytes_).y();
     p.setPen(QPen(QColor(200, 0, 0), 1.5, Qt::DashLine));

@@ -10,6 +10,7 @@
 #include "chart/chart.hpp"
 #include "timeline_model.hpp"
 
+class QFontMetricsF;
 namespace shardscope::gui {
 
 class MemoryTimeView : public QWidget {
@@ -39,6 +40,10 @@ class MemoryTimeView : public QWidget {
   bool event(QEvent* event) override;
 
  private:
+  // The stacked bands, one per category (in kStackOrder), drawn as steps inside the plot.
+  void draw_bands(QPainter& p, const std::vector<QColor>& colors) const;
+  // The memory limit's dashed line and the peak's mark with its value.
+  void draw_limit_and_peak(QPainter& p, const QFontMetricsF& fm) const;
   std::vector<TimelineMemorySample> samples_;
   double end_seconds_ = 0;
   double limit_bytes_ = 0;

@@ -1,17 +1,16 @@
 // ScenarioPanel: the scenario form (model and its transformer shape, cluster, network, GPU memory, memory
 // limit, batch, precision, checkpointing, group size, slices, batch policy, cost model, overlap, collectives)
-// over the scenario's YAML
-// document; every change is parsed by the planner's own parser (errors shown at the field)
-// and, debounced, offered as a new Scenario.
+// and the table of every field, both over a ScenarioDocument edited by `--set`'s paths (its comments kept
+// when saved); every change is parsed by the planner's own parser (errors shown at the field) and, debounced,
+// offered as a new Scenario.
 #pragma once
-
-#include <yaml-cpp/yaml.h>
 
 #include <QWidget>
 #include <map>
 #include <optional>
 
 #include "planner/core/scenario.hpp"
+#include "planner/io/scenario_document.hpp"
 
 class QCheckBox;
 class QComboBox;
@@ -21,9 +20,12 @@ class QLineEdit;
 class QPushButton;
 class QSlider;
 class QSpinBox;
+class QTableView;
 class QTimer;
 
 namespace shardscope::gui {
+
+class ScenarioFieldModel;
 
 class ScenarioPanel : public QWidget {
   Q_OBJECT
@@ -64,6 +66,9 @@ class ScenarioPanel : public QWidget {
   QLineEdit* nic_rate_field() const { return nic_rate_; }      // cluster.network.nic_rate
   QLineEdit* gpu_memory_field() const { return gpu_memory_; }  // cluster.gpu.memory
   QSlider* memory_slider() const { return memory_slider_; }
+  // Every field the panel knows (present::scenario_fields): path, value, what it is; values are editable.
+  QTableView* field_table() const { return field_table_; }
+  ScenarioFieldModel* field_model() const { return field_model_; }
 
  signals:
   void scenarioChanged(const shardscope::Scenario& scenario);
@@ -71,6 +76,8 @@ class ScenarioPanel : public QWidget {
   void fileOpened(bool ok);
 
  private:
+  QWidget* make_form();
+  QWidget* make_field_table();
   QLabel* error_label(const QString& row);
   // A text field that sets `path` as `--set path=TEXT` does (empty: removes it).
   QLineEdit* add_path_row(QFormLayout* form, const QString& label, const QString& row,
@@ -81,25 +88,26 @@ class ScenarioPanel : public QWidget {
   void connect_model_and_cluster();
   void connect_training();
   void set_slices(const QString& text);
-  void set_path(const std::string& path, const QString& value);
+  // Sets `path` to `value` (YAML text, as `--set` takes it; empty: removes the field); false, and the message
+  // shown at the field's row, when the document refuses it.
+  bool set_path(const std::string& path, const QString& value);
+  void set_cluster_preset(const QString& name);
   void fill_from_document();
+  void fill_model_box();
   void changed();
   struct Parsed;
   struct Loaded;
-  static Parsed parse_document(const YAML::Node& doc, const QString& file, const QString& base_dir);
+  static Parsed parse_document(const ScenarioDocument& doc);
   static Loaded load_file(const QString& path);
   void parse();
   void take(Parsed parsed);
   bool take_loaded(Loaded loaded);
   void show_error(const QString& row, const QString& message);
-  void set_node(const std::string& section, const std::string& key, const QString& value, bool integer);
   // Edits one key of the model's transformer: a preset becomes its own transformer: map first.
   void set_transformer_key(const std::string& key, int value);
-  YAML::Node transformer_node() const;  // the model's transformer map (from its preset), or a null node
 
-  YAML::Node doc_;
+  ScenarioDocument doc_;
   QString file_ = "untitled.yaml";
-  QString base_dir_ = ".";
   bool filling_ = false;
   std::optional<Scenario> scenario_;
   QComboBox* model_ = nullptr;
@@ -124,6 +132,8 @@ class ScenarioPanel : public QWidget {
   QCheckBox* overlap_ = nullptr;
   QComboBox* collectives_ = nullptr;
   QLabel* file_label_ = nullptr;
+  QTableView* field_table_ = nullptr;
+  ScenarioFieldModel* field_model_ = nullptr;
   std::map<QString, QLabel*> errors_;  // row -> its error label
   QTimer* debounce_ = nullptr;
   quint64 open_generation_ = 0;

@@ -17,12 +17,6 @@
 namespace shardscope {
 namespace {
 
-// One step of a path: a key, and the list index after it ("operators[3]"), -1 when none.
-struct PathStep {
-  std::string key;
-  long index = -1;
-};
-
 // The error override `o` causes at `field`: "--set PATH=VALUE: message" for an option (the field named too
 // when it is not the one the option sets), else at the override's place in its file.
 [[noreturn]] void blame(const ScenarioOverride& o, const std::string& field, const std::string& message) {
@@ -42,13 +36,15 @@ bool plain_key(const std::string& key) {
   return true;
 }
 
-std::vector<PathStep> parse_path(const ScenarioOverride& o) {
-  std::vector<PathStep> steps;
+}  // namespace
+
+std::vector<FieldPathStep> parse_field_path(const ScenarioOverride& o) {
+  std::vector<FieldPathStep> steps;
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = o.path.find('.', start);
     std::string part = o.path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    PathStep step;
+    FieldPathStep step;
     if (const std::size_t bracket = part.find('['); bracket != std::string::npos) {
       const std::string digits = part.substr(bracket + 1, part.size() - bracket - 2);
       const bool digits_only =
@@ -70,6 +66,8 @@ std::vector<PathStep> parse_path(const ScenarioOverride& o) {
   }
   return steps;
 }
+
+namespace {
 
 YAML::Node parse_value(const ScenarioOverride& o) {
   if (o.value.empty()) fail(o, "expected a value after '='");
@@ -193,12 +191,12 @@ void apply_override(YAML::Node& root, const ScenarioOverride& given, const std::
     if (!value.IsScalar()) fail(o, "expected a file path, got a list or mapping");
     value = YAML::Node(rebased(value.Scalar(), o.base_dir, scenario_base_dir));
   }
-  const std::vector<PathStep> steps = parse_path(o);
+  const std::vector<FieldPathStep> steps = parse_field_path(o);
   YAML::Node current;
   current.reset(root);
   std::string walked;
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    const PathStep& step = steps[i];
+    const FieldPathStep& step = steps[i];
     if (!current.IsMap()) fail(o, "'" + walked + "' holds a single value or a list, not a section of fields");
     walked += (walked.empty() ? "" : ".") + step.key;
     const bool last = i + 1 == steps.size();

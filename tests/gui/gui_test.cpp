@@ -32,6 +32,7 @@
 #include "operator_view.hpp"
 #include "plan_views.hpp"
 #include "planner/io/scenario_overrides.hpp"
+#include "scenario_field_model.hpp"
 #include "scenario_panel.hpp"
 #include "scope_colors.hpp"
 #include "table_copy.hpp"
@@ -697,6 +698,55 @@ class GuiTest : public QObject {
     panel.gpu_memory_field()->selectAll();
     QTest::keyClicks(panel.gpu_memory_field(), "[unclosed");  // not YAML: the override's own message
     QVERIFY2(panel.field_error("gpu_memory").contains("malformed value"), qPrintable(panel.error_text()));
+  }
+
+  // The field table edits the scenario document by `--set`'s paths, the form follows, and saving keeps the
+  // file's comments and untouched lines byte for byte; a value the document refuses is named at its row.
+  void scenarioFieldTableEditsAndSavesWithComments() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("commented.yaml");
+    std::string original;
+    {
+      std::ifstream in(kDefault.toStdString());
+      original.assign(std::istreambuf_iterator<char>(in), {});
+      original += "# a closing comment\n";
+      std::ofstream(path.toStdString()) << original;
+    }
+    ScenarioPanel panel;
+    QVERIFY(panel.open_file(path));
+    ScenarioFieldModel* model = panel.field_model();
+    const int memory = model->row_of("training.memory_limit");
+    QVERIFY(memory >= 0);
+    QCOMPARE(model->index(memory, ScenarioFieldModel::kValue).data().toString(), QString("8GB"));
+    QVERIFY(model->index(memory, ScenarioFieldModel::kWhat).data().toString().contains("bytes per GPU"));
+    QVERIFY(model->flags(model->index(memory, ScenarioFieldModel::kValue)) & Qt::ItemIsEditable);
+    QVERIFY(model->setData(model->index(memory, ScenarioFieldModel::kValue), "12GB"));
+    panel.reparse_now();
+    QVERIFY2(panel.scenario().has_value(), qPrintable(panel.error_text()));
+    QCOMPARE(panel.scenario()->training.memory_limit_bytes, 12'000'000'000);
+    QCOMPARE(panel.memory_field()->text(), QString("12GB"));  // the form follows the table
+    // A field the file does not have yet, from the form: a new line in its section.
+    panel.group_size_field()->selectAll();
+    QTest::keyClicks(panel.group_size_field(), "4");
+    QCOMPARE(model->index(model->row_of("training.group_size"), ScenarioFieldModel::kValue).data().toString(),
+             QString("4"));
+    const QString saved = dir.filePath("saved.yaml");
+    QVERIFY(panel.save_file(saved));
+    std::string expected = original;
+    expected.replace(expected.find("memory_limit: 8GB"), 17, "memory_limit: 12GB");
+    const std::size_t after_batch = expected.find("\n", expected.find("  max_micro_batch:")) + 1;
+    expected.insert(after_batch, "  group_size: 4\n");
+    std::ifstream in(saved.toStdString());
+    const std::string written((std::istreambuf_iterator<char>(in)), {});
+    QCOMPARE(written, expected);
+    // Refused by the document: the message at the field's row, the document as it was.
+    QVERIFY(model->setData(model->index(memory, ScenarioFieldModel::kValue), "[unclosed"));
+    QVERIFY2(panel.field_error("memory").contains("malformed value"), qPrintable(panel.error_text()));
+    QCOMPARE(panel.yaml_text().toStdString(), expected);
+    // Emptied: the field's line is gone.
+    QVERIFY(
+        model->setData(model->index(model->row_of("training.group_size"), ScenarioFieldModel::kValue), ""));
+    QCOMPARE(panel.yaml_text().toStdString().find("group_size"), std::string::npos);
   }
 
   // The operator table is a model in a tree view: the CLI's row texts (plan-default.tesh), sorting by a

@@ -17,6 +17,16 @@ namespace shardscope {
 Scenario parse_scenario_node(const YAML::Node& root, const std::string& file_name,
                              const std::string& base_dir = ".");
 
+// One step of a field path: a key, and the list index after it ("operators[3]"), -1 when none.
+struct FieldPathStep {
+  std::string key;
+  long index = -1;
+};
+
+// `o.path` as steps ("model.operators[3].name": model, operators[3], name); a malformed path is an error
+// naming the override (as apply_override's).
+std::vector<FieldPathStep> parse_field_path(const ScenarioOverride& o);
+
 // Sets `o.path` to `o.value` in `root` (a mapping, changed in place; the scenario's own relative paths
 // resolve against `scenario_base_dir`). A path through a field that holds a single value, an index past a
 // list's end, a malformed path or value is an InputError naming the override.
