@@ -22,6 +22,8 @@
 #include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
 #include "apps/shardscope/table.hpp"
+#include "exchange/result_export.hpp"
+#include "exchange/result_json.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/printable.hpp"
 #include "planner/core/scenario_check.hpp"
@@ -33,8 +35,6 @@
 #include "planner/search/planner.hpp"
 #include "sim/iteration_sim.hpp"
 #include "sim/resources.hpp"
-#include "sim/result_export.hpp"
-#include "sim/result_json.hpp"
 
 namespace shardscope::cli {
 namespace {
