@@ -15,8 +15,9 @@ function(shardscope_expose_folder target folder)
   set_property(TARGET ${target} APPEND PROPERTY SHARDSCOPE_FOLDERS ${folder})
 endfunction()
 
-# Writes build/layers/manifest.txt: one line per target defined under the product folders (planner, present,
-# sim, validate, gui, apps), fields separated by '|', list items by tabs, raw property values (generator expressions kept):
+# Writes build/layers/manifest.txt: one line per target defined under the product folders (planner, process,
+# exchange, present, sim, validate, gui, apps), fields separated by '|', list items by tabs, raw property
+# values (generator expressions kept):
 #   name | source dir | exposed folders | sources | INTERFACE_LINK_LIBRARIES | LINK_LIBRARIES
 #        | INTERFACE_INCLUDE_DIRECTORIES
 # tests/layers/check_layers.py checks the headers and sources of each against it. Call it last.
@@ -27,7 +28,7 @@ function(shardscope_write_layer_manifest)
     list(POP_FRONT pending dir)
     get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
     list(APPEND pending ${subdirs})
-    if(NOT dir MATCHES "^${PROJECT_SOURCE_DIR}/(planner|present|sim|validate|gui|apps)(/|$)")
+    if(NOT dir MATCHES "^${PROJECT_SOURCE_DIR}/(planner|process|exchange|present|sim|validate|gui|apps)(/|$)")
       continue()
     endif()
     get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)

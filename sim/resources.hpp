@@ -5,14 +5,14 @@
 #include <cstdint>
 #include <string>
 
+#include "exchange/simulation_job.hpp"
+
 namespace shardscope::sim {
 
 // SimGrid 3.32's full zone (the platform's explicit routes) keeps a table of 8 bytes per ordered host pair:
 // 16,384 GPUs take 2 GiB, 800,000 would take 4.7 TiB.
 constexpr int kMaxSimulatedGpus = 16384;
-// SimGrid runs 1.4-4.3 x 10^5 activities (messages, executions) per wall second on one core: 10^8 is
-// minutes. The estimate counts one activity per step-model ring step, coarse ring flow and compute task.
-constexpr std::int64_t kMaxSimulatedActivities = 100'000'000;
+// kMaxSimulatedActivities (exchange/simulation_job.hpp): the activities one simulation may start.
 // Each actor's stack (SimGrid's default is 8 MiB: 2,048 actors took 16 GiB of address space). Our actors
 // are shallow: the default and paro-llama-7b-32gpu scenarios and an HO-Ring collective ran unchanged with
 // 16 KiB stacks; 256 KiB leaves 16 x that. ASan's redzones and fake frames get 1 MiB.

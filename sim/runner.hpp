@@ -4,19 +4,12 @@
 
 #include <string>
 
-#include "planner/core/plan.hpp"
-#include "sim/iteration_sim.hpp"
+#include "exchange/iteration_result.hpp"
+#include "exchange/simulation_job.hpp"
 
 namespace shardscope::sim {
 
-// One simulation to run: the scenario is named by its YAML file (the child process reads it itself).
-struct SimulationJob {
-  std::string scenario_file;
-  Plan plan;
-  IterationOptions options;
-  std::string calibration_file;  // empty: the scenario's own (planner.calibration)
-  double timeout_seconds = 0;    // 0: no limit
-};
+// SimulationJob (exchange/simulation_job.hpp): one simulation to run, its scenario named by its YAML file.
 
 class SimulationRunner {
  public:
@@ -34,11 +27,11 @@ class InProcessRunner final : public SimulationRunner {
   IterationResult run(const SimulationJob& job) override;
 };
 
-// Runs each job in a fresh child process: spawns (posix_spawn, safe in a multi-threaded parent)
-// `SHARDSCOPE_BINARY simulate SCENARIO --plan PLAN --result-json RESULT [options]` with the plan and
-// result in a private temporary directory, polls for its exit and kills it (SIGKILL) at the timeout.
-// A child's exit status 2 becomes an InputError and any other failure a SimulationError, each carrying
-// the child's error message.
+// Runs each job in a fresh child process (process/subprocess.hpp: posix_spawn, safe in a multi-threaded
+// parent) under the protocol of exchange/child_protocol.hpp: `SHARDSCOPE_BINARY simulate SCENARIO --plan
+// PLAN --result-json RESULT [options]` with the plan and result in a private temporary directory, killed
+// (SIGKILL) at the timeout. A child's exit status 2 becomes an InputError and any other failure a
+// SimulationError, each carrying the child's error message.
 class ChildProcessRunner final : public SimulationRunner {
  public:
   explicit ChildProcessRunner(std::string shardscope_binary);

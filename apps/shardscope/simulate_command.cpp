@@ -21,6 +21,8 @@
 #include "apps/shardscope/simulate_progress.hpp"
 #include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
+#include "exchange/result_export.hpp"
+#include "exchange/result_json.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/printable.hpp"
 #include "planner/core/scenario_check.hpp"
@@ -34,8 +36,6 @@
 #include "present/text_table.hpp"
 #include "sim/iteration_sim.hpp"
 #include "sim/resources.hpp"
-#include "sim/result_export.hpp"
-#include "sim/result_json.hpp"
 
 namespace shardscope::cli {
 namespace {

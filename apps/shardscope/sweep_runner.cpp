@@ -1,11 +1,7 @@
-// Sweep child processes: posix_spawn of `shardscope sweep-point` in a process group of its own, polled
-// for its exit, killed with its group at the timeout; each end becomes a row.
+// Sweep child processes: `shardscope sweep-point` through a SubprocessSet (process/subprocess.hpp), each in a
+// process group of its own, killed with its group at the timeout; each end becomes a row.
 #include "apps/shardscope/sweep_runner.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -16,11 +12,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include "apps/shardscope/exit_status.hpp"
-
-extern char** environ;
 
 namespace shardscope::cli {
 namespace {
@@ -97,13 +90,8 @@ ChildPool::~ChildPool() {
 }
 
 void ChildPool::kill_all() {
-  for (const Child& c : running_) {
-    ::kill(-c.pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  running_.clear();
+  children_.kill_all();
+  points_.clear();
 }
 
 void ChildPool::start(const SweepTask& task) {
@@ -111,67 +99,56 @@ void ChildPool::start(const SweepTask& task) {
   child.task = task;
   child.out_path = directory_ + "/" + std::to_string(task.index) + ".out";
   child.err_path = directory_ + "/" + std::to_string(task.index) + ".err";
-  std::vector<std::string> args = {options_.shardscope_binary, "sweep-point", options_.grid_file, "--index",
-                                   std::to_string(task.index)};
+  process::SpawnRequest request;
+  request.argv = {options_.shardscope_binary, "sweep-point", options_.grid_file, "--index",
+                  std::to_string(task.index)};
   // The point itself, so the child resolves it without expanding the whole grid again; values too long for
   // one argument (Linux takes 128 KiB: an inline model as an axis value) leave the child to expand the grid.
   Json values = Json::array();
   for (const auto& [path, value] : task.axes) values.push_back({path, value});
   const std::string values_text = values.dump();
   if (values_text.size() < kMaxValuesArgumentBytes) {
-    args.emplace_back("--values");
-    args.push_back(values_text);
+    request.argv.emplace_back("--values");
+    request.argv.push_back(values_text);
   }
-  if (options_.simulate) args.emplace_back("--simulate");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, child.out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, child.err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  // A group of its own: the timeout kills the point with the simulations it forked; Ctrl-C reaches the
-  // sweep alone, which then stops its points.
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const int rc = ::posix_spawn(&child.pid, args.front().c_str(), &actions, &attributes, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (rc != 0) {
-    throw OutputError("cannot start " + args.front() + " for a sweep point: " + std::strerror(rc));
+  if (options_.simulate) request.argv.emplace_back("--simulate");
+  request.stdout_to = process::Output::file(child.out_path);
+  request.stderr_to = process::Output::file(child.err_path);
+  // A group of its own: the timeout kills the point with the simulations it forked, and what it leaves
+  // behind goes when it ends; Ctrl-C reaches the sweep alone, which then stops its points.
+  request.own_process_group = true;
+  request.timeout_seconds = options_.timeout_seconds;
+  const std::string program = request.argv.front();
+  try {
+    const process::Subprocess& started = children_.start(std::move(request));
+    child.started = std::chrono::steady_clock::now();
+    points_[started.pid()] = std::move(child);
+  } catch (const process::ProcessError& e) {
+    throw OutputError("cannot start " + program + " for a sweep point: " + std::strerror(e.error_number()));
   }
-  child.started = std::chrono::steady_clock::now();
-  running_.push_back(std::move(child));
 }
 
-Json ChildPool::finish(const Child& child, int wait_status, bool timed_out) {
+Json ChildPool::finish(const Child& child, const process::ExitStatus& status) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
   const std::string out = read_text(child.out_path);
   const std::string err = read_text(child.err_path);
   std::error_code ignored;
   std::filesystem::remove(child.out_path, ignored);
   std::filesystem::remove(child.err_path, ignored);
-  if (timed_out) {
+  if (status.how == process::ExitStatus::How::timed_out) {
     return sweep_row(child.task, options_, "error", {},
                      "timed out after " + format_seconds(options_.timeout_seconds) + " s and was killed",
                      wall);
   }
-  if (WIFSIGNALED(wait_status)) {
-    const int signal = WTERMSIG(wait_status);
+  if (status.how == process::ExitStatus::How::signalled) {
     return sweep_row(child.task, options_, "error", {},
-                     "the point's process was killed by signal " + std::to_string(signal) + " (" +
-                         strsignal(signal) + ")" + (err.empty() ? "" : ": " + child_message(err)),
+                     "the point's process was killed by signal " + std::to_string(status.signal) + " (" +
+                         strsignal(status.signal) + ")" + (err.empty() ? "" : ": " + child_message(err)),
                      wall);
   }
-  const int code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
-  if (code != 0) {
+  if (status.code != 0) {
     return sweep_row(child.task, options_, "error", {},
-                     "exit status " + std::to_string(code) + ": " + child_message(err), wall);
+                     "exit status " + std::to_string(status.code) + ": " + child_message(err), wall);
   }
   const Json result = Json::parse(out, nullptr, false);
   if (result.is_discarded() || !result.is_object() || !result.contains("status")) {
@@ -189,34 +166,12 @@ Json ChildPool::finish(const Child& child, int wait_status, bool timed_out) {
 
 std::vector<Json> ChildPool::poll(std::chrono::milliseconds wait) {
   std::vector<Json> rows;
-  const auto deadline = std::chrono::steady_clock::now() + wait;
-  auto pause = std::chrono::milliseconds(1);
-  for (;;) {
-    for (std::size_t i = 0; i < running_.size();) {
-      int status = 0;
-      const pid_t done = ::waitpid(running_[i].pid, &status, WNOHANG);
-      const bool late =
-          options_.timeout_seconds > 0 &&
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - running_[i].started).count() >=
-              options_.timeout_seconds;
-      if (done == running_[i].pid) {
-        ::kill(-running_[i].pid, SIGKILL);  // anything the point left behind in its group
-        rows.push_back(finish(running_[i], status, false));
-      } else if (late) {
-        ::kill(-running_[i].pid, SIGKILL);
-        while (::waitpid(running_[i].pid, &status, 0) < 0 && errno == EINTR) {
-        }
-        rows.push_back(finish(running_[i], status, true));
-      } else {
-        ++i;
-        continue;
-      }
-      running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
-    }
-    if (!rows.empty() || running_.empty() || std::chrono::steady_clock::now() >= deadline) return rows;
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  for (const std::unique_ptr<process::Subprocess>& done : children_.wait_any(wait)) {
+    const auto point = points_.find(done->pid());
+    rows.push_back(finish(point->second, done->status()));
+    points_.erase(point);
   }
+  return rows;
 }
 
 Interrupted sweep_interrupted(std::size_t done, std::size_t total, const std::string& results_path) {

@@ -1,16 +1,19 @@
-// ChildPool: runs sweep points as child processes (`shardscope sweep-point`), several at once, each in its
-// own process group under a timeout; turns each exit (output, error, crash, timeout) into a result row.
+// ChildPool: runs sweep points as child processes (`shardscope sweep-point`, process/subprocess.hpp's
+// SubprocessSet), several at once, each in its own process group under a timeout; turns each exit (output,
+// error, crash, timeout) into a result row.
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/sweep_rows.hpp"
+#include "process/subprocess.hpp"
 
 namespace shardscope::cli {
 
@@ -47,8 +50,8 @@ class ChildPool {
   ChildPool(const ChildPool&) = delete;
   ChildPool& operator=(const ChildPool&) = delete;
 
-  bool has_room() const { return static_cast<int>(running_.size()) < options_.jobs; }
-  std::size_t running() const { return running_.size(); }
+  bool has_room() const { return static_cast<int>(children_.running()) < options_.jobs; }
+  std::size_t running() const { return children_.running(); }
   void start(const SweepTask& task);
   // Waits at most `wait` for children to end (exit, or killed at their timeout); returns their rows.
   std::vector<Json> poll(std::chrono::milliseconds wait);
@@ -57,15 +60,15 @@ class ChildPool {
  private:
   struct Child {
     SweepTask task;
-    pid_t pid = 0;
     std::chrono::steady_clock::time_point started;
     std::string out_path, err_path;
   };
-  Json finish(const Child& child, int wait_status, bool timed_out);
+  Json finish(const Child& child, const process::ExitStatus& status);
 
   SweepRunOptions options_;
   std::string directory_;  // private temporary folder for the children's outputs
-  std::vector<Child> running_;
+  process::SubprocessSet children_;
+  std::map<pid_t, Child> points_;  // what each running child computes, by its process id
 };
 
 // What a sweep stopped by Ctrl-C throws, on one machine or under MPI: how far it got and where its rows are.

@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "exchange/result_json.hpp"
+
 namespace shardscope::gui {
 namespace {
 
@@ -32,7 +34,7 @@ struct SimulationService::Run {
   QByteArray stderr_partial;    // an unfinished line
   QByteArray stderr_kept;       // the child's messages other than progress lines
   QElapsedTimer clock;
-  bool delivered = false;  // its outcome went out (the directory stays for the trace until the next run)
+  bool delivered = false;  // its outcome went out
 };
 
 QString describe_exit_code(int code) {
@@ -137,7 +139,7 @@ quint64 SimulationService::start(const SimulationRequest& request) {
     deliver(outcome);
     return generation;
   }
-  QStringList args{"simulate",  scenario, "--json", "--trace", run_->dir->filePath("trace.json"),
+  QStringList args{"simulate",  scenario, "--json", "--result-json", run_->dir->filePath("result.json"),
                    "--progress"};
   if (!request.plan_json.isEmpty()) args << "--plan" << plan;
   auto* process = new QProcess;
@@ -201,8 +203,7 @@ void SimulationService::child_done(int exit_code, bool crashed) {
   outcome->wall_seconds = static_cast<double>(run_->clock.elapsed()) / 1000.0;
   outcome->exit_code = crashed ? -1 : exit_code;
   outcome->result_json = run_->process->readAllStandardOutput();
-  outcome->trace_path = run_->dir->filePath("trace.json");
-  outcome->directory = run_->dir;
+  const std::string result_path = run_->dir->filePath("result.json").toStdString();
   const QString messages = QString::fromUtf8(run_->stderr_kept).trimmed();
   const QString cli = QFileInfo(program_).fileName() + " simulate";
   if (crashed || exit_code != 0) {
@@ -212,8 +213,10 @@ void SimulationService::child_done(int exit_code, bool crashed) {
     deliver(outcome);
     return;
   }
-  // Reading the trace (megabytes of JSON for large plans) runs on the thread pool.
+  // Reading the result (megabytes of JSON for large plans) runs on the thread pool; the run's directory
+  // stays until then.
   const quint64 generation = run_->generation;
+  std::shared_ptr<const QTemporaryDir> directory = run_->dir;
   auto* watcher = new QFutureWatcher<std::shared_ptr<SimulationOutcome>>(this);
   connect(watcher, &QFutureWatcher<std::shared_ptr<SimulationOutcome>>::finished, this,
           [this, watcher, generation] {
@@ -221,13 +224,14 @@ void SimulationService::child_done(int exit_code, bool crashed) {
             if (!run_ || run_->generation != generation || generation_ != generation) return;
             deliver(watcher->result());
           });
-  watcher->setFuture(QtConcurrent::run([outcome, messages] {
+  watcher->setFuture(QtConcurrent::run([outcome, messages, result_path, directory] {
     try {
-      outcome->timeline =
-          std::make_shared<const TimelineModel>(load_trace_file(outcome->trace_path.toStdString()));
+      auto result = std::make_shared<const sim::IterationResult>(sim::load_result_file(result_path));
+      outcome->timeline = std::make_shared<const TimelineModel>(timeline_from_result(*result));
+      outcome->result = std::move(result);
       outcome->ok = true;
     } catch (const std::exception& e) {
-      outcome->error = QString("the simulator's trace cannot be read: ") + e.what();
+      outcome->error = QString("the simulator's result cannot be read: ") + e.what();
       if (!messages.isEmpty()) outcome->error += "\n" + messages;
     }
     return outcome;

@@ -1,6 +1,7 @@
 // SimulationService: runs `shardscope simulate` in a child process (QProcess) for the GUI: progress from the
 // child's --progress lines, Cancel kills it, a newer request kills and supersedes an older one, and the
-// result (its --json output and its --trace timeline, read off the UI thread) comes back as a signal.
+// result (its --json output and its full --result-json result, read off the UI thread with
+// exchange/result_json.hpp into the timeline) comes back as a signal.
 #pragma once
 
 #include <QByteArray>
@@ -28,9 +29,8 @@ struct SimulationOutcome {
   QString error;           // when !ok: what failed, then the child's standard error
   int exit_code = 0;       // the child's exit code when it exited (-1 when it crashed or never started)
   QByteArray result_json;  // the child's standard output (--json)
-  QString trace_path;      // the trace the child wrote, in `directory`
-  std::shared_ptr<const QTemporaryDir> directory;  // removed when the last holder of this outcome lets go
-  std::shared_ptr<const TimelineModel> timeline;
+  std::shared_ptr<const sim::IterationResult> result;  // the child's --result-json file, read
+  std::shared_ptr<const TimelineModel> timeline;       // built from `result`
   double wall_seconds = 0;
 };
 

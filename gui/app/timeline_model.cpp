@@ -1,4 +1,4 @@
-// Reading the simulator's Trace Event JSON into per-rank, per-stream task lists and memory samples.
+// The simulator's result or its Trace Event JSON as per-rank, per-stream task lists and memory samples.
 #include "timeline_model.hpp"
 
 #include <algorithm>
@@ -57,7 +57,48 @@ MemoryBytes memory_args(const Json& event, const std::string& source, const std:
   return bytes;
 }
 
+// Labels unnamed ranks, sorts each stream by start (then end) and the memory by time, and collects the
+// ranks in rank order.
+TimelineModel assemble(std::map<int, TimelineRank>& by_rank) {
+  TimelineModel model;
+  for (auto& [pid, r] : by_rank) {
+    if (r.label.empty()) r.label = "GPU " + std::to_string(pid);
+    for (std::vector<TimelineTask>& stream : r.streams) {
+      std::stable_sort(stream.begin(), stream.end(), [](const TimelineTask& a, const TimelineTask& b) {
+        return a.start_seconds != b.start_seconds ? a.start_seconds < b.start_seconds
+                                                  : a.end_seconds() < b.end_seconds();
+      });
+      for (const TimelineTask& t : stream) model.end_seconds = std::max(model.end_seconds, t.end_seconds());
+    }
+    std::stable_sort(r.memory.begin(), r.memory.end(),
+                     [](const TimelineMemorySample& a, const TimelineMemorySample& b) {
+                       return a.time_seconds < b.time_seconds;
+                     });
+    model.ranks.push_back(std::move(r));
+  }
+  return model;
+}
+
 }  // namespace
+
+TimelineModel timeline_from_result(const sim::IterationResult& result) {
+  std::map<int, TimelineRank> by_rank;
+  for (std::size_t i = 0; i < result.trace.size(); ++i) {
+    const sim::TraceEvent& e = result.trace[i];
+    if (e.stream < 0 || e.stream >= kTimelineStreams)
+      fail("simulation result", "trace[" + std::to_string(i) + "].stream",
+           "expected 0 (compute) or 1 (communication), got " + std::to_string(e.stream));
+    TimelineRank& r = by_rank[e.rank];
+    r.rank = e.rank;
+    r.streams[e.stream].push_back({e.name, e.start_seconds, e.end_seconds - e.start_seconds});
+  }
+  for (const sim::MemorySample& m : result.memory) {
+    TimelineRank& r = by_rank[m.rank];
+    r.rank = m.rank;
+    r.memory.push_back({m.time_seconds, m.bytes});
+  }
+  return assemble(by_rank);
+}
 
 double TimelineMemorySample::total_bytes() const {
   double total = 0;
@@ -126,23 +167,7 @@ TimelineModel parse_trace_json(const std::string& text, const std::string& sourc
     r.rank = pid;
     r.streams[tid].push_back(std::move(task));
   }
-  TimelineModel model;
-  for (auto& [pid, r] : by_rank) {
-    if (r.label.empty()) r.label = "GPU " + std::to_string(pid);
-    for (std::vector<TimelineTask>& stream : r.streams) {
-      std::stable_sort(stream.begin(), stream.end(), [](const TimelineTask& a, const TimelineTask& b) {
-        return a.start_seconds != b.start_seconds ? a.start_seconds < b.start_seconds
-                                                  : a.end_seconds() < b.end_seconds();
-      });
-      for (const TimelineTask& t : stream) model.end_seconds = std::max(model.end_seconds, t.end_seconds());
-    }
-    std::stable_sort(r.memory.begin(), r.memory.end(),
-                     [](const TimelineMemorySample& a, const TimelineMemorySample& b) {
-                       return a.time_seconds < b.time_seconds;
-                     });
-    model.ranks.push_back(std::move(r));
-  }
-  return model;
+  return assemble(by_rank);
 }
 
 TimelineModel load_trace_file(const std::string& path) {

@@ -1,11 +1,12 @@
 // TimelineModel: the tasks of a simulated iteration per GPU (rank) and stream, and each GPU's memory by
-// category over the iteration, read from the Chrome/Perfetto trace (Trace Event JSON) that
-// `shardscope simulate --trace` writes.
+// category over the iteration, built from the simulator's full result (`shardscope simulate --result-json`,
+// exchange/result_json.hpp) or read from the Chrome/Perfetto trace (Trace Event JSON) of `--trace`.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "exchange/iteration_result.hpp"
 #include "planner/program/iteration_program.hpp"
 
 namespace shardscope::gui {
@@ -46,6 +47,11 @@ struct TimelineModel {
   std::size_t task_count() const;
   const TimelineRank* find_rank(int rank) const;
 };
+
+// The traced ranks of `result` (those with tasks or memory samples), labelled "GPU n" as the trace labels
+// them, with the same ordering as parse_trace_json; times are the result's own, in seconds. A task on a
+// stream other than 0 or 1 is an InputError naming "simulation result" and "trace[i].stream".
+TimelineModel timeline_from_result(const sim::IterationResult& result);
 
 // Parses Trace Event JSON: metadata "process_name" events name the ranks (pid), complete ("ph": "X") events
 // with tid 0 (compute) or 1 (communication) are the tasks (ts and dur in microseconds), and counter events

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "exchange/result_export.hpp"
 #include "planner/core/units.hpp"
 #include "timeline_view.hpp"
 
@@ -213,9 +214,13 @@ void TimelinePanel::set_selected_ranks(const std::vector<int>& ranks) {
 }
 
 bool TimelinePanel::save_trace(const QString& path) const {
-  if (!outcome_ || outcome_->trace_path.isEmpty()) return false;
-  if (QFile::exists(path)) QFile::remove(path);
-  return QFile::copy(outcome_->trace_path, path);
+  if (!outcome_ || !outcome_->result) return false;
+  // What `shardscope simulate --trace` writes for the same result, byte for byte.
+  QFile file(path);
+  const std::string text = sim::trace_event_json(*outcome_->result).dump() + "\n";
+  return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+         file.write(text.data(), static_cast<qint64>(text.size())) == static_cast<qint64>(text.size()) &&
+         file.flush();
 }
 
 void TimelinePanel::save_trace_dialog() {

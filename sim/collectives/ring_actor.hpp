@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "exchange/simulation_job.hpp"  // kCoarseAboveRanks
+
 namespace simgrid::s4u {
 class Host;
 }
@@ -18,7 +20,6 @@ namespace shardscope::sim {
 // than `coarse_above` ranks (default kCoarseAboveRanks) runs the coarse model, one pipelined flow per ring
 // edge (N flows), a smaller one the step model (N - 1 rendezvous steps of N transfers: N^2 messages).
 // Both equal the alpha-beta formula uncontended; the step model costs quadratic simulation time.
-constexpr int kCoarseAboveRanks = 16;
 inline bool coarse_ring(std::size_t ring_ranks, int coarse_above) {
   return ring_ranks > static_cast<std::size_t>(coarse_above < 0 ? 0 : coarse_above);
 }

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "exchange/result_export.hpp"
 #include "main_window.hpp"
 #include "memory_time_panel.hpp"
 #include "memory_time_view.hpp"
@@ -169,6 +170,50 @@ class TimelineTest : public QObject {
     const QString saved = dir.filePath("for-perfetto.json");
     QVERIFY(w.timeline_panel()->save_trace(saved));
     QCOMPARE(load_trace_file(saved.toStdString()).task_count(), tasks);
+    // The GUI reads the result file, not the trace; the trace it saves is the CLI's, byte for byte.
+    std::ifstream saved_in(saved.toStdString());
+    QVERIFY(std::string(std::istreambuf_iterator<char>(saved_in), {}) == text);
+  }
+
+  // The timeline built from a result (what the GUI reads) matches the one read from its trace.
+  void timelineFromResultMatchesItsTrace() {
+    sim::IterationResult r;
+    r.trace = {{1, 0, "update", 9e-3, 1e-2},
+               {0, 0, "bwd a", 5e-3, 9e-3},
+               {0, 0, "fwd a", 1e-3, 3e-3},
+               {0, 1, "AG a", 0, 0.9e-3},
+               {0, 0, "fwd b", 3e-3, 4e-3}};
+    r.memory = {{0, 2e-3, MemoryBytes{1, 0, 0, 2}}, {0, 0, MemoryBytes{1}}, {2, 0, MemoryBytes{}}};
+    const TimelineModel model = timeline_from_result(r);
+    const TimelineModel traced = parse_trace_json(sim::trace_event_json(r).dump(), "t.json");
+    QCOMPARE(model.ranks.size(), std::size_t{3});  // GPU 2 has memory samples only
+    QCOMPARE(model.ranks.size(), traced.ranks.size());
+    QCOMPARE(model.task_count(), traced.task_count());
+    QCOMPARE(model.end_seconds, 1e-2);
+    for (std::size_t i = 0; i < model.ranks.size(); ++i) {
+      const TimelineRank& a = model.ranks[i];
+      const TimelineRank& b = traced.ranks[i];
+      QCOMPARE(a.rank, b.rank);
+      QCOMPARE(a.label, "GPU " + std::to_string(a.rank));
+      QCOMPARE(a.memory.size(), b.memory.size());
+      for (int s = 0; s < kTimelineStreams; ++s) {
+        QCOMPARE(a.streams[s].size(), b.streams[s].size());
+        for (std::size_t t = 0; t < a.streams[s].size(); ++t)
+          QCOMPARE(a.streams[s][t].name, b.streams[s][t].name);
+      }
+    }
+    QCOMPARE(model.ranks[0].streams[0][1].name, std::string("fwd b"));
+    QCOMPARE(model.ranks[0].memory[0].time_seconds, 0.0);
+    QCOMPARE(model.ranks[0].memory[1].total_bytes(), 3.0);
+    r.trace.push_back({0, 4, "odd", 0, 1});
+    try {
+      timeline_from_result(r);
+      QFAIL("a task on stream 4 was accepted");
+    } catch (const InputError& e) {
+      QCOMPARE(std::string(e.what()),
+               std::string(
+                   "simulation result: trace[5].stream: expected 0 (compute) or 1 (communication), got 4"));
+    }
   }
 
   void timelineModelRejectsBadTrace() {

@@ -1,5 +1,5 @@
 // Trace Event JSON and link CSV of a result: the events a trace viewer needs, and rows that are never cut.
-#include "sim/result_export.hpp"
+#include "exchange/result_export.hpp"
 
 #include <gtest/gtest.h>
 

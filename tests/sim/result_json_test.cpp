@@ -1,6 +1,6 @@
 // Result JSON: a real simulated iteration survives the round trip exactly, and malformed input is a clear
 // InputError naming the field.
-#include "sim/result_json.hpp"
+#include "exchange/result_json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +10,7 @@
 #include "planner/core/error.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/planner.hpp"
+#include "sim/iteration_sim.hpp"
 
 namespace shardscope::sim {
 namespace {

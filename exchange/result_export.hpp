@@ -5,7 +5,7 @@
 #include <ostream>
 #include <vector>
 
-#include "sim/iteration_sim.hpp"
+#include "exchange/iteration_result.hpp"
 
 namespace shardscope::sim {
 

@@ -1,5 +1,5 @@
 // Trace Event JSON and link CSV writers for simulated iterations.
-#include "sim/result_export.hpp"
+#include "exchange/result_export.hpp"
 
 #include <iomanip>
 #include <set>

@@ -1,5 +1,5 @@
 // Full IterationResult JSON: a fixed-order writer and a strict reader that names the bad field.
-#include "sim/result_json.hpp"
+#include "exchange/result_json.hpp"
 
 #include <algorithm>
 #include <cmath>
