@@ -5,15 +5,15 @@
 #include <string>
 
 #include "planner/core/error.hpp"
-#include "validate/fit/measurements.hpp"
+#include "validate/measurements/measurements.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    const shardscope::fit::Measurements m = shardscope::fit::parse_measurements(text, "fuzz.json");
-    for (const shardscope::fit::CollectiveSample& c : m.collectives) {
-      (void)shardscope::fit::ring_message_bytes(c);
-      (void)shardscope::fit::sample_ring_steps(c);
+    const shardscope::Measurements m = shardscope::parse_measurements(text, "fuzz.json");
+    for (const shardscope::CollectiveSample& c : m.collectives) {
+      (void)shardscope::ring_message_bytes(c);
+      (void)shardscope::sample_ring_steps(c);
     }
   } catch (const shardscope::InputError&) {
     // expected for bad input
