@@ -1,7 +1,9 @@
-// libFuzzer target for the measurements JSON reader (bench.json and run.json of shardscope-validate) and the
-// ring arithmetic calibrate derives from its collective rows: InputError or success only.
+// libFuzzer target for the measurements JSON reader (bench.json and run.json of shardscope-validate), its
+// writer (what reads must write back and read again to the same values) and the ring arithmetic calibrate
+// derives from its collective rows: InputError or success only.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "planner/core/error.hpp"
@@ -15,6 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)shardscope::ring_message_bytes(c);
       (void)shardscope::sample_ring_steps(c);
     }
+    const std::string written = shardscope::measurements_to_json(m).dump(2);
+    if (!(shardscope::parse_measurements(written, "fuzz.json") == m)) std::abort();  // a lossy round trip
   } catch (const shardscope::InputError&) {
     // expected for bad input
   }

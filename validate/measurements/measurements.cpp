@@ -23,28 +23,12 @@ double ring_message_bytes(const CollectiveSample& sample) { return sample.bytes 
 
 int sample_ring_steps(const CollectiveSample& sample) { return ring_steps(sample.op, sample.group_size); }
 
-std::string contract_name(GroupKind group) {
-  switch (group) {
-    case GroupKind::intra:
-      return "intra";
-    case GroupKind::inter:
-      return "inter";
-    case GroupKind::global:
-      return "all";
-  }
-  return "all";
-}
+std::string contract_name(GroupKind group) { return group == GroupKind::global ? "all" : to_string(group); }
 
 std::string contract_name(CollectiveKind op) {
-  switch (op) {
-    case CollectiveKind::all_gather:
-      return "all_gather";
-    case CollectiveKind::reduce_scatter:
-      return "reduce_scatter";
-    case CollectiveKind::all_reduce:
-      return "all_reduce";
-  }
-  return "all_reduce";
+  std::string name = to_string(op);  // "all-reduce" -> "all_reduce"
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
 }
 
 }  // namespace shardscope
