@@ -10,10 +10,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    const shardscope::fit::Measurements m = shardscope::fit::parse_nccl_tests_log(text, "fuzz.log");
-    for (const shardscope::fit::CollectiveSample& c : m.collectives) {
-      (void)shardscope::fit::ring_message_bytes(c);
-      (void)shardscope::fit::sample_ring_steps(c);
+    const shardscope::Measurements m = shardscope::fit::parse_nccl_tests_log(text, "fuzz.log");
+    for (const shardscope::CollectiveSample& c : m.collectives) {
+      (void)shardscope::ring_message_bytes(c);
+      (void)shardscope::sample_ring_steps(c);
     }
   } catch (const shardscope::InputError&) {
     // expected for bad input

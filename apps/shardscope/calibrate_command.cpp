@@ -39,8 +39,8 @@ struct Options {
 };
 
 // One trace's kernels by kind, and what became samples.
-void print_trace_summary(const std::string& path, const fit::TraceSummary& s, const fit::Measurements& m,
-                         std::ostream& out) {
+void print_trace_summary(const std::string& path, const fit::TraceSummary& s,
+                         const shardscope::Measurements& m, std::ostream& out) {
   char line[512];
   const double share = s.kernel_seconds > 0 ? 100 * s.product_seconds / s.kernel_seconds : 0;
   std::snprintf(
@@ -107,28 +107,29 @@ std::string device_model(const std::string& name) { return name.substr(0, name.f
 
 // A calibration describes one machine: files measured on two kinds of device, or a CPU back end's beside a
 // GPU's, are refused (InputError on the later file, naming the earlier one) instead of fitted into one.
-void refuse_mixed_machines(const std::vector<fit::Measurements>& files) {
-  const fit::Measurements* named = nullptr;  // the first file that names its device
-  const fit::Measurements* cpu = nullptr;
-  const fit::Measurements* gpu = nullptr;
-  for (const fit::Measurements& m : files) {
-    if (!m.device_name.empty()) {
-      if (named != nullptr && device_model(named->device_name) != device_model(m.device_name)) {
+void refuse_mixed_machines(const std::vector<shardscope::Measurements>& files) {
+  const shardscope::Measurements* named = nullptr;  // the first file that names its device
+  const shardscope::Measurements* cpu = nullptr;
+  const shardscope::Measurements* gpu = nullptr;
+  for (const shardscope::Measurements& m : files) {
+    if (!m.machine.device_name.empty()) {
+      if (named != nullptr &&
+          device_model(named->machine.device_name) != device_model(m.machine.device_name)) {
         throw InputError(m.file, 0, "machine.device_name",
-                         "measured on " + device_model(m.device_name) + ", but " + named->file + " on " +
-                             device_model(named->device_name) +
+                         "measured on " + device_model(m.machine.device_name) + ", but " + named->file +
+                             " on " + device_model(named->machine.device_name) +
                              ": a calibration describes one machine; calibrate each into its own file");
       }
       if (named == nullptr) named = &m;
     }
-    const bool is_cpu = m.backend == "cpu-mpi";
-    const fit::Measurements*& first_of_kind = is_cpu ? cpu : gpu;
+    const bool is_cpu = m.machine.backend == "cpu-mpi";
+    const shardscope::Measurements*& first_of_kind = is_cpu ? cpu : gpu;
     if (first_of_kind == nullptr) first_of_kind = &m;
-    const fit::Measurements* other_kind = is_cpu ? gpu : cpu;
+    const shardscope::Measurements* other_kind = is_cpu ? gpu : cpu;
     if (other_kind != nullptr) {
       throw InputError(m.file, 0, "machine.backend",
-                       "the " + m.backend + " back end measured this, but " + other_kind->file + " is " +
-                           other_kind->backend +
+                       "the " + m.machine.backend + " back end measured this, but " + other_kind->file +
+                           " is " + other_kind->machine.backend +
                            ": CPUs and GPUs are calibrated separately, one machine per file");
     }
   }
@@ -198,15 +199,16 @@ void add_calibrate_options(CLI::App& cmd, Options& o) {
 }
 
 // The measured files (JSON, nccl-tests logs, traces; a trace's summary printed to `out`), of one machine.
-std::vector<fit::Measurements> load_measured(const Options& o, const Cluster& cluster, std::ostream& out) {
-  std::vector<fit::Measurements> files;
-  for (const std::string& path : o.measurements) files.push_back(fit::load_measurements_file(path));
+std::vector<shardscope::Measurements> load_measured(const Options& o, const Cluster& cluster,
+                                                    std::ostream& out) {
+  std::vector<shardscope::Measurements> files;
+  for (const std::string& path : o.measurements) files.push_back(shardscope::load_measurements_file(path));
   for (const std::string& path : o.nccl_tests) files.push_back(fit::load_nccl_tests_log(path));
   for (const std::string& path : o.torch_traces) {
     fit::TraceSummary summary;
-    fit::Measurements trace = fit::load_torch_trace(path, &summary);
-    trace.ranks = cluster.gpus();  // one rank's trace of a run on the cluster
-    trace.ranks_per_node = cluster.gpus_per_node;
+    shardscope::Measurements trace = fit::load_torch_trace(path, &summary);
+    trace.machine.ranks = cluster.gpus();  // one rank's trace of a run on the cluster
+    trace.machine.ranks_per_node = cluster.gpus_per_node;
     print_trace_summary(path, summary, trace, out);
     files.push_back(std::move(trace));
   }
@@ -229,7 +231,7 @@ void run_calibrate(const Options& o, std::ostream& out) {
     throw UsageError("calibrate",
                      "expected measurements JSON files, --nccl-tests LOG... or --torch-trace TRACE...");
   }
-  const std::vector<fit::Measurements> files = load_measured(o, cluster, out);
+  const std::vector<shardscope::Measurements> files = load_measured(o, cluster, out);
   fit::FitOptions options;
   options.min_r_squared = o.min_r_squared;
   options.max_alpha_rms = o.max_alpha_rms;

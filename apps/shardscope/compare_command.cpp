@@ -65,7 +65,7 @@ Registered register_compare(CLI::App& app, const Simulation* simulation) {
                                      : parse_calibration_string(read_text_file(o->calibration, "calibration"),
                                                                 o->calibration, in.scenario);
         in.calibration_label = o->calibration.empty() ? "the scenario's" : "`" + o->calibration + "`";
-        in.measured = fit::load_measurements_file(o->measured);
+        in.measured = shardscope::load_measurements_file(o->measured);
         fit::Simulate simulate;
         if (simulation != nullptr)
           simulate =

@@ -32,7 +32,7 @@ struct Loop {
   nlohmann::ordered_json run;
   Loop() {
     fitted = fit::fit_calibration(
-                 {fit::parse_measurements(testing::micro_benchmarks(machine).dump(), "bench.json")},
+                 {shardscope::parse_measurements(testing::micro_benchmarks(machine).dump(), "bench.json")},
                  machine.cluster)
                  .calibration;
     run = testing::iterations(machine, scenario, kScenario, kStrategies);
@@ -43,7 +43,7 @@ struct Loop {
     in.scenario = scenario;
     in.predict_calibration = fitted;
     in.calibration_label = "fitted";
-    in.measured = fit::parse_measurements(j.dump(), "run.json");
+    in.measured = shardscope::parse_measurements(j.dump(), "run.json");
     return in;
   }
 };
@@ -189,14 +189,14 @@ TEST(CalibrateThenPredict, AGlobalBatchIsComparedAtTheMeasuredMicroBatchAndItsSt
   // Steps the global batch does not give at that micro-batch, and a micro-batch the scenario does not fix.
   nlohmann::ordered_json other = run;
   other["iterations"][1]["micro_steps"] = other["iterations"][1]["micro_steps"].get<int>() + 1;
-  in.measured = fit::parse_measurements(other.dump(), "run.json");
+  in.measured = shardscope::parse_measurements(other.dump(), "run.json");
   expect_compare_error(in, "iterations[1].micro_steps", "accumulation steps at micro-batch");
   other = run;
   other["iterations"][0]["micro_batch"] = 3;  // does not divide the 8 samples per GPU
-  in.measured = fit::parse_measurements(other.dump(), "run.json");
+  in.measured = shardscope::parse_measurements(other.dump(), "run.json");
   expect_compare_error(in, "iterations[0].micro_batch",
                        "does not reach the scenario's training.global_batch");
-  in.measured = fit::parse_measurements(run.dump(), "run.json");
+  in.measured = shardscope::parse_measurements(run.dump(), "run.json");
   in.scenario.training.global_batch = 0;
   in.scenario.training.micro_batch = 64;
   expect_compare_error(in, "iterations[0].micro_batch", "the scenario fixes training.micro_batch 64");
@@ -297,7 +297,7 @@ TEST(CompareErrors, MissingStrategyField) {
   nlohmann::ordered_json j = loop().run;
   j["iterations"][0].erase("strategy");
   try {
-    (void)fit::parse_measurements(j.dump(), "run.json");
+    (void)shardscope::parse_measurements(j.dump(), "run.json");
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "iterations[0].strategy") << e.what();

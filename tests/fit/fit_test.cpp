@@ -20,7 +20,7 @@ namespace {
 using testing::SyntheticMachine;
 
 fit::FitResult fit_of(const SyntheticMachine& m, const nlohmann::ordered_json& j) {
-  return fit::fit_calibration({fit::parse_measurements(j.dump(), "synthetic.json")}, m.cluster);
+  return fit::fit_calibration({shardscope::parse_measurements(j.dump(), "synthetic.json")}, m.cluster);
 }
 
 double rel(double a, double b) { return std::fabs(a - b) / std::fabs(b); }
@@ -95,13 +95,13 @@ TEST(CalibrationFit, WrittenCalibrationReadsBackToTheSameNumbers) {
 TEST(CalibrationFit, PlannerWithTheFittedFileReproducesTheMeasuredCollectives) {
   const SyntheticMachine m = testing::titan_truth();
   const nlohmann::ordered_json j = testing::micro_benchmarks(m);
-  const fit::Measurements measured = fit::parse_measurements(j.dump(), "synthetic.json");
+  const shardscope::Measurements measured = shardscope::parse_measurements(j.dump(), "synthetic.json");
   const fit::FitResult r = fit::fit_calibration({measured}, m.cluster);
   const Calibration cal = parse_calibration_string(fit::calibration_yaml(r.calibration, ""), "c.yaml");
   const double reported = quantity(r, "collectives (planner check)").residuals.max_relative;
   EXPECT_LT(reported, 0.05);
   double worst = 0;
-  for (const fit::CollectiveSample& s : measured.collectives) {
+  for (const shardscope::CollectiveSample& s : measured.collectives) {
     const fit::SampleRing ring = fit::sample_ring(m.cluster, s, measured.file);
     const double t =
         CollectiveCost(m.cluster, ring.group_size_argument, cal).seconds(s.op, ring.group, s.bytes);
@@ -304,7 +304,8 @@ TEST(CalibrationFit, JudgesAFlatAlphaLineByItsResidual) {
   fit::FitOptions strict;
   strict.max_alpha_rms = 0.001;
   try {
-    (void)fit::fit_calibration({fit::parse_measurements(j.dump(), "synthetic.json")}, m.cluster, strict);
+    (void)fit::fit_calibration({shardscope::parse_measurements(j.dump(), "synthetic.json")}, m.cluster,
+                               strict);
     if (alpha.r_squared && *alpha.r_squared < strict.min_r_squared) FAIL() << "accepted below the residual";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "links.pcie-same-switch.alpha");

@@ -15,8 +15,8 @@
 #include "validate/fit/calibration_writer.hpp"
 #include "validate/fit/compare_predict.hpp"
 #include "validate/fit/comparison.hpp"
-#include "validate/fit/measurements.hpp"
 #include "validate/fit/torch_step.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::fit {
 namespace {

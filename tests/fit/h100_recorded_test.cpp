@@ -18,8 +18,8 @@
 #include "planner/io/scenario_parser.hpp"
 #include "validate/fit/calibration_fit.hpp"
 #include "validate/fit/compare_predict.hpp"
-#include "validate/fit/measurements.hpp"
 #include "validate/fit/torch_step.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::fit {
 namespace {

@@ -59,10 +59,10 @@ TEST(NcclTestsLog, AnAllReduceOnTwoNodesGivesTwoSamplesPerRow) {
       "89.00   23.56   44.18      0\n"
       "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 37.33 \n#\n";
   const Measurements m = parse_nccl_tests_log(log, "ar.log");
-  EXPECT_EQ(m.backend, "nccl-tests");
-  EXPECT_EQ(m.ranks, 16);
-  EXPECT_EQ(m.ranks_per_node, 8);
-  EXPECT_EQ(m.device_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(m.machine.backend, "nccl-tests");
+  EXPECT_EQ(m.machine.ranks, 16);
+  EXPECT_EQ(m.machine.ranks_per_node, 8);
+  EXPECT_EQ(m.machine.device_name, "NVIDIA H100 80GB HBM3");
   ASSERT_EQ(m.collectives.size(), 4u);
   for (const CollectiveSample& s : m.collectives) {
     EXPECT_EQ(s.op, CollectiveKind::all_reduce);
@@ -95,7 +95,7 @@ TEST(NcclTestsLog, AnOldLayoutWithoutTheTestsNameIsReadFromItsRedopAndSizes) {
       "        1024           128   float     sum    11.00    0.09    0.05  0e+00    11.00    0.09    0.05  "
       "0e+00\n";
   const Measurements m = parse_nccl_tests_log(old, "old.log");
-  EXPECT_EQ(m.ranks, 2);
+  EXPECT_EQ(m.machine.ranks, 2);
   ASSERT_EQ(m.collectives.size(), 6u);
   EXPECT_EQ(m.collectives[0].op, CollectiveKind::all_gather);      // none, 128 x 4 B x 2 ranks
   EXPECT_EQ(m.collectives[2].op, CollectiveKind::all_reduce);      // sum, 256 x 4 B

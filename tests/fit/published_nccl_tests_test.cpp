@@ -33,9 +33,9 @@ TEST(PublishedNcclTests, EveryRowAgainstNcclsModel) {
   for (const Published& p : logs) {
     const Measurements m = load_nccl_tests_log(kFixtures + p.file);
     const Cluster cluster = cluster_preset(p.preset, p.nodes);
-    ASSERT_EQ(m.ranks, cluster.gpus()) << p.file;
+    ASSERT_EQ(m.machine.ranks, cluster.gpus()) << p.file;
     ASSERT_EQ(m.collectives.size(), 2u * p.rows) << p.file;
-    const NcclTopology t = nccl_topology(cluster, NcclGroup{m.ranks, 1, 1, 0});
+    const NcclTopology t = nccl_topology(cluster, NcclGroup{m.machine.ranks, 1, 1, 0});
     double worst_bulk = 0, worst_large = 0, sum_mid = 0;
     int mid = 0;
     std::string picks;
@@ -57,7 +57,8 @@ TEST(PublishedNcclTests, EveryRowAgainstNcclsModel) {
     std::printf(
         "%-36s %2d ranks: time error from 1 GiB at most %5.1f %%, 64 MiB-1 GiB %5.1f %%, 1-64 MiB mean "
         "%5.1f %%; picks %s\n",
-        p.file, m.ranks, 100 * worst_bulk, 100 * worst_large, mid ? 100 * sum_mid / mid : 0.0, picks.c_str());
+        p.file, m.machine.ranks, 100 * worst_bulk, 100 * worst_large, mid ? 100 * sum_mid / mid : 0.0,
+        picks.c_str());
     EXPECT_LE(worst_bulk, 0.05) << p.file;   // bandwidth-bound: NCCL's bus bandwidths hold
     EXPECT_LE(worst_large, 0.30) << p.file;  // NCCL's latencies are optimistic at these sizes (printed above)
   }

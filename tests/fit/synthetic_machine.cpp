@@ -3,6 +3,7 @@
 #include "tests/fit/synthetic_machine.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "planner/core/digest.hpp"
 #include "planner/cost/collective_cost.hpp"
@@ -83,7 +84,7 @@ nlohmann::ordered_json micro_benchmarks(const SyntheticMachine& m) {
                                     {"group_size", g.size},
                                     {"nodes", 1},
                                     {"bytes", bytes},
-                                    {"count", bytes / 4},
+                                    {"count", static_cast<std::int64_t>(bytes / 4)},
                                     {"type", "float32"},
                                     {"time_seconds", t},
                                     {"algbw_GBps", bytes / t / 1e9},

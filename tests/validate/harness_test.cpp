@@ -21,8 +21,7 @@ class FakeSweep : public CollectiveSweepBackend {
   }
   void start_size(CollectiveKind, GroupKind, const SweepSize&) override { calls.push_back("start"); }
   void run(CollectiveKind kind, GroupKind group, const SweepSize& size) override {
-    ++runs[std::string(to_string(group)) + "/" + collective_kind_name(kind) + "/" +
-           std::to_string(size.count)];
+    ++runs[std::string(to_string(group)) + "/" + contract_name(kind) + "/" + std::to_string(size.count)];
     calls.push_back("run");
   }
   void wait(CollectiveKind, GroupKind, const SweepSize&) override { calls.push_back("wait"); }
@@ -44,12 +43,12 @@ TEST(CollectiveSweep, SkipsKindsOfOneRankAndRunsWarmupOnceAndTheLoopPerSize) {
   const auto rows = sweep_collectives(fake, options, 4, 4, SweepLoop{});
   // intra (4 ranks) and all (8 ranks), three operations, sizes 1, 2, 4 KiB: no inter rows.
   ASSERT_EQ(rows.size(), 2u * 3u * 3u);
-  for (const CollectiveResult& r : rows) {
-    EXPECT_NE(r.group, "inter");
+  for (const CollectiveSample& r : rows) {
+    EXPECT_NE(r.group, GroupKind::inter);
     EXPECT_EQ(r.iterations, 7);
   }
-  EXPECT_EQ(rows.front().group, "intra");
-  EXPECT_EQ(rows.front().op, "all_reduce");
+  EXPECT_EQ(rows.front().group, GroupKind::intra);
+  EXPECT_EQ(rows.front().op, CollectiveKind::all_reduce);
   EXPECT_EQ(rows.front().bytes, 1024);
   EXPECT_EQ(rows.front().count, 256);  // float32 elements per rank of a 1 KiB all-reduce
   // Per size: start, 2 warm-up runs, the run timed alone and its wait, then one loop of 7 runs and a wait.

@@ -14,8 +14,8 @@
 #include "validate/core/bus_bandwidth.hpp"
 #include "validate/core/counting_allocator.hpp"
 #include "validate/core/machine_cluster.hpp"
-#include "validate/core/measurements.hpp"
 #include "validate/core/operator_work.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::validate {
 namespace {
@@ -110,9 +110,9 @@ Measurements sample_measurements() {
   m.machine.device_name = "test cpu";
   m.machine.memory_bytes_per_rank = 4.0 * 1073741824;
   for (double bytes : {8.0, 1024.0, 1048576.0, 4194304.0, 16777216.0}) {
-    CollectiveResult c;
-    c.op = "all_reduce";
-    c.group = "all";
+    CollectiveSample c;
+    c.op = CollectiveKind::all_reduce;
+    c.group = GroupKind::global;
     c.group_size = 2;
     c.bytes = bytes;
     c.time_seconds = 2e-6 + bytes / 4e9;
@@ -120,26 +120,17 @@ Measurements sample_measurements() {
     c.busbw_gbps = bus_gbps(CollectiveKind::all_reduce, 2, bytes, c.time_seconds);
     m.collectives.push_back(c);
   }
-  m.gemms.push_back({{"up", "mlp", 1, 1000, 1000, 1000}, "float32", 0.1});  // 20 GFLOP/s
+  m.gemms.push_back(Gemm{"up", OperatorKind::mlp, 1, 1000, 1000, 1000}.sample("float32", 0.1));  // 20 GFLOP/s
   m.elementwise.push_back({"", 1e8, 0.01});
   return m;
 }
 
-TEST(Measurements, JsonFollowsTheContractAndReadsBack) {
-  const Measurements m = sample_measurements();
-  const nlohmann::ordered_json j = measurements_to_json(m);
-  std::vector<std::string> keys;
-  for (const auto& item : j.items()) keys.push_back(item.key());
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"format", "version", "machine", "collectives", "gemms", "elementwise",
-                                      "copies", "overlap", "reserve_bytes", "iterations"}));
-  EXPECT_DOUBLE_EQ(j["gemms"][0]["flops"].get<double>(), 2e9);
-  EXPECT_DOUBLE_EQ(j["gemms"][0]["flops_per_second"].get<double>(), 2e10);
-  const Measurements back = measurements_from_json(nlohmann::json::parse(j.dump()));
-  EXPECT_EQ(back.collectives.size(), m.collectives.size());
-  EXPECT_EQ(measurements_to_json(back)["collectives"][3]["busbw_GBps"], j["collectives"][3]["busbw_GBps"]);
-  EXPECT_THROW(measurements_from_json(nlohmann::json::parse(R"({"format": "other"})")),
-               std::invalid_argument);
+TEST(Measurements, AProductsSampleCarriesItsShapeAndFlops) {
+  const GemmSample g = Gemm{"up", OperatorKind::mlp, 2, 1000, 100, 10}.sample("float32", 0.1);
+  EXPECT_EQ(g.operator_kind, OperatorKind::mlp);
+  EXPECT_EQ(g.batch, 2);
+  EXPECT_DOUBLE_EQ(g.flops, 4e6);
+  EXPECT_EQ(g.dtype, "float32");
 }
 
 TEST(MachineCluster, TheDescribedMachineParsesAsACluster) {
@@ -159,7 +150,8 @@ TEST(MachineCluster, TheDescribedMachineParsesAsACluster) {
 
 TEST(MachineCluster, PeakIsTheFastestProductAndTheFractionTheMix) {
   Measurements m = sample_measurements();
-  m.gemms.push_back({{"qkv", "attention", 1, 1000, 1000, 1000}, "float32", 0.05});  // 40 GFLOP/s
+  m.gemms.push_back(
+      Gemm{"qkv", OperatorKind::attention, 1, 1000, 1000, 1000}.sample("float32", 0.05));  // 40 GFLOP/s
   const MachineCluster c = machine_cluster(m);
   EXPECT_DOUBLE_EQ(c.peak_flops_per_second, 4e10);
   EXPECT_DOUBLE_EQ(c.flops_per_second, 4e9 / 0.15);  // both products' FLOPs over both times

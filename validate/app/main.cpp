@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -23,7 +22,6 @@
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
-#include "planner/io/text_file.hpp"
 #include "planner/report/plan_json.hpp"
 #include "planner/search/plan_check.hpp"
 #include "planner/search/planner.hpp"
@@ -32,7 +30,7 @@
 #include "validate/cpu/benchmarks.hpp"
 #include "validate/cpu/cpu_machine_info.hpp"
 #include "validate/cpu/run_plans.hpp"
-#include "validate/fit/measurements.hpp"
+#include "validate/measurements/measurements.hpp"
 #include "validate/mpi/plan_runs.hpp"
 #if SHARDSCOPE_HAVE_CUDA
 #include "validate/cuda/cuda_entry.hpp"
@@ -89,7 +87,9 @@ void check_output(const std::string& path) {
   ::unlink(probe.c_str());
 }
 
-std::string json_text(const sv::Measurements& m) { return sv::measurements_to_json(m).dump(2) + "\n"; }
+std::string json_text(const shardscope::Measurements& m) {
+  return shardscope::measurements_to_json(m).dump(2) + "\n";
+}
 
 shardscope::Scenario scenario_of(const Arguments& a) { return shardscope::load_scenario_file(a.scenario); }
 shardscope::Calibration calibration_of(const Arguments& a) {
@@ -121,9 +121,9 @@ std::vector<sv::ValidationPlan> plans_of(const Arguments& a, const shardscope::S
 // scenario.
 std::vector<sv::Gemm> bench_gemm_list(const Arguments& a) {
   if (a.scenario.empty()) {
-    return {{"square", "linear", 1, 256, 256, 256},
-            {"square", "linear", 1, 512, 512, 512},
-            {"square", "linear", 1, 1024, 1024, 1024}};
+    return {{"square", shardscope::OperatorKind::linear, 1, 256, 256, 256},
+            {"square", shardscope::OperatorKind::linear, 1, 512, 512, 512},
+            {"square", shardscope::OperatorKind::linear, 1, 1024, 1024, 1024}};
   }
   const shardscope::Scenario scenario = scenario_of(a);
   const shardscope::Calibration calibration = calibration_of(a);
@@ -169,13 +169,13 @@ bool on_cuda(const Arguments& a) {
 #endif
 }
 
-sv::Measurements run_bench(const Arguments& a) {
+shardscope::Measurements run_bench(const Arguments& a) {
   if (on_cuda(a)) {
 #if SHARDSCOPE_HAVE_CUDA
     return sv::cuda_bench(a.bench, bench_gemm_list(a), a.compute_scale, a.emulate_rank);
 #endif
   }
-  sv::Measurements m;
+  shardscope::Measurements m;
   m.machine = sv::cpu_machine_info(a.compute_scale);
   m.collectives = sv::bench_collectives(a.bench, m.machine.ranks_per_node);
   const std::vector<sv::Gemm> gemms = bench_gemm_list(a);
@@ -201,7 +201,7 @@ void run(const Arguments& a) {
   options.interleave = !on_cuda(a) && !a.sequential;
   options.timeout_seconds = a.bench.timeout_seconds;
   options.faults = a.faults;
-  sv::Measurements m;
+  shardscope::Measurements m;
   if (on_cuda(a)) {
 #if SHARDSCOPE_HAVE_CUDA
     m = sv::cuda_run(scenario, calibration, plans, options, a.emulate_rank);
@@ -212,7 +212,7 @@ void run(const Arguments& a) {
   }
   write_file(a.out, json_text(m));
   if (sv::world_rank() == 0 && a.out != "-") {
-    for (const sv::IterationResult& r : m.iterations) {
+    for (const shardscope::MeasuredIteration& r : m.iterations) {
       std::fprintf(stderr,
                    "%-12s micro-batch %lld x %d: measured %.3f s (planner %.3f s), peak %.0f B (program %.0f "
                    "B, planner %.0f B)%s\n",
@@ -225,17 +225,10 @@ void run(const Arguments& a) {
 }
 
 void describe(const Arguments& a) {
-  sv::Measurements m;
+  shardscope::Measurements m;
   if (!a.measurements.empty()) {
-    // The reader calibrate uses checks every field first (version, ranges), naming file:line: field; the
-    // checked document is then read into the harness's own structs.
-    const std::string text = shardscope::read_text_file(a.measurements, "measurements");
-    shardscope::fit::parse_measurements(text, a.measurements);
-    try {
-      m = sv::measurements_from_json(nlohmann::json::parse(text));
-    } catch (const std::exception& e) {
-      throw shardscope::InputError(a.measurements, 0, "", e.what());
-    }
+    // The reader calibrate uses: every field checked (version, ranges), errors naming file:line: field.
+    m = shardscope::load_measurements_file(a.measurements);
   } else {
     m = run_bench(a);
   }

@@ -104,12 +104,6 @@ std::vector<Run> executed_runs(const IterationProgram& program) {
 
 }  // namespace
 
-std::string collective_kind_name(CollectiveKind kind) {
-  std::string name = to_string(kind);
-  for (char& c : name) c = c == '-' ? '_' : c;
-  return name;
-}
-
 ProgramExecutor::ProgramExecutor(const Model& model, const IterationProgram& program, ExecutorOptions options)
     : model_(model), program_(program), options_(options) {
   for (const Task& task : program_.tasks) work_.push_back(kernel_work(model_, task, options_.scale));
@@ -124,7 +118,7 @@ void ProgramExecutor::allocate_resident(CountingAllocator& allocator) const {
 IterationMeasurement ProgramExecutor::run_iteration(ExecutionBackend& backend,
                                                     CountingAllocator& allocator) const {
   const std::vector<Run> runs = executed_runs(program_);
-  std::vector<TaskTiming> timings(runs.size());
+  std::vector<MeasuredTask> timings(runs.size());
   StreamState state(program_, options_.wait_timeout_seconds);
   allocator.reset_peak();
   const Clock::time_point start = Clock::now();
@@ -146,11 +140,11 @@ IterationMeasurement ProgramExecutor::run_iteration(ExecutionBackend& backend,
         } else {
           backend.run_collective(task);
         }
-        TaskTiming& t = timings[r];
+        MeasuredTask& t = timings[r];
         t.seconds = seconds_between(begin, Clock::now());
         t.name = task_name(program_, run.index, run.step);
         t.stream = task.stream;
-        t.kind = is_compute ? "compute" : collective_kind_name(task.kind);
+        t.kind = is_compute ? "compute" : contract_name(task.kind);
         if (is_compute)
           t.operator_name = model_.operators[static_cast<std::size_t>(task.operator_index)].name;
         t.bytes = is_compute ? 0 : task.total_bytes;

@@ -11,6 +11,7 @@
 #include "planner/program/iteration_program.hpp"
 #include "validate/core/counting_allocator.hpp"
 #include "validate/core/operator_work.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::validate {
 
@@ -31,28 +32,16 @@ class ExecutionError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct TaskTiming {
-  std::string name;  // task_name(): " #k" for micro-step k when there are several
-  Task::Stream stream = Task::Stream::compute;
-  double seconds = 0;
-  std::string operator_name;  // compute tasks: the model operator ("" for collectives)
-  std::string kind;           // "compute", "all_gather", "reduce_scatter", "all_reduce"
-  double bytes = 0;           // collectives: the full buffer
-};
-
 struct IterationMeasurement {
-  double iteration_seconds = 0;   // from the start of the first task to the end of the last, either stream
-  double peak_bytes = 0;          // the counting allocator's high-water mark, resident states included
-  std::vector<TaskTiming> tasks;  // in program order (micro-steps, then the update)
+  double iteration_seconds = 0;     // from the start of the first task to the end of the last, either stream
+  double peak_bytes = 0;            // the counting allocator's high-water mark, resident states included
+  std::vector<MeasuredTask> tasks;  // in program order (micro-steps, then the update)
 };
 
 struct ExecutorOptions {
   WorkScale scale;
   double wait_timeout_seconds = 60;  // the longest a stream waits for the other one
 };
-
-// The measurements file's name of a collective kind: "all_gather", "reduce_scatter", "all_reduce".
-std::string collective_kind_name(CollectiveKind kind);
 
 class ProgramExecutor {
  public:

@@ -3,19 +3,19 @@
 
 namespace shardscope::validate {
 
-std::vector<GemmResult> bench_kernel_gemms(Kernels& kernels, const std::vector<Gemm>& gemms,
+std::vector<GemmSample> bench_kernel_gemms(Kernels& kernels, const std::vector<Gemm>& gemms,
                                            const KernelTimer& time) {
-  std::vector<GemmResult> out;
+  std::vector<GemmSample> out;
   for (const Gemm& g : gemms) {
     kernels.reserve(g);
-    out.push_back({g, kernels.gemm_dtype(), time([&] { kernels.gemm(g); })});
+    out.push_back(g.sample(kernels.gemm_dtype(), time([&] { kernels.gemm(g); })));
   }
   return out;
 }
 
-std::vector<BandwidthResult> bench_kernel_elementwise(Kernels& kernels, double first_bytes, double last_bytes,
+std::vector<BandwidthSample> bench_kernel_elementwise(Kernels& kernels, double first_bytes, double last_bytes,
                                                       const KernelTimer& time) {
-  std::vector<BandwidthResult> out;
+  std::vector<BandwidthSample> out;
   for (double bytes = first_bytes; bytes <= last_bytes; bytes *= 4) {
     kernels.reserve_bytes(bytes);
     out.push_back({"", bytes, time([&] { kernels.elementwise(bytes); })});
@@ -23,9 +23,9 @@ std::vector<BandwidthResult> bench_kernel_elementwise(Kernels& kernels, double f
   return out;
 }
 
-std::vector<BandwidthResult> bench_kernel_copies(Kernels& kernels, double first_bytes, double last_bytes,
+std::vector<BandwidthSample> bench_kernel_copies(Kernels& kernels, double first_bytes, double last_bytes,
                                                  const KernelTimer& time) {
-  std::vector<BandwidthResult> out;
+  std::vector<BandwidthSample> out;
   for (double bytes = first_bytes; bytes <= last_bytes; bytes *= 4) {
     kernels.reserve_bytes(bytes);
     out.push_back({"device_to_device", bytes, time([&] { kernels.copy(bytes); })});

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "validate/core/kernels.hpp"
-#include "validate/core/measurements.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::validate {
 
@@ -14,12 +14,12 @@ namespace shardscope::validate {
 using KernelTimer = std::function<double(const std::function<void()>& body)>;
 
 // Each product once reserved, then timed (dtype: the kernels' own).
-std::vector<GemmResult> bench_kernel_gemms(Kernels& kernels, const std::vector<Gemm>& gemms,
+std::vector<GemmSample> bench_kernel_gemms(Kernels& kernels, const std::vector<Gemm>& gemms,
                                            const KernelTimer& time);
 // The element-wise triad and the device-to-device copy over first_bytes .. last_bytes moved (x4).
-std::vector<BandwidthResult> bench_kernel_elementwise(Kernels& kernels, double first_bytes, double last_bytes,
+std::vector<BandwidthSample> bench_kernel_elementwise(Kernels& kernels, double first_bytes, double last_bytes,
                                                       const KernelTimer& time);
-std::vector<BandwidthResult> bench_kernel_copies(Kernels& kernels, double first_bytes, double last_bytes,
+std::vector<BandwidthSample> bench_kernel_copies(Kernels& kernels, double first_bytes, double last_bytes,
                                                  const KernelTimer& time);
 
 }  // namespace shardscope::validate

@@ -21,25 +21,26 @@ std::string number(double value, const char* unit) {
 MachineCluster machine_cluster(const Measurements& m) {
   MachineCluster out;
   double flops = 0, seconds = 0;
-  for (const GemmResult& g : m.gemms) {
-    flops += g.gemm.flops();
+  for (const GemmSample& g : m.gemms) {
+    flops += g.flops;
     seconds += g.time_seconds;
     if (g.time_seconds > 0)
-      out.peak_flops_per_second = std::max(out.peak_flops_per_second, g.gemm.flops() / g.time_seconds);
+      out.peak_flops_per_second = std::max(out.peak_flops_per_second, g.flops / g.time_seconds);
   }
   if (flops <= 0 || seconds <= 0) throw std::invalid_argument("measurements: no GEMM measured (gemms)");
   out.flops_per_second = flops / seconds;
 
-  const BandwidthResult* largest = nullptr;
-  for (const BandwidthResult& e : m.elementwise) {
+  const BandwidthSample* largest = nullptr;
+  for (const BandwidthSample& e : m.elementwise) {
     if (e.time_seconds > 0 && (!largest || e.bytes > largest->bytes)) largest = &e;
   }
   if (!largest) throw std::invalid_argument("measurements: no element-wise bandwidth measured (elementwise)");
   out.memory_bytes_per_second = largest->bytes / largest->time_seconds;
 
-  std::vector<CollectiveResult> rows;
-  for (const CollectiveResult& c : m.collectives) {
-    if (c.op == "all_reduce" && c.group == "all" && c.group_size >= 2 && c.time_seconds > 0)
+  std::vector<CollectiveSample> rows;
+  for (const CollectiveSample& c : m.collectives) {
+    if (c.op == CollectiveKind::all_reduce && c.group == GroupKind::global && c.group_size >= 2 &&
+        c.time_seconds > 0)
       rows.push_back(c);
   }
   if (rows.empty()) throw std::invalid_argument("measurements: no all-reduce over all ranks (collectives)");
@@ -51,7 +52,7 @@ MachineCluster machine_cluster(const Measurements& m) {
   std::sort(top.begin(), top.end());
   out.link_bytes_per_second = top[top.size() / 2];
   double fastest = std::numeric_limits<double>::infinity();
-  for (const CollectiveResult& c : rows) {
+  for (const CollectiveSample& c : rows) {
     if (c.bytes <= 4096) fastest = std::min(fastest, c.time_seconds / (2.0 * (c.group_size - 1)));
   }
   out.link_latency_seconds = std::isfinite(fastest) ? fastest : rows.front().time_seconds;

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "validate/core/measurements.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::validate {
 

@@ -14,7 +14,7 @@ namespace {
 std::int64_t scaled(double value) { return std::max<std::int64_t>(1, std::llround(value)); }
 
 Gemm forward_gemm(const GemmShape& shape, OperatorKind kind, const Task& task, const WorkScale& scale) {
-  Gemm g{shape.role, std::string(to_string(kind)), shape.batch, shape.m, shape.n, shape.k};
+  Gemm g{shape.role, kind, shape.batch, shape.m, shape.n, shape.k};
   if (shape.per_sample) {
     g.batch *= scale.micro_batch;
   } else {

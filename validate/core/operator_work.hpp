@@ -5,21 +5,27 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "planner/core/model.hpp"
 #include "planner/program/iteration_program.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::validate {
 
 struct Gemm {
-  std::string role;           // the forward product's role, "+dgrad" / "+wgrad" in backward
-  std::string operator_kind;  // the operator's kind ("attention", "mlp", "head", ...)
+  std::string role;  // the forward product's role, "+dgrad" / "+wgrad" in backward
+  OperatorKind operator_kind = OperatorKind::other;  // the operator's kind
   std::int64_t batch = 1;
   std::int64_t m = 0;  // C (m x n) = A (m x k) * B (k x n), `batch` times
   std::int64_t n = 0;
   std::int64_t k = 0;
-  double flops() const { return 2.0 * static_cast<double>(batch * m) * static_cast<double>(n * k); }
+  double flops() const { return gemm_flops(batch, m, n, k); }
+  // Its measurement: `seconds` for one product (all `batch` of them) in `dtype`.
+  GemmSample sample(std::string dtype, double seconds) const {
+    return {role, operator_kind, batch, m, n, k, std::move(dtype), seconds, flops(), 0};
+  }
 };
 
 // A compute task's work: its products and the bytes its element-wise kernels move.

@@ -68,7 +68,7 @@ class MpiSweepBackend : public CollectiveSweepBackend {
         kind == CollectiveKind::all_reduce ? size.count : size.count * groups_.size(group));
     step_ = (span + 15) / 16 * 16;
     offset_ = 0;
-    what_ = collective_kind_name(kind) + " of " + std::to_string(size.bytes) + " bytes";
+    what_ = contract_name(kind) + " of " + std::to_string(size.bytes) + " bytes";
   }
   void run(CollectiveKind kind, GroupKind group, const SweepSize& size) override {
     run_collective(kind, groups_.comm(group), send_.data() + offset_, recv_.data() + offset_, size.count,
@@ -86,33 +86,33 @@ class MpiSweepBackend : public CollectiveSweepBackend {
 
 }  // namespace
 
-std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int ranks_per_node) {
+std::vector<CollectiveSample> bench_collectives(const BenchOptions& options, int ranks_per_node) {
   const int group_size = options.group_size > 0 ? options.group_size : ranks_per_node;
   MpiSweepBackend backend(group_size, options);
   return sweep_collectives(backend, options, group_size, ranks_per_node,
                            SweepLoop{.fill_min_loop_seconds = true, .median_of_small_sizes = true});
 }
 
-std::vector<GemmResult> bench_gemms(const std::vector<Gemm>& gemms, const BenchOptions& options) {
+std::vector<GemmSample> bench_gemms(const std::vector<Gemm>& gemms, const BenchOptions& options) {
   EigenKernels kernels;
   return bench_kernel_gemms(kernels, gemms, host_timer(options));
 }
 
-std::vector<BandwidthResult> bench_elementwise(const BenchOptions& options) {
+std::vector<BandwidthSample> bench_elementwise(const BenchOptions& options) {
   EigenKernels kernels;
   return bench_kernel_elementwise(kernels, kFirstBandwidthBytes, kLastBandwidthBytes, host_timer(options));
 }
 
-std::vector<BandwidthResult> bench_copies(const BenchOptions& options) {
+std::vector<BandwidthSample> bench_copies(const BenchOptions& options) {
   EigenKernels kernels;
   return bench_kernel_copies(kernels, kFirstBandwidthBytes, kLastBandwidthBytes, host_timer(options));
 }
 
-std::vector<OverlapResult> bench_overlap(const Gemm& gemm, const std::vector<double>& collective_bytes,
+std::vector<OverlapSample> bench_overlap(const Gemm& gemm, const std::vector<double>& collective_bytes,
                                          const BenchOptions& options) {
   EigenKernels kernels;
   kernels.reserve(gemm);
-  std::vector<OverlapResult> out;
+  std::vector<OverlapSample> out;
   for (double bytes : collective_bytes) {
     const std::int64_t count = std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes / 4));
     std::vector<float> send(static_cast<std::size_t>(count), 1.0f), recv(static_cast<std::size_t>(count));

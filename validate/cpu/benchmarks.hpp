@@ -4,7 +4,8 @@
 
 #include <vector>
 
-#include "validate/core/measurements.hpp"
+#include "validate/core/operator_work.hpp"
+#include "validate/measurements/measurements.hpp"
 #include "validate/mpi/bench_options.hpp"
 #include "validate/mpi/mpi_comm.hpp"
 
@@ -18,18 +19,18 @@ namespace shardscope::validate {
 // total for all-gather and reduce-scatter), from min to max bytes by x2. Unlike nccl-tests, each call's
 // buffers are the next window of a 256 MiB pool, so a CPU's caches do not hold them (as in an iteration,
 // where the products between two collectives evict them).
-std::vector<CollectiveResult> bench_collectives(const BenchOptions& options, int ranks_per_node);
+std::vector<CollectiveSample> bench_collectives(const BenchOptions& options, int ranks_per_node);
 
 // Each product timed on every rank at once (ranks share the machine as in a run), mean over ranks.
-std::vector<GemmResult> bench_gemms(const std::vector<Gemm>& gemms, const BenchOptions& options);
+std::vector<GemmSample> bench_gemms(const std::vector<Gemm>& gemms, const BenchOptions& options);
 
 // Element-wise triad and memcpy over 1 MiB .. 64 MiB (x4), every rank at once.
-std::vector<BandwidthResult> bench_elementwise(const BenchOptions& options);
-std::vector<BandwidthResult> bench_copies(const BenchOptions& options);
+std::vector<BandwidthSample> bench_elementwise(const BenchOptions& options);
+std::vector<BandwidthSample> bench_copies(const BenchOptions& options);
 
 // The largest product alone, an all-reduce of `bytes` alone (repeated for as long), then both at once on two
 // threads: the overlap slowdown of each (each of the four loop times the median of three trials).
-std::vector<OverlapResult> bench_overlap(const Gemm& gemm, const std::vector<double>& collective_bytes,
+std::vector<OverlapSample> bench_overlap(const Gemm& gemm, const std::vector<double>& collective_bytes,
                                          const BenchOptions& options);
 
 }  // namespace shardscope::validate

@@ -1,7 +1,7 @@
 // What the cpu-mpi run ran on: the MPI machine (validate/mpi/machine_info.hpp) and the Eigen version.
 #pragma once
 
-#include "validate/core/measurements.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::validate {
 

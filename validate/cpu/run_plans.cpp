@@ -40,8 +40,9 @@ class CpuPlanBackend : public PlanBackend {
 
 }  // namespace
 
-std::vector<IterationResult> run_plans(const Scenario& scenario, const Calibration& calibration,
-                                       const std::vector<ValidationPlan>& plans, const RunOptions& options) {
+std::vector<MeasuredIteration> run_plans(const Scenario& scenario, const Calibration& calibration,
+                                         const std::vector<ValidationPlan>& plans,
+                                         const RunOptions& options) {
   CpuShared shared;
   return run_plans_with(
       scenario, calibration, plans, options, world_size(),

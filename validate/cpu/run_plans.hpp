@@ -6,8 +6,8 @@
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/scenario.hpp"
-#include "validate/core/measurements.hpp"
 #include "validate/core/validation_plans.hpp"
+#include "validate/measurements/measurements.hpp"
 #include "validate/mpi/plan_runs.hpp"
 
 namespace shardscope::validate {
@@ -16,7 +16,7 @@ namespace shardscope::validate {
 // buckets) on the world's ranks, warm-up iterations then measured ones. Throws InputError-like
 // std::invalid_argument when the world's size is not the scenario's GPU count, ExecutionError when a run
 // fails.
-std::vector<IterationResult> run_plans(const Scenario& scenario, const Calibration& calibration,
-                                       const std::vector<ValidationPlan>& plans, const RunOptions& options);
+std::vector<MeasuredIteration> run_plans(const Scenario& scenario, const Calibration& calibration,
+                                         const std::vector<ValidationPlan>& plans, const RunOptions& options);
 
 }  // namespace shardscope::validate

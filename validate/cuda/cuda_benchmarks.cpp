@@ -79,7 +79,7 @@ class NcclSweepBackend : public CollectiveSweepBackend {
         recv_(static_cast<std::size_t>(options.max_bytes) + 4 * static_cast<std::size_t>(world_size())) {}
   int group_ranks(GroupKind group) const override { return groups_.size(group); }
   void start_size(CollectiveKind kind, GroupKind, const SweepSize& size) override {
-    what_ = collective_kind_name(kind) + " of " + std::to_string(size.bytes) + " bytes";
+    what_ = contract_name(kind) + " of " + std::to_string(size.bytes) + " bytes";
   }
   void run(CollectiveKind kind, GroupKind group, const SweepSize& size) override {
     enqueue_nccl_collective(kind, groups_.comm(group), send_.data(), recv_.data(), size.count, stream_,
@@ -100,7 +100,7 @@ class NcclSweepBackend : public CollectiveSweepBackend {
 
 }  // namespace
 
-std::vector<CollectiveResult> bench_nccl_collectives(const CudaDevice& device, const BenchOptions& options,
+std::vector<CollectiveSample> bench_nccl_collectives(const CudaDevice& device, const BenchOptions& options,
                                                      int ranks_per_node) {
   device.make_current();
   const int group_size = options.group_size > 0 ? options.group_size : ranks_per_node;
@@ -108,21 +108,21 @@ std::vector<CollectiveResult> bench_nccl_collectives(const CudaDevice& device, c
   return sweep_collectives(backend, options, group_size, ranks_per_node, SweepLoop{});
 }
 
-std::vector<GemmResult> bench_cublas_gemms(const CudaDevice& device, const std::vector<Gemm>& gemms,
+std::vector<GemmSample> bench_cublas_gemms(const CudaDevice& device, const std::vector<Gemm>& gemms,
                                            const BenchOptions& options) {
   device.make_current();
   CublasKernels kernels(device.compute_stream());
   return bench_kernel_gemms(kernels, gemms, stream_timer(device.compute_stream(), options));
 }
 
-std::vector<BandwidthResult> bench_cuda_elementwise(const CudaDevice& device, const BenchOptions& options) {
+std::vector<BandwidthSample> bench_cuda_elementwise(const CudaDevice& device, const BenchOptions& options) {
   device.make_current();
   CublasKernels kernels(device.compute_stream());
   return bench_kernel_elementwise(kernels, kFirstBandwidthBytes, kLastBandwidthBytes,
                                   stream_timer(device.compute_stream(), options));
 }
 
-std::vector<BandwidthResult> bench_cuda_copies(const CudaDevice& device, const BenchOptions& options) {
+std::vector<BandwidthSample> bench_cuda_copies(const CudaDevice& device, const BenchOptions& options) {
   device.make_current();
   CublasKernels kernels(device.compute_stream());
   cudaStream_t stream = device.compute_stream();
@@ -134,7 +134,7 @@ std::vector<BandwidthResult> bench_cuda_copies(const CudaDevice& device, const B
     ~FreeHost() { cudaFreeHost(p); }
   } free_host{host};
   DeviceBuffer device_buffer(largest);
-  std::vector<BandwidthResult> out =
+  std::vector<BandwidthSample> out =
       bench_kernel_copies(kernels, kFirstBandwidthBytes, kLastBandwidthBytes, stream_timer(stream, options));
   // Host <-> device: `bytes` crossing the bus (each byte read on one side and written on the other).
   for (double bytes = kFirstBandwidthBytes; bytes <= kLastBandwidthBytes / 2; bytes *= 4) {
@@ -151,7 +151,7 @@ std::vector<BandwidthResult> bench_cuda_copies(const CudaDevice& device, const B
   return out;
 }
 
-std::vector<OverlapResult> bench_cuda_overlap(const CudaDevice& device, const Gemm& gemm,
+std::vector<OverlapSample> bench_cuda_overlap(const CudaDevice& device, const Gemm& gemm,
                                               const std::vector<double>& collective_bytes,
                                               const BenchOptions& options) {
   if (world_size() < 2) return {};
@@ -160,7 +160,7 @@ std::vector<OverlapResult> bench_cuda_overlap(const CudaDevice& device, const Ge
   ncclComm_t world = groups.comm(GroupKind::global);
   CublasKernels kernels(device.compute_stream());
   kernels.reserve(gemm);
-  std::vector<OverlapResult> out;
+  std::vector<OverlapSample> out;
   for (double bytes : collective_bytes) {
     const std::int64_t count = std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes / 4));
     DeviceBuffer send(static_cast<std::size_t>(count) * 4), recv(static_cast<std::size_t>(count) * 4);

@@ -7,8 +7,8 @@
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/scenario.hpp"
-#include "validate/core/measurements.hpp"
 #include "validate/core/validation_plans.hpp"
+#include "validate/measurements/measurements.hpp"
 #include "validate/mpi/bench_options.hpp"
 #include "validate/mpi/plan_runs.hpp"
 

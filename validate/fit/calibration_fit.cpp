@@ -40,10 +40,10 @@ std::string describe_points(const std::vector<PointRef>& points, const std::stri
 namespace {
 
 void check_machine(const Measurements& m, const Cluster& cluster) {
-  if (m.ranks != cluster.gpus()) {
+  if (m.machine.ranks != cluster.gpus()) {
     throw InputError(m.file, 0, "machine.ranks",
-                     std::to_string(m.ranks) + " ranks measured, but the cluster " + cluster.name + " has " +
-                         std::to_string(cluster.gpus()) +
+                     std::to_string(m.machine.ranks) + " ranks measured, but the cluster " + cluster.name +
+                         " has " + std::to_string(cluster.gpus()) +
                          " GPUs: fit with the cluster of the machine measured "
                          "(shardscope-validate describe, or a preset with --nodes)");
   }

@@ -11,7 +11,7 @@
 #include "planner/core/calibration.hpp"
 #include "planner/core/cluster.hpp"
 #include "validate/fit/least_squares.hpp"
-#include "validate/fit/measurements.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::fit {
 

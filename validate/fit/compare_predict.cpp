@@ -222,16 +222,16 @@ double program_compute_seconds(const CompareInputs& in, const Plan& plan) {
 // is not one rank of it, no iterations, or a scaled compute.
 void check_comparable(const CompareInputs& in, bool emulated) {
   const Measurements& m = in.measured;
-  if (emulated && (m.ranks != 1 || m.emulated_rank >= in.scenario.cluster.gpus())) {
-    throw InputError(m.file, 0, m.ranks != 1 ? "machine.ranks" : "machine.emulated_rank",
+  if (emulated && (m.machine.ranks != 1 || m.machine.emulated_rank >= in.scenario.cluster.gpus())) {
+    throw InputError(m.file, 0, m.machine.ranks != 1 ? "machine.ranks" : "machine.emulated_rank",
                      "an emulated run is one process running one rank of " + in.scenario_file + "'s " +
                          std::to_string(in.scenario.cluster.gpus()) + " GPUs; this one has " +
-                         std::to_string(m.ranks) + " ranks and emulated rank " +
-                         std::to_string(m.emulated_rank));
+                         std::to_string(m.machine.ranks) + " ranks and emulated rank " +
+                         std::to_string(m.machine.emulated_rank));
   }
-  if (!emulated && m.ranks != in.scenario.cluster.gpus()) {
+  if (!emulated && m.machine.ranks != in.scenario.cluster.gpus()) {
     throw InputError(m.file, 0, "machine.ranks",
-                     std::to_string(m.ranks) + " ranks measured, but " + in.scenario_file + " has " +
+                     std::to_string(m.machine.ranks) + " ranks measured, but " + in.scenario_file + " has " +
                          std::to_string(in.scenario.cluster.gpus()) + " GPUs");
   }
   if (m.iterations.empty()) {
@@ -240,9 +240,9 @@ void check_comparable(const CompareInputs& in, bool emulated) {
   }
   // A scaled run multiplied every product's rows and element-wise bytes; the predictions here are of the
   // scenario as written, so comparing them would be off by that factor in every compute task.
-  if (m.compute_scale != 1.0) {
+  if (m.machine.compute_scale != 1.0) {
     char scale[32];
-    std::snprintf(scale, sizeof scale, "%g", m.compute_scale);
+    std::snprintf(scale, sizeof scale, "%g", m.machine.compute_scale);
     throw InputError(m.file, 0, "machine.compute_scale",
                      std::string("measured with --compute-scale ") + scale +
                          ", but compare predicts the scenario's own compute; run shardscope-validate without "
@@ -265,7 +265,7 @@ struct Sections {
 void note_unmodelled(const CompareInputs& in, const MeasuredIteration& it, const Plan& plan, Comparison& c) {
   // MPI's collectives are what the calibration's ring step model was fitted to; NCCL's model prices GPU
   // channels and protocols that a CPU run never had.
-  if (in.measured.backend == "cpu-mpi" &&
+  if (in.measured.machine.backend == "cpu-mpi" &&
       plan_collectives(in.scenario.execution, plan) == CollectiveModel::nccl) {
     c.notes.push_back(it.strategy +
                       ": priced with NCCL's collective model, but the cpu-mpi backend ran MPI's "
@@ -286,8 +286,8 @@ void compare_totals(const CompareInputs& in, const MeasuredIteration& it, const 
     time_row.measured = it.compute_seconds_per_rank.empty() ? 0.0 : it.compute_seconds_per_rank.front();
     time_row.iteration_samples.clear();
   }
-  time_row.samples = static_cast<double>(it.micro_batch) * it.micro_steps * in.measured.ranks;
-  time_row.iteration_samples = it.iteration_samples;
+  time_row.samples = static_cast<double>(it.micro_batch) * it.micro_steps * in.measured.machine.ranks;
+  time_row.iteration_samples = iteration_samples(it);
   time_row.same_plan_as = it.same_plan_as;
   ComparedRow peak_row{it.strategy, "", it.peak_bytes, std::nullopt, std::nullopt, 1};
   try {
@@ -338,7 +338,7 @@ void compare_tasks(const CompareInputs& in, const MeasuredIteration& it, const P
         ++r->count;
       }
     } else {
-      const std::string op = t.op.empty() ? operator_of(t.name) : t.op;
+      const std::string op = t.operator_name.empty() ? operator_of(t.name) : t.operator_name;
       ComparedRow& r = row_for(s.operators.rows, op_index, op, it.strategy, op);
       r.measured += t.seconds;
       *r.planner += p.seconds;
@@ -367,7 +367,7 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
   const Measurements& m = in.measured;
   // One GPU ran one rank of the plan, its collectives as device copies: compute and memory compare, the
   // iteration does not (the "compute" section replaces it).
-  const bool emulated = m.backend == "cuda-emulated";
+  const bool emulated = m.machine.backend == "cuda-emulated";
   check_comparable(in, emulated);
   Comparison c;
   c.scenario = in.scenario.name;
@@ -377,7 +377,7 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
   s.iteration = ComparisonSection{emulated ? "compute" : "iteration", "s", {}, {}, {}};
   if (emulated) {
     c.notes.push_back(
-        "emulated rank " + std::to_string(m.emulated_rank) + " on one GPU (" + m.device_name +
+        "emulated rank " + std::to_string(m.machine.emulated_rank) + " on one GPU (" + m.machine.device_name +
         "): its collectives ran as device copies, so the iteration is not compared; the compute "
         "section compares the rank's compute tasks per iteration, the operators section each "
         "operator's");

@@ -11,7 +11,7 @@
 #include "planner/core/plan.hpp"
 #include "planner/core/scenario.hpp"
 #include "validate/fit/comparison.hpp"
-#include "validate/fit/measurements.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::fit {
 

@@ -110,14 +110,14 @@ class LogReader {
     int most = 0;
     for (const auto& [host, n] : per_host) most = std::max(most, n);
     const int ranks = static_cast<int>(ranks_.size());
-    if (settled_ && (ranks != m_.ranks || most != m_.ranks_per_node))
+    if (settled_ && (ranks != m_.machine.ranks || most != m_.machine.ranks_per_node))
       throw InputError(file_, number, "Rank",
-                       "the tests of one log ran on different ranks (" + std::to_string(m_.ranks) + " then " +
-                           std::to_string(ranks) + ")");
-    m_.ranks = ranks;
-    m_.ranks_per_node = most;
+                       "the tests of one log ran on different ranks (" + std::to_string(m_.machine.ranks) +
+                           " then " + std::to_string(ranks) + ")");
+    m_.machine.ranks = ranks;
+    m_.machine.ranks_per_node = most;
     nodes_ = static_cast<int>(per_host.size());
-    m_.device_name = ranks_.front().device;
+    m_.machine.device_name = ranks_.front().device;
     settled_ = true;
   }
 
@@ -131,7 +131,7 @@ class LogReader {
             test_ + ": calibrate reads all_reduce_perf, all_gather_perf and reduce_scatter_perf");
       return *k;
     }
-    const double n = m_.ranks;
+    const double n = m_.machine.ranks;
     if (redop == "none" && size == count * element * n) return CollectiveKind::all_gather;
     if (redop != "none" && (root.empty() || root == "-1")) {
       if (size == count * element) return CollectiveKind::all_reduce;
@@ -158,12 +158,14 @@ class LogReader {
     if (!size || !count) throw InputError(file_, number, "size", "size and count must be integers");
     const CollectiveKind kind = kind_of_row(t[3], root ? t[4] : "", *size, *count, element, number);
     const double expected =
-        kind == CollectiveKind::all_reduce ? *count * element : *count * element * m_.ranks;
+        kind == CollectiveKind::all_reduce ? *count * element : *count * element * m_.machine.ranks;
     if (*size != expected) {
       throw InputError(
           file_, number, "count",
           "size " + t[0] + " B is not count " + t[1] + " x " + std::to_string(static_cast<int>(element)) +
-              " B" + (kind == CollectiveKind::all_reduce ? "" : " x " + std::to_string(m_.ranks) + " ranks") +
+              " B" +
+              (kind == CollectiveKind::all_reduce ? ""
+                                                  : " x " + std::to_string(m_.machine.ranks) + " ranks") +
               " (" + contract_name(kind) + ")");
     }
     if (*size <= 0) return;  // nothing moved: nccl-tests prints the row, there is no time to fit
@@ -177,7 +179,7 @@ class LogReader {
       CollectiveSample s;
       s.op = kind;
       s.group = GroupKind::global;
-      s.group_size = m_.ranks;
+      s.group_size = m_.machine.ranks;
       s.nodes = nodes_;
       s.bytes = *size;
       s.time_seconds = *us * 1e-6;
@@ -217,7 +219,7 @@ Measurements parse_nccl_tests_log(const std::string& text, const std::string& fi
   }
   Measurements m = reader.finish();
   m.file = file;
-  m.backend = "nccl-tests";
+  m.machine.backend = "nccl-tests";
   return m;
 }
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "validate/fit/measurements.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::fit {
 

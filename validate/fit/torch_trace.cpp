@@ -310,7 +310,7 @@ Measurements parse_torch_trace(const std::string& text, const std::string& file,
   sum = {};
   Measurements m;
   m.file = file;
-  m.backend = "torch-trace";
+  m.machine.backend = "torch-trace";
   // The collectives' kernels first: products that overlap one of them are overlap samples, not rates.
   const std::vector<const Kernel*> comms = record_collectives(trace.kernels, sum, m);
   const ProductTimes products = sort_products(trace.kernels, comms, file, sum);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "validate/fit/measurements.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::fit {
 

@@ -33,8 +33,6 @@ int calls_to_fill(double seconds, double once, int at_least) {
   return broadcast_count(std::clamp(static_cast<int>(std::min(wanted, 1e6)), at_least, 100000));
 }
 
-const char* group_name(GroupKind kind) { return kind == GroupKind::global ? "all" : to_string(kind); }
-
 int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node) {
   const int rank = world_rank(), n = world_size(), m = std::max(1, group_size);
   std::set<int> nodes;
@@ -60,12 +58,12 @@ std::vector<SweepSize> nccl_tests_sizes(CollectiveKind kind, int ranks, double m
   return out;
 }
 
-CollectiveResult collective_row(CollectiveKind kind, GroupKind group, int ranks, int group_size,
+CollectiveSample collective_row(CollectiveKind kind, GroupKind group, int ranks, int group_size,
                                 int ranks_per_node, double bytes, std::int64_t count, double seconds,
                                 int iterations) {
-  CollectiveResult r;
-  r.op = collective_kind_name(kind);
-  r.group = group_name(group);
+  CollectiveSample r;
+  r.op = kind;
+  r.group = group;
   r.group_size = ranks;
   r.nodes = nodes_in_group(group, group_size, ranks_per_node);
   r.bytes = bytes;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "planner/cost/collective_cost.hpp"
-#include "validate/core/measurements.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::validate {
 
@@ -16,8 +16,6 @@ int broadcast_count(int count);        // rank 0's count, on every rank
 // Calls that take about `seconds` after one that took `once`: at least `at_least`, at most 100,000, rank 0's
 // count (so every rank does as many).
 int calls_to_fill(double seconds, double once, int at_least);
-// The table's name of a group kind: "intra", "inter", "all".
-const char* group_name(GroupKind kind);
 // Nodes among the members of this rank's group of `kind` (intra = ranks r / M, inter = r mod M; node =
 // rank / ranks_per_node).
 int nodes_in_group(GroupKind kind, int group_size, int ranks_per_node);
@@ -33,7 +31,7 @@ std::vector<SweepSize> nccl_tests_sizes(CollectiveKind kind, int ranks, double m
 // One row of the nccl-tests table: `seconds` per op of `kind` over this rank's group of `group` kind (`ranks`
 // members; groups of `group_size` ranks, `ranks_per_node` per node), `bytes` nccl-tests' size, `count` the
 // elements per rank, `iterations` timed.
-CollectiveResult collective_row(CollectiveKind kind, GroupKind group, int ranks, int group_size,
+CollectiveSample collective_row(CollectiveKind kind, GroupKind group, int ranks, int group_size,
                                 int ranks_per_node, double bytes, std::int64_t count, double seconds,
                                 int iterations);
 

@@ -39,9 +39,9 @@ SizeTiming time_one_size(CollectiveSweepBackend& backend, CollectiveKind kind, G
 
 }  // namespace
 
-std::vector<CollectiveResult> sweep_collectives(CollectiveSweepBackend& backend, const BenchOptions& options,
+std::vector<CollectiveSample> sweep_collectives(CollectiveSweepBackend& backend, const BenchOptions& options,
                                                 int group_size, int ranks_per_node, const SweepLoop& loop) {
-  std::vector<CollectiveResult> out;
+  std::vector<CollectiveSample> out;
   for (GroupKind group : {GroupKind::intra, GroupKind::inter, GroupKind::global}) {
     const int ranks = backend.group_ranks(group);
     if (ranks < 2) continue;  // every rank skips alike: groups of a kind are all of one size

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "planner/cost/collective_cost.hpp"
-#include "validate/core/measurements.hpp"
+#include "validate/measurements/measurements.hpp"
 #include "validate/mpi/bench_mpi.hpp"
 #include "validate/mpi/bench_options.hpp"
 
@@ -44,7 +44,7 @@ inline constexpr int kMedianRepeats = 5;
 // `options.warmup` untimed ops, one more op timed alone (to size the loop), then per loop a world barrier and
 // `iterations` ops back to back, host-timed, waited for at the end; time = the (median) loop's seconds per op
 // averaged over the world's ranks. Rows as nccl-tests prints them (collective_row).
-std::vector<CollectiveResult> sweep_collectives(CollectiveSweepBackend& backend, const BenchOptions& options,
+std::vector<CollectiveSample> sweep_collectives(CollectiveSweepBackend& backend, const BenchOptions& options,
                                                 int group_size, int ranks_per_node, const SweepLoop& loop);
 
 }  // namespace shardscope::validate

@@ -2,7 +2,7 @@
 // rank.
 #pragma once
 
-#include "validate/core/measurements.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::validate {
 

@@ -94,7 +94,7 @@ void run_once(PlanRun& run, bool measured) {
   run.page_faults.push_back(static_cast<double>(minor_page_faults() - faults_before));
   run.seconds.push_back(run.last.iteration_seconds);
   double compute = 0;
-  for (const TaskTiming& t : run.last.tasks) compute += t.kind == "compute" ? t.seconds : 0;
+  for (const MeasuredTask& t : run.last.tasks) compute += t.kind == "compute" ? t.seconds : 0;
   run.compute_seconds.push_back(compute);
   run.task_seconds.resize(run.last.tasks.size());
   for (std::size_t i = 0; i < run.last.tasks.size(); ++i)
@@ -103,10 +103,10 @@ void run_once(PlanRun& run, bool measured) {
 }
 
 // `estimate_seconds`: this rank's time for the plan (round_normalized_medians over the plans run together).
-IterationResult result_of(PlanRun& run, double estimate_seconds, const RunOptions& options) {
+MeasuredIteration result_of(PlanRun& run, double estimate_seconds, const RunOptions& options) {
   const Plan& plan = run.plan->plan;
   const PlanBackend::Extra extra = run.backend->extra();
-  IterationResult r;
+  MeasuredIteration r;
   r.scenario = options.scenario_label;
   r.strategy = run.plan->strategy;
   r.plan_digest = plan_digest_text(plan);
@@ -140,10 +140,10 @@ IterationResult result_of(PlanRun& run, double estimate_seconds, const RunOption
 
 std::string plan_digest_text(const Plan& plan) { return format_digest(shardscope::plan_digest(plan)); }
 
-std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Calibration& calibration,
-                                            const std::vector<ValidationPlan>& plans,
-                                            const RunOptions& options, int ranks,
-                                            const PlanBackendFactory& make_backend) {
+std::vector<MeasuredIteration> run_plans_with(const Scenario& scenario, const Calibration& calibration,
+                                              const std::vector<ValidationPlan>& plans,
+                                              const RunOptions& options, int ranks,
+                                              const PlanBackendFactory& make_backend) {
   if (ranks != scenario.cluster.gpus()) {
     throw std::invalid_argument(scenario.source_file + ": cluster: the scenario's plans are for " +
                                 std::to_string(scenario.cluster.gpus()) +
@@ -169,7 +169,7 @@ std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Cali
   // (round_normalized_medians). Sequential: one plan at a time (its memory freed before the next is made
   // ready), its time the median of its iterations.
   const std::size_t together = options.interleave ? std::max<std::size_t>(1, distinct.size()) : 1;
-  std::map<std::size_t, IterationResult> measured;  // by index of the plan in `plans`
+  std::map<std::size_t, MeasuredIteration> measured;  // by index of the plan in `plans`
   for (std::size_t first = 0; first < distinct.size(); first += together) {
     std::vector<std::unique_ptr<PlanRun>> runs;
     for (std::size_t i = first; i < std::min(distinct.size(), first + together); ++i)
@@ -185,7 +185,7 @@ std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Cali
     for (std::size_t k = 0; k < n; ++k)
       measured.emplace(distinct[first + k], result_of(*runs[k], estimates[k], options));
   }
-  std::vector<IterationResult> out;
+  std::vector<MeasuredIteration> out;
   for (std::size_t i = 0; i < plans.size(); ++i) {
     out.push_back(measured.at(same_as[i]));
     if (same_as[i] != i) {

@@ -12,8 +12,8 @@
 #include "planner/core/scenario.hpp"
 #include "validate/core/executor.hpp"
 #include "validate/core/host_memory.hpp"
-#include "validate/core/measurements.hpp"
 #include "validate/core/validation_plans.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope::validate {
 
@@ -59,10 +59,10 @@ using PlanBackendFactory = std::function<std::unique_ptr<PlanBackend>(
 
 // run_plans over any backend. `ranks` is how many ranks the run stands for (the world's size, or the plan's
 // GPU count when one process emulates one of its ranks); it must be the scenario's GPU count.
-std::vector<IterationResult> run_plans_with(const Scenario& scenario, const Calibration& calibration,
-                                            const std::vector<ValidationPlan>& plans,
-                                            const RunOptions& options, int ranks,
-                                            const PlanBackendFactory& make_backend);
+std::vector<MeasuredIteration> run_plans_with(const Scenario& scenario, const Calibration& calibration,
+                                              const std::vector<ValidationPlan>& plans,
+                                              const RunOptions& options, int ranks,
+                                              const PlanBackendFactory& make_backend);
 
 // Which plan ran: the planner's plan digest (planner/core/digest.hpp), the one `compare` checks.
 std::string plan_digest_text(const Plan& plan);

@@ -1,10 +1,9 @@
 // Reading measurements JSON (the producer/consumer contract): the contract's example reads, unknown fields
-// are ignored, and malformed or out-of-range input names file, line and field.
-#include "validate/fit/measurements.hpp"
-
+// are ignored, and each malformed or out-of-range field is an error naming file, line and field.
 #include <gtest/gtest.h>
 
 #include "planner/core/error.hpp"
+#include "validate/measurements/measurements.hpp"
 
 namespace shardscope {
 namespace {
@@ -29,31 +28,39 @@ const char* kExample = R"({
 })";
 
 TEST(Measurements, ReadsTheContractExample) {
-  const fit::Measurements m = fit::parse_measurements(kExample, "m.json");
-  EXPECT_EQ(m.ranks, 2);
-  EXPECT_EQ(m.compute_scale, 0.25);
+  const Measurements m = parse_measurements(kExample, "m.json");
+  EXPECT_EQ(m.machine.ranks, 2);
+  EXPECT_EQ(m.machine.compute_scale, 0.25);
   ASSERT_EQ(m.collectives.size(), 1u);
   EXPECT_EQ(m.collectives[0].op, CollectiveKind::all_gather);
   EXPECT_EQ(m.collectives[0].group, GroupKind::global);
-  EXPECT_EQ(fit::ring_message_bytes(m.collectives[0]), 524288.0);
-  EXPECT_EQ(fit::sample_ring_steps(m.collectives[0]), 1);
+  EXPECT_EQ(ring_message_bytes(m.collectives[0]), 524288.0);
+  EXPECT_EQ(sample_ring_steps(m.collectives[0]), 1);
   ASSERT_EQ(m.gemms.size(), 1u);
   EXPECT_EQ(m.gemms[0].flops, 2.0 * 2 * 64 * 32 * 16);  // 2 batch m n k when flops is absent
   EXPECT_EQ(m.gemms[0].operator_kind, OperatorKind::mlp);
   EXPECT_EQ(*m.reserve_bytes, 0.0);
   ASSERT_EQ(m.iterations.size(), 1u);
-  EXPECT_EQ(m.iterations[0].tasks[0].op, "a");
+  EXPECT_EQ(m.iterations[0].tasks[0].operator_name, "a");
   EXPECT_EQ(m.iterations[0].compute_seconds_per_rank, (std::vector<double>{0.5, 0.55}));
   EXPECT_EQ(m.iterations[0].same_plan_as, "zero-2");
-  ASSERT_EQ(m.iterations[0].iteration_samples.size(), 3u);  // each iteration's mean over the two ranks
-  EXPECT_DOUBLE_EQ(m.iterations[0].iteration_samples[0], 1.5);
-  EXPECT_DOUBLE_EQ(m.iterations[0].iteration_samples[1], 1.6);
-  EXPECT_DOUBLE_EQ(m.iterations[0].iteration_samples[2], 1.6);
+  const std::vector<double> samples = iteration_samples(m.iterations[0]);
+  ASSERT_EQ(samples.size(), 3u);  // each iteration's mean over the two ranks
+  EXPECT_DOUBLE_EQ(samples[0], 1.5);
+  EXPECT_DOUBLE_EQ(samples[1], 1.6);
+  EXPECT_DOUBLE_EQ(samples[2], 1.6);
+  EXPECT_EQ(m.machine.hostnames, (std::vector<std::string>{"h"}));
+  EXPECT_EQ(m.machine.versions.at("mpi"), "4.1");
+  EXPECT_EQ(m.collectives[0].count, 262144);
+  EXPECT_EQ(m.collectives[0].iterations, 20);
+  EXPECT_EQ(m.collectives[0].busbw_gbps, 4.3);
+  EXPECT_EQ(m.copies[0].kind, "host_to_device");
+  EXPECT_EQ(m.iterations[0].tasks[0].stream, Task::Stream::compute);
 }
 
 void expect_error(const std::string& text, int line, const std::string& field, const std::string& words) {
   try {
-    (void)fit::parse_measurements(text, "m.json");
+    (void)parse_measurements(text, "m.json");
     FAIL() << "accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), "m.json");
@@ -97,6 +104,52 @@ TEST(Measurements, ErrorsNameFileLineAndField) {
   expect_error(replaced(times, "[1.4, 1.6]"), 15, field, "rank 0's list of times");
   expect_error(replaced(times, "[]"), 15, field, "each rank's list");
   expect_error(replaced(times, "{}"), 15, field, "each rank's list");
+}
+
+TEST(Measurements, ErrorsInTheMachineNameTheField) {
+  expect_error(replaced("\"hostnames\": [\"h\"]", "\"hostnames\": \"h\""), 3, "machine.hostnames",
+               "expected a list of strings");
+  expect_error(replaced("\"hostnames\": [\"h\"]", "\"hostnames\": [1]"), 3, "machine.hostnames",
+               "expected a list of strings");
+  expect_error(replaced("{\"mpi\": \"4.1\"}", "[\"4.1\"]"), 4, "machine.versions", "expected an object");
+  expect_error(replaced("{\"mpi\": \"4.1\"}", "{\"mpi\": 4}"), 4, "machine.versions",
+               "expected version strings, got \"mpi\": 4");
+  expect_error(replaced("\"compute_scale\": 0.25", "\"compute_scale\": 0"), 4, "machine.compute_scale",
+               "expected a positive number");
+  expect_error(replaced("\"compute_scale\": 0.25", "\"memory_bytes_per_rank\": -1"), 4,
+               "machine.memory_bytes_per_rank", "expected a number from 0");
+  expect_error(replaced("\"backend\": \"cpu-mpi\"", "\"backend\": \"cuda-emulated\""), 3,
+               "machine.emulated_rank", "expected the emulated rank");
+  expect_error(replaced("\"machine\": {", "\"machines\": {"), 0, "machine", "missing");
+}
+
+TEST(Measurements, ErrorsInTheSectionsNameTheField) {
+  expect_error(replaced("\"count\": 262144", "\"count\": -1"), 6, "collectives[0].count", "");
+  expect_error(replaced("\"type\": \"float32\"", "\"type\": 4"), 6, "collectives[0].type", "string");
+  expect_error(replaced("\"algbw_GBps\": 8.7", "\"algbw_GBps\": -8.7"), 6, "collectives[0].algbw_GBps",
+               "expected a number from 0");
+  expect_error(replaced("\"busbw_GBps\": 4.3", "\"busbw_GBps\": \"x\""), 7, "collectives[0].busbw_GBps",
+               "expected a number");
+  expect_error(replaced("\"iterations\": 20", "\"iterations\": 2.5"), 7, "collectives[0].iterations", "");
+  expect_error(replaced("\"batch\": 2,", "\"batch\": 2, \"role\": 7,"), 8, "gemms[0].role", "string");
+  expect_error(replaced("\"m\": 64", "\"m\": 0"), 8, "gemms[0].m", "");
+  expect_error(replaced("\"time_seconds\": 1e-5", "\"time_seconds\": 0"), 9, "gemms[0].time_seconds",
+               "expected a positive number");
+  expect_error(replaced("\"host_to_device\"", "\"disk\""), 10, "copies[0].kind", "device_to_device");
+  expect_error(replaced("\"overlap\": []", "\"overlap\": [{\"collective_bytes\": 1}]"), 11,
+               "overlap[0].compute_alone_seconds", "missing");
+  expect_error(replaced("\"reserve_bytes\": 0", "\"reserve_bytes\": -1"), 11, "reserve_bytes", "expected");
+  expect_error(replaced("\"stream\": \"compute\"", "\"stream\": \"copy\""), 16,
+               "iterations[0].tasks[0].stream", "comm");
+  expect_error(replaced("\"kind\": \"compute\"", "\"kind\": \"broadcast\""), 17,
+               "iterations[0].tasks[0].kind", "all_reduce");
+  expect_error(replaced("\"peak_bytes\": 100", "\"peak_bytes\": 100, \"peak_bytes_per_rank\": [-1]"), 13,
+               "iterations[0].peak_bytes_per_rank", "expected numbers from 0");
+  expect_error(replaced("\"peak_bytes\": 100", "\"peak_bytes\": 100, \"measured_iterations\": -2"), 13,
+               "iterations[0].measured_iterations", "");
+  expect_error(replaced("\"peak_bytes\": 100", "\"peak_bytes\": 100, \"planner_peak_bytes\": -2"), 13,
+               "iterations[0].planner_peak_bytes", "expected a number from 0");
+  expect_error(replaced("\"strategy\": \"ddp\"", "\"strategy\": \"\""), 12, "iterations[0].strategy", "");
 }
 
 }  // namespace

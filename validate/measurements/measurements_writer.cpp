@@ -1,11 +1,8 @@
-// Measurements -> JSON in the contract's key order (deterministic), and the parts describe reads back.
-#include "validate/core/measurements.hpp"
+// Measurements -> JSON in the contract's key order (deterministic: the recorded files and golden outputs
+// depend on these exact bytes).
+#include "validate/measurements/measurements.hpp"
 
-#include <stdexcept>
-
-#include "validate/core/bus_bandwidth.hpp"
-
-namespace shardscope::validate {
+namespace shardscope {
 
 namespace {
 
@@ -28,15 +25,15 @@ Json machine_json(const MachineInfo& m) {
   return json;
 }
 
-Json task_json(const TaskTiming& t) {
+Json task_json(const MeasuredTask& t) {
   return Json{{"name", t.name},       {"stream", t.stream == Task::Stream::compute ? "compute" : "comm"},
               {"seconds", t.seconds}, {"operator", t.operator_name},
               {"kind", t.kind},       {"bytes", t.bytes}};
 }
 
-Json iteration_json(const IterationResult& r) {
+Json iteration_json(const MeasuredIteration& r) {
   Json tasks = Json::array();
-  for (const TaskTiming& t : r.tasks) tasks.push_back(task_json(t));
+  for (const MeasuredTask& t : r.tasks) tasks.push_back(task_json(t));
   Json json{{"scenario", r.scenario},
             {"strategy", r.strategy},
             {"plan_digest", r.plan_digest},
@@ -66,32 +63,13 @@ Json iteration_json(const IterationResult& r) {
   return json;
 }
 
-template <typename T>
-T field(const nlohmann::json& object, const char* key, const std::string& where) {
-  if (!object.is_object() || !object.contains(key)) {
-    throw std::invalid_argument(where + "." + key + ": missing");
-  }
-  try {
-    return object.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw std::invalid_argument(where + "." + key + ": wrong type");
-  }
-}
-
-const nlohmann::json& list(const nlohmann::json& json, const char* key) {
-  static const nlohmann::json empty = nlohmann::json::array();
-  if (!json.contains(key)) return empty;
-  if (!json.at(key).is_array()) throw std::invalid_argument(std::string(key) + ": expected a list");
-  return json.at(key);
-}
-
 }  // namespace
 
 nlohmann::ordered_json measurements_to_json(const Measurements& m) {
   Json collectives = Json::array();
-  for (const CollectiveResult& c : m.collectives) {
-    collectives.push_back(Json{{"op", c.op},
-                               {"group", c.group},
+  for (const CollectiveSample& c : m.collectives) {
+    collectives.push_back(Json{{"op", contract_name(c.op)},
+                               {"group", contract_name(c.group)},
                                {"group_size", c.group_size},
                                {"nodes", c.nodes},
                                {"bytes", c.bytes},
@@ -103,33 +81,33 @@ nlohmann::ordered_json measurements_to_json(const Measurements& m) {
                                {"iterations", c.iterations}});
   }
   Json gemms = Json::array();
-  for (const GemmResult& g : m.gemms) {
-    gemms.push_back(Json{{"m", g.gemm.m},
-                         {"n", g.gemm.n},
-                         {"k", g.gemm.k},
-                         {"batch", g.gemm.batch},
+  for (const GemmSample& g : m.gemms) {
+    gemms.push_back(Json{{"m", g.m},
+                         {"n", g.n},
+                         {"k", g.k},
+                         {"batch", g.batch},
                          {"dtype", g.dtype},
-                         {"operator_kind", g.gemm.operator_kind},
-                         {"role", g.gemm.role},
+                         {"operator_kind", to_string(g.operator_kind)},
+                         {"role", g.role},
                          {"time_seconds", g.time_seconds},
-                         {"flops", g.gemm.flops()},
-                         {"flops_per_second", per_second(g.gemm.flops(), g.time_seconds)}});
+                         {"flops", g.flops},
+                         {"flops_per_second", per_second(g.flops, g.time_seconds)}});
   }
   Json elementwise = Json::array();
-  for (const BandwidthResult& b : m.elementwise) {
+  for (const BandwidthSample& b : m.elementwise) {
     elementwise.push_back(Json{{"bytes", b.bytes},
                                {"time_seconds", b.time_seconds},
                                {"bytes_per_second", per_second(b.bytes, b.time_seconds)}});
   }
   Json copies = Json::array();
-  for (const BandwidthResult& b : m.copies) {
+  for (const BandwidthSample& b : m.copies) {
     copies.push_back(Json{{"kind", b.kind},
                           {"bytes", b.bytes},
                           {"time_seconds", b.time_seconds},
                           {"bytes_per_second", per_second(b.bytes, b.time_seconds)}});
   }
   Json overlap = Json::array();
-  for (const OverlapResult& o : m.overlap) {
+  for (const OverlapSample& o : m.overlap) {
     overlap.push_back(Json{{"collective_bytes", o.collective_bytes},
                            {"compute_alone_seconds", o.compute_alone_seconds},
                            {"comm_alone_seconds", o.comm_alone_seconds},
@@ -137,7 +115,7 @@ nlohmann::ordered_json measurements_to_json(const Measurements& m) {
                            {"comm_with_compute_seconds", o.comm_with_compute_seconds}});
   }
   Json iterations = Json::array();
-  for (const IterationResult& r : m.iterations) iterations.push_back(iteration_json(r));
+  for (const MeasuredIteration& r : m.iterations) iterations.push_back(iteration_json(r));
   return Json{{"format", "shardscope-measurements"},
               {"version", 1},
               {"machine", machine_json(m.machine)},
@@ -150,45 +128,4 @@ nlohmann::ordered_json measurements_to_json(const Measurements& m) {
               {"iterations", iterations}};
 }
 
-Measurements measurements_from_json(const nlohmann::json& json) {
-  if (field<std::string>(json, "format", "measurements") != "shardscope-measurements") {
-    throw std::invalid_argument("measurements.format: expected \"shardscope-measurements\"");
-  }
-  Measurements m;
-  const nlohmann::json& machine = json.contains("machine") ? json.at("machine") : nlohmann::json();
-  m.machine.backend = field<std::string>(machine, "backend", "machine");
-  m.machine.hostnames = field<std::vector<std::string>>(machine, "hostnames", "machine");
-  m.machine.ranks = field<int>(machine, "ranks", "machine");
-  m.machine.ranks_per_node = field<int>(machine, "ranks_per_node", "machine");
-  m.machine.device_name = field<std::string>(machine, "device_name", "machine");
-  m.machine.compute_scale = field<double>(machine, "compute_scale", "machine");
-  if (machine.contains("memory_bytes_per_rank")) {
-    m.machine.memory_bytes_per_rank = field<double>(machine, "memory_bytes_per_rank", "machine");
-  }
-  for (const nlohmann::json& c : list(json, "collectives")) {
-    CollectiveResult r;
-    r.op = field<std::string>(c, "op", "collectives[]");
-    r.group = field<std::string>(c, "group", "collectives[]");
-    r.group_size = field<int>(c, "group_size", "collectives[]");
-    r.bytes = field<double>(c, "bytes", "collectives[]");
-    r.time_seconds = field<double>(c, "time_seconds", "collectives[]");
-    r.busbw_gbps = field<double>(c, "busbw_GBps", "collectives[]");
-    m.collectives.push_back(r);
-  }
-  for (const nlohmann::json& g : list(json, "gemms")) {
-    GemmResult r;
-    r.gemm.m = field<std::int64_t>(g, "m", "gemms[]");
-    r.gemm.n = field<std::int64_t>(g, "n", "gemms[]");
-    r.gemm.k = field<std::int64_t>(g, "k", "gemms[]");
-    r.gemm.batch = field<std::int64_t>(g, "batch", "gemms[]");
-    r.time_seconds = field<double>(g, "time_seconds", "gemms[]");
-    m.gemms.push_back(r);
-  }
-  for (const nlohmann::json& e : list(json, "elementwise")) {
-    m.elementwise.push_back(
-        {"", field<double>(e, "bytes", "elementwise[]"), field<double>(e, "time_seconds", "elementwise[]")});
-  }
-  return m;
-}
-
-}  // namespace shardscope::validate
+}  // namespace shardscope
