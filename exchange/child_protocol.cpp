@@ -4,16 +4,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
+
+#include "planner/core/units.hpp"
 
 namespace shardscope::sim {
 namespace {
-
-std::string format_number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
 
 // Refuses options that the command line cannot carry exactly.
 void check_options(const IterationOptions& o) {
@@ -27,7 +22,7 @@ void check_options(const IterationOptions& o) {
   }
   if (!(o.bucket_bytes >= 0 && o.bucket_bytes <= 4.6e18) || o.bucket_bytes != std::floor(o.bucket_bytes)) {
     throw InputError("simulation job", 0, "options.bucket_bytes",
-                     "expected a whole number of bytes, got " + format_number(o.bucket_bytes));
+                     "expected a whole number of bytes, got " + units::format_general(o.bucket_bytes));
   }
   if (o.max_activities != IterationOptions{}.max_activities ||
       o.steady_state_proof_steps != IterationOptions{}.steady_state_proof_steps) {

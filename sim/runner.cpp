@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +14,7 @@
 #include "exchange/child_protocol.hpp"
 #include "exchange/result_json.hpp"
 #include "planner/core/error.hpp"
+#include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/report/plan_json.hpp"
@@ -47,12 +47,6 @@ class TempDirectory {
  private:
   std::filesystem::path path_;
 };
-
-std::string format_number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
 
 // Runs the child to its end: standard output discarded, standard error kept, killed at the timeout.
 process::ExitStatus run_child(const std::vector<std::string>& args, double timeout_seconds,
@@ -103,8 +97,8 @@ IterationResult ChildProcessRunner::run(const SimulationJob& job) {
   std::string errors;
   const process::ExitStatus status = run_child(args, job.timeout_seconds, errors);
   if (status.how == process::ExitStatus::How::timed_out) {
-    throw SimulationError("the simulation process timed out after " + format_number(job.timeout_seconds) +
-                          " s and was killed");
+    throw SimulationError("the simulation process timed out after " +
+                          units::format_general(job.timeout_seconds) + " s and was killed");
   }
   const std::string message = child_error_message(errors);
   const std::string detail = message.empty() ? "no error message" : message;

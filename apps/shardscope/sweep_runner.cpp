@@ -6,7 +6,6 @@
 
 #include <cctype>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +13,7 @@
 #include <stdexcept>
 
 #include "apps/shardscope/exit_status.hpp"
+#include "planner/core/units.hpp"
 
 namespace shardscope::cli {
 namespace {
@@ -32,12 +32,6 @@ std::string child_message(const std::string& err) {
   if (message.rfind("error: ", 0) == 0) message.erase(0, 7);
   if (message.size() > 2000) message = "..." + message.substr(message.size() - 2000);
   return message;
-}
-
-std::string format_seconds(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", seconds);
-  return text;
 }
 
 }  // namespace
@@ -136,9 +130,9 @@ Json ChildPool::finish(const Child& child, const process::ExitStatus& status) {
   std::filesystem::remove(child.out_path, ignored);
   std::filesystem::remove(child.err_path, ignored);
   if (status.how == process::ExitStatus::How::timed_out) {
-    return sweep_row(child.task, options_, "error", {},
-                     "timed out after " + format_seconds(options_.timeout_seconds) + " s and was killed",
-                     wall);
+    return sweep_row(
+        child.task, options_, "error", {},
+        "timed out after " + units::format_general(options_.timeout_seconds) + " s and was killed", wall);
   }
   if (status.how == process::ExitStatus::How::signalled) {
     return sweep_row(child.task, options_, "error", {},

@@ -209,6 +209,12 @@ std::string format_flops_rate(double flops_per_second) {
   return printf_string("%.1f %s", v, units[i]);
 }
 
+std::string format_general(double value, int significant_digits) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.*g", significant_digits, value);
+  return text;
+}
+
 std::string format_count(double count) {
   const char* units[] = {"", " K", " M", " B", " T", " P"};
   int i = 0;

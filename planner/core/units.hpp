@@ -30,6 +30,8 @@ std::string format_bytes(double bytes);
 std::string format_bandwidth(double bytes_per_second);
 std::string format_duration(double seconds);
 std::string format_flops_rate(double flops_per_second);
-std::string format_count(double count);  // "6.74 B", "124.4 M"
+std::string format_count(double count);
+// printf's %g with `significant_digits` (17: the double read back exactly): "0.5", "1e+06", "4096".
+std::string format_general(double value, int significant_digits = 6);  // "6.74 B", "124.4 M"
 
 }  // namespace shardscope::units

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace shardscope::units {
 
@@ -81,6 +82,16 @@ TEST(Units, Formatting) {
   EXPECT_EQ(format_duration(3.2e-3), "3.200 ms");
   EXPECT_EQ(format_flops_rate(125e12), "125.0 TFLOP/s");
   EXPECT_EQ(format_count(6738415616.0), "6.74 B");
+}
+
+TEST(Units, FormatGeneralIsPrintfsG) {
+  EXPECT_EQ(format_general(0.5), "0.5");
+  EXPECT_EQ(format_general(4096), "4096");
+  EXPECT_EQ(format_general(1e6), "1e+06");
+  EXPECT_EQ(format_general(123.456789, 4), "123.5");
+  // 17 significant digits read back as the same double.
+  const double third = 1.0 / 3.0;
+  EXPECT_EQ(std::stod(format_general(third, 17)), third);
 }
 
 }  // namespace shardscope::units

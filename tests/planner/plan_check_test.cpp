@@ -338,8 +338,9 @@ TEST(PlanCheck, TheScenarioDigestIgnoresCommentsSpellingAndNames) {
 
 TEST(PlanCheck, TheStrategyResultCarriesEachOperatorsCostAndMemory) {
   const Scenario s = load(", precision: mixed-fp16, global_batch: 64");
-  const PlanReport report =
-      plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = false});
+  PlanRequest without_baselines;
+  without_baselines.with_baselines = false;
+  const PlanReport report = plan_scenario(ValidScenario(s), Calibration{}, without_baselines);
   ASSERT_TRUE(report.best.fits);
   const Plan& plan = report.best.plan;
   ASSERT_EQ(report.best.operator_costs.size(), s.model.operators.size());

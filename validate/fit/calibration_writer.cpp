@@ -5,18 +5,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
+
+#include "planner/core/units.hpp"
 
 namespace shardscope::fit {
 
 namespace {
 
-std::string exact(double v) {
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.17g", v);
-  return buffer;
-}
+std::string exact(double v) { return units::format_general(v, 17); }
 
 void write_table(std::ostringstream& out, const std::vector<std::pair<double, double>>& table,
                  const std::string& indent) {

@@ -13,6 +13,7 @@
 
 #include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
+#include "planner/core/units.hpp"
 #include "planner/cost/collective_cost.hpp"
 #include "planner/program/iteration_program.hpp"
 #include "planner/search/plan_check.hpp"
@@ -241,10 +242,8 @@ void check_comparable(const CompareInputs& in, bool emulated) {
   // A scaled run multiplied every product's rows and element-wise bytes; the predictions here are of the
   // scenario as written, so comparing them would be off by that factor in every compute task.
   if (m.machine.compute_scale != 1.0) {
-    char scale[32];
-    std::snprintf(scale, sizeof scale, "%g", m.machine.compute_scale);
     throw InputError(m.file, 0, "machine.compute_scale",
-                     std::string("measured with --compute-scale ") + scale +
+                     "measured with --compute-scale " + units::format_general(m.machine.compute_scale) +
                          ", but compare predicts the scenario's own compute; run shardscope-validate without "
                          "--compute-scale to compare");
   }

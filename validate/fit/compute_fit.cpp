@@ -9,17 +9,14 @@
 #include <set>
 
 #include "planner/core/error.hpp"
+#include "planner/core/units.hpp"
 #include "validate/fit/calibration_fit.hpp"
 
 namespace shardscope::fit {
 
 namespace {
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.4g", v);
-  return buffer;
-}
+std::string number(double v) { return units::format_general(v, 4); }
 
 // A fraction next to its bound (0, 1], with as many digits as it takes to show which side it lies: 1.00003
 // is not printed as the "1" it would be with four.
