@@ -1,4 +1,4 @@
-// The MPI side of shardscope-sweep-mpi: the session, rank 0's loop (hand out points, run some, append every
+// The MPI side of shardscope-sweep-mpi: rank 0's loop (hand out points, run some, append every
 // row) and the other ranks' loop (ask, run, send rows back). Messages are JSON text on MPI_COMM_WORLD.
 #include "apps/shardscope/sweep_mpi.hpp"
 
@@ -18,39 +18,18 @@
 #include "apps/shardscope/sweep_progress.hpp"
 #include "apps/shardscope/sweep_rank_watch.hpp"
 #include "planner/core/units.hpp"
-
-// Every MPI call goes through this check: an error becomes an MpiError naming the call.
-#define SHARDSCOPE_SWEEP_MPI_CHECK(call) ::shardscope::cli::check_mpi((call), #call)
+#include "validate/mpi_base/mpi_error.hpp"
+#include "validate/mpi_base/mpi_text.hpp"
 
 namespace shardscope::cli {
 namespace {
 
-void check_mpi(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  throw MpiError(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(length)));
-}
+using mpi::MpiError;
+using mpi::TextMessage;
 
 // What the ranks say to each other. A worker asks (empty); rank 0 answers with a task, or empty text when no
 // point is left; a worker sends each row, then says it is done (empty) once its points have ended.
 enum Tag : int { kAsk = 1, kTask = 2, kRow = 3, kDone = 4 };
-
-void send_text(const std::string& text, int to, Tag tag) {
-  SHARDSCOPE_SWEEP_MPI_CHECK(
-      MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, to, tag, MPI_COMM_WORLD));
-}
-
-// Receives the message `status` describes (found by MPI_Probe or MPI_Iprobe).
-std::string receive_text(const MPI_Status& status) {
-  int length = 0;
-  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Get_count(&status, MPI_CHAR, &length));
-  std::string text(static_cast<std::size_t>(length), '\0');
-  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Recv(text.data(), length, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG,
-                                      MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-  return text;
-}
 
 std::string task_text(const SweepTask& task) {
   Json axes = Json::array();
@@ -68,60 +47,28 @@ SweepTask task_from_text(const std::string& text) {
   return task;
 }
 
-}  // namespace
-
-MpiSession::MpiSession(int* argc, char*** argv) {
-  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Init(argc, argv));
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
-  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size_));
-}
-
-MpiSession::~MpiSession() { MPI_Finalize(); }
-
-void MpiSession::abort(int exit_code) const {
-  MPI_Abort(MPI_COMM_WORLD, exit_code);
-  std::_Exit(exit_code);  // MPI_Abort does not return; this is for an MPI that would
-}
-
-void broadcast_text(std::string& text) {
-  unsigned long long length = text.size();
-  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD));
-  text.resize(static_cast<std::size_t>(length));
-  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD));
-}
-
-int broadcast_int(int value) {
-  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  return value;
-}
-
-namespace {
-
 // Rank 0's part of one pass of its loop: every message waiting, answered or recorded. Returns whether any
 // came.
 bool take_messages(const std::vector<SweepTask>& tasks, std::size_t& next, bool stopping, RankWatch& watch,
                    const std::function<void(const Json&, int)>& record) {
   bool busy = false;
   for (;;) {
-    int arrived = 0;
-    MPI_Status status;
-    SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &status));
-    if (!arrived) return busy;
+    const std::optional<TextMessage> message = mpi::try_receive_text(MPI_ANY_SOURCE, MPI_ANY_TAG);
+    if (!message) return busy;
     busy = true;
-    const std::string text = receive_text(status);
-    const int from = status.MPI_SOURCE;
+    const std::string& text = message->text;
+    const int from = message->source;
     const bool lost = std::find(watch.lost().begin(), watch.lost().end(), from) != watch.lost().end();
     watch.heard(from, RankWatch::Clock::now());
-    if (status.MPI_TAG == kAsk) {
+    if (message->tag == kAsk) {
       const bool left = next < tasks.size() && !stopping && !lost;  // a lost rank gets no more points
       if (left) watch.handed(from, tasks[next]);
-      send_text(left ? task_text(tasks[next++]) : std::string(), from, kTask);
-    } else if (status.MPI_TAG == kRow && !lost) {  // a lost rank's points already have their error rows
+      mpi::send_text(left ? task_text(tasks[next++]) : std::string(), from, kTask);
+    } else if (message->tag == kRow && !lost) {  // a lost rank's points already have their error rows
       const Json row = Json::parse(text);
       watch.returned(from, row["index"].get<std::size_t>());
       record(row, from);
-    } else if (status.MPI_TAG == kDone && !lost) {
+    } else if (message->tag == kDone && !lost) {
       watch.done(from);
     }
   }
@@ -203,10 +150,7 @@ void stop_if_asked(int rank) {
 // Throws MpiError when rank 0 has been silent past the limit a rank is given (RankWatch).
 std::optional<std::string> answer(bool idle, RankWatch::Clock::time_point asked, double limit_seconds) {
   for (;;) {
-    int arrived = 0;
-    MPI_Status status;
-    SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Iprobe(0, kTask, MPI_COMM_WORLD, &arrived, &status));
-    if (arrived) return receive_text(status);
+    if (std::optional<TextMessage> message = mpi::try_receive_text(0, kTask)) return std::move(message->text);
     if (!idle) return std::nullopt;
     if (std::chrono::duration<double>(RankWatch::Clock::now() - asked).count() > limit_seconds) {
       throw MpiError("rank 0 did not answer for " + units::format_duration(limit_seconds) +
@@ -222,13 +166,13 @@ void work_for_rank_zero(const SweepRunOptions& options) {
   const InterruptFlag interrupt;
   ChildPool pool(options);
   int rank = 0;
-  SHARDSCOPE_SWEEP_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  SHARDSCOPE_MPI_CALL(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   const double limit_seconds = options.timeout_seconds + kRankGraceSeconds;
   bool asking = false, no_more = false;
   RankWatch::Clock::time_point asked;
   while (!no_more || pool.running() > 0) {
     if (!no_more && !asking && pool.has_room()) {
-      send_text("", 0, kAsk);
+      mpi::send_text("", 0, kAsk);
       asking = true;
       asked = RankWatch::Clock::now();
     }
@@ -245,13 +189,13 @@ void work_for_rank_zero(const SweepRunOptions& options) {
       }
     }
     for (const Json& row : pool.poll(std::chrono::milliseconds(asking ? 2 : 100)))
-      send_text(row.dump(), 0, kRow);
+      mpi::send_text(row.dump(), 0, kRow);
     if (interrupt.raised()) {
       pool.kill_all();
       throw Interrupted("sweep stopped; rank 0 has written the rows of the points that ended");
     }
   }
-  send_text("", 0, kDone);
+  mpi::send_text("", 0, kDone);
 }
 
 int usable_cpus() {

@@ -18,6 +18,9 @@
 #include "apps/shardscope/sweep_plan.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/printable.hpp"
+#include "validate/mpi_base/mpi_error.hpp"
+#include "validate/mpi_base/mpi_session.hpp"
+#include "validate/mpi_base/mpi_text.hpp"
 
 namespace {
 
@@ -26,7 +29,7 @@ using cli::ExitStatus;
 
 void print_error(const std::exception& error, int rank) {
   // An MPI failure or a lost rank is the cluster's, not a defect of the tool: its own words, no report plea.
-  const bool mpi = dynamic_cast<const cli::MpiError*>(&error) != nullptr;
+  const bool mpi = dynamic_cast<const shardscope::mpi::MpiError*>(&error) != nullptr;
   std::string message = mpi ? std::string(error.what()) : cli::failure_message(error);
   if (dynamic_cast<const cli::Interrupted*>(&error) == nullptr)
     message = "error: " + message;
@@ -37,7 +40,8 @@ void print_error(const std::exception& error, int rank) {
 }
 
 int exit_code_for(const std::exception& error) {
-  if (dynamic_cast<const cli::MpiError*>(&error) != nullptr) return cli::to_int(ExitStatus::failed);
+  if (dynamic_cast<const shardscope::mpi::MpiError*>(&error) != nullptr)
+    return cli::to_int(ExitStatus::failed);
   return cli::to_int(cli::exit_status_for(error));
 }
 
@@ -135,7 +139,7 @@ int shardscope::cli::run_sweep_mpi(int argc, char** argv) {
   if (argc > 1 && std::string_view(args[1]) == "sweep") args.erase(args.begin() + 1);
   int arg_count = static_cast<int>(args.size()) - 1;
   char** arg_values = args.data();
-  std::optional<cli::MpiSession> session;
+  std::optional<shardscope::mpi::MpiSession> session;
   try {
     session.emplace(&arg_count, &arg_values);
   } catch (const std::exception& e) {
@@ -162,8 +166,8 @@ int shardscope::cli::run_sweep_mpi(int argc, char** argv) {
     }
   }
   try {
-    start.exit_code = cli::broadcast_int(start.exit_code);
-    cli::broadcast_text(start.grid_name);
+    start.exit_code = shardscope::mpi::broadcast_int(start.exit_code);
+    shardscope::mpi::broadcast_text(start.grid_name);
   } catch (const std::exception& e) {
     print_error(e, rank);
     session->abort(exit_code_for(e));
@@ -184,7 +188,7 @@ int shardscope::cli::run_sweep_mpi(int argc, char** argv) {
     } else {
       cli::work_for_rank_zero(options);
     }
-    exit_code = cli::broadcast_int(exit_code);  // every rank ends with rank 0's code
+    exit_code = shardscope::mpi::broadcast_int(exit_code);  // every rank ends with rank 0's code
   } catch (const std::exception& e) {
     // The other ranks may wait for this one: end them all. The rows written so far stay (--resume).
     print_error(e, rank);

@@ -3,15 +3,16 @@
 
 #include "validate/core/executor.hpp"
 #include "validate/core/poll.hpp"
+#include "validate/mpi_base/mpi_error.hpp"
 
 namespace shardscope::validate {
 
 void check_mpi(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  throw ExecutionError(std::string(call) + ": " + std::string(text, static_cast<std::size_t>(length)));
+  try {
+    mpi::check(code, call);
+  } catch (const mpi::MpiError& e) {
+    throw ExecutionError(e.what());  // the harness's callers stop a run on ExecutionError
+  }
 }
 
 bool mpi_in_use() {

@@ -11,7 +11,8 @@
 
 namespace shardscope::validate {
 
-// Throws ExecutionError "<call>: <MPI's error string>" when an MPI call fails.
+// The shared MPI check (validate/mpi_base) with the harness's error type: throws ExecutionError
+// "<call> failed: <MPI's error string>" when an MPI call fails.
 void check_mpi(int code, const char* call);
 #define SHARDSCOPE_MPI_CHECK(call) ::shardscope::validate::check_mpi((call), #call)
 
