@@ -11,28 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/transcripts/build_features.hpp"
 #include "tests/transcripts/command_run.hpp"
 
 namespace shardscope::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-#ifdef SHARDSCOPE_HAVE_SIM
-constexpr bool kHaveSim = true;
-#else
-constexpr bool kHaveSim = false;
-#endif
-#ifdef SHARDSCOPE_HAVE_PLOT
-constexpr bool kHavePlot = true;
-#else
-constexpr bool kHavePlot = false;
-#endif
-#ifdef SHARDSCOPE_HAVE_FIT
-constexpr bool kHaveFit = true;
-#else
-constexpr bool kHaveFit = false;
-#endif
 
 // The one build-dependent text the shown runs print: `simulate --help` states the actor stack size, which an
 // ASan build raises (sim/resources.hpp: 1 MiB instead of 256 KiB). The documentation shows a regular build's.

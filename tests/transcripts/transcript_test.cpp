@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/transcripts/build_features.hpp"
 #include "tests/transcripts/command_run.hpp"
 
 namespace shardscope {
@@ -21,6 +22,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::command_line;
+using test::kHavePlot;
+using test::kHaveSim;
 using test::Outcome;
 using test::read_file;
 using test::split_lines;
@@ -30,17 +33,6 @@ using test::write_file;
 
 const std::string kBinary = SHARDSCOPE_BINARY;
 const std::string kSource = SHARDSCOPE_SOURCE_DIR;
-
-#ifdef SHARDSCOPE_HAVE_SIM
-constexpr bool kHaveSim = true;
-#else
-constexpr bool kHaveSim = false;
-#endif
-#ifdef SHARDSCOPE_HAVE_PLOT
-constexpr bool kHavePlot = true;
-#else
-constexpr bool kHavePlot = false;
-#endif
 
 // The folders of transcripts under tests/, each a ctest suite of that name ("transcript" for
 // tests/transcripts).
