@@ -1,0 +1,64 @@
+// `shardscope reproduce FILE... [--calibration c.yaml] [--json out.json] [--markdown out.md]`: predicts every
+// row of published measurements (validate/published/*.yaml) and prints each row's error and each source's
+// and part's MAPE, bias and rank agreement (Markdown on stdout).
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "apps/shardscope/commands.hpp"
+#include "apps/shardscope/option_checks.hpp"
+#include "apps/shardscope/output_file.hpp"
+#include "planner/io/text_file.hpp"
+#include "validate/fit/published.hpp"
+#include "validate/fit/reproduce_report.hpp"
+
+namespace shardscope::cli {
+
+namespace {
+
+struct Options {
+  std::vector<std::string> files;
+  std::string calibration, json, markdown;
+};
+
+fit::Reproduction reproduce(const Options& o) {
+  const std::string calibration_text =
+      o.calibration.empty() ? "" : read_text_file(o.calibration, "calibration");
+  std::vector<fit::SourceReproduction> sources;
+  for (const std::string& file : o.files)
+    sources.push_back(fit::reproduce_table(fit::load_published_file(file), calibration_text, o.calibration));
+  return fit::make_reproduction(std::move(sources),
+                                o.calibration.empty() ? "none (the presets' defaults)" : "`" + o.calibration + "`");
+}
+
+}  // namespace
+
+Registered register_reproduce(CLI::App& app) {
+  auto* cmd = app.add_subcommand("reproduce", "Predict published measurements and score the predictions");
+  auto o = std::make_shared<Options>();
+  cmd->add_option("files", o->files, "Published-measurements YAML files (validate/published/)")
+      ->required()
+      ->check(non_empty("a file path"));
+  cmd->add_option("--calibration", o->calibration, "Predict every row with this calibration")
+      ->check(non_empty("a file path"));
+  cmd->add_option("--json", o->json, "Also write the rows and summaries as JSON")->check(non_empty("a file path"));
+  cmd->add_option("--markdown", o->markdown, "Also write the Markdown report to a file")
+      ->check(non_empty("a file path"));
+  return {cmd, [o](std::ostream& out) {
+            std::vector<std::string> inputs = o->files;
+            inputs.push_back(o->calibration);
+            for (const auto& [option, path] : {std::pair{"--json", o->json}, std::pair{"--markdown", o->markdown}})
+              refuse_input_as_output(option, path, inputs);
+            if (!o->json.empty() && !o->markdown.empty()) refuse_input_as_output("--markdown", o->markdown, {o->json});
+            const OutputFile json_file = o->json.empty() ? OutputFile() : OutputFile("--json", o->json);
+            const OutputFile md_file = o->markdown.empty() ? OutputFile() : OutputFile("--markdown", o->markdown);
+            const fit::Reproduction r = reproduce(*o);
+            const std::string markdown = fit::reproduction_markdown(r);
+            out << markdown;
+            write_together({{&json_file, json_file.requested() ? fit::reproduction_json(r).dump(2) + "\n" : ""},
+                            {&md_file, markdown}});
+          }};
+}
+
+}  // namespace shardscope::cli

@@ -1,0 +1,146 @@
+// Reproducing published measurements: each row's scenario planned with its framework's sharding at its own
+// micro-batch, accumulation and checkpointing; errors, summaries and rank agreement.
+#include "validate/fit/reproduce.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "planner/core/error.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "planner/search/planner.hpp"
+#include "validate/fit/comparison.hpp"
+
+namespace shardscope::fit {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+const char* checkpointing_name(CheckpointPolicy policy) {
+  switch (policy) {
+    case CheckpointPolicy::none:
+      return "none";
+    case CheckpointPolicy::all:
+      return "all";
+    case CheckpointPolicy::search:
+      break;
+  }
+  return "search";
+}
+
+RowPrediction predict_row(const PublishedTable& table, const PublishedRow& row,
+                          const std::string& calibration_text, const std::string& calibration_file,
+                          const RowSimulate& simulate) {
+  RowPrediction p;
+  p.id = row.id;
+  p.part = row.part;
+  p.model = row.model;
+  p.gpus = row.gpus;
+  p.strategy = row_strategy(table, row);
+  p.measured_tokens_per_second_per_gpu = row.measured.tokens_per_second_per_gpu;
+  p.measured_memory_gib = row.measured.memory_gib;
+  const ValidScenario scenario(
+      parse_scenario_string(published_scenario_text(table, row), table.file + ":" + row.id));
+  const Calibration calibration = calibration_text.empty()
+                                      ? Calibration{}
+                                      : parse_calibration_string(calibration_text, calibration_file, scenario);
+  p.micro_batch = scenario.training.micro_batch;
+  p.accumulation_steps = scenario.training.gradient_accumulation_steps;
+  p.checkpointing = checkpointing_name(scenario.training.checkpointing);
+  const StrategyResult result =
+      plan_strategy(scenario, calibration, space_by_name(p.strategy, scenario.training), {nullptr, 1});
+  p.fits = result.fits;
+  if (!result.fits) {
+    p.shortfall_gib = result.shortfall_bytes / kGiB;
+    return p;
+  }
+  const PlanPrediction& predicted = result.plan.predicted;
+  p.predicted_tokens_per_second_per_gpu = predicted.tokens_per_second / row.gpus;
+  p.error = p.predicted_tokens_per_second_per_gpu / p.measured_tokens_per_second_per_gpu - 1;
+  p.predicted_memory_gib = predicted.peak_memory_bytes / kGiB;
+  if (p.measured_memory_gib) p.memory_error = p.predicted_memory_gib / *p.measured_memory_gib - 1;
+  if (simulate) {
+    if (const std::optional<double> seconds = simulate(scenario, calibration, result.plan)) {
+      const double tokens = static_cast<double>(p.micro_batch) * p.accumulation_steps *
+                            static_cast<double>(scenario.model.sequence_length);
+      p.simulated_tokens_per_second_per_gpu = tokens / *seconds;
+      p.simulated_error = *p.simulated_tokens_per_second_per_gpu / p.measured_tokens_per_second_per_gpu - 1;
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string row_strategy(const PublishedTable& table, const PublishedRow& row) {
+  const std::string stated = upper(row.sharding_stated);
+  if (stated == "FULL_SHARD" || stated == "FSDP" || stated.rfind("FSDP2", 0) == 0 ||
+      stated == "FSDP 8, CP 1")
+    return "fsdp";
+  if (stated == "SHARD_GRAD_OP") return "zero-2";
+  throw InputError(table.file, row.line, "rows." + row.id + ".sharding_stated",
+                   "'" + row.sharding_stated +
+                       "' names no strategy shardscope reproduces (FULL_SHARD, FSDP, FSDP2, SHARD_GRAD_OP)");
+}
+
+ReproduceSummary summarize_rows(const std::vector<RowPrediction>& rows, std::optional<PublishedPart> part) {
+  ReproduceSummary s;
+  std::vector<double> predicted, measured;
+  double memory_sum = 0;
+  int memory_rows = 0;
+  for (const RowPrediction& r : rows) {
+    if (part && r.part != *part) continue;
+    ++s.rows;
+    if (!r.fits) {
+      ++s.not_fitting;
+      continue;
+    }
+    ++s.predicted;
+    const double magnitude = std::abs(r.error);
+    s.mape += magnitude;
+    s.bias += r.error;
+    if (magnitude > 0.25) ++s.over_25_percent;
+    if (s.worst_row.empty() || magnitude > s.worst_abs_error) {
+      s.worst_abs_error = magnitude;
+      s.worst_row = r.id;
+    }
+    predicted.push_back(r.predicted_tokens_per_second_per_gpu);
+    measured.push_back(r.measured_tokens_per_second_per_gpu);
+    if (r.memory_error) {
+      memory_sum += std::abs(*r.memory_error);
+      ++memory_rows;
+    }
+  }
+  if (s.predicted > 0) {
+    s.mape /= s.predicted;
+    s.bias /= s.predicted;
+  }
+  s.spearman = spearman(predicted, measured);
+  if (memory_rows > 0) s.memory_mape = memory_sum / memory_rows;
+  return s;
+}
+
+SourceReproduction reproduce_table(const PublishedTable& table, const std::string& calibration_text,
+                                   const std::string& calibration_file, const RowSimulate& simulate) {
+  SourceReproduction out;
+  out.file = table.file;
+  out.source = table.source.name + ", " + table.source.table;
+  out.runtime_profile = table.runtime_profile;
+  out.memory_meaning = table.memory_meaning;
+  out.simulated = static_cast<bool>(simulate);
+  for (const PublishedRow& row : table.rows)
+    out.rows.push_back(predict_row(table, row, calibration_text, calibration_file, simulate));
+  out.fit = summarize_rows(out.rows, PublishedPart::fit);
+  out.held_out = summarize_rows(out.rows, PublishedPart::held_out);
+  out.all = summarize_rows(out.rows, std::nullopt);
+  return out;
+}
+
+}  // namespace shardscope::fit

@@ -1,0 +1,81 @@
+// Reproducing published measurements (validate/published/*.yaml): every row predicted by the planner (and,
+// through a callback, the simulator), its error against the measured numbers, and each part's summary.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/core/calibration.hpp"
+#include "planner/core/plan.hpp"
+#include "planner/core/valid_scenario.hpp"
+#include "validate/fit/published.hpp"
+
+namespace shardscope::fit {
+
+// One row's prediction. `error` is predicted / measured - 1 (positive: shardscope predicts faster).
+struct RowPrediction {
+  std::string id;
+  PublishedPart part = PublishedPart::fit;
+  std::string model;
+  int gpus = 0;
+  std::int64_t micro_batch = 0;
+  int accumulation_steps = 0;
+  std::string checkpointing;  // the scenario's: none | all | search
+  std::string strategy;       // the shardscope strategy the row's sharding maps to
+  bool fits = false;          // false: the planner says the framework's run would not fit
+  double shortfall_gib = 0;   // when it does not fit: memory the plan lacks
+  double measured_tokens_per_second_per_gpu = 0;
+  double predicted_tokens_per_second_per_gpu = 0;  // when it fits
+  double error = 0;                                // when it fits
+  std::optional<double> simulated_tokens_per_second_per_gpu;  // when a simulator ran it
+  std::optional<double> simulated_error;
+  std::optional<double> measured_memory_gib;  // the table's memory column (its meaning: the table's)
+  double predicted_memory_gib = 0;            // planner's peak per GPU, runtime reserve included
+  std::optional<double> memory_error;         // predicted / measured - 1 where both exist
+};
+
+// Errors of a set of rows that fit: mean absolute (MAPE), mean signed (bias) and the worst.
+struct ReproduceSummary {
+  int rows = 0;         // rows in the set
+  int predicted = 0;    // of them, predicted to fit
+  int not_fitting = 0;  // rows the framework ran that the planner refuses
+  double mape = 0;      // mean |error| over predicted rows
+  double bias = 0;      // mean error over predicted rows
+  double worst_abs_error = 0;
+  std::string worst_row;
+  int over_25_percent = 0;  // predicted rows with |error| > 25 %
+  std::optional<double> spearman;  // rank agreement of predicted and measured throughput (>= 3 rows)
+  std::optional<double> memory_mape;  // over rows with a measured memory
+};
+
+struct SourceReproduction {
+  std::string file;
+  std::string source;  // the source's name and table
+  std::string runtime_profile;
+  std::string memory_meaning;
+  std::vector<RowPrediction> rows;
+  ReproduceSummary fit, held_out, all;
+  bool simulated = false;  // whether the simulator's column is filled
+};
+
+// Simulates a row's plan; nothing when it cannot (the reason goes in the row's note by the caller).
+using RowSimulate = std::function<std::optional<double>(const ValidScenario& scenario,
+                                                        const Calibration& calibration, const Plan& plan)>;
+
+// The shardscope strategy for a row's stated sharding: FULL_SHARD and FSDP/FSDP2 -> fsdp, SHARD_GRAD_OP ->
+// zero-2. Throws InputError naming the row's line for any other.
+std::string row_strategy(const PublishedTable& table, const PublishedRow& row);
+
+// Predicts every row of `table`: its scenario (published_scenario_text), the strategy's plan at the row's
+// micro-batch, accumulation and checkpointing, priced with `calibration_text` (a calibration file's text,
+// parsed against each row's scenario; empty: none); `simulate` (optional) gives the simulated iteration
+// seconds of the plan.
+SourceReproduction reproduce_table(const PublishedTable& table, const std::string& calibration_text = "",
+                                   const std::string& calibration_file = "", const RowSimulate& simulate = {});
+
+// The summary of the rows in `part` (nullopt: every row); rank agreement by comparison.hpp's spearman.
+ReproduceSummary summarize_rows(const std::vector<RowPrediction>& rows, std::optional<PublishedPart> part);
+
+}  // namespace shardscope::fit
