@@ -1,6 +1,7 @@
 // `shardscope calibrate [MEASUREMENTS...] [--nccl-tests LOG...] --cluster C [--nodes N] --out
 // calibration.yaml
-// [--report fit.json] [--min-r2 R] [--product-shapes] [--holdout]`: least-squares fit of calibration.yaml to
+// [--report fit.json] [--min-r2 R] [--product-shapes] [--holdout]` (or `--published FILE... [--runtime NAME]`,
+// calibrate_published.hpp): least-squares fit of calibration.yaml to
 // the harness's measurements (validate/fit), with a table of every fitted quantity's residuals and R^2 and,
 // with --holdout, the compute fit's errors on products it did not see; a fit the points cannot support exits
 // 2 naming the quantity and points.
@@ -12,11 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "apps/shardscope/calibrate_published.hpp"
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
 #include "planner/core/cluster.hpp"
 #include "planner/core/error.hpp"
+#include "planner/core/names.hpp"
+#include "planner/core/runtime_profile.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/cluster_presets.hpp"
 #include "validate/fit/calibration_fit.hpp"
@@ -36,6 +40,8 @@ struct Options {
   double min_r_squared = fit::FitOptions{}.min_r_squared;
   double max_alpha_rms = fit::FitOptions{}.max_alpha_rms;
   bool product_shapes = false, holdout = false;
+  std::vector<std::string> published;  // --published: fit a runtime profile instead
+  std::string runtime;
 };
 
 // One trace's kernels by kind, and what became samples.
@@ -171,9 +177,16 @@ void add_calibrate_options(CLI::App& cmd, Options& o) {
       ->check(non_empty("a file path"));
   cmd.add_option("--nodes", o.nodes, "The cluster's node count (cluster.nodes), as the measured machine had")
       ->check(CLI::Range(1, 100000));
-  cmd.add_option("--cluster", o.cluster, "Cluster preset name or YAML file of the machine measured")
-      ->required()
+  cmd.add_option("--cluster", o.cluster,
+                 "Cluster preset name or YAML file of the machine measured (required unless --published)")
       ->check(non_empty("a cluster preset or file"));
+  cmd.add_option("--published", o.published,
+                 "Published-measurements files (validate/published/): fit their runtime profile's host cost "
+                 "and the GPU's kernel efficiencies on their fit rows, score the held-out rows")
+      ->check(non_empty("a file path"));
+  cmd.add_option("--runtime", o.runtime,
+                 "With --published: the runtime profile to fit instead of the files' runtime_profile")
+      ->check(CLI::IsMember(names<RuntimeName>()));
   cmd.add_option("--out", o.out, "Write the fitted calibration.yaml here")
       ->required()
       ->check(non_empty("a file path"));
@@ -216,7 +229,20 @@ std::vector<shardscope::Measurements> load_measured(const Options& o, const Clus
   return files;
 }
 
+// --published fits from published rows alone: the machine's measurements and options do not apply.
+void run_published(const Options& o, std::ostream& out) {
+  const bool measured = !o.measurements.empty() || !o.nccl_tests.empty() || !o.torch_traces.empty();
+  if (measured || !o.cluster.empty() || o.nodes > 0 || o.product_shapes || o.holdout) {
+    throw UsageError("--published", "fits from published rows alone; it takes no measurements, --nccl-tests, "
+                                    "--torch-trace, --cluster, --nodes, --product-shapes or --holdout");
+  }
+  run_calibrate_published({o.published, o.runtime, o.out, o.report}, out);
+}
+
 void run_calibrate(const Options& o, std::ostream& out) {
+  if (!o.published.empty()) return run_published(o, out);
+  if (!o.runtime.empty()) throw UsageError("--runtime", "applies to --published only");
+  if (o.cluster.empty()) throw UsageError("--cluster", "expected the cluster preset or file of the machine measured");
   std::vector<std::string> inputs = o.measurements;
   inputs.insert(inputs.end(), o.nccl_tests.begin(), o.nccl_tests.end());
   inputs.insert(inputs.end(), o.torch_traces.begin(), o.torch_traces.end());

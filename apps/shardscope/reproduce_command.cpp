@@ -9,6 +9,8 @@
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
+#include "planner/core/names.hpp"
+#include "planner/core/runtime_profile.hpp"
 #include "planner/io/text_file.hpp"
 #include "validate/fit/published.hpp"
 #include "validate/fit/reproduce_report.hpp"
@@ -20,14 +22,17 @@ namespace {
 struct Options {
   std::vector<std::string> files;
   std::string calibration, json, markdown;
+  std::string runtime;  // empty: each file's runtime_profile
 };
 
 fit::Reproduction reproduce(const Options& o) {
-  const std::string calibration_text =
-      o.calibration.empty() ? "" : read_text_file(o.calibration, "calibration");
+  fit::ReproduceOptions options;
+  options.calibration_text = o.calibration.empty() ? "" : read_text_file(o.calibration, "calibration");
+  options.calibration_file = o.calibration;
+  if (!o.runtime.empty()) options.runtime = parse_name<RuntimeName>(o.runtime);
   std::vector<fit::SourceReproduction> sources;
   for (const std::string& file : o.files)
-    sources.push_back(fit::reproduce_table(fit::load_published_file(file), calibration_text, o.calibration));
+    sources.push_back(fit::reproduce_table(fit::load_published_file(file), options));
   return fit::make_reproduction(std::move(sources),
                                 o.calibration.empty() ? "none (the presets' defaults)" : "`" + o.calibration + "`");
 }
@@ -42,6 +47,10 @@ Registered register_reproduce(CLI::App& app) {
       ->check(non_empty("a file path"));
   cmd->add_option("--calibration", o->calibration, "Predict every row with this calibration")
       ->check(non_empty("a file path"));
+  cmd->add_option("--runtime", o->runtime,
+                  "Predict with this runtime profile instead of each file's runtime_profile: " +
+                      join(names<RuntimeName>(), ", "))
+      ->check(CLI::IsMember(names<RuntimeName>()));
   cmd->add_option("--json", o->json, "Also write the rows and summaries as JSON")->check(non_empty("a file path"));
   cmd->add_option("--markdown", o->markdown, "Also write the Markdown report to a file")
       ->check(non_empty("a file path"));

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include "apps/shardscope/option_checks.hpp"
+#include "planner/core/names.hpp"
+#include "planner/core/runtime_profile.hpp"
 #include "planner/core/units.hpp"
 #include "planner/io/scenario_overrides.hpp"
 
@@ -17,7 +19,8 @@ bool is_json_file(const std::string& path) {
 }  // namespace
 
 bool ScenarioFlags::overridden() const {
-  return is_json_file(scenario) || !sets.empty() || !model.empty() || !cluster.empty() || nodes > 0;
+  return is_json_file(scenario) || !sets.empty() || !model.empty() || !cluster.empty() || nodes > 0 ||
+         !runtime.empty();
 }
 
 std::string ScenarioFlags::scenario_file() const { return is_json_file(scenario) ? "" : scenario; }
@@ -31,6 +34,7 @@ std::vector<ScenarioOverride> ScenarioFlags::overrides() const {
     const std::string count = std::to_string(nodes);
     out.push_back(option_override("--nodes " + count, "cluster.nodes", count));
   }
+  if (!runtime.empty()) out.push_back(option_override("--runtime " + runtime, "execution.runtime", runtime));
   for (const std::string& set : sets) out.push_back(parse_set_argument(set, "--set"));
   return out;
 }
@@ -69,6 +73,11 @@ void add_scenario_flags(CLI::App& command, ScenarioFlags& flags) {
       ->check(non_empty("a cluster preset or file"));
   command.add_option("--nodes", flags.nodes, "The cluster's node count (cluster.nodes)")
       ->check(CLI::Range(1, 100000));
+  command
+      .add_option("--runtime", flags.runtime,
+                  "The framework that runs the iteration (execution.runtime): " + join(names<RuntimeName>(), ", ") +
+                      " (scenarios/runtimes/)")
+      ->check(CLI::IsMember(names<RuntimeName>()));
 }
 
 }  // namespace shardscope::cli

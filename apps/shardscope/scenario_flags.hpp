@@ -1,5 +1,5 @@
 // The scenario options shared by inspect, plan and simulate: SCENARIO (optional), --set PATH=VALUE,
-// --model PRESET|config.json, --cluster PRESET|FILE, --nodes N.
+// --model PRESET|config.json, --cluster PRESET|FILE, --nodes N, --runtime NAME.
 #pragma once
 
 #include <string>
@@ -19,11 +19,12 @@ struct ScenarioFlags {
   std::vector<std::string> sets;
   std::string model, cluster;
   int nodes = 0;
+  std::string runtime;  // --runtime NAME: execution.runtime
 
   // Whether anything beyond a scenario YAML file is given (an override, or a config.json as SCENARIO).
   bool overridden() const;
   // The overrides in the order they apply: SCENARIO when it is a config.json, --model, --cluster, --nodes,
-  // then each --set as given.
+  // --runtime, then each --set as given.
   std::vector<ScenarioOverride> overrides() const;
   // The scenario YAML file, or "" when SCENARIO is absent or a config.json.
   std::string scenario_file() const;

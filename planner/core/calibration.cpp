@@ -62,4 +62,21 @@ double collective_efficiency_factor(const Calibration& calibration, LinkClass li
   return factor.value_or(1.0);
 }
 
+KernelEfficiency effective_kernels(const KernelEfficiency& preset, const RuntimeCalibration& calibration) {
+  KernelEfficiency k = preset;
+  k.gemm_fraction = calibration.gemm_fraction.value_or(k.gemm_fraction);
+  k.gemm_half_rate_flops = calibration.gemm_half_rate_flops.value_or(k.gemm_half_rate_flops);
+  k.attention_forward_fraction = calibration.attention_forward_fraction.value_or(k.attention_forward_fraction);
+  k.attention_backward_fraction = calibration.attention_backward_fraction.value_or(k.attention_backward_fraction);
+  k.elementwise_fraction = calibration.elementwise_fraction.value_or(k.elementwise_fraction);
+  return k;
+}
+
+RuntimeProfile effective_runtime(const RuntimeProfile& profile, const RuntimeCalibration& calibration) {
+  RuntimeProfile p = profile;
+  p.host_forward_seconds = calibration.host_forward_seconds.value_or(p.host_forward_seconds);
+  p.host_backward_seconds = calibration.host_backward_seconds.value_or(p.host_backward_seconds);
+  return p;
+}
+
 }  // namespace shardscope

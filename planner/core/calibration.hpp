@@ -46,6 +46,20 @@ struct ProductShapeModel {
   MisalignedDimensions misaligned_dimensions = MisalignedDimensions::rows_or_reduction;
 };
 
+// `runtime:` in a calibration file: a runtime profile's host costs and the GPU's kernel efficiencies, fitted to
+// measured rows (calibrate --published); each unset keeps the profile's or the cluster preset's value. Read
+// only under a runtime other than ideal.
+struct RuntimeCalibration {
+  std::optional<double> host_forward_seconds, host_backward_seconds;
+  std::optional<double> gemm_fraction, gemm_half_rate_flops;
+  std::optional<double> attention_forward_fraction, attention_backward_fraction;
+  std::optional<double> elementwise_fraction;
+  bool any() const {
+    return host_forward_seconds || host_backward_seconds || gemm_fraction || gemm_half_rate_flops ||
+           attention_forward_fraction || attention_backward_fraction || elementwise_fraction;
+  }
+};
+
 struct Calibration {
   std::string source_file;  // the calibration file it came from ("" when built in code); not in the digest
   // Per link class (indexed by LinkClass); unset = the cluster's nominal numbers.
@@ -82,7 +96,13 @@ struct Calibration {
   // twice, at this bandwidth (norms, activations, softmax, residuals: what the validation harness runs beside
   // the products), `elementwise_bandwidth` in the file; 0: element-wise work is not priced.
   double elementwise_bytes_per_second = 0;
+  RuntimeCalibration runtime;
 };
+
+// The kernel efficiencies a runtime prices with: the preset's, each replaced where the calibration fits it.
+KernelEfficiency effective_kernels(const KernelEfficiency& preset, const RuntimeCalibration& calibration);
+// The profile's host costs, each replaced where the calibration fits it.
+RuntimeProfile effective_runtime(const RuntimeProfile& profile, const RuntimeCalibration& calibration);
 
 // The efficiency factor for one ring step's message by the default table (1 when there is none).
 double message_efficiency_factor(const Calibration& calibration, double message_bytes);

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "planner/core/names.hpp"
+#include "planner/core/runtime_profile.hpp"
 
 namespace shardscope {
 
@@ -16,6 +18,7 @@ struct GpuSpec {
   double achievable_fraction = 0.5;       // fraction of peak reached by large GEMMs
   std::int64_t memory_bytes = 0;
   double hbm_bytes_per_second = 0;
+  std::optional<KernelEfficiency> kernels;  // measured kernel efficiencies (runtimes other than ideal)
 };
 
 enum class IntraNodeKind { pcie, nvswitch };

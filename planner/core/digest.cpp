@@ -107,6 +107,26 @@ std::uint64_t fnv1a_64(std::string_view bytes) {
   return hash;
 }
 
+namespace {
+
+void add_runtime(CanonicalText& c, const Scenario& scenario) {
+  const RuntimeProfile& r = scenario.execution.runtime;
+  if (!r.kernel_pricing()) return;
+  c.add("execution.runtime", static_cast<int>(r.name));
+  c.add("execution.runtime.host_forward_seconds", r.host_forward_seconds);
+  c.add("execution.runtime.host_backward_seconds", r.host_backward_seconds);
+  c.add("execution.runtime.reserve_bytes", r.reserve_bytes);
+  if (const std::optional<KernelEfficiency>& k = scenario.cluster.gpu.kernels) {
+    c.add("gpu.kernels.gemm_fraction", k->gemm_fraction);
+    c.add("gpu.kernels.gemm_half_rate_flops", k->gemm_half_rate_flops);
+    c.add("gpu.kernels.attention_forward_fraction", k->attention_forward_fraction);
+    c.add("gpu.kernels.attention_backward_fraction", k->attention_backward_fraction);
+    c.add("gpu.kernels.elementwise_fraction", k->elementwise_fraction);
+  }
+}
+
+}  // namespace
+
 std::uint64_t scenario_digest(const Scenario& scenario) {
   CanonicalText c;
   c.add("model.sequence_length", scenario.model.sequence_length);
@@ -121,6 +141,7 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
   c.add("execution.overlap", scenario.execution.overlap);
   c.add("execution.prefetch_depth", scenario.execution.prefetch_depth);
   c.add("execution.bucket_bytes", scenario.execution.bucket_bytes);
+  add_runtime(c, scenario);  // nothing under ideal: its digests stay as they were
   return fnv1a_64(c.text());
 }
 
@@ -176,6 +197,18 @@ std::uint64_t calibration_digest(const Calibration& calibration) {
     c.add("product_shapes.alignment_elements", static_cast<double>(m.alignment_elements));
     if (m.misaligned_dimensions != MisalignedDimensions::rows_or_reduction)
       c.add("product_shapes.misaligned_dimensions", static_cast<double>(m.misaligned_dimensions));
+  }
+  const RuntimeCalibration& r = calibration.runtime;  // none: the digest is unchanged
+  const std::pair<const char*, const std::optional<double>*> fits[] = {
+      {"runtime.host_forward_seconds", &r.host_forward_seconds},
+      {"runtime.host_backward_seconds", &r.host_backward_seconds},
+      {"runtime.gemm_fraction", &r.gemm_fraction},
+      {"runtime.gemm_half_rate_flops", &r.gemm_half_rate_flops},
+      {"runtime.attention_forward_fraction", &r.attention_forward_fraction},
+      {"runtime.attention_backward_fraction", &r.attention_backward_fraction},
+      {"runtime.elementwise_fraction", &r.elementwise_fraction}};
+  for (const auto& [key, value] : fits) {
+    if (*value) c.add(key, **value);
   }
   if (calibration.elementwise_bytes_per_second > 0)
     c.add("elementwise_bytes_per_second", calibration.elementwise_bytes_per_second);

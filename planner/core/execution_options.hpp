@@ -3,6 +3,7 @@
 #pragma once
 
 #include "planner/core/names.hpp"
+#include "planner/core/runtime_profile.hpp"
 
 namespace shardscope {
 
@@ -40,6 +41,7 @@ struct ExecutionOptions {
   double bucket_bytes = 0;  // gradient bucket size for the simulator (0: each slice reduced alone); the
                             // planner prices one reduce-scatter per slice either way
   CollectivesChoice collectives = CollectivesChoice::automatic;
+  RuntimeProfile runtime;  // execution.runtime: the framework's profile, resolved from its file
 };
 
 }  // namespace shardscope

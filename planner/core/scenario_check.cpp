@@ -1,6 +1,7 @@
 // Scenario defaults and invariants: what every entry point relies on (positive sizes, dividing groups).
 #include "planner/core/scenario_check.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "planner/core/checked_math.hpp"
@@ -204,6 +205,23 @@ void check_execution(const ExecutionOptions& e, Issues& issues) {
   issues.non_negative("execution.bucket", e.bucket_bytes, "byte size");
 }
 
+// A runtime profile other than ideal prices kernels by the GPU's measured efficiencies, which the paper cost
+// model (its own formulas) does not read and a GPU without `kernels` does not give.
+void check_runtime(const Scenario& s, Issues& issues) {
+  const RuntimeProfile& r = s.execution.runtime;
+  if (!r.kernel_pricing()) return;
+  const std::string name = to_string(r.name);
+  if (s.planner.cost_model == CostModelKind::paper) {
+    issues.add("execution.runtime", "runtime " + name +
+                                        " needs the topology cost model; the paper model prices the papers' "
+                                        "own formulas (use runtime ideal)");
+  } else if (!s.cluster.gpu.kernels) {
+    issues.add("execution.runtime", "runtime " + name + " prices kernels by the GPU's measured efficiencies, " +
+                                        "and GPU '" + s.cluster.gpu.name +
+                                        "' gives none (cluster.gpu.kernels); use runtime ideal or add them");
+  }
+}
+
 // A model must give an iteration something that takes time, or its throughput (samples / 0 s) is undefined:
 // under the topology model some operator computes or has trainable parameters (an optimizer update); under
 // the paper model some operator has a gamma, or on several GPUs there is something to communicate. (A paper
@@ -264,6 +282,7 @@ std::vector<ScenarioIssue> scenario_issues(const Scenario& scenario) {
   check_training(scenario, issues);
   check_planner(scenario.planner, issues);
   check_execution(scenario.execution, issues);
+  check_runtime(scenario, issues);
   return issues.take();
 }
 
@@ -336,7 +355,10 @@ void validate_calibration(const Calibration& calibration, const Scenario& scenar
 }
 
 double runtime_reserve_bytes(const Scenario& scenario, const Calibration& calibration) {
-  const double own = static_cast<double>(scenario.training.runtime_reserve_bytes);
+  // The scenario's own reserve, or its runtime profile's when that is larger (CUDA context, NCCL buffers,
+  // allocator fragmentation: the framework holds them whatever the scenario says).
+  const double own = std::max(static_cast<double>(scenario.training.runtime_reserve_bytes),
+                              scenario.execution.runtime.reserve_bytes);
   if (scenario.planner.cost_model == CostModelKind::paper)
     return own;  // the paper model reads no calibration
   return calibration.runtime_reserve_bytes.value_or(own);

@@ -7,6 +7,18 @@
 
 namespace shardscope {
 
+ComputeModel::ComputeModel(const Cluster& cluster, Precision precision, const Calibration& calibration,
+                           const RuntimeProfile& runtime)
+    : gpu_(cluster.gpu),
+      precision_(precision),
+      calibration_(calibration),
+      runtime_(effective_runtime(runtime, calibration.runtime)),
+      kernels_(effective_kernels(cluster.gpu.kernels.value_or(KernelEfficiency{}), calibration.runtime)) {}
+
+double ComputeModel::peak_flops_per_second() const {
+  return precision_ == Precision::fp32 ? gpu_.peak_flops_per_second_fp32 : gpu_.peak_flops_per_second_fp16;
+}
+
 double ComputeModel::flops_per_second(const Operator& op) const {
   const double peak =
       precision_ == Precision::fp32 ? gpu_.peak_flops_per_second_fp32 : gpu_.peak_flops_per_second_fp16;
@@ -41,6 +53,7 @@ double ComputeModel::backward_seconds(const Operator& op, double samples, int sl
 }
 
 ComputeModel::PassSeconds ComputeModel::pass_seconds(const Operator& op, double samples, int slices) const {
+  if (runtime_.kernel_pricing()) return kernel_pass_seconds(op, samples, slices);
   PassSeconds out;
   if (calibration_.product_shapes && !op.forward_gemms.empty()) {
     out = shaped_pass_seconds(op, samples, slices);

@@ -1,18 +1,22 @@
 // Compute time of an operator from its FLOPs and the GPU's achievable rate (calibratable per operator kind
-// and by matrix-product size), or from its products' shapes and element-wise bytes (calibration.hpp).
+// and by matrix-product size), or from its products' shapes and element-wise bytes (calibration.hpp), or, under
+// a framework's runtime profile, from the GPU's kernel efficiencies (kernel_pricing.cpp).
 #pragma once
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/cluster.hpp"
 #include "planner/core/model.hpp"
+#include "planner/core/runtime_profile.hpp"
 #include "planner/core/training_config.hpp"
 
 namespace shardscope {
 
 class ComputeModel {
  public:
-  ComputeModel(const Cluster& cluster, Precision precision, const Calibration& calibration)
-      : gpu_(cluster.gpu), precision_(precision), calibration_(calibration) {}
+  // `runtime` other than ideal prices kernels by the GPU's efficiencies (cluster.gpu.kernels, which scenario
+  // validation requires then) and the calibration's `runtime` fits, with the profile's host floor per pass.
+  ComputeModel(const Cluster& cluster, Precision precision, const Calibration& calibration,
+               const RuntimeProfile& runtime = {});
 
   double flops_per_second(const Operator& op) const;
   // The whole pass over `samples` samples, cut into `slices` slices (each computes 1/slices of every
@@ -36,10 +40,14 @@ class ComputeModel {
 
  private:
   PassSeconds shaped_pass_seconds(const Operator& op, double samples, int slices) const;
+  PassSeconds kernel_pass_seconds(const Operator& op, double samples, int slices) const;
+  double peak_flops_per_second() const;
 
   GpuSpec gpu_;
   Precision precision_;
   Calibration calibration_;  // owned: callers often pass a temporary
+  RuntimeProfile runtime_;    // with the calibration's host fits applied
+  KernelEfficiency kernels_;  // the GPU's, with the calibration's fits applied (kernel pricing only)
 };
 
 }  // namespace shardscope

@@ -39,7 +39,7 @@ TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibr
       calibration_(calibration),
       accumulation_steps_(accumulation_steps_of(scenario, options)),
       collectives_(scenario.cluster, scenario.training.group_size, calibration, options.collectives),
-      compute_(scenario.cluster, scenario.training.precision, calibration),
+      compute_(scenario.cluster, scenario.training.precision, calibration, scenario.execution.runtime),
       state_(state_bytes_per_parameter(scenario.training.precision, scenario.training.optimizer)),
       reserve_bytes_(runtime_reserve_bytes(scenario, calibration)),
       neighbour_mode_(options.neighbours),

@@ -60,11 +60,34 @@ std::array<std::optional<double>, 3> parse_collective_efficiency(const YamlMap& 
   return out;
 }
 
+// `runtime:`: a runtime profile's fitted host costs (durations) and kernel efficiencies (fractions; the
+// half-rate size in FLOPs), each optional.
+RuntimeCalibration parse_runtime_fits(const YamlMap& map) {
+  map.reject_unknown({"host_forward_per_operator", "host_backward_per_operator", "gemm_fraction",
+                      "gemm_half_rate_flops", "attention_forward_fraction", "attention_backward_fraction",
+                      "elementwise_fraction"});
+  RuntimeCalibration r;
+  const auto duration = [&](const char* key, std::optional<double>& out) {
+    if (map.has(key)) out = map.duration(key);
+  };
+  const auto fraction = [&](const char* key, std::optional<double>& out) {
+    if (map.has(key)) out = map.number(key, 1e-3, 1.0);
+  };
+  duration("host_forward_per_operator", r.host_forward_seconds);
+  duration("host_backward_per_operator", r.host_backward_seconds);
+  fraction("gemm_fraction", r.gemm_fraction);
+  if (map.has("gemm_half_rate_flops")) r.gemm_half_rate_flops = map.number("gemm_half_rate_flops", 0, 1e15);
+  fraction("attention_forward_fraction", r.attention_forward_fraction);
+  fraction("attention_backward_fraction", r.attention_backward_fraction);
+  fraction("elementwise_fraction", r.elementwise_fraction);
+  return r;
+}
+
 Calibration parse_calibration(const YamlMap& root) {
   const std::string& file = root.file();
   root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead",
                        "runtime_reserve", "message_efficiency", "gemm_efficiency", "product_shapes",
-                       "elementwise_bandwidth"});
+                       "elementwise_bandwidth", "runtime"});
   Calibration cal;
   cal.source_file = file;
   if (root.has("links")) {
@@ -130,6 +153,7 @@ Calibration parse_calibration(const YamlMap& root) {
     cal.product_shapes = model;
   }
   cal.elementwise_bytes_per_second = root.bandwidth_or("elementwise_bandwidth", 0.0);
+  if (root.has("runtime")) cal.runtime = parse_runtime_fits(root.map("runtime"));
   if (root.has("runtime_reserve")) {
     cal.runtime_reserve_bytes = static_cast<double>(root.bytes("runtime_reserve", 0, std::int64_t{1} << 44));
   }

@@ -4,8 +4,23 @@
 namespace shardscope {
 namespace {
 
+// `gpu.kernels`: measured kernel efficiencies (fractions of peak or of HBM bandwidth; the half-rate size in
+// FLOPs of one product), read by every runtime profile but ideal.
+KernelEfficiency parse_kernels(const YamlMap& map) {
+  map.reject_unknown({"gemm_fraction", "gemm_half_rate_flops", "attention_forward_fraction",
+                      "attention_backward_fraction", "elementwise_fraction"});
+  KernelEfficiency k;
+  k.gemm_fraction = map.number("gemm_fraction", 1e-3, 1.0);
+  k.gemm_half_rate_flops = map.number("gemm_half_rate_flops", 0, 1e15);
+  k.attention_forward_fraction = map.number("attention_forward_fraction", 1e-3, 1.0);
+  k.attention_backward_fraction = map.number("attention_backward_fraction", 1e-3, 1.0);
+  k.elementwise_fraction = map.number("elementwise_fraction", 1e-3, 1.0);
+  return k;
+}
+
 GpuSpec parse_gpu(const YamlMap& map) {
-  map.reject_unknown({"name", "peak_fp16", "peak_fp32", "achievable_fraction", "memory", "hbm_bandwidth"});
+  map.reject_unknown(
+      {"name", "peak_fp16", "peak_fp32", "achievable_fraction", "memory", "hbm_bandwidth", "kernels"});
   GpuSpec gpu;
   gpu.name = map.name("name");
   gpu.peak_flops_per_second_fp16 = map.flops("peak_fp16");
@@ -13,6 +28,7 @@ GpuSpec parse_gpu(const YamlMap& map) {
   gpu.achievable_fraction = map.number_or("achievable_fraction", 0.5, 1e-3, 1.0);
   gpu.memory_bytes = map.bytes("memory", 1 << 20, std::int64_t{1} << 44);
   gpu.hbm_bytes_per_second = map.bandwidth("hbm_bandwidth");
+  if (map.has("kernels")) gpu.kernels = parse_kernels(map.map("kernels"));
   return gpu;
 }
 

@@ -15,5 +15,6 @@ struct EmbeddedFile {
 
 const std::vector<EmbeddedFile>& embedded_cluster_files();  // scenarios/clusters/*.yaml
 const std::vector<EmbeddedFile>& embedded_model_files();    // scenarios/models/*.yaml
+const std::vector<EmbeddedFile>& embedded_runtime_files();  // scenarios/runtimes/*.yaml
 
 }  // namespace shardscope

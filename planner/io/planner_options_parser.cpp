@@ -2,6 +2,7 @@
 #include "planner/io/planner_options_parser.hpp"
 
 #include "planner/io/internal/yaml_reader.hpp"
+#include "planner/io/runtime_profiles.hpp"
 
 namespace shardscope {
 
@@ -38,11 +39,12 @@ namespace shardscope {
 void parse_execution_options(const YAML::Node& node, const std::string& file, ExecutionOptions& out) {
   if (!node.IsDefined() || node.IsNull()) return;
   const YamlMap map(node, file, "execution");
-  map.reject_unknown({"overlap", "prefetch_depth", "bucket", "collectives"});
+  map.reject_unknown({"overlap", "prefetch_depth", "bucket", "collectives", "runtime"});
   out.overlap = map.boolean_or("overlap", out.overlap);
   out.prefetch_depth = static_cast<int>(map.integer_or("prefetch_depth", out.prefetch_depth, 0, 64));
   out.bucket_bytes = static_cast<double>(map.bytes_or("bucket", 0, 0, std::int64_t{1} << 40));
   out.collectives = map.choice_or("collectives", out.collectives);
+  if (map.has("runtime")) out.runtime = runtime_profile(map.choice<RuntimeName>("runtime"));
 }
 
 }  // namespace shardscope

@@ -50,4 +50,9 @@ const PresetCatalog& model_presets() {
   return catalog;
 }
 
+const PresetCatalog& runtime_presets() {
+  static const PresetCatalog catalog("runtime", "scenarios/runtimes", embedded_runtime_files());
+  return catalog;
+}
+
 }  // namespace shardscope

@@ -34,5 +34,6 @@ class PresetCatalog {
 
 const PresetCatalog& cluster_presets();  // scenarios/clusters/*.yaml
 const PresetCatalog& model_presets();    // scenarios/models/*.yaml
+const PresetCatalog& runtime_presets();  // scenarios/runtimes/*.yaml
 
 }  // namespace shardscope

@@ -38,6 +38,22 @@ void write_gemm_tables(std::ostringstream& out, const Calibration& calibration) 
   }
 }
 
+// `runtime:` with the fitted host costs (seconds) and kernel efficiencies, only those the fit set.
+void write_runtime_fits(std::ostream& out, const RuntimeCalibration& r) {
+  if (!r.any()) return;
+  out << "runtime:\n";
+  const auto line = [&](const char* key, const std::optional<double>& value, const char* unit) {
+    if (value) out << "  " << key << ": " << exact(*value) << unit << "\n";
+  };
+  line("host_forward_per_operator", r.host_forward_seconds, "s");
+  line("host_backward_per_operator", r.host_backward_seconds, "s");
+  line("gemm_fraction", r.gemm_fraction, "");
+  line("gemm_half_rate_flops", r.gemm_half_rate_flops, "");
+  line("attention_forward_fraction", r.attention_forward_fraction, "");
+  line("attention_backward_fraction", r.attention_backward_fraction, "");
+  line("elementwise_fraction", r.elementwise_fraction, "");
+}
+
 }  // namespace
 
 std::string calibration_yaml(const Calibration& calibration, const std::string& header) {
@@ -92,6 +108,7 @@ std::string calibration_yaml(const Calibration& calibration, const std::string& 
   out << "overlap_slowdown: " << exact(calibration.overlap_slowdown) << "\n";
   out << "slice_overhead: " << exact(calibration.slice_overhead_seconds) << "s\n";
   if (!calibration.message_efficiency.empty()) write_table(out, calibration.message_efficiency, "");
+  write_runtime_fits(out, calibration.runtime);
   if (calibration.runtime_reserve_bytes) {
     out << "runtime_reserve: " << static_cast<long long>(std::llround(*calibration.runtime_reserve_bytes))
         << "\n";

@@ -308,8 +308,7 @@ std::string published_scenario_text(const PublishedTable& table, const Published
   const auto flag = [](bool value) { return value ? "true" : "false"; };
   std::ostringstream out;
   out << "# " << table.source.name << ", " << table.source.table << ", row " << row.id << " ("
-      << (row.part == PublishedPart::fit ? "fit" : "held out") << "); runtime profile "
-      << table.runtime_profile << ".\n";
+      << (row.part == PublishedPart::fit ? "fit" : "held out") << ").\n";
   if (!row.sequence_tokens)
     out << "# assumed sequence length " << *sequence << ": " << row.assumed_source << "\n";
   out << "name: " << row.id << "\n";
@@ -356,6 +355,7 @@ std::string published_scenario_text(const PublishedTable& table, const Published
       out << "  checkpointing: search\n";
       break;
   }
+  out << "execution:\n  runtime: " << table.runtime_profile << "\n";
   return out.str();
 }
 

@@ -8,6 +8,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
+#include "planner/io/runtime_profiles.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/planner.hpp"
 #include "validate/fit/comparison.hpp"
@@ -33,48 +34,6 @@ const char* checkpointing_name(CheckpointPolicy policy) {
       break;
   }
   return "search";
-}
-
-RowPrediction predict_row(const PublishedTable& table, const PublishedRow& row,
-                          const std::string& calibration_text, const std::string& calibration_file,
-                          const RowSimulate& simulate) {
-  RowPrediction p;
-  p.id = row.id;
-  p.part = row.part;
-  p.model = row.model;
-  p.gpus = row.gpus;
-  p.strategy = row_strategy(table, row);
-  p.measured_tokens_per_second_per_gpu = row.measured.tokens_per_second_per_gpu;
-  p.measured_memory_gib = row.measured.memory_gib;
-  const ValidScenario scenario(
-      parse_scenario_string(published_scenario_text(table, row), table.file + ":" + row.id));
-  const Calibration calibration = calibration_text.empty()
-                                      ? Calibration{}
-                                      : parse_calibration_string(calibration_text, calibration_file, scenario);
-  p.micro_batch = scenario.training.micro_batch;
-  p.accumulation_steps = scenario.training.gradient_accumulation_steps;
-  p.checkpointing = checkpointing_name(scenario.training.checkpointing);
-  const StrategyResult result =
-      plan_strategy(scenario, calibration, space_by_name(p.strategy, scenario.training), {nullptr, 1});
-  p.fits = result.fits;
-  if (!result.fits) {
-    p.shortfall_gib = result.shortfall_bytes / kGiB;
-    return p;
-  }
-  const PlanPrediction& predicted = result.plan.predicted;
-  p.predicted_tokens_per_second_per_gpu = predicted.tokens_per_second / row.gpus;
-  p.error = p.predicted_tokens_per_second_per_gpu / p.measured_tokens_per_second_per_gpu - 1;
-  p.predicted_memory_gib = predicted.peak_memory_bytes / kGiB;
-  if (p.measured_memory_gib) p.memory_error = p.predicted_memory_gib / *p.measured_memory_gib - 1;
-  if (simulate) {
-    if (const std::optional<double> seconds = simulate(scenario, calibration, result.plan)) {
-      const double tokens = static_cast<double>(p.micro_batch) * p.accumulation_steps *
-                            static_cast<double>(scenario.model.sequence_length);
-      p.simulated_tokens_per_second_per_gpu = tokens / *seconds;
-      p.simulated_error = *p.simulated_tokens_per_second_per_gpu / p.measured_tokens_per_second_per_gpu - 1;
-    }
-  }
-  return p;
 }
 
 }  // namespace
@@ -127,20 +86,80 @@ ReproduceSummary summarize_rows(const std::vector<RowPrediction>& rows, std::opt
   return s;
 }
 
-SourceReproduction reproduce_table(const PublishedTable& table, const std::string& calibration_text,
-                                   const std::string& calibration_file, const RowSimulate& simulate) {
+PreparedTable prepare_table(const PublishedTable& table, std::optional<RuntimeName> runtime) {
+  PreparedTable out{&table, runtime ? to_string(*runtime) : table.runtime_profile, {}};
+  out.rows.reserve(table.rows.size());
+  for (const PublishedRow& row : table.rows) {
+    Scenario parsed = parse_scenario_string(published_scenario_text(table, row), table.file + ":" + row.id);
+    if (runtime) parsed.execution.runtime = runtime_profile(*runtime);
+    out.rows.push_back(PreparedRow{&row, row_strategy(table, row), ValidScenario(std::move(parsed))});
+  }
+  return out;
+}
+
+RowPrediction predict_prepared(const PreparedRow& prepared, const Calibration& calibration,
+                               const RowSimulate& simulate) {
+  const PublishedRow& row = *prepared.row;
+  const ValidScenario& scenario = prepared.scenario;
+  RowPrediction p;
+  p.id = row.id;
+  p.part = row.part;
+  p.model = row.model;
+  p.gpus = row.gpus;
+  p.strategy = prepared.strategy;
+  p.measured_tokens_per_second_per_gpu = row.measured.tokens_per_second_per_gpu;
+  p.measured_memory_gib = row.measured.memory_gib;
+  p.micro_batch = scenario.training.micro_batch;
+  p.accumulation_steps = scenario.training.gradient_accumulation_steps;
+  p.checkpointing = checkpointing_name(scenario.training.checkpointing);
+  const StrategyResult result =
+      plan_strategy(scenario, calibration, space_by_name(p.strategy, scenario.training), {nullptr, 1});
+  p.fits = result.fits;
+  if (!result.fits) {
+    p.shortfall_gib = result.shortfall_bytes / kGiB;
+    return p;
+  }
+  const PlanPrediction& predicted = result.plan.predicted;
+  p.predicted_tokens_per_second_per_gpu = predicted.tokens_per_second / row.gpus;
+  p.error = p.predicted_tokens_per_second_per_gpu / p.measured_tokens_per_second_per_gpu - 1;
+  p.predicted_memory_gib = predicted.peak_memory_bytes / kGiB;
+  if (p.measured_memory_gib) p.memory_error = p.predicted_memory_gib / *p.measured_memory_gib - 1;
+  if (!simulate) return p;
+  if (const std::optional<double> seconds = simulate(scenario, calibration, result.plan)) {
+    const double tokens = static_cast<double>(p.micro_batch) * p.accumulation_steps *
+                          static_cast<double>(scenario.model.sequence_length);
+    p.simulated_tokens_per_second_per_gpu = tokens / *seconds;
+    p.simulated_error = *p.simulated_tokens_per_second_per_gpu / p.measured_tokens_per_second_per_gpu - 1;
+  }
+  return p;
+}
+
+SourceReproduction reproduce_prepared(const PreparedTable& table, const std::vector<Calibration>& calibrations,
+                                      const RowSimulate& simulate) {
   SourceReproduction out;
-  out.file = table.file;
-  out.source = table.source.name + ", " + table.source.table;
+  out.file = table.table->file;
+  out.source = table.table->source.name + ", " + table.table->source.table;
   out.runtime_profile = table.runtime_profile;
-  out.memory_meaning = table.memory_meaning;
+  out.memory_meaning = table.table->memory_meaning;
   out.simulated = static_cast<bool>(simulate);
-  for (const PublishedRow& row : table.rows)
-    out.rows.push_back(predict_row(table, row, calibration_text, calibration_file, simulate));
+  for (std::size_t i = 0; i < table.rows.size(); ++i)
+    out.rows.push_back(predict_prepared(table.rows[i], calibrations[i], simulate));
   out.fit = summarize_rows(out.rows, PublishedPart::fit);
   out.held_out = summarize_rows(out.rows, PublishedPart::held_out);
   out.all = summarize_rows(out.rows, std::nullopt);
   return out;
+}
+
+SourceReproduction reproduce_table(const PublishedTable& table, const ReproduceOptions& options) {
+  const PreparedTable prepared = prepare_table(table, options.runtime);
+  std::vector<Calibration> calibrations;
+  for (const PreparedRow& row : prepared.rows) {
+    calibrations.push_back(options.calibration_text.empty()
+                               ? Calibration{}
+                               : parse_calibration_string(options.calibration_text, options.calibration_file,
+                                                          row.scenario));
+  }
+  return reproduce_prepared(prepared, calibrations, options.simulate);
 }
 
 }  // namespace shardscope::fit

@@ -53,7 +53,7 @@ struct ReproduceSummary {
 struct SourceReproduction {
   std::string file;
   std::string source;  // the source's name and table
-  std::string runtime_profile;
+  std::string runtime_profile;  // the one predicted with
   std::string memory_meaning;
   std::vector<RowPrediction> rows;
   ReproduceSummary fit, held_out, all;
@@ -69,11 +69,37 @@ using RowSimulate = std::function<std::optional<double>(const ValidScenario& sce
 std::string row_strategy(const PublishedTable& table, const PublishedRow& row);
 
 // Predicts every row of `table`: its scenario (published_scenario_text), the strategy's plan at the row's
-// micro-batch, accumulation and checkpointing, priced with `calibration_text` (a calibration file's text,
-// parsed against each row's scenario; empty: none); `simulate` (optional) gives the simulated iteration
-// seconds of the plan.
-SourceReproduction reproduce_table(const PublishedTable& table, const std::string& calibration_text = "",
-                                   const std::string& calibration_file = "", const RowSimulate& simulate = {});
+// micro-batch, accumulation and checkpointing, priced with the options' calibration (a calibration file's
+// text, parsed against each row's scenario); `simulate` (optional) gives the simulated iteration seconds of
+// the plan.
+// `runtime` (optional) replaces the table's runtime profile.
+struct ReproduceOptions {
+  std::string calibration_text;  // empty: no calibration
+  std::string calibration_file;
+  std::optional<RuntimeName> runtime;
+  RowSimulate simulate;
+};
+SourceReproduction reproduce_table(const PublishedTable& table, const ReproduceOptions& options = {});
+
+// A table's rows as checked scenarios, made once: a fit prices them under many calibrations.
+struct PreparedRow {
+  const PublishedRow* row;
+  std::string strategy;
+  ValidScenario scenario;
+};
+struct PreparedTable {
+  const PublishedTable* table;
+  std::string runtime_profile;  // the one the scenarios run
+  std::vector<PreparedRow> rows;
+};
+// Throws InputError naming the file and row for a row that cannot become a scenario.
+PreparedTable prepare_table(const PublishedTable& table, std::optional<RuntimeName> runtime = std::nullopt);
+// One row priced under `calibration` (and simulated when `simulate` is given).
+RowPrediction predict_prepared(const PreparedRow& row, const Calibration& calibration,
+                               const RowSimulate& simulate = {});
+// Every row of a prepared table, with its summaries.
+SourceReproduction reproduce_prepared(const PreparedTable& table, const std::vector<Calibration>& calibrations,
+                                      const RowSimulate& simulate = {});
 
 // The summary of the rows in `part` (nullopt: every row); rank agreement by comparison.hpp's spearman.
 ReproduceSummary summarize_rows(const std::vector<RowPrediction>& rows, std::optional<PublishedPart> part);

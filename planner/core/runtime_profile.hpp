@@ -1,0 +1,48 @@
+// RuntimeProfile: how a training framework executes an iteration (ideal executor, PyTorch FSDP2 / FSDP1,
+// DeepSpeed ZeRO) — what it costs on the host per operator, the memory it holds outside the model, and
+// whether kernels are priced by the GPU's measured efficiencies (scenarios/runtimes/*.yaml, with sources).
+#pragma once
+
+#include <optional>
+
+#include "planner/core/names.hpp"
+
+namespace shardscope {
+
+enum class RuntimeName { ideal, fsdp2, fsdp1, deepspeed };
+
+template <>
+struct EnumNames<RuntimeName> {
+  static constexpr NameEntry<RuntimeName> table[] = {
+      {RuntimeName::ideal, "ideal", "an ideal executor: one GEMM rate, no host cost, no reserve (default)"},
+      {RuntimeName::fsdp2, "fsdp2", "PyTorch FSDP2 (fully_shard), eager"},
+      {RuntimeName::fsdp1, "fsdp1", "PyTorch FSDP1 (FullyShardedDataParallel), eager"},
+      {RuntimeName::deepspeed, "deepspeed", "DeepSpeed ZeRO (stage 1-3, MiCS, ZeRO++)"},
+  };
+};
+
+// The numbers a profile file gives (scenarios/runtimes/NAME.yaml); ideal's are all zero.
+struct RuntimeProfile {
+  RuntimeName name = RuntimeName::ideal;
+  // Host time to issue one operator's forward or backward (Python, autograd, the framework's hooks and the
+  // kernels' launches): a pass takes at least this long, however small its kernels.
+  double host_forward_seconds = 0;
+  double host_backward_seconds = 0;
+  // Memory outside the model's tensors on every GPU: CUDA context, NCCL buffers, cuBLAS workspace and the
+  // caching allocator's fragmentation.
+  double reserve_bytes = 0;
+  // Whether kernels are priced by the GPU's efficiencies (GpuSpec::kernels), with flash attention computing
+  // the causal half of the scores; false: every FLOP at the GPU's one achievable fraction.
+  bool kernel_pricing() const { return name != RuntimeName::ideal; }
+};
+
+// A GPU's kernel efficiencies (cluster presets, `gpu.kernels`), read by every runtime but `ideal`.
+struct KernelEfficiency {
+  double gemm_fraction = 0;               // of peak, reached by large matrix products
+  double gemm_half_rate_flops = 0;        // a product of this many FLOPs reaches half of gemm_fraction
+  double attention_forward_fraction = 0;  // of peak, flash attention's forward (causal FLOPs)
+  double attention_backward_fraction = 0;  // of peak, its backward (2.5 x the forward's FLOPs: recompute)
+  double elementwise_fraction = 0;        // of HBM bandwidth, norms, activations, residual adds
+};
+
+}  // namespace shardscope
