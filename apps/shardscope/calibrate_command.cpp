@@ -1,10 +1,10 @@
 // `shardscope calibrate [MEASUREMENTS...] [--nccl-tests LOG...] --cluster C [--nodes N] --out
 // calibration.yaml
-// [--report fit.json] [--min-r2 R] [--product-shapes] [--holdout]` (or `--published FILE... [--runtime NAME]`,
-// calibrate_published.hpp): least-squares fit of calibration.yaml to
-// the harness's measurements (validate/fit), with a table of every fitted quantity's residuals and R^2 and,
-// with --holdout, the compute fit's errors on products it did not see; a fit the points cannot support exits
-// 2 naming the quantity and points.
+// [--report fit.json] [--min-r2 R] [--product-shapes] [--holdout]` (or `--published FILE... [--runtime
+// NAME]`, calibrate_published.hpp): least-squares fit of calibration.yaml to the harness's measurements
+// (validate/fit), with a table of every fitted quantity's residuals and R^2 and, with --holdout, the compute
+// fit's errors on products it did not see; a fit the points cannot support exits 2 naming the quantity and
+// points.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -233,8 +233,9 @@ std::vector<shardscope::Measurements> load_measured(const Options& o, const Clus
 void run_published(const Options& o, std::ostream& out) {
   const bool measured = !o.measurements.empty() || !o.nccl_tests.empty() || !o.torch_traces.empty();
   if (measured || !o.cluster.empty() || o.nodes > 0 || o.product_shapes || o.holdout) {
-    throw UsageError("--published", "fits from published rows alone; it takes no measurements, --nccl-tests, "
-                                    "--torch-trace, --cluster, --nodes, --product-shapes or --holdout");
+    throw UsageError("--published",
+                     "fits from published rows alone; it takes no measurements, --nccl-tests, "
+                     "--torch-trace, --cluster, --nodes, --product-shapes or --holdout");
   }
   run_calibrate_published({o.published, o.runtime, o.out, o.report}, out);
 }
@@ -242,7 +243,8 @@ void run_published(const Options& o, std::ostream& out) {
 void run_calibrate(const Options& o, std::ostream& out) {
   if (!o.published.empty()) return run_published(o, out);
   if (!o.runtime.empty()) throw UsageError("--runtime", "applies to --published only");
-  if (o.cluster.empty()) throw UsageError("--cluster", "expected the cluster preset or file of the machine measured");
+  if (o.cluster.empty())
+    throw UsageError("--cluster", "expected the cluster preset or file of the machine measured");
   std::vector<std::string> inputs = o.measurements;
   inputs.insert(inputs.end(), o.nccl_tests.begin(), o.nccl_tests.end());
   inputs.insert(inputs.end(), o.torch_traces.begin(), o.torch_traces.end());

@@ -20,19 +20,19 @@ namespace {
 
 std::string summary_text(const fit::ReproduceSummary& s) {
   if (s.predicted == 0) return "no rows predicted";
-  return fit::number_text("MAPE %5.1f %%", 100 * s.mape) + fit::number_text(", bias %+6.1f %%", 100 * s.bias) +
+  return fit::number_text("MAPE %5.1f %%", 100 * s.mape) +
+         fit::number_text(", bias %+6.1f %%", 100 * s.bias) +
          fit::number_text(", worst %5.1f %%", 100 * s.worst_abs_error) + " (" + s.worst_row + "), " +
          std::to_string(s.over_25_percent) + " over 25 %, " + std::to_string(s.predicted) + " rows";
 }
 
 void print_fit(const fit::PublishedFit& f, std::ostream& out) {
-  out << "Runtime " << f.runtime << " on " << f.gpu << ": " << f.evaluations << " evaluations over " << f.fit_rows
-      << " fit rows (objective: mean |ln(predicted / measured)| tokens/s per GPU)\n\n";
+  out << "Runtime " << f.runtime << " on " << f.gpu << ": " << f.evaluations << " evaluations over "
+      << f.fit_rows << " fit rows (objective: mean |ln(predicted / measured)| tokens/s per GPU)\n\n";
   out << "  parameter                       start          fitted\n";
   for (const fit::FittedParameter& p : f.parameters)
-    out << "  " << p.name
-        << std::string(p.name.size() < 30 ? 30 - p.name.size() : 1, ' ') << fit::number_text("%-14.4g", p.start)
-        << " " << fit::number_text("%.4g", p.fitted) << "\n";
+    out << "  " << p.name << std::string(p.name.size() < 30 ? 30 - p.name.size() : 1, ' ')
+        << fit::number_text("%-14.4g", p.start) << " " << fit::number_text("%.4g", p.fitted) << "\n";
   out << "  (host_backward_per_operator fitted at twice host_forward_per_operator)\n";
   for (std::size_t i = 0; i < f.after.size(); ++i) {
     out << "\n" << f.after[i].file << "\n";
@@ -61,7 +61,8 @@ void run_calibrate_published(const PublishedCalibrateOptions& o, std::ostream& o
   std::string header = "Fitted by `shardscope calibrate --published` (runtime " + f.runtime + ", " + f.gpu +
                        ") on the fit rows of:\n";
   for (const std::string& file : o.files) header += "  " + file + "\n";
-  header += "Held-out rows were not used; score them with `shardscope reproduce FILE --calibration` this file.";
+  header +=
+      "Held-out rows were not used; score them with `shardscope reproduce FILE --calibration` this file.";
   const std::string yaml = fit::calibration_yaml(calibration, header);
   parse_calibration_string(yaml, o.out);  // what is written must read back
   std::string report;

@@ -33,8 +33,8 @@ fit::Reproduction reproduce(const Options& o) {
   std::vector<fit::SourceReproduction> sources;
   for (const std::string& file : o.files)
     sources.push_back(fit::reproduce_table(fit::load_published_file(file), options));
-  return fit::make_reproduction(std::move(sources),
-                                o.calibration.empty() ? "none (the presets' defaults)" : "`" + o.calibration + "`");
+  return fit::make_reproduction(
+      std::move(sources), o.calibration.empty() ? "none (the presets' defaults)" : "`" + o.calibration + "`");
 }
 
 }  // namespace
@@ -51,23 +51,27 @@ Registered register_reproduce(CLI::App& app) {
                   "Predict with this runtime profile instead of each file's runtime_profile: " +
                       join(names<RuntimeName>(), ", "))
       ->check(CLI::IsMember(names<RuntimeName>()));
-  cmd->add_option("--json", o->json, "Also write the rows and summaries as JSON")->check(non_empty("a file path"));
+  cmd->add_option("--json", o->json, "Also write the rows and summaries as JSON")
+      ->check(non_empty("a file path"));
   cmd->add_option("--markdown", o->markdown, "Also write the Markdown report to a file")
       ->check(non_empty("a file path"));
-  return {cmd, [o](std::ostream& out) {
-            std::vector<std::string> inputs = o->files;
-            inputs.push_back(o->calibration);
-            for (const auto& [option, path] : {std::pair{"--json", o->json}, std::pair{"--markdown", o->markdown}})
-              refuse_input_as_output(option, path, inputs);
-            if (!o->json.empty() && !o->markdown.empty()) refuse_input_as_output("--markdown", o->markdown, {o->json});
-            const OutputFile json_file = o->json.empty() ? OutputFile() : OutputFile("--json", o->json);
-            const OutputFile md_file = o->markdown.empty() ? OutputFile() : OutputFile("--markdown", o->markdown);
-            const fit::Reproduction r = reproduce(*o);
-            const std::string markdown = fit::reproduction_markdown(r);
-            out << markdown;
-            write_together({{&json_file, json_file.requested() ? fit::reproduction_json(r).dump(2) + "\n" : ""},
-                            {&md_file, markdown}});
-          }};
+  return {
+      cmd, [o](std::ostream& out) {
+        std::vector<std::string> inputs = o->files;
+        inputs.push_back(o->calibration);
+        for (const auto& [option, path] :
+             {std::pair{"--json", o->json}, std::pair{"--markdown", o->markdown}})
+          refuse_input_as_output(option, path, inputs);
+        if (!o->json.empty() && !o->markdown.empty())
+          refuse_input_as_output("--markdown", o->markdown, {o->json});
+        const OutputFile json_file = o->json.empty() ? OutputFile() : OutputFile("--json", o->json);
+        const OutputFile md_file = o->markdown.empty() ? OutputFile() : OutputFile("--markdown", o->markdown);
+        const fit::Reproduction r = reproduce(*o);
+        const std::string markdown = fit::reproduction_markdown(r);
+        out << markdown;
+        write_together({{&json_file, json_file.requested() ? fit::reproduction_json(r).dump(2) + "\n" : ""},
+                        {&md_file, markdown}});
+      }};
 }
 
 }  // namespace shardscope::cli

@@ -75,8 +75,8 @@ void add_scenario_flags(CLI::App& command, ScenarioFlags& flags) {
       ->check(CLI::Range(1, 100000));
   command
       .add_option("--runtime", flags.runtime,
-                  "The framework that runs the iteration (execution.runtime): " + join(names<RuntimeName>(), ", ") +
-                      " (scenarios/runtimes/)")
+                  "The framework that runs the iteration (execution.runtime): " +
+                      join(names<RuntimeName>(), ", ") + " (scenarios/runtimes/)")
       ->check(CLI::IsMember(names<RuntimeName>()));
 }
 

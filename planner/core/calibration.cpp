@@ -66,8 +66,10 @@ KernelEfficiency effective_kernels(const KernelEfficiency& preset, const Runtime
   KernelEfficiency k = preset;
   k.gemm_fraction = calibration.gemm_fraction.value_or(k.gemm_fraction);
   k.gemm_half_rate_flops = calibration.gemm_half_rate_flops.value_or(k.gemm_half_rate_flops);
-  k.attention_forward_fraction = calibration.attention_forward_fraction.value_or(k.attention_forward_fraction);
-  k.attention_backward_fraction = calibration.attention_backward_fraction.value_or(k.attention_backward_fraction);
+  k.attention_forward_fraction =
+      calibration.attention_forward_fraction.value_or(k.attention_forward_fraction);
+  k.attention_backward_fraction =
+      calibration.attention_backward_fraction.value_or(k.attention_backward_fraction);
   k.elementwise_fraction = calibration.elementwise_fraction.value_or(k.elementwise_fraction);
   return k;
 }

@@ -46,9 +46,9 @@ struct ProductShapeModel {
   MisalignedDimensions misaligned_dimensions = MisalignedDimensions::rows_or_reduction;
 };
 
-// `runtime:` in a calibration file: a runtime profile's host costs and the GPU's kernel efficiencies, fitted to
-// measured rows (calibrate --published); each unset keeps the profile's or the cluster preset's value. Read
-// only under a runtime other than ideal.
+// `runtime:` in a calibration file: a runtime profile's host costs and the GPU's kernel efficiencies, fitted
+// to measured rows (calibrate --published); each unset keeps the profile's or the cluster preset's value.
+// Read only under a runtime other than ideal.
 struct RuntimeCalibration {
   std::optional<double> host_forward_seconds, host_backward_seconds;
   std::optional<double> gemm_fraction, gemm_half_rate_flops;

@@ -38,11 +38,11 @@ struct RuntimeProfile {
 
 // A GPU's kernel efficiencies (cluster presets, `gpu.kernels`), read by every runtime but `ideal`.
 struct KernelEfficiency {
-  double gemm_fraction = 0;               // of peak, reached by large matrix products
-  double gemm_half_rate_flops = 0;        // a product of this many FLOPs reaches half of gemm_fraction
-  double attention_forward_fraction = 0;  // of peak, flash attention's forward (causal FLOPs)
+  double gemm_fraction = 0;                // of peak, reached by large matrix products
+  double gemm_half_rate_flops = 0;         // a product of this many FLOPs reaches half of gemm_fraction
+  double attention_forward_fraction = 0;   // of peak, flash attention's forward (causal FLOPs)
   double attention_backward_fraction = 0;  // of peak, its backward (2.5 x the forward's FLOPs: recompute)
-  double elementwise_fraction = 0;        // of HBM bandwidth, norms, activations, residual adds
+  double elementwise_fraction = 0;         // of HBM bandwidth, norms, activations, residual adds
 };
 
 }  // namespace shardscope

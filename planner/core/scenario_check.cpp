@@ -216,9 +216,9 @@ void check_runtime(const Scenario& s, Issues& issues) {
                                         " needs the topology cost model; the paper model prices the papers' "
                                         "own formulas (use runtime ideal)");
   } else if (!s.cluster.gpu.kernels) {
-    issues.add("execution.runtime", "runtime " + name + " prices kernels by the GPU's measured efficiencies, " +
-                                        "and GPU '" + s.cluster.gpu.name +
-                                        "' gives none (cluster.gpu.kernels); use runtime ideal or add them");
+    issues.add("execution.runtime",
+               "runtime " + name + " prices kernels by the GPU's measured efficiencies, " + "and GPU '" +
+                   s.cluster.gpu.name + "' gives none (cluster.gpu.kernels); use runtime ideal or add them");
   }
 }
 

@@ -1,6 +1,6 @@
 // Compute time of an operator from its FLOPs and the GPU's achievable rate (calibratable per operator kind
-// and by matrix-product size), or from its products' shapes and element-wise bytes (calibration.hpp), or, under
-// a framework's runtime profile, from the GPU's kernel efficiencies (kernel_pricing.cpp).
+// and by matrix-product size), or from its products' shapes and element-wise bytes (calibration.hpp), or,
+// under a framework's runtime profile, from the GPU's kernel efficiencies (kernel_pricing.cpp).
 #pragma once
 
 #include "planner/core/calibration.hpp"
@@ -45,7 +45,7 @@ class ComputeModel {
 
   GpuSpec gpu_;
   Precision precision_;
-  Calibration calibration_;  // owned: callers often pass a temporary
+  Calibration calibration_;   // owned: callers often pass a temporary
   RuntimeProfile runtime_;    // with the calibration's host fits applied
   KernelEfficiency kernels_;  // the GPU's, with the calibration's fits applied (kernel pricing only)
 };

@@ -58,7 +58,8 @@ Point start_point(const PreparedTable& table) {
   const KernelEfficiency& k = *s.cluster.gpu.kernels;
   return clamp({std::log(k.gemm_fraction), std::log(std::max(k.gemm_half_rate_flops, 1e6)),
                 std::log(k.attention_forward_fraction), std::log(k.attention_backward_fraction),
-                std::log(k.elementwise_fraction), std::log(std::max(s.execution.runtime.host_forward_seconds, 1e-6))});
+                std::log(k.elementwise_fraction),
+                std::log(std::max(s.execution.runtime.host_forward_seconds, 1e-6))});
 }
 
 class Objective {
@@ -74,7 +75,8 @@ class Objective {
         if (row.row->part != PublishedPart::fit) continue;
         const RowPrediction r = predict_prepared(row, calibration);
         if (!r.fits) continue;
-        sum += std::abs(std::log(r.predicted_tokens_per_second_per_gpu / r.measured_tokens_per_second_per_gpu));
+        sum +=
+            std::abs(std::log(r.predicted_tokens_per_second_per_gpu / r.measured_tokens_per_second_per_gpu));
         ++rows;
       }
     }
@@ -108,7 +110,8 @@ Point nelder_mead(Objective& f, const Point& start, int max_evaluations) {
   std::vector<std::size_t> order(simplex.size());
   while (f.evaluations < max_evaluations) {
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
     const std::size_t best = order.front(), worst = order.back(), second = order[order.size() - 2];
     if (values[worst] - values[best] < 1e-6) break;
     Point centroid{};
@@ -155,12 +158,15 @@ std::vector<PreparedTable> prepare(const std::vector<PublishedTable>& tables, co
     if (p.rows.empty()) fail("rows", "no rows to fit or score");
     if (p.runtime_profile != first.runtime_profile)
       fail("runtime_profile", "'" + p.runtime_profile + "', but " + first.table->file + " names '" +
-                                  first.runtime_profile + "'; fit one runtime profile at a time (or give --runtime)");
+                                  first.runtime_profile +
+                                  "'; fit one runtime profile at a time (or give --runtime)");
     if (p.rows.front().scenario.cluster.gpu.name != first.rows.front().scenario.cluster.gpu.name)
-      fail("cluster", "GPU " + p.rows.front().scenario.cluster.gpu.name + ", but " + first.table->file + " ran on " +
-                          first.rows.front().scenario.cluster.gpu.name + "; kernel efficiencies are one GPU's");
+      fail("cluster", "GPU " + p.rows.front().scenario.cluster.gpu.name + ", but " + first.table->file +
+                          " ran on " + first.rows.front().scenario.cluster.gpu.name +
+                          "; kernel efficiencies are one GPU's");
     if (!p.rows.front().scenario.execution.runtime.kernel_pricing())
-      fail("runtime_profile", "runtime ideal has no parameters to fit; give --runtime fsdp1, fsdp2 or deepspeed");
+      fail("runtime_profile",
+           "runtime ideal has no parameters to fit; give --runtime fsdp1, fsdp2 or deepspeed");
   }
   return out;
 }
@@ -174,7 +180,8 @@ PublishedFit fit_published(const std::vector<PublishedTable>& tables, const Publ
   const Point start = start_point(prepared.front());
   objective(start);
   if (objective.fit_rows == 0)
-    throw InputError(tables.front().file, 0, "rows", "no row of the fit part is predicted to fit; nothing to fit");
+    throw InputError(tables.front().file, 0, "rows",
+                     "no row of the fit part is predicted to fit; nothing to fit");
   const Point best = nelder_mead(objective, start, options.max_evaluations);
   PublishedFit out;
   out.runtime = prepared.front().runtime_profile;

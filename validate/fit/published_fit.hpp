@@ -39,6 +39,7 @@ struct PublishedFit {
 // host_forward_per_operator (host_backward_per_operator tied at twice it: a backward issues about twice the
 // forward's kernels). Throws InputError when the tables ran on different GPUs or name different runtime
 // profiles, when the profile is ideal (nothing to fit), or when no fit row is predicted to fit.
-PublishedFit fit_published(const std::vector<PublishedTable>& tables, const PublishedFitOptions& options = {});
+PublishedFit fit_published(const std::vector<PublishedTable>& tables,
+                           const PublishedFitOptions& options = {});
 
 }  // namespace shardscope::fit

@@ -40,8 +40,7 @@ const char* checkpointing_name(CheckpointPolicy policy) {
 
 std::string row_strategy(const PublishedTable& table, const PublishedRow& row) {
   const std::string stated = upper(row.sharding_stated);
-  if (stated == "FULL_SHARD" || stated == "FSDP" || stated.rfind("FSDP2", 0) == 0 ||
-      stated == "FSDP 8, CP 1")
+  if (stated == "FULL_SHARD" || stated == "FSDP" || stated.rfind("FSDP2", 0) == 0 || stated == "FSDP 8, CP 1")
     return "fsdp";
   if (stated == "SHARD_GRAD_OP") return "zero-2";
   throw InputError(table.file, row.line, "rows." + row.id + ".sharding_stated",
@@ -134,7 +133,8 @@ RowPrediction predict_prepared(const PreparedRow& prepared, const Calibration& c
   return p;
 }
 
-SourceReproduction reproduce_prepared(const PreparedTable& table, const std::vector<Calibration>& calibrations,
+SourceReproduction reproduce_prepared(const PreparedTable& table,
+                                      const std::vector<Calibration>& calibrations,
                                       const RowSimulate& simulate) {
   SourceReproduction out;
   out.file = table.table->file;
@@ -154,10 +154,10 @@ SourceReproduction reproduce_table(const PublishedTable& table, const ReproduceO
   const PreparedTable prepared = prepare_table(table, options.runtime);
   std::vector<Calibration> calibrations;
   for (const PreparedRow& row : prepared.rows) {
-    calibrations.push_back(options.calibration_text.empty()
-                               ? Calibration{}
-                               : parse_calibration_string(options.calibration_text, options.calibration_file,
-                                                          row.scenario));
+    calibrations.push_back(
+        options.calibration_text.empty()
+            ? Calibration{}
+            : parse_calibration_string(options.calibration_text, options.calibration_file, row.scenario));
   }
   return reproduce_prepared(prepared, calibrations, options.simulate);
 }

@@ -27,8 +27,8 @@ struct RowPrediction {
   bool fits = false;          // false: the planner says the framework's run would not fit
   double shortfall_gib = 0;   // when it does not fit: memory the plan lacks
   double measured_tokens_per_second_per_gpu = 0;
-  double predicted_tokens_per_second_per_gpu = 0;  // when it fits
-  double error = 0;                                // when it fits
+  double predicted_tokens_per_second_per_gpu = 0;             // when it fits
+  double error = 0;                                           // when it fits
   std::optional<double> simulated_tokens_per_second_per_gpu;  // when a simulator ran it
   std::optional<double> simulated_error;
   std::optional<double> measured_memory_gib;  // the table's memory column (its meaning: the table's)
@@ -45,14 +45,14 @@ struct ReproduceSummary {
   double bias = 0;      // mean error over predicted rows
   double worst_abs_error = 0;
   std::string worst_row;
-  int over_25_percent = 0;  // predicted rows with |error| > 25 %
-  std::optional<double> spearman;  // rank agreement of predicted and measured throughput (>= 3 rows)
+  int over_25_percent = 0;            // predicted rows with |error| > 25 %
+  std::optional<double> spearman;     // rank agreement of predicted and measured throughput (>= 3 rows)
   std::optional<double> memory_mape;  // over rows with a measured memory
 };
 
 struct SourceReproduction {
   std::string file;
-  std::string source;  // the source's name and table
+  std::string source;           // the source's name and table
   std::string runtime_profile;  // the one predicted with
   std::string memory_meaning;
   std::vector<RowPrediction> rows;
@@ -98,7 +98,8 @@ PreparedTable prepare_table(const PublishedTable& table, std::optional<RuntimeNa
 RowPrediction predict_prepared(const PreparedRow& row, const Calibration& calibration,
                                const RowSimulate& simulate = {});
 // Every row of a prepared table, with its summaries.
-SourceReproduction reproduce_prepared(const PreparedTable& table, const std::vector<Calibration>& calibrations,
+SourceReproduction reproduce_prepared(const PreparedTable& table,
+                                      const std::vector<Calibration>& calibrations,
                                       const RowSimulate& simulate = {});
 
 // The summary of the rows in `part` (nullopt: every row); rank agreement by comparison.hpp's spearman.

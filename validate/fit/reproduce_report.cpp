@@ -25,7 +25,8 @@ void summary_row(std::ostream& out, const std::string& source, const std::string
 }
 
 void summary_table(std::ostream& out, const Reproduction& r) {
-  out << "| source | part | rows | predicted | not fitting | MAPE | bias | worst | > 25 % | Spearman | memory "
+  out << "| source | part | rows | predicted | not fitting | MAPE | bias | worst | > 25 % | Spearman | "
+         "memory "
          "MAPE |\n|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|\n";
   for (const SourceReproduction& s : r.sources) {
     summary_row(out, "`" + s.file + "`", "fit", s.fit);
@@ -39,9 +40,11 @@ void summary_table(std::ostream& out, const Reproduction& r) {
 std::string throughput_text(double tokens_per_second) { return number_text("%.0f", tokens_per_second); }
 
 void row_table(std::ostream& out, const SourceReproduction& s) {
-  out << "\n## `" << s.file << "`\n\n" << s.source << "; runtime profile `" << s.runtime_profile
-      << "`; memory column: " << s.memory_meaning << "\n\n";
-  out << "| row | part | model | GPUs | micro-batch | accumulation | checkpointing | strategy | measured tok/s/GPU "
+  out << "\n## `" << s.file << "`\n\n"
+      << s.source << "; runtime profile `" << s.runtime_profile << "`; memory column: " << s.memory_meaning
+      << "\n\n";
+  out << "| row | part | model | GPUs | micro-batch | accumulation | checkpointing | strategy | measured "
+         "tok/s/GPU "
          "| planner | error |";
   if (s.simulated) out << " simulator | error |";
   out << " measured GiB | planner GiB | error |\n|---|---|---|---:|---:|---:|---|---|---:|---:|---:|";
@@ -49,15 +52,19 @@ void row_table(std::ostream& out, const SourceReproduction& s) {
   out << "---:|---:|---:|\n";
   for (const RowPrediction& p : s.rows) {
     out << "| " << p.id << " | " << (p.part == PublishedPart::fit ? "fit" : "held out") << " | " << p.model
-        << " | " << p.gpus << " | " << p.micro_batch << " | " << p.accumulation_steps << " | " << p.checkpointing
-        << " | " << p.strategy << " | " << throughput_text(p.measured_tokens_per_second_per_gpu) << " | ";
+        << " | " << p.gpus << " | " << p.micro_batch << " | " << p.accumulation_steps << " | "
+        << p.checkpointing << " | " << p.strategy << " | "
+        << throughput_text(p.measured_tokens_per_second_per_gpu) << " | ";
     if (p.fits) {
-      out << throughput_text(p.predicted_tokens_per_second_per_gpu) << " | " << signed_percent(p.error) << " |";
+      out << throughput_text(p.predicted_tokens_per_second_per_gpu) << " | " << signed_percent(p.error)
+          << " |";
     } else {
       out << "does not fit (" << number_text("%.2f", p.shortfall_gib) << " GiB short) | - |";
     }
     if (s.simulated) {
-      out << " " << (p.simulated_tokens_per_second_per_gpu ? throughput_text(*p.simulated_tokens_per_second_per_gpu) : "-")
+      out << " "
+          << (p.simulated_tokens_per_second_per_gpu ? throughput_text(*p.simulated_tokens_per_second_per_gpu)
+                                                    : "-")
           << " | " << (p.simulated_error ? signed_percent(*p.simulated_error) : "-") << " |";
     }
     out << " " << (p.measured_memory_gib ? number_text("%.2f", *p.measured_memory_gib) : "-") << " | "
@@ -99,12 +106,14 @@ nlohmann::ordered_json row_json(const RowPrediction& p) {
   j["fits"] = p.fits;
   j["shortfall_gib"] = p.shortfall_gib;
   j["measured_tokens_per_second_per_gpu"] = p.measured_tokens_per_second_per_gpu;
-  j["predicted_tokens_per_second_per_gpu"] = p.fits ? nlohmann::ordered_json(p.predicted_tokens_per_second_per_gpu) : nlohmann::ordered_json();
+  j["predicted_tokens_per_second_per_gpu"] =
+      p.fits ? nlohmann::ordered_json(p.predicted_tokens_per_second_per_gpu) : nlohmann::ordered_json();
   j["error"] = p.fits ? nlohmann::ordered_json(p.error) : nlohmann::ordered_json();
   j["simulated_tokens_per_second_per_gpu"] = optional_json(p.simulated_tokens_per_second_per_gpu);
   j["simulated_error"] = optional_json(p.simulated_error);
   j["measured_memory_gib"] = optional_json(p.measured_memory_gib);
-  j["predicted_memory_gib"] = p.fits ? nlohmann::ordered_json(p.predicted_memory_gib) : nlohmann::ordered_json();
+  j["predicted_memory_gib"] =
+      p.fits ? nlohmann::ordered_json(p.predicted_memory_gib) : nlohmann::ordered_json();
   j["memory_error"] = optional_json(p.memory_error);
   return j;
 }

@@ -1,0 +1,119 @@
+// Reproducing published rows: the fitted defaults' errors on the held-out rows, a fit that never reads a
+// held-out row, the strategy each stated sharding maps to, and the fit's refusals.
+#include "validate/fit/reproduce.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "planner/core/error.hpp"
+#include "validate/fit/published_fit.hpp"
+#include "validate/fit/reproduce_report.hpp"
+
+namespace shardscope::fit {
+namespace {
+
+const std::string kDir = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/published/";
+const char* const kFiles[] = {"llm-foundry-h100.yaml", "llm-foundry-h100-large.yaml", "llm-foundry-a100.yaml",
+                              "torchtitan-fsdp.yaml", "torchtitan-fsdp-a100-2024.yaml"};
+
+Reproduction shipped(std::optional<RuntimeName> runtime = std::nullopt) {
+  std::vector<SourceReproduction> sources;
+  ReproduceOptions options;
+  options.runtime = runtime;
+  for (const char* f : kFiles) sources.push_back(reproduce_table(load_published_file(kDir + f), options));
+  return make_reproduction(std::move(sources), "none");
+}
+
+// The claim docs/published.md makes: with the shipped profiles and presets (their free parameters fitted on
+// the fit rows only), the held-out rows are predicted within 10 % on average, and better than the ideal
+// executor predicts them.
+TEST(Reproduce, HeldOutRowsOfEverySourceWithinTenPercentOnAverage) {
+  const Reproduction framework = shipped();
+  const Reproduction ideal = shipped(RuntimeName::ideal);
+  std::printf("held-out MAPE: profiles %.1f %%, ideal %.1f %%\n", 100 * framework.held_out.mape,
+              100 * ideal.held_out.mape);
+  EXPECT_LE(framework.held_out.mape, 0.10);
+  EXPECT_LT(framework.held_out.mape, ideal.held_out.mape / 2);
+  EXPECT_GE(*framework.all.spearman, 0.9);
+  for (const SourceReproduction& s : framework.sources) EXPECT_GT(s.held_out.predicted, 0) << s.file;
+}
+
+TEST(Reproduce, SameInputsGiveByteIdenticalReports) {
+  EXPECT_EQ(reproduction_json(shipped()).dump(), reproduction_json(shipped()).dump());
+}
+
+TEST(Reproduce, StatedShardingMapsToStrategies) {
+  const PublishedTable t = load_published_file(kDir + "llm-foundry-h100.yaml");
+  PublishedRow row = t.rows.front();
+  for (const auto& [stated, strategy] :
+       std::vector<std::pair<std::string, std::string>>{{"FULL_SHARD", "fsdp"},
+                                                        {"full_shard", "fsdp"},
+                                                        {"FSDP2 (1D parallelism)", "fsdp"},
+                                                        {"SHARD_GRAD_OP", "zero-2"}}) {
+    row.sharding_stated = stated;
+    EXPECT_EQ(row_strategy(t, row), strategy) << stated;
+  }
+  row.sharding_stated = "HYBRID_SHARD";
+  try {
+    row_strategy(t, row);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("sharding_stated: 'HYBRID_SHARD' names no strategy"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// The objective reads only `fit` rows: held-out rows measured ten times faster change nothing in the fit.
+TEST(PublishedFit, NeverReadsHeldOutRows) {
+  PublishedTable table = load_published_file(kDir + "llm-foundry-h100-large.yaml");
+  PublishedFitOptions options;
+  options.max_evaluations = 60;
+  const PublishedFit a = fit_published({table}, options);
+  for (PublishedRow& r : table.rows)
+    if (r.part == PublishedPart::held_out) r.measured.tokens_per_second_per_gpu *= 10;
+  const PublishedFit b = fit_published({table}, options);
+  ASSERT_EQ(a.parameters.size(), b.parameters.size());
+  for (std::size_t i = 0; i < a.parameters.size(); ++i)
+    EXPECT_EQ(a.parameters[i].fitted, b.parameters[i].fitted) << a.parameters[i].name;
+  EXPECT_EQ(a.after.front().fit.mape, b.after.front().fit.mape);
+  EXPECT_NE(a.after.front().held_out.mape, b.after.front().held_out.mape);
+}
+
+TEST(PublishedFit, ReducesTheFitPartsError) {
+  PublishedFitOptions options;
+  options.max_evaluations = 80;
+  const PublishedFit f = fit_published({load_published_file(kDir + "llm-foundry-h100-large.yaml")}, options);
+  EXPECT_LE(f.after.front().fit.mape, f.before.front().fit.mape);
+  EXPECT_EQ(f.runtime, "fsdp1");
+  EXPECT_EQ(f.parameters.size(), 6u);
+  EXPECT_EQ(*f.calibration.host_backward_seconds, 2 * *f.calibration.host_forward_seconds);
+}
+
+void expect_fit_error(const std::vector<PublishedTable>& tables, const PublishedFitOptions& options,
+                      const std::string& expected) {
+  try {
+    fit_published(tables, options);
+    ADD_FAILURE() << "no error, expected " << expected;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+  }
+}
+
+TEST(PublishedFit, RefusesWhatItCannotFit) {
+  const PublishedTable h100 = load_published_file(kDir + "llm-foundry-h100-large.yaml");
+  const PublishedTable a100 = load_published_file(kDir + "llm-foundry-a100.yaml");
+  const PublishedTable titan = load_published_file(kDir + "torchtitan-fsdp.yaml");
+  expect_fit_error({}, {}, "--published: expected at least one file");
+  expect_fit_error({h100, a100}, {}, "llm-foundry-a100.yaml: cluster: GPU A100-SXM4-80GB, but");
+  expect_fit_error({h100, titan}, {}, "torchtitan-fsdp.yaml: runtime_profile: 'fsdp2', but");
+  PublishedFitOptions ideal;
+  ideal.runtime = RuntimeName::ideal;
+  expect_fit_error({h100}, ideal, "runtime ideal has no parameters to fit");
+}
+
+}  // namespace
+}  // namespace shardscope::fit

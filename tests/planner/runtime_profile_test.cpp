@@ -1,0 +1,201 @@
+// Runtime profiles: the shipped files, kernel pricing against hand-derived seconds (products by size, flash
+// attention's causal half, element-wise bytes, the host floor), the reserve, the digest, and every refusal
+// with its file, line and field.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "planner/core/digest.hpp"
+#include "planner/core/error.hpp"
+#include "planner/core/scenario_check.hpp"
+#include "planner/cost/compute_model.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/io/runtime_profiles.hpp"
+#include "planner/io/scenario_parser.hpp"
+
+namespace shardscope {
+namespace {
+
+Scenario gpt(const std::string& runtime, const std::string& cluster = "dgx-h100") {
+  return parse_scenario_string(
+      "model:\n  transformer: {layers: 1, hidden: 1024, heads: 8, vocab: 32000, sequence_length: 2048}\n"
+      "cluster: {preset: " +
+          cluster + "}\ntraining: {micro_batch: 2}\nexecution: {runtime: " + runtime + "}\n",
+      "s.yaml");
+}
+
+const Operator& first_of(const Scenario& s, OperatorKind kind) {
+  return *std::find_if(s.model.operators.begin(), s.model.operators.end(),
+                       [kind](const Operator& op) { return op.kind == kind; });
+}
+
+std::string error_of(const std::string& runtime, const std::string& cluster, const std::string& extra = "") {
+  try {
+    parse_scenario_string(
+        "model:\n  transformer: {layers: 1, hidden: 1024, heads: 8, vocab: 32000, "
+        "sequence_length: 2048}\ncluster: {preset: " +
+            cluster + "}\nexecution: {runtime: " + runtime + "}\n" + extra,
+        "s.yaml");
+  } catch (const InputError& e) {
+    return std::to_string(e.line()) + " " + e.field() + ": " + e.what();
+  }
+  return "no error";
+}
+
+TEST(RuntimeProfiles, EveryShippedFileReadsWithItsOwnName) {
+  for (RuntimeName name : values<RuntimeName>()) {
+    const RuntimeProfile p = runtime_profile(name);
+    EXPECT_EQ(p.name, name);
+    EXPECT_FALSE(runtime_profile_source(name).empty()) << to_string(name);
+    if (name == RuntimeName::ideal) {
+      EXPECT_EQ(p.host_forward_seconds, 0);
+      EXPECT_EQ(p.host_backward_seconds, 0);
+      EXPECT_EQ(p.reserve_bytes, 0);
+    } else {
+      EXPECT_GT(p.host_forward_seconds, 0) << to_string(name);
+      EXPECT_GT(p.reserve_bytes, 0) << to_string(name);
+    }
+  }
+}
+
+// An MLP's two products at the GEMM fraction for their size: F FLOPs of one call take F (F + h) / (F x peak x
+// fraction); its kept bytes cross HBM once forward and twice backward at the element-wise fraction.
+TEST(KernelPricing, ProductsAndElementwiseBytesAsHandDerived) {
+  const Scenario s = gpt("fsdp1");
+  const KernelEfficiency& k = *s.cluster.gpu.kernels;
+  const Operator& mlp = first_of(s, OperatorKind::mlp);
+  const ComputeModel model(s.cluster, s.training.precision, Calibration{}, s.execution.runtime);
+  const double samples = 64, peak = s.cluster.gpu.peak_flops_per_second_fp16;  // above the host floor
+  double forward = 0;
+  for (const GemmShape& g : mlp.forward_gemms) {
+    const double f = g.flops() * samples;
+    forward += f * (f + k.gemm_half_rate_flops) / (f * peak * k.gemm_fraction);
+  }
+  const double kept = static_cast<double>(mlp.activation_bytes_per_sample) * samples;
+  const double bandwidth = s.cluster.gpu.hbm_bytes_per_second * k.elementwise_fraction;
+  const ComputeModel::PassSeconds got = model.pass_seconds(mlp, samples, 1);
+  ASSERT_GT(got.forward, s.execution.runtime.host_forward_seconds);
+  EXPECT_NEAR(got.forward, forward + kept / bandwidth, 1e-12 * got.forward);
+  EXPECT_NEAR(got.backward, 2 * forward + 2 * kept / bandwidth, 1e-12 * got.backward);
+}
+
+// Attention: its projections as products, the scores and values products at flash attention's causal half,
+// the backward at 2.5 x the forward's FLOPs and the backward fraction.
+TEST(KernelPricing, FlashAttentionComputesTheCausalHalf) {
+  const Scenario s = gpt("fsdp2");
+  const KernelEfficiency& k = *s.cluster.gpu.kernels;
+  const Operator& att = first_of(s, OperatorKind::attention);
+  const ComputeModel model(s.cluster, s.training.precision, Calibration{}, s.execution.runtime);
+  const double samples = 64, peak = s.cluster.gpu.peak_flops_per_second_fp16;  // above the host floor
+  double products = 0, attention = 0;
+  for (const GemmShape& g : att.forward_gemms) {
+    const double f = g.flops() * samples;
+    if (g.role == "scores" || g.role == "values") {
+      attention += f / 2;
+    } else {
+      products += f * (f + k.gemm_half_rate_flops) / (f * peak * k.gemm_fraction);
+    }
+  }
+  ASSERT_GT(attention, 0);
+  const double kept = static_cast<double>(att.activation_bytes_per_sample) * samples /
+                      (s.cluster.gpu.hbm_bytes_per_second * k.elementwise_fraction);
+  const ComputeModel::PassSeconds got = model.pass_seconds(att, samples, 1);
+  ASSERT_GT(got.forward, s.execution.runtime.host_forward_seconds);
+  EXPECT_NEAR(got.forward, products + attention / (peak * k.attention_forward_fraction) + kept,
+              1e-12 * got.forward);
+  EXPECT_NEAR(got.backward,
+              2 * products + 2.5 * attention / (peak * k.attention_backward_fraction) + 2 * kept,
+              1e-12 * got.backward);
+}
+
+// A pass whose kernels take less than the host needs to issue it takes the host's time; slices each pay it.
+TEST(KernelPricing, HostTimeIsAFloorPerPassAndSlice) {
+  const Scenario s = gpt("fsdp1");
+  Calibration c;
+  c.runtime.host_forward_seconds = 1.0;  // far above any kernel time here
+  c.runtime.host_backward_seconds = 3.0;
+  const ComputeModel model(s.cluster, s.training.precision, c, s.execution.runtime);
+  const ComputeModel::PassSeconds one = model.pass_seconds(first_of(s, OperatorKind::mlp), 2, 1);
+  const ComputeModel::PassSeconds four = model.pass_seconds(first_of(s, OperatorKind::mlp), 2, 4);
+  EXPECT_EQ(one.forward, 1.0);
+  EXPECT_EQ(one.backward, 3.0);
+  EXPECT_EQ(four.forward, 4.0);
+  EXPECT_EQ(four.backward, 12.0);
+}
+
+TEST(KernelPricing, IdealIgnoresKernelsAndCalibratedRuntimeFits) {
+  const Scenario ideal = gpt("ideal");
+  Calibration c;
+  c.runtime.host_forward_seconds = 1.0;
+  c.runtime.gemm_fraction = 0.01;
+  const Operator& mlp = first_of(ideal, OperatorKind::mlp);
+  const ComputeModel fitted(ideal.cluster, ideal.training.precision, c, ideal.execution.runtime);
+  const ComputeModel plain(ideal.cluster, ideal.training.precision, Calibration{}, ideal.execution.runtime);
+  EXPECT_EQ(fitted.pass_seconds(mlp, 2, 1).forward, plain.pass_seconds(mlp, 2, 1).forward);
+  const double expected =
+      2 * mlp.forward_flops_per_sample /
+      (ideal.cluster.gpu.peak_flops_per_second_fp16 * ideal.cluster.gpu.achievable_fraction);
+  EXPECT_NEAR(plain.pass_seconds(mlp, 2, 1).forward, expected, 1e-12 * expected);
+}
+
+TEST(RuntimeProfiles, ReserveAndDigest) {
+  const Scenario ideal = gpt("ideal"), fsdp1 = gpt("fsdp1");
+  EXPECT_EQ(runtime_reserve_bytes(ideal, Calibration{}), 0);
+  EXPECT_EQ(runtime_reserve_bytes(fsdp1, Calibration{}), runtime_profile(RuntimeName::fsdp1).reserve_bytes);
+  EXPECT_NE(scenario_digest(ideal), scenario_digest(fsdp1));
+  // ideal adds nothing to the digest: the same scenario without the key has the same digest.
+  const Scenario unset = parse_scenario_string(
+      "model:\n  transformer: {layers: 1, hidden: 1024, heads: 8, vocab: 32000, sequence_length: 2048}\n"
+      "cluster: {preset: dgx-h100}\ntraining: {micro_batch: 2}\n",
+      "s.yaml");
+  EXPECT_EQ(scenario_digest(ideal), scenario_digest(unset));
+}
+
+TEST(RuntimeProfiles, RefusalsNameTheField) {
+  EXPECT_EQ(error_of("fsdp1", "titan-rtx-8-pcie3").substr(0, 22), "4 execution.runtime: s");
+  EXPECT_NE(error_of("fsdp1", "titan-rtx-8-pcie3").find("GPU 'TITAN RTX' gives none (cluster.gpu.kernels)"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of("fsdp1", "dgx-h100", "planner: {cost_model: paper, paper: {alpha: 10us, beta: 10GB/s}}\n")
+          .find("needs the topology cost model"),
+      std::string::npos);
+  EXPECT_NE(error_of("fsdp3", "dgx-h100").find("execution.runtime"), std::string::npos);
+  EXPECT_NE(error_of("fsdp3", "dgx-h100").find("fsdp1"), std::string::npos);  // lists or suggests
+  EXPECT_EQ(error_of("ideal", "titan-rtx-8-pcie3"), "no error");
+}
+
+TEST(RuntimeProfiles, CalibrationRuntimeFitsAreChecked) {
+  const auto error = [](const std::string& text) -> std::string {
+    try {
+      parse_calibration_string(text, "cal.yaml");
+    } catch (const InputError& e) {
+      return std::to_string(e.line()) + " " + e.field();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error("runtime:\n  gemm_fraction: 1.5\n"), "2 runtime.gemm_fraction");
+  EXPECT_EQ(error("runtime:\n  host_forward_per_operator: -1s\n"), "2 runtime.host_forward_per_operator");
+  EXPECT_EQ(error("runtime:\n  gemm_fractoin: 0.5\n"), "2 runtime.gemm_fractoin");
+  EXPECT_EQ(error("runtime:\n  gemm_fraction: 0.5\n  host_forward_per_operator: 100us\n"), "no error");
+  const Calibration c =
+      parse_calibration_string("runtime:\n  host_forward_per_operator: 100us\n", "cal.yaml");
+  EXPECT_DOUBLE_EQ(*c.runtime.host_forward_seconds, 100e-6);
+  EXPECT_FALSE(c.runtime.gemm_fraction.has_value());
+}
+
+TEST(RuntimeProfiles, GpuKernelsAreChecked) {
+  const std::string base =
+      "model:\n  transformer: {layers: 1, hidden: 1024, heads: 8, vocab: 32000, sequence_length: 2048}\n"
+      "cluster:\n  preset: dgx-h100\n  gpu:\n    kernels:\n      gemm_fraction: ";
+  try {
+    parse_scenario_string(base + "0\n", "s.yaml");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "cluster.gpu.kernels.gemm_fraction") << e.what();
+    EXPECT_EQ(e.line(), 7);
+  }
+}
+
+}  // namespace
+}  // namespace shardscope
