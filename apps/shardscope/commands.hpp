@@ -36,7 +36,8 @@ Registered register_sweep(CLI::App& app, char** argv);
 // Hidden: one point, in the sweep's child process; `--simulate` simulates with `simulation`.
 Registered register_sweep_point(CLI::App& app, const Simulation* simulation);
 Registered register_merge(CLI::App& app);
-// `reproduce`: published measurements predicted by the planner (validate/fit/reproduce.hpp).
-Registered register_reproduce(CLI::App& app);
+// `reproduce`: published measurements predicted by the planner (validate/fit/reproduce.hpp); with
+// `simulation`, `--simulate` simulates each row's plan too.
+Registered register_reproduce(CLI::App& app, const Simulation* simulation);
 
 }  // namespace shardscope::cli

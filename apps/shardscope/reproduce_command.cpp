@@ -9,6 +9,8 @@
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
+#include "apps/shardscope/simulation.hpp"
+#include "planner/core/error.hpp"
 #include "planner/core/names.hpp"
 #include "planner/core/runtime_profile.hpp"
 #include "planner/io/text_file.hpp"
@@ -23,13 +25,20 @@ struct Options {
   std::vector<std::string> files;
   std::string calibration, json, markdown;
   std::string runtime;  // empty: each file's runtime_profile
+  bool simulate = false;
+  int sim_max_gpus = 64;
 };
 
-fit::Reproduction reproduce(const Options& o) {
+fit::Reproduction reproduce(const Options& o, const Simulation* simulation) {
   fit::ReproduceOptions options;
   options.calibration_text = o.calibration.empty() ? "" : read_text_file(o.calibration, "calibration");
   options.calibration_file = o.calibration;
   if (!o.runtime.empty()) options.runtime = parse_name<RuntimeName>(o.runtime);
+  if (o.simulate) {
+    if (simulation == nullptr)
+      throw UsageError("--simulate", "this shardscope was built without the simulator (SimGrid)");
+    options.simulate = simulation->row_simulator(o.sim_max_gpus);
+  }
   std::vector<fit::SourceReproduction> sources;
   for (const std::string& file : o.files)
     sources.push_back(fit::reproduce_table(fit::load_published_file(file), options));
@@ -39,7 +48,7 @@ fit::Reproduction reproduce(const Options& o) {
 
 }  // namespace
 
-Registered register_reproduce(CLI::App& app) {
+Registered register_reproduce(CLI::App& app, const Simulation* simulation) {
   auto* cmd = app.add_subcommand("reproduce", "Predict published measurements and score the predictions");
   auto o = std::make_shared<Options>();
   cmd->add_option("files", o->files, "Published-measurements YAML files (validate/published/)")
@@ -55,8 +64,14 @@ Registered register_reproduce(CLI::App& app) {
       ->check(non_empty("a file path"));
   cmd->add_option("--markdown", o->markdown, "Also write the Markdown report to a file")
       ->check(non_empty("a file path"));
+  cmd->add_flag(
+      "--simulate", o->simulate,
+      "Also simulate each row's plan (SimGrid, one forked process per row) and score the simulator");
+  cmd->add_option("--sim-max-gpus", o->sim_max_gpus,
+                  "With --simulate: simulate only rows on at most this many GPUs (default 64)")
+      ->check(CLI::Range(1, 16384));
   return {
-      cmd, [o](std::ostream& out) {
+      cmd, [o, simulation](std::ostream& out) {
         std::vector<std::string> inputs = o->files;
         inputs.push_back(o->calibration);
         for (const auto& [option, path] :
@@ -66,7 +81,7 @@ Registered register_reproduce(CLI::App& app) {
           refuse_input_as_output("--markdown", o->markdown, {o->json});
         const OutputFile json_file = o->json.empty() ? OutputFile() : OutputFile("--json", o->json);
         const OutputFile md_file = o->markdown.empty() ? OutputFile() : OutputFile("--markdown", o->markdown);
-        const fit::Reproduction r = reproduce(*o);
+        const fit::Reproduction r = reproduce(*o, simulation);
         const std::string markdown = fit::reproduction_markdown(r);
         out << markdown;
         write_together({{&json_file, json_file.requested() ? fit::reproduction_json(r).dump(2) + "\n" : ""},

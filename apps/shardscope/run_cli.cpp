@@ -53,7 +53,7 @@ std::vector<shardscope::cli::Registered> register_commands(CLI::App& app, int ar
   commands.push_back(cli::register_plan(app, simulation));
   if (std::optional<cli::Registered> calibrate = cli::register_calibrate(app)) commands.push_back(*calibrate);
   commands.push_back(cli::register_compare(app, simulation));
-  commands.push_back(cli::register_reproduce(app));
+  commands.push_back(cli::register_reproduce(app, simulation));
   commands.push_back(cli::register_sweep(app, argv));
   commands.push_back(cli::register_merge(app));
   cli::register_plot_command(app, argc, argv);

@@ -95,6 +95,26 @@ class SimGridSimulation : public Simulation {
     }
   }
 
+  fit::RowSimulate row_simulator(int max_gpus) const override {
+    return [max_gpus](const ValidScenario& scenario, const Calibration& calibration,
+                      const Plan& plan) -> std::optional<double> {
+      if (scenario.cluster.gpus() > max_gpus) return std::nullopt;
+      sim::IterationOptions options;
+      options.prefetch_depth = scenario.execution.prefetch_depth;
+      options.overlap = scenario.execution.overlap;
+      options.bucket_bytes = scenario.execution.bucket_bytes;
+      try {
+        return sim::run_isolated([&] {
+                 return std::vector<double>{
+                     sim::simulate_iteration(scenario, calibration, plan, options).iteration_seconds};
+               })
+            .at(0);
+      } catch (const std::exception&) {
+        return std::nullopt;  // the row shows no simulated value
+      }
+    };
+  }
+
   bool explains(const std::exception& error) const override {
     return dynamic_cast<const sim::SimulationError*>(&error) != nullptr;
   }

@@ -14,6 +14,7 @@
 #include "planner/core/valid_scenario.hpp"
 #include "planner/search/planner.hpp"
 #include "validate/fit/compare_predict.hpp"
+#include "validate/fit/reproduce.hpp"
 
 namespace shardscope::cli {
 
@@ -46,6 +47,10 @@ class Simulation {
   // simulation_error, join `metrics`.
   virtual void simulate_point(const ValidScenario& scenario, const Calibration& calibration, const Plan& plan,
                               std::size_t point_index, nlohmann::ordered_json& metrics) const = 0;
+
+  // `reproduce --simulate`: each published row's plan simulated in a forked process (its iteration seconds);
+  // rows on more than `max_gpus` GPUs, and simulations that fail, give nothing.
+  virtual fit::RowSimulate row_simulator(int max_gpus) const = 0;
 
   // Whether `error` is the simulator's own (SimulationError), whose text main() prints as it is.
   virtual bool explains(const std::exception& error) const = 0;

@@ -25,7 +25,8 @@ bool runs_in_simulator(int argc, char** argv) {
   if (argc < 2 || !simulator_built()) return false;
   if (is_simulator_command(argv[1])) return true;
   if (std::string_view(argv[1]) == "compare") return true;  // it simulates each measured plan
-  if (std::string_view(argv[1]) == "sweep-point") {         // a sweep's point with --simulate
+  const std::string_view command = argv[1];
+  if (command == "sweep-point" || command == "reproduce") {  // a sweep's point, published rows: --simulate
     for (int i = 2; i < argc; ++i) {
       if (std::string_view(argv[i]) == "--simulate") return true;
     }

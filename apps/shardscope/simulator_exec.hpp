@@ -21,7 +21,7 @@ bool simulator_built();
 
 bool is_simulator_command(std::string_view argument);
 // Whether this command line runs in shardscope-sim (never without it): `collective`, `simulate`, `compare`,
-// `plan --refine K` (K > 0) and `sweep-point --simulate`.
+// `plan --refine K` (K > 0), `sweep-point --simulate` and `reproduce --simulate`.
 bool runs_in_simulator(int argc, char** argv);
 
 // Replaces this process with shardscope-sim and the same arguments; throws SimulatorUnavailable (exit 4,

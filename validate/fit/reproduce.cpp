@@ -75,10 +75,19 @@ ReproduceSummary summarize_rows(const std::vector<RowPrediction>& rows, std::opt
       memory_sum += std::abs(*r.memory_error);
       ++memory_rows;
     }
+    if (r.simulated_error) {
+      ++s.simulated;
+      s.simulator_mape += std::abs(*r.simulated_error);
+      s.simulator_bias += *r.simulated_error;
+    }
   }
   if (s.predicted > 0) {
     s.mape /= s.predicted;
     s.bias /= s.predicted;
+  }
+  if (s.simulated > 0) {
+    s.simulator_mape /= s.simulated;
+    s.simulator_bias /= s.simulated;
   }
   s.spearman = spearman(predicted, measured);
   if (memory_rows > 0) s.memory_mape = memory_sum / memory_rows;

@@ -48,6 +48,8 @@ struct ReproduceSummary {
   int over_25_percent = 0;            // predicted rows with |error| > 25 %
   std::optional<double> spearman;     // rank agreement of predicted and measured throughput (>= 3 rows)
   std::optional<double> memory_mape;  // over rows with a measured memory
+  int simulated = 0;                  // rows the simulator predicted
+  double simulator_mape = 0, simulator_bias = 0;  // over them
 };
 
 struct SourceReproduction {

@@ -15,13 +15,18 @@ std::string percent(double fraction) { return number_text("%.1f %%", 100 * fract
 std::string signed_percent(double fraction) { return number_text("%+.1f %%", 100 * fraction); }
 
 void summary_row(std::ostream& out, const std::string& source, const std::string& part,
-                 const ReproduceSummary& s) {
+                 const ReproduceSummary& s, bool simulated) {
   const bool any = s.predicted > 0;
   out << "| " << source << " | " << part << " | " << s.rows << " | " << s.predicted << " | " << s.not_fitting
       << " | " << (any ? percent(s.mape) : "-") << " | " << (any ? signed_percent(s.bias) : "-") << " | "
       << (any ? percent(s.worst_abs_error) + " (" + s.worst_row + ")" : "-") << " | " << s.over_25_percent
       << " | " << (s.spearman ? number_text("%.3f", *s.spearman) : "-") << " | "
-      << (s.memory_mape ? percent(*s.memory_mape) : "-") << " |\n";
+      << (s.memory_mape ? percent(*s.memory_mape) : "-") << " |";
+  if (simulated) {
+    out << " " << s.simulated << " | " << (s.simulated > 0 ? percent(s.simulator_mape) : "-") << " | "
+        << (s.simulated > 0 ? signed_percent(s.simulator_bias) : "-") << " |";
+  }
+  out << "\n";
 }
 
 void summary_table(std::ostream& out, const Reproduction& r) {
@@ -85,6 +90,9 @@ nlohmann::ordered_json summary_json(const ReproduceSummary& s) {
   j["over_25_percent"] = s.over_25_percent;
   j["spearman"] = s.spearman ? nlohmann::ordered_json(*s.spearman) : nlohmann::ordered_json();
   j["memory_mape"] = s.memory_mape ? nlohmann::ordered_json(*s.memory_mape) : nlohmann::ordered_json();
+  j["simulated"] = s.simulated;
+  j["simulator_mape"] = s.simulated > 0 ? nlohmann::ordered_json(s.simulator_mape) : nlohmann::ordered_json();
+  j["simulator_bias"] = s.simulated > 0 ? nlohmann::ordered_json(s.simulator_bias) : nlohmann::ordered_json();
   return j;
 }
 
