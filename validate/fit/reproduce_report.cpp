@@ -30,16 +30,20 @@ void summary_row(std::ostream& out, const std::string& source, const std::string
 }
 
 void summary_table(std::ostream& out, const Reproduction& r) {
+  bool simulated = false;
+  for (const SourceReproduction& s : r.sources) simulated = simulated || s.simulated;
   out << "| source | part | rows | predicted | not fitting | MAPE | bias | worst | > 25 % | Spearman | "
-         "memory "
-         "MAPE |\n|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|\n";
+         "memory MAPE |"
+      << (simulated ? " simulated | simulator MAPE | simulator bias |" : "")
+      << "\n|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|" << (simulated ? "---:|---:|---:|" : "")
+      << "\n";
   for (const SourceReproduction& s : r.sources) {
-    summary_row(out, "`" + s.file + "`", "fit", s.fit);
-    summary_row(out, "`" + s.file + "`", "held out", s.held_out);
+    summary_row(out, "`" + s.file + "`", "fit", s.fit, simulated);
+    summary_row(out, "`" + s.file + "`", "held out", s.held_out, simulated);
   }
-  summary_row(out, "every source", "fit", r.fit);
-  summary_row(out, "every source", "held out", r.held_out);
-  summary_row(out, "every source", "all", r.all);
+  summary_row(out, "every source", "fit", r.fit, simulated);
+  summary_row(out, "every source", "held out", r.held_out, simulated);
+  summary_row(out, "every source", "all", r.all, simulated);
 }
 
 std::string throughput_text(double tokens_per_second) { return number_text("%.0f", tokens_per_second); }
