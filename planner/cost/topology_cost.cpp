@@ -44,7 +44,9 @@ TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibr
       reserve_bytes_(runtime_reserve_bytes(scenario, calibration)),
       neighbour_mode_(options.neighbours),
       space_shards_parameters_(options.parameters_sharded),
-      space_shards_gradients_(options.gradients_sharded) {
+      space_shards_gradients_(options.gradients_sharded),
+      block_checkpoints_(scenario.execution.runtime.kernel_pricing() &&
+                         scenario.training.checkpointing == CheckpointPolicy::all) {
   const std::vector<Operator>& ops = *operators_;
   std::vector<double> parameters;
   parameters.reserve(ops.size());
@@ -122,6 +124,15 @@ double TopologyCostModel::per_iteration_comm_seconds(const OperatorChoice& c, do
   return total_seconds(collectives_, iteration_collectives(c, params, trainable, state_, group_size_));
 }
 
+double TopologyCostModel::kept_bytes_per_sample(std::size_t op_index, const OperatorChoice& c) const {
+  const Operator& op = (*operators_)[op_index];
+  if (!c.checkpoint) return static_cast<double>(op.activation_bytes_per_sample);
+  const bool block_tail = block_checkpoints_ &&
+                          (op.kind == OperatorKind::mlp || op.kind == OperatorKind::moe) && op_index > 0 &&
+                          (*operators_)[op_index - 1].kind == OperatorKind::attention;
+  return block_tail ? 0.0 : static_cast<double>(op.checkpoint_bytes_per_sample);
+}
+
 MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorChoice& c,
                                           std::int64_t b) const {
   const Operator& op = (*operators_)[op_index];
@@ -139,8 +150,7 @@ MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorCh
   m.optimizer_bytes =
       trainable * state_.optimizer * (replicated + sharded * scope_share(c.scopes.optimizer, n, group));
   const double samples = static_cast<double>(b);
-  m.activation_bytes = samples * static_cast<double>(c.checkpoint ? op.checkpoint_bytes_per_sample
-                                                                  : op.activation_bytes_per_sample);
+  m.activation_bytes = samples * kept_bytes_per_sample(op_index, c);
   if (c.sharded_slices > 0) {
     if (c.scopes.parameters != ShardScope::N) m.gathered_bytes += state_.parameter * slice;
     if (op.trainable && c.scopes.gradients != ShardScope::N) m.gathered_bytes += state_.gradient * slice;

@@ -29,6 +29,10 @@ class TopologyCostModel : public CostModel {
   const ComputeModel& compute() const { return compute_; }
   const StateBytesPerParameter& state_bytes() const { return state_; }
   double slice_overhead_seconds() const { return calibration_.slice_overhead_seconds; }
+  // Activation bytes per sample the operator keeps for its backward: all of them, or its checkpoint's. Under
+  // a framework's runtime with every operator checkpointed, the framework checkpoints whole blocks: an MLP
+  // after its attention keeps nothing (the block's input, kept by the attention, recomputes it).
+  double kept_bytes_per_sample(std::size_t op_index, const OperatorChoice& choice) const;
 
   // Communication seconds of one sharded slice of `slice_parameters`: the sums of its call lists
   // (collective_calls.hpp) per micro-step and once per iteration.
@@ -61,6 +65,7 @@ class TopologyCostModel : public CostModel {
   NeighbourBuffers neighbour_mode_;
   bool space_shards_parameters_;
   bool space_shards_gradients_;
+  bool block_checkpoints_;  // a framework's runtime with checkpointing: all (kept_bytes_per_sample)
 };
 
 }  // namespace shardscope

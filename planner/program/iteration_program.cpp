@@ -337,8 +337,7 @@ class ProgramBuilder {
     const ComputeModel::PassSeconds passes = model_.compute().pass_seconds(op, samples, choice.slices);
     work.forward_seconds = passes.forward / choice.slices + overhead;
     work.backward_seconds = passes.backward / choice.slices + overhead;
-    work.kept_bytes = samples * static_cast<double>(choice.checkpoint ? op.checkpoint_bytes_per_sample
-                                                                      : op.activation_bytes_per_sample);
+    work.kept_bytes = samples * model_.kept_bytes_per_sample(op_index, choice);
     // Splitting shrinks the gathered parameter buffer, not the operator's working memory: each slice's
     // compute holds the operator's full workspace (as the planner counts it).
     work.workspace_bytes = samples * static_cast<double>(op.workspace_bytes_per_sample);

@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 
 #include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
+#include "planner/core/valid_scenario.hpp"
 #include "planner/cost/compute_model.hpp"
+#include "planner/cost/topology_cost.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/runtime_profiles.hpp"
 #include "planner/io/scenario_parser.hpp"
@@ -194,6 +197,42 @@ TEST(RuntimeProfiles, GpuKernelsAreChecked) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "cluster.gpu.kernels.gemm_fraction") << e.what();
     EXPECT_EQ(e.line(), 7);
+  }
+}
+
+}  // namespace
+}  // namespace shardscope
+
+namespace shardscope {
+namespace {
+
+Scenario checkpointed(const std::string& runtime, const std::string& policy) {
+  return parse_scenario_string(
+      "model:\n  transformer: {layers: 2, hidden: 1024, heads: 8, vocab: 32000, sequence_length: 2048}\n"
+      "cluster: {preset: dgx-h100}\ntraining: {micro_batch: 2, checkpointing: " +
+          policy + "}\nexecution: {runtime: " + runtime + "}\n",
+      "s.yaml");
+}
+
+// Frameworks checkpoint whole blocks: with every operator checkpointed under a framework's runtime, an MLP
+// keeps nothing (its block's input is the attention's checkpoint); the ideal executor, or a per-operator
+// search, keeps each checkpointed operator's input.
+TEST(BlockCheckpointing, AnMlpAfterItsAttentionKeepsNothingUnderAFrameworksRuntime) {
+  OperatorChoice choice;
+  choice.checkpoint = true;
+  for (const auto& [runtime, policy, mlp_keeps] :
+       {std::tuple{"fsdp1", "all", false}, {"ideal", "all", true}, {"fsdp1", "search", true}}) {
+    const Scenario s = checkpointed(runtime, policy);
+    const TopologyCostModel model(ValidScenario(s), Calibration{});
+    for (std::size_t i = 0; i < s.model.operators.size(); ++i) {
+      const Operator& op = s.model.operators[i];
+      const double kept = model.memory(i, choice, 2).activation_bytes;
+      const bool tail = op.kind == OperatorKind::mlp;
+      const double expected =
+          tail && !mlp_keeps ? 0.0 : 2.0 * static_cast<double>(op.checkpoint_bytes_per_sample);
+      EXPECT_EQ(kept, expected) << runtime << " " << policy << " " << op.name;
+      EXPECT_EQ(model.kept_bytes_per_sample(i, choice) * 2, kept) << op.name;
+    }
   }
 }
 
