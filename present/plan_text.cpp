@@ -132,7 +132,7 @@ std::vector<std::string> baseline_row_cells(const Scenario& scenario, const Stra
   // Its smallest plan at the first micro-batch it tried.
   return {b.strategy,
           b.batches.empty() ? "-" : std::to_string(b.batches.front().micro_batch),
-          to_string(strategy_collectives(scenario, b.strategy)),
+          to_string(scenario_collectives(scenario)),
           "does not fit",
           "-",
           format_bytes(b.minimum_memory_bytes),

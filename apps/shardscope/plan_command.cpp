@@ -104,9 +104,9 @@ void add_plan_options(CLI::App& cmd, Options& o) {
              std::string(to_string(TrainingConfig{}.batch_policy)))
       ->check(CLI::IsMember({"own", "equal"}));
   cmd.add_option("--collectives", o.collectives,
-                 "Price every strategy's collectives as rings or as NCCL runs them, or auto: nccl for "
-                 "DDP/ZeRO/FSDP/MiCS/ZeRO++/OSDP, rings for shardscope's plan and PaRO (default: the "
-                 "scenario's execution.collectives, else " +
+                 "Price every strategy's collectives, the plan's and every baseline's alike, as rings or as "
+                 "NCCL runs them (auto: as NCCL runs them; default: the scenario's execution.collectives, "
+                 "else " +
                      std::string(to_string(ExecutionOptions{}.collectives)) + ")")
       ->check(CLI::IsMember({"auto", "ring", "nccl"}));
   cmd.add_option("--micro-batch", o.micro_batch,

@@ -277,7 +277,7 @@ void add_run_options(CLI::App& cmd, Options& o) {
   cmd.add_option(
          "--collectives", o.collectives,
          "Collectives as rings or as NCCL runs them, or auto: the plan's own (a plan made under auto: "
-         "nccl for DDP/ZeRO/FSDP/MiCS/ZeRO++/OSDP, rings for shardscope and PaRO); default: the "
+         "nccl, whatever its strategy; an older plan file without the field: rings); default: the "
          "scenario's execution.collectives")
       ->check(CLI::IsMember({"auto", "ring", "nccl"}));
   CLI::Option* serial =

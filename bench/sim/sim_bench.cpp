@@ -171,7 +171,8 @@ int main(int argc, char** argv) {
   const auto& nccl = shardscope::nccl_measured();
   if (!nccl.empty()) {
     std::printf(
-        "\nThe same iteration with NCCL's flows (execution.collectives: nccl, FSDP's auto default)\n");
+        "\nThe same iteration with NCCL's flows (execution.collectives: nccl, every plan's under the default "
+        "auto)\n");
     std::printf("%6s %10s %10s %12s %10s\n", "GPUs", "wall (s)", "CPU (s)", "activities", "RSS (MiB)");
     for (const auto& [gpus, x] : nccl) {
       std::printf("%6d %10.2f %10.2f %12.0f %10.1f\n", gpus, x.wall_seconds, x.cpu_seconds, x.activities,

@@ -19,15 +19,17 @@ struct EnumNames<CollectiveModel> {
   };
 };
 
-// The scenario's choice (execution.collectives, --collectives): every strategy alike, or each strategy's own
-// (the registry's: baselines that run on NCCL in their papers use nccl, PaRO and shardscope's plan rings).
+// The scenario's choice (execution.collectives, --collectives). Every strategy of one plan or sweep point is
+// priced alike, so that a comparison is of sharding, not of collective libraries: auto and nccl give every
+// new plan NCCL's model (the paper cost model prices its own alpha-beta rings), ring gives every one rings.
+// They differ for a plan read from a file: auto runs the collectives it records, ring and nccl override them.
 enum class CollectivesChoice { automatic, ring, nccl };
 
 template <>
 struct EnumNames<CollectivesChoice> {
   static constexpr NameEntry<CollectivesChoice> table[] = {
       {CollectivesChoice::automatic, "auto",
-       "DDP/ZeRO/FSDP/MiCS/ZeRO++/OSDP nccl; shardscope and PaRO rings"},
+       "every strategy's collectives as NCCL runs them; a plan file: its own"},
       {CollectivesChoice::ring, "ring", "every strategy's collectives as rings"},
       {CollectivesChoice::nccl, "nccl", "every strategy's collectives as NCCL runs them"},
   };

@@ -58,8 +58,9 @@ struct Plan {
   Precision precision = Precision::mixed_bf16;
   std::int64_t sequence_length_tokens = 0;  // tokens per sample
   CostModelKind cost_model = CostModelKind::topology;
-  // How its collectives run (planner's price, simulator's flows): its strategy's under execution.collectives
-  // auto, else the scenario's choice. Plan files without the key (older ones) run rings.
+  // How its collectives run (planner's price, simulator's flows): what it was made with (planned_collectives)
+  // under execution.collectives auto, else the scenario's choice. Plan files without the key (older ones)
+  // run rings.
   CollectiveModel collectives = CollectiveModel::ring;
   std::uint64_t model_digest = 0;         // model_digest() of the model it was made for
   std::uint64_t scenario_digest = 0;      // scenario_digest() of the scenario it was made for
@@ -68,6 +69,13 @@ struct Plan {
   PlanPrediction predicted;
   PlanSource source;
 };
+
+// The collectives a new plan is made with, every strategy alike: rings where the scenario says ring, else
+// NCCL's model (auto and nccl), which DDP, ZeRO, FSDP, MiCS, ZeRO++, PaRO's sub-communicators and
+// shardscope's own plans all run on.
+inline CollectiveModel planned_collectives(const ExecutionOptions& execution) {
+  return execution.collectives == CollectivesChoice::ring ? CollectiveModel::ring : CollectiveModel::nccl;
+}
 
 // The collectives a given plan runs with (planner and simulator alike): its own, recorded when it was made,
 // under execution.collectives auto, else the scenario's explicit ring or nccl.

@@ -132,7 +132,7 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
     Json row;
     row["strategy"] = b.strategy;
     row["fits"] = b.fits;
-    row["collectives"] = to_string(b.fits ? b.plan.collectives : strategy_collectives(scenario, b.strategy));
+    row["collectives"] = to_string(b.fits ? b.plan.collectives : scenario_collectives(scenario));
     // Not fitting: the micro-batch its shortfall is measured at (the first its scan tried).
     row["batch_size"] = b.fits ? b.plan.micro_batch : b.batches.empty() ? 0 : b.batches.front().micro_batch;
     row["gradient_accumulation_steps"] = b.fits              ? b.plan.gradient_accumulation_steps

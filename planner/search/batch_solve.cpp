@@ -68,7 +68,7 @@ WholePlan whole_plan_of(const ValidScenario& scenario, const Calibration& calibr
   if (!schedules_plans(scenario)) return whole;
   Plan plan;
   plan.strategy = space.name;
-  plan.collectives = strategy_collectives(scenario, space.name);
+  plan.collectives = scenario_collectives(scenario);
   plan.micro_batch = step.micro_batch;
   plan.gradient_accumulation_steps = step.accumulation_steps;
   plan.operators = picked_choices(inst, solved.picks);

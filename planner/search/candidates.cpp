@@ -82,7 +82,7 @@ std::vector<Plan> alternative_plans(const ValidScenario& scenario, const Calibra
     if (solved.status != BatchStatus::solved) continue;
     Plan plan = best;
     plan.strategy = space.name;  // the best may be an adopted baseline's; these are the search's own
-    plan.collectives = strategy_collectives(scenario, space.name);
+    plan.collectives = scenario_collectives(scenario);
     plan.operators = picked_choices(inst, solved.picks);
     copy_plan_configuration(plan, configured);
     try {

@@ -78,7 +78,7 @@ Plan make_plan(const Scenario& scenario, const SearchSpace& space, const PlanIns
                const std::vector<int>& picks, const BatchRow& row) {
   Plan plan;
   plan.strategy = space.name;
-  plan.collectives = strategy_collectives(scenario, space.name);
+  plan.collectives = scenario_collectives(scenario);
   plan.micro_batch = row.micro_batch;
   plan.gradient_accumulation_steps = row.gradient_accumulation_steps;
   plan.operators = picked_choices(inst, picks);
@@ -106,10 +106,9 @@ Plan configured_plan(const Scenario& scenario, const Calibration& calibration) {
   return configured;
 }
 
-CollectiveModel strategy_collectives(const Scenario& scenario, const std::string& strategy) {
-  return scenario.planner.cost_model == CostModelKind::topology
-             ? collective_model_for(scenario.execution, strategy)
-             : CollectiveModel::ring;
+CollectiveModel scenario_collectives(const Scenario& scenario) {
+  return scenario.planner.cost_model == CostModelKind::topology ? planned_collectives(scenario.execution)
+                                                                : CollectiveModel::ring;
 }
 
 PlanPrediction evaluate_plan(const ValidScenario& scenario, const Calibration& calibration,

@@ -44,7 +44,7 @@ PlanInstance build_instance(const ValidScenario& scenario, const Calibration& ca
   };
   CostModelOptions options;
   options.accumulation_steps = step.accumulation_steps;
-  options.collectives = strategy_collectives(scenario, space.name);
+  options.collectives = scenario_collectives(scenario);
   options.neighbours = neighbours;
   options.parameters_sharded = any_scope([](const Scopes& s) { return s.parameters != ShardScope::N; });
   options.gradients_sharded = any_scope([](const Scopes& s) { return s.gradients != ShardScope::N; });

@@ -83,9 +83,10 @@ StrategyResult plan_strategy(const ValidScenario& scenario, const Calibration& c
 PlanReport plan_scenario(const ValidScenario& scenario, const Calibration& calibration,
                          const PlanRequest& request = {});
 
-// The collectives a strategy's plans use: the scenario's execution.collectives (auto: the registry's) under
-// the topology model; the paper model prices its own alpha-beta, recorded as rings.
-CollectiveModel strategy_collectives(const Scenario& scenario, const std::string& strategy);
+// The collectives every strategy's plans use, one library for the whole comparison: planned_collectives of
+// the scenario's execution.collectives under the topology model; the paper model prices its own alpha-beta,
+// recorded as rings.
+CollectiveModel scenario_collectives(const Scenario& scenario);
 
 // Whether two plans make the same choices: micro-batch, accumulation steps and every operator's choice.
 bool same_plan_choices(const Plan& a, const Plan& b);

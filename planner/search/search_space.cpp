@@ -95,14 +95,13 @@ SearchSpace Strategy::space(const TrainingConfig& t) const {
 
 namespace {
 
-// The registry as data, in its order; fields left out keep Strategy's defaults (a whole-model baseline on
-// NCCL). The PaRO family goes between the named strategies and OSDP.
+// The registry as data, in its order; fields left out keep Strategy's defaults (a whole-model baseline).
+// The PaRO family goes between the named strategies and OSDP.
 const Strategy kNamedStrategies[] = {
     {.name = "shardscope",
      .description = "per operator any PaRO scope, slice count and checkpointing (the planner's own space)",
      .shape = Strategy::Shape::full,
-     .baseline = false,
-     .collectives = CollectiveModel::ring},
+     .baseline = false},
     {.name = "ddp", .description = "DDP: every state replicated (NNN)", .scopes = {N, N, N}, .classic = true},
     {.name = "zero-1",
      .description = "ZeRO-1: optimizer state sharded over all GPUs (NNG)",
@@ -140,8 +139,7 @@ Strategy paro_strategy(const Scopes& scopes) {
   return {.name = "paro-" + scopes.name(),
           .description = "PaRO-" + scopes.name() + ": parameter, gradient and optimizer scopes " +
                          scopes.name() + " (N replicated, I in a group, G over all GPUs)",
-          .scopes = scopes,
-          .collectives = CollectiveModel::ring};
+          .scopes = scopes};
 }
 
 }  // namespace
@@ -196,15 +194,6 @@ StrategyLookup strategy_lookup() {
                           return s == nullptr ? std::string() : s->name;
                         },
                         unknown_strategy_message};
-}
-
-CollectiveModel collective_model_for(const ExecutionOptions& execution, std::string_view strategy) {
-  // What a plan of this strategy runs: it records the strategy's own collectives (rings for a name no
-  // strategy has), and plan_collectives applies the scenario's explicit choice over them.
-  const Strategy* s = find_strategy(strategy);
-  Plan plan;
-  plan.collectives = s == nullptr ? CollectiveModel::ring : s->collectives;
-  return plan_collectives(execution, plan);
 }
 
 SearchSpace space_by_name(const std::string& name, const TrainingConfig& t) {

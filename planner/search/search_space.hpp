@@ -43,10 +43,7 @@ struct Strategy {
   bool hpz = false;      // whole_model: ZeRO++ secondary parameter partition
   bool baseline = true;  // compared against by `plan`
   bool classic = false;  // a classic ZeRO stage (DDP, ZeRO-1/2/3): inspect's model-state table
-  // Its collectives under execution.collectives auto: nccl where the strategy's paper runs it on NCCL
-  // (DDP, ZeRO-1/2/3 and FSDP, MiCS and ZeRO++ on NCCL sub-communicators, OSDP on PyTorch); PaRO's
-  // strategies and shardscope's own plan keep rings (sim/README.md, "Which collectives").
-  CollectiveModel collectives = CollectiveModel::nccl;
+  // No collective library: every strategy of a comparison runs the scenario's (planned_collectives).
 
   SearchSpace space(const TrainingConfig& training) const;
 };
@@ -65,9 +62,6 @@ StrategyLookup strategy_lookup();
 
 // Whole-model and OSDP baselines (every registry entry marked `baseline`).
 std::vector<SearchSpace> baseline_spaces(const TrainingConfig& training);
-// The collectives a strategy's plans use: the scenario's ring or nccl for every strategy, or under auto the
-// registry's (unknown names: ring).
-CollectiveModel collective_model_for(const ExecutionOptions& execution, std::string_view strategy);
 // A strategy's space by name or alias; throws std::invalid_argument on an unknown name, suggesting the
 // nearest or listing the known ones.
 SearchSpace space_by_name(const std::string& name, const TrainingConfig& training);

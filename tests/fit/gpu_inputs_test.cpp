@@ -50,8 +50,31 @@ std::string emulated_error(const nlohmann::json& run) {
   });
 }
 
+// The recorded LLaMA-7B run (call 4) as executed: its "shardscope" iteration ran FSDP's plan, which the
+// planner recommended while it priced its own plans on rings and FSDP on NCCL (issue 31).
+nlohmann::json recorded_llama_run() {
+  nlohmann::json run = read_json(kData + "/call-4/run-gpu-llama-7b-paro.json");
+  for (auto& it : run["iterations"])
+    if (it["strategy"] == "shardscope") it["strategy"] = "fsdp";
+  return run;
+}
+
+// What the recorded "shardscope" iteration ran is FSDP's plan at micro-batch 6 x 2 (its digest matches
+// FSDP's), not the plan the planner recommends now that it prices every strategy on NCCL: compared as
+// shardscope, the record is refused for running another plan, with both digests.
+TEST(EmulatedRuns, TheRecordedShardscopeIterationRanFsdpsPlan) {
+  const nlohmann::json as_recorded = read_json(kData + "/call-4/run-gpu-llama-7b-paro.json");
+  ASSERT_EQ(as_recorded["iterations"][0]["strategy"], "shardscope");
+  const std::string refused = emulated_error(as_recorded);
+  EXPECT_EQ(refused.rfind("iterations[0].plan_digest: ", 0), 0u) << refused;
+  EXPECT_NE(refused.find("the run executed plan 3c24b95eae1f0154, but shardscope at micro-batch 6"),
+            std::string::npos)
+      << refused;
+  EXPECT_EQ(emulated_error(recorded_llama_run()), "no error");
+}
+
 TEST(EmulatedRuns, AnEmulatedRunMustBeOneRankOfTheScenario) {
-  const nlohmann::json run = read_json(kData + "/call-4/run-gpu-llama-7b-paro.json");
+  const nlohmann::json run = recorded_llama_run();
   EXPECT_EQ(emulated_error(run), "no error");
   nlohmann::json outside = run;
   outside["machine"]["emulated_rank"] = 32;
@@ -71,11 +94,11 @@ TEST(EmulatedRuns, AnEmulatedRunMustBeOneRankOfTheScenario) {
 // Issue 30, 21: a strategy measured twice is refused (one row per strategy), and a section with nothing to
 // compare prints "-" rather than a 0.00 % MAPE beside +inf %.
 TEST(EmulatedRuns, AStrategyMeasuredTwiceIsRefusedAndEmptySectionsPrintNoError) {
-  nlohmann::json run = read_json(kData + "/call-4/run-gpu-llama-7b-paro.json");
+  nlohmann::json run = recorded_llama_run();
   run["iterations"].push_back(run["iterations"][0]);
   const std::string twice = emulated_error(run);
   EXPECT_EQ(twice.rfind("iterations[3].strategy: ", 0), 0u) << twice;
-  EXPECT_NE(twice.find("shardscope is measured twice (also iterations[0])"), std::string::npos) << twice;
+  EXPECT_NE(twice.find("fsdp is measured twice (also iterations[0])"), std::string::npos) << twice;
   Comparison c;
   c.scenario = "s";
   ComparisonSection empty{

@@ -102,6 +102,16 @@ TEST(H100Recorded, TheSecondCallsProductsArePricedByTheFirstCallsFit) {
   EXPECT_LE(repeat / measured, 0.04);  // 3.0 %: the noise floor the model is judged against
 }
 
+// The recorded LLaMA-7B runs' "shardscope" iteration ran the plan the planner recommended then: FSDP's (every
+// operator GGG, micro-batch 6 x 2), adopted because the search priced its own plans on rings and FSDP on
+// NCCL. Since every strategy is priced on one library (issue 31) the planner recommends its own pick, another
+// plan (EmulatedRuns.TheRecordedShardscopeIterationRanFsdpsPlan), so that iteration is compared as what it
+// executed: FSDP's plan, which its plan digest still matches.
+void name_the_plan_it_ran(Measurements& m) {
+  for (MeasuredIteration& it : m.iterations)
+    if (it.strategy == "shardscope") it.strategy = "fsdp";
+}
+
 // LLaMA-7B rank 0 (three plans) priced by a fit that saw every other product only: per iteration and per
 // operator, in both calls that ran it with the same binary's kernels.
 TEST(H100Recorded, AnEmulatedLlamaRanksComputeIsPricedPerOperator) {
@@ -114,6 +124,7 @@ TEST(H100Recorded, AnEmulatedLlamaRanksComputeIsPricedPerOperator) {
     in.predict_calibration = calibration;
     in.calibration_label = "the even half of call 1's products";
     in.measured = load_measurements_file(run);
+    name_the_plan_it_ran(in.measured);
     const Comparison c = build_comparison(in, nullptr);
     ASSERT_EQ(c.sections.size(), 3u);  // compute, peak memory, operators: no collectives when emulated
     const ComparisonSection& compute = c.sections[0];

@@ -346,7 +346,9 @@ TEST(PlanCheck, TheStrategyResultCarriesEachOperatorsCostAndMemory) {
   ASSERT_EQ(report.best.operator_costs.size(), s.model.operators.size());
   Scenario at = s;
   at.training.gradient_accumulation_steps = plan.gradient_accumulation_steps;
-  const auto model = make_cost_model(ValidScenario(at), Calibration{});
+  CostModelOptions options;
+  options.collectives = plan.collectives;  // the scenario's, as every strategy's (execution.collectives)
+  const auto model = make_cost_model(ValidScenario(at), Calibration{}, options);
   double seconds = 0;
   for (std::size_t i = 0; i < plan.operators.size(); ++i) {
     const ItemCost c = model->cost(i, plan.operators[i], plan.micro_batch);

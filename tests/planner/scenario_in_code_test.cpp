@@ -164,7 +164,9 @@ TEST(CostClasses, OperatorsThatDifferOnlyInBackwardFlopsAreCostedApart) {
       "    - {name: b, kind: mlp, parameters: 1000000, forward_flops_per_sample: 2e12, "
       "backward_flops_per_sample: 2e13}\n"
       "cluster: {preset: titan-rtx-8-pcie3}\n");
-  const auto model = make_cost_model(ValidScenario(s), Calibration{});
+  CostModelOptions options;
+  options.collectives = scenario_collectives(s);  // what the search prices every strategy with
+  const auto model = make_cost_model(ValidScenario(s), Calibration{}, options);
   const SearchSpace space = full_space(s.training);
   const PlanInstance inst = build_instance(ValidScenario(s), Calibration{}, space, 1);
   for (std::size_t i = 0; i < 2; ++i) {

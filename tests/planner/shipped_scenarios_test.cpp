@@ -1,13 +1,18 @@
-// Checks that run on every shipped scenario: the solver's instance equals the cost model, and the
-// recommended plan is never slower than a baseline (planning all of them is slow under ASan: own timeout).
+// Checks that run on every shipped scenario: the solver's instance equals the cost model, the
+// recommended plan is never slower than a baseline, and every strategy is priced on one collective library
+// (planning all of them is slow under ASan: own timeout).
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "planner/cost/cost_model.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/io/sweep_grid.hpp"
+#include "planner/report/internal/plan_json_tree.hpp"
 #include "planner/search/planner.hpp"
+#include "planner/search/search_space.hpp"
 
 namespace shardscope {
 namespace {
@@ -35,7 +40,9 @@ int for_each_shipped_scenario(Check check) {
 TEST(CostClasses, SolverItemsEqualTheCostModelOnEveryShippedScenario) {
   const int checked = for_each_shipped_scenario(
       [](const std::filesystem::path& path, const Scenario& s, const Calibration& calibration) {
-        const auto model = make_cost_model(ValidScenario(s), calibration);
+        CostModelOptions options;
+        options.collectives = scenario_collectives(s);  // what the search prices every strategy with
+        const auto model = make_cost_model(ValidScenario(s), calibration, options);
         const PlanInstance inst = build_instance(ValidScenario(s), calibration, full_space(s.training), 2);
         ASSERT_EQ(inst.choices.size(), s.model.operators.size());
         for (std::size_t i = 0; i < inst.choices.size(); ++i) {
@@ -73,6 +80,50 @@ TEST(Recommendation, EveryShippedScenarioFitsAndIsNeverSlowerThanABaseline) {
         }
       });
   EXPECT_GE(checked, 9);
+}
+
+// The shipped scenario files: scenarios/*.yaml, the base of every shipped sweep (scenarios/sweeps/) and the
+// validation harness's validate/scenarios/ (not its cluster files), each once.
+std::vector<std::filesystem::path> shipped_scenario_files() {
+  const std::filesystem::path source(SHARDSCOPE_SOURCE_DIR);
+  std::set<std::filesystem::path> files;
+  for (const std::filesystem::path& dir : {source / "scenarios", source / "validate" / "scenarios"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (entry.path().extension() == ".yaml" &&
+          entry.path().stem().string().find("cluster") == std::string::npos)
+        files.insert(std::filesystem::weakly_canonical(entry.path()));
+    }
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(source / "scenarios" / "sweeps")) {
+    if (entry.path().extension() != ".yaml") continue;
+    const SweepGrid grid = load_sweep_grid(entry.path().string(), strategy_lookup());
+    if (!grid.base_scenario.empty()) files.insert(std::filesystem::weakly_canonical(grid.base_scenario));
+  }
+  return {files.begin(), files.end()};
+}
+
+// One plan compares its contestants on one collective library: every baseline row (fitting or not) and the
+// recommended plan report the same collectives, the scenario's own where it names ring or nccl, NCCL's under
+// auto (the topology model; the paper model prices its own alpha-beta rings).
+TEST(CollectivesChoice, EveryShippedScenarioPricesEveryStrategyOnOneLibrary) {
+  int checked = 0;
+  for (const std::filesystem::path& path : shipped_scenario_files()) {
+    const Scenario s = load_scenario_file(path.string());
+    const PlanReport report = plan_scenario(ValidScenario(s), scenario_calibration(s));
+    const nlohmann::ordered_json json = report_to_json(report, s);
+    std::string expected = s.execution.collectives == CollectivesChoice::ring   ? "ring"
+                           : s.execution.collectives == CollectivesChoice::nccl ? "nccl"
+                                                                                : "";
+    if (expected.empty()) expected = s.planner.cost_model == CostModelKind::topology ? "nccl" : "ring";
+    if (report.best.fits) {
+      EXPECT_EQ(json.at("plan").at("collectives"), expected) << path;
+    }
+    ASSERT_FALSE(json.at("baselines").empty()) << path;
+    for (const auto& row : json.at("baselines"))
+      EXPECT_EQ(row.at("collectives"), expected) << path << ": " << row.at("strategy");
+    ++checked;
+  }
+  EXPECT_GE(checked, 11);
 }
 
 }  // namespace
