@@ -23,6 +23,21 @@ TEST(PresentText, WholeReportIsThePlanTranscript) {
   EXPECT_EQ(text.str(), transcript_stdout("tests/transcripts/plan-default.tesh"));
 }
 
+// Without a global batch the report says the ranking rests on the accumulation steps it assumed; with one,
+// where every strategy reaches the same global batch, it does not.
+TEST(PresentText, SaysWhenTheRankingDependsOnAssumedAccumulationSteps) {
+  testing::Planned p = default_plan();
+  std::ostringstream without;
+  write_plan_text(p.scenario, p.report, without);
+  EXPECT_NE(without.str().find(
+                "No global batch given: every strategy takes 1 accumulation step per optimizer step"),
+            std::string::npos);
+  p.scenario.training.global_batch = 48;
+  std::ostringstream with;
+  write_plan_text(p.scenario, p.report, with);
+  EXPECT_EQ(with.str().find("No global batch given"), std::string::npos);
+}
+
 TEST(PresentText, NoFitReportIsTheErrorTranscript) {
   const auto p = testing::plan_file("tests/transcripts/inputs/no-fit.yaml", false);
   std::ostringstream text;
