@@ -24,18 +24,6 @@ std::string upper(std::string text) {
   return text;
 }
 
-const char* checkpointing_name(CheckpointPolicy policy) {
-  switch (policy) {
-    case CheckpointPolicy::none:
-      return "none";
-    case CheckpointPolicy::all:
-      return "all";
-    case CheckpointPolicy::search:
-      break;
-  }
-  return "search";
-}
-
 }  // namespace
 
 std::string row_strategy(const PublishedTable& table, const PublishedRow& row) {
@@ -119,7 +107,7 @@ RowPrediction predict_prepared(const PreparedRow& prepared, const Calibration& c
   p.measured_memory_gib = row.measured.memory_gib;
   p.micro_batch = scenario.training.micro_batch;
   p.accumulation_steps = scenario.training.gradient_accumulation_steps;
-  p.checkpointing = checkpointing_name(scenario.training.checkpointing);
+  p.checkpointing = to_string(scenario.training.checkpointing);
   const StrategyResult result =
       plan_strategy(scenario, calibration, space_by_name(p.strategy, scenario.training), {nullptr, 1});
   p.fits = result.fits;
