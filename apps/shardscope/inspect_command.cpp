@@ -8,8 +8,10 @@
 #include "apps/shardscope/commands.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/scenario_flags.hpp"
+#include "planner/core/calibration.hpp"
 #include "planner/core/model_states.hpp"
 #include "planner/core/printable.hpp"
+#include "planner/core/runtime_profile.hpp"
 #include "planner/core/scenario_check.hpp"
 #include "planner/core/units.hpp"
 #include "planner/cost/collective_cost.hpp"
@@ -57,6 +59,42 @@ std::vector<GroupRing> group_rings(const Scenario& s, const Calibration& calibra
 }
 
 // `gpu` names the cluster's GPU (ScenarioFlags::gpu_label).
+// The runtime profile the scenario runs, with the calibration's fits applied: its file, host time, reserve
+// and, under a framework's profile, the GPU's kernel efficiencies it prices with.
+void write_runtime(std::ostream& os, const Scenario& s, const Calibration& calibration) {
+  const RuntimeProfile r = effective_runtime(s.execution.runtime, calibration.runtime);
+  os << "Runtime   " << to_string(r.name) << " (scenarios/runtimes/" << to_string(r.name)
+     << ".yaml): " << description(r.name) << "\n";
+  if (!r.kernel_pricing()) return;
+  const KernelEfficiency k = effective_kernels(*s.cluster.gpu.kernels, calibration.runtime);
+  os << "          host " << units::format_duration(r.host_forward_seconds) << " forward, "
+     << units::format_duration(r.host_backward_seconds) << " backward per operator at least; reserve "
+     << units::format_bytes(runtime_reserve_bytes(s, calibration)) << " per GPU\n";
+  os << "          products " << k.gemm_fraction << " of peak (half that at "
+     << units::format_count(k.gemm_half_rate_flops) << " FLOPs), flash attention "
+     << k.attention_forward_fraction << " forward, " << k.attention_backward_fraction
+     << " backward, element-wise " << k.elementwise_fraction << " of HBM\n";
+}
+
+nlohmann::ordered_json runtime_json(const Scenario& s, const Calibration& calibration) {
+  const RuntimeProfile r = effective_runtime(s.execution.runtime, calibration.runtime);
+  nlohmann::ordered_json j;
+  j["name"] = to_string(r.name);
+  j["file"] = std::string("scenarios/runtimes/") + to_string(r.name) + ".yaml";
+  j["host_forward_seconds"] = r.host_forward_seconds;
+  j["host_backward_seconds"] = r.host_backward_seconds;
+  j["reserve_bytes"] = runtime_reserve_bytes(s, calibration);
+  if (r.kernel_pricing()) {
+    const KernelEfficiency k = effective_kernels(*s.cluster.gpu.kernels, calibration.runtime);
+    j["kernels"] = {{"gemm_fraction", k.gemm_fraction},
+                    {"gemm_half_rate_flops", k.gemm_half_rate_flops},
+                    {"attention_forward_fraction", k.attention_forward_fraction},
+                    {"attention_backward_fraction", k.attention_backward_fraction},
+                    {"elementwise_fraction", k.elementwise_fraction}};
+  }
+  return j;
+}
+
 nlohmann::ordered_json to_json(const Scenario& s, const std::string& gpu, const Calibration& calibration) {
   nlohmann::ordered_json out;
   out["scenario"] = s.name;
@@ -105,6 +143,7 @@ nlohmann::ordered_json to_json(const Scenario& s, const std::string& gpu, const 
                                 {"latency_seconds", r.ring.alpha_seconds},
                                 {"bottleneck", to_string(r.ring.bottleneck)}});
   }
+  out["runtime"] = runtime_json(s, calibration);
   const StateBytesPerParameter bytes = state_bytes_per_parameter(s.training.precision, s.training.optimizer);
   out["model_states"] = nlohmann::ordered_json::array();
   for (const Strategy* b : classic_strategies()) {
@@ -151,7 +190,9 @@ void print_text(const Scenario& s, const std::string& gpu, const Calibration& ca
      << format_bytes(static_cast<double>(c.gpu.memory_bytes)) << " each\n";
   os << "          " << units::format_flops_rate(c.gpu.peak_flops_per_second_fp16) << " fp16 peak x "
      << c.gpu.achievable_fraction << " achievable; memory limit "
-     << format_bytes(static_cast<double>(s.training.memory_limit_bytes)) << " per GPU\n\n";
+     << format_bytes(static_cast<double>(s.training.memory_limit_bytes)) << " per GPU\n";
+  write_runtime(os, s, calibration);
+  os << "\n";
   present::TextTable links({"link class", "lone flow/direction", "latency"});
   for (LinkClass lc : link_classes_present(c)) {
     const LinkProperties p = lone_flow(s, calibration, lc);

@@ -6,9 +6,12 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "run_command.hpp"
@@ -31,6 +34,34 @@ TEST(Cli, InspectPrintsModelClusterAndStates) {
   for (const char* name : {"ddp", "zero-1", "zero-2", "fsdp"}) {
     EXPECT_NE(r.out.find(std::string("\n  ") + name + " "), std::string::npos) << name << "\n" << r.out;
   }
+}
+
+// inspect names the runtime profile and its file, and under a framework's profile the host time, the reserve
+// and the kernel efficiencies it prices with, a calibration's fits applied.
+TEST(Cli, InspectStatesTheRuntimeProfileItPricesWith) {
+  const auto ideal = test::run_command(kBinary + " inspect " + kSource + "/scenarios/default.yaml");
+  ASSERT_EQ(ideal.exit_code, 0) << ideal.err;
+  EXPECT_NE(ideal.out.find("Runtime   ideal (scenarios/runtimes/ideal.yaml): an ideal executor"),
+            std::string::npos);
+  const std::string paro = kSource + "/scenarios/paro-llama-7b-32gpu.yaml";
+  const auto fsdp1 = test::run_command(kBinary + " inspect " + paro + " --runtime fsdp1");
+  ASSERT_EQ(fsdp1.exit_code, 0) << fsdp1.err;
+  EXPECT_NE(fsdp1.out.find("Runtime   fsdp1 (scenarios/runtimes/fsdp1.yaml)"), std::string::npos)
+      << fsdp1.out;
+  EXPECT_NE(
+      fsdp1.out.find("host 230.000 us forward, 460.000 us backward per operator at least; reserve 2.00 GiB"),
+      std::string::npos)
+      << fsdp1.out;
+  const std::string calibration = ::testing::TempDir() + "runtime_fit.yaml";
+  std::ofstream(calibration) << "runtime:\n  host_forward_per_operator: 100us\n  gemm_fraction: 0.5\n";
+  const auto fitted = test::run_command(
+      kBinary + " inspect " + paro + " --runtime fsdp2 --set planner.calibration=" + calibration + " --json");
+  ASSERT_EQ(fitted.exit_code, 0) << fitted.err;
+  const auto j = nlohmann::json::parse(fitted.out).at("runtime");
+  EXPECT_EQ(j.at("name"), "fsdp2");
+  EXPECT_DOUBLE_EQ(j.at("host_forward_seconds").get<double>(), 100e-6);
+  EXPECT_DOUBLE_EQ(j.at("kernels").at("gemm_fraction").get<double>(), 0.5);
+  std::remove(calibration.c_str());
 }
 
 TEST(Cli, BadInputExitsNonZeroNamingFileLineAndField) {
