@@ -27,7 +27,10 @@ done
 bin="$build/validate/shardscope-validate"
 fail() { echo "gpu-bundle: $*" >&2; exit 1; }
 [ -x "$bin" ] || fail "$bin: not built (cmake --preset default && cmake --build --preset default --target shardscope-validate)"
-ldd "$bin" | grep -q 'libcublas' || fail "$bin: built without the cuda-nccl backend (CUDA, cuBLAS, NCCL or MPI was not found at configure time)"
+# ldd's whole output first: `ldd | grep -q` under pipefail fails when grep exits before ldd has written
+# everything (SIGPIPE), which made this check fail now and then on a binary that has the backend.
+linked=$(ldd "$bin")
+grep -q 'libcublas' <<<"$linked" || fail "$bin: built without the cuda-nccl backend (CUDA, cuBLAS, NCCL or MPI was not found at configure time)"
 max_bytes=$((64 * 1024 * 1024))
 
 rm -rf "$out"

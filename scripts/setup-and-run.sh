@@ -9,7 +9,8 @@ cmake --build --preset default -j "$(nproc)" >/dev/null
 tool=./build/default/apps/shardscope/shardscope
 "$tool" plan "$scenario" --out build/plan.json
 echo
-if "$tool" --help | grep -q simulate; then
+commands=$("$tool" --help)  # whole, then searched: `| grep -q` under pipefail can fail on SIGPIPE
+if grep -q simulate <<<"$commands"; then
   "$tool" simulate "$scenario" --plan build/plan.json --compare
 else
   echo "(simulate is not built: SimGrid was not found)"
