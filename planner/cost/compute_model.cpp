@@ -20,8 +20,7 @@ double ComputeModel::peak_flops_per_second() const {
 }
 
 double ComputeModel::flops_per_second(const Operator& op) const {
-  const double peak =
-      precision_ == Precision::fp32 ? gpu_.peak_flops_per_second_fp32 : gpu_.peak_flops_per_second_fp16;
+  const double peak = peak_flops_per_second();
   const auto& override_fraction = calibration_.achievable_fraction[static_cast<std::size_t>(op.kind)];
   return peak * override_fraction.value_or(gpu_.achievable_fraction);
 }
@@ -75,8 +74,7 @@ ComputeModel::PassSeconds ComputeModel::pass_seconds(const Operator& op, double 
 ComputeModel::PassSeconds ComputeModel::shaped_pass_seconds(const Operator& op, double samples,
                                                             int slices) const {
   const ProductShapeModel& model = *calibration_.product_shapes;
-  const double peak =
-      precision_ == Precision::fp32 ? gpu_.peak_flops_per_second_fp32 : gpu_.peak_flops_per_second_fp16;
+  const double peak = peak_flops_per_second();
   const double fraction = flops_per_second(op) / peak;
   const double cuts = static_cast<double>(std::max(slices, 1));
   auto seconds = [&](double batch, double m, double n, double k) {

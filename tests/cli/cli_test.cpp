@@ -64,6 +64,38 @@ TEST(Cli, InspectStatesTheRuntimeProfileItPricesWith) {
   std::remove(calibration.c_str());
 }
 
+// The published-rows paths of reproduce and calibrate refuse what they cannot do, naming the option.
+TEST(Cli, ReproduceAndPublishedCalibrationRefuseNamingTheOption) {
+  const std::string file = kSource + "/validate/published/torchtitan-fsdp.yaml";
+#ifdef SHARDSCOPE_HAVE_SIM
+  const auto simulate = test::run_command(kBinary + " reproduce " + file + " --sim-max-gpus 0");
+  EXPECT_EQ(simulate.exit_code, 2);
+  EXPECT_NE(simulate.err.find("--sim-max-gpus"), std::string::npos) << simulate.err;
+#else
+  const auto simulate = test::run_command(kBinary + " reproduce " + file + " --simulate");
+  EXPECT_EQ(simulate.exit_code, 2);
+  EXPECT_NE(simulate.err.find("--simulate: this shardscope was built without the simulator"),
+            std::string::npos)
+      << simulate.err;
+#endif
+#ifdef SHARDSCOPE_HAVE_FIT
+  const std::string out = " --out " + ::testing::TempDir() + "never_written.yaml";
+  const auto mixed =
+      test::run_command(kBinary + " calibrate --published " + file + " --cluster dgx-h100" + out);
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("--published: fits from published rows alone"), std::string::npos) << mixed.err;
+  const auto runtime =
+      test::run_command(kBinary + " calibrate --runtime fsdp1 --cluster dgx-h100 x.json" + out);
+  EXPECT_EQ(runtime.exit_code, 2);
+  EXPECT_NE(runtime.err.find("--runtime: applies to --published only"), std::string::npos) << runtime.err;
+  const auto no_cluster = test::run_command(kBinary + " calibrate x.json" + out);
+  EXPECT_EQ(no_cluster.exit_code, 2);
+  EXPECT_NE(no_cluster.err.find("--cluster: expected the cluster preset"), std::string::npos)
+      << no_cluster.err;
+  EXPECT_FALSE(std::filesystem::exists(::testing::TempDir() + "never_written.yaml"));
+#endif
+}
+
 TEST(Cli, BadInputExitsNonZeroNamingFileLineAndField) {
   const std::string path =
       write_temp("bad.yaml", "model: {preset: nd-48x1536}\ncluster:\n  preset: dgx-a100\n  nodes: -3\n");
