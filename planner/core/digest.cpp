@@ -26,7 +26,7 @@ class CanonicalText {
   std::string text_;
 };
 
-void add_operator(CanonicalText& c, const std::string& p, const Operator& op) {
+void add_operator(CanonicalText& c, const std::string& p, const Operator& op, bool selective) {
   c.add(p + "name", op.name.c_str());
   c.add(p + "kind", static_cast<int>(op.kind));
   c.add(p + "layer", op.layer);
@@ -38,6 +38,10 @@ void add_operator(CanonicalText& c, const std::string& p, const Operator& op) {
   c.add(p + "activation_bytes_per_sample", op.activation_bytes_per_sample);
   c.add(p + "checkpoint_bytes_per_sample", op.checkpoint_bytes_per_sample);
   c.add(p + "workspace_bytes_per_sample", op.workspace_bytes_per_sample);
+  if (selective) {  // read only under selective checkpointing: other digests stay as they were
+    c.add(p + "selective_bytes_per_sample", op.selective_bytes_per_sample);
+    c.add(p + "selective_recompute_flops_per_sample", op.selective_recompute_flops_per_sample);
+  }
   c.add(p + "splittable", op.splittable);
   c.add(p + "trainable", op.trainable);
   c.add(p + "paper.given", op.paper.given);
@@ -131,7 +135,8 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
   CanonicalText c;
   c.add("model.sequence_length", scenario.model.sequence_length);
   for (std::size_t i = 0; i < scenario.model.operators.size(); ++i) {
-    add_operator(c, "operator." + std::to_string(i) + ".", scenario.model.operators[i]);
+    add_operator(c, "operator." + std::to_string(i) + ".", scenario.model.operators[i],
+                 scenario.training.checkpointing == CheckpointPolicy::selective);
   }
   add_cluster(c, scenario.cluster);
   add_training(c, scenario.training);
@@ -148,7 +153,8 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
 std::uint64_t model_digest(const Model& model) {
   CanonicalText c;
   for (std::size_t i = 0; i < model.operators.size(); ++i) {
-    add_operator(c, "operator." + std::to_string(i) + ".", model.operators[i]);
+    // The plan's model: what selective checkpointing keeps is in the scenario's digest, not here.
+    add_operator(c, "operator." + std::to_string(i) + ".", model.operators[i], false);
   }
   return fnv1a_64(c.text());
 }

@@ -78,6 +78,11 @@ struct Operator {
   std::int64_t activation_bytes_per_sample = 0;  // kept for backward without checkpointing
   std::int64_t checkpoint_bytes_per_sample = 0;  // kept when the operator is checkpointed (its input)
   std::int64_t workspace_bytes_per_sample = 0;   // transient, freed when the operator finishes
+  // Under op-level selective checkpointing (CheckpointPolicy::selective): the bytes kept for backward and
+  // the forward FLOPs run again in backward. Negative: not given; the operator is then checkpointed whole
+  // (its checkpoint bytes kept, its whole forward recomputed). Generated transformers give both.
+  std::int64_t selective_bytes_per_sample = -1;
+  double selective_recompute_flops_per_sample = -1;
   bool splittable = true;    // MatMul-like: can be cut into slices (OSDP operator splitting)
   bool trainable = true;     // has gradients and optimizer state
   PaperOperatorCosts paper;  // only for cost_model: paper

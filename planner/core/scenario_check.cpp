@@ -103,7 +103,9 @@ void check_model(const Model& m, Issues& issues) {
            op.forward_flops_per_sample >= 0 && std::isfinite(op.forward_flops_per_sample) &&
            op.backward_flops_per_sample >= 0 && std::isfinite(op.backward_flops_per_sample) &&
            op.activation_bytes_per_sample >= 0 && op.checkpoint_bytes_per_sample >= 0 &&
-           op.workspace_bytes_per_sample >= 0;
+           op.workspace_bytes_per_sample >= 0 && op.selective_bytes_per_sample >= -1 &&
+           op.selective_recompute_flops_per_sample >= -1 &&
+           op.selective_recompute_flops_per_sample <= op.forward_flops_per_sample;
   };
   for (std::size_t i = 0; i < m.operators.size(); ++i) {
     const Operator& op = m.operators[i];
@@ -120,6 +122,14 @@ void check_model(const Model& m, Issues& issues) {
     if (op.activation_bytes_per_sample < 0 || op.checkpoint_bytes_per_sample < 0 ||
         op.workspace_bytes_per_sample < 0) {
       issues.add(at + ".activation_bytes_per_sample", "expected non-negative byte sizes");
+    }
+    if (op.selective_bytes_per_sample < -1) {
+      issues.add(at + ".selective_bytes_per_sample", "expected a non-negative byte size");
+    }
+    if (op.selective_recompute_flops_per_sample < -1 ||
+        op.selective_recompute_flops_per_sample > op.forward_flops_per_sample) {
+      issues.add(at + ".selective_recompute_flops_per_sample",
+                 "expected a FLOP count between 0 and the operator's forward FLOPs");
     }
   }
   // Legal operators can still add up past 64 bits (~8,200 at the largest activation size, or a large MoE).
@@ -222,6 +232,18 @@ void check_runtime(const Scenario& s, Issues& issues) {
   }
 }
 
+// Op-level selective checkpointing is priced from each operator's selective bytes and recomputed FLOPs,
+// which the paper cost model (one activation size per operator) does not have.
+void check_selective(const Scenario& s, Issues& issues) {
+  if (s.training.checkpointing != CheckpointPolicy::selective) return;
+  if (s.planner.cost_model == CostModelKind::paper) {
+    issues.add(
+        "training.checkpointing",
+        "selective checkpointing needs the topology cost model; the paper model knows only whole-operator "
+        "checkpointing (use all, none or search)");
+  }
+}
+
 // A model must give an iteration something that takes time, or its throughput (samples / 0 s) is undefined:
 // under the topology model some operator computes or has trainable parameters (an optimizer update); under
 // the paper model some operator has a gamma, or on several GPUs there is something to communicate. (A paper
@@ -283,6 +305,7 @@ std::vector<ScenarioIssue> scenario_issues(const Scenario& scenario) {
   check_planner(scenario.planner, issues);
   check_execution(scenario.execution, issues);
   check_runtime(scenario, issues);
+  check_selective(scenario, issues);
   return issues.take();
 }
 

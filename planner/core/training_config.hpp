@@ -10,7 +10,7 @@ namespace shardscope {
 
 enum class Precision { fp32, mixed_bf16, mixed_fp16 };
 enum class OptimizerKind { adam, sgd };
-enum class CheckpointPolicy { none, all, search };
+enum class CheckpointPolicy { none, all, search, selective };
 // At which batch `plan` compares the baselines: each at its own best micro-batch, or all at the plan's.
 enum class BatchPolicy { own, equal };
 
@@ -37,6 +37,8 @@ struct EnumNames<CheckpointPolicy> {
       {CheckpointPolicy::none, "none", "keep every activation"},
       {CheckpointPolicy::all, "all", "checkpoint every operator"},
       {CheckpointPolicy::search, "search", "the planner decides per operator"},
+      {CheckpointPolicy::selective, "selective",
+       "op-level selective (torchtitan's op policy): keep alternate products' and attention's outputs"},
   };
 };
 

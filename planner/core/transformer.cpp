@@ -84,6 +84,78 @@ void validate(const TransformerSpec& spec) {
   require(spec.max_positions >= 0, "max_positions", "max_positions must not be negative");
 }
 
+// Op-level selective checkpointing as torchtitan's "op" policy applies it to one checkpointed block (the
+// attention, then the MLP): the block's matrix products, counted in forward order (Q, K, V and O as
+// separate products, then the MLP's gate, up and down; with or without bias alike), keep their outputs
+// when odd-numbered and are recomputed in backward when even-numbered; the flash-attention kernel keeps
+// its output and log-sum-exp; norms, rotary, activations and residual adds are recomputed (element-wise,
+// no FLOPs counted); the attention keeps the block's input. Embedding and head are not checkpointed.
+class SelectiveTally {
+ public:
+  SelectiveTally(const ActivationSizes& sizes, int products_before)
+      : sizes_(sizes), products_(products_before) {}
+  // A product over every token of a sample: `inputs` by `outputs` features, `copies` times (MoE's k).
+  void product(double inputs, double outputs, double copies = 1) {
+    ++products_;
+    if (products_ % 2 == 1) {
+      kept_bytes_ += copies * sizes_.element_bytes * sizes_.tokens * outputs;
+    } else {
+      recompute_flops_ += copies * 2 * sizes_.tokens * inputs * outputs;
+    }
+  }
+  void keep(double bytes) { kept_bytes_ += bytes; }
+  void recompute(double flops) { recompute_flops_ += flops; }
+  void write(Operator& op) const {
+    op.selective_bytes_per_sample = checked(kept_bytes_, "selective checkpoint");
+    op.selective_recompute_flops_per_sample = recompute_flops_;
+  }
+
+ private:
+  const ActivationSizes& sizes_;
+  int products_;
+  double kept_bytes_ = 0;
+  double recompute_flops_ = 0;
+};
+
+// The products of layer `layer`'s attention: a resize where the width changes, then Q, K, V and O.
+int attention_products(const TransformerSpec& spec, int layer) {
+  return (layer > 0 && hidden_of(spec, layer - 1) != hidden_of(spec, layer) ? 1 : 0) + 4;
+}
+
+void set_selective_attention(Operator& att, const TransformerSpec& spec, const ActivationSizes& sizes,
+                             double h_prev, double h, double q_dim, double kv_dim) {
+  SelectiveTally tally(sizes, 0);
+  tally.keep(sizes.element_bytes * sizes.tokens * h_prev);  // the block's input
+  if (h_prev != h) tally.product(h_prev, h);
+  tally.product(h, q_dim);
+  tally.product(h, kv_dim);
+  tally.product(h, kv_dim);
+  if (spec.flash_attention) {
+    tally.keep(sizes.element_bytes * sizes.tokens * q_dim + 4 * spec.heads * sizes.tokens);
+  } else {
+    tally.recompute(4 * sizes.tokens * sizes.tokens * q_dim);  // scores and weighted sum, rebuilt
+  }
+  tally.product(q_dim, h);
+  tally.write(att);
+}
+
+void set_selective_mlp(Operator& mlp, const TransformerSpec& spec, const ActivationSizes& sizes, int layer,
+                       double h, double f) {
+  SelectiveTally tally(sizes, attention_products(spec, layer));
+  const double copies = spec.experts > 0 ? spec.experts_per_token : 1;
+  if (spec.experts > 0) tally.product(h, static_cast<double>(spec.experts));  // the router
+  if (spec.mlp == MlpKind::gated) tally.product(h, f, copies);
+  tally.product(h, f, copies);
+  tally.product(f, h, copies);
+  tally.write(mlp);
+}
+
+// Not checkpointed under the selective policy: everything kept, nothing recomputed.
+void set_selective_whole(Operator& op) {
+  op.selective_bytes_per_sample = op.activation_bytes_per_sample;
+  op.selective_recompute_flops_per_sample = 0;
+}
+
 // Embedding: token table (+ learned position table). A lookup: no matmul FLOPs.
 Operator embedding_operator(const TransformerSpec& spec, const ActivationSizes& sizes) {
   const double h = hidden_of(spec, 0);
@@ -105,6 +177,7 @@ Operator embedding_operator(const TransformerSpec& spec, const ActivationSizes& 
   op.checkpoint_bytes_per_sample = checked(8 * s, "embedding checkpoint");  // int64 token ids
   op.workspace_bytes_per_sample = checked(sizes.element_bytes * s * h, "embedding workspace");
   op.splittable = true;
+  set_selective_whole(op);
   return op;
 }
 
@@ -156,6 +229,7 @@ Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& 
   // Largest transient: fp32 score matrix without flash attention, else the fused QKV output.
   att.workspace_bytes_per_sample = checked(
       spec.flash_attention ? elem * s * (q_dim + 2 * kv_dim) : 4 * spec.heads * s * s, "attention workspace");
+  set_selective_attention(att, spec, sizes, h_prev, h, q_dim, kv_dim);
   return att;
 }
 
@@ -229,6 +303,7 @@ Operator mlp_operator(const TransformerSpec& spec, const ActivationSizes& sizes,
   mlp.checkpoint_bytes_per_sample = checked(sizes.element_bytes * s * h, "mlp checkpoint");
   mlp.workspace_bytes_per_sample =
       checked(sizes.element_bytes * s * f * (spec.experts > 0 ? spec.experts_per_token : 1), "mlp workspace");
+  set_selective_mlp(mlp, spec, sizes, layer, h, f);
   return mlp;
 }
 
@@ -252,6 +327,7 @@ Operator head_operator(const TransformerSpec& spec, const ActivationSizes& sizes
       checked(2 * sizes.element_bytes * s * h + 4 * s * vocab, "head activations");
   op.checkpoint_bytes_per_sample = checked(sizes.element_bytes * s * h, "head checkpoint");
   op.workspace_bytes_per_sample = checked(4 * s * vocab, "head workspace");
+  set_selective_whole(op);
   return op;
 }
 

@@ -46,7 +46,8 @@ TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibr
       space_shards_parameters_(options.parameters_sharded),
       space_shards_gradients_(options.gradients_sharded),
       block_checkpoints_(scenario.execution.runtime.kernel_pricing() &&
-                         scenario.training.checkpointing == CheckpointPolicy::all) {
+                         scenario.training.checkpointing == CheckpointPolicy::all),
+      selective_(scenario.training.checkpointing == CheckpointPolicy::selective) {
   const std::vector<Operator>& ops = *operators_;
   std::vector<double> parameters;
   parameters.reserve(ops.size());
@@ -130,7 +131,26 @@ double TopologyCostModel::kept_bytes_per_sample(std::size_t op_index, const Oper
   const bool block_tail = block_checkpoints_ &&
                           (op.kind == OperatorKind::mlp || op.kind == OperatorKind::moe) && op_index > 0 &&
                           (*operators_)[op_index - 1].kind == OperatorKind::attention;
-  return block_tail ? 0.0 : static_cast<double>(op.checkpoint_bytes_per_sample);
+  if (block_tail) return 0.0;
+  if (selective_ && op.selective_bytes_per_sample >= 0)
+    return static_cast<double>(op.selective_bytes_per_sample);
+  return static_cast<double>(op.checkpoint_bytes_per_sample);
+}
+
+double TopologyCostModel::recomputed_bytes_per_sample(std::size_t op_index, const OperatorChoice& c) const {
+  const Operator& op = (*operators_)[op_index];
+  if (!c.checkpoint) return 0.0;
+  const double all = static_cast<double>(op.activation_bytes_per_sample);
+  if (!selective_ || op.selective_bytes_per_sample < 0) return all;
+  return std::max(0.0, all - static_cast<double>(op.selective_bytes_per_sample));
+}
+
+double TopologyCostModel::recompute_fraction(std::size_t op_index, const OperatorChoice& c) const {
+  const Operator& op = (*operators_)[op_index];
+  if (!c.checkpoint) return 0.0;
+  if (!selective_ || op.selective_recompute_flops_per_sample < 0) return 1.0;
+  if (op.forward_flops_per_sample <= 0) return 0.0;  // nothing to recompute (scenario validation: <= forward)
+  return op.selective_recompute_flops_per_sample / op.forward_flops_per_sample;
 }
 
 MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorChoice& c,
@@ -156,7 +176,7 @@ MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorCh
     if (op.trainable && c.scopes.gradients != ShardScope::N) m.gathered_bytes += state_.gradient * slice;
   }
   m.workspace_bytes = samples * static_cast<double>(op.workspace_bytes_per_sample) +
-                      (c.checkpoint ? samples * static_cast<double>(op.activation_bytes_per_sample) : 0.0);
+                      samples * recomputed_bytes_per_sample(op_index, c);
   return m;
 }
 
@@ -189,9 +209,9 @@ std::vector<std::size_t> TopologyCostModel::cost_classes() const {
   // With overlap the cost also reads the previous operator's forward compute and backward gathers, the next
   // operator's backward compute, and the position (first, last).
   // The transient bound also reads the neighbours' largest buffers.
-  using Shape =
-      std::tuple<int, std::int64_t, std::int64_t, int, double, double, std::int64_t, std::int64_t,
-                 std::int64_t, bool, int, double, std::int64_t, bool, int, double, int, double, double, int>;
+  using Shape = std::tuple<int, std::int64_t, std::int64_t, int, double, double, std::int64_t, std::int64_t,
+                           std::int64_t, bool, int, double, std::int64_t, bool, int, double, int, double,
+                           double, int, std::int64_t, double>;
   std::map<Shape, std::size_t> ids;
   std::vector<std::size_t> out;
   const std::vector<Operator>& ops = (*operators_);
@@ -226,7 +246,9 @@ std::vector<std::size_t> TopologyCostModel::cost_classes() const {
                       position,
                       neighbour_parameters_[i],
                       next_trainable_parameters_[i],
-                      from_end};
+                      from_end,
+                      op.selective_bytes_per_sample,
+                      op.selective_recompute_flops_per_sample};
     out.push_back(ids.emplace(shape, ids.size()).first->second);
   }
   return out;
@@ -282,7 +304,7 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
   const ComputeModel::PassSeconds passes = compute_.pass_seconds(op, samples, c.slices);
   const double forward_compute = passes.forward + slice_overhead;
   const double backward_compute = passes.backward + slice_overhead;
-  const double recompute = c.checkpoint ? forward_compute : 0.0;
+  const double recompute = recompute_fraction(op_index, c) * forward_compute;
   const StageCommSeconds stage_comm = stage_comm_seconds(*this, c, slice, op.trainable);
   const double forward_comm = stage_comm.forward, recompute_comm = stage_comm.recompute,
                backward_comm = stage_comm.backward, reduce_comm = stage_comm.reduce;
@@ -323,7 +345,7 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
     const double regather_pass =
         first ? pass(recompute, backward_comm)
               : recompute + (last ? exposed(recompute, backward_comm) : 0.0) +
-                    exposed(previous_forward_seconds(op_index, samples),
+                    exposed(previous_forward_seconds(op_index, samples) * recompute_fraction(op_index - 1, c),
                             reduce_in_pass + previous_backward_gather_seconds(op_index, c));
     // Its recompute gather is prefetched while the operator after it runs its backward.
     const double recompute_gather_pass =

@@ -32,7 +32,14 @@ class TopologyCostModel : public CostModel {
   // Activation bytes per sample the operator keeps for its backward: all of them, or its checkpoint's. Under
   // a framework's runtime with every operator checkpointed, the framework checkpoints whole blocks: an MLP
   // after its attention keeps nothing (the block's input, kept by the attention, recomputes it).
+  // Under op-level selective checkpointing a checkpointed operator keeps its selective bytes instead.
   double kept_bytes_per_sample(std::size_t op_index, const OperatorChoice& choice) const;
+  // Activation bytes per sample a checkpointed operator rebuilds for its backward (0 when not checkpointed):
+  // all of them, or under selective checkpointing those it did not keep.
+  double recomputed_bytes_per_sample(std::size_t op_index, const OperatorChoice& choice) const;
+  // The share of its forward a checkpointed operator runs again (0 when not checkpointed): 1, or under
+  // selective checkpointing its recomputed FLOPs over its forward FLOPs.
+  double recompute_fraction(std::size_t op_index, const OperatorChoice& choice) const;
 
   // Communication seconds of one sharded slice of `slice_parameters`: the sums of its call lists
   // (collective_calls.hpp) per micro-step and once per iteration.
@@ -66,6 +73,7 @@ class TopologyCostModel : public CostModel {
   bool space_shards_parameters_;
   bool space_shards_gradients_;
   bool block_checkpoints_;  // a framework's runtime with checkpointing: all (kept_bytes_per_sample)
+  bool selective_;          // checkpointing: selective
 };
 
 }  // namespace shardscope

@@ -161,7 +161,9 @@ struct OperatorWork {
   double slice_parameters = 0;
   double forward_seconds = 0;  // per slice, with its share of the slicing overhead
   double backward_seconds = 0;
-  double kept_bytes = 0;  // activations (or checkpoint inputs) kept for backward, whole operator
+  double recompute_fraction = 0;  // of the forward, run again by a checkpointed operator
+  double recompute_seconds = 0;   // per slice
+  double kept_bytes = 0;          // activations (or checkpoint inputs) kept for backward, whole operator
   double workspace_bytes = 0;
   double recomputed_bytes = 0;       // activations rebuilt by a checkpointed operator's recompute
   double gradient_buffer_bytes = 0;  // unreduced gradients of one sharded slice (0: none reduced)
@@ -246,9 +248,10 @@ class ProgramBuilder {
         const int gather = gather_for(CollectiveCall::Stage::recompute_gather);
         const int reduced_before = reduces_.last_issued();
         reduces_.release_held();  // backward prefetch: this gather is queued before the last reduce-scatter
-        const int recompute = tasks_.add_compute_after_gather("recompute " + op.name, work.forward_seconds,
+        const int recompute = tasks_.add_compute_after_gather("recompute " + op.name, work.recompute_seconds,
                                                               gather, reduced_before);
         describe(tasks_.at(recompute), Task::Phase::recompute, op_index, choice);
+        tasks_.at(recompute).slice_fraction *= work.recompute_fraction;
         tasks_.at(recompute).allocates(MemoryCategory::workspace, work.recomputed_bytes);
       }
       const int gather = gather_for(CollectiveCall::Stage::backward_gather);
@@ -261,8 +264,7 @@ class ProgramBuilder {
       tasks_.at(backward)
           .allocates(MemoryCategory::workspace, work.workspace_bytes)
           .allocates(MemoryCategory::gathered, gradient_buffer)
-          .frees(MemoryCategory::workspace,
-                 work.workspace_bytes + (choice.checkpoint ? work.recomputed_bytes : 0.0))
+          .frees(MemoryCategory::workspace, work.workspace_bytes + work.recomputed_bytes)
           .frees(MemoryCategory::activations, work.kept_bytes / choice.slices);
       for (const CollectiveCall& call : work.slice_calls) {
         if (call.stage != CollectiveCall::Stage::gradient_reduce) continue;
@@ -341,7 +343,9 @@ class ProgramBuilder {
     // Splitting shrinks the gathered parameter buffer, not the operator's working memory: each slice's
     // compute holds the operator's full workspace (as the planner counts it).
     work.workspace_bytes = samples * static_cast<double>(op.workspace_bytes_per_sample);
-    work.recomputed_bytes = samples * static_cast<double>(op.activation_bytes_per_sample);
+    work.recompute_fraction = model_.recompute_fraction(op_index, choice);
+    work.recompute_seconds = work.recompute_fraction * work.forward_seconds;
+    work.recomputed_bytes = samples * model_.recomputed_bytes_per_sample(op_index, choice);
     work.gradient_buffer_bytes = op.trainable && choice.scopes.gradients != ShardScope::N
                                      ? state_bytes.gradient * work.slice_parameters
                                      : 0.0;

@@ -29,6 +29,7 @@ SearchSpace whole_model(const std::string& name, Scopes scopes, const TrainingCo
   s.granularities = {1};
   s.partial = false;
   s.checkpoint = checkpoint_options(t.checkpointing);
+  s.selective = t.checkpointing == CheckpointPolicy::selective;
   s.uniform = true;
   return s;
 }
@@ -57,8 +58,16 @@ std::vector<bool> checkpoint_options(CheckpointPolicy policy) {
       return {true};
     case CheckpointPolicy::search:
       return {false, true};
+    case CheckpointPolicy::selective:
+      return {true};
   }
   return {false};
+}
+
+std::vector<bool> checkpoint_options(CheckpointPolicy policy, const Operator& op) {
+  // Selective checkpointing recomputes nothing of an embedding or head: they keep everything, unmarked.
+  if (policy == CheckpointPolicy::selective && op.selective_recompute_flops_per_sample == 0) return {false};
+  return checkpoint_options(policy);
 }
 
 SearchSpace full_space(const TrainingConfig& t) {
@@ -67,6 +76,7 @@ SearchSpace full_space(const TrainingConfig& t) {
   s.scopes = paro_scopes();
   s.granularities = t.slice_granularities;
   s.checkpoint = checkpoint_options(t.checkpointing);
+  s.selective = t.checkpointing == CheckpointPolicy::selective;
   return s;
 }
 
@@ -76,6 +86,7 @@ SearchSpace osdp_space(const TrainingConfig& t, bool splitting) {
   s.scopes = {{N, N, N}, {G, G, G}};
   s.granularities = splitting ? t.slice_granularities : std::vector<int>{1};
   s.checkpoint = checkpoint_options(t.checkpointing);
+  s.selective = t.checkpointing == CheckpointPolicy::selective;
   return s;
 }
 
@@ -206,7 +217,9 @@ std::vector<OperatorChoice> enumerate_choices(const SearchSpace& space, const Op
   const bool has_nnn = std::any_of(space.scopes.begin(), space.scopes.end(), [](const Scopes& s) {
     return s.parameters == N && s.gradients == N && s.optimizer == N;
   });
-  for (bool ckpt : space.checkpoint) {
+  const std::vector<bool> checkpoint =
+      space.selective ? checkpoint_options(CheckpointPolicy::selective, op) : space.checkpoint;
+  for (bool ckpt : checkpoint) {
     if (has_nnn || space.partial) {
       // Plain DP: nothing sharded (k = 0), whatever the scopes say.
       out.push_back(OperatorChoice{op.name, Scopes{N, N, N}, false, 1, 0, ckpt});

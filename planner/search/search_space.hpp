@@ -19,13 +19,17 @@ struct SearchSpace {
   std::vector<int> granularities{1};           // slice counts g
   bool partial = true;                  // k may be 0..g (else only k = g, or k = 0 when NNN is allowed)
   std::vector<bool> checkpoint{false};  // checkpointing values an operator may take
-  bool uniform = false;                 // whole-model strategy: every operator takes the same choice
+  bool selective = false;  // op-level selective: an operator that recomputes nothing is not checkpointed
+  bool uniform = false;    // whole-model strategy: every operator takes the same choice
   std::vector<OperatorPin> pins;  // per-operator constraints (a pinned operator keeps only what they admit)
 };
 
 // The 14 PaRO scope combinations (PaRO Table 1: the optimizer scope is at least as fine as P and G).
 std::vector<Scopes> paro_scopes();
 std::vector<bool> checkpoint_options(CheckpointPolicy policy);
+// The values `op` may take: as the policy's, but under selective an operator that recomputes nothing
+// (embedding, head) is not checkpointed.
+std::vector<bool> checkpoint_options(CheckpointPolicy policy, const Operator& op);
 
 // The product's own space: per operator any PaRO scope, any slice granularity and k, checkpointing.
 SearchSpace full_space(const TrainingConfig& training);

@@ -267,8 +267,9 @@ TEST(Cli, TyposGetSuggestions) {
   r = test::run_command(kBinary + " inspect " + choice);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(
-      r.err.find("training.checkpointing: expected one of none, all, search, got 'serach'; did you mean "
-                 "'search'?"),
+      r.err.find(
+          "training.checkpointing: expected one of none, all, search, selective, got 'serach'; did you mean "
+          "'search'?"),
       std::string::npos)
       << r.err;
   std::filesystem::remove(key);

@@ -263,6 +263,33 @@ TEST(Published, ChecksAcrossFields) {
   expect_error(twice, "t.yaml:43: rows[1].id: 'r1' is given twice");
 }
 
+// torchtitan's op policy is priced as `checkpointing: selective`; a selective row of no stated kind is
+// searched; the kind may be assumed only where the row leaves it open.
+TEST(Published, SelectiveOpBecomesSelectiveCheckpointingAndOnlyThatMayBeAssumed) {
+  const std::string op =
+      replaced("    activation_checkpointing: none\n", "    activation_checkpointing: selective-op\n");
+  PublishedTable t = parse_published_string(op, "t.yaml");
+  EXPECT_EQ(t.rows[0].checkpointing, PublishedCheckpointing::selective_op);
+  EXPECT_NE(published_scenario_text(t, t.rows[0]).find("  checkpointing: selective\n"), std::string::npos);
+  const std::string open =
+      replaced("    activation_checkpointing: none\n", "    activation_checkpointing: selective\n");
+  t = parse_published_string(open, "t.yaml");
+  EXPECT_NE(published_scenario_text(t, t.rows[0]).find("  checkpointing: search\n"), std::string::npos);
+  const std::string assumed =
+      "    assumed:\n      activation_checkpointing: selective-op\n      source: config\n";
+  std::string text = open;
+  text.insert(text.find("    measured:\n"), assumed);
+  t = parse_published_string(text, "t.yaml");
+  EXPECT_EQ(t.rows[0].checkpointing, PublishedCheckpointing::selective_op);
+  text = kValid;
+  text.insert(text.find("    measured:\n"), assumed);
+  expect_error(text, "t.yaml:41: rows[0].assumed.activation_checkpointing: the row states its policy");
+  text = open;
+  text.insert(text.find("    measured:\n"),
+              "    assumed:\n      activation_checkpointing: full\n      source: config\n");
+  expect_error(text, "rows[0].assumed.activation_checkpointing: expected selective-op");
+}
+
 TEST(Published, RowWithoutSequenceCannotBecomeAScenario) {
   const PublishedTable t = parse_published_string(
       replaced("    sequence_tokens: 128\n", "    sequence_tokens: unknown\n"), "t.yaml");

@@ -26,6 +26,15 @@ bool is_unknown(const YamlMap& map, const std::string& key) {
 }
 
 // A positive integer, or `unknown` (nullopt); the key must be present.
+PublishedCheckpointing checkpointing(const YamlMap& map, const std::string& key) {
+  const std::string ac = map.choice(key, {"none", "full", "selective", "selective-op", "unknown"});
+  return ac == "none"           ? PublishedCheckpointing::none
+         : ac == "full"         ? PublishedCheckpointing::full
+         : ac == "selective"    ? PublishedCheckpointing::selective
+         : ac == "selective-op" ? PublishedCheckpointing::selective_op
+                                : PublishedCheckpointing::unknown;
+}
+
 std::optional<std::int64_t> count_or_unknown(const YamlMap& map, const std::string& key) {
   if (!map.has(key)) map.fail(key, "missing; this field is required (give a positive integer or unknown)");
   if (is_unknown(map, key)) return std::nullopt;
@@ -211,11 +220,7 @@ PublishedRow parse_row(const YamlMap& map, const PublishedTable& table) {
   r.gradient_accumulation_steps = count_or_unknown(map, "gradient_accumulation_steps");
   r.global_batch_sequences = optional_count(map, "global_batch_sequences");
   r.global_batch_tokens = optional_count(map, "global_batch_tokens");
-  const std::string ac = map.choice("activation_checkpointing", {"none", "full", "selective", "unknown"});
-  r.checkpointing = ac == "none"        ? PublishedCheckpointing::none
-                    : ac == "full"      ? PublishedCheckpointing::full
-                    : ac == "selective" ? PublishedCheckpointing::selective
-                                        : PublishedCheckpointing::unknown;
+  r.checkpointing = checkpointing(map, "activation_checkpointing");
   r.checkpointing_stated = map.name("activation_checkpointing_stated");
   r.activation_cpu_offload = tristate(map, "activation_cpu_offload", false);
   r.sharding_stated = map.name("sharding_stated");
@@ -226,8 +231,17 @@ PublishedRow parse_row(const YamlMap& map, const PublishedTable& table) {
   r.parameters_stated = optional_count(map, "parameters_stated");
   if (map.has("assumed")) {
     const YamlMap assumed = map.map("assumed");
-    assumed.reject_unknown({"sequence_tokens", "source"});
+    assumed.reject_unknown({"sequence_tokens", "activation_checkpointing", "source"});
     r.assumed_source = assumed.name("source");
+    if (assumed.has("activation_checkpointing")) {
+      // Only a policy the row leaves open: which kind of selective checkpointing it ran.
+      if (r.checkpointing != PublishedCheckpointing::selective)
+        assumed.fail("activation_checkpointing",
+                     "the row states its policy; assume only a selective one's kind");
+      r.checkpointing = checkpointing(assumed, "activation_checkpointing");
+      if (r.checkpointing != PublishedCheckpointing::selective_op)
+        assumed.fail("activation_checkpointing", "expected selective-op (the only kind shardscope prices)");
+    }
     if (assumed.has("sequence_tokens")) {
       if (r.sequence_tokens)
         assumed.fail("sequence_tokens", "the row states it; assume only what is unknown");
@@ -349,9 +363,13 @@ std::string published_scenario_text(const PublishedTable& table, const Published
     case PublishedCheckpointing::full:
       out << "  checkpointing: all\n";
       break;
+    case PublishedCheckpointing::selective_op:
+      out << "  # stated: " << row.checkpointing_stated << " (torchtitan's op policy)\n";
+      out << "  checkpointing: selective\n";
+      break;
     case PublishedCheckpointing::selective:
     case PublishedCheckpointing::unknown:
-      out << "  # stated: " << row.checkpointing_stated << " (no op-level policy in shardscope)\n";
+      out << "  # stated: " << row.checkpointing_stated << " (no per-layer policy in shardscope)\n";
       out << "  checkpointing: search\n";
       break;
   }

@@ -9,7 +9,9 @@
 namespace shardscope::fit {
 
 enum class PublishedPart { fit, held_out };
-enum class PublishedCheckpointing { none, full, selective, unknown };
+// selective: the source names no policy, or checkpoints every k-th layer; selective_op: torchtitan's op
+// policy (alternate products' outputs kept), which shardscope prices as `checkpointing: selective`.
+enum class PublishedCheckpointing { none, full, selective, selective_op, unknown };
 enum class Tristate { no, yes, unknown };  // a switch the source may leave unstated
 
 struct PublishedSource {
