@@ -60,7 +60,7 @@ std::vector<GroupRing> group_rings(const Scenario& s, const Calibration& calibra
 
 // `gpu` names the cluster's GPU (ScenarioFlags::gpu_label).
 // The runtime profile the scenario runs, with the calibration's fits applied: its file, host time, reserve
-// and, under a framework's profile, the GPU's kernel efficiencies it prices with.
+// and, under a framework's profile, how a recompute gathers and the GPU's kernel efficiencies it prices with.
 void write_runtime(std::ostream& os, const Scenario& s, const Calibration& calibration) {
   const RuntimeProfile r = effective_runtime(s.execution.runtime, calibration.runtime);
   os << "Runtime   " << to_string(r.name) << " (scenarios/runtimes/" << to_string(r.name)
@@ -70,6 +70,10 @@ void write_runtime(std::ostream& os, const Scenario& s, const Calibration& calib
   os << "          host " << units::format_duration(r.host_forward_seconds) << " forward, "
      << units::format_duration(r.host_backward_seconds) << " backward per operator at least; reserve "
      << units::format_bytes(runtime_reserve_bytes(s, calibration)) << " per GPU\n";
+  os << "          a checkpointed operator's recompute "
+     << (r.recompute_gathers_again ? "gathers its parameters again before its backward"
+                                   : "and backward share one parameter gather")
+     << "\n";
   os << "          products " << k.gemm_fraction << " of peak (half that at "
      << units::format_count(k.gemm_half_rate_flops) << " FLOPs), flash attention "
      << k.attention_forward_fraction << " forward, " << k.attention_backward_fraction
@@ -85,6 +89,7 @@ nlohmann::ordered_json runtime_json(const Scenario& s, const Calibration& calibr
   j["host_backward_seconds"] = r.host_backward_seconds;
   j["reserve_bytes"] = runtime_reserve_bytes(s, calibration);
   if (r.kernel_pricing()) {
+    j["recompute_gathers_again"] = r.recompute_gathers_again;
     const KernelEfficiency k = effective_kernels(*s.cluster.gpu.kernels, calibration.runtime);
     j["kernels"] = {{"gemm_fraction", k.gemm_fraction},
                     {"gemm_half_rate_flops", k.gemm_half_rate_flops},

@@ -120,6 +120,7 @@ void add_runtime(CanonicalText& c, const Scenario& scenario) {
   c.add("execution.runtime.host_forward_seconds", r.host_forward_seconds);
   c.add("execution.runtime.host_backward_seconds", r.host_backward_seconds);
   c.add("execution.runtime.reserve_bytes", r.reserve_bytes);
+  c.add("execution.runtime.recompute_gathers_again", r.recompute_gathers_again);
   if (const std::optional<KernelEfficiency>& k = scenario.cluster.gpu.kernels) {
     c.add("gpu.kernels.gemm_fraction", k->gemm_fraction);
     c.add("gpu.kernels.gemm_half_rate_flops", k->gemm_half_rate_flops);

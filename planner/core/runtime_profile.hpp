@@ -31,6 +31,10 @@ struct RuntimeProfile {
   // Memory outside the model's tensors on every GPU: CUDA context, NCCL buffers, cuBLAS workspace and the
   // caching allocator's fragmentation.
   double reserve_bytes = 0;
+  // Whether a checkpointed operator's recompute gathers its parameters again before its backward gathers
+  // them (PaRO's Table 3, DeepSpeed), or one backward gather serves both (PyTorch FSDP1 and FSDP2 skip the
+  // unshard in the recomputed forward: the pre-backward hook has unsharded already).
+  bool recompute_gathers_again = true;
   // Whether kernels are priced by the GPU's efficiencies (GpuSpec::kernels), with flash attention computing
   // the causal half of the scores; false: every FLOP at the GPU's one achievable fraction.
   bool kernel_pricing() const { return name != RuntimeName::ideal; }

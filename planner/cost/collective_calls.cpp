@@ -13,8 +13,8 @@ GroupKind group_of(ShardScope scope) { return scope == ShardScope::I ? GroupKind
 }  // namespace
 
 std::vector<CollectiveCall> micro_step_collectives(const OperatorChoice& choice, double slice_parameters,
-                                                   bool trainable,
-                                                   const StateBytesPerParameter& state_bytes) {
+                                                   bool trainable, const StateBytesPerParameter& state_bytes,
+                                                   bool recompute_gathers_again) {
   const Scopes& scopes = choice.scopes;
   const double parameter_bytes = state_bytes.parameter * slice_parameters;
   const double gradient_bytes = state_bytes.gradient * slice_parameters;
@@ -27,7 +27,10 @@ std::vector<CollectiveCall> micro_step_collectives(const OperatorChoice& choice,
     const GroupKind later = hpz ? GroupKind::intra : first;
     calls.push_back({Stage::forward_gather, CK::all_gather, first, parameter_bytes});
     if (choice.checkpoint) calls.push_back({Stage::recompute_gather, CK::all_gather, later, parameter_bytes});
-    calls.push_back({Stage::backward_gather, CK::all_gather, later, parameter_bytes});
+    // A framework that keeps the recompute's gathered parameters for the backward gathers once for both.
+    if (!choice.checkpoint || recompute_gathers_again) {
+      calls.push_back({Stage::backward_gather, CK::all_gather, later, parameter_bytes});
+    }
   }
   // Gradients: sharded scopes reduce-scatter after every micro-step's backward.
   if (trainable && scopes.gradients != ShardScope::N) {

@@ -28,9 +28,11 @@ struct CollectiveCall {
 
 // Every micro-step, for one slice of `slice_parameters` kept with `choice`'s scopes: the parameter
 // all-gathers for forward, (recompute of a checkpointed operator) and backward, then the gradient
-// reduce-scatter of a sharded gradient scope.
+// reduce-scatter of a sharded gradient scope. Without `recompute_gathers_again` (RuntimeProfile) a
+// checkpointed operator's recompute gather also serves its backward: no backward gather.
 std::vector<CollectiveCall> micro_step_collectives(const OperatorChoice& choice, double slice_parameters,
-                                                   bool trainable, const StateBytesPerParameter& state_bytes);
+                                                   bool trainable, const StateBytesPerParameter& state_bytes,
+                                                   bool recompute_gathers_again = true);
 
 // Once per iteration, for the same slice: the gradient synchronisation once the micro-steps are
 // accumulated, then the rebuild of the parameter scope from the updated optimizer shard. `group_size` is

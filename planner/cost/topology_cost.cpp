@@ -47,7 +47,8 @@ TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibr
       space_shards_gradients_(options.gradients_sharded),
       block_checkpoints_(scenario.execution.runtime.kernel_pricing() &&
                          scenario.training.checkpointing == CheckpointPolicy::all),
-      selective_(scenario.training.checkpointing == CheckpointPolicy::selective) {
+      selective_(scenario.training.checkpointing == CheckpointPolicy::selective),
+      recompute_gathers_again_(scenario.execution.runtime.recompute_gathers_again) {
   const std::vector<Operator>& ops = *operators_;
   std::vector<double> parameters;
   parameters.reserve(ops.size());
@@ -117,7 +118,8 @@ double TopologyCostModel::samples_per_iteration(std::int64_t micro_batch) const 
 
 double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, double params,
                                                       bool trainable) const {
-  return total_seconds(collectives_, micro_step_collectives(c, params, trainable, state_));
+  return total_seconds(collectives_,
+                       micro_step_collectives(c, params, trainable, state_, recompute_gathers_again_));
 }
 
 double TopologyCostModel::per_iteration_comm_seconds(const OperatorChoice& c, double params,
@@ -194,8 +196,9 @@ double TopologyCostModel::previous_backward_gather_seconds(std::size_t op_index,
   unsliced.slices = 1;
   unsliced.sharded_slices = 1;
   double seconds = 0;
-  for (const CollectiveCall& call : micro_step_collectives(unsliced, static_cast<double>(previous.parameters),
-                                                           previous.trainable, state_)) {
+  for (const CollectiveCall& call :
+       micro_step_collectives(unsliced, static_cast<double>(previous.parameters), previous.trainable, state_,
+                              recompute_gathers_again_)) {
     if (call.stage == CollectiveCall::Stage::backward_gather) {
       seconds += collectives_.seconds(call.kind, call.group, call.total_bytes);
     }
@@ -267,7 +270,7 @@ struct StageCommSeconds {
 StageCommSeconds stage_comm_seconds(const TopologyCostModel& model, const OperatorChoice& c, double slice,
                                     bool trainable) {
   StageCommSeconds out;
-  for (const CollectiveCall& call : micro_step_collectives(c, slice, trainable, model.state_bytes())) {
+  for (const CollectiveCall& call : model.micro_step_calls(c, slice, trainable)) {
     const double seconds =
         c.sharded_slices * model.collectives().seconds(call.kind, call.group, call.total_bytes);
     switch (call.stage) {

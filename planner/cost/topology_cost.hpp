@@ -48,6 +48,12 @@ class TopologyCostModel : public CostModel {
   double per_iteration_comm_seconds(const OperatorChoice& choice, double slice_parameters,
                                     bool trainable) const;
   const CollectiveCost& collectives() const { return collectives_; }
+  bool recompute_gathers_again() const { return recompute_gathers_again_; }
+  // One slice's calls per micro-step as this runtime issues them (collective_calls.hpp).
+  std::vector<CollectiveCall> micro_step_calls(const OperatorChoice& choice, double slice_parameters,
+                                               bool trainable) const {
+    return micro_step_collectives(choice, slice_parameters, trainable, state_, recompute_gathers_again_);
+  }
 
  private:
   double previous_forward_seconds(std::size_t op_index, double samples) const;
@@ -72,8 +78,9 @@ class TopologyCostModel : public CostModel {
   NeighbourBuffers neighbour_mode_;
   bool space_shards_parameters_;
   bool space_shards_gradients_;
-  bool block_checkpoints_;  // a framework's runtime with checkpointing: all (kept_bytes_per_sample)
-  bool selective_;          // checkpointing: selective
+  bool block_checkpoints_;        // a framework's runtime with checkpointing: all (kept_bytes_per_sample)
+  bool selective_;                // checkpointing: selective
+  bool recompute_gathers_again_;  // RuntimeProfile::recompute_gathers_again
 };
 
 }  // namespace shardscope

@@ -57,11 +57,12 @@ class TaskList {
     return gather;
   }
 
-  // Adds the compute position that uses the buffer of `gather` and releases it when done; without a gather
-  // (-1) it waits for `otherwise` instead (-1: nothing).
-  int add_compute_after_gather(const std::string& name, double seconds, int gather, int otherwise = -1) {
+  // Adds the compute position that uses the buffer of `gather` and releases it when done (unless `keep`: a
+  // later position releases it); without a gather (-1) it waits for `otherwise` instead (-1: nothing).
+  int add_compute_after_gather(const std::string& name, double seconds, int gather, int otherwise = -1,
+                               bool keep = false) {
     const int compute = add_compute(name, seconds, gather >= 0 ? gather : otherwise);
-    if (gather >= 0) at(compute).frees_what(at(gather));
+    if (gather >= 0 && !keep) at(compute).frees_what(at(gather));
     positions_.push_back(compute);
     return compute;
   }
@@ -244,12 +245,17 @@ class ProgramBuilder {
       auto gather_for = [&](CollectiveCall::Stage stage) {
         return sharded ? tasks_.add_gather(work.slice_calls, stage, "AG " + op.name) : -1;
       };
+      // Without a backward gather (the runtime keeps the recompute's parameters), the recompute's buffer is
+      // held until the backward ends.
+      int held = -1;
       if (choice.checkpoint) {
         const int gather = gather_for(CollectiveCall::Stage::recompute_gather);
+        const bool keep = gather >= 0 && !model_.recompute_gathers_again();
         const int reduced_before = reduces_.last_issued();
         reduces_.release_held();  // backward prefetch: this gather is queued before the last reduce-scatter
         const int recompute = tasks_.add_compute_after_gather("recompute " + op.name, work.recompute_seconds,
-                                                              gather, reduced_before);
+                                                              gather, reduced_before, keep);
+        if (keep) held = gather;
         describe(tasks_.at(recompute), Task::Phase::recompute, op_index, choice);
         tasks_.at(recompute).slice_fraction *= work.recompute_fraction;
         tasks_.at(recompute).allocates(MemoryCategory::workspace, work.recomputed_bytes);
@@ -260,6 +266,7 @@ class ProgramBuilder {
       const int backward =
           tasks_.add_compute_after_gather("bwd " + op.name, work.backward_seconds, gather, reduced_before);
       describe(tasks_.at(backward), Task::Phase::backward, op_index, choice);
+      if (held >= 0) tasks_.at(backward).frees_what(tasks_.at(held));
       const double gradient_buffer = sharded ? work.gradient_buffer_bytes : 0.0;
       tasks_.at(backward)
           .allocates(MemoryCategory::workspace, work.workspace_bytes)
@@ -333,7 +340,7 @@ class ProgramBuilder {
     const StateBytesPerParameter& state_bytes = model_.state_bytes();
     OperatorWork work;
     work.slice_parameters = static_cast<double>(op.parameters) / choice.slices;
-    work.slice_calls = micro_step_collectives(choice, work.slice_parameters, op.trainable, state_bytes);
+    work.slice_calls = model_.micro_step_calls(choice, work.slice_parameters, op.trainable);
     // The planner charges (slices - 1) slice overheads per pass: spread them over the slices.
     const double overhead = model_.slice_overhead_seconds() * (choice.slices - 1) / choice.slices;
     const ComputeModel::PassSeconds passes = model_.compute().pass_seconds(op, samples, choice.slices);
