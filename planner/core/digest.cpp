@@ -92,6 +92,7 @@ void add_training(CanonicalText& c, const TrainingConfig& t) {
   c.add("training.precision", to_string(t.precision));
   c.add("training.optimizer", to_string(t.optimizer));
   c.add("training.checkpointing", to_string(t.checkpointing));
+  if (t.checkpointing == CheckpointPolicy::layers) c.add("training.checkpoint_every", t.checkpoint_every);
   for (std::size_t i = 0; i < t.slice_granularities.size(); ++i) {
     c.add("training.slice_granularities." + std::to_string(i), t.slice_granularities[i]);
   }

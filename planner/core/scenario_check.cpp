@@ -197,6 +197,7 @@ void check_training(const Scenario& s, Issues& issues) {
                "expected 1 to " + std::to_string(kMaxAccumulationSteps) + " steps (the most supported)");
   }
   if (t.max_micro_batch < 1) issues.add("training.max_micro_batch", "expected at least 1");
+  if (t.checkpoint_every < 1) issues.add("training.checkpoint_every", "expected a layer count of at least 1");
   if (t.global_batch < 0) issues.add("training.global_batch", "expected 0 (the planner chooses) or a count");
   const std::int64_t gpus = gpu_count(s.cluster);
   if (t.global_batch > 0 && gpus > 0 && t.micro_batch >= 0 && t.max_micro_batch >= 1) {

@@ -10,7 +10,7 @@ namespace shardscope {
 
 enum class Precision { fp32, mixed_bf16, mixed_fp16 };
 enum class OptimizerKind { adam, sgd };
-enum class CheckpointPolicy { none, all, search, selective };
+enum class CheckpointPolicy { none, all, search, selective, layers };
 // At which batch `plan` compares the baselines: each at its own best micro-batch, or all at the plan's.
 enum class BatchPolicy { own, equal };
 
@@ -39,6 +39,8 @@ struct EnumNames<CheckpointPolicy> {
       {CheckpointPolicy::search, "search", "the planner decides per operator"},
       {CheckpointPolicy::selective, "selective",
        "op-level selective (torchtitan's op policy): keep alternate products' and attention's outputs"},
+      {CheckpointPolicy::layers, "layers",
+       "every checkpoint_every-th layer checkpointed whole (torchtitan's selective layer option)"},
   };
 };
 
@@ -71,6 +73,8 @@ struct TrainingConfig {
   Precision precision = Precision::mixed_bf16;
   OptimizerKind optimizer = OptimizerKind::adam;
   CheckpointPolicy checkpointing = CheckpointPolicy::search;
+  // Under `layers`: layers k, 2k, 3k ... (counted from 1) are checkpointed, the others keep everything.
+  int checkpoint_every = 2;
   std::vector<int> slice_granularities{1, 2, 4, 8};
   int group_size = 0;                      // GPUs per group for hierarchical strategies (0: GPUs per node)
   std::int64_t memory_limit_bytes = 0;     // per-GPU limit (0: the device capacity)

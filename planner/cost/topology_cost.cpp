@@ -46,7 +46,8 @@ TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibr
       space_shards_parameters_(options.parameters_sharded),
       space_shards_gradients_(options.gradients_sharded),
       block_checkpoints_(scenario.execution.runtime.kernel_pricing() &&
-                         scenario.training.checkpointing == CheckpointPolicy::all),
+                         (scenario.training.checkpointing == CheckpointPolicy::all ||
+                          scenario.training.checkpointing == CheckpointPolicy::layers)),
       selective_(scenario.training.checkpointing == CheckpointPolicy::selective),
       recompute_gathers_again_(scenario.execution.runtime.recompute_gathers_again) {
   const std::vector<Operator>& ops = *operators_;

@@ -78,8 +78,8 @@ class TopologyCostModel : public CostModel {
   NeighbourBuffers neighbour_mode_;
   bool space_shards_parameters_;
   bool space_shards_gradients_;
-  bool block_checkpoints_;        // a framework's runtime with checkpointing: all (kept_bytes_per_sample)
-  bool selective_;                // checkpointing: selective
+  bool block_checkpoints_;  // a framework's runtime with checkpointing: all or layers (kept_bytes_per_sample)
+  bool selective_;          // checkpointing: selective
   bool recompute_gathers_again_;  // RuntimeProfile::recompute_gathers_again
 };
 

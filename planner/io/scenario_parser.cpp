@@ -151,8 +151,8 @@ Cluster parse_scenario_cluster(const YamlMap& map, const std::string& base_dir) 
 
 TrainingConfig parse_training(const YamlMap& map, const Cluster& cluster) {
   map.reject_unknown({"global_batch", "micro_batch", "gradient_accumulation_steps", "max_micro_batch",
-                      "precision", "optimizer", "checkpointing", "slice_granularities", "group_size",
-                      "memory_limit", "runtime_reserve", "batch_policy"});
+                      "precision", "optimizer", "checkpointing", "checkpoint_every", "slice_granularities",
+                      "group_size", "memory_limit", "runtime_reserve", "batch_policy"});
   TrainingConfig t;
   t.global_batch = map.integer_or("global_batch", 0, 1, std::int64_t{1} << 40);
   t.micro_batch = map.integer_or("micro_batch", 0, 1, 1 << 20);
@@ -162,6 +162,7 @@ TrainingConfig parse_training(const YamlMap& map, const Cluster& cluster) {
   t.precision = map.choice_or("precision", Precision::mixed_bf16);
   t.optimizer = map.choice_or("optimizer", OptimizerKind::adam);
   t.checkpointing = map.choice_or("checkpointing", CheckpointPolicy::search);
+  t.checkpoint_every = static_cast<int>(map.integer_or("checkpoint_every", 2, 1, 1000000));
   t.batch_policy = map.choice_or("batch_policy", t.batch_policy);  // TrainingConfig's, which plan --help says
   if (map.has("slice_granularities")) {
     t.slice_granularities.clear();

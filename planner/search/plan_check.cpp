@@ -76,7 +76,8 @@ void check_operator(const PlanChecker& check, const Scenario& scenario, std::siz
     check.fail(at + "slices", "operator '" + c.name + "' cannot be split, but the plan cuts it into " +
                                   std::to_string(c.slices) + " slices");
   }
-  const std::vector<bool> checkpoint = checkpoint_options(scenario.training.checkpointing, op);
+  const std::vector<bool> checkpoint =
+      checkpoint_options(scenario.training.checkpointing, op, scenario.training.checkpoint_every);
   if (std::find(checkpoint.begin(), checkpoint.end(), c.checkpoint) == checkpoint.end()) {
     check.fail(at + "checkpoint", std::string("operator '") + c.name + "' is " +
                                       (c.checkpoint ? "" : "not ") + "checkpointed; the scenario's " +

@@ -21,6 +21,12 @@ std::string lower(std::string text) {
   return text;
 }
 
+void set_checkpointing(SearchSpace& s, const TrainingConfig& t) {
+  s.checkpoint = checkpoint_options(t.checkpointing);
+  s.operator_policy = t.checkpointing;
+  s.checkpoint_every = t.checkpoint_every;
+}
+
 SearchSpace whole_model(const std::string& name, Scopes scopes, const TrainingConfig& t, bool hpz = false) {
   SearchSpace s;
   s.name = name;
@@ -28,8 +34,7 @@ SearchSpace whole_model(const std::string& name, Scopes scopes, const TrainingCo
   s.secondary_parameter_partition = hpz;
   s.granularities = {1};
   s.partial = false;
-  s.checkpoint = checkpoint_options(t.checkpointing);
-  s.selective = t.checkpointing == CheckpointPolicy::selective;
+  set_checkpointing(s, t);
   s.uniform = true;
   return s;
 }
@@ -59,14 +64,21 @@ std::vector<bool> checkpoint_options(CheckpointPolicy policy) {
     case CheckpointPolicy::search:
       return {false, true};
     case CheckpointPolicy::selective:
-      return {true};
+    case CheckpointPolicy::layers:
+      return {true};  // one value per operator (checkpoint_options(policy, op, every))
   }
   return {false};
 }
 
-std::vector<bool> checkpoint_options(CheckpointPolicy policy, const Operator& op) {
+bool decides_per_operator(CheckpointPolicy policy) {
+  return policy == CheckpointPolicy::selective || policy == CheckpointPolicy::layers;
+}
+
+std::vector<bool> checkpoint_options(CheckpointPolicy policy, const Operator& op, int every) {
   // Selective checkpointing recomputes nothing of an embedding or head: they keep everything, unmarked.
   if (policy == CheckpointPolicy::selective && op.selective_recompute_flops_per_sample == 0) return {false};
+  // torchtitan's layer option counts the blocks it wraps from 1 and checkpoints every `every`-th.
+  if (policy == CheckpointPolicy::layers) return {op.layer >= 0 && (op.layer + 1) % std::max(1, every) == 0};
   return checkpoint_options(policy);
 }
 
@@ -75,8 +87,7 @@ SearchSpace full_space(const TrainingConfig& t) {
   s.name = "shardscope";
   s.scopes = paro_scopes();
   s.granularities = t.slice_granularities;
-  s.checkpoint = checkpoint_options(t.checkpointing);
-  s.selective = t.checkpointing == CheckpointPolicy::selective;
+  set_checkpointing(s, t);
   return s;
 }
 
@@ -85,8 +96,7 @@ SearchSpace osdp_space(const TrainingConfig& t, bool splitting) {
   s.name = splitting ? "osdp" : "osdp-no-split";
   s.scopes = {{N, N, N}, {G, G, G}};
   s.granularities = splitting ? t.slice_granularities : std::vector<int>{1};
-  s.checkpoint = checkpoint_options(t.checkpointing);
-  s.selective = t.checkpointing == CheckpointPolicy::selective;
+  set_checkpointing(s, t);
   return s;
 }
 
@@ -218,7 +228,9 @@ std::vector<OperatorChoice> enumerate_choices(const SearchSpace& space, const Op
     return s.parameters == N && s.gradients == N && s.optimizer == N;
   });
   const std::vector<bool> checkpoint =
-      space.selective ? checkpoint_options(CheckpointPolicy::selective, op) : space.checkpoint;
+      decides_per_operator(space.operator_policy)
+          ? checkpoint_options(space.operator_policy, op, space.checkpoint_every)
+          : space.checkpoint;
   for (bool ckpt : checkpoint) {
     if (has_nnn || space.partial) {
       // Plain DP: nothing sharded (k = 0), whatever the scopes say.

@@ -19,17 +19,23 @@ struct SearchSpace {
   std::vector<int> granularities{1};           // slice counts g
   bool partial = true;                  // k may be 0..g (else only k = g, or k = 0 when NNN is allowed)
   std::vector<bool> checkpoint{false};  // checkpointing values an operator may take
-  bool selective = false;  // op-level selective: an operator that recomputes nothing is not checkpointed
-  bool uniform = false;    // whole-model strategy: every operator takes the same choice
+  // A policy that decides per operator (selective, layers) and its layer step: the operator's own values
+  // (checkpoint_options(policy, op, every)) replace `checkpoint`.
+  CheckpointPolicy operator_policy = CheckpointPolicy::search;
+  int checkpoint_every = 2;
+  bool uniform = false;           // whole-model strategy: every operator takes the same choice
   std::vector<OperatorPin> pins;  // per-operator constraints (a pinned operator keeps only what they admit)
 };
 
 // The 14 PaRO scope combinations (PaRO Table 1: the optimizer scope is at least as fine as P and G).
 std::vector<Scopes> paro_scopes();
 std::vector<bool> checkpoint_options(CheckpointPolicy policy);
+// Whether the policy fixes each operator's checkpointing by the operator (selective, layers).
+bool decides_per_operator(CheckpointPolicy policy);
 // The values `op` may take: as the policy's, but under selective an operator that recomputes nothing
-// (embedding, head) is not checkpointed.
-std::vector<bool> checkpoint_options(CheckpointPolicy policy, const Operator& op);
+// (embedding, head) is not checkpointed, and under layers only the operators of layers `every`, 2 x `every`
+// ... (counted from 1) are.
+std::vector<bool> checkpoint_options(CheckpointPolicy policy, const Operator& op, int every = 2);
 
 // The product's own space: per operator any PaRO scope, any slice granularity and k, checkpointing.
 SearchSpace full_space(const TrainingConfig& training);

@@ -266,11 +266,10 @@ TEST(Cli, TyposGetSuggestions) {
                                         "training: {checkpointing: serach}\n");
   r = test::run_command(kBinary + " inspect " + choice);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(
-      r.err.find(
-          "training.checkpointing: expected one of none, all, search, selective, got 'serach'; did you mean "
-          "'search'?"),
-      std::string::npos)
+  EXPECT_NE(r.err.find("training.checkpointing: expected one of none, all, search, selective, layers, got "
+                       "'serach'; did you mean "
+                       "'search'?"),
+            std::string::npos)
       << r.err;
   std::filesystem::remove(key);
   std::filesystem::remove(preset);

@@ -287,7 +287,33 @@ TEST(Published, SelectiveOpBecomesSelectiveCheckpointingAndOnlyThatMayBeAssumed)
   text = open;
   text.insert(text.find("    measured:\n"),
               "    assumed:\n      activation_checkpointing: full\n      source: config\n");
-  expect_error(text, "rows[0].assumed.activation_checkpointing: expected selective-op");
+  expect_error(text, "rows[0].assumed.activation_checkpointing: expected selective-op or selective-layer");
+}
+
+// torchtitan's layer option becomes `checkpointing: layers` with its step, stated or assumed; without a
+// step the row cannot become a scenario.
+TEST(Published, SelectiveLayerBecomesLayerCheckpointingWithItsStep) {
+  std::string text =
+      replaced("    activation_checkpointing: none\n", "    activation_checkpointing: selective-layer\n");
+  PublishedTable t = parse_published_string(text, "t.yaml");
+  try {
+    published_scenario_text(t, t.rows[0]);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("rows.r1.activation_checkpointing_every"), std::string::npos)
+        << e.what();
+  }
+  text.insert(text.find("    measured:\n"),
+              "    assumed:\n      activation_checkpointing_every: 3\n      source: config\n");
+  t = parse_published_string(text, "t.yaml");
+  EXPECT_NE(published_scenario_text(t, t.rows[0]).find("  checkpointing: layers\n  checkpoint_every: 3\n"),
+            std::string::npos);
+  std::string stated =
+      replaced("    activation_checkpointing: none\n",
+               "    activation_checkpointing: selective-layer\n    activation_checkpointing_every: 2\n");
+  stated.insert(stated.find("    measured:\n"),
+                "    assumed:\n      activation_checkpointing_every: 3\n      source: config\n");
+  expect_error(stated, "rows[0].assumed.activation_checkpointing_every: the row states it");
 }
 
 TEST(Published, RowWithoutSequenceCannotBecomeAScenario) {

@@ -27,12 +27,41 @@ bool is_unknown(const YamlMap& map, const std::string& key) {
 
 // A positive integer, or `unknown` (nullopt); the key must be present.
 PublishedCheckpointing checkpointing(const YamlMap& map, const std::string& key) {
-  const std::string ac = map.choice(key, {"none", "full", "selective", "selective-op", "unknown"});
-  return ac == "none"           ? PublishedCheckpointing::none
-         : ac == "full"         ? PublishedCheckpointing::full
-         : ac == "selective"    ? PublishedCheckpointing::selective
-         : ac == "selective-op" ? PublishedCheckpointing::selective_op
-                                : PublishedCheckpointing::unknown;
+  const std::string ac =
+      map.choice(key, {"none", "full", "selective", "selective-op", "selective-layer", "unknown"});
+  return ac == "none"              ? PublishedCheckpointing::none
+         : ac == "full"            ? PublishedCheckpointing::full
+         : ac == "selective"       ? PublishedCheckpointing::selective
+         : ac == "selective-op"    ? PublishedCheckpointing::selective_op
+         : ac == "selective-layer" ? PublishedCheckpointing::selective_layer
+                                   : PublishedCheckpointing::unknown;
+}
+
+// What a row assumes from its source's own configuration, only where the row leaves it open.
+void read_assumed(const YamlMap& assumed, PublishedRow& r) {
+  assumed.reject_unknown(
+      {"sequence_tokens", "activation_checkpointing", "activation_checkpointing_every", "source"});
+  r.assumed_source = assumed.name("source");
+  if (assumed.has("activation_checkpointing")) {
+    // Which kind of selective checkpointing a row that says only "selective" ran.
+    if (r.checkpointing != PublishedCheckpointing::selective)
+      assumed.fail("activation_checkpointing",
+                   "the row states its policy; assume only a selective one's kind");
+    r.checkpointing = checkpointing(assumed, "activation_checkpointing");
+    if (r.checkpointing != PublishedCheckpointing::selective_op &&
+        r.checkpointing != PublishedCheckpointing::selective_layer)
+      assumed.fail("activation_checkpointing",
+                   "expected selective-op or selective-layer (the kinds shardscope prices)");
+  }
+  if (assumed.has("activation_checkpointing_every")) {
+    if (r.checkpoint_every)
+      assumed.fail("activation_checkpointing_every", "the row states it; assume only what is unknown");
+    r.checkpoint_every = assumed.integer("activation_checkpointing_every", 1, 1000000);
+  }
+  if (assumed.has("sequence_tokens")) {
+    if (r.sequence_tokens) assumed.fail("sequence_tokens", "the row states it; assume only what is unknown");
+    r.assumed_sequence_tokens = assumed.integer("sequence_tokens", 1, 10000000);
+  }
 }
 
 std::optional<std::int64_t> count_or_unknown(const YamlMap& map, const std::string& key) {
@@ -200,6 +229,7 @@ PublishedRow parse_row(const YamlMap& map, const PublishedTable& table) {
                       "flash_attention",
                       "parameters_stated",
                       "assumed",
+                      "activation_checkpointing_every",
                       "note",
                       "measured"});
   PublishedRow r;
@@ -229,25 +259,8 @@ PublishedRow parse_row(const YamlMap& map, const PublishedTable& table) {
   r.float8 = tristate(map, "float8", true);
   r.flash_attention = tristate(map, "flash_attention", true);
   r.parameters_stated = optional_count(map, "parameters_stated");
-  if (map.has("assumed")) {
-    const YamlMap assumed = map.map("assumed");
-    assumed.reject_unknown({"sequence_tokens", "activation_checkpointing", "source"});
-    r.assumed_source = assumed.name("source");
-    if (assumed.has("activation_checkpointing")) {
-      // Only a policy the row leaves open: which kind of selective checkpointing it ran.
-      if (r.checkpointing != PublishedCheckpointing::selective)
-        assumed.fail("activation_checkpointing",
-                     "the row states its policy; assume only a selective one's kind");
-      r.checkpointing = checkpointing(assumed, "activation_checkpointing");
-      if (r.checkpointing != PublishedCheckpointing::selective_op)
-        assumed.fail("activation_checkpointing", "expected selective-op (the only kind shardscope prices)");
-    }
-    if (assumed.has("sequence_tokens")) {
-      if (r.sequence_tokens)
-        assumed.fail("sequence_tokens", "the row states it; assume only what is unknown");
-      r.assumed_sequence_tokens = assumed.integer("sequence_tokens", 1, 10000000);
-    }
-  }
+  r.checkpoint_every = optional_count(map, "activation_checkpointing_every");
+  if (map.has("assumed")) read_assumed(map.map("assumed"), r);
   r.note = map.optional_string("note").value_or("");
   r.measured = parse_measured(map.map("measured"), table.memory_meaning);
   check_row(map, r);
@@ -367,9 +380,17 @@ std::string published_scenario_text(const PublishedTable& table, const Published
       out << "  # stated: " << row.checkpointing_stated << " (torchtitan's op policy)\n";
       out << "  checkpointing: selective\n";
       break;
+    case PublishedCheckpointing::selective_layer:
+      if (!row.checkpoint_every) {
+        throw InputError(table.file, row.line, "rows." + row.id + ".activation_checkpointing_every",
+                         "unknown and not assumed; selective-layer checkpointing needs its layer step");
+      }
+      out << "  # stated: " << row.checkpointing_stated << " (torchtitan's layer option)\n";
+      out << "  checkpointing: layers\n  checkpoint_every: " << *row.checkpoint_every << "\n";
+      break;
     case PublishedCheckpointing::selective:
     case PublishedCheckpointing::unknown:
-      out << "  # stated: " << row.checkpointing_stated << " (no per-layer policy in shardscope)\n";
+      out << "  # stated: " << row.checkpointing_stated << " (its kind unknown)\n";
       out << "  checkpointing: search\n";
       break;
   }

@@ -9,9 +9,10 @@
 namespace shardscope::fit {
 
 enum class PublishedPart { fit, held_out };
-// selective: the source names no policy, or checkpoints every k-th layer; selective_op: torchtitan's op
-// policy (alternate products' outputs kept), which shardscope prices as `checkpointing: selective`.
-enum class PublishedCheckpointing { none, full, selective, selective_op, unknown };
+// selective: the source names no kind; selective_op: torchtitan's op policy (alternate products' outputs
+// kept), priced as `checkpointing: selective`; selective_layer: every k-th layer checkpointed whole
+// (PublishedRow::checkpoint_every), priced as `checkpointing: layers`.
+enum class PublishedCheckpointing { none, full, selective, selective_op, selective_layer, unknown };
 enum class Tristate { no, yes, unknown };  // a switch the source may leave unstated
 
 struct PublishedSource {
@@ -75,6 +76,7 @@ struct PublishedRow {
   std::optional<std::int64_t> global_batch_tokens;
   PublishedCheckpointing checkpointing = PublishedCheckpointing::unknown;
   std::string checkpointing_stated;
+  std::optional<std::int64_t> checkpoint_every;  // selective_layer: the layer step, stated or assumed
   Tristate activation_cpu_offload = Tristate::unknown;
   std::string sharding_stated;
   std::string precision_stated;
