@@ -3,10 +3,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "planner/core/error.hpp"
 #include "planner/search/planner.hpp"
+#include "planner/search/search_space.hpp"
 
 namespace shardscope {
 namespace {
@@ -53,9 +55,17 @@ PlanInstance build_instance(const ValidScenario& scenario, const Calibration& ca
   inst.fixed_bytes = model->fixed_bytes();
   inst.samples_per_iteration = model->samples_per_iteration(step.micro_batch);
   inst.problem.capacity_bytes = static_cast<double>(scenario.training.memory_limit_bytes) - inst.fixed_bytes;
-  // Operators of one cost class (the model's key) that enumerate the same choices (splittable or not) share
-  // their item lists: the first of each shape is priced, later ones copy its class under their own names.
-  using Shape = std::pair<std::size_t, bool>;  // cost class, splittable
+  // Operators of one cost class (the model's key) that enumerate the same choices (splittable or not, the
+  // checkpointing a per-operator policy gives them) share their item lists: the first of each shape is
+  // priced, later ones copy its class under their own names.
+  using Shape = std::tuple<std::size_t, bool, int>;  // cost class, splittable, checkpointing values
+  const auto checkpointing = [&space](const Operator& op) {
+    if (!decides_per_operator(space.operator_policy)) return 0;
+    int values = 0;  // bit 1: not checkpointed, bit 2: checkpointed
+    for (bool on : checkpoint_options(space.operator_policy, op, space.checkpoint_every))
+      values |= on ? 2 : 1;
+    return values;
+  };
   const std::vector<std::size_t> cost_class = model->cost_classes();
   std::map<Shape, std::size_t> class_of_shape;  // shape -> index of its first class in inst.problem
   for (std::size_t i = 0; i < scenario.model.operators.size(); ++i) {
@@ -63,7 +73,7 @@ PlanInstance build_instance(const ValidScenario& scenario, const Calibration& ca
     // A pinned operator is priced on its own (its choice set differs from its layer twins').
     const bool pinned = std::any_of(space.pins.begin(), space.pins.end(),
                                     [i](const OperatorPin& pin) { return pin.operator_index == i; });
-    const Shape shape{cost_class[i], op.splittable};
+    const Shape shape{cost_class[i], op.splittable, checkpointing(op)};
     if (auto it = class_of_shape.find(shape); !pinned && it != class_of_shape.end()) {
       inst.problem.classes.push_back(inst.problem.classes[it->second]);
       std::vector<OperatorChoice> choices = inst.choices[it->second];

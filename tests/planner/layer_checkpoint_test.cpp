@@ -81,7 +81,7 @@ TEST(LayerCheckpointing, AStepBelowOneNamesTheLine) {
     every(", checkpoint_every: 0");
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(e.line(), 4);
     EXPECT_EQ(e.field(), "training.checkpoint_every");
   }
 }
