@@ -119,8 +119,7 @@ double TopologyCostModel::samples_per_iteration(std::int64_t micro_batch) const 
 
 double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, double params,
                                                       bool trainable) const {
-  return total_seconds(collectives_,
-                       micro_step_collectives(c, params, trainable, state_, recompute_gathers_again_));
+  return total_seconds(collectives_, micro_step_calls(c, params, trainable));
 }
 
 double TopologyCostModel::per_iteration_comm_seconds(const OperatorChoice& c, double params,
@@ -198,8 +197,7 @@ double TopologyCostModel::previous_backward_gather_seconds(std::size_t op_index,
   unsliced.sharded_slices = 1;
   double seconds = 0;
   for (const CollectiveCall& call :
-       micro_step_collectives(unsliced, static_cast<double>(previous.parameters), previous.trainable, state_,
-                              recompute_gathers_again_)) {
+       micro_step_calls(unsliced, static_cast<double>(previous.parameters), previous.trainable)) {
     if (call.stage == CollectiveCall::Stage::backward_gather) {
       seconds += collectives_.seconds(call.kind, call.group, call.total_bytes);
     }

@@ -86,5 +86,19 @@ TEST(LayerCheckpointing, AStepBelowOneNamesTheLine) {
   }
 }
 
+// A scenario built in code reaches validation without the parser's range check.
+TEST(LayerCheckpointing, ACodeBuiltStepBelowOneIsRefusedByValidation) {
+  Scenario s = every("");
+  s.training.checkpoint_every = 0;
+  try {
+    const ValidScenario valid(s);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("training.checkpoint_every: expected a layer count of at least 1"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace shardscope

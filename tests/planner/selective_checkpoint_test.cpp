@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <tuple>
 
 #include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
@@ -200,6 +202,25 @@ TEST(SelectiveCheckpointing, TheRefusalsNameTheirFieldAndLine) {
       error_of(list + "       selective_bytes_per_sample: 40, selective_recompute_flops_per_sample: 50" +
                tail),
       "no error");
+}
+
+// Operators built in code reach validation without the parser's range checks.
+TEST(SelectiveCheckpointing, CodeBuiltSelectiveFieldsOutOfRangeAreRefusedByValidation) {
+  for (const auto& [bytes, flops, field] :
+       {std::tuple{std::int64_t{-2}, 0.0, "selective_bytes_per_sample: expected a non-negative byte size"},
+        {std::int64_t{0}, -2.0, "selective_recompute_flops_per_sample: expected a FLOP count"},
+        {std::int64_t{0}, 1e30, "selective_recompute_flops_per_sample: expected a FLOP count"}}) {
+    Scenario s = llama("selective");
+    s.model.operators[1].selective_bytes_per_sample = bytes;
+    s.model.operators[1].selective_recompute_flops_per_sample = flops;
+    try {
+      const ValidScenario valid(s);
+      ADD_FAILURE() << "no error for " << field;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("model.operators[1].") + field), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace
