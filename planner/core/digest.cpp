@@ -26,7 +26,8 @@ class CanonicalText {
   std::string text_;
 };
 
-void add_operator(CanonicalText& c, const std::string& p, const Operator& op, bool selective) {
+void add_operator(CanonicalText& c, const std::string& p, const Operator& op, bool selective,
+                  bool unfused_loss) {
   c.add(p + "name", op.name.c_str());
   c.add(p + "kind", static_cast<int>(op.kind));
   c.add(p + "layer", op.layer);
@@ -38,6 +39,7 @@ void add_operator(CanonicalText& c, const std::string& p, const Operator& op, bo
   c.add(p + "activation_bytes_per_sample", op.activation_bytes_per_sample);
   c.add(p + "checkpoint_bytes_per_sample", op.checkpoint_bytes_per_sample);
   c.add(p + "workspace_bytes_per_sample", op.workspace_bytes_per_sample);
+  if (unfused_loss) c.add(p + "loss_gradient_bytes_per_sample", op.loss_gradient_bytes_per_sample);
   if (selective) {  // read only under selective checkpointing: other digests stay as they were
     c.add(p + "selective_bytes_per_sample", op.selective_bytes_per_sample);
     c.add(p + "selective_recompute_flops_per_sample", op.selective_recompute_flops_per_sample);
@@ -138,7 +140,8 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
   c.add("model.sequence_length", scenario.model.sequence_length);
   for (std::size_t i = 0; i < scenario.model.operators.size(); ++i) {
     add_operator(c, "operator." + std::to_string(i) + ".", scenario.model.operators[i],
-                 scenario.training.checkpointing == CheckpointPolicy::selective);
+                 scenario.training.checkpointing == CheckpointPolicy::selective,
+                 scenario.execution.cross_entropy != CrossEntropy::fused);
   }
   add_cluster(c, scenario.cluster);
   add_training(c, scenario.training);
@@ -148,6 +151,9 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
   c.add("execution.overlap", scenario.execution.overlap);
   c.add("execution.prefetch_depth", scenario.execution.prefetch_depth);
   c.add("execution.bucket_bytes", scenario.execution.bucket_bytes);
+  // Only when not the default: every other digest stays as it was.
+  if (scenario.execution.cross_entropy != CrossEntropy::fused)
+    c.add("execution.cross_entropy", static_cast<int>(scenario.execution.cross_entropy));
   add_runtime(c, scenario);  // nothing under ideal: its digests stay as they were
   return fnv1a_64(c.text());
 }
@@ -156,7 +162,7 @@ std::uint64_t model_digest(const Model& model) {
   CanonicalText c;
   for (std::size_t i = 0; i < model.operators.size(); ++i) {
     // The plan's model: what selective checkpointing keeps is in the scenario's digest, not here.
-    add_operator(c, "operator." + std::to_string(i) + ".", model.operators[i], false);
+    add_operator(c, "operator." + std::to_string(i) + ".", model.operators[i], false, false);
   }
   return fnv1a_64(c.text());
 }

@@ -35,6 +35,21 @@ struct EnumNames<CollectivesChoice> {
   };
 };
 
+// How the training script computes the loss (execution.cross_entropy): what the head's backward holds
+// beside the fp32 log-probabilities it keeps.
+enum class CrossEntropy { fused, pytorch };
+
+template <>
+struct EnumNames<CrossEntropy> {
+  static constexpr NameEntry<CrossEntropy> table[] = {
+      {CrossEntropy::fused, "fused",
+       "a fused kernel writes the logits' gradient alone (one fp32 logit-sized buffer; default)"},
+      {CrossEntropy::pytorch, "pytorch",
+       "torch.nn.functional.cross_entropy on fp32 logits: log_softmax's backward holds the gradients of "
+       "its output and of its input at once (two buffers)"},
+  };
+};
+
 struct ExecutionOptions {
   // Communication overlaps compute on a second stream (the planner charges max(compute, comm) plus the
   // calibrated overlap slowdown x the shorter one per micro-step; false: one stream, every task in order).
@@ -43,6 +58,7 @@ struct ExecutionOptions {
   double bucket_bytes = 0;  // gradient bucket size for the simulator (0: each slice reduced alone); the
                             // planner prices one reduce-scatter per slice either way
   CollectivesChoice collectives = CollectivesChoice::automatic;
+  CrossEntropy cross_entropy = CrossEntropy::fused;
   RuntimeProfile runtime;  // execution.runtime: the framework's profile, resolved from its file
 };
 

@@ -78,6 +78,9 @@ struct Operator {
   std::int64_t activation_bytes_per_sample = 0;  // kept for backward without checkpointing
   std::int64_t checkpoint_bytes_per_sample = 0;  // kept when the operator is checkpointed (its input)
   std::int64_t workspace_bytes_per_sample = 0;   // transient, freed when the operator finishes
+  // The head: one gradient of the loss's input (the fp32 logits), counted once in its workspace; an unfused
+  // cross-entropy (ExecutionOptions::cross_entropy) holds a second one while its backward runs. 0 elsewhere.
+  std::int64_t loss_gradient_bytes_per_sample = 0;
   // Under op-level selective checkpointing (CheckpointPolicy::selective): the bytes kept for backward and
   // the forward FLOPs run again in backward. Negative: not given; the operator is then checkpointed whole
   // (its checkpoint bytes kept, its whole forward recomputed). Generated transformers give both.

@@ -103,8 +103,8 @@ void check_model(const Model& m, Issues& issues) {
            op.forward_flops_per_sample >= 0 && std::isfinite(op.forward_flops_per_sample) &&
            op.backward_flops_per_sample >= 0 && std::isfinite(op.backward_flops_per_sample) &&
            op.activation_bytes_per_sample >= 0 && op.checkpoint_bytes_per_sample >= 0 &&
-           op.workspace_bytes_per_sample >= 0 && op.selective_bytes_per_sample >= -1 &&
-           op.selective_recompute_flops_per_sample >= -1 &&
+           op.workspace_bytes_per_sample >= 0 && op.loss_gradient_bytes_per_sample >= 0 &&
+           op.selective_bytes_per_sample >= -1 && op.selective_recompute_flops_per_sample >= -1 &&
            op.selective_recompute_flops_per_sample <= op.forward_flops_per_sample;
   };
   for (std::size_t i = 0; i < m.operators.size(); ++i) {
@@ -122,6 +122,9 @@ void check_model(const Model& m, Issues& issues) {
     if (op.activation_bytes_per_sample < 0 || op.checkpoint_bytes_per_sample < 0 ||
         op.workspace_bytes_per_sample < 0) {
       issues.add(at + ".activation_bytes_per_sample", "expected non-negative byte sizes");
+    }
+    if (op.loss_gradient_bytes_per_sample < 0) {
+      issues.add(at + ".loss_gradient_bytes_per_sample", "expected a non-negative byte size");
     }
     if (op.selective_bytes_per_sample < -1) {
       issues.add(at + ".selective_bytes_per_sample", "expected a non-negative byte size");
@@ -245,6 +248,18 @@ void check_selective(const Scenario& s, Issues& issues) {
   }
 }
 
+// An unfused cross-entropy holds a second logit-sized gradient in the head's backward, which the paper cost
+// model (its own activation sizes) does not price.
+void check_cross_entropy(const Scenario& s, Issues& issues) {
+  if (s.execution.cross_entropy == CrossEntropy::fused) return;
+  if (s.planner.cost_model == CostModelKind::paper) {
+    issues.add("execution.cross_entropy",
+               "cross_entropy " + std::string(to_string(s.execution.cross_entropy)) +
+                   " needs the topology cost model; the paper model prices the papers' own activation sizes "
+                   "(use fused)");
+  }
+}
+
 // A model must give an iteration something that takes time, or its throughput (samples / 0 s) is undefined:
 // under the topology model some operator computes or has trainable parameters (an optimizer update); under
 // the paper model some operator has a gamma, or on several GPUs there is something to communicate. (A paper
@@ -307,6 +322,7 @@ std::vector<ScenarioIssue> scenario_issues(const Scenario& scenario) {
   check_execution(scenario.execution, issues);
   check_runtime(scenario, issues);
   check_selective(scenario, issues);
+  check_cross_entropy(scenario, issues);
   return issues.take();
 }
 

@@ -326,7 +326,9 @@ Operator head_operator(const TransformerSpec& spec, const ActivationSizes& sizes
   op.activation_bytes_per_sample =
       checked(2 * sizes.element_bytes * s * h + 4 * s * vocab, "head activations");
   op.checkpoint_bytes_per_sample = checked(sizes.element_bytes * s * h, "head checkpoint");
+  // The loss's gradient with respect to the fp32 logits, written during the head's backward.
   op.workspace_bytes_per_sample = checked(4 * s * vocab, "head workspace");
+  op.loss_gradient_bytes_per_sample = op.workspace_bytes_per_sample;
   set_selective_whole(op);
   return op;
 }

@@ -49,7 +49,8 @@ TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibr
                          (scenario.training.checkpointing == CheckpointPolicy::all ||
                           scenario.training.checkpointing == CheckpointPolicy::layers)),
       selective_(scenario.training.checkpointing == CheckpointPolicy::selective),
-      recompute_gathers_again_(scenario.execution.runtime.recompute_gathers_again) {
+      recompute_gathers_again_(scenario.execution.runtime.recompute_gathers_again),
+      loss_gradients_(scenario.execution.cross_entropy == CrossEntropy::pytorch ? 2 : 1) {
   const std::vector<Operator>& ops = *operators_;
   std::vector<double> parameters;
   parameters.reserve(ops.size());
@@ -155,6 +156,11 @@ double TopologyCostModel::recompute_fraction(std::size_t op_index, const Operato
   return op.selective_recompute_flops_per_sample / op.forward_flops_per_sample;
 }
 
+double TopologyCostModel::workspace_bytes_per_sample(const Operator& op) const {
+  return static_cast<double>(op.workspace_bytes_per_sample) +
+         (loss_gradients_ - 1) * static_cast<double>(op.loss_gradient_bytes_per_sample);
+}
+
 MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorChoice& c,
                                           std::int64_t b) const {
   const Operator& op = (*operators_)[op_index];
@@ -177,8 +183,8 @@ MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorCh
     if (c.scopes.parameters != ShardScope::N) m.gathered_bytes += state_.parameter * slice;
     if (op.trainable && c.scopes.gradients != ShardScope::N) m.gathered_bytes += state_.gradient * slice;
   }
-  m.workspace_bytes = samples * static_cast<double>(op.workspace_bytes_per_sample) +
-                      samples * recomputed_bytes_per_sample(op_index, c);
+  m.workspace_bytes =
+      samples * workspace_bytes_per_sample(op) + samples * recomputed_bytes_per_sample(op_index, c);
   return m;
 }
 
@@ -237,7 +243,7 @@ std::vector<std::size_t> TopologyCostModel::cost_classes() const {
                       op.backward_flops_per_sample,
                       op.activation_bytes_per_sample,
                       op.checkpoint_bytes_per_sample,
-                      op.workspace_bytes_per_sample,
+                      static_cast<std::int64_t>(workspace_bytes_per_sample(op)),
                       op.trainable,
                       previous_kind,
                       previous_flops,

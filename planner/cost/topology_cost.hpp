@@ -40,6 +40,9 @@ class TopologyCostModel : public CostModel {
   // The share of its forward a checkpointed operator runs again (0 when not checkpointed): 1, or under
   // selective checkpointing its recomputed FLOPs over its forward FLOPs.
   double recompute_fraction(std::size_t op_index, const OperatorChoice& choice) const;
+  // Workspace bytes per sample while the operator runs: its own, and under an unfused cross-entropy
+  // (ExecutionOptions::cross_entropy) a second gradient of the loss's input beside the first.
+  double workspace_bytes_per_sample(const Operator& op) const;
 
   // Communication seconds of one sharded slice of `slice_parameters`: the sums of its call lists
   // (collective_calls.hpp) per micro-step and once per iteration.
@@ -81,6 +84,7 @@ class TopologyCostModel : public CostModel {
   bool block_checkpoints_;  // a framework's runtime with checkpointing: all or layers (kept_bytes_per_sample)
   bool selective_;          // checkpointing: selective
   bool recompute_gathers_again_;  // RuntimeProfile::recompute_gathers_again
+  int loss_gradients_;            // gradients of the loss's input held at once: 1 fused, 2 unfused
 };
 
 }  // namespace shardscope

@@ -33,8 +33,8 @@ Operator parse_operator(const YamlMap& map) {
   map.reject_unknown({"name", "kind", "layer", "parameters", "dtype", "forward_flops_per_sample",
                       "backward_flops_per_sample", "activation_bytes_per_sample",
                       "checkpoint_bytes_per_sample", "workspace_bytes_per_sample",
-                      "selective_bytes_per_sample", "selective_recompute_flops_per_sample", "splittable",
-                      "trainable", "paper"});
+                      "loss_gradient_bytes_per_sample", "selective_bytes_per_sample",
+                      "selective_recompute_flops_per_sample", "splittable", "trainable", "paper"});
   Operator op;
   op.name = map.name("name");
   op.kind = map.choice_or("kind", OperatorKind::other);
@@ -48,6 +48,7 @@ Operator parse_operator(const YamlMap& map) {
   op.activation_bytes_per_sample = map.bytes_or("activation_bytes_per_sample", 0, 0, kMaxBytes);
   op.checkpoint_bytes_per_sample = map.bytes_or("checkpoint_bytes_per_sample", 0, 0, kMaxBytes);
   op.workspace_bytes_per_sample = map.bytes_or("workspace_bytes_per_sample", 0, 0, kMaxBytes);
+  op.loss_gradient_bytes_per_sample = map.bytes_or("loss_gradient_bytes_per_sample", 0, 0, kMaxBytes);
   // Both or neither: an operator given as a list says what op-level selective checkpointing keeps of it.
   if (map.has("selective_bytes_per_sample") || map.has("selective_recompute_flops_per_sample")) {
     op.selective_bytes_per_sample = map.bytes("selective_bytes_per_sample", 0, kMaxBytes);

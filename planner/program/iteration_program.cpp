@@ -349,7 +349,7 @@ class ProgramBuilder {
     work.kept_bytes = samples * model_.kept_bytes_per_sample(op_index, choice);
     // Splitting shrinks the gathered parameter buffer, not the operator's working memory: each slice's
     // compute holds the operator's full workspace (as the planner counts it).
-    work.workspace_bytes = samples * static_cast<double>(op.workspace_bytes_per_sample);
+    work.workspace_bytes = samples * model_.workspace_bytes_per_sample(op);
     work.recompute_fraction = model_.recompute_fraction(op_index, choice);
     work.recompute_seconds = work.recompute_fraction * work.forward_seconds;
     work.recomputed_bytes = samples * model_.recomputed_bytes_per_sample(op_index, choice);

@@ -123,6 +123,9 @@ const std::string kValid = R"(source:
 framework: test
 runtime_profile: fsdp1
 precision: mixed-bf16
+cross_entropy:
+  kind: fused
+  source: here
 cluster:
   gpu: h100
   gpus_per_node: unknown
@@ -178,7 +181,7 @@ void expect_error(const std::string& text, const std::string& where) {
 TEST(Published, MinimalFileParses) {
   const PublishedTable t = parse_published_string(kValid, "t.yaml");
   ASSERT_EQ(t.rows.size(), 1u);
-  EXPECT_EQ(t.rows[0].line, 25);
+  EXPECT_EQ(t.rows[0].line, 28);
   EXPECT_EQ(t.models[0].ffn_hidden_resolved(), 256);
   EXPECT_EQ(t.rows[0].torch_compile, Tristate::unknown);
   EXPECT_FALSE(t.cluster.gpus_per_node.has_value());
@@ -186,26 +189,28 @@ TEST(Published, MinimalFileParses) {
 
 TEST(Published, UnknownKeyNamesFileLineField) {
   expect_error(replaced("    float8: false\n", "    float8: false\n    fp8: true\n"),
-               "t.yaml:39: rows[0].fp8:");
+               "t.yaml:42: rows[0].fp8:");
   expect_error(replaced("framework: test\n", "framework: test\nframwork: x\n"), "t.yaml:7: framwork:");
   expect_error(replaced("    vocab: 100\n", "    vocab: 100\n    vocab_size: 100\n"),
-               "t.yaml:24: models.tiny.vocab_size:");
+               "t.yaml:27: models.tiny.vocab_size:");
   expect_error(replaced("      memory_gib: 10.5\n", "      memory_gb: 10.5\n"),
-               "t.yaml:42: rows[0].measured.memory_gb:");
+               "t.yaml:45: rows[0].measured.memory_gb:");
 }
 
 TEST(Published, WrongTypeNamesFileLineField) {
-  expect_error(replaced("    gpus: 8\n", "    gpus: eight\n"), "t.yaml:29: rows[0].gpus:");
-  expect_error(replaced("    float8: false\n", "    float8: maybe\n"), "t.yaml:38: rows[0].float8:");
-  expect_error(replaced("    layers: 2\n", "    layers: [2]\n"), "t.yaml:19: models.tiny.layers:");
+  expect_error(replaced("    gpus: 8\n", "    gpus: eight\n"), "t.yaml:32: rows[0].gpus:");
+  expect_error(replaced("    float8: false\n", "    float8: maybe\n"), "t.yaml:41: rows[0].float8:");
+  expect_error(replaced("    layers: 2\n", "    layers: [2]\n"), "t.yaml:22: models.tiny.layers:");
   expect_error(replaced("      tokens_per_second_per_gpu: 1000\n", "      tokens_per_second_per_gpu: fast\n"),
-               "t.yaml:41: rows[0].measured.tokens_per_second_per_gpu:");
+               "t.yaml:44: rows[0].measured.tokens_per_second_per_gpu:");
   expect_error(replaced("runtime_profile: fsdp1\n", "runtime_profile: zero3\n"),
                "t.yaml:7: runtime_profile:");
-  expect_error(replaced("    part: fit\n", "    part: train\n"), "t.yaml:26: rows[0].part:");
+  expect_error(replaced("  kind: fused\n", "  kind: chunked\n"), "t.yaml:10: cross_entropy.kind:");
+  expect_error(replaced("    part: fit\n", "    part: train\n"), "t.yaml:29: rows[0].part:");
 }
 
 TEST(Published, MissingRequiredFieldNamesFileLineField) {
+  expect_error(replaced("  source: here\n", ""), "cross_entropy.source: missing");
   expect_error(replaced("    gpus: 8\n", ""), "rows[0].gpus: missing");
   expect_error(replaced("    torch_compile: unknown\n", ""), "rows[0].torch_compile: missing");
   expect_error(replaced("    sequence_tokens: 128\n", ""), "rows[0].sequence_tokens: missing");
@@ -214,29 +219,29 @@ TEST(Published, MissingRequiredFieldNamesFileLineField) {
   expect_error(replaced("  commit: 0123456789012345678901234567890123456789\n", ""),
                "source.commit: missing");
   // The line of a missing field is that of its mapping.
-  expect_error(replaced("    gpus: 8\n", ""), "t.yaml:25: rows[0].gpus:");
+  expect_error(replaced("    gpus: 8\n", ""), "t.yaml:28: rows[0].gpus:");
 }
 
 TEST(Published, ZeroOrNegativeNamesFileLineField) {
-  expect_error(replaced("    gpus: 8\n", "    gpus: 0\n"), "t.yaml:29: rows[0].gpus:");
+  expect_error(replaced("    gpus: 8\n", "    gpus: 0\n"), "t.yaml:32: rows[0].gpus:");
   expect_error(replaced("    micro_batch_per_gpu: 2\n", "    micro_batch_per_gpu: -2\n"),
-               "t.yaml:30: rows[0].micro_batch_per_gpu:");
+               "t.yaml:33: rows[0].micro_batch_per_gpu:");
   expect_error(replaced("      tokens_per_second_per_gpu: 1000\n", "      tokens_per_second_per_gpu: 0\n"),
-               "t.yaml:41: rows[0].measured.tokens_per_second_per_gpu:");
+               "t.yaml:44: rows[0].measured.tokens_per_second_per_gpu:");
   expect_error(replaced("      memory_gib: 10.5\n", "      memory_gib: -1\n"),
-               "t.yaml:42: rows[0].measured.memory_gib:");
-  expect_error(replaced("    hidden: 64\n", "    hidden: 0\n"), "t.yaml:20: models.tiny.hidden:");
+               "t.yaml:45: rows[0].measured.memory_gib:");
+  expect_error(replaced("    hidden: 64\n", "    hidden: 0\n"), "t.yaml:23: models.tiny.hidden:");
   expect_error(replaced("    expansion_ratio: 4\n", "    expansion_ratio: 0\n"),
-               "t.yaml:22: models.tiny.expansion_ratio:");
+               "t.yaml:25: models.tiny.expansion_ratio:");
 }
 
 TEST(Published, ChecksAcrossFields) {
   expect_error(replaced("    global_batch_sequences: 48\n", "    global_batch_sequences: 50\n"),
-               "t.yaml:32: rows[0].global_batch_sequences: is not micro_batch_per_gpu");
-  expect_error(replaced("    model: tiny\n", "    model: huge\n"), "t.yaml:27: rows[0].model:");
-  expect_error(replaced("  - id: r1\n", "  - id: \"r 1: x\"\n"), "t.yaml:25: rows[0].id:");
+               "t.yaml:35: rows[0].global_batch_sequences: is not micro_batch_per_gpu");
+  expect_error(replaced("    model: tiny\n", "    model: huge\n"), "t.yaml:30: rows[0].model:");
+  expect_error(replaced("  - id: r1\n", "  - id: \"r 1: x\"\n"), "t.yaml:28: rows[0].id:");
   expect_error(replaced("    preset: dgx-h100\n", "    preset: dgx-h900\n"),
-               "t.yaml:14: cluster.shardscope.preset:");
+               "t.yaml:17: cluster.shardscope.preset:");
   expect_error(replaced("memory_meaning: max_reserved\n", "memory_meaning: none\n"),
                "rows[0].measured.memory_gib: the header's memory_meaning is none");
   expect_error(replaced("    flash_attention: true\n",
@@ -260,7 +265,7 @@ TEST(Published, ChecksAcrossFields) {
     measured:
       tokens_per_second_per_gpu: 900
 )";
-  expect_error(twice, "t.yaml:43: rows[1].id: 'r1' is given twice");
+  expect_error(twice, "t.yaml:46: rows[1].id: 'r1' is given twice");
 }
 
 // torchtitan's op policy is priced as `checkpointing: selective`; a selective row of no stated kind is
@@ -283,7 +288,7 @@ TEST(Published, SelectiveOpBecomesSelectiveCheckpointingAndOnlyThatMayBeAssumed)
   EXPECT_EQ(t.rows[0].checkpointing, PublishedCheckpointing::selective_op);
   text = kValid;
   text.insert(text.find("    measured:\n"), assumed);
-  expect_error(text, "t.yaml:41: rows[0].assumed.activation_checkpointing: the row states its policy");
+  expect_error(text, "t.yaml:44: rows[0].assumed.activation_checkpointing: the row states its policy");
   text = open;
   text.insert(text.find("    measured:\n"),
               "    assumed:\n      activation_checkpointing: full\n      source: config\n");
@@ -323,7 +328,7 @@ TEST(Published, RowWithoutSequenceCannotBecomeAScenario) {
     published_scenario_text(t, t.rows[0]);
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("t.yaml:25: rows.r1.sequence_tokens: unknown and not assumed"),
+    EXPECT_NE(std::string(e.what()).find("t.yaml:28: rows.r1.sequence_tokens: unknown and not assumed"),
               std::string::npos)
         << e.what();
   }

@@ -282,14 +282,18 @@ const PublishedModel& PublishedTable::model_of(const PublishedRow& row) const {
 
 PublishedTable parse_published_string(const std::string& text, const std::string& file_name) {
   const YamlMap root(parse_yaml_mapping(text, file_name), file_name, "");
-  root.reject_unknown(
-      {"source", "framework", "runtime_profile", "precision", "cluster", "memory_meaning", "models", "rows"});
+  root.reject_unknown({"source", "framework", "runtime_profile", "precision", "cross_entropy", "cluster",
+                       "memory_meaning", "models", "rows"});
   PublishedTable t;
   t.file = file_name;
   t.source = parse_source(root.map("source"));
   t.framework_stated = root.name("framework");
   t.runtime_profile = root.choice("runtime_profile", {"ideal", "fsdp2", "fsdp1", "deepspeed"});
   t.precision = root.choice("precision", {"fp32", "mixed-bf16", "mixed-fp16"});
+  const YamlMap loss = root.map("cross_entropy");
+  loss.reject_unknown({"kind", "source"});
+  t.cross_entropy = loss.choice("kind", {"fused", "pytorch"});
+  t.cross_entropy_source = loss.name("source");
   t.cluster = parse_cluster_header(root.map("cluster"));
   t.memory_meaning =
       root.choice("memory_meaning", {"max_reserved", "max_active", "max_allocated", "unknown", "none"});
@@ -395,6 +399,7 @@ std::string published_scenario_text(const PublishedTable& table, const Published
       break;
   }
   out << "execution:\n  runtime: " << table.runtime_profile << "\n";
+  out << "  cross_entropy: " << table.cross_entropy << "\n";
   return out.str();
 }
 

@@ -94,8 +94,10 @@ struct PublishedTable {
   std::string file;
   PublishedSource source;
   std::string framework_stated;
-  std::string runtime_profile;  // ideal | fsdp2 | fsdp1 | deepspeed
-  std::string precision;        // a shardscope precision name: fp32 | mixed-bf16 | mixed-fp16
+  std::string runtime_profile;       // ideal | fsdp2 | fsdp1 | deepspeed
+  std::string precision;             // a shardscope precision name: fp32 | mixed-bf16 | mixed-fp16
+  std::string cross_entropy;         // the loss as the source's script computes it: fused | pytorch
+  std::string cross_entropy_source;  // where that was read
   PublishedCluster cluster;
   std::string memory_meaning;  // max_reserved | max_active | max_allocated | unknown | none
   std::vector<PublishedModel> models;
