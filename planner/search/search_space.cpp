@@ -35,7 +35,11 @@ SearchSpace whole_model(const std::string& name, Scopes scopes, const TrainingCo
   s.granularities = {1};
   s.partial = false;
   set_checkpointing(s, t);
-  s.uniform = true;
+  // One sharding for every operator; under `search` each operator still chooses whether it is checkpointed,
+  // as every framework offers (PyTorch's checkpoint wrapper and DeepSpeed's checkpointing wrap any module),
+  // so that a comparison with the planner's plan measures sharding, not checkpointing. The choices of an
+  // operator then differ only in checkpointing, which the per-operator search picks exactly.
+  s.uniform = s.checkpoint.size() == 1;
   return s;
 }
 

@@ -23,7 +23,8 @@ struct SearchSpace {
   // (checkpoint_options(policy, op, every)) replace `checkpoint`.
   CheckpointPolicy operator_policy = CheckpointPolicy::search;
   int checkpoint_every = 2;
-  bool uniform = false;           // whole-model strategy: every operator takes the same choice
+  // Every operator takes the same choice (a whole-model strategy with one checkpointing value).
+  bool uniform = false;
   std::vector<OperatorPin> pins;  // per-operator constraints (a pinned operator keeps only what they admit)
 };
 
