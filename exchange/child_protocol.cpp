@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "exchange/trace_ranks.hpp"
 #include "planner/core/units.hpp"
 
 namespace shardscope::sim {
@@ -16,10 +17,9 @@ void check_options(const IterationOptions& o) {
     throw InputError("simulation job", 0, "options.prefetch_depth",
                      "expected 0 or more, got " + std::to_string(o.prefetch_depth));
   }
-  if (o.trace_ranks < 0 || o.coarse_above < 0) {
-    throw InputError("simulation job", 0, o.trace_ranks < 0 ? "options.trace_ranks" : "options.coarse_above",
-                     "expected 0 or more");
-  }
+  if (const std::optional<std::string> error = trace_ranks_syntax_error(o.trace_ranks))
+    throw InputError("simulation job", 0, "options.trace_ranks", *error);
+  if (o.coarse_above < 0) throw InputError("simulation job", 0, "options.coarse_above", "expected 0 or more");
   if (!(o.bucket_bytes >= 0 && o.bucket_bytes <= 4.6e18) || o.bucket_bytes != std::floor(o.bucket_bytes)) {
     throw InputError("simulation job", 0, "options.bucket_bytes",
                      "expected a whole number of bytes, got " + units::format_general(o.bucket_bytes));
@@ -51,7 +51,7 @@ std::vector<std::string> simulate_child_arguments(const std::string& binary, con
                                    "--prefetch",
                                    std::to_string(o.prefetch_depth),
                                    "--trace-ranks",
-                                   std::to_string(o.trace_ranks),
+                                   o.trace_ranks,
                                    "--coarse-above",
                                    std::to_string(o.coarse_above)};
   args.emplace_back(o.overlap ? "--overlap" : "--serial");  // explicit: the scenario may say otherwise

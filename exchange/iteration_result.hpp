@@ -24,6 +24,14 @@ struct TraceEvent {
   std::string name;
   double start_seconds = 0;
   double end_seconds = 0;
+  // A communication event's collective: its kind (all-gather ...), group kind (global, intra, inter), the
+  // whole buffer's bytes, the algorithm that ran it (ring, ring-coarse, or NCCL's pick such as
+  // ring/Simple) and its channels (1 for a shardscope ring). Empty and 0 for compute events.
+  std::string collective;
+  std::string group;
+  double bytes = 0;
+  std::string algorithm;
+  int channels = 0;
   bool operator==(const TraceEvent&) const = default;  // exact, field by field
 };
 

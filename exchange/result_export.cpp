@@ -26,13 +26,21 @@ nlohmann::ordered_json trace_event_json(const IterationResult& result) {
                       {"args", {{"name", "communication"}}}});
   }
   for (const TraceEvent& e : result.trace) {
-    events.push_back({{"name", e.name},
-                      {"cat", e.stream == 0 ? "compute" : "comm"},
-                      {"ph", "X"},
-                      {"ts", e.start_seconds * 1e6},
-                      {"dur", (e.end_seconds - e.start_seconds) * 1e6},
-                      {"pid", e.rank},
-                      {"tid", e.stream}});
+    Json event = {{"name", e.name},
+                  {"cat", e.stream == 0 ? "compute" : "comm"},
+                  {"ph", "X"},
+                  {"ts", e.start_seconds * 1e6},
+                  {"dur", (e.end_seconds - e.start_seconds) * 1e6},
+                  {"pid", e.rank},
+                  {"tid", e.stream}};
+    if (!e.collective.empty()) {
+      event["args"] = {{"collective", e.collective},
+                       {"group", e.group},
+                       {"bytes", e.bytes},
+                       {"algorithm", e.algorithm},
+                       {"channels", e.channels}};
+    }
+    events.push_back(std::move(event));
   }
   for (const MemorySample& m : result.memory) {
     Json args;

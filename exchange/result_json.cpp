@@ -137,12 +137,27 @@ GpuResult gpu_from(const Reader& in, const Json& value, const std::string& path)
 }
 
 TraceEvent trace_from(const Reader& in, const Json& value, const std::string& path) {
-  in.object(value, path, {"rank", "stream", "name", "start_seconds", "end_seconds"});
-  return {in.small_integer(value.at("rank"), join(path, "rank"), 0, kMaxInt),
-          in.small_integer(value.at("stream"), join(path, "stream"), 0, 1),
-          in.string(value.at("name"), join(path, "name")),
-          in.number(value.at("start_seconds"), join(path, "start_seconds")),
-          in.number(value.at("end_seconds"), join(path, "end_seconds"))};
+  const bool comm = value.is_object() && value.contains("collective");
+  if (comm) {
+    in.object(value, path,
+              {"rank", "stream", "name", "start_seconds", "end_seconds", "collective", "group", "bytes",
+               "algorithm", "channels"});
+  } else {
+    in.object(value, path, {"rank", "stream", "name", "start_seconds", "end_seconds"});
+  }
+  TraceEvent e{in.small_integer(value.at("rank"), join(path, "rank"), 0, kMaxInt),
+               in.small_integer(value.at("stream"), join(path, "stream"), 0, 1),
+               in.string(value.at("name"), join(path, "name")),
+               in.number(value.at("start_seconds"), join(path, "start_seconds")),
+               in.number(value.at("end_seconds"), join(path, "end_seconds"))};
+  if (comm) {
+    e.collective = in.string(value.at("collective"), join(path, "collective"));
+    e.group = in.string(value.at("group"), join(path, "group"));
+    e.bytes = in.number(value.at("bytes"), join(path, "bytes"));
+    e.algorithm = in.string(value.at("algorithm"), join(path, "algorithm"));
+    e.channels = in.small_integer(value.at("channels"), join(path, "channels"), 0, kMaxInt);
+  }
+  return e;
 }
 
 MemorySample memory_from(const Reader& in, const Json& value, const std::string& path) {
@@ -195,11 +210,19 @@ nlohmann::ordered_json result_to_json(const IterationResult& result) {
   }
   out["trace"] = OrderedJson::array();
   for (const TraceEvent& e : result.trace) {
-    out["trace"].push_back({{"rank", e.rank},
-                            {"stream", e.stream},
-                            {"name", e.name},
-                            {"start_seconds", number_json(e.start_seconds)},
-                            {"end_seconds", number_json(e.end_seconds)}});
+    OrderedJson event = {{"rank", e.rank},
+                         {"stream", e.stream},
+                         {"name", e.name},
+                         {"start_seconds", number_json(e.start_seconds)},
+                         {"end_seconds", number_json(e.end_seconds)}};
+    if (!e.collective.empty()) {  // a communication event
+      event["collective"] = e.collective;
+      event["group"] = e.group;
+      event["bytes"] = number_json(e.bytes);
+      event["algorithm"] = e.algorithm;
+      event["channels"] = e.channels;
+    }
+    out["trace"].push_back(std::move(event));
   }
   out["memory"] = OrderedJson::array();
   for (const MemorySample& m : result.memory) {

@@ -21,7 +21,8 @@ struct IterationOptions {
   int prefetch_depth = 1;  // gathered buffers in flight beyond the current one (FSDP's default is 1)
   bool overlap = true;     // false: one stream per GPU, every task in order (adds up like the planner)
   int coarse_above = kCoarseAboveRanks;  // rings with more ranks use the coarse model (coarse_ring)
-  int trace_ranks = 8;                   // ranks whose activities and memory are kept for the trace
+  std::string trace_ranks =
+      "8";                   // ranks whose activities and memory are kept for the trace (trace_ranks.hpp)
   double bucket_bytes = 0;   // gradient bucket size (0: each slice's gradients are reduced on their own)
   bool steady_state = true;  // above 64 micro-steps, add repeating micro-steps instead of simulating them
   // When > 0 and simulating every micro-step would exceed max_activities, the steady state must be proven

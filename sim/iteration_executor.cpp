@@ -5,6 +5,10 @@
 #include <cmath>
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
+#include <string>
+
+#include "planner/cost/nccl_model.hpp"
+#include "sim/collectives/ring_actor.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -41,7 +45,7 @@ IterationExecutor::IterationExecutor(const IterationProgram& program, const Ring
     gpu.done.assign(program.tasks.size(), 0);
     gpu.current = program.resident;
     gpu.peak_bytes = total(gpu.current);
-    if (rank < log_.trace_ranks) log_.memory.push_back({rank, 0.0, gpu.current});
+    if (log_.traced(rank)) log_.memory.push_back({rank, 0.0, gpu.current});
   }
 }
 
@@ -176,9 +180,11 @@ void IterationExecutor::end_task(int rank, int stream) {
   const Task& task = program_.tasks[index];
   const double end_seconds = sg4::Engine::get_clock();
   release(rank, gpu, task.free_at_end, shown(index, end_seconds));
-  if (rank < log_.trace_ranks) {
-    log_.trace.push_back({rank, stream, task_name(program_, index, step), shown(index, st.start_seconds),
-                          shown(index, end_seconds)});
+  if (log_.traced(rank)) {
+    TraceEvent event{rank, stream, task_name(program_, index, step), shown(index, st.start_seconds),
+                     shown(index, end_seconds)};
+    if (task.stream == Task::Stream::comm && task.total_bytes > 0) describe_collective(rank, task, event);
+    log_.trace.push_back(std::move(event));
   }
   if (index < program_.step_tasks && steady_.watching) {
     watch_step(gpu, index, step, st.start_seconds, end_seconds);
@@ -187,6 +193,33 @@ void IterationExecutor::end_task(int rank, int stream) {
   ++st.cursor;
   st.busy = false;
   if (gpu.streams[static_cast<std::size_t>(1 - stream)].blocked) queue_.push_back({rank, 1 - stream, false});
+}
+
+void IterationExecutor::describe_collective(int rank, const Task& task, TraceEvent& event) const {
+  event.collective = to_string(task.kind);
+  event.group = to_string(task.group);
+  event.bytes = task.total_bytes;
+  const RingSeat seat = seat_of(task.group, rank, rings_.gpus, rings_.group_size);
+  if (seat.size <= 1) {  // a group of one: nothing crosses a link
+    event.algorithm = "none";
+    return;
+  }
+  if (rings_.nccl == nullptr) {
+    event.algorithm =
+        coarse_ring(static_cast<std::size_t>(seat.size), rings_.coarse_above) ? "ring-coarse" : "ring";
+    event.channels = 1;
+    return;
+  }
+  const auto family = rings_.nccl->find(nccl_key(task));
+  const NcclFamily* topologies = rings_.cost.nccl_family(task.group);
+  if (family == rings_.nccl->end() || topologies == nullptr || topologies->copies.empty()) return;
+  const NcclEstimate& pick = family->second.estimate;
+  event.algorithm = std::string(to_string(pick.algorithm)) + "/" + std::string(to_string(pick.protocol));
+  const NcclTopology& topology = topologies->copies.front();
+  // NVLS runs one channel per member of a node (sim/README.md, "NVLS"); rings, trees and PAT the
+  // topology's channels.
+  const bool nvls = pick.algorithm == NcclAlgorithm::nvls || pick.algorithm == NcclAlgorithm::nvls_tree;
+  event.channels = nvls ? static_cast<int>(nccl_node_members(topology, 0).size()) : topology.channels;
 }
 
 double IterationExecutor::shown(std::size_t index, double seconds) const {
@@ -227,12 +260,12 @@ void IterationExecutor::watch_step(Gpu& gpu, std::size_t index, int step, double
 void IterationExecutor::allocate(int rank, Gpu& gpu, const MemoryBytes& bytes, double now_seconds) {
   for (std::size_t c = 0; c < kMemoryCategories; ++c) gpu.current[c] += bytes[c];
   gpu.peak_bytes = std::max(gpu.peak_bytes, total(gpu.current));
-  if (rank < log_.trace_ranks) log_.memory.push_back({rank, now_seconds, gpu.current});
+  if (log_.traced(rank)) log_.memory.push_back({rank, now_seconds, gpu.current});
 }
 
 void IterationExecutor::release(int rank, Gpu& gpu, const MemoryBytes& bytes, double now_seconds) {
   for (std::size_t c = 0; c < kMemoryCategories; ++c) gpu.current[c] -= bytes[c];
-  if (rank < log_.trace_ranks) log_.memory.push_back({rank, now_seconds, gpu.current});
+  if (log_.traced(rank)) log_.memory.push_back({rank, now_seconds, gpu.current});
 }
 
 void IterationExecutor::send_flow(int from, int to, std::uint64_t bytes, ActivityTag* tag) {

@@ -6,8 +6,11 @@
 #include <optional>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
+#include <stdexcept>
 #include <string>
 
+#include "exchange/trace_ranks.hpp"
+#include "planner/core/error.hpp"
 #include "planner/cost/collective_cost.hpp"
 #include "sim/collectives/schedule.hpp"
 #include "sim/engine.hpp"
@@ -83,7 +86,11 @@ IterationResult simulate_iteration(const ValidScenario& scenario, const Calibrat
       cost, calibration, gpus, group_size, options.coarse_above, nccl_model ? &nccl : nullptr, {}};
 
   IterationLog log;
-  log.trace_ranks = options.trace_ranks;
+  try {
+    log.traced_ranks = traced_ranks(options.trace_ranks, gpus, scenario.cluster.gpus_per_node);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("simulation options", 0, "options.trace_ranks", e.what());
+  }
   std::optional<Platform> platform;
   std::optional<IterationExecutor> executor;
   const double iteration_seconds = translate_simgrid_errors([&] {

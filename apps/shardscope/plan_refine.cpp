@@ -42,7 +42,7 @@ sim::RefineOutcome refine_report(PlanReport& report, const ValidScenario& scenar
   job.options.prefetch_depth = scenario.execution.prefetch_depth;
   job.options.overlap = scenario.execution.overlap;
   job.options.bucket_bytes = scenario.execution.bucket_bytes;
-  job.options.trace_ranks = 0;  // only the totals come back
+  job.options.trace_ranks = "0";  // only the totals come back
   job.timeout_seconds = timeout_seconds;
   sim::ChildProcessRunner runner(own_binary());
   sim::RefineOutcome refined = sim::refine_plans(report.candidates, runner, job);

@@ -56,7 +56,7 @@ class SimGridSimulation : public Simulation {
     job.options.prefetch_depth = scenario.execution.prefetch_depth;
     job.options.overlap = scenario.execution.overlap;
     job.options.bucket_bytes = scenario.execution.bucket_bytes;
-    job.options.trace_ranks = 0;
+    job.options.trace_ranks = "0";
     job.timeout_seconds = timeout_seconds;
     return [runner, job](const Plan& plan) -> std::optional<fit::SimulatedIteration> {
       sim::SimulationJob j = job;

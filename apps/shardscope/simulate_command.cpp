@@ -7,7 +7,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -23,6 +25,7 @@
 #include "apps/shardscope/standard_streams.hpp"
 #include "exchange/result_export.hpp"
 #include "exchange/result_json.hpp"
+#include "exchange/trace_ranks.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/printable.hpp"
 #include "planner/core/scenario_check.hpp"
@@ -48,7 +51,7 @@ struct Options {
   bool json = false, serial = false, overlap = false, compare = false, every_step = false, quiet = false,
        progress = false;
   int prefetch = -1;  // -1: the scenario's execution.prefetch_depth
-  int trace_ranks = sim::IterationOptions{}.trace_ranks;
+  std::string trace_ranks = sim::IterationOptions{}.trace_ranks;
   int coarse_above = sim::IterationOptions{}.coarse_above;
   std::string bucket;
   std::string collectives;  // empty: the scenario's execution.collectives
@@ -96,6 +99,11 @@ sim::IterationOptions iteration_options(const Options& o, const Scenario& scenar
   options.overlap = scenario.execution.overlap;
   options.bucket_bytes = scenario.execution.bucket_bytes;
   options.trace_ranks = o.trace_ranks;
+  try {  // checked against this cluster before any work, so that the flag is blamed
+    sim::traced_ranks(o.trace_ranks, scenario.cluster.gpus(), scenario.cluster.gpus_per_node);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--trace-ranks", e.what());
+  }
   options.coarse_above = o.coarse_above;
   options.steady_state = !o.every_step;
   return options;
@@ -135,11 +143,19 @@ std::string output_text(const OutputFile& file, const std::function<void(std::os
 }
 
 // The requested outputs, all or none (a full disk leaves none of them, and earlier files as they were).
-void write_outputs(const OutputFiles& files, const sim::IterationResult& result) {
+// `quiet`: the trace's size is not stated.
+void write_outputs(const OutputFiles& files, const sim::IterationResult& result, bool quiet) {
+  const std::string trace = output_text(
+      files.trace, [&](std::ostream& out) { out << sim::trace_event_json(result).dump() << "\n"; });
+  if (files.trace.requested() && !quiet) {  // its size before it is written: at scale a trace can fill a disk
+    std::set<int> ranks;
+    for (const sim::TraceEvent& e : result.trace) ranks.insert(e.rank);
+    std::cerr << "trace: " << result.trace.size() << " events and " << result.memory.size()
+              << " memory samples of " << ranks.size() << " GPU" << (ranks.size() == 1 ? "" : "s") << ", "
+              << units::format_bytes(static_cast<double>(trace.size())) << "\n";
+  }
   write_together(
-      {{&files.trace,
-        output_text(files.trace,
-                    [&](std::ostream& out) { out << sim::trace_event_json(result).dump() << "\n"; })},
+      {{&files.trace, trace},
        {&files.links,
         output_text(files.links, [&](std::ostream& out) { sim::write_link_csv(out, result.links); })},
        {&files.result_json,
@@ -285,10 +301,13 @@ void add_run_options(CLI::App& cmd, Options& o) {
   cmd.add_flag("--overlap", o.overlap,
                "Overlap communication with compute (default: the scenario's execution.overlap)")
       ->excludes(serial);
-  cmd.add_option("--trace-ranks", o.trace_ranks,
-                 "Ranks whose trace and memory timeline are kept (default " +
-                     std::to_string(sim::IterationOptions{}.trace_ranks) + ")")
-      ->check(CLI::Range(0, 1 << 30));
+  cmd.add_option(
+         "--trace-ranks", o.trace_ranks,
+         "Ranks whose trace and memory timeline are kept: N (the first N), all, nodes:K (every GPU of "
+         "K nodes spread over the cluster) or ranks and ranges such as 0,5,8-15 (default " +
+             sim::IterationOptions{}.trace_ranks + ")")
+      ->check(CLI::Validator(
+          [](const std::string& spec) { return sim::trace_ranks_syntax_error(spec).value_or(""); }, "SPEC"));
   cmd.add_option("--coarse-above", o.coarse_above,
                  "Rings with more ranks than this use the coarse flow model (default " +
                      std::to_string(sim::IterationOptions{}.coarse_above) + ")")
@@ -335,7 +354,7 @@ void run_simulate(const Options& o, std::ostream& out) {
   set_abort_explanation(kSimulatorAborted);
   const sim::IterationResult result =
       simulate_with_progress(scenario, calibration, plan, options, predicted, o.progress, o.quiet);
-  write_outputs(outputs, result);
+  write_outputs(outputs, result, o.quiet);
   if (o.json) {
     print_json(scenario, plan, predicted, result, out);
   } else {

@@ -25,7 +25,8 @@ namespace shardscope::sim {
 // What the iteration records. SimGrid calls back into the executor from one thread, so every GPU appends
 // here without a lock.
 struct IterationLog {
-  int trace_ranks = 0;  // ranks below this keep their trace events and memory samples
+  std::vector<unsigned char> traced_ranks;  // per rank: whether it keeps its trace events and memory samples
+  bool traced(int rank) const { return traced_ranks[static_cast<std::size_t>(rank)] != 0; }
   std::vector<TraceEvent> trace;
   std::vector<MemorySample> memory;
   std::int64_t messages = 0;          // ring messages sent
@@ -105,6 +106,8 @@ class IterationExecutor {
 
   // The stream's current task has ended: memory, trace, done count; the other stream may go on.
   void end_task(int rank, int stream);
+  // A collective task's trace fields: kind, group, bytes, the algorithm that runs it and its channels.
+  void describe_collective(int rank, const Task& task, TraceEvent& event) const;
 
   // A time as the trace shows it: the update's tasks run after the skipped micro-steps.
   double shown(std::size_t index, double seconds) const;

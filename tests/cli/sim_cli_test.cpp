@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "run_command.hpp"
@@ -63,6 +64,50 @@ TEST(SimCli, TraceIsValidTraceEventJson) {
   EXPECT_GT(counters, 100);
   EXPECT_EQ(names, 8 * 3);  // process name + two thread names per traced GPU
   std::filesystem::remove(path);
+}
+
+// --trace-ranks keeps the ranks it names; every communication event says its collective, group, bytes,
+// algorithm and channels; the trace's size is stated before it is written; ranks the cluster lacks, and
+// specs that are none, are refused naming the flag.
+TEST(SimCli, TraceRanksSelectRanksAndCommunicationEventsCarryTheirCollective) {
+  const auto path =
+      std::filesystem::temp_directory_path() / ("shardscope_ranks_" + std::to_string(::getpid()) + ".json");
+  const std::string run = kBinary + " simulate " + kSource + "/scenarios/default.yaml --strategy fsdp";
+  const auto r = test::run_command(run + " --trace-ranks 0,5-6 --trace " + path.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(" memory samples of 3 GPUs, "), std::string::npos) << r.err;
+  std::ifstream in(path);
+  const auto trace = nlohmann::json::parse(in);
+  std::set<int> pids;
+  int comm = 0;
+  for (const auto& e : trace.at("traceEvents")) {
+    pids.insert(e.at("pid").get<int>());
+    if (e.at("ph") != "X" || e.at("cat") != "comm") continue;
+    ++comm;
+    const auto& args = e.at("args");
+    EXPECT_GT(args.at("bytes").get<double>(), 0);
+    EXPECT_EQ(args.at("group"), "global");
+    EXPECT_TRUE(args.at("collective") == "all-gather" || args.at("collective") == "reduce-scatter") << e;
+    EXPECT_NE(args.at("algorithm").get<std::string>().find('/'), std::string::npos) << e;  // NCCL's pick
+    EXPECT_GT(args.at("channels").get<int>(), 0);
+  }
+  EXPECT_EQ(pids, (std::set<int>{0, 5, 6}));
+  EXPECT_GT(comm, 100);
+  std::filesystem::remove(path);
+
+  auto bad = test::run_command(run + " --trace-ranks 0,8");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--trace-ranks: rank 8 is not one of the cluster's 8 GPUs (0-7)"), std::string::npos)
+      << bad.err;
+  bad = test::run_command(run + " --trace-ranks nodes:2");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--trace-ranks: nodes:2 asks for more nodes than the cluster's 1"),
+            std::string::npos)
+      << bad.err;
+  bad = test::run_command(run + " --trace-ranks 3-1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--trace-ranks"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("expected N (the first N ranks), all, nodes:K"), std::string::npos) << bad.err;
 }
 
 TEST(SimCli, LinksCsvHasAHeaderAndOneRowPerLinkDirection) {
@@ -207,10 +252,10 @@ TEST(SimCli, EveryOutputIsOpenedBeforeAnythingIsSimulated) {
 
 TEST(SimCli, AFailedWriteAfterTheSimulationIsReported) {
   // Exit 4 with the path and the system's reason, and no summary on stdout as if all was well.
-  const auto r =
-      test::run_command(kBinary + " simulate " + kSource + "/scenarios/default.yaml --trace /dev/full");
+  const auto r = test::run_command(kBinary + " simulate " + kSource +
+                                   "/scenarios/default.yaml --quiet --trace /dev/full");
   EXPECT_EQ(r.exit_code, 4);
-  EXPECT_EQ(r.err, "error: cannot write /dev/full: No space left on device\n");
+  EXPECT_EQ(r.err, "error: cannot write /dev/full: No space left on device\n");  // --quiet: no trace size
   EXPECT_EQ(r.out, "");
 }
 
@@ -727,9 +772,7 @@ TEST(SimCli, HelpSaysTheDefaultsTheSimulatorUses) {
     if (d != ' ' || text.empty() || text.back() != ' ') text += d;
   }
   const sim::IterationOptions defaults;
-  EXPECT_NE(text.find("timeline are kept (default " + std::to_string(defaults.trace_ranks) + ")"),
-            std::string::npos)
-      << text;
+  EXPECT_NE(text.find("such as 0,5,8-15 (default " + defaults.trace_ranks + ")"), std::string::npos) << text;
   EXPECT_NE(text.find("coarse flow model (default " + std::to_string(defaults.coarse_above) + ")"),
             std::string::npos)
       << text;

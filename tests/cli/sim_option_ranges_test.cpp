@@ -50,7 +50,7 @@ TEST(SimCliRanges, SimulateEmptyValuesAndNegativeCounts) {
        {"--bucket ''", "--bucket: expected a byte size from 0 to 1TiB such as 25MB or 1024, got ''"},
        {"--bucket -1MB", "--bucket: expected a byte size from 0 to 1TiB such as 25MB or 1024, got '-1MB'"},
        {"--bucket 2TiB", "--bucket: expected a byte size from 0 to 1TiB"},
-       {"--trace-ranks -1", "--trace-ranks: Value -1 not in range 0 to 1073741824"},
+       {"--trace-ranks -1", "--trace-ranks: expected N (the first N ranks), all, nodes:K"},
        {"--coarse-above -1", "--coarse-above: Value -1 not in range 0 to 1073741824"}});
 }
 

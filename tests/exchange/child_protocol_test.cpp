@@ -62,7 +62,7 @@ TEST(ChildProtocol, RefusesOptionsTheCommandLineCannotCarry) {
   j.options.prefetch_depth = -1;
   EXPECT_EQ(field(j), "options.prefetch_depth");
   j = job();
-  j.options.trace_ranks = -1;
+  j.options.trace_ranks = "-1";
   EXPECT_EQ(field(j), "options.trace_ranks");
   j = job();
   j.options.coarse_above = -1;

@@ -54,7 +54,7 @@ TEST(Runner, AChildProcessReturnsExactlyTheInProcessResult) {
   // Every option differs from its default, so each must reach the child. Prefetch 0, not 2: at depth 2 this
   // plan (made for depth 1) needs 7.57 GiB, over the 8 GB limit, and the child refuses it (exit 3).
   job.options.prefetch_depth = 0;
-  job.options.trace_ranks = 3;
+  job.options.trace_ranks = "3";
   job.options.coarse_above = 4;
   job.options.bucket_bytes = 25e6;
   const IterationResult child = ChildProcessRunner(kBinary).run(job);
@@ -184,7 +184,7 @@ TEST(Runner, OptionsTheCommandLineCannotCarryAreRejected) {
   job.options.bucket_bytes = 1.5;
   EXPECT_EQ(field_of(job), "options.bucket_bytes");
   job.options = IterationOptions{};
-  job.options.trace_ranks = -2;
+  job.options.trace_ranks = "-2";
   EXPECT_EQ(field_of(job), "options.trace_ranks");
 }
 
