@@ -56,7 +56,8 @@ class Reader {
     for (const char* key : keys) {
       if (!value.contains(key)) fail(join(path, key), "missing");
     }
-    for (const auto& [key, item] : value.items()) {
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      const std::string& key = it.key();  // a plain name: clang 14 cannot capture a structured binding
       if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) == keys.end()) {
         fail(join(path, key), "unexpected key");
       }
@@ -145,11 +146,12 @@ TraceEvent trace_from(const Reader& in, const Json& value, const std::string& pa
   } else {
     in.object(value, path, {"rank", "stream", "name", "start_seconds", "end_seconds"});
   }
-  TraceEvent e{in.small_integer(value.at("rank"), join(path, "rank"), 0, kMaxInt),
-               in.small_integer(value.at("stream"), join(path, "stream"), 0, 1),
-               in.string(value.at("name"), join(path, "name")),
-               in.number(value.at("start_seconds"), join(path, "start_seconds")),
-               in.number(value.at("end_seconds"), join(path, "end_seconds"))};
+  TraceEvent e;
+  e.rank = in.small_integer(value.at("rank"), join(path, "rank"), 0, kMaxInt);
+  e.stream = in.small_integer(value.at("stream"), join(path, "stream"), 0, 1);
+  e.name = in.string(value.at("name"), join(path, "name"));
+  e.start_seconds = in.number(value.at("start_seconds"), join(path, "start_seconds"));
+  e.end_seconds = in.number(value.at("end_seconds"), join(path, "end_seconds"));
   if (comm) {
     e.collective = in.string(value.at("collective"), join(path, "collective"));
     e.group = in.string(value.at("group"), join(path, "group"));

@@ -2,13 +2,13 @@
 # Builds the `fuzz` preset and runs every parser's libFuzzer target for SECONDS each (default 600), two at a
 # time, seeded from the shipped files; prints runs, exec/s, corpus size and findings per target, fails on any.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]   (targets: scenario hf calibration plan measurements nccl-tests
-# torch-step torch-trace results published; default: all ten)
+# torch-step torch-trace results published trace-ranks; default: all eleven)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario hf calibration plan measurements nccl-tests torch-step torch-trace results published)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario hf calibration plan measurements nccl-tests torch-step torch-trace results published trace-ranks)
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
@@ -29,7 +29,8 @@ seeds() {
     torch-trace) echo "torch_trace_fuzzer tests/fixtures/torch-trace" ;;
     results) echo "results_fuzzer fuzz/corpus/results tests/hostile/inputs" ;;
     published) echo "published_fuzzer validate/published tests/hostile/inputs" ;;
-    *) echo "fuzz.sh: unknown target '$1' (expected scenario, hf, calibration, plan, measurements, nccl-tests, torch-step, torch-trace, results or published)" >&2; exit 2 ;;
+    trace-ranks) echo "trace_ranks_fuzzer fuzz/corpus/trace-ranks" ;;
+    *) echo "fuzz.sh: unknown target '$1' (expected scenario, hf, calibration, plan, measurements, nccl-tests, torch-step, torch-trace, results, published or trace-ranks)" >&2; exit 2 ;;
   esac
 }
 

@@ -181,8 +181,12 @@ void IterationExecutor::end_task(int rank, int stream) {
   const double end_seconds = sg4::Engine::get_clock();
   release(rank, gpu, task.free_at_end, shown(index, end_seconds));
   if (log_.traced(rank)) {
-    TraceEvent event{rank, stream, task_name(program_, index, step), shown(index, st.start_seconds),
-                     shown(index, end_seconds)};
+    TraceEvent event;
+    event.rank = rank;
+    event.stream = stream;
+    event.name = task_name(program_, index, step);
+    event.start_seconds = shown(index, st.start_seconds);
+    event.end_seconds = shown(index, end_seconds);
     if (task.stream == Task::Stream::comm && task.total_bytes > 0) describe_collective(rank, task, event);
     log_.trace.push_back(std::move(event));
   }
