@@ -80,6 +80,22 @@ void write_runtime(std::ostream& os, const Scenario& s, const Calibration& calib
      << " backward, element-wise " << k.elementwise_fraction << " of HBM\n";
 }
 
+// The loss's extra memory under an unfused cross-entropy (execution.cross_entropy): the second fp32
+// gradient of the logits the head's backward holds, per sample. Nothing is said under the default, fused.
+double unfused_loss_bytes_per_sample(const Scenario& s) {
+  double bytes = 0;
+  for (const Operator& op : s.model.operators)
+    bytes += static_cast<double>(op.loss_gradient_bytes_per_sample);
+  return bytes;
+}
+
+void write_loss(std::ostream& os, const Scenario& s) {
+  if (s.execution.cross_entropy == CrossEntropy::fused) return;
+  os << "Loss      cross_entropy " << to_string(s.execution.cross_entropy)
+     << ": the head's backward holds a second fp32 gradient of the logits, "
+     << units::format_bytes(unfused_loss_bytes_per_sample(s)) << " per sample\n";
+}
+
 nlohmann::ordered_json runtime_json(const Scenario& s, const Calibration& calibration) {
   const RuntimeProfile r = effective_runtime(s.execution.runtime, calibration.runtime);
   nlohmann::ordered_json j;
@@ -149,6 +165,10 @@ nlohmann::ordered_json to_json(const Scenario& s, const std::string& gpu, const 
                                 {"bottleneck", to_string(r.ring.bottleneck)}});
   }
   out["runtime"] = runtime_json(s, calibration);
+  if (s.execution.cross_entropy != CrossEntropy::fused) {
+    out["loss"] = {{"cross_entropy", to_string(s.execution.cross_entropy)},
+                   {"second_gradient_bytes_per_sample", unfused_loss_bytes_per_sample(s)}};
+  }
   const StateBytesPerParameter bytes = state_bytes_per_parameter(s.training.precision, s.training.optimizer);
   out["model_states"] = nlohmann::ordered_json::array();
   for (const Strategy* b : classic_strategies()) {
@@ -197,6 +217,7 @@ void print_text(const Scenario& s, const std::string& gpu, const Calibration& ca
      << c.gpu.achievable_fraction << " achievable; memory limit "
      << format_bytes(static_cast<double>(s.training.memory_limit_bytes)) << " per GPU\n";
   write_runtime(os, s, calibration);
+  write_loss(os, s);
   os << "\n";
   present::TextTable links({"link class", "lone flow/direction", "latency"});
   for (LinkClass lc : link_classes_present(c)) {

@@ -64,6 +64,29 @@ TEST(Cli, InspectStatesTheRuntimeProfileItPricesWith) {
   std::remove(calibration.c_str());
 }
 
+// Under an unfused cross-entropy inspect says what the loss holds (4 bytes x 2048 tokens x 32000 = 250 MiB
+// per sample for LLaMA-7B); under the default, fused, it says nothing.
+TEST(Cli, InspectStatesAnUnfusedLossMemory) {
+  const std::string paro = kSource + "/scenarios/paro-llama-7b-32gpu.yaml";
+  const auto fused = test::run_command(kBinary + " inspect " + paro);
+  ASSERT_EQ(fused.exit_code, 0) << fused.err;
+  EXPECT_EQ(fused.out.find("Loss "), std::string::npos);
+  const auto text =
+      test::run_command(kBinary + " inspect " + paro + " --set execution.cross_entropy=pytorch");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(
+      text.out.find("Loss      cross_entropy pytorch: the head's backward holds a second fp32 gradient of "
+                    "the logits, 250.00 MiB per sample"),
+      std::string::npos)
+      << text.out;
+  const auto json =
+      test::run_command(kBinary + " inspect " + paro + " --set execution.cross_entropy=pytorch --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto loss = nlohmann::json::parse(json.out).at("loss");
+  EXPECT_EQ(loss.at("cross_entropy"), "pytorch");
+  EXPECT_DOUBLE_EQ(loss.at("second_gradient_bytes_per_sample").get<double>(), 4.0 * 2048 * 32000);
+}
+
 // The published-rows paths of reproduce and calibrate refuse what they cannot do, naming the option.
 TEST(Cli, ReproduceAndPublishedCalibrationRefuseNamingTheOption) {
   const std::string file = kSource + "/validate/published/torchtitan-fsdp.yaml";
