@@ -16,6 +16,8 @@
 #              allocator's peaks -> run-NAME.json
 #   torch-*    validate/torch/step.py: one training step of the same shapes in PyTorch -> torch-NAME.json
 #              (and trace-NAME.json.gz for the case that asks for a profiler trace)
+#   kernels-*  validate/torch/kernels.py: products (bf16, fp8), attention back ends, element-wise kernels and
+#              the launch floor at a model's shapes -> kernels-NAME.json
 #   probe-*    a bundled probe (bin/shardscope-NAME-probe: how the CUDA pool counts bytes) -> probe-NAME.json
 # OUT/check.json lists every step (status ok | failed | timeout | skipped, exit code, seconds, the last
 # line of its log); the exit code is 0 when every step passed, 1 when one failed, 2 for bad arguments.
@@ -42,9 +44,12 @@ case "$budget" in ''|*[!0-9]*) echo "gpu-check: --budget: expected whole seconds
 case "$step_timeout" in ''|*[!0-9]*) echo "gpu-check: --step-timeout: expected whole seconds, got '$step_timeout'" >&2; exit 2 ;; esac
 [ -d "$bundle" ] || { echo "gpu-check: --bundle $bundle: no such folder (make one with scripts/gpu-bundle.sh)" >&2; exit 2; }
 bundle=$(cd "$bundle" && pwd)
-for f in bin/shardscope-validate cases.tsv validate/torch/step.py MANIFEST; do
+for f in cases.tsv validate/torch/step.py MANIFEST; do
   [ -e "$bundle/$f" ] || { echo "gpu-check: $bundle/$f: missing from the bundle (rebuild it with scripts/gpu-bundle.sh)" >&2; exit 2; }
 done
+# A bundle made with --torch-only has no binary: its gemms, run and probe cases are recorded as skipped.
+has_binary=0
+[ -e "$bundle/bin/shardscope-validate" ] && has_binary=1
 if [ -z "$cases" ]; then cases="$bundle/cases.tsv"; elif [ -e "$bundle/$cases" ]; then cases="$bundle/$cases"; fi
 [ -r "$cases" ] || { echo "gpu-check: --cases $cases: cannot read it" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "gpu-check: python3 not found: the check needs it (and PyTorch for the torch steps)" >&2; exit 2; }
@@ -55,6 +60,12 @@ start=$(date +%s)
 bin="$bundle/bin/shardscope-validate"
 
 remaining() { echo $(( budget - ($(date +%s) - start) )); }
+
+# unrunnable NAME: one steps.tsv row for a step a torch-only bundle cannot run.
+unrunnable() {
+  printf '%s\tskipped\t-\t0\tthe bundle has no shardscope-validate (made with gpu-bundle.sh --torch-only)\n' "$1" >>"$out/steps.tsv"
+  echo "gpu-check: $1: skipped (no shardscope-validate in the bundle)" >&2
+}
 
 # step NAME CAP_SECONDS COMMAND...: runs COMMAND from the bundle folder under timeout (the cap, or what is
 # left of the budget), its output in logs/NAME.log; one steps.tsv row.
@@ -122,31 +133,38 @@ EOF
 echo "$bundle/lib" >"$out/library-path"  # the libraries step adds the CUDA folders it finds
 if [ "$dry_run" = 1 ]; then
   echo "gpu-check: dry run of $(grep -cv '^#' "$cases") cases of $cases"
-else
+elif [ "$has_binary" = 1 ]; then
   step libraries 60 bash -c "$(declare -f find_cuda_libraries); bundle='$bundle' out='$out' find_cuda_libraries"
 fi
 # Only the bundled binary sees the bundled libraries: Python and PyTorch keep the machine's own (an older
 # bundled libz or libudev must not replace theirs).
 bin=(env "LD_LIBRARY_PATH=$(cat "$out/library-path")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin")
-step binary 30 "${bin[@]}" --no-mpi --help
+if [ "$has_binary" = 1 ]; then step binary 30 "${bin[@]}" --no-mpi --help; fi
 step device 60 bash -c "nvidia-smi -q >'$out/nvidia-smi.txt' && python3 validate/torch/describe_device.py --out '$out/device.json'"
 
 # cases.tsv: kind, name, scenario or model, then kind-specific fields (validate/gpu-cases.tsv says which).
 while IFS=$'\t' read -r kind name input a b c d; do
   case "$kind" in
+    gemms|run|probe) [ "$has_binary" = 1 ] || { unrunnable "$kind-$name"; continue; } ;;&
     gemms) strategies=()
            [ -n "$a" ] && strategies=(--strategy $a)
            step "gemms-$name" 45 "${bin[@]}" --no-mpi --backend cuda-nccl bench --scenario "$input" --emulate-rank 0 \
              "${strategies[@]}" --min-seconds 0.02 --timeout 60 --out "$out/gemms-$name.json" ;;
     run) step "run-$name" 90 "${bin[@]}" --no-mpi --backend cuda-nccl run "$input" --emulate-rank 0 --strategy $a \
            --iterations "$b" --warmup 1 --timeout 60 --out "$out/run-$name.json" ;;
-    torch) trace=()
+    torch) trace=() compile=() cap=60
            [ "$d" = trace ] && trace=(--trace "$out/trace-$name.json")
            framework=eager
            case "$name" in *-fsdp2) framework=fsdp2 ;; esac
-           step "torch-$name" 60 python3 validate/torch/step.py --model "$input" --micro-batch "$a" \
-             --checkpointing "$b" --layers "$c" --framework $framework "${trace[@]}" --out "$out/torch-$name.json" \
+           case "$name" in *-compile*) compile=(--compile) cap=180 ;; esac
+           allocator=()  # torchtitan's launch script sets expandable segments
+           case "$name" in *-expandable*) allocator=(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) ;; esac
+           step "torch-$name" $cap env "${allocator[@]}" python3 validate/torch/step.py --model "$input" --micro-batch "$a" \
+             --checkpointing "$b" --layers "$c" --framework $framework "${compile[@]}" "${trace[@]}" \
+             --out "$out/torch-$name.json" \
              && [ "$d" = trace ] && [ "$dry_run" = 0 ] && gzip -f "$out/trace-$name.json" ;;
+    kernels) step "kernels-$name" 120 python3 validate/torch/kernels.py --model "$input" --micro-batch $a \
+               --out "$out/kernels-$name.json" ;;
     probe) step "probe-$name" 30 bash -c "'$bundle/bin/shardscope-$name-probe' >'$out/probe-$name.json'" ;;
     '#'*|'') ;;
     *) echo "gpu-check: cases.tsv: unknown kind '$kind'" >&2 ;;

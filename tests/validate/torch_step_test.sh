@@ -10,7 +10,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 python3 -c "import yaml" 2>/dev/null || { echo "skipped: PyYAML is not installed"; exit 77; }
-python3 -m py_compile "$step" "$root/validate/torch/step_model.py" "$root/validate/torch/describe_device.py" \
+kernels=$root/validate/torch/kernels.py
+python3 -m py_compile "$step" "$root/validate/torch/step_model.py" "$root/validate/torch/describe_device.py" "$kernels" \
   || fail "a reference script does not compile"
 
 checked=0
@@ -27,13 +28,14 @@ done
 [ "$checked" -ge 8 ] || fail "only $checked models checked"
 echo "parameters: step.py and shardscope agree on $checked models"
 
-expect() {  # CODE TEXT ARGS...
-  local code=$1 want=$2; shift 2
-  local msg; msg=$(python3 "$step" "$@" 2>&1)
+expect_of() {  # SCRIPT CODE TEXT ARGS...
+  local script=$1 code=$2 want=$3; shift 3
+  local msg; msg=$(python3 "$script" "$@" 2>&1)
   local status=$?
-  [ "$status" = "$code" ] || fail "step.py $*: exit $status, expected $code ($msg)"
-  case "$msg" in *"$want"*) ;; *) fail "step.py $*: said: $msg" ;; esac
+  [ "$status" = "$code" ] || fail "$(basename "$script") $*: exit $status, expected $code ($msg)"
+  case "$msg" in *"$want"*) ;; *) fail "$(basename "$script") $*: said: $msg" ;; esac
 }
+expect() { expect_of "$step" "$@"; }
 m=$tmp/m.yaml
 printf 'name: x\ntransformer: {layers: 2, hidden: 64, heads: 4, vocab: 100}\n' >"$m"
 expect 2 "$m: transformer.sequence_length: missing" --model "$m" --spec-only
@@ -55,11 +57,17 @@ expect 2 "$tmp/none.yaml: cannot read" --model "$tmp/none.yaml" --spec-only
 expect 2 "transformer.stages: a model whose width changes" --model "$root/scenarios/models/ic-24.yaml" --spec-only
 expect 2 "--layers: 40 is more than the model's 32 blocks" --model "$root/scenarios/models/llama-7b.yaml" --layers 40 --spec-only
 expect 2 "--micro-batch: expected a positive integer" --model "$root/scenarios/models/llama-7b.yaml" --micro-batch 0
+expect 2 "--checkpointing: invalid choice: 'selective'" --model "$root/scenarios/models/llama-7b.yaml" --checkpointing selective
+expect_of "$kernels" 2 "$m: not YAML" --model "$m"
+expect_of "$kernels" 2 "--micro-batch: expected positive integers" --model "$root/scenarios/models/llama-7b.yaml" --micro-batch 1 0
+expect_of "$kernels" 2 "--peak-tflops, --hbm-gbps, --min-seconds: expected positive numbers" \
+  --model "$root/scenarios/models/llama-7b.yaml" --peak-tflops 0
 echo "bad models and options: exit 2 naming the file and field"
 
 if python3 -c "import torch" 2>/dev/null; then
   echo "PyTorch is installed here: the no-PyTorch exit is left out"
 else
   expect 3 "PyTorch is not installed here" --model "$root/scenarios/models/llama-7b.yaml" --layers 1
+  expect_of "$kernels" 3 "PyTorch is not installed here" --model "$root/scenarios/models/llama3.1-8b.yaml"
   echo "no PyTorch: exit 3 saying so"
 fi

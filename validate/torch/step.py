@@ -112,8 +112,11 @@ def parse_args(argv):
     p.add_argument("--model", required=True, help="model YAML (scenarios/models/*.yaml)")
     p.add_argument("--micro-batch", type=int, default=1, help="samples per step")
     p.add_argument("--layers", type=int, default=0, help="blocks to build (default: the model's)")
-    p.add_argument("--checkpointing", choices=("none", "full"), default="none",
-                   help="full: every block recomputed in backward (torch.utils.checkpoint)")
+    p.add_argument("--checkpointing", choices=("none", "full", "selective-op"), default="none",
+                   help="full: every block recomputed in backward (torch.utils.checkpoint); selective-op: "
+                        "torchtitan's op-level policy (attention's and every other product's output kept)")
+    p.add_argument("--compile", action="store_true",
+                   help="torch.compile each block (after checkpointing, before FSDP2), as torchtitan does")
     p.add_argument("--framework", choices=("eager", "fsdp2"), default="eager",
                    help="eager: fp32 parameters under bf16 autocast; fsdp2: every block and the root under "
                         "fully_shard on a one-rank NCCL group, bf16 compute parameters (MixedPrecisionPolicy), "
@@ -172,7 +175,8 @@ def main(argv):
         print(f"step.py: error: {result['error']}", file=sys.stderr)
         return 4
     mem = result["memory"]
-    print(f"step.py: {spec['name']} x{layers} micro-batch {a.micro_batch} checkpointing {a.checkpointing} {a.framework}: "
+    print(f"step.py: {spec['name']} x{layers} micro-batch {a.micro_batch} checkpointing {a.checkpointing} {a.framework}"
+          f"{' compiled' if a.compile else ''}: "
           f"step {result['step_seconds_median'] * 1e3:.2f} ms, max allocated {mem['max_allocated_bytes'] / 2**30:.2f} GiB, "
           f"max reserved {mem['max_reserved_bytes'] / 2**30:.2f} GiB", file=sys.stderr)
     return 0

@@ -6,7 +6,9 @@ Per step, CUDA events mark: the start, each block's forward end, the head + loss
 recompute falls inside), the backward end, the optimizer end. Medians over the measured steps are reported.
 """
 import math
+import os
 import statistics
+import time
 
 import torch
 import torch.nn.functional as F
@@ -88,6 +90,43 @@ class Block(nn.Module):
         return x + self.mlp(self.norm2(x))
 
 
+def keep_every_other_product():
+    """torchtitan's op-level selective checkpointing (parallelize_llama.py at 9dec370, the policy its Llama 3
+    rows ran): attention's output and every odd-numbered matrix product's output are kept, the rest
+    recomputed. The count restarts in each checkpointed call, for forward and recompute apart."""
+    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+    aten = torch.ops.aten
+    attention = {getattr(aten, name).default for name in (
+        "_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention",
+        "_scaled_dot_product_cudnn_attention") if hasattr(aten, name)}
+    products = {"forward": 0, "recompute": 0}
+
+    def policy(ctx, func, *args, **kwargs):
+        if func in attention:
+            return CheckpointPolicy.MUST_SAVE
+        if func == aten.mm.default:
+            phase = "recompute" if ctx.is_recompute else "forward"
+            products[phase] += 1
+            if products[phase] % 2 == 1:
+                return CheckpointPolicy.MUST_SAVE
+        return CheckpointPolicy.PREFER_RECOMPUTE
+    return create_selective_checkpoint_contexts(policy)
+
+
+class CheckpointedBlock(nn.Module):
+    """A block recomputed in backward: `full` keeps only its input, `selective-op` what
+    keep_every_other_product keeps."""
+
+    def __init__(self, block, mode):
+        super().__init__()
+        self.block, self.mode = block, mode
+
+    def forward(self, x):
+        if self.mode == "full":
+            return checkpoint(self.block, x, use_reentrant=False)
+        return checkpoint(self.block, x, use_reentrant=False, context_fn=keep_every_other_product)
+
+
 class Decoder(nn.Module):
     def __init__(self, spec, layers):
         super().__init__()
@@ -101,7 +140,7 @@ class Decoder(nn.Module):
         if spec["tied_embeddings"]:
             self.head.weight = self.embed.weight
 
-    def forward(self, tokens, timer, full_checkpointing):
+    def forward(self, tokens, timer):
         """The logits; `timer` gets each block's forward end and backward start and stop."""
         x = self.embed(tokens)
         if self.positions is not None:
@@ -111,7 +150,7 @@ class Decoder(nn.Module):
         timer.embed_end.record()
         for i, block in enumerate(self.blocks):
             x_in = x
-            x = checkpoint(block, x_in, use_reentrant=False) if full_checkpointing else block(x_in)
+            x = block(x_in)
             x_in.register_hook(lambda g, i=i: timer.backward_stop[i].record())
             x.register_hook(lambda g, i=i: timer.backward_start[i].record())
             timer.forward_end[i].record()
@@ -146,14 +185,14 @@ class StepTimer:
         }
 
 
-def forward_loss(model, tokens, targets, timer, full_checkpointing):
-    logits = model(tokens, timer, full_checkpointing)  # through the root module, so FSDP2's hooks run
+def forward_loss(model, tokens, targets, timer):
+    logits = model(tokens, timer)  # through the root module, so FSDP2's hooks run
     loss = F.cross_entropy(logits.float().view(-1, logits.shape[-1]), targets.view(-1))
     timer.head_end.record()
     return loss
 
 
-def memory_phases(model, optimizer, tokens, targets, layers, full, autocast):
+def memory_phases(model, optimizer, tokens, targets, layers, autocast):
     """One more (untimed) step with a synchronised reading at each phase's end: allocated bytes, and the
     phase's own allocated peak; forward's growth is what the step keeps for backward."""
     out = {}
@@ -164,7 +203,7 @@ def memory_phases(model, optimizer, tokens, targets, layers, full, autocast):
         torch.cuda.reset_peak_memory_stats()
         if phase == "forward":
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
-                loss = forward_loss(model, tokens, targets, StepTimer(layers), full)
+                loss = forward_loss(model, tokens, targets, StepTimer(layers))
         elif phase == "backward":
             loss.backward()
             del loss
@@ -218,9 +257,11 @@ def run_case(spec, layers, a):
     """Builds the model, runs a.warmup + a.steps steps (and one traced step when a.trace); the result dict."""
     torch.manual_seed(a.seed)
     dev = torch.device("cuda")
-    result = {"case": f"{spec['name']}-x{layers}-mb{a.micro_batch}-{a.checkpointing}", "spec": spec,
+    result = {"case": f"{spec['name']}-x{layers}-mb{a.micro_batch}-{a.checkpointing}"
+                      f"{'-compile' if a.compile else ''}", "spec": spec,
               "layers_run": layers, "micro_batch": a.micro_batch, "sequence_length": spec["sequence_length"],
-              "checkpointing": a.checkpointing, "framework": a.framework,
+              "checkpointing": a.checkpointing, "framework": a.framework, "compile": a.compile,
+              "allocator_config": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", ""),
               "precision": ("bf16 autocast, fp32 parameters and gradients" if a.framework == "eager" else
                             "FSDP2 MixedPrecisionPolicy: bf16 compute parameters, fp32 sharded parameters, "
                             "fp32 gradient reduction"),
@@ -237,6 +278,12 @@ def run_case(spec, layers, a):
             tables = rotary_tables(spec, dev)
             for block in model.blocks:
                 block.rotary = tables
+        if a.checkpointing != "none":
+            for i, block in enumerate(model.blocks):
+                model.blocks[i] = CheckpointedBlock(block, a.checkpointing)
+        if a.compile:  # per block, as torchtitan compiles (after checkpointing, before sharding)
+            for block in model.blocks:
+                block.compile()
         model.train()
         result["parameters"] = sum(p.numel() for p in model.parameters())
         if fsdp2:
@@ -249,23 +296,24 @@ def run_case(spec, layers, a):
         tokens = torch.randint(0, spec["vocab"], shape, device=dev, generator=g)
         targets = torch.randint(0, spec["vocab"], shape, device=dev, generator=g)
         result["memory_after_setup_bytes"] = torch.cuda.memory_allocated()
-        full = a.checkpointing == "full"
 
         def step():
             timer = StepTimer(layers)
             optimizer.zero_grad(set_to_none=True)
             timer.start.record()
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not fsdp2):
-                loss = forward_loss(model, tokens, targets, timer, full)
+                loss = forward_loss(model, tokens, targets, timer)
             loss.backward()
             timer.backward_end.record()
             optimizer.step()
             timer.optimizer_end.record()
             return timer
 
+        t0 = time.perf_counter()
         for _ in range(a.warmup):
             step()
         torch.cuda.synchronize()
+        result["warmup_seconds"] = time.perf_counter() - t0  # compilation included under --compile
         result["memory_after_warmup_bytes"] = torch.cuda.memory_allocated()
         torch.cuda.reset_peak_memory_stats()
         timings = [step().seconds() for _ in range(a.steps)]
@@ -279,7 +327,7 @@ def run_case(spec, layers, a):
             result[f"{key}_seconds_median"] = med(key)
         for key in ("layer_forward", "layer_backward"):
             result[f"{key}_seconds_median"] = [statistics.median(t[key][i] for t in timings) for i in range(layers)]
-        result["memory_phases"] = memory_phases(model, optimizer, tokens, targets, layers, full, not fsdp2)
+        result["memory_phases"] = memory_phases(model, optimizer, tokens, targets, layers, not fsdp2)
         if a.trace:
             from torch.profiler import ProfilerActivity, profile
             with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
