@@ -157,6 +157,8 @@ while IFS=$'\t' read -r kind name input a b c d; do
            framework=eager
            case "$name" in *-fsdp2) framework=fsdp2 ;; esac
            case "$name" in *-compile*) compile=(--compile) cap=180 ;; esac
+           case "$name" in *-separate*) compile+=(--layout separate) ;; esac
+           case "$name" in *-flash*) compile+=(--attention-backend flash) ;; *-cudnn*) compile+=(--attention-backend cudnn) ;; esac
            allocator=()  # torchtitan's launch script sets expandable segments
            case "$name" in *-expandable*) allocator=(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) ;; esac
            step "torch-$name" $cap env "${allocator[@]}" python3 validate/torch/step.py --model "$input" --micro-batch "$a" \

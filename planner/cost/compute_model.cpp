@@ -97,10 +97,13 @@ ComputeModel::PassSeconds ComputeModel::shaped_pass_seconds(const Operator& op, 
 }
 
 double ComputeModel::update_seconds(double owned_state_bytes) const {
-  const double bandwidth = calibration_.elementwise_bytes_per_second > 0
-                               ? calibration_.elementwise_bytes_per_second
-                               : gpu_.hbm_bytes_per_second;
-  return 2 * owned_state_bytes / bandwidth;
+  return 2 * owned_state_bytes / elementwise_bytes_per_second();
+}
+
+double ComputeModel::elementwise_bytes_per_second() const {
+  if (calibration_.elementwise_bytes_per_second > 0) return calibration_.elementwise_bytes_per_second;
+  if (runtime_.kernel_pricing()) return gpu_.hbm_bytes_per_second * kernels_.elementwise_fraction;
+  return gpu_.hbm_bytes_per_second;
 }
 
 }  // namespace shardscope

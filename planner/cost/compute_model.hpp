@@ -34,9 +34,13 @@ class ComputeModel {
   // forward FLOPs over the sum of each product's FLOPs / gemm_efficiency_factor (FLOPs outside the products
   // at factor 1). 1 without a table or without product shapes (an operator given as a list).
   double size_factor(const Operator& op, double samples, int slices) const;
-  // Optimizer update: memory-bound, reads and writes the owned model-state bytes once each (at the
-  // calibration's element-wise bandwidth when it gives one, else the GPU's HBM bandwidth).
+  // Optimizer update: memory-bound, reads and writes the owned model-state bytes once each at the
+  // element-wise bandwidth below (a foreach AdamW over 1.9 billion fp32 parameters ran at 0.317 of an
+  // H100's HBM rate, the fitted element-wise share: validate/data/h100/call-6).
   double update_seconds(double owned_state_bytes) const;
+  // Element-wise kernels' bandwidth: the calibration's measured one, else under kernel pricing the GPU's
+  // kernels' share of HBM (gpu.kernels.elementwise_fraction), else HBM's whole rate (the ideal executor).
+  double elementwise_bytes_per_second() const;
 
  private:
   PassSeconds shaped_pass_seconds(const Operator& op, double samples, int slices) const;

@@ -45,9 +45,7 @@ ComputeModel::PassSeconds ComputeModel::kernel_pass_seconds(const Operator& op, 
   // FLOPs outside the products (an operator given as a list has no products) at the large-GEMM rate.
   out.forward += samples * std::max(0.0, op.forward_flops_per_sample - product_flops) / gemm_rate;
   out.backward += samples * std::max(0.0, op.backward_flops_per_sample - 2 * product_flops) / gemm_rate;
-  const double bandwidth = calibration_.elementwise_bytes_per_second > 0
-                               ? calibration_.elementwise_bytes_per_second
-                               : gpu_.hbm_bytes_per_second * kernels_.elementwise_fraction;
+  const double bandwidth = elementwise_bytes_per_second();
   const double kept = static_cast<double>(op.activation_bytes_per_sample) * samples;
   out.forward += kept / bandwidth;
   out.backward += 2 * kept / bandwidth;

@@ -84,6 +84,23 @@ grep -q 'no end after 2 s (killed)' "$tmp/hung/steps.tsv" || fail "a hanging ste
 grep -q $'^gemms-hang\tskipped\t.*budget is spent' "$tmp/spent/steps.tsv" || fail "a spent budget: $(cat "$tmp/spent/steps.tsv")"
 echo "timeouts: a hanging step is killed, a spent budget skips"
 
+# --- a torch-only bundle: no build needed, no binary; cases that need it are skipped with the reason
+"$root/scripts/gpu-bundle.sh" --torch-only --out "$tmp/torch" >"$tmp/torch.log" 2>&1 \
+  || fail "gpu-bundle.sh --torch-only failed: $(cat "$tmp/torch.log")"
+[ ! -e "$tmp/torch/bin/shardscope-validate" ] || fail "a torch-only bundle holds the binary"
+[ -e "$tmp/torch/validate/torch/kernels.py" ] || fail "a torch-only bundle lacks kernels.py"
+grep -q '^torch only: no shardscope-validate' "$tmp/torch/MANIFEST" || fail "MANIFEST: $(head -3 "$tmp/torch/MANIFEST")"
+printf 'gemms	g	scenarios/default.yaml
+kernels	k	scenarios/models/llama-7b.yaml	1 2
+' >"$tmp/torch/cases.tsv"
+"$check" --bundle "$tmp/torch" --out "$tmp/torch-dry" --dry-run >"$tmp/torch-dry.log" 2>&1
+grep -q $'^gemms-g	skipped	.*no shardscope-validate' "$tmp/torch-dry/steps.tsv" \
+  || fail "torch-only: the gemms case: $(cat "$tmp/torch-dry/steps.tsv")"
+grep -q 'kernels.py --model scenarios/models/llama-7b.yaml --micro-batch 1 2 --out' "$tmp/torch-dry.log" \
+  || fail "torch-only: the kernels case: $(cat "$tmp/torch-dry.log")"
+grep -q $'^binary	' "$tmp/torch-dry/steps.tsv" && fail "torch-only: the binary step ran"
+echo "torch-only bundle: the binary's cases skipped, kernels run"
+
 # --- bad arguments and bundles: exit 2 with a reason
 expect2() {
   local want="$1"; shift

@@ -6,6 +6,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/io/internal/json_reader.hpp"
+#include "planner/io/runtime_profiles.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/io/text_file.hpp"
 #include "planner/search/planner.hpp"
@@ -35,6 +36,13 @@ std::string transformer_yaml(const JsonObjectReader& spec, int layers) {
   return y.str();
 }
 
+// step.py's checkpointing as the scenario's policy.
+const char* checkpoint_policy(const std::string& checkpointing) {
+  if (checkpointing == "full") return "all";
+  if (checkpointing == "selective-op") return "selective";
+  return "none";
+}
+
 }  // namespace
 
 TorchStep parse_torch_step(const std::string& text, const std::string& file) {
@@ -45,7 +53,20 @@ TorchStep parse_torch_step(const std::string& text, const std::string& file) {
   s.file = file;
   s.case_name = root.name("case");
   s.framework = root.has("framework") ? root.choice("framework", {"eager", "fsdp2"}) : "eager";
-  s.checkpointing = root.choice("checkpointing", {"none", "full"});
+  s.checkpointing = root.choice("checkpointing", {"none", "full", "selective-op"});
+  if (root.has("layout")) s.layout = root.choice("layout", {"fused", "separate"});
+  if (root.has("attention_backend"))
+    s.attention_backend = root.choice("attention_backend", {"default", "flash", "cudnn"});
+  if (root.has("compile") && root.boolean("compile"))
+    root.fail("compile",
+              "the step ran under torch.compile, whose fused kernels shardscope does not price; compare an "
+              "eager step");
+  if (s.checkpointing == "selective-op" && s.layout != "separate")
+    root.fail("checkpointing",
+              "selective-op keeps every odd-numbered product's output, and shardscope counts the products "
+              "as torchtitan's Llama has them (Q, K, V, gate and up apart: step.py --layout separate); this "
+              "step ran layout " +
+                  s.layout);
   s.layers = static_cast<int>(root.integer("layers_run", 1, 1 << 20));
   s.micro_batch = root.integer("micro_batch", 1, 1 << 20);
   s.model_yaml = transformer_yaml(root.object("spec"), s.layers);
@@ -63,7 +84,8 @@ TorchStep load_torch_step(const std::string& path) {
   return parse_torch_step(read_text_file(path, "PyTorch step"), path);
 }
 
-Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_file) {
+Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_file,
+                             const TorchStepPricing& pricing) {
   const bool is_file =
       cluster_file.find('/') != std::string::npos || cluster_file.find(".yaml") != std::string::npos;
   const std::string cluster = is_file ? "{file: \"" + std::filesystem::absolute(cluster_file).string() + "\"}"
@@ -73,16 +95,22 @@ Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_f
     << "model: {transformer: " << step.model_yaml << "}\n"
     << "cluster: " << cluster << "\n"
     << "training: {precision: mixed-bf16, optimizer: adam, micro_batch: " << step.micro_batch
-    << ", checkpointing: " << (step.checkpointing == "full" ? "all" : "none") << ", runtime_reserve: 0}\n";
-  return parse_scenario_string(y.str(), step.file + " (as a scenario)");
+    << ", checkpointing: " << checkpoint_policy(step.checkpointing) << ", runtime_reserve: 0}\n"
+    << "execution: {cross_entropy: pytorch}\n";
+  Scenario scenario = parse_scenario_string(y.str(), step.file + " (as a scenario)");
+  // Set after parsing: a cluster file without gpu.kernels takes the kernels given here.
+  if (pricing.kernels) scenario.cluster.gpu.kernels = pricing.kernels;
+  scenario.execution.runtime = runtime_profile(pricing.runtime);
+  return scenario;
 }
 
 TorchStepComparison compare_torch_step(const TorchStep& step, const std::string& cluster_file,
-                                       const Calibration& calibration) {
-  Scenario scenario = torch_step_scenario(step, cluster_file);
+                                       const Calibration& calibration, const TorchStepPricing& pricing) {
+  Scenario scenario = torch_step_scenario(step, cluster_file, pricing);
   if (scenario.cluster.gpus() != 1) {  // a preset of several GPUs: the step ran on one of them
     scenario.cluster.nodes = 1;
     scenario.cluster.gpus_per_node = 1;
+    scenario.training.group_size = 1;
   }
   const PlanReport report =
       plan_scenario(ValidScenario(scenario), calibration,

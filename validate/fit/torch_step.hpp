@@ -1,12 +1,15 @@
 // A PyTorch reference step (validate/torch/step.py's JSON) against shardscope's prediction of the same step
-// on one GPU: the model from the step's spec, the micro-batch, checkpointing none or all, mixed bf16 with
-// Adam, the measured step time and PyTorch's allocated and reserved peaks beside the plan's time and peak.
+// on one GPU: the model from the step's spec, the micro-batch, checkpointing none, all or op-level selective,
+// mixed bf16 with Adam, PyTorch's cross-entropy on fp32 logits (step.py's loss), under the ideal executor or
+// a framework's runtime profile; the measured step time and PyTorch's allocated and reserved peaks beside
+// the plan's time and peak.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "planner/core/calibration.hpp"
+#include "planner/core/runtime_profile.hpp"
 #include "planner/core/scenario.hpp"
 
 namespace shardscope::fit {
@@ -14,8 +17,10 @@ namespace shardscope::fit {
 struct TorchStep {
   std::string file;
   std::string case_name, framework,
-      checkpointing;       // framework: "eager" | "fsdp2"; checkpointing: none | full
-  std::string model_yaml;  // the spec as a scenario's `model: transformer:` block
+      checkpointing;             // framework: "eager" | "fsdp2"; checkpointing: none | full | selective-op
+  std::string layout = "fused";  // fused | separate (Q, K, V, gate and up each a product)
+  std::string attention_backend = "default";  // default | flash | cudnn
+  std::string model_yaml;                     // the spec as a scenario's `model: transformer:` block
   int layers = 0;
   std::int64_t micro_batch = 1;
   double step_seconds = 0, forward_seconds = 0, backward_seconds = 0, optimizer_seconds = 0;
@@ -23,13 +28,23 @@ struct TorchStep {
 };
 
 // Reads step.py's result; throws InputError (file:line: field) for another file, a failed case ("error"),
-// or a missing or out-of-range field.
+// a missing or out-of-range field, a compiled step (torch.compile's fused kernels are not priced) or
+// op-level selective checkpointing of the fused layout (shardscope counts torchtitan's separate products).
 TorchStep parse_torch_step(const std::string& text, const std::string& file);
 TorchStep load_torch_step(const std::string& path);
 
+// How the step is priced: the ideal executor (with a calibration) or a framework's runtime profile, whose
+// kernel pricing takes the cluster's gpu.kernels or, when given, `kernels` (e.g. measured by kernels.py).
+struct TorchStepPricing {
+  RuntimeName runtime = RuntimeName::ideal;
+  std::optional<KernelEfficiency> kernels;
+};
+
 // The step as a one-GPU scenario on `cluster_file` (a cluster YAML or preset whose GPU ran it): the model,
-// micro-batch, checkpointing none / all, mixed-bf16, Adam, no runtime reserve, the GPU's memory as the limit.
-Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_file);
+// micro-batch, checkpointing none / all / selective, mixed-bf16, Adam, PyTorch's cross-entropy, no runtime
+// reserve of the scenario's own (a runtime profile's applies), the GPU's memory as the limit.
+Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_file,
+                             const TorchStepPricing& pricing = {});
 
 struct TorchStepComparison {
   double predicted_seconds = 0, predicted_peak_bytes = 0;
@@ -40,6 +55,6 @@ struct TorchStepComparison {
   TorchStep measured;
 };
 TorchStepComparison compare_torch_step(const TorchStep& step, const std::string& cluster_file,
-                                       const Calibration& calibration);
+                                       const Calibration& calibration, const TorchStepPricing& pricing = {});
 
 }  // namespace shardscope::fit

@@ -115,6 +115,11 @@ def parse_args(argv):
     p.add_argument("--checkpointing", choices=("none", "full", "selective-op"), default="none",
                    help="full: every block recomputed in backward (torch.utils.checkpoint); selective-op: "
                         "torchtitan's op-level policy (attention's and every other product's output kept)")
+    p.add_argument("--layout", choices=("fused", "separate"), default="fused",
+                   help="fused: one product for Q, K and V and one for a gated MLP's gate and up; separate: "
+                        "torchtitan's Llama layout, each its own product (same parameters)")
+    p.add_argument("--attention-backend", choices=("default", "flash", "cudnn"), default="default",
+                   help="scaled_dot_product_attention's back end (default: PyTorch's choice)")
     p.add_argument("--compile", action="store_true",
                    help="torch.compile each block (after checkpointing, before FSDP2), as torchtitan does")
     p.add_argument("--framework", choices=("eager", "fsdp2"), default="eager",
@@ -155,6 +160,8 @@ def main(argv):
         print(f"step.py: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     layers = a.layers or spec["layers"]
+    spec["separate_products"] = a.layout == "separate"
+    spec["attention_backend"] = a.attention_backend
     if a.spec_only:
         write_json(a.out, {"spec": spec, "layers_run": layers, "parameters": parameter_count(spec, layers),
                            "parameters_full_model": parameter_count(spec)})

@@ -41,10 +41,21 @@ class Block(nn.Module):
         h, q, kv = spec["hidden"], spec["heads"] * spec["head_dim"], spec["kv_heads"] * spec["head_dim"]
         self.spec = spec
         self.norm1, self.norm2 = norm_layer(spec), norm_layer(spec)
-        self.qkv = nn.Linear(h, q + 2 * kv, bias=spec["attention_bias"])
+        # separate: torchtitan's Llama layout, one product each for Q, K, V and the MLP's gate and up, in
+        # that order (what op-level selective checkpointing counts); else one product for Q, K and V and
+        # one for gate and up. The parameters are the same.
+        self.separate = spec.get("separate_products", False)
+        if self.separate:
+            self.wq = nn.Linear(h, q, bias=spec["attention_bias"])
+            self.wk = nn.Linear(h, kv, bias=spec["attention_bias"])
+            self.wv = nn.Linear(h, kv, bias=spec["attention_bias"])
+        else:
+            self.qkv = nn.Linear(h, q + 2 * kv, bias=spec["attention_bias"])
         self.proj = nn.Linear(q, h, bias=spec["attention_bias"])
         f = spec["ffn_hidden"]
-        if spec["mlp"] == "gated":
+        if spec["mlp"] == "gated" and self.separate:
+            self.gate, self.up = nn.Linear(h, f, bias=spec["mlp_bias"]), nn.Linear(h, f, bias=spec["mlp_bias"])
+        elif spec["mlp"] == "gated":
             self.fc1 = nn.Linear(h, 2 * f, bias=spec["mlp_bias"])  # gate and up in one product
         else:
             self.fc1 = nn.Linear(h, f, bias=spec["mlp_bias"])
@@ -56,7 +67,10 @@ class Block(nn.Module):
         spec = self.spec
         b, s, _ = x.shape
         nh, nkv, d = spec["heads"], spec["kv_heads"], spec["head_dim"]
-        q, k, v = self.qkv(x).split([nh * d, nkv * d, nkv * d], dim=-1)
+        if self.separate:
+            q, k, v = self.wq(x), self.wk(x), self.wv(x)
+        else:
+            q, k, v = self.qkv(x).split([nh * d, nkv * d, nkv * d], dim=-1)
         q = q.view(b, s, nh, d).transpose(1, 2)
         k = k.view(b, s, nkv, d).transpose(1, 2)
         v = v.view(b, s, nkv, d).transpose(1, 2)
@@ -66,7 +80,12 @@ class Block(nn.Module):
         if nkv != nh:
             k, v = k.repeat_interleave(nh // nkv, dim=1), v.repeat_interleave(nh // nkv, dim=1)
         p = 0.1 if (self.dropout and self.training) else 0.0
-        if spec["flash_attention"]:
+        if spec["flash_attention"] and spec.get("attention_backend", "default") != "default":
+            from torch.nn.attention import SDPBackend, sdpa_kernel
+            backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}[spec["attention_backend"]]
+            with sdpa_kernel([backend]):
+                y = F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
+        elif spec["flash_attention"]:
             y = F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
         else:  # the scores are materialised (and kept for backward), as the model's accounting assumes
             scores = (q @ k.transpose(-2, -1)) / math.sqrt(d)
@@ -78,7 +97,9 @@ class Block(nn.Module):
         return F.dropout(self.proj(y), p=0.1 if self.dropout else 0.0, training=self.training)
 
     def mlp(self, x):
-        if self.spec["mlp"] == "gated":
+        if self.spec["mlp"] == "gated" and self.separate:
+            y = self.fc2(F.silu(self.gate(x)) * self.up(x))
+        elif self.spec["mlp"] == "gated":
             gate, up = self.fc1(x).chunk(2, dim=-1)
             y = self.fc2(F.silu(gate) * up)
         else:
@@ -258,9 +279,12 @@ def run_case(spec, layers, a):
     torch.manual_seed(a.seed)
     dev = torch.device("cuda")
     result = {"case": f"{spec['name']}-x{layers}-mb{a.micro_batch}-{a.checkpointing}"
+                      f"{'-separate' if spec.get('separate_products') else ''}"
+                      f"{'-' + a.attention_backend if a.attention_backend != 'default' else ''}"
                       f"{'-compile' if a.compile else ''}", "spec": spec,
               "layers_run": layers, "micro_batch": a.micro_batch, "sequence_length": spec["sequence_length"],
               "checkpointing": a.checkpointing, "framework": a.framework, "compile": a.compile,
+              "layout": a.layout, "attention_backend": a.attention_backend,
               "allocator_config": os.environ.get("PYTORCH_CUDA_ALLOC_CONF", ""),
               "precision": ("bf16 autocast, fp32 parameters and gradients" if a.framework == "eager" else
                             "FSDP2 MixedPrecisionPolicy: bf16 compute parameters, fp32 sharded parameters, "
