@@ -724,15 +724,18 @@ TEST(SimCli, SerialSimulationEqualsThePlannerCalibratedOrNot) {
 // prices the planner's search and the program the simulator executes, so the serial simulation of the
 // recommended plan equals the planner's prediction, and the contended one stays within 5 % (fsdp1's; on 128
 // GPUs fsdp1's serial run on rings only, as NCCL's channels there take minutes to simulate); fsdp2 with
-// selective checkpointing serial and contended.
+// torchtitan's settings (op-level selective checkpointing, PyTorch's cross-entropy) serial and contended.
+// The serial run's peak memory is the planner's to the byte.
 TEST(SimCli, PlannerAndSimulatorAgreeUnderEveryRuntimeProfile) {
   int checked = 0, refused = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kSource + "/scenarios")) {
     if (entry.path().extension() != ".yaml") continue;
     const std::string scenario = entry.path().string();
-    // fsdp2 also with op-level selective checkpointing (partial recompute, selective bytes kept).
+    // fsdp2 also as torchtitan runs it: op-level selective checkpointing (partial recompute, selective bytes
+    // kept) and PyTorch's cross-entropy (one more logit gradient in the head's backward).
     for (const std::string variant :
-         {"fsdp2", "fsdp1", "deepspeed", "fsdp2 --set training.checkpointing=selective"}) {
+         {"fsdp2", "fsdp1", "deepspeed",
+          "fsdp2 --set training.checkpointing=selective --set execution.cross_entropy=pytorch"}) {
       const std::string runtime = variant.substr(0, variant.find(' '));
       const bool selective = variant != runtime;
       for (const bool serial : {true, false}) {
@@ -754,6 +757,13 @@ TEST(SimCli, PlannerAndSimulatorAgreeUnderEveryRuntimeProfile) {
         EXPECT_NEAR(simulated, predicted, (serial ? 1e-6 : 0.05) * predicted)
             << entry.path().filename() << " " << variant << (serial ? " serial" : "") << ": planner "
             << predicted << " s, simulator " << simulated << " s";
+        if (serial) {
+          double peak = 0;
+          for (const auto& gpu : j.at("gpus"))
+            peak = std::max(peak, gpu.at("peak_memory_bytes").get<double>());
+          EXPECT_EQ(peak, j.at("planner").at("peak_memory_bytes").get<double>())
+              << entry.path().filename() << " " << variant;
+        }
         ++checked;
       }
     }
