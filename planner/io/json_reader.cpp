@@ -331,6 +331,12 @@ double JsonObjectReader::number_or(const std::string& key, double fallback) cons
   return json_.at(key).get<double>();
 }
 
+double JsonObjectReader::positive_number(const std::string& key) const {
+  const double v = number_or(key, -1);
+  if (!(v > 0)) fail(key, "expected a positive number");
+  return v;
+}
+
 std::string JsonObjectReader::string(const std::string& key) const {
   const Json& v = value(key);
   if (!v.is_string()) fail(key, "expected a string");

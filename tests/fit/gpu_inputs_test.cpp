@@ -11,6 +11,7 @@
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/cluster_presets.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "tests/fit/fit_test_support.hpp"
 #include "validate/fit/calibration_fit.hpp"
 #include "validate/fit/calibration_writer.hpp"
 #include "validate/fit/compare_predict.hpp"
@@ -24,21 +25,8 @@ namespace {
 const std::string kSource = SHARDSCOPE_SOURCE_DIR;
 const std::string kData = kSource + "/validate/data/h100";
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
-// "field: message" of the InputError `f` throws, or "no error".
-template <typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.field() + ": " + e.what();
-  }
-  return "no error";
-}
+using test::error_of;
+using test::read_json;
 
 std::string emulated_error(const nlohmann::json& run) {
   return error_of([&] {

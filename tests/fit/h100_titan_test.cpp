@@ -14,6 +14,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/io/cluster_presets.hpp"
+#include "tests/fit/fit_test_support.hpp"
 #include "validate/fit/kernel_bench.hpp"
 #include "validate/fit/torch_step.hpp"
 
@@ -27,20 +28,8 @@ const std::string kStep = kData + "/call-8/torch-llama3.1-8b-x";
 constexpr double kGiB = 1073741824.0;
 constexpr double kFittedElementwise = 0.3160;  // scenarios/clusters/dgx-h100.yaml
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
-template <typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.field() + ": " + e.what();
-  }
-  return "no error";
-}
+using test::error_of;
+using test::read_json;
 
 TEST(H100Titan, MeasuredKernelsReadAsEfficiencies) {
   const KernelEfficiency flash = measured_kernel_efficiency(kKernels, 2, "flash", kFittedElementwise);

@@ -9,12 +9,6 @@ namespace shardscope::fit {
 
 namespace {
 
-double positive(const JsonObjectReader& r, const std::string& key) {
-  const double v = r.number_or(key, -1);
-  if (!(v > 0)) r.fail(key, "expected a positive number");
-  return v;
-}
-
 // The list index of the entry measured at `micro_batch`.
 std::size_t micro_batch_entry(const JsonObjectReader& root, int micro_batch) {
   for (std::size_t i = 0; i < root.list_size("micro_batches"); ++i)
@@ -28,14 +22,14 @@ KernelEfficiency measured_kernel_efficiency(const std::string& path, int micro_b
                                             const std::string& backend, double elementwise_fraction) {
   const JsonDocument doc(read_text_file(path, "kernel measurements"), path);
   const JsonObjectReader root(doc, "");
-  const double peak = positive(root, "peak_tflops") * 1e12;
+  const double peak = root.positive_number("peak_tflops") * 1e12;
   const JsonObjectReader entry = root.list_object("micro_batches", micro_batch_entry(root, micro_batch));
   KernelEfficiency k;
   double flops = 0, seconds = 0;
   for (std::size_t i = 0; i < entry.list_size("products"); ++i) {
     const JsonObjectReader p = entry.list_object("products", i);
-    flops += positive(p, "flops");
-    seconds += positive(p, "seconds");
+    flops += p.positive_number("flops");
+    seconds += p.positive_number("seconds");
   }
   if (!(seconds > 0)) entry.fail("products", "no products measured");
   k.gemm_fraction = flops / seconds / peak;
@@ -45,9 +39,9 @@ KernelEfficiency measured_kernel_efficiency(const std::string& path, int micro_b
     const JsonObjectReader a = entry.list_object("attention", i);
     if (a.string("backend") != backend + "_attention" || a.string("layout") != "repeated") continue;
     if (a.has("skipped")) a.fail("skipped", backend + " attention did not run: " + a.string("skipped"));
-    const double forward_flops = positive(a, "forward_flops");
-    k.attention_forward_fraction = forward_flops / positive(a, "forward_seconds") / peak;
-    k.attention_backward_fraction = 2.5 * forward_flops / positive(a, "backward_seconds") / peak;
+    const double forward_flops = a.positive_number("forward_flops");
+    k.attention_forward_fraction = forward_flops / a.positive_number("forward_seconds") / peak;
+    k.attention_backward_fraction = 2.5 * forward_flops / a.positive_number("backward_seconds") / peak;
     found = true;
   }
   if (!found) entry.fail("attention", "no " + backend + " attention with repeated key/value heads");

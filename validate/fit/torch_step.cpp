@@ -15,12 +15,6 @@ namespace shardscope::fit {
 
 namespace {
 
-double positive(const JsonObjectReader& r, const std::string& key) {
-  const double v = r.number_or(key, -1);
-  if (!(v > 0)) r.fail(key, "expected a positive number");
-  return v;
-}
-
 // The spec's fields as a `transformer:` flow mapping (the spec holds what step.py resolved, defaults
 // included, so shardscope builds the model PyTorch ran).
 std::string transformer_yaml(const JsonObjectReader& spec, int layers) {
@@ -70,13 +64,13 @@ TorchStep parse_torch_step(const std::string& text, const std::string& file) {
   s.layers = static_cast<int>(root.integer("layers_run", 1, 1 << 20));
   s.micro_batch = root.integer("micro_batch", 1, 1 << 20);
   s.model_yaml = transformer_yaml(root.object("spec"), s.layers);
-  s.step_seconds = positive(root, "step_seconds_median");
-  s.forward_seconds = positive(root, "forward_seconds_median");
-  s.backward_seconds = positive(root, "backward_seconds_median");
-  s.optimizer_seconds = positive(root, "optimizer_seconds_median");
+  s.step_seconds = root.positive_number("step_seconds_median");
+  s.forward_seconds = root.positive_number("forward_seconds_median");
+  s.backward_seconds = root.positive_number("backward_seconds_median");
+  s.optimizer_seconds = root.positive_number("optimizer_seconds_median");
   const JsonObjectReader memory = root.object("memory");
-  s.max_allocated_bytes = positive(memory, "max_allocated_bytes");
-  s.max_reserved_bytes = positive(memory, "max_reserved_bytes");
+  s.max_allocated_bytes = memory.positive_number("max_allocated_bytes");
+  s.max_reserved_bytes = memory.positive_number("max_reserved_bytes");
   return s;
 }
 

@@ -17,7 +17,7 @@ import json
 import statistics
 import sys
 
-from step import EXIT_BAD_INPUT, EXIT_NO_DEVICE, InputError, read_yaml, resolve_spec, write_json
+from step import EXIT_BAD_INPUT, EXIT_NO_DEVICE, InputError, cuda_torch, read_yaml, resolve_spec, write_json
 
 CAUSAL_SHARE = 0.5        # flash attention skips the masked half of the scores
 ATTENTION_BACKWARD = 2.5  # its backward's FLOPs over the forward's (FlashAttention-2, Dao 2023, section 3)
@@ -206,13 +206,8 @@ def main(argv):
     except InputError as e:
         print(f"kernels.py: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    try:
-        import torch
-    except ImportError as e:
-        print(f"kernels.py: error: PyTorch is not installed here ({e})", file=sys.stderr)
-        return EXIT_NO_DEVICE
-    if not torch.cuda.is_available():
-        print("kernels.py: error: no CUDA device (torch.cuda.is_available() is False)", file=sys.stderr)
+    torch = cuda_torch("kernels.py")
+    if torch is None:
         return EXIT_NO_DEVICE
     from step_model import device_description
     torch.manual_seed(1234)

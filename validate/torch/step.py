@@ -141,6 +141,19 @@ def parse_args(argv):
     return a
 
 
+def cuda_torch(program):
+    """PyTorch with a CUDA device, or None after saying on stderr which of the two is missing."""
+    try:
+        import torch
+    except ImportError as e:
+        print(f"{program}: error: PyTorch is not installed here ({e})", file=sys.stderr)
+        return None
+    if not torch.cuda.is_available():
+        print(f"{program}: error: no CUDA device (torch.cuda.is_available() is False)", file=sys.stderr)
+        return None
+    return torch
+
+
 def write_json(path, doc):
     text = json.dumps(doc, indent=2, sort_keys=False) + "\n"
     if path == "-":
@@ -166,13 +179,7 @@ def main(argv):
         write_json(a.out, {"spec": spec, "layers_run": layers, "parameters": parameter_count(spec, layers),
                            "parameters_full_model": parameter_count(spec)})
         return 0
-    try:
-        import torch  # noqa: F401
-    except ImportError as e:
-        print(f"step.py: error: PyTorch is not installed here ({e})", file=sys.stderr)
-        return EXIT_NO_DEVICE
-    if not torch.cuda.is_available():
-        print("step.py: error: no CUDA device (torch.cuda.is_available() is False)", file=sys.stderr)
+    if cuda_torch("step.py") is None:
         return EXIT_NO_DEVICE
     from step_model import run_case
     result = run_case(spec, layers, a)

@@ -57,6 +57,8 @@ class JsonObjectReader {
   bool boolean(const std::string& key) const;
   bool boolean_or(const std::string& key, bool fallback) const;
   double number_or(const std::string& key, double fallback) const;
+  // A number above 0; a missing one, another type or one at or below 0 is an error naming the key.
+  double positive_number(const std::string& key) const;
   std::string string(const std::string& key) const;
   // A name the tool prints: a non-empty string of printable UTF-8 (core/printable.hpp).
   std::string name(const std::string& key) const;
