@@ -1,10 +1,11 @@
 // `shardscope calibrate [MEASUREMENTS...] [--nccl-tests LOG...] --cluster C [--nodes N] --out
 // calibration.yaml
 // [--report fit.json] [--min-r2 R] [--product-shapes] [--holdout]` (or `--published FILE... [--runtime
-// NAME]`, calibrate_published.hpp): least-squares fit of calibration.yaml to the harness's measurements
-// (validate/fit), with a table of every fitted quantity's residuals and R^2 and, with --holdout, the compute
-// fit's errors on products it did not see; a fit the points cannot support exits 2 naming the quantity and
-// points.
+// NAME]`, calibrate_published.hpp; or `--kernels FILE --cluster C [--micro-batch N] [--attention B]`: the
+// kernel efficiencies validate/torch/kernels.py measured): least-squares fit of calibration.yaml to the
+// harness's measurements (validate/fit), with a table of every fitted quantity's residuals and R^2 and, with
+// --holdout, the compute fit's errors on products it did not see; a fit the points cannot support exits 2
+// naming the quantity and points.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -26,6 +27,7 @@
 #include "validate/fit/calibration_fit.hpp"
 #include "validate/fit/calibration_writer.hpp"
 #include "validate/fit/fit_report.hpp"
+#include "validate/fit/kernel_bench.hpp"
 #include "validate/fit/nccl_tests_log.hpp"
 #include "validate/fit/torch_trace.hpp"
 
@@ -42,6 +44,9 @@ struct Options {
   bool product_shapes = false, holdout = false;
   std::vector<std::string> published;  // --published: fit a runtime profile instead
   std::string runtime;
+  std::string kernels;  // --kernels: kernels.py's file as runtime fits
+  int micro_batch = 0;
+  std::string attention;  // empty: flash
 };
 
 // One trace's kernels by kind, and what became samples.
@@ -187,6 +192,18 @@ void add_calibrate_options(CLI::App& cmd, Options& o) {
   cmd.add_option("--runtime", o.runtime,
                  "With --published: the runtime profile to fit instead of the files' runtime_profile")
       ->check(CLI::IsMember(names<RuntimeName>()));
+  cmd.add_option(
+         "--kernels", o.kernels,
+         "A kernel measurement of validate/torch/kernels.py: its products' and attention's efficiencies "
+         "on --cluster's GPU as calibration.yaml's runtime fits (the kernel pricing of fsdp2, fsdp1, "
+         "deepspeed)")
+      ->check(non_empty("a file path"));
+  cmd.add_option("--micro-batch", o.micro_batch,
+                 "With --kernels: the micro-batch whose measurements to take (default: the file's largest)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd.add_option("--attention", o.attention,
+                 "With --kernels: the attention back end the framework runs (default flash)")
+      ->check(CLI::IsMember({"flash", "cudnn", "efficient"}));
   cmd.add_option("--out", o.out, "Write the fitted calibration.yaml here")
       ->required()
       ->check(non_empty("a file path"));
@@ -240,7 +257,57 @@ void run_published(const Options& o, std::ostream& out) {
   run_calibrate_published({o.published, o.runtime, o.out, o.report}, out);
 }
 
+// --kernels: kernels.py's measurement of one GPU as runtime fits, against --cluster's peak.
+void run_kernels(const Options& o, std::ostream& out) {
+  const bool measured = !o.measurements.empty() || !o.nccl_tests.empty() || !o.torch_traces.empty();
+  if (measured || !o.published.empty() || o.nodes > 0 || o.product_shapes || o.holdout || !o.report.empty()) {
+    throw UsageError("--kernels",
+                     "fits from a kernel measurement alone; it takes no measurements, --nccl-tests, "
+                     "--torch-trace, --published, --nodes, --product-shapes, --holdout or --report");
+  }
+  if (o.cluster.empty())
+    throw UsageError("--cluster", "expected the cluster preset or file whose GPU the kernels ran on");
+  refuse_input_as_output("--out", o.out, {o.kernels, o.cluster});
+  const OutputFile calibration_file("--out", o.out);
+  const Cluster cluster = load_cluster(o.cluster);
+  const double half_rate = cluster.gpu.kernels ? cluster.gpu.kernels->gemm_half_rate_flops : 0.0;
+  const fit::KernelBenchOptions options{.micro_batch = o.micro_batch,
+                                        .attention = o.attention.empty() ? "flash" : o.attention,
+                                        .peak_flops_per_second = cluster.gpu.peak_flops_per_second_fp16,
+                                        .gemm_half_rate_flops = half_rate};
+  Calibration calibration;
+  calibration.runtime = fit::measured_kernel_fits(o.kernels, options);
+  const RuntimeCalibration& r = calibration.runtime;
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "Kernels of %s on %s's GPU (%.0f TFLOP/s bf16): products %.4f of peak, %s attention %.4f "
+                "forward / %.4f backward\n",
+                o.kernels.c_str(), cluster.name.c_str(), cluster.gpu.peak_flops_per_second_fp16 / 1e12,
+                *r.gemm_fraction, options.attention.c_str(), *r.attention_forward_fraction,
+                *r.attention_backward_fraction);
+  out << line;
+  if (cluster.gpu.kernels) {
+    std::snprintf(
+        line, sizeof line,
+        "The cluster's gpu.kernels: products %.4f, attention %.4f / %.4f (element-wise %.4f and the "
+        "half-rate size %.4g FLOPs stay)\n",
+        cluster.gpu.kernels->gemm_fraction, cluster.gpu.kernels->attention_forward_fraction,
+        cluster.gpu.kernels->attention_backward_fraction, cluster.gpu.kernels->elementwise_fraction,
+        half_rate);
+    out << line;
+  }
+  const std::string header = "Kernel efficiencies measured by validate/torch/kernels.py (" + o.kernels +
+                             "), against " + cluster.name + "'s peak; `shardscope calibrate --kernels`.";
+  const std::string yaml = fit::calibration_yaml(calibration, header);
+  check_reads_back(yaml, o.out);
+  write_together({{&calibration_file, yaml}});
+  out << "\nWrote " << o.out << "\n";
+}
+
 void run_calibrate(const Options& o, std::ostream& out) {
+  if (!o.kernels.empty()) return run_kernels(o, out);
+  if (o.micro_batch > 0) throw UsageError("--micro-batch", "applies to --kernels only");
+  if (!o.attention.empty()) throw UsageError("--attention", "applies to --kernels only");
   if (!o.published.empty()) return run_published(o, out);
   if (!o.runtime.empty()) throw UsageError("--runtime", "applies to --published only");
   if (o.cluster.empty())

@@ -119,6 +119,65 @@ TEST(Cli, ReproduceAndPublishedCalibrationRefuseNamingTheOption) {
 #endif
 }
 
+#ifdef SHARDSCOPE_HAVE_FIT
+// calibrate --kernels: kernels.py's measurement on one H100 (validate/data/h100/call-6) becomes runtime fits
+// a plan prices with; misuse and a micro-batch the file lacks exit 2 with the reason, writing nothing.
+TEST(Cli, CalibrateKernelsWritesRuntimeFitsThatAPlanPricesWith) {
+  const std::string kernels = kSource + "/validate/data/h100/call-6/kernels-llama3.1-8b.json";
+  const std::string out = ::testing::TempDir() + "kernels-calibration.yaml";
+  std::filesystem::remove(out);
+  const auto r = test::run_command(kBinary + " calibrate --kernels " + kernels +
+                                   " --cluster dgx-h100 --attention " + "cudnn --micro-batch 2 --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("products 0.6906 of peak, cudnn attention 0.4995 forward / 0.4609 backward"),
+            std::string::npos)
+      << r.out;
+  const std::string yaml = read_file(out);
+  EXPECT_NE(yaml.find("runtime:\n  gemm_fraction: 0.6906"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("  attention_backward_fraction: 0.4609"), std::string::npos) << yaml;
+  EXPECT_EQ(yaml.find("elementwise_fraction"), std::string::npos) << yaml;  // the cluster's stays
+  const std::string scenario = kSource + "/validate/scenarios/gpu-llama3.1-8b-x4.yaml";
+  const auto fitted = test::run_command(kBinary + " plan " + scenario + " --no-baselines --json");
+  const auto measured = test::run_command(kBinary + " plan " + scenario +
+                                          " --no-baselines --json --set planner.calibration=" + out);
+  ASSERT_EQ(fitted.exit_code, 0) << fitted.err;
+  ASSERT_EQ(measured.exit_code, 0) << measured.err;
+  const auto seconds = [](const std::string& json) {
+    return nlohmann::json::parse(json)["plan"]["predicted"]["iteration_seconds"].get<double>();
+  };
+  EXPECT_LT(seconds(measured.out), 0.9 * seconds(fitted.out));  // faster kernels than the fitted preset's
+
+  const std::string never = " --out " + ::testing::TempDir() + "never_written_kernels.yaml";
+  const auto mixed =
+      test::run_command(kBinary + " calibrate --kernels " + kernels + " x.json --cluster dgx-h100" + never);
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("--kernels: fits from a kernel measurement alone"), std::string::npos)
+      << mixed.err;
+  const auto no_cluster = test::run_command(kBinary + " calibrate --kernels " + kernels + never);
+  EXPECT_EQ(no_cluster.exit_code, 2);
+  EXPECT_NE(no_cluster.err.find("--cluster: expected the cluster preset or file whose GPU"),
+            std::string::npos)
+      << no_cluster.err;
+  const auto batch = test::run_command(kBinary + " calibrate --kernels " + kernels +
+                                       " --cluster dgx-h100 --micro-batch 4" + never);
+  EXPECT_EQ(batch.exit_code, 2);
+  EXPECT_NE(batch.err.find("micro_batches: no entry for micro-batch 4"), std::string::npos) << batch.err;
+  const auto stray =
+      test::run_command(kBinary + " calibrate x.json --cluster dgx-h100 --attention flash" + never);
+  EXPECT_EQ(stray.exit_code, 2);
+  EXPECT_NE(stray.err.find("--attention: applies to --kernels only"), std::string::npos) << stray.err;
+  const auto stray_batch =
+      test::run_command(kBinary + " calibrate x.json --cluster dgx-h100 --micro-batch 2" + never);
+  EXPECT_EQ(stray_batch.exit_code, 2);
+  EXPECT_NE(stray_batch.err.find("--micro-batch: applies to --kernels only"), std::string::npos)
+      << stray_batch.err;
+  const auto backend = test::run_command(kBinary + " calibrate --kernels " + kernels +
+                                         " --cluster dgx-h100 --attention math" + never);
+  EXPECT_EQ(backend.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(::testing::TempDir() + "never_written_kernels.yaml"));
+}
+#endif
+
 TEST(Cli, BadInputExitsNonZeroNamingFileLineAndField) {
   const std::string path =
       write_temp("bad.yaml", "model: {preset: nd-48x1536}\ncluster:\n  preset: dgx-a100\n  nodes: -3\n");

@@ -78,8 +78,7 @@ TorchStep load_torch_step(const std::string& path) {
   return parse_torch_step(read_text_file(path, "PyTorch step"), path);
 }
 
-Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_file,
-                             const TorchStepPricing& pricing) {
+Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_file, RuntimeName runtime) {
   const bool is_file =
       cluster_file.find('/') != std::string::npos || cluster_file.find(".yaml") != std::string::npos;
   const std::string cluster = is_file ? "{file: \"" + std::filesystem::absolute(cluster_file).string() + "\"}"
@@ -92,15 +91,13 @@ Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_f
     << ", checkpointing: " << checkpoint_policy(step.checkpointing) << ", runtime_reserve: 0}\n"
     << "execution: {cross_entropy: pytorch}\n";
   Scenario scenario = parse_scenario_string(y.str(), step.file + " (as a scenario)");
-  // Set after parsing: a cluster file without gpu.kernels takes the kernels given here.
-  if (pricing.kernels) scenario.cluster.gpu.kernels = pricing.kernels;
-  scenario.execution.runtime = runtime_profile(pricing.runtime);
+  scenario.execution.runtime = runtime_profile(runtime);
   return scenario;
 }
 
 TorchStepComparison compare_torch_step(const TorchStep& step, const std::string& cluster_file,
-                                       const Calibration& calibration, const TorchStepPricing& pricing) {
-  Scenario scenario = torch_step_scenario(step, cluster_file, pricing);
+                                       const Calibration& calibration, RuntimeName runtime) {
+  Scenario scenario = torch_step_scenario(step, cluster_file, runtime);
   if (scenario.cluster.gpus() != 1) {  // a preset of several GPUs: the step ran on one of them
     scenario.cluster.nodes = 1;
     scenario.cluster.gpus_per_node = 1;

@@ -33,18 +33,12 @@ struct TorchStep {
 TorchStep parse_torch_step(const std::string& text, const std::string& file);
 TorchStep load_torch_step(const std::string& path);
 
-// How the step is priced: the ideal executor (with a calibration) or a framework's runtime profile, whose
-// kernel pricing takes the cluster's gpu.kernels or, when given, `kernels` (e.g. measured by kernels.py).
-struct TorchStepPricing {
-  RuntimeName runtime = RuntimeName::ideal;
-  std::optional<KernelEfficiency> kernels;
-};
-
 // The step as a one-GPU scenario on `cluster_file` (a cluster YAML or preset whose GPU ran it): the model,
 // micro-batch, checkpointing none / all / selective, mixed-bf16, Adam, PyTorch's cross-entropy, no runtime
-// reserve of the scenario's own (a runtime profile's applies), the GPU's memory as the limit.
+// reserve of the scenario's own (`runtime`'s profile applies; its kernel pricing needs the cluster's
+// gpu.kernels, which a calibration's `runtime:` fits adjust), the GPU's memory as the limit.
 Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_file,
-                             const TorchStepPricing& pricing = {});
+                             RuntimeName runtime = RuntimeName::ideal);
 
 struct TorchStepComparison {
   double predicted_seconds = 0, predicted_peak_bytes = 0;
@@ -55,6 +49,7 @@ struct TorchStepComparison {
   TorchStep measured;
 };
 TorchStepComparison compare_torch_step(const TorchStep& step, const std::string& cluster_file,
-                                       const Calibration& calibration, const TorchStepPricing& pricing = {});
+                                       const Calibration& calibration,
+                                       RuntimeName runtime = RuntimeName::ideal);
 
 }  // namespace shardscope::fit
