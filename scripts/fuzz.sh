@@ -2,13 +2,13 @@
 # Builds the `fuzz` preset and runs every parser's libFuzzer target for SECONDS each (default 600), two at a
 # time, seeded from the shipped files; prints runs, exec/s, corpus size and findings per target, fails on any.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]   (targets: scenario hf calibration plan measurements nccl-tests
-# torch-step torch-trace results published trace-ranks; default: all eleven)
+# torch-step torch-trace results published trace-ranks kernels; default: all twelve)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario hf calibration plan measurements nccl-tests torch-step torch-trace results published trace-ranks)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario hf calibration plan measurements nccl-tests torch-step torch-trace results published trace-ranks kernels)
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
@@ -30,7 +30,8 @@ seeds() {
     results) echo "results_fuzzer fuzz/corpus/results tests/hostile/inputs" ;;
     published) echo "published_fuzzer validate/published tests/hostile/inputs" ;;
     trace-ranks) echo "trace_ranks_fuzzer fuzz/corpus/trace-ranks" ;;
-    *) echo "fuzz.sh: unknown target '$1' (expected scenario, hf, calibration, plan, measurements, nccl-tests, torch-step, torch-trace, results, published or trace-ranks)" >&2; exit 2 ;;
+    kernels) echo "kernel_bench_fuzzer validate/data/h100/call-6" ;;
+    *) echo "fuzz.sh: unknown target '$1' (expected scenario, hf, calibration, plan, measurements, nccl-tests, torch-step, torch-trace, results, published, trace-ranks or kernels)" >&2; exit 2 ;;
   esac
 }
 

@@ -26,10 +26,15 @@ std::size_t micro_batch_entry(const JsonObjectReader& root, int micro_batch) {
 }  // namespace
 
 RuntimeCalibration measured_kernel_fits(const std::string& path, const KernelBenchOptions& options) {
-  const JsonDocument doc(read_text_file(path, "kernel measurements"), path);
+  return parse_kernel_fits(read_text_file(path, "kernel measurements"), path, options);
+}
+
+RuntimeCalibration parse_kernel_fits(const std::string& text, const std::string& file,
+                                     const KernelBenchOptions& options) {
+  const JsonDocument doc(text, file);
   const JsonObjectReader root(doc, "");
   const double peak = options.peak_flops_per_second;
-  if (!(peak > 0)) throw InputError(path, 0, "peak", "the cluster's peak FLOP/s must be positive");
+  if (!(peak > 0)) throw InputError(file, 0, "peak", "the cluster's peak FLOP/s must be positive");
   const JsonObjectReader entry =
       root.list_object("micro_batches", micro_batch_entry(root, options.micro_batch));
   // Time at gemm_fraction 1: sum of F (F + h) / F / peak; the measured time sets the fraction.

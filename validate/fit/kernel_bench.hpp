@@ -22,5 +22,8 @@ struct KernelBenchOptions {
 // are left unset (the cluster's and the profile's stay). Throws InputError naming the file and field for a
 // micro-batch or back end the file does not have, or one it skipped.
 RuntimeCalibration measured_kernel_fits(const std::string& path, const KernelBenchOptions& options);
+// The same from the file's text (`file` names it in errors).
+RuntimeCalibration parse_kernel_fits(const std::string& text, const std::string& file,
+                                     const KernelBenchOptions& options);
 
 }  // namespace shardscope::fit
