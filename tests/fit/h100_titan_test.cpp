@@ -138,10 +138,11 @@ TEST(H100Titan, EagerStepsPricedFromMeasuredAndFromFittedKernels) {
     EXPECT_LE(from_measured.step_error(), c.measured_high) << c.file;
     EXPECT_GE(from_fitted.step_error(), c.fitted_low) << c.file;
     EXPECT_LE(from_fitted.step_error(), c.fitted_high) << c.file;
-    // Below PyTorch's reserved peak by up to 10 % (the caching allocator's per-stream pools), above the
-    // allocated one (the profile's reserve and gradients held all the iteration).
-    EXPECT_GE(from_measured.reserved_error(), -0.10) << c.file;
-    EXPECT_LE(from_measured.reserved_error(), 0.0) << c.file;
+    // FSDP's plan (FSDP2 gathers each unit even on one rank): within 4 % of PyTorch's reserved peak (the
+    // profile's reserve standing in for the caching allocator's per-stream pools), above the allocated one.
+    EXPECT_EQ(from_measured.strategy, "fsdp") << c.file;
+    EXPECT_GE(from_measured.reserved_error(), -0.045) << c.file;
+    EXPECT_LE(from_measured.reserved_error(), 0.02) << c.file;
     EXPECT_GT(from_measured.allocated_error(), 0.0) << c.file;
     measured_sum += std::abs(from_measured.step_error());
     fitted_sum += std::abs(from_fitted.step_error());

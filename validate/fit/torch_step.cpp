@@ -103,17 +103,24 @@ TorchStepComparison compare_torch_step(const TorchStep& step, const std::string&
     scenario.cluster.gpus_per_node = 1;
     scenario.training.group_size = 1;
   }
+  // An FSDP2 step runs FSDP's plan even on one rank (each unit's parameters gathered into a buffer while in
+  // use); an eager step the search's pick (on one GPU, every operator replicated).
+  const bool fsdp = step.framework == "fsdp2";
   const PlanReport report =
       plan_scenario(ValidScenario(scenario), calibration,
-                    PlanRequest{.with_baselines = false, .search = {.observer = nullptr, .threads = 1}});
+                    PlanRequest{.with_baselines = fsdp, .search = {.observer = nullptr, .threads = 1}});
+  const StrategyResult* result = &report.best;
+  for (const StrategyResult& b : report.baselines)
+    if (fsdp && b.strategy == "fsdp") result = &b;
   TorchStepComparison c;
   c.measured = step;
-  c.fits = report.best.fits;
-  if (report.best.fits) {
-    c.predicted_seconds = report.best.plan.predicted.iteration_seconds;
-    c.predicted_peak_bytes = report.best.plan.predicted.peak_memory_bytes;
+  c.strategy = result->strategy;
+  c.fits = result->fits;
+  if (result->fits) {
+    c.predicted_seconds = result->plan.predicted.iteration_seconds;
+    c.predicted_peak_bytes = result->plan.predicted.peak_memory_bytes;
   } else {
-    c.predicted_peak_bytes = report.best.minimum_memory_bytes;
+    c.predicted_peak_bytes = result->minimum_memory_bytes;
   }
   return c;
 }

@@ -41,6 +41,7 @@ Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_f
                              RuntimeName runtime = RuntimeName::ideal);
 
 struct TorchStepComparison {
+  std::string strategy;  // the plan priced: fsdp for an FSDP2 step, the search's pick for an eager one
   double predicted_seconds = 0, predicted_peak_bytes = 0;
   bool fits = true;                // the one-GPU plan fits the GPU's memory
   double step_error() const;       // predicted / measured - 1
