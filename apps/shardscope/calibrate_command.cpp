@@ -278,6 +278,12 @@ void run_kernels(const Options& o, std::ostream& out) {
   Calibration calibration;
   calibration.runtime = fit::measured_kernel_fits(o.kernels, options);
   const RuntimeCalibration& r = calibration.runtime;
+  if (*r.gemm_fraction > 1 || *r.attention_forward_fraction > 1 || *r.attention_backward_fraction > 1) {
+    throw UsageError("--cluster",
+                     "the measured products ran at " + shortest(*r.gemm_fraction) + " x " + cluster.name +
+                         "'s bf16 peak (" + shortest(cluster.gpu.peak_flops_per_second_fp16 / 1e12) +
+                         " TFLOP/s): the kernels were measured on another GPU; give its cluster");
+  }
   char line[400];
   std::snprintf(line, sizeof line,
                 "Kernels of %s on %s's GPU (%.0f TFLOP/s bf16): products %.4f of peak, %s attention %.4f "

@@ -171,6 +171,13 @@ TEST(Cli, CalibrateKernelsWritesRuntimeFitsThatAPlanPricesWith) {
   EXPECT_EQ(stray_batch.exit_code, 2);
   EXPECT_NE(stray_batch.err.find("--micro-batch: applies to --kernels only"), std::string::npos)
       << stray_batch.err;
+  const auto other_gpu =
+      test::run_command(kBinary + " calibrate --kernels " + kernels + " --cluster titan-rtx-8-pcie3" + never);
+  EXPECT_EQ(other_gpu.exit_code, 2);
+  EXPECT_NE(other_gpu.err.find("--cluster: the measured products ran at 5.25"), std::string::npos)
+      << other_gpu.err;
+  EXPECT_NE(other_gpu.err.find("the kernels were measured on another GPU"), std::string::npos)
+      << other_gpu.err;
   const auto backend = test::run_command(kBinary + " calibrate --kernels " + kernels +
                                          " --cluster dgx-h100 --attention math" + never);
   EXPECT_EQ(backend.exit_code, 2);
