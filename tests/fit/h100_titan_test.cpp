@@ -98,6 +98,38 @@ TEST(H100Titan, SelectiveCheckpointingKeepsWhatShardscopeCountsPerBlock) {
   EXPECT_NEAR(predicted / measured, 1.0, 0.005);
 }
 
+// Call 9: the caching allocator's segments per stream after the timed steps. Under FSDP2 (one rank) a stream
+// of FSDP's own holds exactly the fp32 sharded gradients, 4 bytes per parameter, in a pool the compute stream
+// cannot reuse; eager steps allocate on the default stream alone and still reserve more than they allocate.
+TEST(H100Titan, FsdpTwoHoldsTheShardedGradientsInAStreamPoolOfTheirOwn) {
+  for (const char* name :
+       {"x4-mb2-selective-op-separate-expandable-fsdp2", "x4-mb2-selective-op-separate-fsdp2",
+        "x4-mb1-none-separate-expandable-fsdp2", "x4-mb2-selective-op-separate-expandable",
+        "x4-mb1-none-separate-expandable", "x4-mb1-none-separate"}) {
+    const nlohmann::json step = read_json(kData + "/call-9/torch-llama3.1-8b-" + std::string(name) + ".json");
+    const bool fsdp2 = step["framework"] == "fsdp2";
+    double reserved = 0, other_allocated = 0, other_reserved = 0;
+    int streams = 0;
+    for (const auto& [id, pool] : step["memory_by_stream"].items()) {
+      ++streams;
+      reserved += pool["reserved_bytes"].get<double>();
+      if (!pool["default"].get<bool>()) {
+        other_allocated += pool["allocated_bytes"].get<double>();
+        other_reserved += pool["reserved_bytes"].get<double>();
+      }
+    }
+    const double max_reserved = step["memory"]["max_reserved_bytes"].get<double>();
+    const double gap = max_reserved - step["memory"]["max_allocated_bytes"].get<double>();
+    std::printf(
+        "%-44s streams %d; reserved %.2f GiB (max %.2f), FSDP's stream %.2f GiB; over allocated %.2f GiB\n",
+        name, streams, reserved / kGiB, max_reserved / kGiB, other_reserved / kGiB, gap / kGiB);
+    EXPECT_NEAR(reserved / max_reserved, 1.0, 0.001) << name;  // nothing returned to the device
+    EXPECT_EQ(streams, fsdp2 ? 2 : 1) << name;
+    if (fsdp2) EXPECT_EQ(other_allocated, 4.0 * step["parameters"].get<double>()) << name;
+    EXPECT_GT(gap, 2.0 * kGiB) << name;
+  }
+}
+
 struct StepCase {
   std::string file, backend;  // backend: the attention kernels the step ran (default: cuDNN's, below)
   double measured_low, measured_high, fitted_low, fitted_high;  // step error bands

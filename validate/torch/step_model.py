@@ -237,6 +237,24 @@ def memory_phases(model, optimizer, tokens, targets, layers, autocast):
     return out
 
 
+def memory_by_stream():
+    """The caching allocator's segments after the timed steps, per CUDA stream that allocated them: how many,
+    the bytes reserved and the bytes in use (a stream's cached blocks serve only that stream). Stream 0 is the
+    default (compute) stream; FSDP2's gathers and reduce-scatters allocate on their own."""
+    default = torch.cuda.default_stream().cuda_stream
+    streams = {}
+    for seg in torch.cuda.memory._snapshot().get("segments", []):
+        key = str(seg.get("stream", "unknown"))
+        entry = streams.setdefault(key, {"default": seg.get("stream") == default, "segments": 0,
+                                         "reserved_bytes": 0, "allocated_bytes": 0, "large_segments": 0})
+        entry["segments"] += 1
+        entry["reserved_bytes"] += seg.get("total_size", 0)
+        entry["large_segments"] += seg.get("segment_type") == "large"
+        entry["allocated_bytes"] += sum(b.get("size", 0) for b in seg.get("blocks", [])
+                                        if b.get("state") == "active_allocated")
+    return streams
+
+
 def device_description():
     p = torch.cuda.get_device_properties(0)
     return {"name": p.name, "total_memory_bytes": p.total_memory, "multiprocessors": p.multi_processor_count,
@@ -344,6 +362,10 @@ def run_case(spec, layers, a):
         result["memory"] = {"max_allocated_bytes": torch.cuda.max_memory_allocated(),
                             "max_reserved_bytes": torch.cuda.max_memory_reserved(),
                             "allocated_after_step_bytes": torch.cuda.memory_allocated()}
+        try:
+            result["memory_by_stream"] = memory_by_stream()
+        except Exception as e:  # an allocator without snapshots: the case still counts
+            result["memory_by_stream"] = {"error": str(e).splitlines()[0] if str(e) else type(e).__name__}
         med = lambda key: statistics.median(t[key] for t in timings)  # noqa: E731
         result["steps_measured"] = a.steps
         result["step_seconds"] = [t["step"] for t in timings]
