@@ -271,10 +271,10 @@ void run_kernels(const Options& o, std::ostream& out) {
   const OutputFile calibration_file("--out", o.out);
   const Cluster cluster = load_cluster(o.cluster);
   const double half_rate = cluster.gpu.kernels ? cluster.gpu.kernels->gemm_half_rate_flops : 0.0;
-  const fit::KernelBenchOptions options{.micro_batch = o.micro_batch,
-                                        .attention = o.attention.empty() ? "flash" : o.attention,
-                                        .peak_flops_per_second = cluster.gpu.peak_flops_per_second_fp16,
-                                        .gemm_half_rate_flops = half_rate};
+  fit::KernelBenchOptions options{.micro_batch = o.micro_batch,
+                                  .peak_flops_per_second = cluster.gpu.peak_flops_per_second_fp16,
+                                  .gemm_half_rate_flops = half_rate};
+  if (!o.attention.empty()) options.attention = o.attention;  // else the reader's default, flash
   Calibration calibration;
   calibration.runtime = fit::measured_kernel_fits(o.kernels, options);
   const RuntimeCalibration& r = calibration.runtime;

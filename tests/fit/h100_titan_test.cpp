@@ -131,28 +131,30 @@ TEST(H100Titan, FsdpTwoHoldsTheShardedGradientsInAStreamPoolOfTheirOwn) {
 }
 
 struct StepCase {
-  std::string file, backend;  // backend: the attention kernels the step ran (default: cuDNN's, below)
+  std::string file;
   double measured_low, measured_high, fitted_low, fitted_high;  // step error bands
 };
 
 // The eager FSDP2 steps (one rank) priced under fsdp2 on dgx-h100's GPU with the kernels measured on the
 // same card as a calibration (its element-wise share and half-rate size the preset's), and with the
 // preset's fitted kernels alone; memory against PyTorch's reserved peak (torchtitan reports max reserved).
-// The default back end ran cuDNN attention: its steps took 389.4 and 386.1 ms, flash's 411.8 ms.
+// Each step's attention kernels are the ones it records; PyTorch's default back end ran cuDNN's (its steps
+// took 389.4 and 386.1 ms, flash's 411.8 ms).
 TEST(H100Titan, EagerStepsPricedFromMeasuredAndFromFittedKernels) {
   const std::vector<StepCase> cases = {
-      {"4-mb2-selective-op-separate-expandable-fsdp2.json", "cudnn", -0.10, -0.05, 0.11, 0.16},
-      {"8-mb2-selective-op-separate-expandable-fsdp2.json", "cudnn", -0.09, -0.04, 0.15, 0.21},
-      {"4-mb2-selective-op-separate-flash-expandable-fsdp2.json", "flash", -0.10, -0.05, 0.05, 0.10},
-      {"4-mb2-selective-op-separate-cudnn-expandable-fsdp2.json", "cudnn", -0.09, -0.04, 0.12, 0.17},
-      {"4-mb1-none-separate-expandable-fsdp2.json", "cudnn", -0.09, -0.04, 0.07, 0.12},
-      {"4-mb2-full-separate-flash-expandable-fsdp2.json", "flash", 0.02, 0.08, 0.17, 0.23},
+      {"4-mb2-selective-op-separate-expandable-fsdp2.json", -0.10, -0.05, 0.11, 0.16},
+      {"8-mb2-selective-op-separate-expandable-fsdp2.json", -0.09, -0.04, 0.15, 0.21},
+      {"4-mb2-selective-op-separate-flash-expandable-fsdp2.json", -0.10, -0.05, 0.05, 0.10},
+      {"4-mb2-selective-op-separate-cudnn-expandable-fsdp2.json", -0.09, -0.04, 0.12, 0.17},
+      {"4-mb1-none-separate-expandable-fsdp2.json", -0.09, -0.04, 0.07, 0.12},
+      {"4-mb2-full-separate-flash-expandable-fsdp2.json", 0.02, 0.08, 0.17, 0.23},
   };
   double measured_sum = 0, fitted_sum = 0;
   for (const StepCase& c : cases) {
     const TorchStep step = load_torch_step(kStep + c.file);
     Calibration measured;
-    measured.runtime = fits(static_cast<int>(step.micro_batch), c.backend);
+    const std::string backend = step.attention_backend == "default" ? "cudnn" : step.attention_backend;
+    measured.runtime = fits(static_cast<int>(step.micro_batch), backend);
     const TorchStepComparison from_measured =
         compare_torch_step(step, "dgx-h100", measured, RuntimeName::fsdp2);
     const TorchStepComparison from_fitted =

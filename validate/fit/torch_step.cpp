@@ -10,6 +10,7 @@
 #include "planner/io/scenario_parser.hpp"
 #include "planner/io/text_file.hpp"
 #include "planner/search/planner.hpp"
+#include "planner/search/search_space.hpp"
 
 namespace shardscope::fit {
 
@@ -105,22 +106,22 @@ TorchStepComparison compare_torch_step(const TorchStep& step, const std::string&
   }
   // An FSDP2 step runs FSDP's plan even on one rank (each unit's parameters gathered into a buffer while in
   // use); an eager step the search's pick (on one GPU, every operator replicated).
-  const bool fsdp = step.framework == "fsdp2";
-  const PlanReport report =
-      plan_scenario(ValidScenario(scenario), calibration,
-                    PlanRequest{.with_baselines = fsdp, .search = {.observer = nullptr, .threads = 1}});
-  const StrategyResult* result = &report.best;
-  for (const StrategyResult& b : report.baselines)
-    if (fsdp && b.strategy == "fsdp") result = &b;
+  const ValidScenario valid(scenario);
+  const SearchOptions one_thread{.observer = nullptr, .threads = 1};
+  const StrategyResult planned =
+      step.framework == "fsdp2"
+          ? plan_strategy(valid, calibration, space_by_name("fsdp", valid.training), one_thread)
+          : plan_scenario(valid, calibration, PlanRequest{.with_baselines = false, .search = one_thread})
+                .best;
   TorchStepComparison c;
   c.measured = step;
-  c.strategy = result->strategy;
-  c.fits = result->fits;
-  if (result->fits) {
-    c.predicted_seconds = result->plan.predicted.iteration_seconds;
-    c.predicted_peak_bytes = result->plan.predicted.peak_memory_bytes;
+  c.strategy = planned.strategy;
+  c.fits = planned.fits;
+  if (planned.fits) {
+    c.predicted_seconds = planned.plan.predicted.iteration_seconds;
+    c.predicted_peak_bytes = planned.plan.predicted.peak_memory_bytes;
   } else {
-    c.predicted_peak_bytes = result->minimum_memory_bytes;
+    c.predicted_peak_bytes = planned.minimum_memory_bytes;
   }
   return c;
 }
