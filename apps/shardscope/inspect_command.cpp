@@ -78,6 +78,13 @@ void write_runtime(std::ostream& os, const Scenario& s, const Calibration& calib
      << units::format_count(k.gemm_half_rate_flops) << " FLOPs), flash attention "
      << k.attention_forward_fraction << " forward, " << k.attention_backward_fraction
      << " backward, element-wise " << k.elementwise_fraction << " of HBM\n";
+  const KernelOptions& o = s.execution.kernel_options;
+  if (o.compile)
+    os << "          compiled (execution.compile): the blocks' element-wise kernels fused, "
+       << r.compiled_elementwise_share << " of their eager time; the embedding and head eager\n";
+  if (o.float8)
+    os << "          float8 (execution.float8): the blocks' linear products " << k.fp8_speedup
+       << "x faster than bf16, with their casts; attention and the head in bf16\n";
 }
 
 // The loss's extra memory under an unfused cross-entropy (execution.cross_entropy): the second fp32
@@ -112,6 +119,8 @@ nlohmann::ordered_json runtime_json(const Scenario& s, const Calibration& calibr
                     {"attention_forward_fraction", k.attention_forward_fraction},
                     {"attention_backward_fraction", k.attention_backward_fraction},
                     {"elementwise_fraction", k.elementwise_fraction}};
+    if (s.execution.kernel_options.compile) j["compiled_elementwise_share"] = r.compiled_elementwise_share;
+    if (s.execution.kernel_options.float8) j["fp8_speedup"] = k.fp8_speedup;
   }
   return j;
 }

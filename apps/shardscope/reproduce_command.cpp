@@ -56,9 +56,12 @@ Registered register_reproduce(CLI::App& app, const Simulation* simulation) {
       ->check(non_empty("a file path"));
   cmd->add_option("--calibration", o->calibration, "Predict every row with this calibration")
       ->check(non_empty("a file path"));
-  cmd->add_option("--runtime", o->runtime,
-                  "Predict with this runtime profile instead of each file's runtime_profile: " +
-                      join(names<RuntimeName>(), ", "))
+  cmd->add_option(
+         "--runtime", o->runtime,
+         "Predict with this runtime profile instead of each file's runtime_profile: " +
+             join(names<RuntimeName>(), ", ") +
+             " (rows with torch.compile or Float8 priced without what it cannot price: ideal neither, "
+             "deepspeed no compile)")
       ->check(CLI::IsMember(names<RuntimeName>()));
   cmd->add_option("--json", o->json, "Also write the rows and summaries as JSON")
       ->check(non_empty("a file path"));

@@ -154,6 +154,17 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
   // Only when not the default: every other digest stays as it was.
   if (scenario.execution.cross_entropy != CrossEntropy::fused)
     c.add("execution.cross_entropy", static_cast<int>(scenario.execution.cross_entropy));
+  // Only when on (every other digest stays as it was), with the numbers they price by.
+  if (scenario.execution.kernel_options.compile) {
+    c.add("execution.compile", 1);
+    c.add("execution.runtime.compiled_elementwise_share",
+          scenario.execution.runtime.compiled_elementwise_share);
+  }
+  if (scenario.execution.kernel_options.float8) {
+    c.add("execution.float8", 1);
+    if (const std::optional<KernelEfficiency>& k = scenario.cluster.gpu.kernels)
+      c.add("gpu.kernels.fp8_speedup", k->fp8_speedup);
+  }
   add_runtime(c, scenario);  // nothing under ideal: its digests stay as they were
   return fnv1a_64(c.text());
 }

@@ -35,6 +35,10 @@ struct RuntimeProfile {
   // them (PaRO's Table 3, DeepSpeed), or one backward gather serves both (PyTorch FSDP1 and FSDP2 skip the
   // unshard in the recomputed forward: the pre-backward hook has unsharded already).
   bool recompute_gathers_again = true;
+  // Under torch.compile (execution.compile), the share of the eager element-wise kernels' time that the
+  // fused kernels still take (norms, activations, residual adds, rotary, casts: Inductor fuses them; the
+  // products and attention stay the libraries' kernels). Absent (0): the profile has no compiled mode.
+  double compiled_elementwise_share = 0;
   // Whether kernels are priced by the GPU's efficiencies (GpuSpec::kernels), with flash attention computing
   // the causal half of the scores; false: every FLOP at the GPU's one achievable fraction.
   bool kernel_pricing() const { return name != RuntimeName::ideal; }
@@ -47,6 +51,16 @@ struct KernelEfficiency {
   double attention_forward_fraction = 0;   // of peak, flash attention's forward (causal FLOPs)
   double attention_backward_fraction = 0;  // of peak, its backward (2.5 x the forward's FLOPs: recompute)
   double elementwise_fraction = 0;         // of HBM bandwidth, norms, activations, residual adds
+  // Float8 products (execution.float8): how many times faster than the same bf16 product at the same
+  // shape; 0: the GPU has no fp8 tensor cores (or none measured).
+  double fp8_speedup = 0;
+};
+
+// What the training script turns on inside the framework (execution.compile, execution.float8): fused
+// element-wise kernels, float8 linear layers. Both change only kernel pricing (a framework's profile).
+struct KernelOptions {
+  bool compile = false;
+  bool float8 = false;
 };
 
 }  // namespace shardscope

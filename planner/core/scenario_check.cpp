@@ -236,6 +236,33 @@ void check_runtime(const Scenario& s, Issues& issues) {
   }
 }
 
+// torch.compile and float8 change kernel pricing, which only a framework's profile has: compile needs the
+// profile's compiled share, float8 the GPU's fp8 products and a bf16 or fp16 forward.
+void check_kernel_options(const Scenario& s, Issues& issues) {
+  const KernelOptions& o = s.execution.kernel_options;
+  const RuntimeProfile& r = s.execution.runtime;
+  const std::string name = to_string(r.name);
+  if (o.compile && !r.kernel_pricing()) {
+    issues.add("execution.compile", "compile: true needs a framework's runtime (fsdp2 or fsdp1); runtime " +
+                                        name + " prices no kernels");
+  } else if (o.compile && r.compiled_elementwise_share <= 0) {
+    issues.add("execution.compile", "compile: true: runtime " + name +
+                                        " has no compiled mode (compiled_elementwise_share in "
+                                        "scenarios/runtimes/" +
+                                        name + ".yaml); use fsdp2 or fsdp1");
+  }
+  if (!o.float8) return;
+  if (!r.kernel_pricing()) {
+    issues.add("execution.float8", "float8: true needs a framework's runtime (fsdp2 or fsdp1); runtime " +
+                                       name + " prices no kernels");
+  } else if (!s.cluster.gpu.kernels || s.cluster.gpu.kernels->fp8_speedup <= 0) {
+    issues.add("execution.float8", "float8: true: GPU '" + s.cluster.gpu.name +
+                                       "' gives no fp8 product rate (cluster.gpu.kernels.fp8_speedup)");
+  } else if (s.training.precision == Precision::fp32) {
+    issues.add("execution.float8", "float8: true needs precision mixed-bf16 or mixed-fp16, not fp32");
+  }
+}
+
 // Op-level selective checkpointing is priced from each operator's selective bytes and recomputed FLOPs,
 // which the paper cost model (one activation size per operator) does not have.
 void check_selective(const Scenario& s, Issues& issues) {
@@ -321,6 +348,7 @@ std::vector<ScenarioIssue> scenario_issues(const Scenario& scenario) {
   check_planner(scenario.planner, issues);
   check_execution(scenario.execution, issues);
   check_runtime(scenario, issues);
+  check_kernel_options(scenario, issues);
   check_selective(scenario, issues);
   check_cross_entropy(scenario, issues);
   return issues.take();

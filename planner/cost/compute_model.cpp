@@ -8,12 +8,13 @@
 namespace shardscope {
 
 ComputeModel::ComputeModel(const Cluster& cluster, Precision precision, const Calibration& calibration,
-                           const RuntimeProfile& runtime)
+                           const RuntimeProfile& runtime, const KernelOptions& options)
     : gpu_(cluster.gpu),
       precision_(precision),
       calibration_(calibration),
       runtime_(effective_runtime(runtime, calibration.runtime)),
-      kernels_(effective_kernels(cluster.gpu.kernels.value_or(KernelEfficiency{}), calibration.runtime)) {}
+      kernels_(effective_kernels(cluster.gpu.kernels.value_or(KernelEfficiency{}), calibration.runtime)),
+      options_(options) {}
 
 double ComputeModel::peak_flops_per_second() const {
   return precision_ == Precision::fp32 ? gpu_.peak_flops_per_second_fp32 : gpu_.peak_flops_per_second_fp16;

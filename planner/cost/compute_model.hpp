@@ -14,9 +14,10 @@ namespace shardscope {
 class ComputeModel {
  public:
   // `runtime` other than ideal prices kernels by the GPU's efficiencies (cluster.gpu.kernels, which scenario
-  // validation requires then) and the calibration's `runtime` fits, with the profile's host floor per pass.
+  // validation requires then) and the calibration's `runtime` fits, with the profile's host floor per pass;
+  // `options` (compiled element-wise kernels, float8 products) apply to that pricing only.
   ComputeModel(const Cluster& cluster, Precision precision, const Calibration& calibration,
-               const RuntimeProfile& runtime = {});
+               const RuntimeProfile& runtime = {}, const KernelOptions& options = {});
 
   double flops_per_second(const Operator& op) const;
   // The whole pass over `samples` samples, cut into `slices` slices (each computes 1/slices of every
@@ -52,6 +53,7 @@ class ComputeModel {
   Calibration calibration_;   // owned: callers often pass a temporary
   RuntimeProfile runtime_;    // with the calibration's host fits applied
   KernelEfficiency kernels_;  // the GPU's, with the calibration's fits applied (kernel pricing only)
+  KernelOptions options_;
 };
 
 }  // namespace shardscope

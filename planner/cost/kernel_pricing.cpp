@@ -1,6 +1,7 @@
 // Compute under a framework's runtime profile: each matrix product at the GPU's GEMM efficiency for its size,
 // flash attention's causal half at its own forward and backward efficiency, element-wise bytes over HBM, and
-// the profile's host time per pass as a floor (a pass cannot end before the host has issued it).
+// the profile's host time per pass as a floor (a pass cannot end before the host has issued it); compiled,
+// the element-wise kernels fused; with float8, the blocks' linear products in fp8 with their casts.
 #include <algorithm>
 #include <string>
 
@@ -11,6 +12,23 @@ namespace shardscope {
 namespace {
 
 bool attention_product(const GemmShape& g) { return g.role == "scores" || g.role == "values"; }
+
+// The products torchao's float8 training converts: the blocks' linear layers. The head stays bf16 (torchtitan
+// leaves the output projection out of the conversion), as do attention's own products (SDPA) and MoE's
+// router and grouped experts (not nn.Linear modules).
+bool float8_product(const GemmShape& g) {
+  return g.role == "qkv" || g.role == "out" || g.role == "up" || g.role == "gate" || g.role == "down";
+}
+
+// Dynamic tensorwise scaling casts each operand of a float8 product: an amax pass (2 bytes read per bf16
+// element) and the cast (2 read, 1 written). The forward casts the input and the weight; the backward casts
+// the output's gradient and again the input and weight, transposed for the gradients' products.
+double float8_cast_forward_bytes(const GemmShape& g, double rows) {
+  return 5.0 * (rows * static_cast<double>(g.k) + static_cast<double>(g.k * g.n));
+}
+double float8_cast_backward_bytes(const GemmShape& g, double rows) {
+  return 5.0 * (rows * static_cast<double>(g.n)) + float8_cast_forward_bytes(g, rows);
+}
 
 // Flash attention skips the masked half of a causal sequence's scores; its backward recomputes the scores
 // and runs five products to the forward's two (2.5 x the forward's FLOPs: FlashAttention-2, Dao 2023, §3).
@@ -24,12 +42,13 @@ ComputeModel::PassSeconds ComputeModel::kernel_pass_seconds(const Operator& op, 
   const double peak = peak_flops_per_second();
   const double cuts = static_cast<double>(std::max(slices, 1));
   const double gemm_rate = peak * kernels_.gemm_fraction;
-  // A product of F FLOPs per call runs at gemm_rate x F / (F + half-rate FLOPs).
-  const auto gemm_seconds = [&](double flops, double call_flops) {
-    return flops * (call_flops + kernels_.gemm_half_rate_flops) / (call_flops * gemm_rate);
+  // A product of F FLOPs per call runs at gemm_rate x F / (F + half-rate FLOPs); in float8 its FLOPs run
+  // fp8_speedup times faster and its fixed cost per call stays.
+  const auto gemm_seconds = [&](double flops, double call_flops, double speedup) {
+    return flops * (call_flops / speedup + kernels_.gemm_half_rate_flops) / (call_flops * gemm_rate);
   };
   PassSeconds out;
-  double product_flops = 0, attention_flops = 0;
+  double product_flops = 0, attention_flops = 0, cast_forward = 0, cast_backward = 0;
   for (const GemmShape& g : op.forward_gemms) {
     const double flops = g.flops() * samples;  // all slices together
     product_flops += g.flops();
@@ -37,18 +56,30 @@ ComputeModel::PassSeconds ComputeModel::kernel_pass_seconds(const Operator& op, 
       attention_flops += flops * kCausalShare;
       continue;
     }
-    out.forward += gemm_seconds(flops, flops / cuts);
-    out.backward += 2 * gemm_seconds(flops, flops / cuts);  // data and weight gradients, each as large
+    const bool fp8 = options_.float8 && float8_product(g);
+    const double speedup = fp8 ? kernels_.fp8_speedup : 1.0;
+    out.forward += gemm_seconds(flops, flops / cuts, speedup);
+    out.backward += 2 * gemm_seconds(flops, flops / cuts, speedup);  // data and weight gradients
+    if (fp8) {
+      const double rows = static_cast<double>(g.batch * g.m) * (g.per_sample ? 1.0 : samples);
+      cast_forward += float8_cast_forward_bytes(g, rows);
+      cast_backward += float8_cast_backward_bytes(g, rows);
+    }
   }
   out.forward += attention_flops / (peak * kernels_.attention_forward_fraction);
   out.backward += kAttentionBackwardFlops * attention_flops / (peak * kernels_.attention_backward_fraction);
   // FLOPs outside the products (an operator given as a list has no products) at the large-GEMM rate.
   out.forward += samples * std::max(0.0, op.forward_flops_per_sample - product_flops) / gemm_rate;
   out.backward += samples * std::max(0.0, op.backward_flops_per_sample - 2 * product_flops) / gemm_rate;
-  const double bandwidth = elementwise_bytes_per_second();
+  // Element-wise kernels (and float8's casts) over HBM; compiled, the fused kernels take a share of it. Only
+  // the transformer blocks are compiled (torchtitan compiles each block; the embedding, the head and the
+  // loss stay eager).
+  const bool compiled = options_.compile && op.layer >= 0;
+  const double share = compiled ? runtime_.compiled_elementwise_share : 1.0;
+  const double bandwidth = elementwise_bytes_per_second() / share;
   const double kept = static_cast<double>(op.activation_bytes_per_sample) * samples;
-  out.forward += kept / bandwidth;
-  out.backward += 2 * kept / bandwidth;
+  out.forward += (kept + cast_forward) / bandwidth;
+  out.backward += (2 * kept + cast_backward) / bandwidth;
   out.forward = std::max(out.forward, cuts * runtime_.host_forward_seconds);
   out.backward = std::max(out.backward, cuts * runtime_.host_backward_seconds);
   return out;

@@ -8,13 +8,14 @@ namespace {
 // FLOPs of one product), read by every runtime profile but ideal.
 KernelEfficiency parse_kernels(const YamlMap& map) {
   map.reject_unknown({"gemm_fraction", "gemm_half_rate_flops", "attention_forward_fraction",
-                      "attention_backward_fraction", "elementwise_fraction"});
+                      "attention_backward_fraction", "elementwise_fraction", "fp8_speedup"});
   KernelEfficiency k;
   k.gemm_fraction = map.number("gemm_fraction", 1e-3, 1.0);
   k.gemm_half_rate_flops = map.number("gemm_half_rate_flops", 0, 1e15);
   k.attention_forward_fraction = map.number("attention_forward_fraction", 1e-3, 1.0);
   k.attention_backward_fraction = map.number("attention_backward_fraction", 1e-3, 1.0);
   k.elementwise_fraction = map.number("elementwise_fraction", 1e-3, 1.0);
+  k.fp8_speedup = map.number_or("fp8_speedup", 0.0, 1.0, 4.0);
   return k;
 }
 

@@ -39,12 +39,15 @@ namespace shardscope {
 void parse_execution_options(const YAML::Node& node, const std::string& file, ExecutionOptions& out) {
   if (!node.IsDefined() || node.IsNull()) return;
   const YamlMap map(node, file, "execution");
-  map.reject_unknown({"overlap", "prefetch_depth", "bucket", "collectives", "cross_entropy", "runtime"});
+  map.reject_unknown({"overlap", "prefetch_depth", "bucket", "collectives", "cross_entropy", "compile",
+                      "float8", "runtime"});
   out.overlap = map.boolean_or("overlap", out.overlap);
   out.prefetch_depth = static_cast<int>(map.integer_or("prefetch_depth", out.prefetch_depth, 0, 64));
   out.bucket_bytes = static_cast<double>(map.bytes_or("bucket", 0, 0, std::int64_t{1} << 40));
   out.collectives = map.choice_or("collectives", out.collectives);
   out.cross_entropy = map.choice_or("cross_entropy", out.cross_entropy);
+  out.kernel_options.compile = map.boolean_or("compile", out.kernel_options.compile);
+  out.kernel_options.float8 = map.boolean_or("float8", out.kernel_options.float8);
   if (map.has("runtime")) out.runtime = runtime_profile(map.choice<RuntimeName>("runtime"));
 }
 

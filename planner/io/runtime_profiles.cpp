@@ -14,7 +14,8 @@ YamlMap profile_map(RuntimeName name) {
   const std::string path = runtime_presets().path_of(file);
   const YamlMap map(parse_yaml_mapping(std::string(file.text), path), path, "");
   map.reject_unknown({"name", "description", "source", "host_forward_per_operator",
-                      "host_backward_per_operator", "reserve", "recompute_gathers_again"});
+                      "host_backward_per_operator", "reserve", "recompute_gathers_again",
+                      "compiled_elementwise_share"});
   if (map.string("name") != key) map.fail("name", "expected '" + key + "', the file's own name");
   return map;
 }
@@ -29,6 +30,7 @@ RuntimeProfile runtime_profile(RuntimeName name) {
   p.host_backward_seconds = map.duration("host_backward_per_operator");
   p.reserve_bytes = static_cast<double>(map.bytes("reserve", 0, std::int64_t{1} << 40));
   p.recompute_gathers_again = map.boolean_or("recompute_gathers_again", true);
+  p.compiled_elementwise_share = map.number_or("compiled_elementwise_share", 0.0, 1e-3, 1.0);
   return p;
 }
 

@@ -724,10 +724,12 @@ TEST(SimCli, SerialSimulationEqualsThePlannerCalibratedOrNot) {
 // prices the planner's search and the program the simulator executes, so the serial simulation of the
 // recommended plan equals the planner's prediction, and the contended one stays within 5 % (fsdp1's; on 128
 // GPUs fsdp1's serial run on rings only, as NCCL's channels there take minutes to simulate); fsdp2 with
-// torchtitan's settings (op-level selective checkpointing, PyTorch's cross-entropy) serial and contended.
+// torchtitan's settings (op-level selective checkpointing, PyTorch's cross-entropy) serial and contended,
+// and serially with its torch.compile and Float8 too (on two DGX H100 nodes: fp8 products need its GPU);
+// fsdp1 compiled.
 // The serial run's peak memory is the planner's to the byte.
 TEST(SimCli, PlannerAndSimulatorAgreeUnderEveryRuntimeProfile) {
-  int checked = 0, refused = 0;
+  int checked = 0, refused = 0, compiled = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kSource + "/scenarios")) {
     if (entry.path().extension() != ".yaml") continue;
     const std::string scenario = entry.path().string();
@@ -735,10 +737,15 @@ TEST(SimCli, PlannerAndSimulatorAgreeUnderEveryRuntimeProfile) {
     // kept) and PyTorch's cross-entropy (one more logit gradient in the head's backward).
     for (const std::string variant :
          {"fsdp2", "fsdp1", "deepspeed",
-          "fsdp2 --set training.checkpointing=selective --set execution.cross_entropy=pytorch"}) {
+          "fsdp2 --set training.checkpointing=selective --set execution.cross_entropy=pytorch",
+          "fsdp2 --cluster dgx-h100 --nodes 2 --set training.checkpointing=selective --set "
+          "execution.cross_entropy=pytorch --set execution.compile=true --set execution.float8=true",
+          "fsdp1 --set execution.compile=true"}) {
       const std::string runtime = variant.substr(0, variant.find(' '));
       const bool selective = variant != runtime;
+      const bool kernel_options = variant.find("compile") != std::string::npos;
       for (const bool serial : {true, false}) {
+        if (!serial && kernel_options) continue;
         const bool large = scenario.find("128gpu") != std::string::npos;
         if ((!serial || runtime != "fsdp1") && large) continue;
         if (!serial && runtime != "fsdp1" && !selective) continue;
@@ -765,11 +772,13 @@ TEST(SimCli, PlannerAndSimulatorAgreeUnderEveryRuntimeProfile) {
               << entry.path().filename() << " " << variant;
         }
         ++checked;
+        if (kernel_options) ++compiled;
       }
     }
   }
   EXPECT_GE(checked, 13);
-  EXPECT_GE(refused, 12);  // the three TITAN RTX scenarios, once per profile and variant
+  EXPECT_GE(compiled, 8);
+  EXPECT_GE(refused, 15);  // the three TITAN RTX scenarios, once per profile and variant
 }
 
 // The simulator's commands state the defaults their options start from (sim::IterationOptions, issue 29).

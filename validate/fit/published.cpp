@@ -323,6 +323,18 @@ std::optional<std::int64_t> row_sequence_tokens(const PublishedRow& row) {
   return row.sequence_tokens ? row.sequence_tokens : row.assumed_sequence_tokens;
 }
 
+namespace {
+
+// The scenario's execution: the table's framework and loss; torch.compile and Float8 where the row ran them.
+void write_execution(std::ostream& out, const PublishedTable& table, const PublishedRow& row) {
+  out << "execution:\n  runtime: " << table.runtime_profile << "\n";
+  out << "  cross_entropy: " << table.cross_entropy << "\n";
+  if (row.torch_compile == Tristate::yes) out << "  compile: true\n";
+  if (row.float8 == Tristate::yes) out << "  float8: true\n";
+}
+
+}  // namespace
+
 std::string published_scenario_text(const PublishedTable& table, const PublishedRow& row) {
   const std::optional<std::int64_t> sequence = row_sequence_tokens(row);
   if (!sequence) {
@@ -398,8 +410,7 @@ std::string published_scenario_text(const PublishedTable& table, const Published
       out << "  checkpointing: search\n";
       break;
   }
-  out << "execution:\n  runtime: " << table.runtime_profile << "\n";
-  out << "  cross_entropy: " << table.cross_entropy << "\n";
+  write_execution(out, table, row);
   return out.str();
 }
 

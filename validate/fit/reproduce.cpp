@@ -87,7 +87,14 @@ PreparedTable prepare_table(const PublishedTable& table, std::optional<RuntimeNa
   out.rows.reserve(table.rows.size());
   for (const PublishedRow& row : table.rows) {
     Scenario parsed = parse_scenario_string(published_scenario_text(table, row), table.file + ":" + row.id);
-    if (runtime) parsed.execution.runtime = runtime_profile(*runtime);
+    if (runtime) {
+      // Another framework's profile prices a row's torch.compile and Float8 only where it can (ideal prices
+      // no kernels; deepspeed has no compiled mode): without them otherwise, as the row's text says.
+      parsed.execution.runtime = runtime_profile(*runtime);
+      KernelOptions& options = parsed.execution.kernel_options;
+      if (!parsed.execution.runtime.kernel_pricing()) options = {};
+      if (parsed.execution.runtime.compiled_elementwise_share <= 0) options.compile = false;
+    }
     out.rows.push_back(PreparedRow{&row, row_strategy(table, row), ValidScenario(std::move(parsed))});
   }
   return out;

@@ -52,10 +52,7 @@ TorchStep parse_torch_step(const std::string& text, const std::string& file) {
   if (root.has("layout")) s.layout = root.choice("layout", {"fused", "separate"});
   if (root.has("attention_backend"))
     s.attention_backend = root.choice("attention_backend", {"default", "flash", "cudnn"});
-  if (root.has("compile") && root.boolean("compile"))
-    root.fail("compile",
-              "the step ran under torch.compile, whose fused kernels shardscope does not price; compare an "
-              "eager step");
+  s.compile = root.has("compile") && root.boolean("compile");
   if (s.checkpointing == "selective-op" && s.layout != "separate")
     root.fail("checkpointing",
               "selective-op keeps every odd-numbered product's output, and shardscope counts the products "
@@ -90,7 +87,8 @@ Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_f
     << "cluster: " << cluster << "\n"
     << "training: {precision: mixed-bf16, optimizer: adam, micro_batch: " << step.micro_batch
     << ", checkpointing: " << checkpoint_policy(step.checkpointing) << ", runtime_reserve: 0}\n"
-    << "execution: {cross_entropy: pytorch}\n";
+    << "execution: {cross_entropy: pytorch, runtime: " << to_string(runtime)
+    << (step.compile ? ", compile: true}\n" : "}\n");
   Scenario scenario = parse_scenario_string(y.str(), step.file + " (as a scenario)");
   scenario.execution.runtime = runtime_profile(runtime);
   return scenario;

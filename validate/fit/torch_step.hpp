@@ -21,6 +21,8 @@ struct TorchStep {
   std::string layout = "fused";  // fused | separate (Q, K, V, gate and up each a product)
   std::string attention_backend = "default";  // default | flash | cudnn
   std::string model_yaml;                     // the spec as a scenario's `model: transformer:` block
+  bool compile =
+      false;  // torch.compile per block: priced with execution.compile (fused element-wise kernels)
   int layers = 0;
   std::int64_t micro_batch = 1;
   double step_seconds = 0, forward_seconds = 0, backward_seconds = 0, optimizer_seconds = 0;
@@ -28,13 +30,14 @@ struct TorchStep {
 };
 
 // Reads step.py's result; throws InputError (file:line: field) for another file, a failed case ("error"),
-// a missing or out-of-range field, a compiled step (torch.compile's fused kernels are not priced) or
-// op-level selective checkpointing of the fused layout (shardscope counts torchtitan's separate products).
+// a missing or out-of-range field, or op-level selective checkpointing of the fused layout (shardscope
+// counts torchtitan's separate products).
 TorchStep parse_torch_step(const std::string& text, const std::string& file);
 TorchStep load_torch_step(const std::string& path);
 
 // The step as a one-GPU scenario on `cluster_file` (a cluster YAML or preset whose GPU ran it): the model,
-// micro-batch, checkpointing none / all / selective, mixed-bf16, Adam, PyTorch's cross-entropy, no runtime
+// micro-batch, checkpointing none / all / selective, mixed-bf16, Adam, PyTorch's cross-entropy, compiled
+// blocks when the step compiled them (`runtime` must then have a compiled mode), no runtime
 // reserve of the scenario's own (`runtime`'s profile applies; its kernel pricing needs the cluster's
 // gpu.kernels, which a calibration's `runtime:` fits adjust), the GPU's memory as the limit.
 Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_file,
