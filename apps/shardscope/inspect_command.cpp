@@ -82,9 +82,11 @@ void write_runtime(std::ostream& os, const Scenario& s, const Calibration& calib
   if (o.compile)
     os << "          compiled (execution.compile): the blocks' element-wise kernels fused, "
        << r.compiled_elementwise_share << " of their eager time; the embedding and head eager\n";
-  if (o.float8)
-    os << "          float8 (execution.float8): the blocks' linear products " << k.fp8_speedup
-       << "x faster than bf16, with their casts; attention and the head in bf16\n";
+  if (o.float8 != Float8Recipe::none)
+    os << "          float8 " << to_string(o.float8) << " (execution.float8): the blocks' linear products "
+       << k.fp8_speedup << "x faster than bf16"
+       << (o.float8 == Float8Recipe::dynamic ? ", with their casts" : ", casts fused")
+       << "; attention and the head in bf16\n";
 }
 
 // The loss's extra memory under an unfused cross-entropy (execution.cross_entropy): the second fp32
@@ -120,7 +122,10 @@ nlohmann::ordered_json runtime_json(const Scenario& s, const Calibration& calibr
                     {"attention_backward_fraction", k.attention_backward_fraction},
                     {"elementwise_fraction", k.elementwise_fraction}};
     if (s.execution.kernel_options.compile) j["compiled_elementwise_share"] = r.compiled_elementwise_share;
-    if (s.execution.kernel_options.float8) j["fp8_speedup"] = k.fp8_speedup;
+    if (s.execution.kernel_options.float8 != Float8Recipe::none) {
+      j["float8"] = to_string(s.execution.kernel_options.float8);
+      j["fp8_speedup"] = k.fp8_speedup;
+    }
   }
   return j;
 }

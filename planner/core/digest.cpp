@@ -160,8 +160,8 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
     c.add("execution.runtime.compiled_elementwise_share",
           scenario.execution.runtime.compiled_elementwise_share);
   }
-  if (scenario.execution.kernel_options.float8) {
-    c.add("execution.float8", 1);
+  if (scenario.execution.kernel_options.float8 != Float8Recipe::none) {
+    c.add("execution.float8", static_cast<int>(scenario.execution.kernel_options.float8));
     if (const std::optional<KernelEfficiency>& k = scenario.cluster.gpu.kernels)
       c.add("gpu.kernels.fp8_speedup", k->fp8_speedup);
   }

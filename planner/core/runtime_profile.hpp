@@ -56,11 +56,29 @@ struct KernelEfficiency {
   double fp8_speedup = 0;
 };
 
+// How float8 training scales its casts (execution.float8): not at all (bf16 products), torchao's dynamic
+// tensorwise scales (an amax pass before each cast), or TransformerEngine's delayed scaling (scales from an
+// amax history, the casts fused into the neighbouring kernels).
+enum class Float8Recipe { none, dynamic, delayed };
+
+template <>
+struct EnumNames<Float8Recipe> {
+  static constexpr NameEntry<Float8Recipe> table[] = {
+      {Float8Recipe::none, "none", "bf16 products (default)"},
+      {Float8Recipe::dynamic, "dynamic",
+       "torchao float8 linear layers, dynamic tensorwise scales (torchtitan): an amax pass and a cast per "
+       "operand, priced"},
+      {Float8Recipe::delayed, "delayed",
+       "TransformerEngine delayed scaling (Composer's amp_fp8, Megatron): casts fused into neighbouring "
+       "kernels, not priced"},
+  };
+};
+
 // What the training script turns on inside the framework (execution.compile, execution.float8): fused
 // element-wise kernels, float8 linear layers. Both change only kernel pricing (a framework's profile).
 struct KernelOptions {
   bool compile = false;
-  bool float8 = false;
+  Float8Recipe float8 = Float8Recipe::none;
 };
 
 }  // namespace shardscope

@@ -251,15 +251,16 @@ void check_kernel_options(const Scenario& s, Issues& issues) {
                                         "scenarios/runtimes/" +
                                         name + ".yaml); use fsdp2 or fsdp1");
   }
-  if (!o.float8) return;
+  if (o.float8 == Float8Recipe::none) return;
+  const std::string float8 = "float8: " + std::string(to_string(o.float8));
   if (!r.kernel_pricing()) {
-    issues.add("execution.float8", "float8: true needs a framework's runtime (fsdp2 or fsdp1); runtime " +
-                                       name + " prices no kernels");
+    issues.add("execution.float8", float8 + " needs a framework's runtime (fsdp2 or fsdp1); runtime " + name +
+                                       " prices no kernels");
   } else if (!s.cluster.gpu.kernels || s.cluster.gpu.kernels->fp8_speedup <= 0) {
-    issues.add("execution.float8", "float8: true: GPU '" + s.cluster.gpu.name +
+    issues.add("execution.float8", float8 + ": GPU '" + s.cluster.gpu.name +
                                        "' gives no fp8 product rate (cluster.gpu.kernels.fp8_speedup)");
   } else if (s.training.precision == Precision::fp32) {
-    issues.add("execution.float8", "float8: true needs precision mixed-bf16 or mixed-fp16, not fp32");
+    issues.add("execution.float8", float8 + " needs precision mixed-bf16 or mixed-fp16, not fp32");
   }
 }
 

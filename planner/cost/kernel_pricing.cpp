@@ -20,9 +20,11 @@ bool float8_product(const GemmShape& g) {
   return g.role == "qkv" || g.role == "out" || g.role == "up" || g.role == "gate" || g.role == "down";
 }
 
-// Dynamic tensorwise scaling casts each operand of a float8 product: an amax pass (2 bytes read per bf16
-// element) and the cast (2 read, 1 written). The forward casts the input and the weight; the backward casts
-// the output's gradient and again the input and weight, transposed for the gradients' products.
+// Dynamic tensorwise scaling (torchao) casts each operand of a float8 product: an amax pass (2 bytes read per
+// bf16 element) and the cast (2 read, 1 written). The forward casts the input and the weight; the backward
+// casts the output's gradient and again the input and weight, transposed for the gradients' products.
+// Delayed scaling (TransformerEngine) takes its scales from an amax history and fuses the casts into the
+// neighbouring kernels (LayerNorm and Linear, cast and transpose): nothing priced beyond their traffic.
 double float8_cast_forward_bytes(const GemmShape& g, double rows) {
   return 5.0 * (rows * static_cast<double>(g.k) + static_cast<double>(g.k * g.n));
 }
@@ -56,11 +58,11 @@ ComputeModel::PassSeconds ComputeModel::kernel_pass_seconds(const Operator& op, 
       attention_flops += flops * kCausalShare;
       continue;
     }
-    const bool fp8 = options_.float8 && float8_product(g);
+    const bool fp8 = options_.float8 != Float8Recipe::none && float8_product(g);
     const double speedup = fp8 ? kernels_.fp8_speedup : 1.0;
     out.forward += gemm_seconds(flops, flops / cuts, speedup);
     out.backward += 2 * gemm_seconds(flops, flops / cuts, speedup);  // data and weight gradients
-    if (fp8) {
+    if (fp8 && options_.float8 == Float8Recipe::dynamic) {
       const double rows = static_cast<double>(g.batch * g.m) * (g.per_sample ? 1.0 : samples);
       cast_forward += float8_cast_forward_bytes(g, rows);
       cast_backward += float8_cast_backward_bytes(g, rows);

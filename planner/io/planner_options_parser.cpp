@@ -47,7 +47,7 @@ void parse_execution_options(const YAML::Node& node, const std::string& file, Ex
   out.collectives = map.choice_or("collectives", out.collectives);
   out.cross_entropy = map.choice_or("cross_entropy", out.cross_entropy);
   out.kernel_options.compile = map.boolean_or("compile", out.kernel_options.compile);
-  out.kernel_options.float8 = map.boolean_or("float8", out.kernel_options.float8);
+  out.kernel_options.float8 = map.choice_or("float8", out.kernel_options.float8);
   if (map.has("runtime")) out.runtime = runtime_profile(map.choice<RuntimeName>("runtime"));
 }
 

@@ -23,11 +23,9 @@ struct Shipped {
   int fit_rows;
 };
 
-const Shipped kShipped[] = {{"llm-foundry-h100.yaml", 52, 26},
-                            {"llm-foundry-h100-large.yaml", 18, 9},
-                            {"llm-foundry-a100.yaml", 61, 31},
-                            {"torchtitan-fsdp.yaml", 7, 4},
-                            {"torchtitan-fsdp-a100-2024.yaml", 3, 2}};
+const Shipped kShipped[] = {{"llm-foundry-h100.yaml", 52, 26},        {"llm-foundry-h100-large.yaml", 18, 9},
+                            {"llm-foundry-a100.yaml", 61, 31},        {"torchtitan-fsdp.yaml", 7, 4},
+                            {"torchtitan-fsdp-a100-2024.yaml", 3, 2}, {"llm-foundry-h100-fp8.yaml", 7, 4}};
 
 // Parameters of the shape by the usual count (biases, norms with bias for layernorm, learned positions of
 // the sequence length, an untied output), independent of shardscope's model generator.
@@ -319,6 +317,28 @@ TEST(Published, SelectiveLayerBecomesLayerCheckpointingWithItsStep) {
   stated.insert(stated.find("    measured:\n"),
                 "    assumed:\n      activation_checkpointing_every: 3\n      source: config\n");
   expect_error(stated, "rows[0].assumed.activation_checkpointing_every: the row states it");
+}
+
+// A row that ran float8 needs the file's recipe (dynamic or delayed), which its scenario then runs; the
+// recipe is checked like every other field.
+TEST(Published, FloatEightRowsNeedTheFilesRecipeAndRunIt) {
+  expect_error(replaced("    float8: false\n", "    float8: true\n"),
+               "t.yaml:41: rows[0].float8: true, and the file names no float8_recipe");
+  const std::string recipe =
+      "cross_entropy:\n  kind: fused\n  source: here\nfloat8_recipe:\n  kind: delayed\n"
+      "  source: there\n";
+  const std::string with = replaced("cross_entropy:\n  kind: fused\n  source: here\n", recipe);
+  const std::string fp8 = with.substr(0, with.find("    float8: false\n")) + "    float8: true\n" +
+                          with.substr(with.find("    float8: false\n") + 18);
+  const PublishedTable t = parse_published_string(fp8, "t.yaml");
+  EXPECT_EQ(t.float8_recipe, "delayed");
+  EXPECT_NE(published_scenario_text(t, t.rows[0]).find("  float8: delayed\n"), std::string::npos);
+  std::string wrong = fp8;
+  wrong.replace(wrong.find("  kind: delayed\n"), 16, "  kind: rowwise\n");
+  expect_error(wrong, "t.yaml:13: float8_recipe.kind:");
+  std::string unsourced = fp8;
+  unsourced.replace(unsourced.find("  source: there\n"), 16, "");
+  expect_error(unsourced, "float8_recipe.source: missing");
 }
 
 TEST(Published, RowWithoutSequenceCannotBecomeAScenario) {

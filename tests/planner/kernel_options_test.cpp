@@ -73,7 +73,7 @@ TEST(KernelOptions, CompiledBlocksTakeTheProfilesShareOfTheElementwiseTime) {
 // input and weight backward, at the element-wise bandwidth. Attention's own products and the head stay bf16.
 TEST(KernelOptions, FloatEightProductsAndTheirCastsAsHandDerived) {
   const Scenario bf16 = scenario("runtime: fsdp1");
-  const Scenario fp8 = scenario("runtime: fsdp1, float8: true");
+  const Scenario fp8 = scenario("runtime: fsdp1, float8: dynamic");
   const KernelEfficiency& k = *fp8.cluster.gpu.kernels;
   ASSERT_GT(k.fp8_speedup, 1);
   const double rate = fp8.cluster.gpu.peak_flops_per_second_fp16 * k.gemm_fraction;
@@ -99,6 +99,30 @@ TEST(KernelOptions, FloatEightProductsAndTheirCastsAsHandDerived) {
   EXPECT_EQ(pass(bf16, "head", kSamples).forward, pass(fp8, "head", kSamples).forward);
 }
 
+// Delayed scaling (TransformerEngine) fuses its casts into the neighbouring kernels: the products' saving
+// alone, which the dynamic recipe's casts eat into.
+TEST(KernelOptions, DelayedScalingPricesTheProductsWithoutCasts) {
+  const Scenario dynamic = scenario("runtime: fsdp1, float8: dynamic");
+  const Scenario delayed = scenario("runtime: fsdp1, float8: delayed");
+  const KernelEfficiency& k = *delayed.cluster.gpu.kernels;
+  const double bandwidth = delayed.cluster.gpu.hbm_bytes_per_second * k.elementwise_fraction;
+  const Operator& mlp = named(delayed, "layer0.mlp");
+  double cast_forward = 0;
+  for (const GemmShape& g : mlp.forward_gemms) {
+    const double rows = static_cast<double>(g.m) * kSamples, kk = static_cast<double>(g.k),
+                 n = static_cast<double>(g.n);
+    cast_forward += 5 * (rows * kk + kk * n);
+  }
+  const ComputeModel::PassSeconds a = pass(dynamic, "layer0.mlp", kSamples);
+  const ComputeModel::PassSeconds b = pass(delayed, "layer0.mlp", kSamples);
+  EXPECT_NEAR(a.forward - b.forward, cast_forward / bandwidth, 1e-9 * a.forward);
+  EXPECT_LT(b.backward, a.backward);
+  const std::string word = error_of("runtime: fsdp2, float8: true");
+  EXPECT_NE(word.find("execution.float8"), std::string::npos) << word;
+  EXPECT_NE(word.find("none"), std::string::npos) << word;
+  EXPECT_NE(word.find("delayed"), std::string::npos) << word;
+}
+
 TEST(KernelOptions, EachRefusalNamesTheFieldAndWhatItNeeds) {
   const std::string ideal = error_of("compile: true");
   EXPECT_NE(ideal.find("execution.compile: "), std::string::npos) << ideal;
@@ -107,13 +131,13 @@ TEST(KernelOptions, EachRefusalNamesTheFieldAndWhatItNeeds) {
   const std::string deepspeed = error_of("runtime: deepspeed, compile: true");
   EXPECT_NE(deepspeed.find("runtime deepspeed has no compiled mode"), std::string::npos) << deepspeed;
   EXPECT_NE(deepspeed.find("scenarios/runtimes/deepspeed.yaml"), std::string::npos) << deepspeed;
-  const std::string no_fp8 = error_of("runtime: fsdp2, float8: true", "dgx-a100");
+  const std::string no_fp8 = error_of("runtime: fsdp2, float8: dynamic", "dgx-a100");
   EXPECT_NE(no_fp8.find("execution.float8: "), std::string::npos) << no_fp8;
   EXPECT_NE(no_fp8.find("gives no fp8 product rate (cluster.gpu.kernels.fp8_speedup)"), std::string::npos)
       << no_fp8;
-  const std::string fp32 = error_of("runtime: fsdp2, float8: true", "dgx-h100", "fp32");
+  const std::string fp32 = error_of("runtime: fsdp2, float8: delayed", "dgx-h100", "fp32");
   EXPECT_NE(fp32.find("needs precision mixed-bf16 or mixed-fp16, not fp32"), std::string::npos) << fp32;
-  const std::string ideal_fp8 = error_of("float8: true");
+  const std::string ideal_fp8 = error_of("float8: dynamic");
   EXPECT_NE(ideal_fp8.find("execution.float8: "), std::string::npos) << ideal_fp8;
   const std::string word = error_of("runtime: fsdp2, compile: maybe");
   EXPECT_NE(word.find("compile"), std::string::npos) << word;
@@ -140,12 +164,13 @@ TEST(KernelOptions, AClusterFileRefusesAnFp8SpeedupOutOfRange) {
 
 TEST(KernelOptions, TheDigestChangesWithEachOptionAndNotWithoutOne) {
   const std::uint64_t plain = scenario_digest(scenario("runtime: fsdp2"));
-  EXPECT_EQ(plain, scenario_digest(scenario("runtime: fsdp2, compile: false, float8: false")));
+  EXPECT_EQ(plain, scenario_digest(scenario("runtime: fsdp2, compile: false, float8: none")));
   const std::uint64_t compiled = scenario_digest(scenario("runtime: fsdp2, compile: true"));
-  const std::uint64_t fp8 = scenario_digest(scenario("runtime: fsdp2, float8: true"));
+  const std::uint64_t fp8 = scenario_digest(scenario("runtime: fsdp2, float8: dynamic"));
   EXPECT_NE(plain, compiled);
   EXPECT_NE(plain, fp8);
   EXPECT_NE(compiled, fp8);
+  EXPECT_NE(fp8, scenario_digest(scenario("runtime: fsdp2, float8: delayed")));
 }
 
 }  // namespace

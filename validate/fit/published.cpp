@@ -282,8 +282,8 @@ const PublishedModel& PublishedTable::model_of(const PublishedRow& row) const {
 
 PublishedTable parse_published_string(const std::string& text, const std::string& file_name) {
   const YamlMap root(parse_yaml_mapping(text, file_name), file_name, "");
-  root.reject_unknown({"source", "framework", "runtime_profile", "precision", "cross_entropy", "cluster",
-                       "memory_meaning", "models", "rows"});
+  root.reject_unknown({"source", "framework", "runtime_profile", "precision", "cross_entropy",
+                       "float8_recipe", "cluster", "memory_meaning", "models", "rows"});
   PublishedTable t;
   t.file = file_name;
   t.source = parse_source(root.map("source"));
@@ -294,6 +294,12 @@ PublishedTable parse_published_string(const std::string& text, const std::string
   loss.reject_unknown({"kind", "source"});
   t.cross_entropy = loss.choice("kind", {"fused", "pytorch"});
   t.cross_entropy_source = loss.name("source");
+  if (root.has("float8_recipe")) {
+    const YamlMap recipe = root.map("float8_recipe");
+    recipe.reject_unknown({"kind", "source"});
+    t.float8_recipe = recipe.choice("kind", {"dynamic", "delayed"});
+    t.float8_recipe_source = recipe.name("source");
+  }
   t.cluster = parse_cluster_header(root.map("cluster"));
   t.memory_meaning =
       root.choice("memory_meaning", {"max_reserved", "max_active", "max_allocated", "unknown", "none"});
@@ -311,6 +317,9 @@ PublishedTable parse_published_string(const std::string& text, const std::string
     const YamlMap row(rows[i], file_name, "rows[" + std::to_string(i) + "]", root.line("rows"));
     t.rows.push_back(parse_row(row, t));
     if (!ids.insert(t.rows.back().id).second) row.fail("id", "'" + t.rows.back().id + "' is given twice");
+    if (t.rows.back().float8 == Tristate::yes && t.float8_recipe.empty())
+      row.fail("float8",
+               "true, and the file names no float8_recipe (kind: dynamic | delayed, with its source)");
   }
   return t;
 }
@@ -330,7 +339,7 @@ void write_execution(std::ostream& out, const PublishedTable& table, const Publi
   out << "execution:\n  runtime: " << table.runtime_profile << "\n";
   out << "  cross_entropy: " << table.cross_entropy << "\n";
   if (row.torch_compile == Tristate::yes) out << "  compile: true\n";
-  if (row.float8 == Tristate::yes) out << "  float8: true\n";
+  if (row.float8 == Tristate::yes) out << "  float8: " << table.float8_recipe << "\n";
 }
 
 }  // namespace
