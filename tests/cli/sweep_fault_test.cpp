@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -82,6 +83,14 @@ std::vector<pid_t> descendants(pid_t root) {
   if (!std::getline(stat, text)) return false;
   const std::size_t close = text.rfind(')');
   return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+}
+
+// Whether `pid` has started `shardscope sweep-point` (its command line says so). Before that, posix_spawn's
+// child shares the sweep's memory and the sweep waits for its exec: a child stopped then stops the sweep.
+bool is_sweep_point(pid_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  const std::string cmdline((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return cmdline.find(std::string("sweep-point") + '\0') != std::string::npos;
 }
 
 // Starts `shardscope sweep` with the arguments and the fault hook; returns its pid.
@@ -295,8 +304,10 @@ TEST(SweepFaults, StoppedProcessesEndAsTimeoutsOrContinue) {
   std::filesystem::remove(out);
   const pid_t sweep = start_sweep({grid, "--out", out, "--jobs", "1", "--quiet", "--timeout", "2"}, "hang:0");
   ASSERT_GT(sweep, 0);
+  // The point once it runs sweep-point: stopped before its exec, it would hold the sweep in posix_spawn.
   std::vector<pid_t> below;
-  ASSERT_TRUE(wait_until([&] { return !(below = descendants(sweep)).empty(); }));
+  ASSERT_TRUE(
+      wait_until([&] { return !(below = descendants(sweep)).empty() && is_sweep_point(below.front()); }));
   ::kill(below.front(), SIGSTOP);  // the point
   ::kill(sweep, SIGSTOP);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
