@@ -243,21 +243,21 @@ void check_kernel_options(const Scenario& s, Issues& issues) {
   const RuntimeProfile& r = s.execution.runtime;
   const std::string name = to_string(r.name);
   if (o.compile && !r.kernel_pricing()) {
-    issues.add("execution.compile", "compile: true needs a framework's runtime (fsdp2 or fsdp1); runtime " +
-                                        name + " prices no kernels");
+    issues.add("execution.compile",
+               "true needs a framework's runtime (fsdp2 or fsdp1); runtime " + name + " prices no kernels");
   } else if (o.compile && r.compiled_elementwise_share <= 0) {
-    issues.add("execution.compile", "compile: true: runtime " + name +
+    issues.add("execution.compile", "true, but runtime " + name +
                                         " has no compiled mode (compiled_elementwise_share in "
                                         "scenarios/runtimes/" +
                                         name + ".yaml); use fsdp2 or fsdp1");
   }
   if (o.float8 == Float8Recipe::none) return;
-  const std::string float8 = "float8: " + std::string(to_string(o.float8));
+  const std::string float8(to_string(o.float8));
   if (!r.kernel_pricing()) {
     issues.add("execution.float8", float8 + " needs a framework's runtime (fsdp2 or fsdp1); runtime " + name +
                                        " prices no kernels");
   } else if (!s.cluster.gpu.kernels || s.cluster.gpu.kernels->fp8_speedup <= 0) {
-    issues.add("execution.float8", float8 + ": GPU '" + s.cluster.gpu.name +
+    issues.add("execution.float8", float8 + ", but GPU '" + s.cluster.gpu.name +
                                        "' gives no fp8 product rate (cluster.gpu.kernels.fp8_speedup)");
   } else if (s.training.precision == Precision::fp32) {
     issues.add("execution.float8", float8 + " needs precision mixed-bf16 or mixed-fp16, not fp32");

@@ -125,20 +125,25 @@ TEST(KernelOptions, DelayedScalingPricesTheProductsWithoutCasts) {
 
 TEST(KernelOptions, EachRefusalNamesTheFieldAndWhatItNeeds) {
   const std::string ideal = error_of("compile: true");
-  EXPECT_NE(ideal.find("execution.compile: "), std::string::npos) << ideal;
-  EXPECT_NE(ideal.find("needs a framework's runtime (fsdp2 or fsdp1); runtime ideal"), std::string::npos)
+  EXPECT_NE(ideal.find("execution.compile: true needs a framework's runtime (fsdp2 or fsdp1); runtime ideal"),
+            std::string::npos)
       << ideal;
   const std::string deepspeed = error_of("runtime: deepspeed, compile: true");
-  EXPECT_NE(deepspeed.find("runtime deepspeed has no compiled mode"), std::string::npos) << deepspeed;
+  EXPECT_NE(deepspeed.find("execution.compile: true, but runtime deepspeed has no compiled mode"),
+            std::string::npos)
+      << deepspeed;
   EXPECT_NE(deepspeed.find("scenarios/runtimes/deepspeed.yaml"), std::string::npos) << deepspeed;
   const std::string no_fp8 = error_of("runtime: fsdp2, float8: dynamic", "dgx-a100");
-  EXPECT_NE(no_fp8.find("execution.float8: "), std::string::npos) << no_fp8;
+  EXPECT_NE(no_fp8.find("execution.float8: dynamic, but GPU '"), std::string::npos) << no_fp8;
   EXPECT_NE(no_fp8.find("gives no fp8 product rate (cluster.gpu.kernels.fp8_speedup)"), std::string::npos)
       << no_fp8;
   const std::string fp32 = error_of("runtime: fsdp2, float8: delayed", "dgx-h100", "fp32");
-  EXPECT_NE(fp32.find("needs precision mixed-bf16 or mixed-fp16, not fp32"), std::string::npos) << fp32;
+  EXPECT_NE(fp32.find("execution.float8: delayed needs precision mixed-bf16 or mixed-fp16, not fp32"),
+            std::string::npos)
+      << fp32;
   const std::string ideal_fp8 = error_of("float8: dynamic");
-  EXPECT_NE(ideal_fp8.find("execution.float8: "), std::string::npos) << ideal_fp8;
+  EXPECT_NE(ideal_fp8.find("execution.float8: dynamic needs a framework's runtime"), std::string::npos)
+      << ideal_fp8;
   const std::string word = error_of("runtime: fsdp2, compile: maybe");
   EXPECT_NE(word.find("compile"), std::string::npos) << word;
   EXPECT_NE(word.find("maybe"), std::string::npos) << word;
