@@ -99,6 +99,9 @@ double unfused_loss_bytes_per_sample(const Scenario& s) {
 }
 
 void write_loss(std::ostream& os, const Scenario& s) {
+  if (s.execution.reduce_dtype == ReduceDtype::fp32)
+    os << "Gradients reduce_dtype fp32: every gradient reduce-scatter and all-reduce moves 4 bytes per "
+          "parameter\n";
   if (s.execution.cross_entropy == CrossEntropy::fused) return;
   os << "Loss      cross_entropy " << to_string(s.execution.cross_entropy)
      << ": the head's backward holds a second fp32 gradient of the logits, "
@@ -179,6 +182,8 @@ nlohmann::ordered_json to_json(const Scenario& s, const std::string& gpu, const 
                                 {"bottleneck", to_string(r.ring.bottleneck)}});
   }
   out["runtime"] = runtime_json(s, calibration);
+  if (s.execution.reduce_dtype != ReduceDtype::gradient)
+    out["reduce_dtype"] = to_string(s.execution.reduce_dtype);
   if (s.execution.cross_entropy != CrossEntropy::fused) {
     out["loss"] = {{"cross_entropy", to_string(s.execution.cross_entropy)},
                    {"second_gradient_bytes_per_sample", unfused_loss_bytes_per_sample(s)}};

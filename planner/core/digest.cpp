@@ -155,6 +155,8 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
   if (scenario.execution.cross_entropy != CrossEntropy::fused)
     c.add("execution.cross_entropy", static_cast<int>(scenario.execution.cross_entropy));
   // Only when on (every other digest stays as it was), with the numbers they price by.
+  if (scenario.execution.reduce_dtype != ReduceDtype::gradient)
+    c.add("execution.reduce_dtype", static_cast<int>(scenario.execution.reduce_dtype));
   if (scenario.execution.kernel_options.compile) {
     c.add("execution.compile", 1);
     c.add("execution.runtime.compiled_elementwise_share",

@@ -50,6 +50,19 @@ struct EnumNames<CrossEntropy> {
   };
 };
 
+// The dtype gradients are reduced in (execution.reduce_dtype): their own (bf16 under mixed-bf16; default),
+// or fp32, as PyTorch FSDP's MixedPrecision(reduce_dtype=float32) does it (torchtitan's default, MosaicML
+// Composer's DEFAULT mode): every gradient reduce-scatter and all-reduce moves 4 bytes per element.
+enum class ReduceDtype { gradient, fp32 };
+
+template <>
+struct EnumNames<ReduceDtype> {
+  static constexpr NameEntry<ReduceDtype> table[] = {
+      {ReduceDtype::gradient, "gradient", "in the gradients' own dtype (default)"},
+      {ReduceDtype::fp32, "fp32", "in fp32 (FSDP's reduce_dtype float32: torchtitan, Composer DEFAULT)"},
+  };
+};
+
 struct ExecutionOptions {
   // Communication overlaps compute on a second stream (the planner charges max(compute, comm) plus the
   // calibrated overlap slowdown x the shorter one per micro-step; false: one stream, every task in order).
@@ -62,6 +75,7 @@ struct ExecutionOptions {
   // torch.compile per block (execution.compile) and torchao's float8 linear layers with dynamic tensorwise
   // scales (execution.float8); priced under a framework's profile only.
   KernelOptions kernel_options;
+  ReduceDtype reduce_dtype = ReduceDtype::gradient;
   RuntimeProfile runtime;  // execution.runtime: the framework's profile, resolved from its file
 };
 

@@ -264,6 +264,17 @@ void check_kernel_options(const Scenario& s, Issues& issues) {
   }
 }
 
+// Gradients reduced in fp32 change the topology model's collective sizes; the paper cost model prices the
+// papers' own communication volumes.
+void check_reduce_dtype(const Scenario& s, Issues& issues) {
+  if (s.execution.reduce_dtype == ReduceDtype::gradient) return;
+  if (s.planner.cost_model == CostModelKind::paper) {
+    issues.add("execution.reduce_dtype",
+               "fp32 needs the topology cost model; the paper model prices the papers' own communication "
+               "volumes (use gradient)");
+  }
+}
+
 // Op-level selective checkpointing is priced from each operator's selective bytes and recomputed FLOPs,
 // which the paper cost model (one activation size per operator) does not have.
 void check_selective(const Scenario& s, Issues& issues) {
@@ -350,6 +361,7 @@ std::vector<ScenarioIssue> scenario_issues(const Scenario& scenario) {
   check_execution(scenario.execution, issues);
   check_runtime(scenario, issues);
   check_kernel_options(scenario, issues);
+  check_reduce_dtype(scenario, issues);
   check_selective(scenario, issues);
   check_cross_entropy(scenario, issues);
   return issues.take();

@@ -17,6 +17,7 @@ StateBytesPerParameter state_bytes_per_parameter(Precision precision, OptimizerK
     out.gradient = 2;
     out.optimizer = optimizer == OptimizerKind::adam ? 12 : 8;
   }
+  out.reduce = out.gradient;  // reduced in the gradients' own dtype unless the scenario says fp32
   return out;
 }
 

@@ -57,6 +57,7 @@ struct StateBytesPerParameter {
   int parameter = 2;
   int gradient = 2;
   int optimizer = 12;
+  int reduce = 2;  // bytes per gradient element as reductions move it (execution.reduce_dtype)
 };
 StateBytesPerParameter state_bytes_per_parameter(Precision precision, OptimizerKind optimizer);
 

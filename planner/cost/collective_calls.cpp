@@ -17,7 +17,7 @@ std::vector<CollectiveCall> micro_step_collectives(const OperatorChoice& choice,
                                                    bool recompute_gathers_again) {
   const Scopes& scopes = choice.scopes;
   const double parameter_bytes = state_bytes.parameter * slice_parameters;
-  const double gradient_bytes = state_bytes.gradient * slice_parameters;
+  const double gradient_bytes = state_bytes.reduce * slice_parameters;  // as the reduction moves them
   std::vector<CollectiveCall> calls;
   // Parameter gathers: forward, (recompute of a checkpointed operator), backward.
   if (scopes.parameters != ShardScope::N) {
@@ -45,7 +45,7 @@ std::vector<CollectiveCall> iteration_collectives(const OperatorChoice& choice, 
   std::vector<CollectiveCall> calls;
   if (!trainable) return calls;
   const double parameter_bytes = state_bytes.parameter * slice_parameters;
-  const double gradient_bytes = state_bytes.gradient * slice_parameters;
+  const double gradient_bytes = state_bytes.reduce * slice_parameters;  // as the reduction moves them
   const ShardScope parameters = choice.scopes.parameters;
   const ShardScope gradients = choice.scopes.gradients;
   const ShardScope optimizer = choice.scopes.optimizer;

@@ -9,7 +9,16 @@
 #include "planner/core/scenario_check.hpp"
 
 namespace shardscope {
+
 namespace {
+
+// The model-state bytes per parameter, gradients reduced in the scenario's reduce dtype.
+StateBytesPerParameter scenario_state_bytes(const Scenario& scenario) {
+  StateBytesPerParameter s =
+      state_bytes_per_parameter(scenario.training.precision, scenario.training.optimizer);
+  if (scenario.execution.reduce_dtype == ReduceDtype::fp32) s.reduce = 4;
+  return s;
+}
 
 // For each i, the largest of values[j] over j in [i - reach, i - 1] (`ahead` false) or [i + 1, i + reach]
 // (`ahead` true); 0 where the range is empty. A sliding maximum: linear in the operator count.
@@ -41,7 +50,7 @@ TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibr
       collectives_(scenario.cluster, scenario.training.group_size, calibration, options.collectives),
       compute_(scenario.cluster, scenario.training.precision, calibration, scenario.execution.runtime,
                scenario.execution.kernel_options),
-      state_(state_bytes_per_parameter(scenario.training.precision, scenario.training.optimizer)),
+      state_(scenario_state_bytes(scenario)),
       reserve_bytes_(runtime_reserve_bytes(scenario, calibration)),
       neighbour_mode_(options.neighbours),
       space_shards_parameters_(options.parameters_sharded),

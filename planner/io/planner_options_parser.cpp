@@ -40,7 +40,7 @@ void parse_execution_options(const YAML::Node& node, const std::string& file, Ex
   if (!node.IsDefined() || node.IsNull()) return;
   const YamlMap map(node, file, "execution");
   map.reject_unknown({"overlap", "prefetch_depth", "bucket", "collectives", "cross_entropy", "compile",
-                      "float8", "runtime"});
+                      "float8", "reduce_dtype", "runtime"});
   out.overlap = map.boolean_or("overlap", out.overlap);
   out.prefetch_depth = static_cast<int>(map.integer_or("prefetch_depth", out.prefetch_depth, 0, 64));
   out.bucket_bytes = static_cast<double>(map.bytes_or("bucket", 0, 0, std::int64_t{1} << 40));
@@ -48,6 +48,7 @@ void parse_execution_options(const YAML::Node& node, const std::string& file, Ex
   out.cross_entropy = map.choice_or("cross_entropy", out.cross_entropy);
   out.kernel_options.compile = map.boolean_or("compile", out.kernel_options.compile);
   out.kernel_options.float8 = map.choice_or("float8", out.kernel_options.float8);
+  out.reduce_dtype = map.choice_or("reduce_dtype", out.reduce_dtype);
   if (map.has("runtime")) out.runtime = runtime_profile(map.choice<RuntimeName>("runtime"));
 }
 

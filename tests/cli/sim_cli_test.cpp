@@ -726,7 +726,7 @@ TEST(SimCli, SerialSimulationEqualsThePlannerCalibratedOrNot) {
 // GPUs fsdp1's serial run on rings only, as NCCL's channels there take minutes to simulate); fsdp2 with
 // torchtitan's settings (op-level selective checkpointing, PyTorch's cross-entropy) serial and contended,
 // and serially with its torch.compile and dynamic Float8 too (on two DGX H100 nodes: fp8 products need its
-// GPU); fsdp1 compiled, and with delayed-scaling Float8 on one DGX H100 node.
+// GPU); fsdp1 compiled, with delayed-scaling Float8 on one DGX H100 node, and reducing gradients in fp32.
 // The serial run's peak memory is the planner's to the byte.
 TEST(SimCli, PlannerAndSimulatorAgreeUnderEveryRuntimeProfile) {
   int checked = 0, refused = 0, compiled = 0;
@@ -740,11 +740,13 @@ TEST(SimCli, PlannerAndSimulatorAgreeUnderEveryRuntimeProfile) {
           "fsdp2 --set training.checkpointing=selective --set execution.cross_entropy=pytorch",
           "fsdp2 --cluster dgx-h100 --nodes 2 --set training.checkpointing=selective --set "
           "execution.cross_entropy=pytorch --set execution.compile=true --set execution.float8=dynamic",
-          "fsdp1 --set execution.compile=true", "fsdp1 --cluster dgx-h100 --set execution.float8=delayed"}) {
+          "fsdp1 --set execution.compile=true", "fsdp1 --cluster dgx-h100 --set execution.float8=delayed",
+          "fsdp1 --set execution.reduce_dtype=fp32"}) {
       const std::string runtime = variant.substr(0, variant.find(' '));
       const bool selective = variant != runtime;
-      const bool kernel_options =
-          variant.find("compile") != std::string::npos || variant.find("float8") != std::string::npos;
+      const bool kernel_options = variant.find("compile") != std::string::npos ||
+                                  variant.find("float8") != std::string::npos ||
+                                  variant.find("reduce_dtype") != std::string::npos;
       for (const bool serial : {true, false}) {
         if (!serial && kernel_options) continue;
         const bool large = scenario.find("128gpu") != std::string::npos;
@@ -778,8 +780,8 @@ TEST(SimCli, PlannerAndSimulatorAgreeUnderEveryRuntimeProfile) {
     }
   }
   EXPECT_GE(checked, 13);
-  EXPECT_GE(compiled, 13);
-  EXPECT_GE(refused, 15);  // the three TITAN RTX scenarios, once per profile and variant
+  EXPECT_GE(compiled, 15);
+  EXPECT_GE(refused, 18);  // the three TITAN RTX scenarios, once per profile and variant
 }
 
 // The simulator's commands state the defaults their options start from (sim::IterationOptions, issue 29).

@@ -341,6 +341,20 @@ TEST(Published, FloatEightRowsNeedTheFilesRecipeAndRunIt) {
   expect_error(unsourced, "float8_recipe.source: missing");
 }
 
+// A file may say how its framework reduces gradients; its scenarios then reduce so.
+TEST(Published, ReduceDtypeIsReadWithItsSourceAndWrittenToEveryRow) {
+  const std::string with = replaced("cluster:\n", "reduce_dtype:\n  kind: fp32\n  source: there\ncluster:\n");
+  const PublishedTable t = parse_published_string(with, "t.yaml");
+  EXPECT_EQ(t.reduce_dtype, "fp32");
+  EXPECT_NE(published_scenario_text(t, t.rows[0]).find("  reduce_dtype: fp32\n"), std::string::npos);
+  EXPECT_EQ(published_scenario_text(parse_published_string(kValid, "t.yaml"), t.rows[0]).find("reduce_dtype"),
+            std::string::npos);
+  expect_error(replaced("cluster:\n", "reduce_dtype:\n  kind: fp16\n  source: there\ncluster:\n"),
+               "t.yaml:13: reduce_dtype.kind:");
+  expect_error(replaced("cluster:\n", "reduce_dtype:\n  kind: fp32\ncluster:\n"),
+               "reduce_dtype.source: missing");
+}
+
 TEST(Published, RowWithoutSequenceCannotBecomeAScenario) {
   const PublishedTable t = parse_published_string(
       replaced("    sequence_tokens: 128\n", "    sequence_tokens: unknown\n"), "t.yaml");

@@ -282,7 +282,7 @@ const PublishedModel& PublishedTable::model_of(const PublishedRow& row) const {
 
 PublishedTable parse_published_string(const std::string& text, const std::string& file_name) {
   const YamlMap root(parse_yaml_mapping(text, file_name), file_name, "");
-  root.reject_unknown({"source", "framework", "runtime_profile", "precision", "cross_entropy",
+  root.reject_unknown({"source", "framework", "runtime_profile", "precision", "cross_entropy", "reduce_dtype",
                        "float8_recipe", "cluster", "memory_meaning", "models", "rows"});
   PublishedTable t;
   t.file = file_name;
@@ -294,6 +294,12 @@ PublishedTable parse_published_string(const std::string& text, const std::string
   loss.reject_unknown({"kind", "source"});
   t.cross_entropy = loss.choice("kind", {"fused", "pytorch"});
   t.cross_entropy_source = loss.name("source");
+  if (root.has("reduce_dtype")) {
+    const YamlMap reduce = root.map("reduce_dtype");
+    reduce.reject_unknown({"kind", "source"});
+    t.reduce_dtype = reduce.choice("kind", {"gradient", "fp32"});
+    t.reduce_dtype_source = reduce.name("source");
+  }
   if (root.has("float8_recipe")) {
     const YamlMap recipe = root.map("float8_recipe");
     recipe.reject_unknown({"kind", "source"});
@@ -338,6 +344,7 @@ namespace {
 void write_execution(std::ostream& out, const PublishedTable& table, const PublishedRow& row) {
   out << "execution:\n  runtime: " << table.runtime_profile << "\n";
   out << "  cross_entropy: " << table.cross_entropy << "\n";
+  if (!table.reduce_dtype.empty()) out << "  reduce_dtype: " << table.reduce_dtype << "\n";
   if (row.torch_compile == Tristate::yes) out << "  compile: true\n";
   if (row.float8 == Tristate::yes) out << "  float8: " << table.float8_recipe << "\n";
 }

@@ -98,6 +98,8 @@ struct PublishedTable {
   std::string precision;             // a shardscope precision name: fp32 | mixed-bf16 | mixed-fp16
   std::string cross_entropy;         // the loss as the source's script computes it: fused | pytorch
   std::string cross_entropy_source;  // where that was read
+  std::string reduce_dtype;          // the framework's gradient reduction: gradient | fp32 (empty: gradient)
+  std::string reduce_dtype_source;   // where that was read
   std::string float8_recipe;         // rows with float8: dynamic | delayed (empty: no row runs float8)
   std::string float8_recipe_source;  // where that was read
   PublishedCluster cluster;
