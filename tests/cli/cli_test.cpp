@@ -87,6 +87,37 @@ TEST(Cli, InspectStatesAnUnfusedLossMemory) {
   EXPECT_DOUBLE_EQ(loss.at("second_gradient_bytes_per_sample").get<double>(), 4.0 * 2048 * 32000);
 }
 
+// inspect says when the blocks are compiled, the linear products run in float8 and gradients are reduced
+// in fp32, with the numbers it prices them by; by default it says none of it.
+TEST(Cli, InspectStatesCompileFloatEightAndTheReduceDtype) {
+  const std::string titan = kSource + "/validate/scenarios/gpu-llama3.1-8b-x4.yaml";
+  const auto plain = test::run_command(kBinary + " inspect " + titan);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("compiled (execution.compile)"), std::string::npos);
+  EXPECT_EQ(plain.out.find("Gradients "), std::string::npos);
+  const std::string options =
+      " --set execution.compile=true --set execution.float8=delayed --set execution.reduce_dtype=fp32";
+  const auto text = test::run_command(kBinary + " inspect " + titan + options);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(
+      text.out.find("compiled (execution.compile): the blocks' element-wise kernels fused, 0.04 of their "
+                    "eager time"),
+      std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("float8 delayed (execution.float8): the blocks' linear products 1.8x faster than "
+                          "bf16, casts fused"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("Gradients reduce_dtype fp32"), std::string::npos) << text.out;
+  const auto json = test::run_command(kBinary + " inspect " + titan + options + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j.at("reduce_dtype"), "fp32");
+  EXPECT_DOUBLE_EQ(j.at("runtime").at("compiled_elementwise_share").get<double>(), 0.04);
+  EXPECT_EQ(j.at("runtime").at("float8"), "delayed");
+  EXPECT_DOUBLE_EQ(j.at("runtime").at("fp8_speedup").get<double>(), 1.8);
+}
+
 // The published-rows paths of reproduce and calibrate refuse what they cannot do, naming the option.
 TEST(Cli, ReproduceAndPublishedCalibrationRefuseNamingTheOption) {
   const std::string file = kSource + "/validate/published/torchtitan-fsdp.yaml";
