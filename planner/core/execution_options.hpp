@@ -72,8 +72,8 @@ struct ExecutionOptions {
                             // planner prices one reduce-scatter per slice either way
   CollectivesChoice collectives = CollectivesChoice::automatic;
   CrossEntropy cross_entropy = CrossEntropy::fused;
-  // torch.compile per block (execution.compile) and torchao's float8 linear layers with dynamic tensorwise
-  // scales (execution.float8); priced under a framework's profile only.
+  // torch.compile per block (execution.compile) and float8 linear layers with their scaling recipe
+  // (execution.float8); priced under a framework's profile only.
   KernelOptions kernel_options;
   ReduceDtype reduce_dtype = ReduceDtype::gradient;
   RuntimeProfile runtime;  // execution.runtime: the framework's profile, resolved from its file

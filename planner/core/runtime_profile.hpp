@@ -42,6 +42,8 @@ struct RuntimeProfile {
   // Whether kernels are priced by the GPU's efficiencies (GpuSpec::kernels), with flash attention computing
   // the causal half of the scores; false: every FLOP at the GPU's one achievable fraction.
   bool kernel_pricing() const { return name != RuntimeName::ideal; }
+  // Whether it prices torch.compile (execution.compile): kernel pricing and a compiled share of its own.
+  bool compiles() const { return kernel_pricing() && compiled_elementwise_share > 0; }
 };
 
 // A GPU's kernel efficiencies (cluster presets, `gpu.kernels`), read by every runtime but `ideal`.

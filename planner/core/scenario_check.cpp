@@ -245,7 +245,7 @@ void check_kernel_options(const Scenario& s, Issues& issues) {
   if (o.compile && !r.kernel_pricing()) {
     issues.add("execution.compile",
                "true needs a framework's runtime (fsdp2 or fsdp1); runtime " + name + " prices no kernels");
-  } else if (o.compile && r.compiled_elementwise_share <= 0) {
+  } else if (o.compile && !r.compiles()) {
     issues.add("execution.compile", "true, but runtime " + name +
                                         " has no compiled mode (compiled_elementwise_share in "
                                         "scenarios/runtimes/" +

@@ -280,6 +280,18 @@ const PublishedModel& PublishedTable::model_of(const PublishedRow& row) const {
   throw InputError(file, row.line, "model", "'" + row.model + "' is not one of the header's models");
 }
 
+namespace {
+
+// A header setting stated as `{kind: ONE_OF, source: where it was read}`.
+void read_kind(const YamlMap& map, const std::vector<std::string>& kinds, std::string& kind,
+               std::string& source) {
+  map.reject_unknown({"kind", "source"});
+  kind = map.choice("kind", kinds);
+  source = map.name("source");
+}
+
+}  // namespace
+
 PublishedTable parse_published_string(const std::string& text, const std::string& file_name) {
   const YamlMap root(parse_yaml_mapping(text, file_name), file_name, "");
   root.reject_unknown({"source", "framework", "runtime_profile", "precision", "cross_entropy", "reduce_dtype",
@@ -290,22 +302,11 @@ PublishedTable parse_published_string(const std::string& text, const std::string
   t.framework_stated = root.name("framework");
   t.runtime_profile = root.choice("runtime_profile", {"ideal", "fsdp2", "fsdp1", "deepspeed"});
   t.precision = root.choice("precision", {"fp32", "mixed-bf16", "mixed-fp16"});
-  const YamlMap loss = root.map("cross_entropy");
-  loss.reject_unknown({"kind", "source"});
-  t.cross_entropy = loss.choice("kind", {"fused", "pytorch"});
-  t.cross_entropy_source = loss.name("source");
-  if (root.has("reduce_dtype")) {
-    const YamlMap reduce = root.map("reduce_dtype");
-    reduce.reject_unknown({"kind", "source"});
-    t.reduce_dtype = reduce.choice("kind", {"gradient", "fp32"});
-    t.reduce_dtype_source = reduce.name("source");
-  }
-  if (root.has("float8_recipe")) {
-    const YamlMap recipe = root.map("float8_recipe");
-    recipe.reject_unknown({"kind", "source"});
-    t.float8_recipe = recipe.choice("kind", {"dynamic", "delayed"});
-    t.float8_recipe_source = recipe.name("source");
-  }
+  read_kind(root.map("cross_entropy"), {"fused", "pytorch"}, t.cross_entropy, t.cross_entropy_source);
+  if (root.has("reduce_dtype"))
+    read_kind(root.map("reduce_dtype"), {"gradient", "fp32"}, t.reduce_dtype, t.reduce_dtype_source);
+  if (root.has("float8_recipe"))
+    read_kind(root.map("float8_recipe"), {"dynamic", "delayed"}, t.float8_recipe, t.float8_recipe_source);
   t.cluster = parse_cluster_header(root.map("cluster"));
   t.memory_meaning =
       root.choice("memory_meaning", {"max_reserved", "max_active", "max_allocated", "unknown", "none"});

@@ -93,7 +93,7 @@ PreparedTable prepare_table(const PublishedTable& table, std::optional<RuntimeNa
       parsed.execution.runtime = runtime_profile(*runtime);
       KernelOptions& options = parsed.execution.kernel_options;
       if (!parsed.execution.runtime.kernel_pricing()) options = {};
-      if (parsed.execution.runtime.compiled_elementwise_share <= 0) options.compile = false;
+      if (!parsed.execution.runtime.compiles()) options.compile = false;
     }
     out.rows.push_back(PreparedRow{&row, row_strategy(table, row), ValidScenario(std::move(parsed))});
   }

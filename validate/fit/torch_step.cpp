@@ -6,7 +6,6 @@
 
 #include "planner/core/error.hpp"
 #include "planner/io/internal/json_reader.hpp"
-#include "planner/io/runtime_profiles.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/io/text_file.hpp"
 #include "planner/search/planner.hpp"
@@ -89,9 +88,7 @@ Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_f
     << ", checkpointing: " << checkpoint_policy(step.checkpointing) << ", runtime_reserve: 0}\n"
     << "execution: {cross_entropy: pytorch, runtime: " << to_string(runtime)
     << (step.compile ? ", compile: true}\n" : "}\n");
-  Scenario scenario = parse_scenario_string(y.str(), step.file + " (as a scenario)");
-  scenario.execution.runtime = runtime_profile(runtime);
-  return scenario;
+  return parse_scenario_string(y.str(), step.file + " (as a scenario)");
 }
 
 TorchStepComparison compare_torch_step(const TorchStep& step, const std::string& cluster_file,

@@ -21,8 +21,8 @@ struct TorchStep {
   std::string layout = "fused";  // fused | separate (Q, K, V, gate and up each a product)
   std::string attention_backend = "default";  // default | flash | cudnn
   std::string model_yaml;                     // the spec as a scenario's `model: transformer:` block
-  bool compile =
-      false;  // torch.compile per block: priced with execution.compile (fused element-wise kernels)
+  // torch.compile per block: priced with execution.compile (fused element-wise kernels).
+  bool compile = false;
   int layers = 0;
   std::int64_t micro_batch = 1;
   double step_seconds = 0, forward_seconds = 0, backward_seconds = 0, optimizer_seconds = 0;
