@@ -24,12 +24,14 @@ void check_options(const IterationOptions& o) {
     throw InputError("simulation job", 0, "options.bucket_bytes",
                      "expected a whole number of bytes, got " + units::format_general(o.bucket_bytes));
   }
-  if (o.max_activities != IterationOptions{}.max_activities ||
-      o.steady_state_proof_steps != IterationOptions{}.steady_state_proof_steps) {
-    throw InputError("simulation job", 0,
-                     o.max_activities != IterationOptions{}.max_activities
-                         ? "options.max_activities"
-                         : "options.steady_state_proof_steps",
+  const IterationOptions defaults;
+  const char* in_process_only =
+      o.max_activities != defaults.max_activities                       ? "options.max_activities"
+      : o.steady_state_proof_steps != defaults.steady_state_proof_steps ? "options.steady_state_proof_steps"
+      : o.merge_nccl_channels != defaults.merge_nccl_channels           ? "options.merge_nccl_channels"
+                                                                        : nullptr;
+  if (in_process_only != nullptr) {
+    throw InputError("simulation job", 0, in_process_only,
                      "a child simulation runs with the default (the command line does not carry it)");
   }
 }

@@ -32,6 +32,9 @@ struct IterationOptions {
   // understood, so such iterations are still refused up front.
   int steady_state_proof_steps = 0;
   std::int64_t max_activities = kMaxSimulatedActivities;
+  // NCCL's channels between the same two ranks run as one flow shared like that many (sim/flow_weight.hpp);
+  // false: one flow per channel, the slower reference tests hold the merged flows to.
+  bool merge_nccl_channels = true;
   bool operator==(const IterationOptions&) const = default;
 };
 

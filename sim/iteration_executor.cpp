@@ -272,11 +272,17 @@ void IterationExecutor::release(int rank, Gpu& gpu, const MemoryBytes& bytes, do
   if (log_.traced(rank)) log_.memory.push_back({rank, now_seconds, gpu.current});
 }
 
-void IterationExecutor::send_flow(int from, int to, std::uint64_t bytes, ActivityTag* tag) {
+void IterationExecutor::send_flow(int from, int to, std::uint64_t bytes, const Flow* nccl_flow,
+                                  ActivityTag* tag) {
   sg4::CommPtr flow = sg4::Comm::sendto_init(platform_.host(from), platform_.host(to));
   flow->set_payload_size(bytes);
   flow->set_data(tag);
-  flow->start();
+  if (nccl_flow != nullptr) {
+    flow_weight_.start(*flow, static_cast<double>(bytes), nccl_flow->channels,
+                       nccl_flow->route_latency_seconds);
+  } else {
+    flow->start();
+  }
   holder_.started(flow);
 }
 
@@ -304,7 +310,9 @@ void IterationExecutor::join_collective(int rank, const Task& task, std::size_t 
     auto ranks = phase.ranks;
     auto made = std::make_unique<RingRun>(
         std::move(phase),
-        [this](int from, int to, std::uint64_t bytes, ActivityTag* tag) { send_flow(from, to, bytes, tag); },
+        [this](int from, int to, std::uint64_t bytes, const Flow* nccl_flow, ActivityTag* tag) {
+          send_flow(from, to, bytes, nccl_flow, tag);
+        },
         member_ended(ranks, task));
     it = runs_.emplace(key, std::move(made)).first;
     run_keys_.emplace(it->second.get(), key);
@@ -330,7 +338,9 @@ void IterationExecutor::join_nccl(const Task& task, const RingSeat& seat, const 
     auto ranks = rings_.ring(task.group, seat);
     auto made = std::make_unique<NcclRun>(
         ranks->size(), std::move(flows),
-        [this](int from, int to, std::uint64_t bytes, ActivityTag* tag) { send_flow(from, to, bytes, tag); },
+        [this](int from, int to, std::uint64_t bytes, const Flow* nccl_flow, ActivityTag* tag) {
+          send_flow(from, to, bytes, nccl_flow, tag);
+        },
         member_ended(ranks, task));
     it = nccl_runs_.emplace(key, std::move(made)).first;
     nccl_keys_.emplace(it->second.get(), key);

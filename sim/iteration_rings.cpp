@@ -46,13 +46,14 @@ NcclKey nccl_key(const Task& t) {
   return {static_cast<int>(t.kind), static_cast<int>(t.group), t.total_bytes};
 }
 
-NcclFamilies nccl_families(const IterationProgram& program, const CollectiveCost& cost) {
+NcclFamilies nccl_families(const IterationProgram& program, const CollectiveCost& cost, bool merge_channels) {
   NcclFamilies families;
   if (cost.model() != CollectiveModel::nccl) return families;
   for (const Task& t : program.tasks) {
     if (t.total_bytes <= 0 || cost.group_ranks(t.group) <= 1 || families.count(nccl_key(t)) > 0) continue;
-    families.emplace(nccl_key(t), nccl_family_flows(*cost.nccl_family(t.group), t.kind, t.total_bytes,
-                                                    cost.nccl_collective(t.kind, t.group, t.total_bytes)));
+    families.emplace(nccl_key(t),
+                     nccl_family_flows(*cost.nccl_family(t.group), t.kind, t.total_bytes,
+                                       cost.nccl_collective(t.kind, t.group, t.total_bytes), merge_channels));
   }
   return families;
 }

@@ -67,7 +67,7 @@ IterationResult simulate_iteration(const ValidScenario& scenario, const Calibrat
   const CollectiveCost cost(scenario.cluster, group_size, calibration,
                             plan_collectives(scenario.execution, plan));
   const bool nccl_model = cost.model() == CollectiveModel::nccl;
-  NcclFamilies nccl = nccl_families(program, cost);
+  NcclFamilies nccl = nccl_families(program, cost, options.merge_nccl_channels);
   const NcclFamilies no_families;
   const auto size_at = [&](int micro_steps) {
     return iteration_size(program, gpus, group_size, options.coarse_above, nccl_model ? nccl : no_families,

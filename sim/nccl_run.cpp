@@ -29,16 +29,18 @@ void NcclRun::join(std::size_t position) {
     finish();
     return;
   }
-  // Every flow is posted at once; each starts its delay later (NCCL's latency less its route's own).
+  // Every flow is posted at once; each starts NCCL's latency later (its route's own latency included: the
+  // flow runs without it, FlowWeight).
   const double now = sg4::Engine::get_clock();
   for (const std::shared_ptr<Flow>& f : flows_) {
     const auto bytes = static_cast<std::uint64_t>(std::llround(f->wire_bytes));
-    if (f->delay_seconds > 0) {
-      simgrid::kernel::timer::Timer::set(now + f->delay_seconds, [this, from = f->from, to = f->to, bytes] {
-        start_flow_(from, to, bytes, &tag_);
+    const double delay = f->delay_seconds + f->route_latency_seconds;
+    if (delay > 0) {
+      simgrid::kernel::timer::Timer::set(now + delay, [this, flow = f.get(), bytes] {
+        start_flow_(flow->from, flow->to, bytes, flow, &tag_);
       });
     } else {
-      start_flow_(f->from, f->to, bytes, &tag_);
+      start_flow_(f->from, f->to, bytes, f.get(), &tag_);
     }
   }
 }

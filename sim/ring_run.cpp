@@ -54,7 +54,7 @@ void RingRun::post(std::size_t position, int step) {
 void RingRun::try_start(std::size_t sender) {
   if (at_[sender] < 0 || started_[sender] || at_[right(sender)] != at_[sender]) return;
   started_[sender] = 1;
-  start_flow_((*phase_.ranks)[sender], (*phase_.ranks)[right(sender)], flow_bytes_, &tags_[sender]);
+  start_flow_((*phase_.ranks)[sender], (*phase_.ranks)[right(sender)], flow_bytes_, nullptr, &tags_[sender]);
 }
 
 void RingRun::on_flow_completed(std::size_t sender, std::int64_t& messages) {

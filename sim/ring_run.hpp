@@ -11,6 +11,7 @@
 namespace shardscope::sim {
 
 class RingRun;
+struct Flow;
 class NcclRun;
 
 // What a flow's data points at, so that its completion reaches its run: sent by ring position `index` of a
@@ -25,10 +26,12 @@ struct ActivityTag {
 // leaves for its right neighbour once both have reached that step, and a rank's step ends when its chunk has
 // left and its left neighbour's chunk has arrived; the coarse model waits its extra latency, then sends one
 // flow per ring edge carrying all steps' data. The owner starts each flow (start_flow: sender and receiver
-// rank, bytes, the tag its data must point at) and reports its completion through on_flow_completed.
+// rank, bytes, the NCCL flow it is (none here), the tag its data must point at) and reports its completion
+// through on_flow_completed.
 class RingRun {
  public:
-  using StartFlow = std::function<void(int from_rank, int to_rank, std::uint64_t bytes, ActivityTag* tag)>;
+  using StartFlow = std::function<void(int from_rank, int to_rank, std::uint64_t bytes, const Flow* nccl_flow,
+                                       ActivityTag* tag)>;
   // `position_done(position)` is called once per ring position when its part ends (possibly at once,
   // from join, for a ring of one rank).
   RingRun(RingPhase phase, StartFlow start_flow, std::function<void(std::size_t position)> position_done);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <simgrid/s4u.hpp>
+#include <tuple>
 
 #include "sim/collectives/schedule.hpp"
 #include "sim/platform.hpp"
@@ -105,6 +106,27 @@ void append_flows(const NcclTopology& topology, CollectiveKind kind, double tota
   }
 }
 
+// One flow per ordered pair of ranks and payload of one communicator: the channels' flows between the same
+// two ranks (the same route) with the same bytes merge into one that carries their bytes and counts them, in
+// first-seen order. Flows of one route and one payload keep equal rates under max-min sharing until they end
+// together, so the merged flow, shared like `channels` flows, moves exactly what they move at any contention.
+void merge_channel_flows(std::vector<std::shared_ptr<Flow>>& flows) {
+  std::map<std::tuple<int, int, double>, std::size_t> seen;
+  std::vector<std::shared_ptr<Flow>> merged;
+  for (const std::shared_ptr<Flow>& f : flows) {
+    const auto [at, fresh] = seen.try_emplace({f->from, f->to, f->bytes}, merged.size());
+    if (fresh) {
+      merged.push_back(f);
+      continue;
+    }
+    Flow& into = *merged[at->second];
+    into.bytes += f->bytes;
+    into.wire_bytes += f->wire_bytes;
+    into.channels += f->channels;
+  }
+  flows = std::move(merged);
+}
+
 std::shared_ptr<Flow> make_flow(std::string mailbox, int from, int to, double bytes) {
   auto flow = std::make_shared<Flow>();
   flow->mailbox = std::move(mailbox);
@@ -142,7 +164,7 @@ NcclSchedule nccl_schedule(const ScheduleRequest& r) {
 }
 
 NcclFamilyFlows nccl_family_flows(const NcclFamily& family, CollectiveKind kind, double total_bytes,
-                                  const NcclEstimate& estimate) {
+                                  const NcclEstimate& estimate, bool merge_channels) {
   NcclFamilyFlows out;
   out.estimate = estimate;
   out.copies.resize(family.copies.size());
@@ -151,9 +173,10 @@ NcclFamilyFlows nccl_family_flows(const NcclFamily& family, CollectiveKind kind,
                  [&](const std::string& /*name*/, int from, int to, double bytes) {
                    if (from == to) return;
                    auto flow = make_flow({}, from, to, bytes);
-                   out.flows.push_back(flow);
                    out.copies[copy].push_back(flow);
                  });
+    if (merge_channels) merge_channel_flows(out.copies[copy]);
+    out.flows.insert(out.flows.end(), out.copies[copy].begin(), out.copies[copy].end());
   }
   return out;
 }
@@ -165,9 +188,10 @@ double fit_nccl_flows(NcclSchedule& schedule, const Platform& platform) {
 double fit_nccl_flows(const std::vector<std::shared_ptr<Flow>>& flows, const NcclEstimate& estimate,
                       const Platform& platform) {
   if (flows.empty() || !(estimate.bandwidth_seconds > 0)) return 1;
-  std::map<std::pair<std::string, bool>, int> crossing;
+  std::map<std::pair<std::string, bool>, int> crossing;  // channels' flows per link direction
   for (const auto& f : flows) {
-    for (const Platform::RouteHop& hop : platform.route(f->from, f->to)) ++crossing[{hop.link, hop.up}];
+    for (const Platform::RouteHop& hop : platform.route(f->from, f->to))
+      crossing[{hop.link, hop.up}] += f->channels;
   }
   const sg4::Engine* engine = sg4::Engine::get_instance();
   double slowest = 0;  // seconds of the slowest flow at full (unscaled) payload
@@ -176,7 +200,7 @@ double fit_nccl_flows(const std::vector<std::shared_ptr<Flow>>& flows, const Ncc
     double r = 0, latency = 0;
     bool first = true;
     for (const Platform::RouteHop& hop : platform.route(f->from, f->to)) {
-      const double share = hop.bytes_per_second / crossing[{hop.link, hop.up}];
+      const double share = hop.bytes_per_second * f->channels / crossing[{hop.link, hop.up}];
       r = first ? share : std::min(r, share);
       first = false;
       latency += engine->split_duplex_link_by_name(hop.link)->get_link_up()->get_latency();
@@ -200,6 +224,7 @@ double fit_nccl_flows(const std::vector<std::shared_ptr<Flow>>& flows, const Ncc
   const double rounding = estimate.bandwidth_seconds - rounded_slowest;
   for (std::size_t i = 0; i < flows.size(); ++i) {
     flows[i]->delay_seconds = std::max(0.0, estimate.latency_seconds - path_latency[i] + rounding);
+    flows[i]->route_latency_seconds = path_latency[i];
   }
   return efficiency;
 }

@@ -23,6 +23,11 @@ struct Flow {
   double bytes = 0;          // the payload this edge carries
   double wire_bytes = 0;     // what the links carry (bytes / the protocol's efficiency)
   double delay_seconds = 0;  // NCCL's latency less the route's own
+  // NCCL channels this flow stands for: their flows between the same two ranks take the same route, so
+  // one flow carries all their bytes and shares every link as that many flows would (the iteration
+  // simulator weights it, sim/flow_weight.hpp).
+  int channels = 1;
+  double route_latency_seconds = 0;  // its route's latency (fit_nccl_flows)
 };
 
 struct Stage {
@@ -82,8 +87,9 @@ struct NcclFamilyFlows {
   std::vector<std::vector<std::shared_ptr<Flow>>> copies;
   std::vector<std::shared_ptr<Flow>> flows;
 };
+// `merge_channels`: each communicator's channels between the same two ranks as one flow (Flow::channels).
 NcclFamilyFlows nccl_family_flows(const NcclFamily& family, CollectiveKind kind, double total_bytes,
-                                  const NcclEstimate& estimate);
+                                  const NcclEstimate& estimate, bool merge_channels = true);
 
 // Helpers shared by the builders. A phase is priced as the collective `kind` it runs (an all-reduce's
 // reduce-scatter phase at the reduce-scatter factor of its bottleneck class).

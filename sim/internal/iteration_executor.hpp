@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "planner/program/iteration_program.hpp"
+#include "sim/flow_weight.hpp"
 #include "sim/internal/activity_holder.hpp"
 #include "sim/internal/iteration_rings.hpp"
 #include "sim/iteration_sim.hpp"
@@ -123,7 +124,9 @@ class IterationExecutor {
   void release(int rank, Gpu& gpu, const MemoryBytes& bytes, double now_seconds);
 
   // Starts one flow of a ring or NCCL run between two GPUs, tagged so its completion finds the run.
-  void send_flow(int from, int to, std::uint64_t bytes, ActivityTag* tag);
+  // Starts one flow: a ring's, or an NCCL flow (its route's latency already waited, shared as the channels
+  // it stands for).
+  void send_flow(int from, int to, std::uint64_t bytes, const Flow* nccl_flow, ActivityTag* tag);
 
   // What a run calls when its member at `position` is done: that GPU's stream of `task` ends.
   std::function<void(std::size_t)> member_ended(std::shared_ptr<const std::vector<int>> ranks,
@@ -146,6 +149,7 @@ class IterationExecutor {
   const Platform& platform_;
   IterationLog& log_;
   ActivityHolder holder_;
+  FlowWeight flow_weight_;  // NCCL flows that stand for several channels
   std::array<std::vector<std::size_t>, 2> step_order_, update_order_;  // task positions per stream
   std::vector<Gpu> gpus_;
   std::deque<Event> queue_;

@@ -35,7 +35,8 @@ using NcclFamilies = std::map<NcclKey, NcclFamilyFlows>;
 NcclKey nccl_key(const Task& t);
 
 // The flow families of the program's collectives under the nccl model (none under rings).
-NcclFamilies nccl_families(const IterationProgram& program, const CollectiveCost& cost);
+NcclFamilies nccl_families(const IterationProgram& program, const CollectiveCost& cost,
+                           bool merge_channels = true);
 
 // The ordered (rank, right neighbour) pairs of every ring the program uses, or the pairs of every NCCL
 // flow: the only routes the platform needs.
