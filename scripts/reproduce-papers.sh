@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates docs/figures/ (docs/reproducing-papers.md): runs the OSDP and PaRO grids of
 # scenarios/sweeps/, merges each into a CSV and draws the SVG figures from the CSVs. Needs a build with Qt 6
-# (for shardscope-plot beside shardscope) and SimGrid (the OSDP grids are also simulated); about a minute on
-# two cores. The same build gives the same bytes: the CSVs hold no times or revisions, and the plots are
+# (for shardscope-plot beside shardscope) and SimGrid (every point is also simulated, NCCL's collectives
+# included); about a minute on two cores. The same build gives the same bytes: the CSVs hold no times or revisions, and the plots are
 # deterministic. SHARDSCOPE=path/to/shardscope picks another build; JOBS=N the points run at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,12 +13,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$figures"
 
-# Sweeps: plan (and, for OSDP's 8- and 16-GPU servers, simulate) every point; merge into one CSV per grid.
+# Sweeps: plan and simulate every point; merge into one CSV per grid.
 "$shardscope" sweep scenarios/sweeps/osdp-8gpu.yaml --simulate --jobs "$jobs" --quiet --out "$work/osdp-8gpu.jsonl"
 "$shardscope" sweep scenarios/sweeps/osdp-16gpu.yaml --simulate --jobs "$jobs" --quiet --out "$work/osdp-16gpu.jsonl"
-"$shardscope" sweep scenarios/sweeps/paro-llama-7b.yaml --jobs "$jobs" --quiet --out "$work/paro-llama-7b.jsonl"
-"$shardscope" sweep scenarios/sweeps/paro-llama-7b-memory.yaml --jobs "$jobs" --quiet --out "$work/paro-llama-7b-memory.jsonl"
-"$shardscope" sweep scenarios/sweeps/paro-llama-65b.yaml --jobs "$jobs" --quiet --out "$work/paro-llama-65b.jsonl"
+"$shardscope" sweep scenarios/sweeps/paro-llama-7b.yaml --simulate --jobs "$jobs" --quiet --out "$work/paro-llama-7b.jsonl"
+"$shardscope" sweep scenarios/sweeps/paro-llama-7b-memory.yaml --simulate --jobs "$jobs" --quiet --out "$work/paro-llama-7b-memory.jsonl"
+"$shardscope" sweep scenarios/sweeps/paro-llama-65b.yaml --simulate --jobs "$jobs" --quiet --out "$work/paro-llama-65b.jsonl"
 for grid in osdp-8gpu osdp-16gpu paro-llama-7b paro-llama-7b-memory paro-llama-65b; do
   "$shardscope" merge "$work/$grid.jsonl" --grid "scenarios/sweeps/$grid.yaml" --csv "$figures/$grid.csv"
 done

@@ -1,9 +1,8 @@
 // Benchmark: one simulated FSDP iteration of LLaMA-7B on 64, 256, 1,024 and 4,096 GPUs of DGX-A100 nodes with
-// ring collectives, the same iteration with NCCL's flows (the `auto` default for FSDP) on 64, 128 and 256
-// GPUs, and a 1,024-step gradient accumulation on 32 GPUs; each runs in its own `shardscope simulate` process
-// (ChildProcessRunner). Prints wall and CPU seconds, peak RSS, activities, the ratio of each size to the
-// 64-GPU run measured in the same session, the scaling exponent (least-squares fit of log time on log GPUs)
-// and the targets.
+// the default collectives (`auto`: NCCL's flows) and with ring collectives, and a 1,024-step gradient
+// accumulation on 32 GPUs; each runs in its own `shardscope simulate` process (ChildProcessRunner). Prints
+// wall and CPU seconds, peak RSS, activities, the ratio of each size to the 64-GPU run measured in the same
+// session, the scaling exponents (least-squares fit of log time on log GPUs) and the targets.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -76,7 +75,7 @@ const char* kModel =
     "model: {preset: llama-7b}\nexecution: {collectives: ring}\n"
     "training: {runtime_reserve: 2GiB, precision: mixed-bf16, group_size: 8, max_micro_batch: 64";
 const char* kNcclModel =
-    "model: {preset: llama-7b}\nexecution: {collectives: nccl}\n"
+    "model: {preset: llama-7b}\n"
     "training: {runtime_reserve: 2GiB, precision: mixed-bf16, group_size: 8, max_micro_batch: 64";
 
 void BM_Simulate1024StepAccumulation(benchmark::State& state) {
@@ -109,8 +108,8 @@ BENCHMARK(BM_SimulateLlama7bFsdp)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
-// NCCL's flows: `channels` flows per ring edge, each a detached SimGrid comm that maestro's list drops by a
-// linear scan when it ends, so the cost grows about 4x per doubling; stops at 256 GPUs.
+// The default collectives: NCCL's flows, its channels between the same two GPUs as one weighted flow (about
+// two flows per GPU and collective on DGX-A100 nodes), each a detached SimGrid comm.
 void BM_SimulateLlama7bFsdpNccl(benchmark::State& state) {
   const int gpus = static_cast<int>(state.range(0));
   const std::string yaml =
@@ -123,8 +122,9 @@ void BM_SimulateLlama7bFsdpNccl(benchmark::State& state) {
 }
 BENCHMARK(BM_SimulateLlama7bFsdpNccl)
     ->Arg(64)
-    ->Arg(128)
     ->Arg(256)
+    ->Arg(1024)
+    ->Arg(4096)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
@@ -140,14 +140,13 @@ double scaling_exponent(const std::map<int, Measured>& m, double Measured::*fiel
   return n < 2 ? 0 : (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
-}  // namespace
-}  // namespace shardscope
-
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  auto& m = shardscope::measured();
-  std::printf("\nFSDP iteration of LLaMA-7B, DGX-A100 nodes (ratios: to the 64-GPU run of this session)\n");
+// One series: each size's wall and CPU time with its ratio to the 64-GPU run, activities and RSS, the scaling
+// exponent, and the targets (`limits`: GPUs -> wall seconds; memory <= 2 GiB; the exponent <= `max_exponent`
+// when given).
+void print_series(const char* title, std::map<int, Measured> m, const std::map<int, double>& limits,
+                  double max_exponent) {
+  if (m.empty() || (m.size() == 1 && m.count(0))) return;
+  std::printf("\n%s (ratios: to the 64-GPU run of this session)\n", title);
   std::printf("%6s %10s %10s %10s %10s %12s %10s\n", "GPUs", "wall (s)", "x 64", "CPU (s)", "x 64",
               "activities", "RSS (MiB)");
   const bool reference = m.count(64) > 0;
@@ -157,31 +156,32 @@ int main(int argc, char** argv) {
                 reference ? x.wall_seconds / m[64].wall_seconds : 0.0, x.cpu_seconds,
                 reference ? x.cpu_seconds / m[64].cpu_seconds : 0.0, x.activities, x.rss_bytes / 1048576.0);
   }
-  std::printf("scaling exponent (fit of log time on log GPUs): wall %.2f, CPU %.2f\n",
-              shardscope::scaling_exponent(m, &shardscope::Measured::wall_seconds),
-              shardscope::scaling_exponent(m, &shardscope::Measured::cpu_seconds));
-  const auto target = [&](int gpus, double limit) {
-    if (m.count(gpus) == 0) return;
+  const double wall_exponent = scaling_exponent(m, &Measured::wall_seconds);
+  std::printf("scaling exponent (fit of log time on log GPUs): wall %.2f, CPU %.2f", wall_exponent,
+              scaling_exponent(m, &Measured::cpu_seconds));
+  if (max_exponent > 0) {
+    std::printf(" (target <= %.1f: %s)", max_exponent, wall_exponent <= max_exponent ? "met" : "NOT met");
+  }
+  std::printf("\n");
+  for (const auto& [gpus, limit] : limits) {
+    if (m.count(gpus) == 0) continue;
     std::printf("%d GPUs: %.1f s wall (target <= %.0f s), %.0f MiB (target <= 2048): %s\n", gpus,
                 m[gpus].wall_seconds, limit, m[gpus].rss_bytes / 1048576.0,
                 m[gpus].wall_seconds <= limit && m[gpus].rss_bytes <= 2.0 * (1 << 30) ? "met" : "NOT met");
-  };
-  target(1024, 20);
-  target(4096, 60);
-  const auto& nccl = shardscope::nccl_measured();
-  if (!nccl.empty()) {
-    std::printf(
-        "\nThe same iteration with NCCL's flows (execution.collectives: nccl, every plan's under the default "
-        "auto)\n");
-    std::printf("%6s %10s %10s %12s %10s\n", "GPUs", "wall (s)", "CPU (s)", "activities", "RSS (MiB)");
-    for (const auto& [gpus, x] : nccl) {
-      std::printf("%6d %10.2f %10.2f %12.0f %10.1f\n", gpus, x.wall_seconds, x.cpu_seconds, x.activities,
-                  x.rss_bytes / 1048576.0);
-    }
-    std::printf("scaling exponent: wall %.2f, CPU %.2f\n",
-                shardscope::scaling_exponent(nccl, &shardscope::Measured::wall_seconds),
-                shardscope::scaling_exponent(nccl, &shardscope::Measured::cpu_seconds));
   }
+}
+
+}  // namespace
+}  // namespace shardscope
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  shardscope::print_series("FSDP iteration of LLaMA-7B, DGX-A100 nodes, default collectives (NCCL's flows)",
+                           shardscope::nccl_measured(), {{1024, 15}, {4096, 60}}, 1.2);
+  shardscope::print_series("The same iteration with ring collectives (execution.collectives: ring)",
+                           shardscope::measured(), {{1024, 20}, {4096, 60}}, 0);
+  auto& m = shardscope::measured();
   if (m.count(0)) {
     std::printf("1,024-step accumulation on 32 GPUs: %.2f s wall, %.2f s CPU, %.0f MiB\n", m[0].wall_seconds,
                 m[0].cpu_seconds, m[0].rss_bytes / 1048576.0);
