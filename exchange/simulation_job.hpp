@@ -6,12 +6,13 @@
 #include <string>
 
 #include "planner/core/plan.hpp"
+#include "planner/program/program_size.hpp"
 
 namespace shardscope::sim {
 
 // The one rule choosing a ring's model by its size (sim/collectives/ring_actor.hpp: coarse_ring): rings of
-// more ranks than this run the coarse model by default.
-constexpr int kCoarseAboveRanks = 16;
+// more ranks than kCoarseAboveRanks (planner/program/program_size.hpp) run the coarse model by default.
+using shardscope::kCoarseAboveRanks;
 // SimGrid runs 1.4-4.3 x 10^5 activities (messages, executions) per wall second on one core: 10^8 is
 // minutes. The estimate counts one activity per step-model ring step, coarse ring flow and compute task
 // (sim/resources.hpp checks it).

@@ -10,15 +10,6 @@
 #include "sim/collectives/ring_actor.hpp"
 
 namespace shardscope::sim {
-namespace {
-
-// Flows of one NCCL collective over its whole family (0: not an nccl collective).
-std::int64_t nccl_flows(const NcclFamilies& nccl, const Task& t) {
-  const auto family = nccl.find(nccl_key(t));
-  return family == nccl.end() ? 0 : static_cast<std::int64_t>(family->second.flows.size());
-}
-
-}  // namespace
 
 std::vector<LinkUsage> link_usage(const IterationProgram& program, const Platform& platform, int gpus,
                                   int group_size, const NcclFamilies& nccl, double iteration_seconds) {
@@ -84,44 +75,6 @@ IterationResult assemble_result(const IterationProgram& program, double iteratio
     return a.rank != b.rank ? a.rank < b.rank : a.start_seconds < b.start_seconds;
   });
   return result;
-}
-
-std::int64_t step_messages(const IterationProgram& program, int gpus, int group_size, int coarse_above,
-                           const NcclFamilies& nccl) {
-  std::int64_t per_rank = 0, flows = 0;
-  for (std::size_t i = 0; i < program.step_tasks; ++i) {
-    const Task& t = program.tasks[i];
-    if (!nccl.empty()) {
-      flows += t.total_bytes > 0 ? nccl_flows(nccl, t) : 0;
-      continue;
-    }
-    const RingSeat seat = seat_of(t.group, 0, gpus, group_size);
-    if (t.total_bytes <= 0 || seat.size <= 1) continue;
-    const int steps = ring_steps(t.kind, seat.size);
-    if (steps > 0) per_rank += coarse_ring(static_cast<std::size_t>(seat.size), coarse_above) ? 1 : steps;
-  }
-  return per_rank * gpus + flows;
-}
-
-SimulationSize iteration_size(const IterationProgram& program, int gpus, int group_size, int coarse_above,
-                              const NcclFamilies& nccl, int micro_steps) {
-  SimulationSize size{"the iteration", gpus, 0, 0};
-  std::int64_t per_rank = 0, flows = 0;
-  for (std::size_t i = 0; i < program.tasks.size(); ++i) {
-    const Task& t = program.tasks[i];
-    const std::int64_t runs = i < program.step_tasks ? micro_steps : 1;
-    const RingSeat seat = seat_of(t.group, 0, gpus, group_size);
-    if (t.total_bytes <= 0) {
-      per_rank += runs;
-    } else if (!nccl.empty()) {
-      flows += runs * nccl_flows(nccl, t);
-    } else if (seat.size > 1) {
-      const bool coarse = coarse_ring(static_cast<std::size_t>(seat.size), coarse_above);
-      per_rank += runs * (coarse ? 1 : ring_steps(t.kind, seat.size));
-    }
-  }
-  size.activities = per_rank * gpus + flows;
-  return size;
 }
 
 }  // namespace shardscope::sim

@@ -12,6 +12,7 @@
 #include "exchange/trace_ranks.hpp"
 #include "planner/core/error.hpp"
 #include "planner/cost/collective_cost.hpp"
+#include "planner/program/program_size.hpp"
 #include "sim/collectives/schedule.hpp"
 #include "sim/engine.hpp"
 #include "sim/internal/iteration_accounting.hpp"
@@ -68,10 +69,9 @@ IterationResult simulate_iteration(const ValidScenario& scenario, const Calibrat
                             plan_collectives(scenario.execution, plan));
   const bool nccl_model = cost.model() == CollectiveModel::nccl;
   NcclFamilies nccl = nccl_families(program, cost, options.merge_nccl_channels);
-  const NcclFamilies no_families;
+  const ProgramSize program_size(program, cost, gpus, options.coarse_above);
   const auto size_at = [&](int micro_steps) {
-    return iteration_size(program, gpus, group_size, options.coarse_above, nccl_model ? nccl : no_families,
-                          micro_steps);
+    return SimulationSize{"the iteration", gpus, 0, program_size.activities(micro_steps)};
   };
   SimulationSize size = size_at(program.micro_steps);
   const std::int64_t every_step_activities = size.activities;
@@ -118,7 +118,7 @@ IterationResult simulate_iteration(const ValidScenario& scenario, const Calibrat
     }
   });
   const int skipped = executor->skipped_steps();
-  log.messages += skipped * step_messages(program, gpus, group_size, options.coarse_above, nccl);
+  log.messages += skipped * program_size.step_messages();
   const double total_seconds = iteration_seconds + skipped * executor->step_period_seconds();
   IterationResult result = assemble_result(program, total_seconds, *executor, gpus, std::move(log));
   result.steady_state_micro_steps = skipped;

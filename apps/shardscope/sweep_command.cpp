@@ -29,8 +29,28 @@ std::string shard_text(const Shard& shard) {
   return std::to_string(shard.index) + "/" + std::to_string(shard.count);
 }
 
+std::string count_text(const PointCost& cost, std::int64_t value) {
+  return cost.known ? std::to_string(value) : "unknown";
+}
+
+// Each point's estimated cost (sweep_cost.hpp), the total, and the order points are handed out in.
+void print_costs(const std::vector<SweepTask>& tasks, bool simulate, std::ostream& out) {
+  std::int64_t choices = 0, activities = 0;
+  std::size_t unknown = 0;
+  for (const SweepTask& t : tasks) {
+    choices += t.cost.planner_choices;
+    activities += t.cost.simulator_activities;
+    unknown += t.cost.known ? 0 : 1;
+  }
+  out << "\nEstimated cost: the planner prices at most " << choices << " operator choices";
+  if (simulate) out << ", the simulator starts about " << activities << " activities";
+  out << (unknown > 0 ? " (" + std::to_string(unknown) + " points unknown: their runs say why)" : "") << ".\n"
+      << "Points run " << (simulate ? "most simulator activities" : "most planner choices") << " first"
+      << (simulate ? "; a strategy whose plan does not fit is not simulated.\n" : ".\n");
+}
+
 void print_dry_run(const SweepPoints& points, const std::vector<SweepTask>& tasks, const Shard& shard,
-                   const std::string& grid_file, std::ostream& out) {
+                   const std::string& grid_file, bool simulate, std::ostream& out) {
   out << "Grid  " << points.grid.name << " (" << grid_file << "): " << points.tasks.size() << " points, "
       << (points.grid.zip ? "zip" : "product") << " of " << points.grid.axes.size() << " ax"
       << (points.grid.axes.size() == 1 ? "is" : "es");
@@ -39,13 +59,18 @@ void print_dry_run(const SweepPoints& points, const std::vector<SweepTask>& task
   out << "\n\n";
   std::vector<std::string> header = {"#", "point"};
   for (const GridAxis& a : points.grid.axes) header.push_back(a.path);
+  header.push_back("planner choices");
+  if (simulate) header.push_back("simulator activities");
   present::TextTable table(header);
   for (const SweepTask& t : tasks) {
     std::vector<std::string> row = {std::to_string(t.index), t.id};
     for (const auto& [path, value] : t.axes) row.push_back(value);
+    row.push_back(count_text(t.cost, t.cost.planner_choices));
+    if (simulate) row.push_back(count_text(t.cost, t.cost.simulator_activities));
     table.add(row);
   }
   table.print(out);
+  print_costs(tasks, simulate, out);
 }
 
 struct Counts {
@@ -101,17 +126,19 @@ Registered register_sweep(CLI::App& app, char** argv) {
             if (o->mpi && !o->dry_run) exec_mpi_helper(argv);
             const Shard shard = o->shard.empty() ? Shard{} : parse_shard(o->shard, process_environment());
             const SweepPoints points = prepare_sweep(
-                o->grid, o->quiet ? ResolveProgress() : resolve_progress_lines(std::cerr, o->grid));
+                o->grid, o->quiet ? ResolveProgress() : resolve_progress_lines(std::cerr, o->grid),
+                o->simulate ? CostEstimate::simulated : CostEstimate::planned);
             const std::vector<SweepTask> mine = shard_tasks(points.tasks, shard);
             if (o->dry_run) {
-              print_dry_run(points, mine, shard, o->grid, out);
+              print_dry_run(points, mine, shard, o->grid, o->simulate, out);
               return;
             }
             refuse_input_as_output("--out", o->out, {o->grid});
             const ResultsLock lock(o->out, shard.index, shard.count);  // before its rows are read
             int skipped_lines = 0;
             std::size_t kept_errors = 0;
-            const std::vector<SweepTask> tasks = tasks_to_run(mine, *o, &skipped_lines, &kept_errors);
+            std::vector<SweepTask> tasks = tasks_to_run(mine, *o, &skipped_lines, &kept_errors);
+            order_by_cost(tasks, o->simulate);
             SweepRunOptions options;
             options.shardscope_binary = sibling_executable("shardscope");
             options.grid_file = o->grid;

@@ -66,11 +66,15 @@ std::vector<cli::SweepTask> prepare(const cli::SweepOptions& o, std::string& gri
                                  "lists the points without MPI: run `shardscope sweep GRID --dry-run`");
   }
   const cli::SweepPoints points = cli::prepare_sweep(
-      o.grid, o.quiet ? cli::ResolveProgress() : cli::resolve_progress_lines(std::cerr, o.grid));
+      o.grid, o.quiet ? cli::ResolveProgress() : cli::resolve_progress_lines(std::cerr, o.grid),
+      o.simulate ? cli::CostEstimate::simulated : cli::CostEstimate::planned);
   grid_name = points.grid.name;
   total = points.tasks.size();
   lock.emplace(o.out, 0, 1);  // the whole grid, held until the sweep ends; before the rows are read
-  return cli::tasks_to_run(points.tasks, o, &recorded.skipped_lines, &recorded.kept_errors);
+  std::vector<cli::SweepTask> tasks =
+      cli::tasks_to_run(points.tasks, o, &recorded.skipped_lines, &recorded.kept_errors);
+  cli::order_by_cost(tasks, o.simulate);  // rank 0 hands out the most expensive first
+  return tasks;
 }
 
 // Rank 0 after the start: the sweep with the other ranks, then the summary line; the exit code.

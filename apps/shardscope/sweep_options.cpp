@@ -17,7 +17,8 @@ void add_sweep_options(CLI::App& cmd, SweepOptions& o) {
       ->check(non_empty("a file path"));
   cmd.add_option("--out", o.out, "Results file: one JSON line per point, appended")
       ->check(non_empty("a file path"));
-  cmd.add_flag("--dry-run", o.dry_run, "List the points (and this shard's share) without running them");
+  cmd.add_flag("--dry-run", o.dry_run,
+               "List the points (and this shard's share) with their estimated cost, without running them");
   cmd.add_option("--jobs,-j", o.jobs,
                  "Points run at once (default: one per hardware thread; with --mpi, per rank, one per CPU "
                  "the rank may use)")

@@ -30,15 +30,20 @@ bool parse_int(const std::string& text, int& value) {
 
 namespace {
 
-// The ids of `points`, resolved by `workers` threads taking chunks in order. A failing point stops the
-// chunks after it; every chunk before it is still resolved, so the error thrown is the first point's in grid
-// order, whatever the threads' timing.
-std::vector<std::string> resolve_ids(const SweepGrid& grid, const std::vector<GridPoint>& points,
-                                     const ResolveProgress& progress) {
+// The ids of `points` (and their costs when asked), resolved by `workers` threads taking chunks in order. A
+// failing point stops the chunks after it; every chunk before it is still resolved, so the error thrown is
+// the first point's in grid order, whatever the threads' timing.
+struct Resolved {
+  std::string id;
+  PointCost cost;
+};
+
+std::vector<Resolved> resolve_points(const SweepGrid& grid, const std::vector<GridPoint>& points,
+                                     const ResolveProgress& progress, CostEstimate costs) {
   constexpr std::size_t kChunk = 256;
   const std::size_t workers =
       points.size() <= kChunk ? 1 : std::max<std::size_t>(1, std::thread::hardware_concurrency());
-  std::vector<std::string> ids(points.size());
+  std::vector<Resolved> ids(points.size());
   std::atomic<std::size_t> next{0}, done{0}, first_failure{points.size()};
   std::mutex failure_mutex;
   std::exception_ptr failure;
@@ -50,7 +55,12 @@ std::vector<std::string> resolve_ids(const SweepGrid& grid, const std::vector<Gr
       const std::size_t end = std::min(points.size(), start + kChunk);
       for (std::size_t i = start; i < end; ++i) {
         try {
-          ids[i] = resolver.resolve(points[i]).id;
+          const ResolvedPoint point = resolver.resolve(points[i]);
+          ids[i].id = point.id;
+          if (costs != CostEstimate::none) {
+            ids[i].cost =
+                estimate_point_cost(point.scenario, point.strategies, costs == CostEstimate::simulated);
+          }
         } catch (...) {
           const std::lock_guard<std::mutex> lock(failure_mutex);
           if (i < first_failure.load()) {
@@ -82,20 +92,26 @@ std::vector<std::string> resolve_ids(const SweepGrid& grid, const std::vector<Gr
 
 }  // namespace
 
-SweepPoints prepare_sweep(const std::string& grid_file, const ResolveProgress& progress) {
+SweepPoints prepare_sweep(const std::string& grid_file, const ResolveProgress& progress, CostEstimate costs) {
   SweepPoints out;
   out.grid = load_sweep_grid(grid_file, strategy_lookup());
   const std::vector<GridPoint> points = expand_grid(out.grid);
-  const std::vector<std::string> ids = resolve_ids(out.grid, points, progress);
+  const std::vector<Resolved> resolved = resolve_points(out.grid, points, progress, costs);
   std::set<std::string> seen;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    if (!seen.insert(ids[i]).second) {
+    if (!seen.insert(resolved[i].id).second) {
       ++out.duplicates;
       continue;
     }
-    out.tasks.push_back({points[i].index, ids[i], points[i].values});
+    out.tasks.push_back({points[i].index, resolved[i].id, points[i].values, resolved[i].cost});
   }
   return out;
+}
+
+void order_by_cost(std::vector<SweepTask>& tasks, bool simulate) {
+  std::stable_sort(tasks.begin(), tasks.end(), [simulate](const SweepTask& a, const SweepTask& b) {
+    return cost_order_key(a.cost, simulate) > cost_order_key(b.cost, simulate);
+  });
 }
 
 ResolveProgress resolve_progress_lines(std::ostream& err, const std::string& grid_file) {

@@ -24,10 +24,19 @@ struct SweepPoints {
 // Called now and then while the points are resolved: how many of how many are done.
 using ResolveProgress = std::function<void(std::size_t done, std::size_t total)>;
 
+// What prepare_sweep estimates of each point (sweep_cost.hpp): nothing, or its cost planned only or also
+// simulated.
+enum class CostEstimate { none, planned, simulated };
+
 // Reads, expands and resolves the grid (InputError naming the grid file and the axis on a bad value: the
-// first point in grid order that has one). Points are resolved on every CPU, each worker with its own
-// resolver; the result does not depend on how many.
-SweepPoints prepare_sweep(const std::string& grid_file, const ResolveProgress& progress = {});
+// first point in grid order that has one), estimating each point's cost as `costs` asks. Points are resolved
+// on every CPU, each worker with its own resolver; the result does not depend on how many.
+SweepPoints prepare_sweep(const std::string& grid_file, const ResolveProgress& progress = {},
+                          CostEstimate costs = CostEstimate::none);
+
+// The tasks most expensive first (cost_order_key), ties and unknown costs in grid order: the order --jobs
+// and --mpi hand points out in, so that the longest do not start last.
+void order_by_cost(std::vector<SweepTask>& tasks, bool simulate);
 
 // Progress of a long resolution on `err`: nothing for the first 2 s (small grids stay silent, so
 // transcripts are unchanged), then a line every 2 s.

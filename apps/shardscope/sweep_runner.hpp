@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/sweep_cost.hpp"
 #include "apps/shardscope/sweep_rows.hpp"
 #include "process/subprocess.hpp"
 
@@ -22,6 +23,7 @@ struct SweepTask {
   std::size_t index = 0;
   std::string id;
   std::vector<std::pair<std::string, std::string>> axes;
+  PointCost cost;  // estimated when the sweep asked for it (prepare_sweep)
 };
 
 struct SweepRunOptions {

@@ -23,16 +23,4 @@ std::vector<LinkUsage> link_usage(const IterationProgram& program, const Platfor
 IterationResult assemble_result(const IterationProgram& program, double iteration_seconds,
                                 const IterationExecutor& executor, int gpus, IterationLog log);
 
-// Ring messages of one micro-step on all GPUs: per rank one per coarse flow or step-model step (nccl: every
-// flow of the family).
-std::int64_t step_messages(const IterationProgram& program, int gpus, int group_size, int coarse_above,
-                           const NcclFamilies& nccl);
-
-// The simulation's size: no actor (IterationExecutor), and per task on every rank one execution or, for a
-// collective, one flow per ring (coarse model) or one message per ring step (step model); under the nccl
-// model every flow of the collective's family. `micro_steps` are counted (the program's, or the most a
-// steady-state proof may take).
-SimulationSize iteration_size(const IterationProgram& program, int gpus, int group_size, int coarse_above,
-                              const NcclFamilies& nccl, int micro_steps);
-
 }  // namespace shardscope::sim

@@ -1,0 +1,89 @@
+// ProgramSize (planner/program/program_size.hpp) counts, before any simulator runs, exactly the activities
+// the iteration simulator starts: on every shipped scenario, for its recommended plan, FSDP and PaRO-IGG,
+// under NCCL's flows and under rings.
+#include "planner/program/program_size.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <ostream>
+
+#include "planner/io/scenario_parser.hpp"
+#include "planner/search/planner.hpp"
+#include "sim/runner.hpp"
+
+namespace shardscope::sim {
+namespace {
+
+const std::string kSource = SHARDSCOPE_SOURCE_DIR;
+
+struct Case {
+  std::string scenario;  // file name under scenarios/
+  std::string strategy;
+  CollectivesChoice collectives;
+};
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.scenario << " " << c.strategy << " " << to_string(c.collectives);
+}
+
+class ProgramSizeAgreement : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ProgramSizeAgreement, CountsWhatTheSimulatorStarts) {
+  const Case& c = GetParam();
+  const std::string file = kSource + "/scenarios/" + c.scenario;
+  Scenario s = load_scenario_file(file);
+  s.execution.collectives = c.collectives;
+  const ValidScenario valid(s);
+  const StrategyResult planned = plan_strategy(valid, Calibration{}, space_by_name(c.strategy, s.training));
+  if (!planned.fits) GTEST_SKIP() << c.strategy << " does not fit " << c.scenario;
+  const IterationOptions options;
+  const IterationProgram program =
+      build_iteration_program(valid, Calibration{}, planned.plan,
+                              ProgramOptions{options.prefetch_depth, false, options.bucket_bytes});
+  if (program.micro_steps > 64) GTEST_SKIP() << "the steady state would skip micro-steps";
+  const CollectiveCost cost(s.cluster, s.training.group_size, Calibration{},
+                            plan_collectives(s.execution, planned.plan));
+  const ProgramSize size(program, cost, s.cluster.gpus(), options.coarse_above);
+
+  SimulationJob job;
+  job.scenario_file = file;
+  job.plan = planned.plan;
+  job.options = options;
+  job.timeout_seconds = 300;
+  // The scenario files leave execution.collectives at auto: the child runs the plan's own.
+  const IterationResult simulated = ChildProcessRunner(SHARDSCOPE_BINARY).run(job);
+  EXPECT_EQ(size.activities(program.micro_steps), simulated.activities);
+  EXPECT_GT(size.step_messages(), 0);
+}
+
+std::vector<Case> every_shipped_scenario() {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(kSource + "/scenarios")) {
+    if (e.path().extension() == ".yaml") files.push_back(e.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<Case> out;
+  for (const std::string& f : files) {
+    for (const char* strategy : {"shardscope", "fsdp", "paro-IGG"}) {
+      for (const CollectivesChoice collectives : {CollectivesChoice::nccl, CollectivesChoice::ring})
+        out.push_back({f, strategy, collectives});
+    }
+  }
+  return out;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string name = info.param.scenario.substr(0, info.param.scenario.size() - 5) + "_" +
+                     info.param.strategy + "_" + std::string(to_string(info.param.collectives));
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(ShippedScenarios, ProgramSizeAgreement,
+                         ::testing::ValuesIn(every_shipped_scenario()), case_name);
+
+}  // namespace
+}  // namespace shardscope::sim
