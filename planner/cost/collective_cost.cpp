@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -107,9 +108,13 @@ NcclFamilies nccl_families(const Cluster& cluster, const Calibration& calibratio
 
 }  // namespace
 
+namespace {
+std::atomic<std::uint64_t> next_memo_id{1};  // CollectiveCost's memo ids
+}  // namespace
+
 CollectiveCost::CollectiveCost(const Cluster& cluster, int group_size, const Calibration& calibration,
                                CollectiveModel model)
-    : calibration_(calibration), model_(model) {
+    : calibration_(calibration), model_(model), memo_id_(next_memo_id.fetch_add(1)) {
   const int n = cluster.gpus();
   const Fabric fabric(cluster, calibration);
   const std::pair<std::string, int> key{fabric.key(), group_size};
@@ -198,11 +203,35 @@ const NcclTopology* CollectiveCost::nccl(GroupKind group) const {
   return family == nullptr ? nullptr : &family->copies.front();
 }
 
+namespace {
+
+// nccl_collective's answers, per thread (the search prices the same few collectives thousands of times from
+// several threads): keyed by the cost's memo id, the kind, the group kind and the bytes.
+struct NcclMemoKey {
+  std::uint64_t cost = 0;
+  int kind = 0, group = 0;
+  double bytes = 0;
+  bool operator==(const NcclMemoKey&) const = default;
+};
+struct NcclMemoHash {
+  std::size_t operator()(const NcclMemoKey& k) const {
+    const std::size_t h = std::hash<double>()(k.bytes) ^ (k.cost * 0x9e3779b97f4a7c15ULL);
+    return h ^ static_cast<std::size_t>(k.kind * 4 + k.group) * 0x100000001b3ULL;
+  }
+};
+constexpr std::size_t kNcclMemoEntries = 4096;  // cleared beyond this (a thread's working set is a few dozen)
+}  // namespace
+
 NcclEstimate CollectiveCost::nccl_collective(CollectiveKind kind, GroupKind group, double total_bytes) const {
+  thread_local std::unordered_map<NcclMemoKey, NcclEstimate, NcclMemoHash> memo;
+  const NcclMemoKey key{memo_id_, static_cast<int>(kind), static_cast<int>(group), total_bytes};
+  if (const auto found = memo.find(key); found != memo.end()) return found->second;
   const NcclFamily* family = nccl_family(group);
   if (family == nullptr) throw std::logic_error("nccl_collective needs the nccl collective model");
   NcclEstimate e = nccl_family_pick(*family, kind, total_bytes);
   e.latency_seconds = std::max(e.latency_seconds, ring(group).alpha_seconds);
+  if (memo.size() >= kNcclMemoEntries) memo.clear();
+  memo.emplace(key, e);
   return e;
 }
 

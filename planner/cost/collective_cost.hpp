@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 
 #include "planner/core/calibration.hpp"
@@ -86,6 +87,8 @@ class CollectiveCost {
   RingLink intra_, inter_, global_;
   CollectiveModel model_ = CollectiveModel::ring;
   std::array<std::shared_ptr<const NcclFamily>, 3> nccl_;  // by GroupKind, under the nccl model
+  // Names this cost's answers in nccl_collective's per-thread memo (copies answer alike and share it).
+  std::uint64_t memo_id_ = 0;
 };
 
 }  // namespace shardscope
