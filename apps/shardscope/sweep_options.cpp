@@ -58,8 +58,11 @@ void check_sweep_options(const SweepOptions& o, bool simulator_built) {
   if (o.retry_errors && !o.resume) {
     throw UsageError("--retry-errors", "only applies with --resume");
   }
-  if (o.simulate && !simulator_built) {
-    throw UsageError("--simulate", "needs the simulator, and this shardscope was built without SimGrid");
+  // A dry run only estimates what simulating would cost, which needs no simulator.
+  if (o.simulate && !simulator_built && !o.dry_run) {
+    throw UsageError("--simulate",
+                     "needs the simulator, and this shardscope was built without SimGrid (--dry-run "
+                     "--simulate still estimates what simulating would cost)");
   }
 }
 

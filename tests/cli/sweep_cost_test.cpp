@@ -64,6 +64,18 @@ TEST(SweepCost, AWholeModelStrategysEstimateIsWhatTheSimulatorStarts) {
         << strategy;
   }
 }
+#else
+// Without the simulator a sweep cannot simulate, but its dry run still estimates what simulating would cost.
+TEST(SweepCost, WithoutTheSimulatorOnlyTheDryRunTakesSimulate) {
+  const std::string grid = kSource + "/scenarios/sweeps/example.yaml";
+  const auto run = test::run_command(kBinary + " sweep " + grid + " --simulate --out " +
+                                     test::temp_path("no-sim.jsonl") + " --quiet");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--simulate: needs the simulator"), std::string::npos) << run.err;
+  const auto dry = test::run_command(kBinary + " sweep " + grid + " --dry-run --simulate");
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("simulator activities"), std::string::npos) << dry.out;
+}
 #endif
 
 // A scenario that does not validate has an unknown cost, ordered after every known one; known costs go
