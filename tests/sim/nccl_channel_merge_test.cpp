@@ -14,34 +14,18 @@
 
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/planner.hpp"
+#include "shipped_scenarios.hpp"
 #include "sim/iteration_sim.hpp"
 #include "sim/runner.hpp"
 
 namespace shardscope::sim {
 namespace {
 
-const std::string kSource = SHARDSCOPE_SOURCE_DIR;
-
 struct Case {
   std::string scenario;  // file name under scenarios/
   std::string strategy;
 };
 void PrintTo(const Case& c, std::ostream* os) { *os << c.scenario << " " << c.strategy; }
-
-std::string text_of(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The scenario's text, on at most 4 nodes (one flow per channel at 128 GPUs takes a minute).
-std::string small_scenario(const std::string& file) {
-  std::string text = text_of(kSource + "/scenarios/" + file);
-  if (load_scenario_file(kSource + "/scenarios/" + file).cluster.gpus() > 32)
-    text = std::regex_replace(text, std::regex("nodes: [0-9]+"), "nodes: 4");
-  return text;
-}
 
 IterationResult merged_in_child(const std::string& text, const Plan& plan) {
   SimulationJob job;
@@ -60,7 +44,7 @@ class NcclChannelMerge : public ::testing::TestWithParam<Case> {};
 
 TEST_P(NcclChannelMerge, EqualsOneFlowPerChannel) {
   const Case& c = GetParam();
-  const std::string text = small_scenario(c.scenario);
+  const std::string text = test::small_scenario(c.scenario);
   const Scenario s = parse_scenario_string(text, c.scenario);
   const ValidScenario valid(s);
   const StrategyResult planned = plan_strategy(valid, Calibration{}, space_by_name(c.strategy, s.training));
@@ -84,13 +68,8 @@ TEST_P(NcclChannelMerge, EqualsOneFlowPerChannel) {
 }
 
 std::vector<Case> every_shipped_scenario() {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(kSource + "/scenarios")) {
-    if (e.path().extension() == ".yaml") files.push_back(e.path().filename().string());
-  }
-  std::sort(files.begin(), files.end());
   std::vector<Case> out;
-  for (const std::string& f : files) {
+  for (const std::string& f : test::shipped_scenario_files()) {
     out.push_back({f, "shardscope"});
     out.push_back({f, "paro-IGG"});
   }
@@ -100,10 +79,7 @@ std::vector<Case> every_shipped_scenario() {
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name =
       info.param.scenario.substr(0, info.param.scenario.size() - 5) + "_" + info.param.strategy;
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
+  return test::test_name(name);
 }
 
 INSTANTIATE_TEST_SUITE_P(ShippedScenarios, NcclChannelMerge, ::testing::ValuesIn(every_shipped_scenario()),

@@ -15,12 +15,11 @@
 
 #include "planner/io/scenario_parser.hpp"
 #include "planner/search/planner.hpp"
+#include "shipped_scenarios.hpp"
 #include "sim/runner.hpp"
 
 namespace shardscope::sim {
 namespace {
-
-const std::string kSource = SHARDSCOPE_SOURCE_DIR;
 
 struct Case {
   std::string scenario;  // file name under scenarios/
@@ -33,15 +32,6 @@ void PrintTo(const Case& c, std::ostream* os) {
 
 class ProgramSizeAgreement : public ::testing::TestWithParam<Case> {};
 
-// The scenario's text, past 32 GPUs on 4 nodes (the 128-GPU plan on rings takes 40 s, minutes under ASan).
-std::string small_scenario(const std::string& file) {
-  std::ifstream in(kSource + "/scenarios/" + file);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (load_scenario_file(kSource + "/scenarios/" + file).cluster.gpus() <= 32) return text.str();
-  return std::regex_replace(text.str(), std::regex("nodes: [0-9]+"), "nodes: 4");
-}
-
 TEST_P(ProgramSizeAgreement, CountsWhatTheSimulatorStarts) {
   const Case& c = GetParam();
   if (c.scenario == "paro-llama-65b-128gpu.yaml" && c.strategy == "shardscope" &&
@@ -52,7 +42,7 @@ TEST_P(ProgramSizeAgreement, CountsWhatTheSimulatorStarts) {
   const std::string file = (std::filesystem::temp_directory_path() /
                             ("shardscope_program_size_" + std::to_string(::getpid()) + ".yaml"))
                                .string();
-  std::ofstream(file) << small_scenario(c.scenario);
+  std::ofstream(file) << test::small_scenario(c.scenario);
   Scenario s = load_scenario_file(file);
   s.execution.collectives = c.collectives;
   const ValidScenario valid(s);
@@ -80,13 +70,8 @@ TEST_P(ProgramSizeAgreement, CountsWhatTheSimulatorStarts) {
 }
 
 std::vector<Case> every_shipped_scenario() {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(kSource + "/scenarios")) {
-    if (e.path().extension() == ".yaml") files.push_back(e.path().filename().string());
-  }
-  std::sort(files.begin(), files.end());
   std::vector<Case> out;
-  for (const std::string& f : files) {
+  for (const std::string& f : test::shipped_scenario_files()) {
     for (const char* strategy : {"shardscope", "fsdp", "paro-IGG"}) {
       for (const CollectivesChoice collectives : {CollectivesChoice::nccl, CollectivesChoice::ring})
         out.push_back({f, strategy, collectives});
@@ -98,10 +83,7 @@ std::vector<Case> every_shipped_scenario() {
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = info.param.scenario.substr(0, info.param.scenario.size() - 5) + "_" +
                      info.param.strategy + "_" + std::string(to_string(info.param.collectives));
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
+  return test::test_name(name);
 }
 
 INSTANTIATE_TEST_SUITE_P(ShippedScenarios, ProgramSizeAgreement,
