@@ -17,43 +17,49 @@
 namespace shardscope::cli {
 namespace {
 
-// Micro-steps beyond which the simulator looks for a steady state (sim's kSteadyStateAboveSteps), and the
-// micro-steps it then simulates before two repeated ones prove it.
-constexpr std::int64_t kSteadyAbove = 64;
+// The micro-steps the simulator runs past kSteadyStateAboveSteps before two repeated ones prove the steady
+// state.
 constexpr std::int64_t kProofSteps = 3;
 
 bool fsdp_like(const OperatorChoice& c) {
   return c.scopes.name() == "GGG" && !c.checkpoint && c.slices == 1 && !c.secondary_parameter_partition;
 }
 
-// The stand-in plan of one strategy: per operator its space's FSDP-like choice where it has one among
-// several, else its first.
-Plan stand_in_plan(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space,
-                   std::int64_t micro_batch, int accumulation) {
-  Plan plan = configured_plan(scenario, calibration);
-  plan.strategy = space.name;
-  plan.collectives = scenario_collectives(scenario);
-  plan.micro_batch = micro_batch;
-  plan.gradient_accumulation_steps = accumulation;
+// One strategy's stand-in plan (the FSDP-like choice of each operator that has one among several, else its
+// first; only `with_plan`: building it costs more than counting) and the choices its search prices per batch
+// size, from one enumeration of each operator's choices.
+struct StandIn {
+  Plan plan;
+  std::int64_t choices = 0;
+};
+StandIn stand_in(const Scenario& scenario, const Calibration& calibration, const SearchSpace& space,
+                 std::int64_t micro_batch, int accumulation, bool with_plan) {
+  StandIn out;
+  if (with_plan) out.plan = configured_plan(scenario, calibration);
+  out.plan.strategy = space.name;
+  out.plan.collectives = scenario_collectives(scenario);
+  out.plan.micro_batch = micro_batch;
+  out.plan.gradient_accumulation_steps = accumulation;
   for (const Operator& op : scenario.model.operators) {
     const std::vector<OperatorChoice> choices = enumerate_choices(space, op);
+    out.choices += static_cast<std::int64_t>(choices.size());
+    if (!with_plan) continue;
     const auto fsdp = std::find_if(choices.begin(), choices.end(), fsdp_like);
-    plan.operators.push_back(fsdp != choices.end() ? *fsdp : choices.front());
+    out.plan.operators.push_back(fsdp != choices.end() ? *fsdp : choices.front());
   }
-  return plan;
+  return out;
 }
 
 std::int64_t simulated_activities(const ValidScenario& scenario, const Calibration& calibration,
-                                  const SearchSpace& space, std::int64_t micro_batch, int accumulation) {
+                                  const Plan& plan) {
   const Scenario& s = scenario;
-  const Plan plan = stand_in_plan(s, calibration, space, micro_batch, accumulation);
   const IterationProgram program = build_iteration_program(
       scenario, calibration, plan,
       ProgramOptions{s.execution.prefetch_depth, !s.execution.overlap, s.execution.bucket_bytes});
   const CollectiveCost cost(s.cluster, s.training.group_size, calibration,
                             plan_collectives(s.execution, plan));
   const ProgramSize size(program, cost, s.cluster.gpus());
-  const std::int64_t steps = program.micro_steps > kSteadyAbove ? kProofSteps : program.micro_steps;
+  const std::int64_t steps = program.micro_steps > kSteadyStateAboveSteps ? kProofSteps : program.micro_steps;
   return size.activities(steps);
 }
 
@@ -70,14 +76,10 @@ PointCost estimate_point_cost(const Scenario& scenario, const std::vector<std::s
     const std::int64_t batches = t.micro_batch > 0 ? 1 : std::max<std::int64_t>(1, t.max_micro_batch);
     const int accumulation = std::max(1, accumulation_steps_for(scenario, micro_batch));
     for (const std::string& name : strategies.empty() ? strategy_names() : strategies) {
-      const SearchSpace space = space_by_name(name, t);
-      std::int64_t choices = 0;
-      for (const Operator& op : scenario.model.operators)
-        choices += static_cast<std::int64_t>(enumerate_choices(space, op).size());
-      cost.planner_choices += choices * batches;
-      if (simulate)
-        cost.simulator_activities +=
-            simulated_activities(valid, calibration, space, micro_batch, accumulation);
+      const StandIn strategy =
+          stand_in(scenario, calibration, space_by_name(name, t), micro_batch, accumulation, simulate);
+      cost.planner_choices += strategy.choices * batches;
+      if (simulate) cost.simulator_activities += simulated_activities(valid, calibration, strategy.plan);
     }
     cost.known = true;
   } catch (const std::exception&) {

@@ -83,6 +83,10 @@ struct EnumNames<Task::Phase> {
   };
 };
 
+// Above this many micro-steps the planner's schedule and the simulator stop at a steady state (micro-steps
+// that repeat the one before exactly) and add the rest instead of running them.
+inline constexpr int kSteadyStateAboveSteps = 64;
+
 // Every micro-step of gradient accumulation runs the same tasks, so the program holds one micro-step and a
 // count, not micro_steps copies: 2^20 micro-steps cost no more memory than one.
 struct IterationProgram {

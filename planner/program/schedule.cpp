@@ -13,9 +13,6 @@ namespace shardscope {
 namespace {
 
 constexpr double kNotYet = -1;
-// Beyond this many micro-steps the schedule skips ahead once it is periodic; below, every micro-step
-// runs (the simulator runs them all, and the two agree to the last digit).
-constexpr int kSkipAheadAbove = 64;
 
 double task_seconds(const Task& task, const CollectiveCost& collectives) {
   if (task.total_bytes > 0) return collectives.seconds(task.kind, task.group, task.total_bytes);
@@ -117,7 +114,7 @@ ProgramSchedule schedule_program(const IterationProgram& program, const Collecti
         },
         current);
     std::swap(previous, current);  // `previous` now holds this micro-step's ends
-    if (micro_steps <= kSkipAheadAbove || step + 1 >= micro_steps) continue;
+    if (micro_steps <= kSteadyStateAboveSteps || step + 1 >= micro_steps) continue;
     std::vector<double> state{streams.free_at[0], streams.free_at[1]};
     for (std::size_t w : carried) state.push_back(previous[w]);
     states.push_back(std::move(state));

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <map>
 #include <simgrid/s4u.hpp>
-#include <tuple>
 
 #include "planner/cost/nccl_flows.hpp"
 #include "sim/collectives/schedule.hpp"

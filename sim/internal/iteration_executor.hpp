@@ -35,7 +35,7 @@ struct IterationLog {
 };
 
 // Above this many micro-steps the simulator looks for a steady state (as the planner's schedule does).
-inline constexpr int kSteadyStateAboveSteps = 64;
+using shardscope::kSteadyStateAboveSteps;
 
 // Runs the program on every GPU's compute and communication streams without actors: each stream is a
 // cursor over its tasks, advanced from SimGrid's completion callbacks (maestro's context). A stream whose
