@@ -76,6 +76,9 @@ TEST(ChildProtocol, RefusesOptionsTheCommandLineCannotCarry) {
   j = job();
   j.options.steady_state_proof_steps = 3;
   EXPECT_EQ(field(j), "options.steady_state_proof_steps");
+  j = job();
+  j.options.merge_nccl_channels = false;  // the per-channel reference runs in-process only
+  EXPECT_EQ(field(j), "options.merge_nccl_channels");
   EXPECT_EQ(field(job()), "accepted");
 }
 
