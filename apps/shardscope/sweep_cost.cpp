@@ -41,9 +41,12 @@ StandIn stand_in(const Scenario& scenario, const Calibration& calibration, const
   out.plan.micro_batch = micro_batch;
   out.plan.gradient_accumulation_steps = accumulation;
   for (const Operator& op : scenario.model.operators) {
+    if (!with_plan) {
+      out.choices += count_choices(space, op);
+      continue;
+    }
     const std::vector<OperatorChoice> choices = enumerate_choices(space, op);
     out.choices += static_cast<std::int64_t>(choices.size());
-    if (!with_plan) continue;
     const auto fsdp = std::find_if(choices.begin(), choices.end(), fsdp_like);
     out.plan.operators.push_back(fsdp != choices.end() ? *fsdp : choices.front());
   }

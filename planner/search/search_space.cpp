@@ -226,8 +226,12 @@ SearchSpace space_by_name(const std::string& name, const TrainingConfig& t) {
   throw std::invalid_argument(unknown_strategy_message(name));
 }
 
-std::vector<OperatorChoice> enumerate_choices(const SearchSpace& space, const Operator& op) {
-  std::vector<OperatorChoice> out;
+namespace {
+
+// Calls emit(scopes, secondary, slices, k, checkpoint) for each distinct choice of one operator, in the order
+// enumerate_choices lists them (k = 0 once per checkpoint value, as plain DP).
+template <typename Emit>
+void for_each_choice(const SearchSpace& space, const Operator& op, Emit&& emit) {
   const bool has_nnn = std::any_of(space.scopes.begin(), space.scopes.end(), [](const Scopes& s) {
     return s.parameters == N && s.gradients == N && s.optimizer == N;
   });
@@ -236,22 +240,32 @@ std::vector<OperatorChoice> enumerate_choices(const SearchSpace& space, const Op
           ? checkpoint_options(space.operator_policy, op, space.checkpoint_every)
           : space.checkpoint;
   for (bool ckpt : checkpoint) {
-    if (has_nnn || space.partial) {
-      // Plain DP: nothing sharded (k = 0), whatever the scopes say.
-      out.push_back(OperatorChoice{op.name, Scopes{N, N, N}, false, 1, 0, ckpt});
-    }
+    if (has_nnn || space.partial) emit(Scopes{N, N, N}, false, 1, 0, ckpt);
     for (const Scopes& scopes : space.scopes) {
       if (scopes.parameters == N && scopes.gradients == N && scopes.optimizer == N) continue;
       for (int g : space.granularities) {
         if (g > 1 && !op.splittable) continue;
         const int k_first = space.partial ? 1 : g;
-        for (int k = k_first; k <= g; ++k) {
-          out.push_back(OperatorChoice{op.name, scopes, space.secondary_parameter_partition, g, k, ckpt});
-        }
+        for (int k = k_first; k <= g; ++k) emit(scopes, space.secondary_parameter_partition, g, k, ckpt);
       }
     }
   }
+}
+
+}  // namespace
+
+std::vector<OperatorChoice> enumerate_choices(const SearchSpace& space, const Operator& op) {
+  std::vector<OperatorChoice> out;
+  for_each_choice(space, op, [&](const Scopes& scopes, bool secondary, int g, int k, bool ckpt) {
+    out.push_back(OperatorChoice{op.name, scopes, secondary, g, k, ckpt});
+  });
   return out;
+}
+
+std::int64_t count_choices(const SearchSpace& space, const Operator& op) {
+  std::int64_t count = 0;
+  for_each_choice(space, op, [&](const Scopes&, bool, int, int, bool) { ++count; });
+  return count;
 }
 
 }  // namespace shardscope

@@ -1,6 +1,7 @@
 // SearchSpace: which per-operator choices a strategy may use; named baselines (DDP ... PaRO, OSDP) as spaces.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,5 +80,7 @@ SearchSpace space_by_name(const std::string& name, const TrainingConfig& trainin
 
 // Every distinct choice for one operator in a space (k = 0 appears once, as plain DP).
 std::vector<OperatorChoice> enumerate_choices(const SearchSpace& space, const Operator& op);
+// How many choices enumerate_choices lists, without building them (a sweep's cost estimate per point).
+std::int64_t count_choices(const SearchSpace& space, const Operator& op);
 
 }  // namespace shardscope

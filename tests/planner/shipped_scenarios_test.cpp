@@ -57,6 +57,25 @@ TEST(CostClasses, SolverItemsEqualTheCostModelOnEveryShippedScenario) {
   EXPECT_GE(checked, 9);
 }
 
+// The count a sweep's cost estimate takes is the number of choices the search enumerates, for every
+// strategy and operator of every shipped scenario (checkpointing policies included).
+TEST(SearchSpace, CountChoicesIsWhatEnumerateChoicesListsOnEveryShippedScenario) {
+  std::int64_t compared = 0;
+  const int checked = for_each_shipped_scenario([&](const std::filesystem::path& path, const Scenario& s,
+                                                    const Calibration&) {
+    for (const std::string& name : strategy_names()) {
+      const SearchSpace space = space_by_name(name, s.training);
+      for (const Operator& op : s.model.operators) {
+        ASSERT_EQ(count_choices(space, op), static_cast<std::int64_t>(enumerate_choices(space, op).size()))
+            << path << " " << name << " " << op.name;
+        ++compared;
+      }
+    }
+  });
+  EXPECT_GE(checked, 9);
+  EXPECT_GT(compared, 1000);
+}
+
 // Every shipped scenario can be planned (exit 0), except one named to show that nothing fits (exit 3). The
 // full space holds every baseline, so the recommended plan is never slower than one that fits (at the
 // default batch policy, own; batch_policy_test checks equal); where nothing fits, no baseline fits either.
