@@ -58,6 +58,32 @@ std::vector<GroupRing> group_rings(const Scenario& s, const Calibration& calibra
   return out;
 }
 
+// Where the kernel pricing's products take their rates from (kernel_product_source): the kernels' curve, or
+// the calibration's product_shapes model or per-kind fractions and tables.
+void write_kernel_products(std::ostream& os, const Calibration& calibration, const KernelEfficiency& k) {
+  const KernelProductSource source = kernel_product_source(calibration);
+  os << "          products ";
+  if (source == KernelProductSource::product_shapes) {
+    const ProductShapeModel& m = *calibration.product_shapes;
+    os << "by the calibration's product_shapes (half rate at " << units::format_count(m.half_rate_flops)
+       << " FLOPs, operands at " << units::format_bandwidth(m.operand_bytes_per_second) << ")";
+  } else if (source == KernelProductSource::kind_fits) {
+    os << "by the calibration's achievable_fraction and gemm_efficiency per kind";
+  } else {
+    os << k.gemm_fraction << " of peak (half that at " << units::format_count(k.gemm_half_rate_flops)
+       << " FLOPs)" << (source == KernelProductSource::runtime_fit ? ", the calibration's runtime fit" : "");
+  }
+  os << "\n";
+  if (source == KernelProductSource::product_shapes || source == KernelProductSource::kind_fits) {
+    os << "          ";
+    for (const OperatorKind kind : values<OperatorKind>()) {
+      const auto& fraction = calibration.achievable_fraction[static_cast<std::size_t>(kind)];
+      if (fraction) os << to_string(kind) << " " << units::format_general(*fraction, 4) << ", ";
+    }
+    os << "other kinds " << k.gemm_fraction << " of peak\n";
+  }
+}
+
 // `gpu` names the cluster's GPU (ScenarioFlags::gpu_label).
 // The runtime profile the scenario runs, with the calibration's fits applied: its file, host time, reserve
 // and, under a framework's profile, how a recompute gathers and the GPU's kernel efficiencies it prices with.
@@ -74,10 +100,13 @@ void write_runtime(std::ostream& os, const Scenario& s, const Calibration& calib
      << (r.recompute_gathers_again ? "gathers its parameters again before its backward"
                                    : "and backward share one parameter gather")
      << "\n";
-  os << "          products " << k.gemm_fraction << " of peak (half that at "
-     << units::format_count(k.gemm_half_rate_flops) << " FLOPs), flash attention "
-     << k.attention_forward_fraction << " forward, " << k.attention_backward_fraction
-     << " backward, element-wise " << k.elementwise_fraction << " of HBM\n";
+  write_kernel_products(os, calibration, k);
+  os << "          flash attention " << k.attention_forward_fraction << " forward, "
+     << k.attention_backward_fraction << " backward, element-wise ";
+  os << k.elementwise_fraction << " of HBM";
+  if (calibration.elementwise_bytes_per_second > 0)
+    os << " (the framework's kernels; the calibration's elementwise_bandwidth is the harness's own)";
+  os << "\n";
   const KernelOptions& o = s.execution.kernel_options;
   if (o.compile)
     os << "          compiled (execution.compile): the blocks' element-wise kernels fused, "
@@ -124,6 +153,7 @@ nlohmann::ordered_json runtime_json(const Scenario& s, const Calibration& calibr
                     {"attention_forward_fraction", k.attention_forward_fraction},
                     {"attention_backward_fraction", k.attention_backward_fraction},
                     {"elementwise_fraction", k.elementwise_fraction}};
+    j["products"] = to_string(kernel_product_source(calibration));  // where the products' rates come from
     if (s.execution.kernel_options.compile) j["compiled_elementwise_share"] = r.compiled_elementwise_share;
     if (s.execution.kernel_options.float8 != Float8Recipe::none) {
       j["float8"] = to_string(s.execution.kernel_options.float8);

@@ -62,6 +62,18 @@ double collective_efficiency_factor(const Calibration& calibration, LinkClass li
   return factor.value_or(1.0);
 }
 
+KernelProductSource kernel_product_source(const Calibration& calibration) {
+  if (calibration.runtime.gemm_fraction || calibration.runtime.gemm_half_rate_flops)
+    return KernelProductSource::runtime_fit;
+  if (calibration.product_shapes) return KernelProductSource::product_shapes;
+  const bool any_fraction =
+      std::any_of(calibration.achievable_fraction.begin(), calibration.achievable_fraction.end(),
+                  [](const std::optional<double>& f) { return f.has_value(); });
+  const bool any_table = std::any_of(calibration.gemm_efficiency.begin(), calibration.gemm_efficiency.end(),
+                                     [](const auto& table) { return !table.empty(); });
+  return any_fraction || any_table ? KernelProductSource::kind_fits : KernelProductSource::gpu_kernels;
+}
+
 KernelEfficiency effective_kernels(const KernelEfficiency& preset, const RuntimeCalibration& calibration) {
   KernelEfficiency k = preset;
   k.gemm_fraction = calibration.gemm_fraction.value_or(k.gemm_fraction);

@@ -99,6 +99,26 @@ struct Calibration {
   RuntimeCalibration runtime;
 };
 
+// Where a runtime profile's kernel pricing takes its matrix products' rates from, first that applies: the
+// calibration's `runtime:` fit of the kernels' size curve (gemm_fraction or gemm_half_rate_flops set), its
+// product_shapes model, its per-kind achievable_fraction and gemm_efficiency tables (a kind without one
+// keeps the GPU's fraction and size curve), else the GPU's kernel efficiencies (cluster.gpu.kernels). The
+// ideal executor prices with the calibration's fields directly (compute_model.hpp).
+enum class KernelProductSource { runtime_fit, product_shapes, kind_fits, gpu_kernels };
+template <>
+struct EnumNames<KernelProductSource> {
+  static constexpr NameEntry<KernelProductSource> table[] = {
+      {KernelProductSource::runtime_fit, "runtime-fit",
+       "the calibration's runtime: fit of the kernels' curve"},
+      {KernelProductSource::product_shapes, "product-shapes", "the calibration's product_shapes model"},
+      {KernelProductSource::kind_fits, "kind-fits",
+       "the calibration's achievable_fraction and gemm_efficiency per kind"},
+      {KernelProductSource::gpu_kernels, "gpu-kernels",
+       "the GPU's kernel efficiencies (cluster.gpu.kernels)"},
+  };
+};
+KernelProductSource kernel_product_source(const Calibration& calibration);
+
 // The kernel efficiencies a runtime prices with: the preset's, each replaced where the calibration fits it.
 KernelEfficiency effective_kernels(const KernelEfficiency& preset, const RuntimeCalibration& calibration);
 // The profile's host costs, each replaced where the calibration fits it.

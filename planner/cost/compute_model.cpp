@@ -14,7 +14,8 @@ ComputeModel::ComputeModel(const Cluster& cluster, Precision precision, const Ca
       calibration_(calibration),
       runtime_(effective_runtime(runtime, calibration.runtime)),
       kernels_(effective_kernels(cluster.gpu.kernels.value_or(KernelEfficiency{}), calibration.runtime)),
-      options_(options) {}
+      options_(options),
+      product_source_(kernel_product_source(calibration)) {}
 
 double ComputeModel::peak_flops_per_second() const {
   return precision_ == Precision::fp32 ? gpu_.peak_flops_per_second_fp32 : gpu_.peak_flops_per_second_fp16;
@@ -102,8 +103,8 @@ double ComputeModel::update_seconds(double owned_state_bytes) const {
 }
 
 double ComputeModel::elementwise_bytes_per_second() const {
-  if (calibration_.elementwise_bytes_per_second > 0) return calibration_.elementwise_bytes_per_second;
   if (runtime_.kernel_pricing()) return gpu_.hbm_bytes_per_second * kernels_.elementwise_fraction;
+  if (calibration_.elementwise_bytes_per_second > 0) return calibration_.elementwise_bytes_per_second;
   return gpu_.hbm_bytes_per_second;
 }
 

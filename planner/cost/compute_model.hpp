@@ -39,13 +39,21 @@ class ComputeModel {
   // element-wise bandwidth below (a foreach AdamW over 1.9 billion fp32 parameters ran at 0.317 of an
   // H100's HBM rate, the fitted element-wise share: validate/data/h100/call-6).
   double update_seconds(double owned_state_bytes) const;
-  // Element-wise kernels' bandwidth: the calibration's measured one, else under kernel pricing the GPU's
-  // kernels' share of HBM (gpu.kernels.elementwise_fraction), else HBM's whole rate (the ideal executor).
+  // Element-wise kernels' bandwidth: under kernel pricing the framework's kernels' share of HBM
+  // (gpu.kernels.elementwise_fraction, or the calibration's runtime fit of it); else the calibration's
+  // measured one (the validation harness's own kernels: 2.47 TB/s on an H100 where PyTorch's eager kernels
+  // and foreach AdamW reach 0.316 of its 3.35 TB/s), else HBM's whole rate (the ideal executor). Products
+  // carry over between the two executors (both call cuBLAS), element-wise kernels do not.
   double elementwise_bytes_per_second() const;
 
  private:
   PassSeconds shaped_pass_seconds(const Operator& op, double samples, int slices) const;
   PassSeconds kernel_pass_seconds(const Operator& op, double samples, int slices) const;
+  // Under kernel pricing: the share of peak a kind's large products reach, and one product's seconds (all
+  // slices; `speedup` float8's) from the source kernel_product_source names.
+  double kernel_gemm_fraction(OperatorKind kind) const;
+  PassSeconds kernel_product_seconds(OperatorKind kind, const GemmShape& g, double samples, double cuts,
+                                     double speedup) const;
   double peak_flops_per_second() const;
 
   GpuSpec gpu_;
@@ -54,6 +62,7 @@ class ComputeModel {
   RuntimeProfile runtime_;    // with the calibration's host fits applied
   KernelEfficiency kernels_;  // the GPU's, with the calibration's fits applied (kernel pricing only)
   KernelOptions options_;
+  KernelProductSource product_source_;
 };
 
 }  // namespace shardscope

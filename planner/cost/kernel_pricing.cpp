@@ -1,7 +1,8 @@
-// Compute under a framework's runtime profile: each matrix product at the GPU's GEMM efficiency for its size,
-// flash attention's causal half at its own forward and backward efficiency, element-wise bytes over HBM, and
-// the profile's host time per pass as a floor (a pass cannot end before the host has issued it); compiled,
-// the element-wise kernels fused; with float8, the blocks' linear products in fp8 with their casts.
+// Compute under a framework's runtime profile: each matrix product at the GEMM efficiency for its size (the
+// GPU's, or a calibration's measured product model: KernelProductSource), flash attention's causal half at
+// its own forward and backward efficiency, element-wise bytes over HBM, and the profile's host time per pass
+// as a floor (a pass cannot end before the host has issued it); compiled, the element-wise kernels fused;
+// with float8, the blocks' linear products in fp8 with their casts.
 #include <algorithm>
 #include <string>
 
@@ -39,16 +40,49 @@ constexpr double kAttentionBackwardFlops = 2.5;
 
 }  // namespace
 
+double ComputeModel::kernel_gemm_fraction(OperatorKind kind) const {
+  const bool per_kind = product_source_ == KernelProductSource::product_shapes ||
+                        product_source_ == KernelProductSource::kind_fits;
+  const auto& fitted = calibration_.achievable_fraction[static_cast<std::size_t>(kind)];
+  return per_kind ? fitted.value_or(kernels_.gemm_fraction) : kernels_.gemm_fraction;
+}
+
+// The kernels' curve: a product of F FLOPs per call runs at the kind's rate x F / (F + half-rate FLOPs); in
+// float8 its FLOPs run fp8_speedup times faster and its fixed cost per call stays. A calibration's kind table
+// replaces the curve by its factor at F (float8 then speeds the whole product); its product_shapes model
+// prices each product by its shape, the backward as the data- and weight-gradient products, at a peak raised
+// by the float8 speedup.
+ComputeModel::PassSeconds ComputeModel::kernel_product_seconds(OperatorKind kind, const GemmShape& g,
+                                                               double samples, double cuts,
+                                                               double speedup) const {
+  const double peak = peak_flops_per_second();
+  const double fraction = kernel_gemm_fraction(kind);
+  if (product_source_ == KernelProductSource::product_shapes) {
+    const double batch = static_cast<double>(g.batch) * (g.per_sample ? samples : 1.0);
+    const double m = static_cast<double>(g.m) * (g.per_sample ? 1.0 : samples);
+    const double n = static_cast<double>(g.n) / cuts, k = static_cast<double>(g.k);
+    const auto seconds = [&](double rows, double columns, double reduction) {
+      return cuts * product_shape_seconds(*calibration_.product_shapes, peak * speedup, fraction, batch, rows,
+                                          columns, reduction);
+    };
+    return {seconds(m, n, k), seconds(m, k, n) + seconds(k, n, m)};
+  }
+  const double flops = g.flops() * samples;  // all slices together
+  const double call_flops = flops / cuts;
+  const bool table = product_source_ == KernelProductSource::kind_fits &&
+                     !calibration_.gemm_efficiency[static_cast<std::size_t>(kind)].empty();
+  const double seconds =
+      table
+          ? flops / (speedup * peak * fraction * gemm_efficiency_factor(calibration_, kind, call_flops))
+          : flops * (call_flops / speedup + kernels_.gemm_half_rate_flops) / (call_flops * (peak * fraction));
+  return {seconds, 2 * seconds};  // the backward's data and weight gradients
+}
+
 ComputeModel::PassSeconds ComputeModel::kernel_pass_seconds(const Operator& op, double samples,
                                                             int slices) const {
   const double peak = peak_flops_per_second();
   const double cuts = static_cast<double>(std::max(slices, 1));
-  const double gemm_rate = peak * kernels_.gemm_fraction;
-  // A product of F FLOPs per call runs at gemm_rate x F / (F + half-rate FLOPs); in float8 its FLOPs run
-  // fp8_speedup times faster and its fixed cost per call stays.
-  const auto gemm_seconds = [&](double flops, double call_flops, double speedup) {
-    return flops * (call_flops / speedup + kernels_.gemm_half_rate_flops) / (call_flops * gemm_rate);
-  };
+  const double gemm_rate = peak * kernel_gemm_fraction(op.kind);
   PassSeconds out;
   double product_flops = 0, attention_flops = 0, cast_forward = 0, cast_backward = 0;
   for (const GemmShape& g : op.forward_gemms) {
@@ -60,8 +94,9 @@ ComputeModel::PassSeconds ComputeModel::kernel_pass_seconds(const Operator& op, 
     }
     const bool fp8 = options_.float8 != Float8Recipe::none && float8_product(g);
     const double speedup = fp8 ? kernels_.fp8_speedup : 1.0;
-    out.forward += gemm_seconds(flops, flops / cuts, speedup);
-    out.backward += 2 * gemm_seconds(flops, flops / cuts, speedup);  // data and weight gradients
+    const PassSeconds product = kernel_product_seconds(op.kind, g, samples, cuts, speedup);
+    out.forward += product.forward;
+    out.backward += product.backward;
     if (fp8 && options_.float8 == Float8Recipe::dynamic) {
       const double rows = static_cast<double>(g.batch * g.m) * (g.per_sample ? 1.0 : samples);
       cast_forward += float8_cast_forward_bytes(g, rows);

@@ -118,6 +118,32 @@ TEST(Cli, InspectStatesCompileFloatEightAndTheReduceDtype) {
   EXPECT_DOUBLE_EQ(j.at("runtime").at("fp8_speedup").get<double>(), 1.8);
 }
 
+// Under a framework's runtime, inspect says where the products' rates come from: the GPU's kernels, or a
+// calibration's measured product model (which then prices them, issue 31 item 3), and that element-wise
+// kernels stay the framework's.
+TEST(Cli, InspectStatesWhichProductModelARuntimePricesWith) {
+  const std::string titan = kSource + "/validate/scenarios/gpu-llama3.1-8b-x4.yaml";
+  const auto plain = test::run_command(kBinary + " inspect " + titan + " --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(nlohmann::json::parse(plain.out).at("runtime").at("products"), "gpu-kernels");
+  const std::string calibrated =
+      " --set planner.calibration=" + kSource + "/validate/data/h100/calibration.yaml";
+  const auto text = test::run_command(kBinary + " inspect " + titan + calibrated);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("products by the calibration's product_shapes (half rate at 2.51 B FLOPs"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("attention 0.7196, mlp 0.7382, head 0.7528, other kinds"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("element-wise 0.316 of HBM (the framework's kernels; the calibration's "
+                          "elementwise_bandwidth is the harness's own)"),
+            std::string::npos)
+      << text.out;
+  const auto json = test::run_command(kBinary + " inspect " + titan + calibrated + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out).at("runtime").at("products"), "product-shapes");
+}
+
 // The published-rows paths of reproduce and calibrate refuse what they cannot do, naming the option.
 TEST(Cli, ReproduceAndPublishedCalibrationRefuseNamingTheOption) {
   const std::string file = kSource + "/validate/published/torchtitan-fsdp.yaml";

@@ -127,6 +127,112 @@ TEST(KernelPricing, HostTimeIsAFloorPerPassAndSlice) {
   EXPECT_EQ(four.backward, 12.0);
 }
 
+// Issue 31, item 3: one mechanism. A calibration's measured products (per-kind fractions and size tables, or
+// the product_shapes model) price the products under a framework's runtime too, instead of being ignored
+// there; the kernels' element-wise bytes and host floor stay.
+TEST(KernelPricing, ACalibrationsKindFractionAndTablePriceTheProducts) {
+  const Scenario s = gpt("fsdp1");
+  const Operator& mlp = first_of(s, OperatorKind::mlp);
+  Calibration c;
+  c.achievable_fraction[static_cast<std::size_t>(OperatorKind::mlp)] = 0.5;
+  c.gemm_efficiency[static_cast<std::size_t>(OperatorKind::mlp)] = {{1e9, 0.4}, {1e13, 0.9}};
+  ASSERT_EQ(kernel_product_source(c), KernelProductSource::kind_fits);
+  const double samples = 64, peak = s.cluster.gpu.peak_flops_per_second_fp16;
+  const double bandwidth = s.cluster.gpu.hbm_bytes_per_second * s.cluster.gpu.kernels->elementwise_fraction;
+  const double kept = static_cast<double>(mlp.activation_bytes_per_sample) * samples / bandwidth;
+  for (const Float8Recipe float8 : {Float8Recipe::none, Float8Recipe::delayed}) {
+    const double speedup = float8 == Float8Recipe::none ? 1.0 : s.cluster.gpu.kernels->fp8_speedup;
+    double forward = 0;
+    for (const GemmShape& g : mlp.forward_gemms) {
+      const double f = g.flops() * samples;
+      forward += f / (speedup * peak * 0.5 * gemm_efficiency_factor(c, OperatorKind::mlp, f));
+    }
+    const ComputeModel model(s.cluster, s.training.precision, c, s.execution.runtime,
+                             KernelOptions{false, float8});
+    const ComputeModel::PassSeconds got = model.pass_seconds(mlp, samples, 1);
+    EXPECT_NEAR(got.forward, forward + kept, 1e-12 * got.forward);
+    EXPECT_NEAR(got.backward, 2 * forward + 2 * kept, 1e-12 * got.backward);
+  }
+  // A kind the calibration does not fit (attention's projections) keeps the GPU's curve.
+  const Operator& att = first_of(s, OperatorKind::attention);
+  const ComputeModel fitted(s.cluster, s.training.precision, c, s.execution.runtime);
+  const ComputeModel plain(s.cluster, s.training.precision, Calibration{}, s.execution.runtime);
+  EXPECT_EQ(fitted.pass_seconds(att, samples, 1).forward, plain.pass_seconds(att, samples, 1).forward);
+}
+
+// product_shapes: each product by its shape (the slice's columns, `slices` times), the backward as the
+// data-gradient (m x k from n) and weight-gradient (k x n from m) products, at the kind's fraction.
+TEST(KernelPricing, ACalibrationsProductShapesPriceEachProductByItsShape) {
+  const Scenario s = gpt("fsdp2");
+  const Operator& mlp = first_of(s, OperatorKind::mlp);
+  Calibration c;
+  c.product_shapes = ProductShapeModel{2.5e9, 2.75e12, 0.15, 8, MisalignedDimensions::rows_or_reduction};
+  c.achievable_fraction[static_cast<std::size_t>(OperatorKind::mlp)] = 0.7;
+  ASSERT_EQ(kernel_product_source(c), KernelProductSource::product_shapes);
+  const double samples = 8, peak = s.cluster.gpu.peak_flops_per_second_fp16;
+  const double bandwidth = s.cluster.gpu.hbm_bytes_per_second * s.cluster.gpu.kernels->elementwise_fraction;
+  const double kept = static_cast<double>(mlp.activation_bytes_per_sample) * samples / bandwidth;
+  for (const int slices : {1, 4}) {
+    double forward = 0, backward = 0;
+    for (const GemmShape& g : mlp.forward_gemms) {
+      ASSERT_FALSE(g.per_sample);
+      const double m = static_cast<double>(g.m) * samples, n = static_cast<double>(g.n) / slices;
+      const double k = static_cast<double>(g.k), b = static_cast<double>(g.batch);
+      const auto at = [&](double rows, double columns, double reduction) {
+        return slices * product_shape_seconds(*c.product_shapes, peak, 0.7, b, rows, columns, reduction);
+      };
+      forward += at(m, n, k);
+      backward += at(m, k, n) + at(k, n, m);
+    }
+    const ComputeModel model(s.cluster, s.training.precision, c, s.execution.runtime);
+    const ComputeModel::PassSeconds got = model.pass_seconds(mlp, samples, slices);
+    EXPECT_NEAR(got.forward, std::max(forward + kept, slices * s.execution.runtime.host_forward_seconds),
+                1e-12 * got.forward)
+        << slices;
+    EXPECT_NEAR(got.backward,
+                std::max(backward + 2 * kept, slices * s.execution.runtime.host_backward_seconds),
+                1e-12 * got.backward)
+        << slices;
+  }
+}
+
+// The `runtime:` section fits the kernels' curve for a runtime: where it gives the curve, the products follow
+// it whatever else the calibration says; without any product fit the GPU's kernels price them.
+TEST(KernelPricing, ARuntimeFitOfTheCurveComesFirst) {
+  Calibration c;
+  EXPECT_EQ(kernel_product_source(c), KernelProductSource::gpu_kernels);
+  c.gemm_efficiency[static_cast<std::size_t>(OperatorKind::head)] = {{1e9, 0.5}};
+  EXPECT_EQ(kernel_product_source(c), KernelProductSource::kind_fits);
+  c.product_shapes = ProductShapeModel{1e9, 1e12, 0, 8, MisalignedDimensions::any};
+  EXPECT_EQ(kernel_product_source(c), KernelProductSource::product_shapes);
+  c.runtime.gemm_half_rate_flops = 1e9;
+  EXPECT_EQ(kernel_product_source(c), KernelProductSource::runtime_fit);
+  const Scenario s = gpt("fsdp1");
+  Calibration curve_only;
+  curve_only.runtime.gemm_half_rate_flops = 1e9;
+  const Operator& mlp = first_of(s, OperatorKind::mlp);
+  const ComputeModel with_all(s.cluster, s.training.precision, c, s.execution.runtime);
+  const ComputeModel with_curve(s.cluster, s.training.precision, curve_only, s.execution.runtime);
+  EXPECT_EQ(with_all.pass_seconds(mlp, 64, 1).forward, with_curve.pass_seconds(mlp, 64, 1).forward);
+  EXPECT_EQ(with_all.pass_seconds(mlp, 64, 1).backward, with_curve.pass_seconds(mlp, 64, 1).backward);
+}
+
+// A calibration's elementwise_bandwidth measures the validation harness's own kernels: the ideal executor
+// prices element-wise bytes and the optimizer by it, a framework's runtime by its kernels' share of HBM.
+TEST(KernelPricing, ACalibrationsElementwiseBandwidthIsTheIdealExecutors) {
+  Calibration c;
+  c.elementwise_bytes_per_second = 1e12;
+  for (const std::string runtime : {"ideal", "fsdp2"}) {
+    const Scenario s = gpt(runtime);
+    const ComputeModel model(s.cluster, s.training.precision, c, s.execution.runtime);
+    const double expected =
+        runtime == "ideal" ? 1e12
+                           : s.cluster.gpu.hbm_bytes_per_second * s.cluster.gpu.kernels->elementwise_fraction;
+    EXPECT_EQ(model.elementwise_bytes_per_second(), expected) << runtime;
+    EXPECT_EQ(model.update_seconds(1e9), 2e9 / expected) << runtime;
+  }
+}
+
 TEST(KernelPricing, IdealIgnoresKernelsAndCalibratedRuntimeFits) {
   const Scenario ideal = gpt("ideal");
   Calibration c;
