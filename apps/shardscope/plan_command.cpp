@@ -1,6 +1,6 @@
 // `shardscope plan SCENARIO [--json] [--out plan.json] [--no-baselines] [--batch-policy own|equal]
-// [--micro-batch N] [--refine K] [--progress]`: the optimal plan, bounds, baselines; progress on stderr,
-// Ctrl-C cancels.
+// [--micro-batch N] [--refine K] [--progress] [--tokens N [--price-per-gpu-hour P]]`: the optimal plan,
+// bounds, baselines, time to train and cost; progress on stderr, Ctrl-C cancels.
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
@@ -15,6 +15,7 @@
 #include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
+#include "apps/shardscope/plan_budget.hpp"
 #include "apps/shardscope/plan_progress.hpp"
 #include "apps/shardscope/scenario_flags.hpp"
 #include "apps/shardscope/simulation.hpp"
@@ -65,6 +66,7 @@ struct Options {
   std::int64_t micro_batch = 0;  // 0: the scenario's
   int refine = 0;                // candidates to simulate (0: off)
   double refine_timeout_seconds = kDefaultRefineTimeoutSeconds;
+  BudgetFlags budget;
 };
 
 // The command line's overrides of the scenario, checked as the scenario's own values are (blamed on the
@@ -126,6 +128,7 @@ void add_plan_options(CLI::App& cmd, Options& o) {
                "Print progress lines on stderr even when it is not a terminal (a terminal gets an updating "
                "line anyway)");
   cmd.add_flag("--quiet", o.quiet, "No progress on stderr, not even on a terminal");
+  add_budget_flags(cmd, o.budget);
 }
 
 // The flags that --refine refuses: it simulates the scenario file as written.
@@ -146,6 +149,7 @@ void check_refine(const Options& o, const Simulation* simulation) {
 
 void run_plan(const Options& o, const Simulation* simulation, std::ostream& out) {
   check_refine(o, simulation);
+  const std::optional<TrainingBudget> budget = o.budget.budget();
   Scenario loaded = o.scenario.load();
   const std::int64_t file_micro_batch = loaded.training.micro_batch;
   apply_plan_flags(o, loaded);
@@ -175,12 +179,14 @@ void run_plan(const Options& o, const Simulation* simulation, std::ostream& out)
     json = report_to_json(report, scenario);
     json["refine"] = refined->json;
   }
+  if (budget) json["time_to_train"] = time_to_train_json(report, scenario, *budget);
   plan_file.write(json.dump(2) + "\n");
   if (o.json) {
     out << json.dump(2) << "\n";
   } else {
     present::write_plan_text(scenario, report, out, o.scenario.gpu_label(scenario));
     if (refined) out << refined->text;
+    if (budget && report.best.fits) write_time_to_train(out, report, scenario, *budget);
   }
   if (!report.best.fits) {
     throw NothingFits(scenario.source_file +

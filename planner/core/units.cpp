@@ -119,6 +119,10 @@ constexpr Suffix kFlopsSuffixes[] = {
     {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15}, {"EFLOP/s", 1e18},
 };
 
+constexpr Suffix kCountSuffixes[] = {
+    {"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"T", 1e12}, {"P", 1e15},
+};
+
 template <std::size_t N>
 constexpr std::size_t count_of(const Suffix (&)[N]) {
   return N;
@@ -166,6 +170,11 @@ double parse_duration_seconds(std::string_view text) {
 
 double parse_flops_per_second(std::string_view text) {
   return parse_with(text, kFlopsSuffixes, count_of(kFlopsSuffixes), "a FLOP rate such as 125TFLOPS", false);
+}
+
+double parse_count(std::string_view text) {
+  return parse_with(text, kCountSuffixes, count_of(kCountSuffixes), "a count such as 15T, 300B or 1e12",
+                    true);
 }
 
 std::string format_bytes(double bytes) {

@@ -17,6 +17,7 @@ namespace shardscope::units {
 //             second; K..P decimal, KiB/s..PiB/s binary)
 // duration:   "2us", "1.5ms", "10ns", "0.3s"
 // flops rate: "125TFLOPS", "312TFLOP/s", "19.5TFLOPS", "10EFLOPS"
+// count:      "15T", "300B", "2.5M", "4K", "1e12" (K, M, B = 10^9, T = 10^12, P: how token counts are said)
 // A byte size in a unit above bytes rounds to the nearest byte ("2.77 KiB" is 2836); a plain count of
 // bytes must be whole. Every unit the format_* functions and the error messages print ("1.50 PiB", "1 PB/s",
 // "10 EFLOPS") parses back, with or without the space.
@@ -24,6 +25,7 @@ std::int64_t parse_bytes(std::string_view text);
 double parse_bandwidth_bytes_per_second(std::string_view text);
 double parse_duration_seconds(std::string_view text);
 double parse_flops_per_second(std::string_view text);
+double parse_count(std::string_view text);
 
 // Human-readable forms used in tables ("15.50 GiB", "12.50 GB/s", "3.20 ms", "125.0 TFLOP/s").
 std::string format_bytes(double bytes);

@@ -2,6 +2,7 @@
 // usage errors they give (exit 2 naming the option).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -100,6 +101,55 @@ TEST(PlanOptions, RefineWithoutTheSimulatorIsAUsageError) {
   EXPECT_EQ(test::run_command(kBinary + " plan --refine 0 --no-baselines " + kDefault).exit_code, 0);
 }
 #endif
+
+// Issue 36, item 2: --tokens gives each fitting strategy's iterations, wall time and GPU-hours, and
+// --price-per-gpu-hour its cost, from the same predictions the report prints (text and JSON).
+TEST(PlanOptions, TokensAndPriceGiveTimeToTrainAndCost) {
+  const nlohmann::json j = plan_json("--tokens 300B --price-per-gpu-hour 2.5 " + kDefault);
+  const nlohmann::json& t = j.at("time_to_train");
+  EXPECT_EQ(t.at("tokens"), 300e9);
+  EXPECT_EQ(t.at("price_per_gpu_hour"), 2.5);
+  EXPECT_EQ(t.at("gpus"), 8);
+  ASSERT_GE(t.at("strategies").size(), 2u);
+  const nlohmann::json& plan = t.at("strategies").at(0);
+  EXPECT_EQ(plan.at("strategy"), "plan (" + j.at("plan").at("strategy").get<std::string>() + ")");
+  const double iteration = j.at("plan").at("predicted").at("iteration_seconds").get<double>();
+  const double batch = j.at("plan").at("batch_size").get<double>() *
+                       j.at("plan").at("gradient_accumulation_steps").get<double>() * 8 *
+                       j.at("plan").at("sequence_length_tokens").get<double>();
+  EXPECT_EQ(plan.at("tokens_per_iteration"), batch);
+  EXPECT_EQ(plan.at("iterations"), std::ceil(300e9 / batch));
+  EXPECT_DOUBLE_EQ(plan.at("seconds").get<double>(), std::ceil(300e9 / batch) * iteration);
+  EXPECT_DOUBLE_EQ(plan.at("cost").get<double>(), plan.at("gpu_hours").get<double>() * 2.5);
+  for (const auto& row : t.at("strategies")) EXPECT_GT(row.at("seconds").get<double>(), 0) << row;
+  const auto text = test::run_command(kBinary + " plan --tokens 300B " + kDefault);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(
+      text.out.find("Time to train on 300.00 B tokens, 8 GPUs (whole iterations at the predicted rate)"),
+      std::string::npos)
+      << text.out;
+  EXPECT_FALSE(plan_json(kDefault).contains("time_to_train"));  // only when asked
+}
+
+TEST(PlanOptions, BadTokensOrAPriceAloneExitTwoNamingTheFlag) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"--tokens 0", "error: --tokens: expected from 1 to 1e18 tokens, got '0'"},
+      {"--tokens 3X",
+       "error: --tokens: unknown unit 'X' in '3X'; expected a count such as 15T, 300B or 1e12"},
+      {"--tokens 1e30", "error: --tokens: expected from 1 to 1e18 tokens, got '1e30'"},
+      {"--tokens ''", "--tokens: expected a token count such as 300B, got an empty value"},
+      {"--price-per-gpu-hour 2",
+       "error: --price-per-gpu-hour: prices a training run, so it needs --tokens N"},
+      {"--tokens 1T --price-per-gpu-hour -1", "--price-per-gpu-hour: Value -1 not in range"},
+      {"--tokens 1T --price-per-gpu-hour nan",
+       "error: --price-per-gpu-hour: expected a price from 0 to 1e9, got nan"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const auto r = test::run_command(kBinary + " plan " + kDefault + " " + arguments);
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << arguments << ": " << r.err;
+  }
+}
 
 }  // namespace
 }  // namespace shardscope

@@ -33,6 +33,19 @@ TEST(Units, DurationsAndFlops) {
   EXPECT_DOUBLE_EQ(parse_flops_per_second("19.5TFLOP/s"), 19.5e12);
 }
 
+// Token counts as users say them (Llama 3's 15T, a 300B run) and as format_count prints them.
+TEST(Units, CountsWithTheirSuffixes) {
+  EXPECT_DOUBLE_EQ(parse_count("15T"), 15e12);
+  EXPECT_DOUBLE_EQ(parse_count("300B"), 300e9);
+  EXPECT_DOUBLE_EQ(parse_count("2.5M"), 2.5e6);
+  EXPECT_DOUBLE_EQ(parse_count("4K"), 4e3);
+  EXPECT_DOUBLE_EQ(parse_count("1e12"), 1e12);
+  EXPECT_DOUBLE_EQ(parse_count(format_count(300e9)), 300e9);  // "300.00 B"
+  EXPECT_THROW(parse_count("3X"), std::invalid_argument);
+  EXPECT_THROW(parse_count("-5B"), std::invalid_argument);
+  EXPECT_THROW(parse_count(""), std::invalid_argument);
+}
+
 TEST(Units, RejectsJunkNegativeAndOverflow) {
   EXPECT_THROW(parse_bytes("lots"), std::invalid_argument);
   EXPECT_THROW(parse_bytes("-1GB"), std::invalid_argument);
