@@ -86,7 +86,8 @@ struct shardscope::EnumNames<shardscope::cli::ExitStatus> {
        "bad input or usage: a scenario, plan, cluster or calibration file, an option or argument, or an "
        "output path that cannot be written (checked before any work)"},
       {S::nothing_fits, "nothing-fits",
-       "no plan (or not the requested strategy, or not the given plan) fits the memory limit"},
+       "no plan (or not the requested strategy, or not the given plan) fits the memory limit, or none "
+       "reaches --target-tokens-per-second"},
       {S::failed, "failed",
        "the simulation or a resource failed: out of memory, an output that could not be written (disk "
        "full), or an internal error"},

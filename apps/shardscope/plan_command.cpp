@@ -17,11 +17,13 @@
 #include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/plan_budget.hpp"
 #include "apps/shardscope/plan_progress.hpp"
+#include "apps/shardscope/plan_target.hpp"
 #include "apps/shardscope/scenario_flags.hpp"
 #include "apps/shardscope/simulation.hpp"
 #include "planner/core/calibration.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
+#include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/report/internal/plan_json_tree.hpp"
@@ -67,6 +69,7 @@ struct Options {
   int refine = 0;                // candidates to simulate (0: off)
   double refine_timeout_seconds = kDefaultRefineTimeoutSeconds;
   BudgetFlags budget;
+  std::string target;  // --target-tokens-per-second (a count: 1M, 2.5e6); empty: off
 };
 
 // The command line's overrides of the scenario, checked as the scenario's own values are (blamed on the
@@ -129,6 +132,11 @@ void add_plan_options(CLI::App& cmd, Options& o) {
                "line anyway)");
   cmd.add_flag("--quiet", o.quiet, "No progress on stderr, not even on a terminal");
   add_budget_flags(cmd, o.budget);
+  cmd.add_option(
+         "--target-tokens-per-second", o.target,
+         "Find the fewest nodes of the scenario's cluster whose plan reaches this many tokens/s (such "
+         "as 1M or 2.5e6), print the node counts planned, and report the plan there")
+      ->check(non_empty("a rate such as 1M"));
 }
 
 // The flags that --refine refuses: it simulates the scenario file as written.
@@ -147,7 +155,89 @@ void check_refine(const Options& o, const Simulation* simulation) {
   }
 }
 
+// --target-tokens-per-second's rate, checked; and the flags it does not combine with.
+double target_rate(const Options& o) {
+  double rate = 0;
+  try {
+    rate = units::parse_count(o.target);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--target-tokens-per-second", e.what());
+  }
+  if (!(rate > 0))
+    throw UsageError("--target-tokens-per-second", "expected a positive rate, got '" + o.target + "'");
+  if (o.scenario.nodes > 0)
+    throw UsageError("--target-tokens-per-second",
+                     "chooses the node count, so it does not combine with --nodes");
+  if (o.refine > 0)
+    throw UsageError("--target-tokens-per-second",
+                     "does not combine with --refine (refine the plan at the count it finds)");
+  return rate;
+}
+
+// The recommended plan at one node count, without baselines; a count at which the scenario is invalid (a
+// global batch the GPUs do not divide) is recorded with the reason.
+TargetPoint plan_at_nodes(const Options& o, int nodes, int gpus_per_node) {
+  TargetPoint p;
+  p.nodes = nodes;
+  p.gpus = nodes * gpus_per_node;
+  Options at = o;
+  at.scenario.nodes = nodes;
+  std::optional<ValidScenario> scenario;
+  try {
+    Scenario loaded = at.scenario.load();
+    apply_plan_flags(at, loaded);
+    scenario.emplace(std::move(loaded));
+  } catch (const InputError& e) {
+    p.refusal = e.what();
+    return p;
+  }
+  PlanRequest request;
+  request.with_baselines = false;
+  const std::optional<PlanReport> report =
+      plan_with_progress(*scenario, scenario_calibration(*scenario), request, o.progress, o.quiet);
+  if (!report) throw Interrupted("planning cancelled, no plan written");
+  p.fits = report->best.fits;
+  if (p.fits) {
+    p.tokens_per_second = report->best.plan.predicted.tokens_per_second;
+    p.micro_batch = report->best.plan.micro_batch;
+    p.accumulation_steps = report->best.plan.gradient_accumulation_steps;
+  }
+  return p;
+}
+
+void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& out,
+                 const std::optional<TargetSearch>& target);
+
+// --target-tokens-per-second: search the node count, then report the plan at the fewest that reach it.
 void run_plan(const Options& o, const Simulation* simulation, std::ostream& out) {
+  if (o.target.empty()) return run_plan_at(o, simulation, out, std::nullopt);
+  const double rate = target_rate(o);
+  o.budget.budget();  // its usage errors before any planning
+  const Scenario first = o.scenario.load();
+  ValidScenario{Scenario(first)};  // the scenario's own errors as usual, before the search
+  const int per_node = first.cluster.gpus_per_node;
+  const TargetSearch search = search_node_count(rate, per_node, first.training.global_batch,
+                                                [&](int nodes) { return plan_at_nodes(o, nodes, per_node); });
+  if (!search.nodes) {
+    if (o.json) {
+      out << nlohmann::ordered_json{{"target", target_search_json(search)}}.dump(2) << "\n";
+    } else {
+      write_target_search(out, search, first.cluster.name);
+    }
+    const TargetPoint* best = search.best();
+    throw NothingFits("no node count up to " + std::to_string(search.max_nodes) + " reaches " +
+                      units::format_count(rate) + " tokens/s" +
+                      (best ? "; the most: " + units::format_count(best->tokens_per_second) + " at " +
+                                  std::to_string(best->nodes) + " node(s)"
+                            : "; no plan fits at any count planned"));
+  }
+  Options chosen = o;
+  chosen.scenario.nodes = *search.nodes;
+  run_plan_at(chosen, simulation, out, search);
+}
+
+void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& out,
+                 const std::optional<TargetSearch>& target) {
   check_refine(o, simulation);
   const std::optional<TrainingBudget> budget = o.budget.budget();
   Scenario loaded = o.scenario.load();
@@ -180,10 +270,15 @@ void run_plan(const Options& o, const Simulation* simulation, std::ostream& out)
     json["refine"] = refined->json;
   }
   if (budget) json["time_to_train"] = time_to_train_json(report, scenario, *budget);
+  if (target) json["target"] = target_search_json(*target);
   plan_file.write(json.dump(2) + "\n");
   if (o.json) {
     out << json.dump(2) << "\n";
   } else {
+    if (target) {
+      write_target_search(out, *target, scenario.cluster.name);
+      out << "\n";
+    }
     present::write_plan_text(scenario, report, out, o.scenario.gpu_label(scenario));
     if (refined) out << refined->text;
     if (budget && report.best.fits) write_time_to_train(out, report, scenario, *budget);

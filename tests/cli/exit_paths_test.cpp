@@ -68,7 +68,8 @@ TEST(CliExitPaths, HelpAndVersionExitZeroAndEveryHelpListsTheSameCodes) {
   const std::string table =
       "Exit status:\n  0  success\n  2  bad input or usage: a scenario, plan, cluster or calibration file, "
       "an option or argument, or an output path that cannot be written (checked before any work)\n  3  no "
-      "plan (or not the requested strategy, or not the given plan) fits the memory limit\n  4  the "
+      "plan (or not the requested strategy, or not the given plan) fits the memory limit, or none reaches "
+      "--target-tokens-per-second\n  4  the "
       "simulation or a resource "
       "failed: out of memory, an output that could not be written (disk full), or an internal error\n  130  "
       "interrupted by Ctrl-C, SIGTERM or SIGHUP; nothing was written (a sweep keeps its rows)\n";
