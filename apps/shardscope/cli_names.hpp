@@ -40,6 +40,10 @@ inline CLI::Validator strategy_check() {
 }
 
 // "Strategies: shardscope, ddp, ..." for option help.
-inline std::string strategy_help() { return "one of " + join(strategy_names()); }
+inline std::string strategy_help() {
+  return "one of " + join(strategy_names()) +
+         ", or a framework's name for one (full_shard, hsdp, hybrid_shard, shard_grad_op, no_shard, "
+         "stage-0 to stage-3, ...)";
+}
 
 }  // namespace shardscope::cli

@@ -124,6 +124,8 @@ Plan resolve_plan(const Options& o, const ValidScenario& scenario, const Calibra
   } catch (const std::invalid_argument& e) {
     throw UsageError("--strategy", e.what());
   }
+  if (const std::string note = strategy_alias_note(o.strategy); !note.empty())
+    std::cerr << "note: --strategy " << escape_unprintable(note) << "\n";
   // Without --strategy: the plan `shardscope plan` recommends, which is a baseline's when one is faster.
   const StrategyResult planned = o.strategy.empty() ? plan_scenario(scenario, calibration).best
                                                     : plan_strategy(scenario, calibration, space);

@@ -151,7 +151,8 @@ SweepGrid parse_sweep_grid(const std::string& text, const std::string& file, con
   }
   if (root.has("strategies")) {
     grid.strategies = value_list(root, "strategies");
-    for (const std::string& s : grid.strategies) checked_strategy(root, "strategies", s, strategies);
+    // The registry's spelling: a point reports each strategy under it ("zero-3" and "FULL_SHARD" are fsdp).
+    for (std::string& s : grid.strategies) s = checked_strategy(root, "strategies", s, strategies);
   }
   const std::string combine = root.has("combine") ? root.choice("combine", {"product", "zip"}) : "product";
   grid.zip = combine == "zip";

@@ -121,31 +121,43 @@ SearchSpace Strategy::space(const TrainingConfig& t) const {
 namespace {
 
 // The registry as data, in its order; fields left out keep Strategy's defaults (a whole-model baseline).
+// Aliases are the names users type for the same layout: PyTorch FSDP's ShardingStrategy (NO_SHARD,
+// SHARD_GRAD_OP, FULL_SHARD, HYBRID_SHARD, _HYBRID_SHARD_ZERO2), FSDP2's fully_shard and HSDP, DeepSpeed's
+// ZeRO stages 0-3 and ZeRO++'s hpZ; case and '-'/'_' do not matter. SHARD_GRAD_OP keeps its parameters
+// sharded between iterations only, so ZeRO-2 (NGG) is its closest layout.
 // The PaRO family goes between the named strategies and OSDP.
 const Strategy kNamedStrategies[] = {
     {.name = "shardscope",
      .description = "per operator any PaRO scope, slice count and checkpointing (the planner's own space)",
      .shape = Strategy::Shape::full,
      .baseline = false},
-    {.name = "ddp", .description = "DDP: every state replicated (NNN)", .scopes = {N, N, N}, .classic = true},
+    {.name = "ddp",
+     .description = "DDP: every state replicated (NNN)",
+     .aliases = {"no_shard", "stage-0"},
+     .scopes = {N, N, N},
+     .classic = true},
     {.name = "zero-1",
      .description = "ZeRO-1: optimizer state sharded over all GPUs (NNG)",
+     .aliases = {"zero1", "stage-1"},
      .scopes = {N, N, G},
      .classic = true},
     {.name = "zero-2",
      .description = "ZeRO-2: gradients and optimizer state sharded over all GPUs (NGG)",
+     .aliases = {"zero2", "stage-2", "shard_grad_op"},
      .scopes = {N, G, G},
      .classic = true},
     {.name = "fsdp",
      .description = "FSDP = ZeRO-3: every state sharded over all GPUs (GGG)",
-     .aliases = {"zero-3"},
+     .aliases = {"zero-3", "zero3", "stage-3", "full_shard", "fully_shard"},
      .scopes = {G, G, G},
      .classic = true},
     {.name = "mics",
      .description = "MiCS (FSDP hybrid shard): every state sharded inside a group (III)",
+     .aliases = {"hsdp", "hybrid_shard"},
      .scopes = {I, I, I}},
     {.name = "zero++",
      .description = "ZeRO++: GGG with a secondary parameter copy sharded inside each group (hpZ)",
+     .aliases = {"zeropp", "hpz"},
      .scopes = {G, G, G},
      .hpz = true},
 };
@@ -160,10 +172,13 @@ const Strategy kOsdpStrategies[] = {
 };
 
 // PaRO's whole-model strategy of one scope combination.
+// NII is PyTorch FSDP's _HYBRID_SHARD_ZERO2 (gradients and optimizer state sharded inside a group).
 Strategy paro_strategy(const Scopes& scopes) {
   return {.name = "paro-" + scopes.name(),
           .description = "PaRO-" + scopes.name() + ": parameter, gradient and optimizer scopes " +
                          scopes.name() + " (N replicated, I in a group, G over all GPUs)",
+          .aliases = scopes.name() == "NII" ? std::vector<std::string>{"hybrid_shard_zero2"}
+                                            : std::vector<std::string>{},
           .scopes = scopes};
 }
 
@@ -185,12 +200,25 @@ std::vector<std::string> strategy_names() {
   return out;
 }
 
+namespace {
+
+// A spelling as the registry compares it: lower case, '_' as '-', without leading separators
+// ("_HYBRID_SHARD_ZERO2" is "hybrid-shard-zero2").
+std::string spelling_key(std::string_view name) {
+  std::string key = lower(std::string(name));
+  std::replace(key.begin(), key.end(), '_', '-');
+  key.erase(0, std::min(key.find_first_not_of('-'), key.size()));
+  return key;
+}
+
+}  // namespace
+
 const Strategy* find_strategy(std::string_view name) {
-  const std::string key = lower(std::string(name));
+  const std::string key = spelling_key(name);
   for (const Strategy& s : strategies()) {
-    if (lower(s.name) == key) return &s;
+    if (spelling_key(s.name) == key) return &s;
     for (const std::string& alias : s.aliases) {
-      if (lower(alias) == key) return &s;
+      if (spelling_key(alias) == key) return &s;
     }
   }
   return nullptr;
@@ -202,6 +230,12 @@ std::vector<SearchSpace> baseline_spaces(const TrainingConfig& t) {
     if (s.baseline) out.push_back(s.space(t));
   }
   return out;
+}
+
+std::string strategy_alias_note(const std::string& typed) {
+  const Strategy* s = find_strategy(typed);
+  if (s == nullptr || spelling_key(typed) == spelling_key(s->name)) return "";
+  return "'" + typed + "' is shardscope's " + s->name + ": " + s->description;
 }
 
 std::string unknown_strategy_message(const std::string& name) {

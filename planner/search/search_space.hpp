@@ -64,8 +64,12 @@ struct Strategy {
 // zero++, paro-XYZ x 14, osdp-no-split, osdp.
 const std::vector<Strategy>& strategies();
 std::vector<std::string> strategy_names();  // canonical names, registry order
-// By name or alias, case-insensitively ("FSDP", "zero-3", "paro-iig"); nullptr when unknown.
+// By name or alias, ignoring case and '-' vs '_' ("FSDP", "zero-3", "FULL_SHARD", "paro-iig"); nullptr when
+// unknown.
 const Strategy* find_strategy(std::string_view name);
+// "'hsdp' is shardscope's mics: MiCS (...)" when `typed` is an alias (a framework's name for a registry
+// entry), else "".
+std::string strategy_alias_note(const std::string& typed);
 // "unknown strategy 'x'; did you mean 'y'?" (names and aliases) or "...; known: a, b, c".
 std::string unknown_strategy_message(const std::string& name);
 // The registry as a lookup for parsers below this layer (sweep grids): find_strategy's name and the message

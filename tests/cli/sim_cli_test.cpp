@@ -784,6 +784,22 @@ TEST(SimCli, PlannerAndSimulatorAgreeUnderEveryRuntimeProfile) {
   EXPECT_GE(refused, 18);  // the three TITAN RTX scenarios, once per profile and variant
 }
 
+// A framework's name for a strategy simulates the registry's strategy and says which on stderr (issue 36,
+// item 4); the registry's own name says nothing.
+TEST(SimCli, AFrameworksStrategyNameSaysWhatItMapsTo) {
+  const std::string scenario = kSource + "/scenarios/default.yaml";
+  const auto alias = test::run_command(kBinary + " simulate " + scenario + " --strategy FULL_SHARD --json");
+  const auto own = test::run_command(kBinary + " simulate " + scenario + " --strategy fsdp --json");
+  ASSERT_EQ(alias.exit_code, 0) << alias.err;
+  ASSERT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_NE(alias.err.find("note: --strategy 'FULL_SHARD' is shardscope's fsdp: FSDP = ZeRO-3"),
+            std::string::npos)
+      << alias.err;
+  EXPECT_EQ(own.err.find("note:"), std::string::npos) << own.err;
+  EXPECT_EQ(nlohmann::json::parse(alias.out).at("iteration_seconds"),
+            nlohmann::json::parse(own.out).at("iteration_seconds"));
+}
+
 // The simulator's commands state the defaults their options start from (sim::IterationOptions, issue 29).
 TEST(SimCli, HelpSaysTheDefaultsTheSimulatorUses) {
   const auto simulate = test::run_command(kBinary + " simulate --help");
