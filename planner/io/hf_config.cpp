@@ -1,6 +1,9 @@
 // Hugging Face config.json -> TransformerSpec for llama, mistral, mixtral, gpt2, gpt_neox and opt.
 #include "planner/io/hf_config.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -300,7 +303,31 @@ TransformerSpec parse_hf_config_string(const std::string& text, const std::strin
   return spec;
 }
 
+namespace {
+
+// "org/name" (letters, digits, '.', '-', '_' on each side of one '/'): how the Hugging Face hub names a
+// model.
+bool looks_like_hub_id(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  if (slash == 0 || slash == std::string::npos || slash + 1 == text.size()) return false;
+  if (text.find('/', slash + 1) != std::string::npos || text.front() == '.') return false;
+  if (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0) return false;  // a file's name
+  return std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isalnum(c) != 0 || c == '/' || c == '.' || c == '-' || c == '_';
+  });
+}
+
+}  // namespace
+
 TransformerSpec load_hf_config_file(const std::string& path, std::int64_t sequence_length) {
+  std::error_code ignored;
+  if (looks_like_hub_id(path) && !std::filesystem::exists(path, ignored)) {
+    throw InputError(
+        path, 0, "",
+        "no such file, and shardscope reads no network: a Hugging Face hub id needs its config.json "
+        "downloaded first (huggingface-cli download " +
+            path + " config.json), then give that file's path");
+  }
   return parse_hf_config_string(read_text_file(path, "Hugging Face config.json"), path, sequence_length);
 }
 

@@ -83,5 +83,23 @@ TEST(HfConfig, WrongTypeAndMissingKey) {
                            "missing");
 }
 
+// A Hugging Face hub id is not a file and shardscope downloads nothing: it says so plainly and how to get the
+// file (issue 36, item 4); a missing file with a path or a .json name keeps the plain message.
+TEST(HfConfig, AHubIdSaysToDownloadItsConfigFirst) {
+  test::expect_input_error([] { load_hf_config_file("meta-llama/Llama-3.1-8B"); }, "meta-llama/Llama-3.1-8B",
+                           0, "",
+                           "shardscope reads no network: a Hugging Face hub id needs its config.json "
+                           "downloaded first (huggingface-cli download meta-llama/Llama-3.1-8B config.json)");
+  for (const std::string missing : {"nope/config.json", "/tmp/no/such/dir/config.json", "./x/y"}) {
+    try {
+      load_hf_config_file(missing);
+      ADD_FAILURE() << missing;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).find("hub id"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("no such file"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace shardscope
