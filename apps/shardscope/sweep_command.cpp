@@ -19,6 +19,8 @@
 #include "apps/shardscope/sweep_plan.hpp"
 #include "apps/shardscope/sweep_progress.hpp"
 #include "planner/core/error.hpp"
+#include "planner/core/printable.hpp"
+#include "planner/search/search_space.hpp"
 #include "present/text_table.hpp"
 
 namespace shardscope::cli {
@@ -121,53 +123,58 @@ Registered register_sweep(CLI::App& app, char** argv) {
       app.add_subcommand("sweep", "Plan (and simulate) every point of a scenario grid; JSON lines out");
   auto o = std::make_shared<SweepOptions>();
   add_sweep_options(*cmd, *o);
-  return {cmd, [o, argv](std::ostream& out) {
-            check_sweep_options(*o, simulator_built());
-            if (o->mpi && !o->dry_run) exec_mpi_helper(argv);
-            const Shard shard = o->shard.empty() ? Shard{} : parse_shard(o->shard, process_environment());
-            const SweepPoints points = prepare_sweep(
-                o->grid, o->quiet ? ResolveProgress() : resolve_progress_lines(std::cerr, o->grid),
-                o->simulate ? CostEstimate::simulated : CostEstimate::planned);
-            const std::vector<SweepTask> mine = shard_tasks(points.tasks, shard);
-            if (o->dry_run) {
-              print_dry_run(points, mine, shard, o->grid, o->simulate, out);
-              return;
-            }
-            refuse_input_as_output("--out", o->out, {o->grid});
-            const ResultsLock lock(o->out, shard.index, shard.count);  // before its rows are read
-            int skipped_lines = 0;
-            std::size_t kept_errors = 0;
-            std::vector<SweepTask> tasks = tasks_to_run(mine, *o, &skipped_lines, &kept_errors);
-            order_by_cost(tasks, o->simulate);
-            SweepRunOptions options;
-            options.shardscope_binary = sibling_executable("shardscope");
-            options.grid_file = o->grid;
-            options.grid_name = points.grid.name;
-            options.simulate = o->simulate;
-            options.timeout_seconds = o->timeout_seconds;
-            options.jobs =
-                o->jobs > 0 ? o->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-            RowWriter writer(o->out);
-            if (!o->quiet) {
-              std::cerr << "sweep " << points.grid.name << ": " << tasks.size() << " of " << mine.size()
-                        << " points to run" << (shard.count > 1 ? " (shard " + shard_text(shard) + ")" : "")
-                        << ", " << options.jobs << " at a time";
-              if (mine.size() > tasks.size())
-                std::cerr << "; " << mine.size() - tasks.size() << " already in " << o->out;
-              if (skipped_lines > 0) std::cerr << "; " << skipped_lines << " unreadable lines there ignored";
-              std::cerr << "\n";
-            }
-            const auto start = std::chrono::steady_clock::now();
-            const Counts counts = run_locally(tasks, options, writer, *o);
-            char wall[32];
-            std::snprintf(wall, sizeof wall, "%.1f",
-                          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-            out << "Swept " << counts.done << " points of " << points.grid.name << " into " << o->out
-                << " in " << wall << " s: " << counts.ok << " ok, " << counts.no_fit << " does-not-fit, "
-                << counts.errors << " errors" << kept_errors_text(kept_errors) << "\n";
-            if (counts.errors + kept_errors > 0)
-              throw PointsFailed(failed_points_text(counts.errors, counts.done, kept_errors));
-          }};
+  return {
+      cmd, [o, argv](std::ostream& out) {
+        check_sweep_options(*o, simulator_built());
+        if (o->mpi && !o->dry_run) exec_mpi_helper(argv);
+        const Shard shard = o->shard.empty() ? Shard{} : parse_shard(o->shard, process_environment());
+        const SweepPoints points =
+            prepare_sweep(o->grid, o->quiet ? ResolveProgress() : resolve_progress_lines(std::cerr, o->grid),
+                          o->simulate ? CostEstimate::simulated : CostEstimate::planned);
+        for (const auto& [typed, name] : points.grid.strategy_spelling) {  // a framework's name: say which
+          if (const std::string note = strategy_alias_note(typed); !note.empty())
+            std::cerr << "note: " << escape_unprintable(o->grid) << ": " << escape_unprintable(note) << "\n";
+        }
+        const std::vector<SweepTask> mine = shard_tasks(points.tasks, shard);
+        if (o->dry_run) {
+          print_dry_run(points, mine, shard, o->grid, o->simulate, out);
+          return;
+        }
+        refuse_input_as_output("--out", o->out, {o->grid});
+        const ResultsLock lock(o->out, shard.index, shard.count);  // before its rows are read
+        int skipped_lines = 0;
+        std::size_t kept_errors = 0;
+        std::vector<SweepTask> tasks = tasks_to_run(mine, *o, &skipped_lines, &kept_errors);
+        order_by_cost(tasks, o->simulate);
+        SweepRunOptions options;
+        options.shardscope_binary = sibling_executable("shardscope");
+        options.grid_file = o->grid;
+        options.grid_name = points.grid.name;
+        options.simulate = o->simulate;
+        options.timeout_seconds = o->timeout_seconds;
+        options.jobs =
+            o->jobs > 0 ? o->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        RowWriter writer(o->out);
+        if (!o->quiet) {
+          std::cerr << "sweep " << points.grid.name << ": " << tasks.size() << " of " << mine.size()
+                    << " points to run" << (shard.count > 1 ? " (shard " + shard_text(shard) + ")" : "")
+                    << ", " << options.jobs << " at a time";
+          if (mine.size() > tasks.size())
+            std::cerr << "; " << mine.size() - tasks.size() << " already in " << o->out;
+          if (skipped_lines > 0) std::cerr << "; " << skipped_lines << " unreadable lines there ignored";
+          std::cerr << "\n";
+        }
+        const auto start = std::chrono::steady_clock::now();
+        const Counts counts = run_locally(tasks, options, writer, *o);
+        char wall[32];
+        std::snprintf(wall, sizeof wall, "%.1f",
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        out << "Swept " << counts.done << " points of " << points.grid.name << " into " << o->out << " in "
+            << wall << " s: " << counts.ok << " ok, " << counts.no_fit << " does-not-fit, " << counts.errors
+            << " errors" << kept_errors_text(kept_errors) << "\n";
+        if (counts.errors + kept_errors > 0)
+          throw PointsFailed(failed_points_text(counts.errors, counts.done, kept_errors));
+      }};
 }
 
 }  // namespace shardscope::cli

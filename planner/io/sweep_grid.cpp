@@ -152,7 +152,11 @@ SweepGrid parse_sweep_grid(const std::string& text, const std::string& file, con
   if (root.has("strategies")) {
     grid.strategies = value_list(root, "strategies");
     // The registry's spelling: a point reports each strategy under it ("zero-3" and "FULL_SHARD" are fsdp).
-    for (std::string& s : grid.strategies) s = checked_strategy(root, "strategies", s, strategies);
+    for (std::string& s : grid.strategies) {
+      const std::string canonical = checked_strategy(root, "strategies", s, strategies);
+      grid.strategy_spelling[s] = canonical;
+      s = canonical;
+    }
   }
   const std::string combine = root.has("combine") ? root.choice("combine", {"product", "zip"}) : "product";
   grid.zip = combine == "zip";

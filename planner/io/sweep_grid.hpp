@@ -40,8 +40,10 @@ struct SweepGrid {
   bool zip = false;                     // combine: zip (else product)
   std::vector<GridAxis> axes;
   std::vector<GridFilter> filters;
-  int filters_line = 0;                                  // where filters: is, for messages
-  std::map<std::string, std::string> strategy_spelling;  // a `strategy` axis value -> the registry's name
+  int filters_line = 0;  // where filters: is, for messages
+  // Each strategy as the grid spells it (a `strategy` axis value, or a `strategies:` entry) -> the registry's
+  // name.
+  std::map<std::string, std::string> strategy_spelling;
 };
 
 // A point before it is resolved: its place in the expansion and its axis values.

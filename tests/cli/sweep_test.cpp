@@ -195,6 +195,30 @@ TEST(Sweep, ALargeGridResolvesInParallelAsEachPointAlone) {
   std::filesystem::remove(bad);
 }
 
+// A grid may name strategies as frameworks do; the sweep says on stderr what each maps to, and the rows
+// report them under the registry's names (issue 36, item 4).
+TEST(Sweep, AFrameworksStrategyNameIsNotedAndReportedUnderTheRegistrysName) {
+  const std::string grid = test::write_temp(
+      "alias-grid.yaml", "name: alias\nbase: " + kSource +
+                             "/scenarios/default.yaml\nstrategies: [HYBRID_SHARD, full_shard]\naxes:\n"
+                             "  training.memory_limit: [7GB]\n");
+  const std::string out = temp_path("alias-grid.jsonl");
+  std::filesystem::remove(out);
+  const auto r = test::run_command(kBinary + " sweep " + grid + " --out " + out + " --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: " + grid + ": 'HYBRID_SHARD' is shardscope's mics: "), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("note: " + grid + ": 'full_shard' is shardscope's fsdp: "), std::string::npos)
+      << r.err;
+  const std::vector<nlohmann::json> rows = test::rows_of(out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["status"], "ok") << rows[0];
+  EXPECT_TRUE(rows[0]["metrics"].contains("fsdp")) << rows[0];
+  EXPECT_TRUE(rows[0]["metrics"].contains("mics")) << rows[0];
+  std::filesystem::remove(out);
+  std::filesystem::remove(grid);
+}
+
 // A point's values go to its child on the command line; values longer than one argument may be (an axis
 // value of 150 KB here) leave the child to expand the grid instead of failing to start it.
 TEST(Sweep, AxisValuesTooLongForOneArgumentStillRun) {

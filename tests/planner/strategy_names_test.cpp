@@ -78,6 +78,7 @@ TEST(StrategyNames, AGridsAliasesBecomeTheRegistrysNames) {
       "name: g\nstrategies: [zero-3, HSDP, _hybrid_shard_zero2]\naxes:\n  training.memory_limit: [8GB]\n",
       "g.yaml", ".", strategy_lookup());
   EXPECT_EQ(grid.strategies, (std::vector<std::string>{"fsdp", "mics", "paro-NII"}));
+  EXPECT_EQ(grid.strategy_spelling.at("HSDP"), "mics");  // the spelling kept, for the note sweep prints
 }
 
 }  // namespace
