@@ -19,16 +19,18 @@ constexpr double kMaxTokens = 1e18;
 
 struct Entry {
   std::string strategy;
-  const PlanPrediction* predicted;
+  TimeToTrain training;
 };
 
-// The recommended plan first, then every baseline that fits, in the report's order.
-std::vector<Entry> fitting(const PlanReport& report) {
+// The recommended plan first, then every baseline that fits, in the report's order, each with its training.
+std::vector<Entry> fitting(const PlanReport& report, const Scenario& scenario, const TrainingBudget& budget) {
   std::vector<Entry> out;
-  if (report.best.fits)
-    out.push_back({"plan (" + report.best.plan.strategy + ")", &report.best.plan.predicted});
+  const auto add = [&](const std::string& name, const PlanPrediction& predicted) {
+    out.push_back({name, time_to_train(predicted, scenario.cluster.gpus(), budget)});
+  };
+  if (report.best.fits) add("plan (" + report.best.plan.strategy + ")", report.best.plan.predicted);
   for (const StrategyResult& b : report.baselines)
-    if (b.fits) out.push_back({b.strategy, &b.plan.predicted});
+    if (b.fits) add(b.strategy, b.plan.predicted);
   return out;
 }
 
@@ -78,8 +80,8 @@ nlohmann::ordered_json time_to_train_json(const PlanReport& report, const Scenar
   if (budget.price_per_gpu_hour) j["price_per_gpu_hour"] = *budget.price_per_gpu_hour;
   j["gpus"] = scenario.cluster.gpus();
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (const Entry& e : fitting(report)) {
-    const TimeToTrain t = time_to_train(*e.predicted, scenario.cluster.gpus(), budget);
+  for (const Entry& e : fitting(report, scenario, budget)) {
+    const TimeToTrain& t = e.training;
     nlohmann::ordered_json row = {{"strategy", e.strategy},
                                   {"tokens_per_iteration", t.tokens_per_iteration},
                                   {"iterations", t.iterations},
@@ -101,8 +103,8 @@ void write_time_to_train(std::ostream& os, const PlanReport& report, const Scena
   std::vector<std::string> header = {"strategy", "wall time", "iterations", "GPU-hours"};
   if (budget.price_per_gpu_hour) header.emplace_back("cost");
   present::TextTable table(header);
-  for (const Entry& e : fitting(report)) {
-    const TimeToTrain t = time_to_train(*e.predicted, scenario.cluster.gpus(), budget);
+  for (const Entry& e : fitting(report, scenario, budget)) {
+    const TimeToTrain& t = e.training;
     std::vector<std::string> cells = {e.strategy, format_wall_time(t.seconds),
                                       units::format_general(t.iterations, 15), money(t.gpu_hours)};
     if (t.cost) cells.push_back(money(*t.cost));

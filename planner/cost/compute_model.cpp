@@ -70,32 +70,38 @@ ComputeModel::PassSeconds ComputeModel::pass_seconds(const Operator& op, double 
   return out;
 }
 
-// Each forward product at the micro-batch (samples stacked into its rows, or its batch when per sample) and
-// slice (1/slices of its columns, `slices` times), its backward as dA = dC B^T (m x k from n) and dB = A^T dC
-// (k x n from m); FLOPs outside the products at the kind's rate.
+// Each forward product by its shape (shaped_product_seconds) at the kind's fraction; FLOPs outside the
+// products at the kind's rate.
 ComputeModel::PassSeconds ComputeModel::shaped_pass_seconds(const Operator& op, double samples,
                                                             int slices) const {
-  const ProductShapeModel& model = *calibration_.product_shapes;
   const double peak = peak_flops_per_second();
   const double fraction = flops_per_second(op) / peak;
   const double cuts = static_cast<double>(std::max(slices, 1));
-  auto seconds = [&](double batch, double m, double n, double k) {
-    return cuts * product_shape_seconds(model, peak, fraction, batch, m, n, k);
-  };
   PassSeconds out;
   double product_flops = 0;
   for (const GemmShape& g : op.forward_gemms) {
-    const double batch = static_cast<double>(g.batch) * (g.per_sample ? samples : 1.0);
-    const double m = static_cast<double>(g.m) * (g.per_sample ? 1.0 : samples);
-    const double n = static_cast<double>(g.n) / cuts, k = static_cast<double>(g.k);
-    out.forward += seconds(batch, m, n, k);
-    out.backward += seconds(batch, m, k, n) + seconds(batch, k, n, m);
+    const PassSeconds product = shaped_product_seconds(g, samples, cuts, peak, fraction);
+    out.forward += product.forward;
+    out.backward += product.backward;
     product_flops += g.flops();
   }
   const double rate = flops_per_second(op);
   out.forward += samples * std::max(0.0, op.forward_flops_per_sample - product_flops) / rate;
   out.backward += samples * std::max(0.0, op.backward_flops_per_sample - 2 * product_flops) / rate;
   return out;
+}
+
+ComputeModel::PassSeconds ComputeModel::shaped_product_seconds(const GemmShape& g, double samples,
+                                                               double cuts, double peak,
+                                                               double fraction) const {
+  const double batch = static_cast<double>(g.batch) * (g.per_sample ? samples : 1.0);
+  const double m = static_cast<double>(g.m) * (g.per_sample ? 1.0 : samples);
+  const double n = static_cast<double>(g.n) / cuts, k = static_cast<double>(g.k);
+  const auto seconds = [&](double rows, double columns, double reduction) {
+    return cuts * product_shape_seconds(*calibration_.product_shapes, peak, fraction, batch, rows, columns,
+                                        reduction);
+  };
+  return {seconds(m, n, k), seconds(m, k, n) + seconds(k, n, m)};
 }
 
 double ComputeModel::update_seconds(double owned_state_bytes) const {

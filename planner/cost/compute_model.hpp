@@ -48,6 +48,11 @@ class ComputeModel {
 
  private:
   PassSeconds shaped_pass_seconds(const Operator& op, double samples, int slices) const;
+  // One product by the calibration's product_shapes model at the micro-batch (samples stacked into its rows,
+  // or its batch when per sample) and slice (1/cuts of its columns, `cuts` times), its backward as
+  // dA = dC B^T (m x k from n) and dB = A^T dC (k x n from m): both pricings use it.
+  PassSeconds shaped_product_seconds(const GemmShape& g, double samples, double cuts, double peak,
+                                     double fraction) const;
   PassSeconds kernel_pass_seconds(const Operator& op, double samples, int slices) const;
   // Under kernel pricing: the share of peak a kind's large products reach, and one product's seconds (all
   // slices; `speedup` float8's) from the source kernel_product_source names.

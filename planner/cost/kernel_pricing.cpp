@@ -57,16 +57,8 @@ ComputeModel::PassSeconds ComputeModel::kernel_product_seconds(OperatorKind kind
                                                                double speedup) const {
   const double peak = peak_flops_per_second();
   const double fraction = kernel_gemm_fraction(kind);
-  if (product_source_ == KernelProductSource::product_shapes) {
-    const double batch = static_cast<double>(g.batch) * (g.per_sample ? samples : 1.0);
-    const double m = static_cast<double>(g.m) * (g.per_sample ? 1.0 : samples);
-    const double n = static_cast<double>(g.n) / cuts, k = static_cast<double>(g.k);
-    const auto seconds = [&](double rows, double columns, double reduction) {
-      return cuts * product_shape_seconds(*calibration_.product_shapes, peak * speedup, fraction, batch, rows,
-                                          columns, reduction);
-    };
-    return {seconds(m, n, k), seconds(m, k, n) + seconds(k, n, m)};
-  }
+  if (product_source_ == KernelProductSource::product_shapes)
+    return shaped_product_seconds(g, samples, cuts, peak * speedup, fraction);
   const double flops = g.flops() * samples;  // all slices together
   const double call_flops = flops / cuts;
   const bool table = product_source_ == KernelProductSource::kind_fits &&
