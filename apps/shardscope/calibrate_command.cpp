@@ -29,6 +29,7 @@
 #include "validate/fit/fit_report.hpp"
 #include "validate/fit/kernel_bench.hpp"
 #include "validate/fit/nccl_tests_log.hpp"
+#include "validate/fit/published_fit.hpp"
 #include "validate/fit/torch_trace.hpp"
 
 namespace shardscope::cli {
@@ -44,6 +45,7 @@ struct Options {
   bool product_shapes = false, holdout = false;
   std::vector<std::string> published;  // --published: fit a runtime profile instead
   std::string runtime;
+  std::string free;     // --free with --published: kernels (default) or peak
   std::string kernels;  // --kernels: kernels.py's file as runtime fits
   int micro_batch = 0;
   std::string attention;  // empty: flash
@@ -193,6 +195,12 @@ void add_calibrate_options(CLI::App& cmd, Options& o) {
                  "With --published: the runtime profile to fit instead of the files' runtime_profile")
       ->check(CLI::IsMember(names<RuntimeName>()));
   cmd.add_option(
+         "--free", o.free,
+         "With --published: what the fit may change: kernels (the GPU's five kernel efficiencies and "
+         "the host time; the default) or peak (one factor on the GPU's peak: a card whose clock under "
+         "its power limit is not known)")
+      ->check(CLI::IsMember(names<fit::PublishedFreeParameters>()));
+  cmd.add_option(
          "--kernels", o.kernels,
          "A kernel measurement of validate/torch/kernels.py: its products' and attention's efficiencies "
          "on --cluster's GPU as calibration.yaml's runtime fits (the kernel pricing of fsdp2, fsdp1, "
@@ -254,7 +262,7 @@ void run_published(const Options& o, std::ostream& out) {
                      "fits from published rows alone; it takes no measurements, --nccl-tests, "
                      "--torch-trace, --cluster, --nodes, --product-shapes or --holdout");
   }
-  run_calibrate_published({o.published, o.runtime, o.out, o.report}, out);
+  run_calibrate_published({o.published, o.runtime, o.free, o.out, o.report}, out);
 }
 
 // --kernels: kernels.py's measurement of one GPU as runtime fits, against --cluster's peak.
@@ -316,6 +324,7 @@ void run_calibrate(const Options& o, std::ostream& out) {
   if (!o.attention.empty()) throw UsageError("--attention", "applies to --kernels only");
   if (!o.published.empty()) return run_published(o, out);
   if (!o.runtime.empty()) throw UsageError("--runtime", "applies to --published only");
+  if (!o.free.empty()) throw UsageError("--free", "applies to --published only");
   if (o.cluster.empty())
     throw UsageError("--cluster", "expected the cluster preset or file of the machine measured");
   std::vector<std::string> inputs = o.measurements;

@@ -33,7 +33,14 @@ void print_fit(const fit::PublishedFit& f, std::ostream& out) {
   for (const fit::FittedParameter& p : f.parameters)
     out << "  " << p.name << std::string(p.name.size() < 30 ? 30 - p.name.size() : 1, ' ')
         << fit::number_text("%-14.4g", p.start) << " " << fit::number_text("%.4g", p.fitted) << "\n";
-  out << "  (host_backward_per_operator fitted at twice host_forward_per_operator)\n";
+  if (f.free == fit::PublishedFreeParameters::peak) {
+    out << "  (one factor, " << fit::number_text("%.4f", f.peak_factor)
+        << ", on the fractions of peak: an effective peak_fp16 of "
+        << fit::number_text("%.4g", f.peak_flops_per_second / 1e12)
+        << " TFLOPS; element-wise work and the host time as they were)\n";
+  } else {
+    out << "  (host_backward_per_operator fitted at twice host_forward_per_operator)\n";
+  }
   for (std::size_t i = 0; i < f.after.size(); ++i) {
     out << "\n" << f.after[i].file << "\n";
     out << "  fit part       before: " << summary_text(f.before[i].fit) << "\n";
@@ -54,6 +61,7 @@ void run_calibrate_published(const PublishedCalibrateOptions& o, std::ostream& o
   for (const std::string& file : o.files) tables.push_back(fit::load_published_file(file));
   fit::PublishedFitOptions options;
   if (!o.runtime.empty()) options.runtime = parse_name<RuntimeName>(o.runtime);
+  if (!o.free.empty()) options.free = parse_name<fit::PublishedFreeParameters>(o.free).value();
   const fit::PublishedFit f = fit::fit_published(tables, options);
   print_fit(f, out);
   Calibration calibration;

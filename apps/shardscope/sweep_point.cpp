@@ -117,7 +117,9 @@ Json run_point(const Options& o, const Simulation* simulation) {
   const ValidScenario scenario(point.scenario);
   const Calibration calibration = scenario_calibration(scenario);
   // One thread: the sweep runs its points side by side, and the simulations fork from this process.
-  const PlanReport report = plan_scenario(scenario, calibration, PlanRequest{.search = {.threads = 1}});
+  PlanRequest request;
+  request.search.threads = 1;
+  const PlanReport report = plan_scenario(scenario, calibration, request);
   std::vector<const StrategyResult*> results = {&report.best};
   for (const StrategyResult& b : report.baselines) results.push_back(&b);
   double fsdp = 0;

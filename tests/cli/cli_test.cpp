@@ -168,6 +168,13 @@ TEST(Cli, ReproduceAndPublishedCalibrationRefuseNamingTheOption) {
       test::run_command(kBinary + " calibrate --runtime fsdp1 --cluster dgx-h100 x.json" + out);
   EXPECT_EQ(runtime.exit_code, 2);
   EXPECT_NE(runtime.err.find("--runtime: applies to --published only"), std::string::npos) << runtime.err;
+  const auto free = test::run_command(kBinary + " calibrate --free peak --cluster dgx-h100 x.json" + out);
+  EXPECT_EQ(free.exit_code, 2);
+  EXPECT_NE(free.err.find("--free: applies to --published only"), std::string::npos) << free.err;
+  const auto free_kind =
+      test::run_command(kBinary + " calibrate --published " + file + " --free clock" + out);
+  EXPECT_EQ(free_kind.exit_code, 2);
+  EXPECT_NE(free_kind.err.find("--free"), std::string::npos) << free_kind.err;
   const auto no_cluster = test::run_command(kBinary + " calibrate x.json" + out);
   EXPECT_EQ(no_cluster.exit_code, 2);
   EXPECT_NE(no_cluster.err.find("--cluster: expected the cluster preset"), std::string::npos)
@@ -177,6 +184,24 @@ TEST(Cli, ReproduceAndPublishedCalibrationRefuseNamingTheOption) {
 }
 
 #ifdef SHARDSCOPE_HAVE_FIT
+// calibrate --published --free peak: one factor on the GPU's peak, printed as the effective peak; the
+// calibration it writes moves only the products' and attention's fractions, and reproduce reads it.
+TEST(Cli, CalibratePublishedFreePeakFitsOneFactorAndWritesACalibration) {
+  const std::string file = kSource + "/validate/published/torchtitan-fsdp-a100-2024.yaml";
+  const std::string out = ::testing::TempDir() + "peak-calibration.yaml";
+  std::filesystem::remove(out);
+  const auto fit =
+      test::run_command(kBinary + " calibrate --published " + file + " --free peak --out " + out);
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_NE(fit.out.find("on the fractions of peak: an effective peak_fp16 of"), std::string::npos)
+      << fit.out;
+  EXPECT_EQ(fit.out.find("host_forward_per_operator"), std::string::npos) << fit.out;
+  const std::string yaml = test::read_file(out);
+  EXPECT_NE(yaml.find("gemm_fraction"), std::string::npos) << yaml;
+  const auto scored = test::run_command(kBinary + " reproduce " + file + " --calibration " + out);
+  EXPECT_EQ(scored.exit_code, 0) << scored.err;
+}
+
 // calibrate --kernels: kernels.py's measurement on one H100 (validate/data/h100/call-6) becomes runtime fits
 // a plan prices with; misuse and a micro-batch the file lacks exit 2 with the reason, writing nothing.
 TEST(Cli, CalibrateKernelsWritesRuntimeFitsThatAPlanPricesWith) {

@@ -266,6 +266,23 @@ TEST(Published, ChecksAcrossFields) {
   expect_error(twice, "t.yaml:46: rows[1].id: 'r1' is given twice");
 }
 
+// A card's peak other than the preset's is written into each row's scenario and needs its source.
+TEST(Published, APeakOverrideNeedsItsSourceAndReachesTheScenario) {
+  const std::string peak = "    preset: dgx-h100\n    peak_fp16: 838.7TFLOPS\n";
+  const PublishedTable t =
+      parse_published_string(replaced("    preset: dgx-h100\n", peak + "    peak_source: a fit\n"), "t.yaml");
+  EXPECT_EQ(t.cluster.peak_fp16, "838.7TFLOPS");
+  EXPECT_EQ(t.cluster.peak_source, "a fit");
+  const Scenario scenario = parse_scenario_string(published_scenario_text(t, t.rows[0]), "r1.yaml");
+  EXPECT_DOUBLE_EQ(scenario.cluster.gpu.peak_flops_per_second_fp16, 838.7e12);
+  expect_error(replaced("    preset: dgx-h100\n", peak),
+               "t.yaml:18: cluster.shardscope.peak_fp16: a peak other than the preset's needs peak_source");
+  expect_error(replaced("    preset: dgx-h100\n", "    preset: dgx-h100\n    peak_source: a fit\n"),
+               "t.yaml:18: cluster.shardscope.peak_source: names the source of peak_fp16");
+  expect_error(replaced("    preset: dgx-h100\n", "    preset: dgx-h100\n    peak_fp16: fast\n"),
+               "t.yaml:18: cluster.shardscope.peak_fp16:");
+}
+
 // torchtitan's op policy is priced as `checkpointing: selective`; a selective row of no stated kind is
 // searched; the kind may be assumed only where the row leaves it open.
 TEST(Published, SelectiveOpBecomesSelectiveCheckpointingAndOnlyThatMayBeAssumed) {

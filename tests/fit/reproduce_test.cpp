@@ -115,6 +115,28 @@ TEST(PublishedFit, ReducesTheFitPartsError) {
   EXPECT_EQ(*f.calibration.host_backward_seconds, 2 * *f.calibration.host_forward_seconds);
 }
 
+// One factor on the GPU's peak: the products' and attention's fractions move together, element-wise work
+// and the host time stay. torchtitan's file carries the peak this fit found (its peak_source says how), so
+// refitting it with that peak in place finds a factor of 1: the file's number is the fit's, not chosen.
+TEST(PublishedFit, APeakFitMovesOnlyThePeakAndFindsTheTorchtitanFilesOwn) {
+  PublishedFitOptions peak;
+  peak.free = PublishedFreeParameters::peak;
+  const PublishedFit titan = fit_published({load_published_file(kDir + "torchtitan-fsdp.yaml")}, peak);
+  EXPECT_NEAR(titan.peak_factor, 1.0, 0.005);
+  EXPECT_NEAR(titan.peak_flops_per_second, 838.7e12, 838.7e12 * 0.005);
+  const PublishedTable a100_table = load_published_file(kDir + "torchtitan-fsdp-a100-2024.yaml");
+  const PublishedFit a100 = fit_published({a100_table}, peak);
+  ASSERT_EQ(a100.parameters.size(), 3u);
+  for (const FittedParameter& p : a100.parameters)
+    EXPECT_NEAR(p.fitted / p.start, a100.peak_factor, 1e-9) << p.name;
+  EXPECT_NE(a100.peak_factor, 1.0);
+  const ValidScenario& scenario = prepare_table(a100_table).rows.front().scenario;
+  EXPECT_NEAR(*a100.calibration.elementwise_fraction, scenario.cluster.gpu.kernels->elementwise_fraction,
+              1e-12);
+  EXPECT_NEAR(*a100.calibration.host_forward_seconds, scenario.execution.runtime.host_forward_seconds, 1e-15);
+  EXPECT_LE(a100.after.front().fit.mape, a100.before.front().fit.mape);
+}
+
 void expect_fit_error(const std::vector<PublishedTable>& tables, const PublishedFitOptions& options,
                       const std::string& expected) {
   try {
@@ -132,6 +154,9 @@ TEST(PublishedFit, RefusesWhatItCannotFit) {
   expect_fit_error({}, {}, "--published: expected at least one file");
   expect_fit_error({h100, a100}, {}, "llm-foundry-a100.yaml: cluster: GPU A100-SXM4-80GB, but");
   expect_fit_error({h100, titan}, {}, "torchtitan-fsdp.yaml: runtime_profile: 'fsdp2', but");
+  PublishedFitOptions fsdp1;
+  fsdp1.runtime = RuntimeName::fsdp1;
+  expect_fit_error({h100, titan}, fsdp1, "torchtitan-fsdp.yaml: cluster: peak_fp16 838.7");
   PublishedFitOptions ideal;
   ideal.runtime = RuntimeName::ideal;
   expect_fit_error({h100}, ideal, "runtime ideal has no parameters to fit");

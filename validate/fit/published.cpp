@@ -126,7 +126,7 @@ PublishedCluster parse_cluster_header(const YamlMap& map) {
   c.interconnect_stated = map.name("interconnect");
   c.notes = map.optional_string("notes").value_or("");
   const YamlMap shardscope = map.map("shardscope");
-  shardscope.reject_unknown({"preset", "gpu_memory", "hbm_bandwidth"});
+  shardscope.reject_unknown({"preset", "gpu_memory", "hbm_bandwidth", "peak_fp16", "peak_source"});
   c.preset = shardscope.name("preset");
   if (cluster_presets().find(c.preset) == nullptr)
     shardscope.fail("preset", "'" + c.preset + "' is not a shipped cluster preset (scenarios/clusters/)");
@@ -137,6 +137,15 @@ PublishedCluster parse_cluster_header(const YamlMap& map) {
   if (shardscope.has("hbm_bandwidth")) {
     shardscope.bandwidth("hbm_bandwidth");
     c.hbm_bandwidth = shardscope.string("hbm_bandwidth");
+  }
+  if (shardscope.has("peak_fp16")) {
+    shardscope.flops("peak_fp16");
+    c.peak_fp16 = shardscope.string("peak_fp16");
+    c.peak_source = shardscope.optional_string("peak_source").value_or("");
+    if (c.peak_source.empty())
+      shardscope.fail("peak_fp16", "a peak other than the preset's needs peak_source: where it comes from");
+  } else if (shardscope.has("peak_source")) {
+    shardscope.fail("peak_source", "names the source of peak_fp16, which is not given");
   }
   return c;
 }
@@ -383,11 +392,12 @@ std::string published_scenario_text(const PublishedTable& table, const Published
   if (row.flash_attention != Tristate::unknown)
     out << "    flash_attention: " << flag(row.flash_attention == Tristate::yes) << "\n";
   out << "cluster:\n  preset: " << table.cluster.preset << "\n  nodes: " << row.gpus / per_node << "\n";
-  if (!table.cluster.gpu_memory.empty() || !table.cluster.hbm_bandwidth.empty()) {
+  const PublishedCluster& c = table.cluster;
+  if (!c.gpu_memory.empty() || !c.hbm_bandwidth.empty() || !c.peak_fp16.empty()) {
     out << "  gpu:\n";
-    if (!table.cluster.gpu_memory.empty()) out << "    memory: " << table.cluster.gpu_memory << "\n";
-    if (!table.cluster.hbm_bandwidth.empty())
-      out << "    hbm_bandwidth: " << table.cluster.hbm_bandwidth << "\n";
+    if (!c.gpu_memory.empty()) out << "    memory: " << c.gpu_memory << "\n";
+    if (!c.hbm_bandwidth.empty()) out << "    hbm_bandwidth: " << c.hbm_bandwidth << "\n";
+    if (!c.peak_fp16.empty()) out << "    peak_fp16: " << c.peak_fp16 << "\n";
   }
   out << "training:\n  precision: " << table.precision << "\n";
   if (row.micro_batch_per_gpu) out << "  micro_batch: " << *row.micro_batch_per_gpu << "\n";

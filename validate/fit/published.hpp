@@ -32,6 +32,8 @@ struct PublishedCluster {
   std::string preset;         // shipped cluster preset (scenarios/clusters/) a prediction uses
   std::string gpu_memory;     // optional override of the preset ("96GB"), "" when none
   std::string hbm_bandwidth;  // optional override ("2400GB/s"), "" when none
+  std::string peak_fp16;      // optional override ("838.7TFLOPS"), "" when none
+  std::string peak_source;    // where peak_fp16 comes from (required with it)
 };
 
 struct PublishedModel {

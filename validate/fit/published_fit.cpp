@@ -149,6 +149,38 @@ Point nelder_mead(Objective& f, const Point& start, int max_evaluations) {
   return simplex[static_cast<std::size_t>(std::min_element(values.begin(), values.end()) - values.begin())];
 }
 
+// The start point with the products' and attention's fractions of peak scaled by exp(log_factor).
+Point scaled_peak(const Point& start, double log_factor) {
+  Point p = start;
+  for (std::size_t i : {std::size_t{0}, std::size_t{2}, std::size_t{3}}) p[i] += log_factor;
+  return p;  // unclamped: the factor's own range bounds it
+}
+
+// Golden-section search for the log-factor in [ln 0.5, ln 1.25] minimising the objective; 48 evaluations
+// narrow the interval to 1e-10 of its width.
+double fit_log_peak_factor(Objective& f, const Point& start) {
+  constexpr double kGolden = 0.6180339887498949;
+  double low = std::log(0.5), high = std::log(1.25);
+  double a = high - kGolden * (high - low), b = low + kGolden * (high - low);
+  double fa = f(scaled_peak(start, a)), fb = f(scaled_peak(start, b));
+  for (int i = 0; i < 48; ++i) {
+    if (fa <= fb) {
+      high = b;
+      b = a;
+      fb = fa;
+      a = high - kGolden * (high - low);
+      fa = f(scaled_peak(start, a));
+    } else {
+      low = a;
+      a = b;
+      fa = fb;
+      b = low + kGolden * (high - low);
+      fb = f(scaled_peak(start, b));
+    }
+  }
+  return fa <= fb ? a : b;
+}
+
 std::vector<PreparedTable> prepare(const std::vector<PublishedTable>& tables, const PublishedFitOptions& o) {
   std::vector<PreparedTable> out;
   for (const PublishedTable& t : tables) {
@@ -163,6 +195,13 @@ std::vector<PreparedTable> prepare(const std::vector<PublishedTable>& tables, co
       fail("runtime_profile", "'" + p.runtime_profile + "', but " + first.table->file + " names '" +
                                   first.runtime_profile +
                                   "'; fit one runtime profile at a time (or give --runtime)");
+    const GpuSpec& gpu = p.rows.front().scenario.cluster.gpu;
+    const GpuSpec& first_gpu = first.rows.front().scenario.cluster.gpu;
+    if (gpu.name == first_gpu.name && gpu.peak_flops_per_second_fp16 != first_gpu.peak_flops_per_second_fp16)
+      fail("cluster", "peak_fp16 " + std::to_string(gpu.peak_flops_per_second_fp16 / 1e12) + " TFLOPS, but " +
+                          first.table->file + "'s " + first_gpu.name + " has " +
+                          std::to_string(first_gpu.peak_flops_per_second_fp16 / 1e12) +
+                          "; kernel efficiencies are fractions of one peak");
     if (p.rows.front().scenario.cluster.gpu.name != first.rows.front().scenario.cluster.gpu.name)
       fail("cluster", "GPU " + p.rows.front().scenario.cluster.gpu.name + ", but " + first.table->file +
                           " ran on " + first.rows.front().scenario.cluster.gpu.name +
@@ -185,8 +224,17 @@ PublishedFit fit_published(const std::vector<PublishedTable>& tables, const Publ
   if (objective.fit_rows == 0)
     throw InputError(tables.front().file, 0, "rows",
                      "no row of the fit part is predicted to fit; nothing to fit");
-  const Point best = nelder_mead(objective, start, options.max_evaluations);
+  const bool peak = options.free == PublishedFreeParameters::peak;
+  const double log_factor = peak ? fit_log_peak_factor(objective, start) : 0;
+  const Point best =
+      peak ? scaled_peak(start, log_factor) : nelder_mead(objective, start, options.max_evaluations);
   PublishedFit out;
+  out.free = options.free;
+  if (peak) {
+    out.peak_factor = std::exp(log_factor);
+    out.peak_flops_per_second =
+        out.peak_factor * prepared.front().rows.front().scenario.cluster.gpu.peak_flops_per_second_fp16;
+  }
   out.runtime = prepared.front().runtime_profile;
   out.gpu = prepared.front().rows.front().scenario.cluster.gpu.name;
   out.calibration = calibration_at(best);
@@ -194,7 +242,8 @@ PublishedFit fit_published(const std::vector<PublishedTable>& tables, const Publ
   objective(best);
   out.fit_rows = objective.fit_rows;
   for (std::size_t i = 0; i < kParameters; ++i)
-    out.parameters.push_back({kBounds[i].name, std::exp(start[i]), std::exp(best[i])});
+    if (!peak || best[i] != start[i])
+      out.parameters.push_back({kBounds[i].name, std::exp(start[i]), std::exp(best[i])});
   for (const PreparedTable& t : prepared) {
     const std::vector<Calibration> before(t.rows.size(), Calibration{});
     const std::vector<Calibration> after(t.rows.size(), with_runtime(out.calibration));
