@@ -12,7 +12,8 @@ namespace shardscope::sim {
 
 struct GpuResult {
   int rank = 0;
-  double peak_memory_bytes = 0;
+  double peak_memory_bytes = 0;            // reserved: the runtime reserve and every gradient included
+  double allocated_peak_memory_bytes = 0;  // allocated tensors (planner/program/memory_peak.hpp)
   double compute_seconds = 0;
   double exposed_comm_seconds = 0;                    // iteration time not covered by compute
   bool operator==(const GpuResult&) const = default;  // exact, field by field

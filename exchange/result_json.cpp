@@ -18,7 +18,7 @@ using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
 constexpr const char* kFormat = "shardscope-iteration-result";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: gpus[].allocated_peak_memory_bytes
 
 OrderedJson number_json(double value) {
   if (std::isfinite(value)) return value;
@@ -130,9 +130,12 @@ class Reader {
 constexpr int kMaxInt = std::numeric_limits<int>::max();
 
 GpuResult gpu_from(const Reader& in, const Json& value, const std::string& path) {
-  in.object(value, path, {"rank", "peak_memory_bytes", "compute_seconds", "exposed_comm_seconds"});
+  in.object(value, path,
+            {"rank", "peak_memory_bytes", "allocated_peak_memory_bytes", "compute_seconds",
+             "exposed_comm_seconds"});
   return {in.small_integer(value.at("rank"), join(path, "rank"), 0, kMaxInt),
           in.number(value.at("peak_memory_bytes"), join(path, "peak_memory_bytes")),
+          in.number(value.at("allocated_peak_memory_bytes"), join(path, "allocated_peak_memory_bytes")),
           in.number(value.at("compute_seconds"), join(path, "compute_seconds")),
           in.number(value.at("exposed_comm_seconds"), join(path, "exposed_comm_seconds"))};
 }
@@ -207,6 +210,7 @@ nlohmann::ordered_json result_to_json(const IterationResult& result) {
   for (const GpuResult& g : result.gpus) {
     out["gpus"].push_back({{"rank", g.rank},
                            {"peak_memory_bytes", number_json(g.peak_memory_bytes)},
+                           {"allocated_peak_memory_bytes", number_json(g.allocated_peak_memory_bytes)},
                            {"compute_seconds", number_json(g.compute_seconds)},
                            {"exposed_comm_seconds", number_json(g.exposed_comm_seconds)}});
   }

@@ -32,11 +32,14 @@ std::string plan_line(const Scenario& scenario, const Plan& plan) {
          std::to_string(scenario.cluster.gpus()) + " GPUs, " + to_string(plan.collectives) + " collectives";
 }
 
-std::string predicted_line(const Plan& plan) {
-  const PlanPrediction& p = plan.predicted;
-  return "Predicted  " + format_duration(p.iteration_seconds) + " per iteration, " +
-         fixed(p.samples_per_second, 2) + " samples/s, " + fixed(p.tokens_per_second, 0) +
-         " tokens/s, peak " + format_bytes(p.peak_memory_bytes) + " per GPU";
+std::string predicted_line(const StrategyResult& result) {
+  const PlanPrediction& p = result.plan.predicted;
+  std::string line = "Predicted  " + format_duration(p.iteration_seconds) + " per iteration, " +
+                     fixed(p.samples_per_second, 2) + " samples/s, " + fixed(p.tokens_per_second, 0) +
+                     " tokens/s, peak " + format_bytes(p.peak_memory_bytes) + " per GPU";
+  if (result.allocated_peak_bytes > 0)  // PyTorch's max reserved, then its max allocated
+    line += " reserved, " + format_bytes(result.allocated_peak_bytes) + " allocated";
+  return line;
 }
 
 std::string adopted_line(const StrategyResult& best) {
@@ -175,7 +178,7 @@ void write_plan_text(const Scenario& scenario, const PlanReport& report, std::os
   for (const OperatorRow& row : group_operators(scenario, plan, best.operator_costs))
     ops.add(operator_row_cells(plan, best.operator_costs, row));
   ops.print(os);
-  os << "\n" << predicted_line(plan) << "\n";
+  os << "\n" << predicted_line(best) << "\n";
   if (!best.adopted_from.empty()) os << adopted_line(best) << "\n";
   os << search_line(best) << "\n";
   os << "\nBatch sizes scanned (" << best.batches.size() << ")\n\n";

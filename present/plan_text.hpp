@@ -21,8 +21,9 @@ std::string fixed(double value, int digits);
 std::string scenario_line(const Scenario& scenario, const std::string& gpu = {});
 // "Plan (shardscope), micro-batch 6 x 1 accumulation steps x 8 GPUs, nccl collectives"
 std::string plan_line(const Scenario& scenario, const Plan& plan);
-// "Predicted  1.560 s per iteration, 30.76 samples/s, 31502 tokens/s, peak 7.41 GiB per GPU"
-std::string predicted_line(const Plan& plan);
+// "Predicted  1.560 s per iteration, 30.76 samples/s, 31502 tokens/s, peak 7.41 GiB per GPU reserved, 6.56
+// GiB allocated" (the allocated peak only where the model schedules plans)
+std::string predicted_line(const StrategyResult& result);
 // "This is osdp's plan: ..." when a baseline's plan was adopted, else "".
 std::string adopted_line(const StrategyResult& best);
 // "Search (neighbours priced alike): objective 1.586 s, lower bound 1.577 s, gap 0.538 %"

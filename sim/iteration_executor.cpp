@@ -45,6 +45,7 @@ IterationExecutor::IterationExecutor(const IterationProgram& program, const Ring
     gpu.done.assign(program.tasks.size(), 0);
     gpu.current = program.resident;
     gpu.peak_bytes = total(gpu.current);
+    gpu.allocated_peak_bytes = allocated_bytes(gpu);
     if (log_.traced(rank)) log_.memory.push_back({rank, 0.0, gpu.current});
   }
 }
@@ -83,7 +84,8 @@ GpuResult IterationExecutor::result(int rank, double iteration_seconds) const {
   }
   const double compute_seconds =
       gpu.compute_seconds + static_cast<double>(skipped_steps_) * step_compute_seconds;
-  return {rank, gpu.peak_bytes, compute_seconds, iteration_seconds - compute_seconds};
+  return {rank, gpu.peak_bytes, gpu.allocated_peak_bytes, compute_seconds,
+          iteration_seconds - compute_seconds};
 }
 
 bool IterationExecutor::current(int stream, std::size_t cursor, std::size_t& index, int& step) const {
@@ -140,6 +142,8 @@ void IterationExecutor::advance(int rank, int stream) {
     st.busy = true;
     st.start_seconds = sg4::Engine::get_clock();
     if (index < program_.step_tasks) highest_step_begun_ = std::max(highest_step_begun_, step);
+    if (index < program_.step_tasks && step == 0)
+      gpu.gradients_produced_bytes += task.gradients_produced_bytes;
     allocate(rank, gpu, task.alloc_at_start, shown(index, st.start_seconds));
     if (task.total_bytes > 0) {
       join_collective(rank, task, index, step);  // ends through an ended event
@@ -264,7 +268,13 @@ void IterationExecutor::watch_step(Gpu& gpu, std::size_t index, int step, double
 void IterationExecutor::allocate(int rank, Gpu& gpu, const MemoryBytes& bytes, double now_seconds) {
   for (std::size_t c = 0; c < kMemoryCategories; ++c) gpu.current[c] += bytes[c];
   gpu.peak_bytes = std::max(gpu.peak_bytes, total(gpu.current));
+  gpu.allocated_peak_bytes = std::max(gpu.allocated_peak_bytes, allocated_bytes(gpu));
   if (log_.traced(rank)) log_.memory.push_back({rank, now_seconds, gpu.current});
+}
+
+double IterationExecutor::allocated_bytes(const Gpu& gpu) const {
+  return total(gpu.current) - gpu.current[index_of(MemoryCategory::reserve)] -
+         program_.resident[index_of(MemoryCategory::gradients)] + gpu.gradients_produced_bytes;
 }
 
 void IterationExecutor::release(int rank, Gpu& gpu, const MemoryBytes& bytes, double now_seconds) {

@@ -1,5 +1,6 @@
-// `calibrate --published FILE... [--runtime NAME] [--free kernels|peak] --out c.yaml`: a runtime profile's free parameters fitted
-// to published rows (validate/fit/published_fit.hpp), the fit and held-out parts scored before and after.
+// `calibrate --published FILE... [--runtime NAME] [--free kernels|peak] --out c.yaml`: a runtime profile's
+// free parameters fitted to published rows (validate/fit/published_fit.hpp), the fit and held-out parts
+// scored before and after.
 #pragma once
 
 #include <iosfwd>

@@ -34,6 +34,7 @@
 #include "planner/io/scenario_parser.hpp"
 #include "planner/report/plan_json.hpp"
 #include "planner/search/plan_check.hpp"
+#include "planner/search/plan_evaluation.hpp"
 #include "planner/search/planner.hpp"
 #include "present/plan_text.hpp"
 #include "present/text_table.hpp"
@@ -179,21 +180,31 @@ std::string format(const char* pattern, Args... args) {
 
 // The largest per-GPU numbers over all ranks.
 struct Maxima {
-  double peak_memory_bytes = 0, compute_seconds = 0, exposed_comm_seconds = 0;
+  double peak_memory_bytes = 0, allocated_peak_memory_bytes = 0, compute_seconds = 0,
+         exposed_comm_seconds = 0;
 };
 
 Maxima maxima(const sim::IterationResult& result) {
   Maxima m;
   for (const sim::GpuResult& g : result.gpus) {
     m.peak_memory_bytes = std::max(m.peak_memory_bytes, g.peak_memory_bytes);
+    m.allocated_peak_memory_bytes = std::max(m.allocated_peak_memory_bytes, g.allocated_peak_memory_bytes);
     m.compute_seconds = std::max(m.compute_seconds, g.compute_seconds);
     m.exposed_comm_seconds = std::max(m.exposed_comm_seconds, g.exposed_comm_seconds);
   }
   return m;
 }
 
-void print_json(const Scenario& scenario, const Plan& plan, const PlanPrediction& predicted,
+// The planner's figures the simulation is compared with: its prediction (the reserved peak) and its peak of
+// allocated tensors.
+struct PlannerFigures {
+  PlanPrediction predicted;
+  double allocated_peak_bytes = 0;
+};
+
+void print_json(const Scenario& scenario, const Plan& plan, const PlannerFigures& planner,
                 const sim::IterationResult& result, std::ostream& out) {
+  const PlanPrediction& predicted = planner.predicted;
   Json j;
   j["scenario"] = scenario.name;
   j["strategy"] = plan.strategy;
@@ -202,13 +213,15 @@ void print_json(const Scenario& scenario, const Plan& plan, const PlanPrediction
   j["samples_per_second"] = result.samples_per_second;
   j["tokens_per_second"] = result.tokens_per_second;
   j["planner"] = {{"iteration_seconds", predicted.iteration_seconds},
-                  {"peak_memory_bytes", predicted.peak_memory_bytes}};
+                  {"peak_memory_bytes", predicted.peak_memory_bytes},
+                  {"allocated_peak_memory_bytes", planner.allocated_peak_bytes}};
   j["activities"] = result.activities;
   if (result.steady_state_micro_steps > 0) j["steady_state_micro_steps"] = result.steady_state_micro_steps;
   j["gpus"] = Json::array();
   for (const sim::GpuResult& g : result.gpus) {
     j["gpus"].push_back({{"rank", g.rank},
                          {"peak_memory_bytes", g.peak_memory_bytes},
+                         {"allocated_peak_memory_bytes", g.allocated_peak_memory_bytes},
                          {"compute_seconds", g.compute_seconds},
                          {"exposed_comm_seconds", g.exposed_comm_seconds}});
   }
@@ -238,7 +251,8 @@ void print_summary(const Scenario& scenario, const std::string& gpu, const Plan&
   const Maxima m = maxima(result);
   out << "  per GPU (max over ranks): compute " << units::format_duration(m.compute_seconds)
       << ", exposed communication " << units::format_duration(m.exposed_comm_seconds) << ", peak memory "
-      << units::format_bytes(m.peak_memory_bytes) << "\n";
+      << units::format_bytes(m.peak_memory_bytes) << " reserved, "
+      << units::format_bytes(m.allocated_peak_memory_bytes) << " allocated\n";
 }
 
 // The signed relative difference "+1.25 %", or "-" when the reference is 0 (no defined ratio).
@@ -247,9 +261,10 @@ std::string percent_difference(double value, double reference) {
   return format("%+.2f %%", 100 * (value - reference) / reference);
 }
 
-void print_comparison(const PlanPrediction& predicted, const sim::IterationResult& result,
-                      std::ostream& out) {
-  const double peak_bytes = maxima(result).peak_memory_bytes;
+void print_comparison(const PlannerFigures& planner, const sim::IterationResult& result, std::ostream& out) {
+  const PlanPrediction& predicted = planner.predicted;
+  const Maxima m = maxima(result);
+  const double peak_bytes = m.peak_memory_bytes;
   out << "\n";
   present::TextTable t({"", "planner", "simulator", "difference"});
   t.add({"iteration time", units::format_duration(predicted.iteration_seconds),
@@ -257,6 +272,9 @@ void print_comparison(const PlanPrediction& predicted, const sim::IterationResul
          percent_difference(result.iteration_seconds, predicted.iteration_seconds)});
   t.add({"peak memory / GPU", units::format_bytes(predicted.peak_memory_bytes),
          units::format_bytes(peak_bytes), percent_difference(peak_bytes, predicted.peak_memory_bytes)});
+  t.add({"allocated peak / GPU", units::format_bytes(planner.allocated_peak_bytes),
+         units::format_bytes(m.allocated_peak_memory_bytes),
+         percent_difference(m.allocated_peak_memory_bytes, planner.allocated_peak_bytes)});
   t.print(out);
 }
 
@@ -357,11 +375,12 @@ void run_simulate(const Options& o, std::ostream& out) {
   const sim::IterationResult result =
       simulate_with_progress(scenario, calibration, plan, options, predicted, o.progress, o.quiet);
   write_outputs(outputs, result, o.quiet);
+  const PlannerFigures planner{predicted, plan_allocated_peak_bytes(scenario, calibration, plan)};
   if (o.json) {
-    print_json(scenario, plan, predicted, result, out);
+    print_json(scenario, plan, planner, result, out);
   } else {
     print_summary(scenario, o.scenario.gpu_label(scenario), plan, options, result, out);
-    if (o.compare) print_comparison(predicted, result, out);
+    if (o.compare) print_comparison(planner, result, out);
   }
 }
 

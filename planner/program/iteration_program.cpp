@@ -98,9 +98,11 @@ class GradientBucketer {
  public:
   GradientBucketer(TaskList& tasks, double bucket_bytes) : tasks_(tasks), bucket_bytes_(bucket_bytes) {}
 
-  // Holds back the reduce-scatter of the gradients that `backward_task` produced into `buffer_bytes`.
-  void hold(const CollectiveCall& call, double buffer_bytes, int backward_task, std::string name) {
-    held_.push_back({call, buffer_bytes, backward_task, std::move(name)});
+  // Holds back the reduce-scatter of the gradients that `backward_task` produced into `buffer_bytes`; it
+  // produces `gradient_bytes` of the resident gradients (the reduced shard), taken when it starts.
+  void hold(const CollectiveCall& call, double buffer_bytes, double gradient_bytes, int backward_task,
+            std::string name) {
+    held_.push_back({call, buffer_bytes, gradient_bytes, backward_task, std::move(name)});
   }
 
   // The next gather is queued: the held reduce-scatters go into the bucket, which is issued when full.
@@ -112,6 +114,7 @@ class GradientBucketer {
       bucket_.call = reduce.call;
       bucket_.bytes += reduce.call.total_bytes;
       bucket_.buffer_bytes += reduce.buffer_bytes;
+      bucket_.gradient_bytes += reduce.gradient_bytes;
       bucket_.after = reduce.after;
       bucket_.name = bucket_.name.empty() ? reduce.name : bucket_.name + "+";
       if (bucket_.bytes >= bucket_bytes_) flush();
@@ -126,6 +129,7 @@ class GradientBucketer {
     merged.total_bytes = bucket_.bytes;
     const int reduce = tasks_.add_collective(bucket_.name, merged, bucket_.after);
     tasks_.at(reduce).frees(MemoryCategory::gathered, bucket_.buffer_bytes);
+    tasks_.at(reduce).gradients_produced_bytes = bucket_.gradient_bytes;
     last_issued_ = reduce;
     bucket_ = Bucket{};
   }
@@ -139,14 +143,16 @@ class GradientBucketer {
   struct Held {
     CollectiveCall call;
     double buffer_bytes;
+    double gradient_bytes;
     int after;  // the backward task that produced the gradients
     std::string name;
   };
   struct Bucket {
     CollectiveCall call{};
-    double bytes = 0;         // gradients reduced
-    double buffer_bytes = 0;  // gradient buffers freed once reduced
-    int after = -1;           // the last backward task covered
+    double bytes = 0;           // gradients reduced
+    double buffer_bytes = 0;    // gradient buffers freed once reduced
+    double gradient_bytes = 0;  // reduced gradients it produces
+    int after = -1;             // the last backward task covered
     std::string name;
   };
   TaskList& tasks_;
@@ -273,10 +279,15 @@ class ProgramBuilder {
           .allocates(MemoryCategory::gathered, gradient_buffer)
           .frees(MemoryCategory::workspace, work.workspace_bytes + work.recomputed_bytes)
           .frees(MemoryCategory::activations, work.kept_bytes / choice.slices);
+      // The slice's share of the resident gradients appears when it exists: the shard once its
+      // reduce-scatter runs, or the whole gradient from the backward when nothing reduces it now.
+      double produced = work.memory.gradient_bytes / choice.slices;
       for (const CollectiveCall& call : work.slice_calls) {
         if (call.stage != CollectiveCall::Stage::gradient_reduce) continue;
-        reduces_.hold(call, gradient_buffer, backward, "RS " + op.name);
+        reduces_.hold(call, gradient_buffer, produced, backward, "RS " + op.name);
+        produced = 0;
       }
+      tasks_.at(backward).gradients_produced_bytes = produced;
     }
   }
 

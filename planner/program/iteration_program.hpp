@@ -56,6 +56,12 @@ struct Task {
   bool waits_on_previous_step = false;
   MemoryBytes alloc_at_start{};  // memory taken when the task starts
   MemoryBytes free_at_end{};     // memory released when the task ends
+  // The part of the program's resident gradients this task produces: a reduce-scatter its shard (taken as
+  // it starts, its output), a backward whose gradients nothing reduces in the micro-step the whole of them.
+  // A framework allocates them when the first micro-step makes them and keeps them to the update (and the
+  // allocator their pool reserved from the iteration before): program_allocated_peak_bytes counts them from
+  // there, the reserved peak all iteration.
+  double gradients_produced_bytes = 0;
 
   // Memory effects, so that what a task takes and what a later one gives back read as a pair.
   Task& allocates(MemoryCategory category, double bytes) {

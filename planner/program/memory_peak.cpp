@@ -57,6 +57,7 @@ struct StreamTasks {
 struct Unrolled {
   std::vector<const Task*> tasks;
   std::vector<long> waits;
+  std::vector<int> steps;  // each task's micro-step (-1: an update task)
 };
 
 Unrolled unroll(const IterationProgram& program) {
@@ -73,6 +74,7 @@ Unrolled unroll(const IterationProgram& program) {
       }
       out.tasks.push_back(&t);
       out.waits.push_back(wait);
+      out.steps.push_back(step);
     }
   }
   const long update_base = static_cast<long>(steps) * static_cast<long>(length);
@@ -89,13 +91,24 @@ Unrolled unroll(const IterationProgram& program) {
     }
     out.tasks.push_back(&t);
     out.waits.push_back(wait);
+    out.steps.push_back(-1);
   }
   return out;
 }
 
-}  // namespace
+enum class View { reserved, allocated };
 
-double program_peak_bytes(const IterationProgram& program) {
+// The memory held before any task runs: everything resident, or (allocated) without the runtime reserve
+// and the gradients, which the first micro-step's backward tasks take.
+double starting_bytes(const IterationProgram& program, View view) {
+  double held = total(program.resident);
+  if (view == View::allocated)
+    held -= program.resident[index_of(MemoryCategory::reserve)] +
+            program.resident[index_of(MemoryCategory::gradients)];
+  return held;
+}
+
+double peak_walk(const IterationProgram& program, View view) {
   const Unrolled unrolled = unroll(program);
   const std::size_t n = unrolled.tasks.size();
   // Each task's stream (0 compute, 1 communication) and position in it.
@@ -107,7 +120,8 @@ double program_peak_bytes(const IterationProgram& program) {
     const int s = t.stream == Task::Stream::compute ? 0 : 1;
     stream_of[i] = s;
     position[i] = streams[s].size();
-    streams[s].alloc_bytes.push_back(total(t.alloc_at_start));
+    const bool produces = view == View::allocated && unrolled.steps[i] == 0;
+    streams[s].alloc_bytes.push_back(total(t.alloc_at_start) + (produces ? t.gradients_produced_bytes : 0.0));
     streams[s].free_bytes.push_back(total(t.free_at_end));
     streams[s].needs_other.push_back(0);
   }
@@ -141,7 +155,15 @@ double program_peak_bytes(const IterationProgram& program) {
     if (window.empty()) continue;  // no communication phase is reachable with this one
     peak = std::max(peak, compute_bytes[p] + comm_bytes[window.front()]);
   }
-  return total(program.resident) + peak;
+  return starting_bytes(program, view) + peak;
+}
+
+}  // namespace
+
+double program_peak_bytes(const IterationProgram& program) { return peak_walk(program, View::reserved); }
+
+double program_allocated_peak_bytes(const IterationProgram& program) {
+  return peak_walk(program, View::allocated);
 }
 
 }  // namespace shardscope

@@ -110,6 +110,9 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
   if (report.best.fits) {
     out["plan"] = plan_to_json(report.best.plan);
     out["operator_costs"] = operator_costs_json(report.best.plan, report.best.operator_costs);
+    // plan.predicted.peak_memory_bytes is the reserved peak (runtime reserve and every gradient held).
+    if (report.best.allocated_peak_bytes > 0)
+      out["allocated_peak_memory_bytes"] = report.best.allocated_peak_bytes;
     // The search's certificate is of its own objective (operators priced as if their neighbours chose alike).
     const double ub = report.best.search_seconds;
     const double lb = report.best.lower_bound_seconds;
@@ -142,6 +145,7 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
     row["samples_per_second"] = b.fits ? b.plan.predicted.samples_per_second : 0.0;
     row["peak_memory_bytes"] = b.fits ? b.plan.predicted.peak_memory_bytes : b.minimum_memory_bytes;
     row["shortfall_bytes"] = b.fits ? 0.0 : b.shortfall_bytes;
+    if (b.fits && b.allocated_peak_bytes > 0) row["allocated_peak_memory_bytes"] = b.allocated_peak_bytes;
     out["baselines"].push_back(row);
   }
   out["pareto"] = Json::array();

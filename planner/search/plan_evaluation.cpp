@@ -66,6 +66,13 @@ bool schedules_plans(const Scenario& scenario) {
   return scenario.planner.cost_model == CostModelKind::topology;
 }
 
+double plan_allocated_peak_bytes(const ValidScenario& scenario, const Calibration& calibration,
+                                 const Plan& plan) {
+  if (!schedules_plans(scenario)) return 0;
+  return program_allocated_peak_bytes(
+      build_iteration_program(scenario, calibration, plan, program_options(scenario.execution)));
+}
+
 std::vector<OperatorChoice> picked_choices(const PlanInstance& inst, const std::vector<int>& picks) {
   std::vector<OperatorChoice> out;
   out.reserve(picks.size());

@@ -26,6 +26,11 @@ WholePlan scheduled_plan(const ValidScenario& scenario, const Calibration& calib
 // Whether whole plans are priced by their schedule (the topology model) rather than by the search's sum.
 bool schedules_plans(const Scenario& scenario);
 
+// The plan's peak of allocated tensors (program_allocated_peak_bytes of its iteration program); 0 when the
+// scenario's cost model does not schedule plans (the paper model has no program).
+double plan_allocated_peak_bytes(const ValidScenario& scenario, const Calibration& calibration,
+                                 const Plan& plan);
+
 // Each class's picked choice of an instance.
 std::vector<OperatorChoice> picked_choices(const PlanInstance& inst, const std::vector<int>& picks);
 

@@ -56,6 +56,7 @@ void adopt_faster_baseline(PlanReport& report, const std::vector<OperatorPin>& p
   report.best.plan.gradient_accumulation_steps = faster->plan.gradient_accumulation_steps;
   report.best.plan.predicted = faster->plan.predicted;
   report.best.operator_costs = faster->operator_costs;
+  report.best.allocated_peak_bytes = faster->allocated_peak_bytes;
 }
 
 // BatchPolicy::equal: every baseline re-planned at the plan's micro-batch and accumulation steps (a baseline

@@ -40,6 +40,9 @@ struct StrategyResult {
   std::vector<BatchRow> batches;
   std::int64_t solver_cells = 0;
   std::vector<OperatorCost> operator_costs;  // when it fits: one per operator of `plan`, in model order
+  // When it fits and the model schedules plans: the plan's peak of allocated tensors
+  // (program_allocated_peak_bytes; plan.predicted.peak_memory_bytes is the reserved peak); 0 otherwise.
+  double allocated_peak_bytes = 0;
 };
 
 struct PlanReport {

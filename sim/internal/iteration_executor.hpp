@@ -82,6 +82,10 @@ class IterationExecutor {
     std::vector<double> last_times;  // start and end of each micro-step task's latest run (steady state)
     MemoryBytes current{};
     double peak_bytes = 0;
+    // Allocated tensors (memory_peak.hpp): current less the reserve, the gradients counted only once the
+    // first micro-step's backward tasks have produced them.
+    double gradients_produced_bytes = 0;
+    double allocated_peak_bytes = 0;
     double compute_seconds = 0;
     std::array<Stream, 2> streams;
   };
@@ -119,6 +123,8 @@ class IterationExecutor {
   // from is made of the step before it: prefetch and waits reach one step back).
   void watch_step(Gpu& gpu, std::size_t index, int step, double start_seconds, double end_seconds);
 
+  // The GPU's allocated tensors now (the reserve left out, gradients as produced so far).
+  double allocated_bytes(const Gpu& gpu) const;
   // A task's memory is taken or given back (peak, and the memory trace of traced ranks).
   void allocate(int rank, Gpu& gpu, const MemoryBytes& bytes, double now_seconds);
   void release(int rank, Gpu& gpu, const MemoryBytes& bytes, double now_seconds);

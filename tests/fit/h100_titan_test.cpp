@@ -163,22 +163,28 @@ TEST(H100Titan, EagerStepsPricedFromMeasuredAndFromFittedKernels) {
     std::printf(
         "x%-52s step %6.1f ms; measured kernels %6.1f ms (%+5.1f %%), fitted %6.1f ms (%+5.1f %%); peak "
         "%5.2f "
-        "GiB vs reserved %5.2f (%+5.1f %%), allocated %5.2f\n",
+        "GiB vs reserved %5.2f (%+5.1f %%); allocated %5.2f GiB vs %5.2f (%+5.1f %%)\n",
         c.file.c_str(), 1e3 * step.step_seconds, 1e3 * from_measured.predicted_seconds,
         100 * from_measured.step_error(), 1e3 * from_fitted.predicted_seconds, 100 * from_fitted.step_error(),
         from_measured.predicted_peak_bytes / kGiB, step.max_reserved_bytes / kGiB,
-        100 * from_measured.reserved_error(), step.max_allocated_bytes / kGiB);
+        100 * from_measured.reserved_error(), from_measured.predicted_allocated_bytes / kGiB,
+        step.max_allocated_bytes / kGiB, 100 * from_measured.allocated_error());
     ASSERT_TRUE(from_measured.fits && from_fitted.fits) << c.file;
     EXPECT_GE(from_measured.step_error(), c.measured_low) << c.file;
     EXPECT_LE(from_measured.step_error(), c.measured_high) << c.file;
     EXPECT_GE(from_fitted.step_error(), c.fitted_low) << c.file;
     EXPECT_LE(from_fitted.step_error(), c.fitted_high) << c.file;
     // FSDP's plan (FSDP2 gathers each unit even on one rank): within 4 % of PyTorch's reserved peak (the
-    // profile's reserve standing in for the caching allocator's per-stream pools), above the allocated one.
+    // profile's reserve standing in for the caching allocator's per-stream pools); the allocated peak (no
+    // reserve, the sharded fp32 gradients only once their reduce-scatter makes them) 5.7-8.4 % above
+    // PyTorch's max allocated: it is the most any order of the two streams can hold, an upper bound.
     EXPECT_EQ(from_measured.strategy, "fsdp") << c.file;
     EXPECT_GE(from_measured.reserved_error(), -0.045) << c.file;
     EXPECT_LE(from_measured.reserved_error(), 0.02) << c.file;
-    EXPECT_GT(from_measured.allocated_error(), 0.0) << c.file;
+    EXPECT_GT(from_measured.allocated_error(), 0.03) << c.file;
+    EXPECT_LT(from_measured.allocated_error(), 0.10) << c.file;
+    EXPECT_LT(from_measured.predicted_allocated_bytes, from_measured.predicted_peak_bytes - 2 * kGiB)
+        << c.file;
     measured_sum += std::abs(from_measured.step_error());
     fitted_sum += std::abs(from_fitted.step_error());
   }

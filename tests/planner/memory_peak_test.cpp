@@ -62,6 +62,42 @@ TEST(MemoryPeak, PrefetchHoldsTheNextOperatorsParameters) {
   EXPECT_DOUBLE_EQ(peak_of(two_operators(true, 0), fsdp), kResident + 800 * MB);
 }
 
+IterationProgram program_of(const Scenario& s, const Plan& plan) {
+  return build_iteration_program(
+      ValidScenario(s), Calibration{}, plan,
+      ProgramOptions{s.execution.prefetch_depth, !s.execution.overlap, s.execution.bucket_bytes});
+}
+
+// The allocated peak (PyTorch's max allocated): no reserve, and each sharded gradient only from its
+// reduce-scatter on. One stream, one micro-step: at b's backward (its 400 + 400 MB buffers) no reduce-scatter
+// has run, so no gradient is allocated; with two micro-steps the second's backward holds them all.
+TEST(MemoryPeak, AllocatedPeakTakesTheGradientsWhenTheFirstMicroStepMakesThem) {
+  const Plan fsdp = plan_of({{"a", {G, G, G}, false, 1, 1, false}, {"b", {G, G, G}, false, 1, 1, false}});
+  const IterationProgram one = program_of(two_operators(false, 1), fsdp);
+  const double gradients = one.resident[index_of(MemoryCategory::gradients)];
+  EXPECT_DOUBLE_EQ(gradients, 2.0 * 300e6 / 16);  // fp16 gradients, sharded over 16 GPUs
+  double produced = 0;
+  for (std::size_t i = 0; i < one.step_tasks; ++i) produced += one.tasks[i].gradients_produced_bytes;
+  EXPECT_DOUBLE_EQ(produced, gradients);
+  EXPECT_DOUBLE_EQ(program_peak_bytes(one), kResident + 800 * MB);
+  EXPECT_DOUBLE_EQ(program_allocated_peak_bytes(one), kResident - 1073741824.0 - gradients + 800 * MB);
+  const IterationProgram two = program_of(two_operators(false, 1, 2), plan_of(fsdp.operators, 2));
+  EXPECT_DOUBLE_EQ(program_allocated_peak_bytes(two), kResident - 1073741824.0 + 800 * MB);
+  // Replicated gradients (plain DP) exist from their backward on; with no activations, the peak comes at the
+  // update, when every gradient exists: all the states, the reserve left out.
+  const Plan ddp = plan_of({{"a", {N, N, N}, false, 1, 0, false}, {"b", {N, N, N}, false, 1, 0, false}});
+  const IterationProgram dp = program_of(two_operators(false, 1), ddp);
+  const double dp_states = 16.0 * 300e6;
+  EXPECT_DOUBLE_EQ(program_peak_bytes(dp), dp_states + 1073741824.0);
+  EXPECT_DOUBLE_EQ(program_allocated_peak_bytes(dp), dp_states);
+  double dp_produced = 0;
+  for (const Task& t : dp.tasks) {
+    if (t.gradients_produced_bytes > 0) EXPECT_EQ(t.phase, Task::Phase::backward) << t.name;
+    dp_produced += t.gradients_produced_bytes;
+  }
+  EXPECT_DOUBLE_EQ(dp_produced, dp.resident[index_of(MemoryCategory::gradients)]);
+}
+
 TEST(MemoryPeak, SplitOperatorsGatherOneSliceAtATime) {
   // b in 4 slices of 50 M: its backward holds one slice's parameters and gradients (100 MB each) and either
   // the previous slice's gradients, still being reduced, or the next slice's parameters, being gathered

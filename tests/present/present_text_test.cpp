@@ -83,8 +83,10 @@ TEST(PresentText, LinesOfTheReport) {
             "Scenario  default: nd-48x1536 on 8 x TITAN RTX, memory limit 7.45 GiB per GPU");
   EXPECT_EQ(plan_line(p.scenario, p.report.best.plan),
             "Plan (shardscope), micro-batch 6 x 1 accumulation steps x 8 GPUs, nccl collectives");
-  EXPECT_EQ(predicted_line(p.report.best.plan),
-            "Predicted  1.560 s per iteration, 30.76 samples/s, 31502 tokens/s, peak 7.41 GiB per GPU");
+  EXPECT_EQ(
+      predicted_line(p.report.best),
+      "Predicted  1.560 s per iteration, 30.76 samples/s, 31502 tokens/s, peak 7.41 GiB per GPU reserved, "
+      "6.56 GiB allocated");
   EXPECT_EQ(fixed(2.0 / 3.0, 3), "0.667");
   const double fsdp = fsdp_samples_per_second(p.report);
   EXPECT_EQ(plan_row_cells(p.report.best.plan, fsdp),

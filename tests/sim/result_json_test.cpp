@@ -56,8 +56,8 @@ TEST(ResultJson, AwkwardAndNonFiniteDoublesRoundTrip) {
   r.samples_per_second = std::numeric_limits<double>::infinity();
   r.tokens_per_second = std::numeric_limits<double>::denorm_min();
   r.activities = std::numeric_limits<std::int64_t>::max();
-  r.gpus.push_back(
-      {3, std::numeric_limits<double>::max(), 1.0 / 3.0, -std::numeric_limits<double>::infinity()});
+  r.gpus.push_back({3, std::numeric_limits<double>::max(), 0.1 + 0.7, 1.0 / 3.0,
+                    -std::numeric_limits<double>::infinity()});
   r.trace.push_back({3, 1, "AG \"layer\"\n0", 1e-300, 2.5});
   MemoryBytes bytes{};
   bytes[0] = 1e20;
@@ -76,7 +76,7 @@ TEST(ResultJson, AwkwardAndNonFiniteDoublesRoundTrip) {
 std::string valid_text() {
   IterationResult r;
   r.iteration_seconds = 1;
-  r.gpus.push_back({0, 1, 0.5, 0.5});
+  r.gpus.push_back({0, 1, 0.75, 0.5, 0.5});
   r.trace.push_back({0, 0, "fwd", 0, 0.5});
   r.memory.push_back({0, 0, MemoryBytes{}});
   r.links.push_back({"l", "up", 1, 1, 1});
@@ -98,8 +98,8 @@ std::string error_after(const std::string& from, const std::string& to) {
 }
 
 TEST(ResultJson, MalformedInputIsAnInputErrorNamingTheField) {
-  EXPECT_EQ(error_after(R"("version":1)", R"("version":2)"),
-            "r.json: version: expected an integer from 1 to 1, got 2");
+  EXPECT_EQ(error_after(R"("version":2)", R"("version":3)"),
+            "r.json: version: expected an integer from 2 to 2, got 3");
   EXPECT_EQ(error_after(R"("format":"shardscope-iteration-result")", R"("format":"other")"),
             "r.json: format: expected \"shardscope-iteration-result\", got \"other\"");
   EXPECT_EQ(error_after(R"("iteration_seconds":1.0,)", ""), "r.json: iteration_seconds: missing");
@@ -110,9 +110,12 @@ TEST(ResultJson, MalformedInputIsAnInputErrorNamingTheField) {
   EXPECT_EQ(error_after(R"("activities":0)", R"("activities":0,"extra":1)"), "r.json: extra: unexpected key");
   EXPECT_EQ(
       error_after(
-          R"("gpus":[{"rank":0,"peak_memory_bytes":1.0,"compute_seconds":0.5,"exposed_comm_seconds":0.5}])",
+          R"("gpus":[{"rank":0,"peak_memory_bytes":1.0,"allocated_peak_memory_bytes":0.75,"compute_seconds":0.5,)"
+          R"("exposed_comm_seconds":0.5}])",
           R"("gpus":{})"),
       "r.json: gpus: expected an array, got object");
+  EXPECT_EQ(error_after(R"("allocated_peak_memory_bytes":0.75,)", ""),
+            "r.json: gpus[0].allocated_peak_memory_bytes: missing");
   EXPECT_EQ(error_after(R"({"rank":0,"peak_memory_bytes")", R"({"rank":-1,"peak_memory_bytes")"),
             "r.json: gpus[0].rank: expected an integer from 0 to 2147483647, got -1");
   EXPECT_EQ(error_after(R"("stream":0)", R"("stream":2)"),

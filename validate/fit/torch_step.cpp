@@ -106,7 +106,9 @@ TorchStepComparison compare_torch_step(const TorchStep& step, const std::string&
   const StrategyResult planned =
       step.framework == "fsdp2"
           ? plan_strategy(valid, calibration, space_by_name("fsdp", valid.training), one_thread)
-          : plan_scenario(valid, calibration, PlanRequest{.with_baselines = false, .search = one_thread})
+          : plan_scenario(
+                valid, calibration,
+                PlanRequest{.with_baselines = false, .candidate_plans = 0, .pins = {}, .search = one_thread})
                 .best;
   TorchStepComparison c;
   c.measured = step;
@@ -115,6 +117,7 @@ TorchStepComparison compare_torch_step(const TorchStep& step, const std::string&
   if (planned.fits) {
     c.predicted_seconds = planned.plan.predicted.iteration_seconds;
     c.predicted_peak_bytes = planned.plan.predicted.peak_memory_bytes;
+    c.predicted_allocated_bytes = planned.allocated_peak_bytes;
   } else {
     c.predicted_peak_bytes = planned.minimum_memory_bytes;
   }
@@ -123,7 +126,7 @@ TorchStepComparison compare_torch_step(const TorchStep& step, const std::string&
 
 double TorchStepComparison::step_error() const { return predicted_seconds / measured.step_seconds - 1; }
 double TorchStepComparison::allocated_error() const {
-  return predicted_peak_bytes / measured.max_allocated_bytes - 1;
+  return predicted_allocated_bytes / measured.max_allocated_bytes - 1;
 }
 double TorchStepComparison::reserved_error() const {
   return predicted_peak_bytes / measured.max_reserved_bytes - 1;

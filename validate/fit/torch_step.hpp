@@ -45,11 +45,12 @@ Scenario torch_step_scenario(const TorchStep& step, const std::string& cluster_f
 
 struct TorchStepComparison {
   std::string strategy;  // the plan priced: fsdp for an FSDP2 step, the search's pick for an eager one
-  double predicted_seconds = 0, predicted_peak_bytes = 0;
-  bool fits = true;                // the one-GPU plan fits the GPU's memory
-  double step_error() const;       // predicted / measured - 1
-  double allocated_error() const;  // predicted peak / PyTorch's max allocated - 1
-  double reserved_error() const;   // predicted peak / PyTorch's max reserved - 1
+  double predicted_seconds = 0, predicted_peak_bytes = 0;  // the peak: reserved (memory_peak.hpp)
+  double predicted_allocated_bytes = 0;                    // the peak of allocated tensors
+  bool fits = true;                                        // the one-GPU plan fits the GPU's memory
+  double step_error() const;                               // predicted / measured - 1
+  double allocated_error() const;  // predicted allocated peak / PyTorch's max allocated - 1
+  double reserved_error() const;   // predicted (reserved) peak / PyTorch's max reserved - 1
   TorchStep measured;
 };
 TorchStepComparison compare_torch_step(const TorchStep& step, const std::string& cluster_file,
