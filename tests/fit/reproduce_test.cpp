@@ -137,6 +137,23 @@ TEST(PublishedFit, APeakFitMovesOnlyThePeakAndFindsTheTorchtitanFilesOwn) {
   EXPECT_LE(a100.after.front().fit.mape, a100.before.front().fit.mape);
 }
 
+// A memory column of allocated tensors is compared with the allocated peak, a reserved one with the reserved
+// peak: the same torchtitan row, read as max_allocated, predicts over 2 GiB less (fsdp2's reserve and the
+// gradients not yet made at the peak).
+TEST(Reproduce, AnAllocatedMemoryColumnIsComparedWithTheAllocatedPeak) {
+  PublishedTable table = load_published_file(kDir + "torchtitan-fsdp.yaml");
+  const PreparedTable reserved = prepare_table(table);
+  const RowPrediction as_reserved = predict_prepared(reserved.rows.front(), Calibration{});
+  table.memory_meaning = "max_allocated";
+  const PreparedTable allocated = prepare_table(table);
+  ASSERT_TRUE(allocated.rows.front().allocated_memory);
+  EXPECT_FALSE(reserved.rows.front().allocated_memory);
+  const RowPrediction as_allocated = predict_prepared(allocated.rows.front(), Calibration{});
+  EXPECT_GT(as_reserved.predicted_memory_gib - as_allocated.predicted_memory_gib, 2.0);
+  EXPECT_EQ(as_reserved.predicted_tokens_per_second_per_gpu,
+            as_allocated.predicted_tokens_per_second_per_gpu);
+}
+
 void expect_fit_error(const std::vector<PublishedTable>& tables, const PublishedFitOptions& options,
                       const std::string& expected) {
   try {

@@ -95,7 +95,9 @@ PreparedTable prepare_table(const PublishedTable& table, std::optional<RuntimeNa
       if (!parsed.execution.runtime.kernel_pricing()) options = {};
       if (!parsed.execution.runtime.compiles()) options.compile = false;
     }
-    out.rows.push_back(PreparedRow{&row, row_strategy(table, row), ValidScenario(std::move(parsed))});
+    const bool allocated = table.memory_meaning == "max_allocated" || table.memory_meaning == "max_active";
+    out.rows.push_back(
+        PreparedRow{&row, row_strategy(table, row), ValidScenario(std::move(parsed)), allocated});
   }
   return out;
 }
@@ -125,7 +127,8 @@ RowPrediction predict_prepared(const PreparedRow& prepared, const Calibration& c
   const PlanPrediction& predicted = result.plan.predicted;
   p.predicted_tokens_per_second_per_gpu = predicted.tokens_per_second / row.gpus;
   p.error = p.predicted_tokens_per_second_per_gpu / p.measured_tokens_per_second_per_gpu - 1;
-  p.predicted_memory_gib = predicted.peak_memory_bytes / kGiB;
+  p.predicted_memory_gib =
+      (prepared.allocated_memory ? result.allocated_peak_bytes : predicted.peak_memory_bytes) / kGiB;
   if (p.measured_memory_gib) p.memory_error = p.predicted_memory_gib / *p.measured_memory_gib - 1;
   if (!simulate) return p;
   if (const std::optional<double> seconds = simulate(scenario, calibration, result.plan)) {

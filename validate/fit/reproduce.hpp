@@ -32,8 +32,8 @@ struct RowPrediction {
   std::optional<double> simulated_tokens_per_second_per_gpu;  // when a simulator ran it
   std::optional<double> simulated_error;
   std::optional<double> measured_memory_gib;  // the table's memory column (its meaning: the table's)
-  double predicted_memory_gib = 0;            // planner's peak per GPU, runtime reserve included
-  std::optional<double> memory_error;         // predicted / measured - 1 where both exist
+  double predicted_memory_gib = 0;     // planner's peak per GPU: reserved, or allocated for such a column
+  std::optional<double> memory_error;  // predicted / measured - 1 where both exist
 };
 
 // Errors of a set of rows that fit: mean absolute (MAPE), mean signed (bias) and the worst.
@@ -88,6 +88,9 @@ struct PreparedRow {
   const PublishedRow* row;
   std::string strategy;
   ValidScenario scenario;
+  // The table's memory column is of allocated tensors (max_allocated, max_active): the prediction compared
+  // with it is the allocated peak; otherwise the reserved one.
+  bool allocated_memory = false;
 };
 struct PreparedTable {
   const PublishedTable* table;
