@@ -18,6 +18,10 @@ SHARDSCOPE_UPDATE_GOLDEN=1 "$runner" --gtest_filter='transcript.*:hostile.*' | t
 if grep -q '^\[  SKIPPED \]' "$log"; then
   echo "update-golden: warning: preset ${preset} builds no simulator; the skipped transcripts were left as they are" >&2
 fi
+echo "== rewriting the plan exports (tests/golden/export-*)"
+cmake --build --preset "$preset" --target shardscope_shipped_scenario_tests
+SHARDSCOPE_UPDATE_GOLDEN=1 "${build_dir}/tests/planner/shardscope_shipped_scenario_tests" \
+  --gtest_filter='PlanExport.*' --gtest_brief=1
 echo "== replaying them"
 "$runner" --gtest_brief=1
 if [ -e .git ] && command -v git >/dev/null; then

@@ -27,6 +27,7 @@
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/plan_export.hpp"
 #include "planner/report/plan_json.hpp"
 #include "planner/search/planner.hpp"
 #include "present/plan_text.hpp"
@@ -69,7 +70,8 @@ struct Options {
   int refine = 0;                // candidates to simulate (0: off)
   double refine_timeout_seconds = kDefaultRefineTimeoutSeconds;
   BudgetFlags budget;
-  std::string target;  // --target-tokens-per-second (a count: 1M, 2.5e6); empty: off
+  std::string target;         // --target-tokens-per-second (a count: 1M, 2.5e6); empty: off
+  std::string export_format;  // --export: --out gets the plan as this framework's configuration
 };
 
 // The command line's overrides of the scenario, checked as the scenario's own values are (blamed on the
@@ -96,10 +98,21 @@ void apply_plan_flags(const Options& o, Scenario& scenario) {
   }
 }
 
+// --export: the plan as the framework's configuration, in --out; what it cannot express on stderr.
+void write_export(const Plan& plan, const Scenario& scenario, const std::string& format,
+                  const OutputFile& file) {
+  const PlanExport exported = export_plan(scenario, plan, parse_name<ExportFormat>(format).value());
+  for (const std::string& line : exported.unexpressed)
+    std::cerr << "note: the " << format << " export cannot express " << line << "\n";
+  file.write(exported.text);
+}
+
 void add_plan_options(CLI::App& cmd, Options& o) {
   add_scenario_flags(cmd, o.scenario);
   cmd.add_flag("--json", o.json, "Print the report as JSON");
-  cmd.add_option("--out", o.out, "Also write the plan report (JSON) to this file")
+  cmd.add_option(
+         "--out", o.out,
+         "Also write the plan report (JSON) to this file; with --export, the framework's configuration")
       ->check(non_empty("a file path"));
   cmd.add_flag("--no-baselines", o.no_baselines, "Skip the baseline strategies");
   cmd.add_option(
@@ -137,6 +150,12 @@ void add_plan_options(CLI::App& cmd, Options& o) {
          "Find the fewest nodes of the scenario's cluster whose plan reaches this many tokens/s (such "
          "as 1M or 2.5e6), print the node counts planned, and report the plan there")
       ->check(non_empty("a rate such as 1M"));
+  cmd.add_option(
+         "--export", o.export_format,
+         "Write the plan to --out as a framework's configuration: fsdp2 (a Python module applying "
+         "fully_shard per module group), torchtitan (TOML fields) or deepspeed (JSON); what it cannot "
+         "express is listed in the file's header and on stderr")
+      ->check(CLI::IsMember(names<ExportFormat>()));
 }
 
 // The flags that --refine refuses: it simulates the scenario file as written.
@@ -247,6 +266,8 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
   const Calibration calibration = scenario_calibration(scenario);
   // Check the output path before planning, so a bad path fails at once (exit 2).
   refuse_input_as_output("--out", o.out, {o.scenario.scenario_file()});
+  if (!o.export_format.empty() && o.out.empty())
+    throw UsageError("--export", "writes to --out FILE; give --out");
   const OutputFile plan_file = o.out.empty() ? OutputFile() : OutputFile("--out", o.out);
   if (o.refine > 0 && file_micro_batch > 0 && file_micro_batch != scenario.training.micro_batch) {
     throw UsageError("--micro-batch",
@@ -271,7 +292,11 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
   }
   if (budget) json["time_to_train"] = time_to_train_json(report, scenario, *budget);
   if (target) json["target"] = target_search_json(*target);
-  plan_file.write(json.dump(2) + "\n");
+  if (o.export_format.empty()) {
+    plan_file.write(json.dump(2) + "\n");
+  } else if (report.best.fits) {
+    write_export(report.best.plan, scenario, o.export_format, plan_file);
+  }
   if (o.json) {
     out << json.dump(2) << "\n";
   } else {

@@ -309,6 +309,32 @@ TEST(Cli, PlanWritesThePlanFileAndPrintsTheTable) {
   std::filesystem::remove(out);
 }
 
+// plan --export: the plan as a framework's configuration in --out, what it cannot express on stderr; without
+// --out or with an unknown format exit 2, and nothing written when no plan fits (exit 3).
+TEST(Cli, PlanExportWritesTheFrameworksConfigurationToOut) {
+  const std::string scenario = kSource + "/scenarios/paro-llama-7b-32gpu.yaml";
+  const std::string out = ::testing::TempDir() + "export-plan.py";
+  std::filesystem::remove(out);
+  const auto r = test::run_command(kBinary + " plan " + scenario + " --quiet --export fsdp2 --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(out), read_file(kSource + "/tests/golden/export-paro-llama-7b-32gpu.py"));
+  EXPECT_NE(r.err.find("note: the fsdp2 export cannot express gradients scoped unlike"), std::string::npos)
+      << r.err;
+  const auto no_out = test::run_command(kBinary + " plan " + scenario + " --export deepspeed");
+  EXPECT_EQ(no_out.exit_code, 2);
+  EXPECT_NE(no_out.err.find("--export: writes to --out FILE"), std::string::npos) << no_out.err;
+  const auto unknown = test::run_command(kBinary + " plan " + scenario + " --export megatron --out " + out);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("--export: megatron not in {fsdp2,torchtitan,deepspeed}"), std::string::npos)
+      << unknown.err;
+  std::filesystem::remove(out);
+  const auto none =
+      test::run_command(kBinary + " plan " + scenario +
+                        " --quiet --set training.memory_limit=4GB --export torchtitan --out " + out);
+  EXPECT_EQ(none.exit_code, 3) << none.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 TEST(Cli, PlanThatCannotFitExitsWithTheMinimumMemory) {
   const std::string path = write_temp("nofit.yaml",
                                       "model: {preset: llama-7b}\ncluster: {preset: titan-rtx-8-pcie3}\n"

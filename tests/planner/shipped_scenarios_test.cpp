@@ -3,14 +3,19 @@
 // (planning all of them is slow under ASan: own timeout).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "planner/cost/cost_model.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/io/sweep_grid.hpp"
 #include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/plan_export.hpp"
 #include "planner/search/planner.hpp"
 #include "planner/search/search_space.hpp"
 
@@ -143,6 +148,106 @@ TEST(CollectivesChoice, EveryShippedScenarioPricesEveryStrategyOnOneLibrary) {
     ++checked;
   }
   EXPECT_GE(checked, 11);
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The Hugging Face Llama-style modules a generated transformer of `layers` layers has.
+std::set<std::string> hf_modules(int layers) {
+  std::set<std::string> out{"model.embed_tokens", "model.norm", "lm_head"};
+  for (int i = 0; i < layers; ++i) {
+    out.insert("model.layers." + std::to_string(i) + ".self_attn");
+    out.insert("model.layers." + std::to_string(i) + ".mlp");
+  }
+  return out;
+}
+
+// Every quoted path in the FSDP2 module's PLAN lines' Hugging Face lists.
+std::vector<std::string> plan_hf_paths(const std::string& module) {
+  std::vector<std::string> out;
+  std::istringstream lines(module);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("    (\"", 0) != 0) continue;
+    const std::size_t open = line.find('['), close = line.find(']');
+    std::string list = line.substr(open + 1, close - open - 1);
+    for (std::size_t q = list.find('"'); q != std::string::npos; q = list.find('"', q)) {
+      const std::size_t end = list.find('"', q + 1);
+      out.push_back(list.substr(q + 1, end - q - 1));
+      q = end + 1;
+    }
+  }
+  return out;
+}
+
+// Compares with tests/golden/export-STEM.EXT, or (SHARDSCOPE_UPDATE_GOLDEN=1) rewrites it.
+void expect_golden(const std::string& name, const std::string& text) {
+  const std::filesystem::path golden =
+      std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "tests" / "golden" / name;
+  const char* update = std::getenv("SHARDSCOPE_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(golden, std::ios::binary) << text;
+    return;
+  }
+  EXPECT_EQ(read_text(golden), text) << name << " differs: regenerate with scripts/update-golden.sh";
+}
+
+// Issue 36, export: every shipped scenario's plan as an FSDP2 module that Python compiles and that names
+// only modules the model has, torchtitan degrees that multiply to the GPUs, DeepSpeed JSON that parses;
+// the default and PaRO LLaMA-7B scenarios' files kept as golden files.
+TEST(PlanExport, EveryShippedScenariosPlanExportsToEveryFormat) {
+  const bool python = std::system("python3 -c pass > /dev/null 2>&1") == 0;
+  int exported = 0;
+  for_each_shipped_scenario([&](const std::filesystem::path& path, const Scenario& s, const Calibration& c) {
+    const PlanReport report =
+        plan_scenario(ValidScenario(s), c,
+                      {.with_baselines = false, .candidate_plans = 0, .pins = {}, .search = {.threads = 1}});
+    if (!report.best.fits) return;
+    const Plan& plan = report.best.plan;
+    const std::string stem = path.stem().string();
+    const PlanExport fsdp2 = export_plan(s, plan, ExportFormat::fsdp2);
+    int layers = 0;
+    bool generated = true;
+    for (const Operator& op : s.model.operators) {
+      layers = std::max(layers, op.layer + 1);
+      generated = generated && (op.layer >= 0 || op.name == "embedding" || op.name == "head");
+    }
+    if (generated) {
+      const std::set<std::string> modules = hf_modules(layers);
+      for (const std::string& module : plan_hf_paths(fsdp2.text))
+        EXPECT_TRUE(modules.count(module)) << stem << ": " << module;
+    }
+    EXPECT_EQ(plan_hf_paths(fsdp2.text).size() >= s.model.operators.size(), true) << stem;
+    if (python) {
+      const std::filesystem::path file = std::filesystem::temp_directory_path() / ("export_" + stem + ".py");
+      std::ofstream(file) << fsdp2.text;
+      EXPECT_EQ(std::system(("python3 -m py_compile " + file.string()).c_str()), 0) << stem;
+      std::filesystem::remove(file);
+    }
+    const PlanExport titan = export_plan(s, plan, ExportFormat::torchtitan);
+    const auto degree = [&](const std::string& key) {
+      const std::size_t at = titan.text.find(key + " = ");
+      return at == std::string::npos ? 0 : std::stoi(titan.text.substr(at + key.size() + 3));
+    };
+    EXPECT_EQ(degree("data_parallel_replicate_degree") * degree("data_parallel_shard_degree"),
+              s.cluster.gpus())
+        << stem;
+    const PlanExport ds = export_plan(s, plan, ExportFormat::deepspeed);
+    const nlohmann::json j = nlohmann::json::parse(ds.text);
+    EXPECT_EQ(j["train_micro_batch_size_per_gpu"], plan.micro_batch) << stem;
+    if (stem == "default" || stem == "paro-llama-7b-32gpu") {
+      expect_golden("export-" + stem + ".py", fsdp2.text);
+      expect_golden("export-" + stem + ".toml", titan.text);
+      expect_golden("export-" + stem + ".json", ds.text);
+    }
+    ++exported;
+  });
+  EXPECT_GE(exported, 6);
+  if (!python) GTEST_SKIP() << "python3 not found: the FSDP2 modules were not compiled";
 }
 
 }  // namespace
