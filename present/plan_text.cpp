@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "planner/core/units.hpp"
+#include "planner/report/uncertainty.hpp"
 #include "present/operator_rows.hpp"
 #include "present/text_table.hpp"
 
@@ -179,6 +180,9 @@ void write_plan_text(const Scenario& scenario, const PlanReport& report, std::os
     ops.add(operator_row_cells(plan, best.operator_costs, row));
   ops.print(os);
   os << "\n" << predicted_line(best) << "\n";
+  os << "Uncertainty  "
+     << uncertainty_text(scenario, throughput_uncertainty(scenario, plan.predicted.tokens_per_second))
+     << "\n";
   if (!best.adopted_from.empty()) os << adopted_line(best) << "\n";
   os << search_line(best) << "\n";
   os << "\nBatch sizes scanned (" << best.batches.size() << ")\n\n";

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "planner/core/names.hpp"
 
@@ -22,6 +24,17 @@ struct EnumNames<RuntimeName> {
 };
 
 // The numbers a profile file gives (scenarios/runtimes/NAME.yaml); ideal's are all zero.
+// How far the shipped presets' predictions under a profile were from published measurements on one GPU:
+// the held-out rows of validate/published/ (docs/published.md), the basis of a prediction's stated
+// uncertainty. Fractions: mean |predicted / measured - 1|, its mean, its largest.
+struct PublishedError {
+  std::string gpu;  // GpuSpec::name of the rows' cluster preset
+  int rows = 0;
+  double mape = 0, bias = 0, worst = 0;
+  double min_parameters = 0, max_parameters = 0;  // the rows' models
+  int min_gpus = 0, max_gpus = 0;
+};
+
 struct RuntimeProfile {
   RuntimeName name = RuntimeName::ideal;
   // Host time to issue one operator's forward or backward (Python, autograd, the framework's hooks and the
@@ -39,6 +52,7 @@ struct RuntimeProfile {
   // fused kernels still take (norms, activations, residual adds, rotary, casts: Inductor fuses them; the
   // products and attention stay the libraries' kernels). Absent (0): the profile has no compiled mode.
   double compiled_elementwise_share = 0;
+  std::vector<PublishedError> published_errors;  // per GPU, sorted by name (empty: none scored)
   // Whether kernels are priced by the GPU's efficiencies (GpuSpec::kernels), with flash attention computing
   // the causal half of the scores; false: every FLOP at the GPU's one achievable fraction.
   bool kernel_pricing() const { return name != RuntimeName::ideal; }

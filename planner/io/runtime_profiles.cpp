@@ -1,6 +1,8 @@
 // Runtime profiles from their embedded files: host costs per operator pass and the memory reserve.
 #include "planner/io/runtime_profiles.hpp"
 
+#include <algorithm>
+
 #include "planner/io/internal/yaml_reader.hpp"
 #include "planner/io/preset_catalog.hpp"
 
@@ -15,9 +17,36 @@ YamlMap profile_map(RuntimeName name) {
   const YamlMap map(parse_yaml_mapping(std::string(file.text), path), path, "");
   map.reject_unknown({"name", "description", "source", "host_forward_per_operator",
                       "host_backward_per_operator", "reserve", "recompute_gathers_again",
-                      "compiled_elementwise_share"});
+                      "compiled_elementwise_share", "published_errors"});
   if (map.string("name") != key) map.fail("name", "expected '" + key + "', the file's own name");
   return map;
+}
+
+// `published_errors`: one entry per GPU name.
+std::vector<PublishedError> published_errors(const YamlMap& profile) {
+  std::vector<PublishedError> out;
+  if (!profile.has("published_errors")) return out;
+  const YamlMap gpus = profile.map("published_errors");
+  for (const auto& entry : profile.raw("published_errors")) {
+    const std::string gpu = entry.first.as<std::string>();
+    const YamlMap m = gpus.map(gpu);
+    m.reject_unknown(
+        {"rows", "mape", "bias", "worst", "min_parameters", "max_parameters", "min_gpus", "max_gpus"});
+    PublishedError e;
+    e.gpu = gpu;
+    e.rows = static_cast<int>(m.integer("rows", 1, 100000));
+    e.mape = m.number("mape", 0, 10);
+    e.bias = m.number("bias", -10, 10);
+    e.worst = m.number("worst", 0, 10);
+    e.min_parameters = m.number("min_parameters", 1, 1e15);
+    e.max_parameters = m.number("max_parameters", e.min_parameters, 1e15);
+    e.min_gpus = static_cast<int>(m.integer("min_gpus", 1, 1 << 20));
+    e.max_gpus = static_cast<int>(m.integer("max_gpus", e.min_gpus, 1 << 20));
+    out.push_back(e);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const PublishedError& a, const PublishedError& b) { return a.gpu < b.gpu; });
+  return out;
 }
 
 }  // namespace
@@ -31,6 +60,7 @@ RuntimeProfile runtime_profile(RuntimeName name) {
   p.reserve_bytes = static_cast<double>(map.bytes("reserve", 0, std::int64_t{1} << 40));
   p.recompute_gathers_again = map.boolean_or("recompute_gathers_again", true);
   p.compiled_elementwise_share = map.number_or("compiled_elementwise_share", 0.0, 1e-3, 1.0);
+  p.published_errors = published_errors(map);
   return p;
 }
 

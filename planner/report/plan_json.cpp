@@ -8,6 +8,7 @@
 #include "planner/io/internal/json_reader.hpp"
 #include "planner/io/text_file.hpp"
 #include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/uncertainty.hpp"
 
 namespace shardscope {
 namespace {
@@ -101,6 +102,29 @@ Json plan_to_json(const Plan& plan) {
   return out;
 }
 
+// The throughput's uncertainty (uncertainty.hpp): its basis and, where rows were scored, their errors.
+Json uncertainty_json(const Scenario& scenario, double tokens_per_second) {
+  const ThroughputUncertainty u = throughput_uncertainty(scenario, tokens_per_second);
+  Json out;
+  out["basis"] = to_string(u.basis);
+  if (u.published) {
+    const PublishedError& e = *u.published;
+    out["published"] = {{"runtime", to_string(scenario.execution.runtime.name)},
+                        {"gpu", e.gpu},
+                        {"held_out_rows", e.rows},
+                        {"mape", e.mape},
+                        {"bias", e.bias},
+                        {"worst", e.worst},
+                        {"parameters", {e.min_parameters, e.max_parameters}},
+                        {"gpus", {e.min_gpus, e.max_gpus}}};
+    out["tokens_per_second_low"] = u.low_tokens_per_second;
+    out["tokens_per_second_high"] = u.high_tokens_per_second;
+    if (!u.outside.empty()) out["outside"] = u.outside;
+  }
+  out["text"] = uncertainty_text(scenario, u);
+  return out;
+}
+
 Json report_to_json(const PlanReport& report, const Scenario& scenario) {
   Json out;
   out["scenario"] = scenario.name;
@@ -110,6 +134,7 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
   if (report.best.fits) {
     out["plan"] = plan_to_json(report.best.plan);
     out["operator_costs"] = operator_costs_json(report.best.plan, report.best.operator_costs);
+    out["uncertainty"] = uncertainty_json(scenario, report.best.plan.predicted.tokens_per_second);
     // plan.predicted.peak_memory_bytes is the reserved peak (runtime reserve and every gradient held).
     if (report.best.allocated_peak_bytes > 0)
       out["allocated_peak_memory_bytes"] = report.best.allocated_peak_bytes;

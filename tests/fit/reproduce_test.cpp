@@ -4,12 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "planner/core/error.hpp"
+#include "planner/io/runtime_profiles.hpp"
 #include "validate/fit/published_fit.hpp"
 #include "validate/fit/reproduce_report.hpp"
 
@@ -41,6 +44,71 @@ TEST(Reproduce, HeldOutRowsOfEverySourceWithinTenPercentOnAverage) {
   EXPECT_LT(framework.held_out.mape, ideal.held_out.mape / 2);
   EXPECT_GE(*framework.all.spearman, 0.9);
   for (const SourceReproduction& s : framework.sources) EXPECT_GT(s.held_out.predicted, 0) << s.file;
+}
+
+// Each runtime profile's published_errors (the basis of a plan's stated uncertainty) are this suite's
+// held-out rows, per profile and GPU: recomputed here and compared, so the files' numbers are the suite's,
+// not chosen. On a mismatch the lines to put in scenarios/runtimes/NAME.yaml are printed.
+TEST(Reproduce, EachRuntimeProfilesPublishedErrorsAreTheSuitesHeldOutRows) {
+  struct Group {
+    int rows = 0;
+    double sum_abs = 0, sum = 0, worst = 0, min_parameters = 1e300, max_parameters = 0;
+    int min_gpus = 1 << 30, max_gpus = 0;
+  };
+  std::map<std::string, std::map<std::string, Group>> by_runtime;  // runtime -> GPU -> held-out rows
+  for (const std::optional<RuntimeName> runtime :
+       {std::optional<RuntimeName>{}, std::optional{RuntimeName::ideal}}) {
+    for (const char* f : kFiles) {
+      const PublishedTable table = load_published_file(kDir + f);
+      const PreparedTable prepared = prepare_table(table, runtime);
+      for (const PreparedRow& row : prepared.rows) {
+        if (row.row->part != PublishedPart::held_out) continue;
+        const RowPrediction r = predict_prepared(row, Calibration{});
+        if (!r.fits) continue;
+        Group& g = by_runtime[prepared.runtime_profile][row.scenario.cluster.gpu.name];
+        const double parameters = static_cast<double>(row.scenario.model.parameters());
+        ++g.rows;
+        g.sum_abs += std::abs(r.error);
+        g.sum += r.error;
+        g.worst = std::max(g.worst, std::abs(r.error));
+        g.min_parameters = std::min(g.min_parameters, parameters);
+        g.max_parameters = std::max(g.max_parameters, parameters);
+        g.min_gpus = std::min(g.min_gpus, r.gpus);
+        g.max_gpus = std::max(g.max_gpus, r.gpus);
+      }
+    }
+  }
+  for (const RuntimeName name :
+       {RuntimeName::ideal, RuntimeName::fsdp1, RuntimeName::fsdp2, RuntimeName::deepspeed}) {
+    const std::map<std::string, Group>& groups = by_runtime[std::string(to_string(name))];
+    const RuntimeProfile profile = runtime_profile(name);
+    std::string expected = std::string(to_string(name)) + ": published_errors:\n";
+    for (const auto& [gpu, g] : groups) {
+      char line[320];
+      std::snprintf(line, sizeof line,
+                    "  %s: {rows: %d, mape: %.4f, bias: %.4f, worst: %.4f, min_parameters: %.4g, "
+                    "max_parameters: %.4g, min_gpus: %d, max_gpus: %d}\n",
+                    gpu.c_str(), g.rows, g.sum_abs / g.rows, g.sum / g.rows, g.worst, g.min_parameters,
+                    g.max_parameters, g.min_gpus, g.max_gpus);
+      expected += line;
+    }
+    std::printf("%s", expected.c_str());
+    EXPECT_EQ(profile.published_errors.size(), groups.size()) << expected;
+    if (profile.published_errors.size() != groups.size()) continue;
+    std::size_t i = 0;
+    for (const auto& [gpu, g] : groups) {
+      const PublishedError& e = profile.published_errors[i++];
+      EXPECT_EQ(e.gpu, gpu) << expected;
+      EXPECT_EQ(e.rows, g.rows) << expected;
+      EXPECT_NEAR(e.mape, g.sum_abs / g.rows, 5e-5) << expected;
+      EXPECT_NEAR(e.bias, g.sum / g.rows, 5e-5) << expected;
+      EXPECT_NEAR(e.worst, g.worst, 5e-5) << expected;
+      EXPECT_NEAR(e.min_parameters / g.min_parameters, 1, 1e-3) << expected;
+      EXPECT_NEAR(e.max_parameters / g.max_parameters, 1, 1e-3) << expected;
+      EXPECT_EQ(e.min_gpus, g.min_gpus) << expected;
+      EXPECT_EQ(e.max_gpus, g.max_gpus) << expected;
+    }
+  }
 }
 
 // llm-foundry's FP8 table (TransformerEngine, delayed scaling), on which nothing was fitted: every row

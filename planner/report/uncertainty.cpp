@@ -1,0 +1,70 @@
+// The throughput's uncertainty from the runtime profile's published errors for the scenario's GPU.
+#include "planner/report/uncertainty.hpp"
+
+#include <cstdio>
+
+#include "planner/core/units.hpp"
+
+namespace shardscope {
+namespace {
+
+std::string percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %%", 100 * fraction);
+  return text;
+}
+
+// What of the scenario lies outside the rows' model sizes and GPU counts ("" when nothing).
+std::string outside_of(const Scenario& scenario, const PublishedError& e) {
+  const double parameters = static_cast<double>(scenario.model.parameters());
+  const int gpus = scenario.cluster.gpus();
+  std::string out;
+  if (parameters < e.min_parameters * (1 - 1e-3) || parameters > e.max_parameters * (1 + 1e-3))
+    out = units::format_count(parameters) + " parameters";
+  if (gpus < e.min_gpus || gpus > e.max_gpus)
+    out += (out.empty() ? "" : " and ") + std::to_string(gpus) + " GPUs";
+  return out;
+}
+
+}  // namespace
+
+ThroughputUncertainty throughput_uncertainty(const Scenario& scenario, double predicted_tokens_per_second) {
+  ThroughputUncertainty u;
+  if (!scenario.planner.calibration_file.empty()) {
+    u.basis = UncertaintyBasis::calibration;
+    return u;
+  }
+  for (const PublishedError& e : scenario.execution.runtime.published_errors) {
+    if (e.gpu != scenario.cluster.gpu.name) continue;
+    u.published = e;
+    u.outside = outside_of(scenario, e);
+    u.basis = u.outside.empty() ? UncertaintyBasis::published : UncertaintyBasis::extrapolated;
+    u.low_tokens_per_second = predicted_tokens_per_second * (1 - e.mape);
+    u.high_tokens_per_second = predicted_tokens_per_second * (1 + e.mape);
+  }
+  return u;
+}
+
+std::string uncertainty_text(const Scenario& scenario, const ThroughputUncertainty& u) {
+  const std::string runtime(to_string(scenario.execution.runtime.name));
+  if (u.basis == UncertaintyBasis::calibration)
+    return "calibration: priced with " + scenario.planner.calibration_file +
+           " (its fit's residuals, calibrate --report, say how far)";
+  if (!u.published)
+    return "uncalibrated: no published measurement of " + runtime + " on " + scenario.cluster.gpu.name +
+           " scored yet: the throughput rests on values not fitted for this runtime and GPU "
+           "(docs/published.md)";
+  const PublishedError& e = *u.published;
+  std::string line = std::string(to_string(u.basis)) + ": " + units::format_count(u.low_tokens_per_second) +
+                     "-" + units::format_count(u.high_tokens_per_second) + " tokens/s; " +
+                     std::to_string(e.rows) + " held-out published rows under " + runtime + " on " + e.gpu +
+                     " (" + units::format_count(e.min_parameters) + "-" +
+                     units::format_count(e.max_parameters) + " parameters, " + std::to_string(e.min_gpus) +
+                     "-" + std::to_string(e.max_gpus) + " GPUs) were off by " + percent(e.mape) +
+                     " on average (bias " + (e.bias >= 0 ? "+" : "") + percent(e.bias) + ", worst " +
+                     percent(e.worst) + ")";
+  if (!u.outside.empty()) line += "; this scenario's " + u.outside + " lie outside them";
+  return line;
+}
+
+}  // namespace shardscope

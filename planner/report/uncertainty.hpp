@@ -1,0 +1,42 @@
+// How sure a plan's throughput is: the published measurements the shipped presets were scored on under the
+// scenario's runtime and GPU (their held-out errors, scenarios/runtimes/*.yaml), whether the scenario lies
+// inside what they covered, or that nothing calibrated it.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "planner/core/runtime_profile.hpp"
+#include "planner/core/scenario.hpp"
+
+namespace shardscope {
+
+// published: inside the scored rows' model sizes and GPU counts; extrapolated: outside them; uncalibrated:
+// no row scored for this runtime and GPU; calibration: priced with a calibration file (its own residuals,
+// `calibrate --report`, say how far; the presets' published errors do not apply).
+enum class UncertaintyBasis { published, extrapolated, uncalibrated, calibration };
+
+template <>
+struct EnumNames<UncertaintyBasis> {
+  static constexpr NameEntry<UncertaintyBasis> table[] = {
+      {UncertaintyBasis::published, "published",
+       "inside the published rows this runtime and GPU were scored on"},
+      {UncertaintyBasis::extrapolated, "extrapolated", "outside the model sizes or GPU counts scored"},
+      {UncertaintyBasis::uncalibrated, "uncalibrated", "no published row scored for this runtime and GPU"},
+      {UncertaintyBasis::calibration, "calibration", "priced with a calibration file"},
+  };
+};
+
+struct ThroughputUncertainty {
+  UncertaintyBasis basis = UncertaintyBasis::uncalibrated;
+  std::optional<PublishedError> published;  // the scored rows (published, extrapolated)
+  std::string outside;                      // extrapolated: what lies outside ("175.0 B parameters")
+  double low_tokens_per_second = 0, high_tokens_per_second = 0;  // predicted x (1 -+ mean |error|)
+};
+
+ThroughputUncertainty throughput_uncertainty(const Scenario& scenario, double predicted_tokens_per_second);
+
+// "within 3.9 % on average (worst 25.0 %) of 30 held-out published rows under fsdp1 on ...": one line.
+std::string uncertainty_text(const Scenario& scenario, const ThroughputUncertainty& u);
+
+}  // namespace shardscope
