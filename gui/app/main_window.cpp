@@ -28,6 +28,7 @@
 #include "plan_views.hpp"
 #include "planner/core/units.hpp"
 #include "planner/report/plan_json.hpp"
+#include "planner/report/uncertainty.hpp"
 #include "present/plan_compare.hpp"
 #include "scenario_panel.hpp"
 #include "timeline_panel.hpp"
@@ -295,7 +296,7 @@ void MainWindow::refresh_views() {
     const Plan& plan = shown->plan;
     text = QString(
                "<b>%1</b> (%2): micro-batch %3 × %4 steps × %5 GPUs — <b>%6</b> per iteration, "
-               "<b>%7</b> samples/s, peak <b>%8</b> per GPU")
+               "<b>%7</b> samples/s, peak <b>%8</b> per GPU reserved")
                .arg(shown_ == "plan" ? "Plan" : shown_, QString::fromStdString(plan.strategy))
                .arg(plan.micro_batch)
                .arg(plan.gradient_accumulation_steps)
@@ -303,6 +304,12 @@ void MainWindow::refresh_views() {
                .arg(duration(plan.predicted.iteration_seconds))
                .arg(plan.predicted.samples_per_second, 0, 'f', 2)
                .arg(bytes(plan.predicted.peak_memory_bytes));
+    if (shown->allocated_peak_bytes > 0)
+      text += QString(", <b>%1</b> allocated").arg(bytes(shown->allocated_peak_bytes));
+    const ThroughputUncertainty uncertainty =
+        throughput_uncertainty(scenario, plan.predicted.tokens_per_second);
+    text +=
+        "<br>Uncertainty: " + QString::fromStdString(uncertainty_text(scenario, uncertainty)).toHtmlEscaped();
     if (shown_ == "plan" && outcome_->unpinned && outcome_->unpinned->best.fits) {
       const present::PinsCost cost =
           present::pins_cost(plan.predicted, outcome_->unpinned->best.plan.predicted);
