@@ -198,7 +198,8 @@ TEST(PublishedFit, APeakFitMovesOnlyThePeakAndFindsTheTorchtitanFilesOwn) {
   for (const FittedParameter& p : a100.parameters)
     EXPECT_NEAR(p.fitted / p.start, a100.peak_factor, 1e-9) << p.name;
   EXPECT_NE(a100.peak_factor, 1.0);
-  const ValidScenario& scenario = prepare_table(a100_table).rows.front().scenario;
+  const PreparedTable prepared = prepare_table(a100_table);
+  const ValidScenario& scenario = prepared.rows.front().scenario;
   EXPECT_NEAR(*a100.calibration.elementwise_fraction, scenario.cluster.gpu.kernels->elementwise_fraction,
               1e-12);
   EXPECT_NEAR(*a100.calibration.host_forward_seconds, scenario.execution.runtime.host_forward_seconds, 1e-15);
