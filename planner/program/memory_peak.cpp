@@ -99,7 +99,7 @@ Unrolled unroll(const IterationProgram& program) {
 enum class View { reserved, allocated };
 
 // The memory held before any task runs: everything resident, or (allocated) without the runtime reserve
-// and the gradients, which the first micro-step's backward tasks take.
+// and the gradients, which the first micro-step's tasks that produce them take.
 double starting_bytes(const IterationProgram& program, View view) {
   double held = total(program.resident);
   if (view == View::allocated)

@@ -16,8 +16,9 @@ double program_peak_bytes(const IterationProgram& program);
 
 // The same walk for the tensors a framework has allocated (PyTorch's max_memory_allocated, where the peak
 // above is its max_memory_reserved): without the runtime reserve, and with the gradients taken by the
-// first micro-step's backward tasks that produce them (Task::gradients_produced_bytes) instead of held
-// from the start. At most program_peak_bytes less the reserve; the simulator measures the same.
+// first micro-step's tasks that produce them (Task::gradients_produced_bytes: a reduce-scatter or a
+// backward) instead of held from the start. At most program_peak_bytes less the reserve; the simulator
+// measures the same.
 double program_allocated_peak_bytes(const IterationProgram& program);
 
 }  // namespace shardscope

@@ -28,36 +28,26 @@ class Reasons {
   std::map<std::string, std::pair<int, std::string>> by_reason_;
 };
 
-// "layer12.mlp" -> 12 and "mlp"; false for any other name.
-bool layer_part(const std::string& name, int& layer, std::string& part) {
-  if (name.rfind("layer", 0) != 0) return false;
-  const std::size_t dot = name.find('.');
-  if (dot == std::string::npos || dot == 5) return false;
-  const std::string digits = name.substr(5, dot - 5);
-  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) return false;
-  layer = std::stoi(digits);
-  part = name.substr(dot + 1);
-  return part == "attention" || part == "mlp";
-}
-
-// The module paths of a generated transformer's operator; false when the name is none of its.
-bool transformer_modules(const std::string& name, bool tied_head, Placement& p) {
-  int layer = 0;
-  std::string part;
-  if (name == "embedding") {
+// The module paths of a generated transformer's operator (its kind and layer, as planner/core/transformer.cpp
+// makes them); false for an operator of no generated transformer.
+bool transformer_modules(const Operator& op, bool tied_head, Placement& p) {
+  const bool block =
+      op.kind == OperatorKind::attention || op.kind == OperatorKind::mlp || op.kind == OperatorKind::moe;
+  const std::string n = std::to_string(op.layer);
+  if (op.kind == OperatorKind::embedding && op.name == "embedding") {
     p.hf_modules = {"model.embed_tokens"};
     p.titan_modules = {"tok_embeddings"};
-  } else if (name == "head") {
+  } else if (op.kind == OperatorKind::head && op.name == "head") {
     p.hf_modules = {"model.norm"};
     p.titan_modules = {"norm"};
     if (!tied_head) {
       p.hf_modules.push_back("lm_head");
       p.titan_modules.push_back("output");
     }
-  } else if (layer_part(name, layer, part)) {
-    const std::string n = std::to_string(layer);
-    p.hf_modules = {"model.layers." + n + (part == "attention" ? ".self_attn" : ".mlp")};
-    p.titan_modules = {"layers." + n + (part == "attention" ? ".attention" : ".feed_forward")};
+  } else if (block && op.layer >= 0 && op.name.rfind("layer" + n + ".", 0) == 0) {
+    const bool attention = op.kind == OperatorKind::attention;
+    p.hf_modules = {"model.layers." + n + (attention ? ".self_attn" : ".mlp")};
+    p.titan_modules = {"layers." + n + (attention ? ".attention" : ".feed_forward")};
   } else {
     return false;
   }
@@ -103,7 +93,7 @@ std::vector<Placement> placements(const Scenario& scenario, const Plan& plan,
     p.parameters = scenario.model.operators[i].parameters;
     p.scopes = c.scopes.name();
     p.checkpoint = c.checkpoint;
-    if (!transformer_modules(c.name, tied, p)) {
+    if (!transformer_modules(scenario.model.operators[i], tied, p)) {
       p.hf_modules = p.titan_modules = {c.name};
       reasons.add("names taken as module paths as they are (no generated transformer's)", c.name);
     }

@@ -92,7 +92,9 @@ TEST(MemoryPeak, AllocatedPeakTakesTheGradientsWhenTheFirstMicroStepMakesThem) {
   EXPECT_DOUBLE_EQ(program_allocated_peak_bytes(dp), dp_states);
   double dp_produced = 0;
   for (const Task& t : dp.tasks) {
-    if (t.gradients_produced_bytes > 0) EXPECT_EQ(t.phase, Task::Phase::backward) << t.name;
+    if (t.gradients_produced_bytes > 0) {
+      EXPECT_EQ(t.phase, Task::Phase::backward) << t.name;
+    }
     dp_produced += t.gradients_produced_bytes;
   }
   EXPECT_DOUBLE_EQ(dp_produced, dp.resident[index_of(MemoryCategory::gradients)]);
