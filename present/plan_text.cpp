@@ -1,6 +1,7 @@
 // The lines and rows of `shardscope plan`'s text report, and the report put together from them.
 #include "present/plan_text.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -41,6 +42,30 @@ std::string predicted_line(const StrategyResult& result) {
   if (result.allocated_peak_bytes > 0)  // PyTorch's max reserved, then its max allocated
     line += " reserved, " + format_bytes(result.allocated_peak_bytes) + " allocated";
   return line;
+}
+
+std::string communication_line(const StrategyResult& result) {
+  const ProgramExposure& e = result.communication;
+  if (e.rows.empty()) return {};
+  double seconds = 0;
+  for (const CollectiveExposure& r : e.rows) seconds += r.seconds;
+  const double share = e.iteration_seconds > 0 ? 100.0 * e.exposed_seconds / e.iteration_seconds : 0.0;
+  std::string line = "Communication  " + format_duration(seconds) + " of collectives per iteration, " +
+                     format_duration(e.exposed_seconds) + " exposed (" + fixed(share, 1) +
+                     " % of the iteration)";
+  std::vector<CollectiveExposure> rows = e.rows;
+  std::stable_sort(rows.begin(), rows.end(), [](const CollectiveExposure& a, const CollectiveExposure& b) {
+    return a.exposed_seconds > b.exposed_seconds;
+  });
+  std::string most;
+  for (std::size_t i = 0; i < rows.size() && i < 3; ++i) {
+    const CollectiveExposure& r = rows[i];
+    if (r.exposed_seconds < 5e-4 * std::max(e.exposed_seconds, 1e-12)) break;
+    most += std::string(most.empty() ? "" : ", ") + to_string(r.stage) + " " + to_string(r.kind) + " " +
+            to_string(r.group) + " " + format_duration(r.exposed_seconds) + " of " +
+            format_duration(r.seconds);
+  }
+  return line + (most.empty() ? ", every collective hidden" : ": " + most);
 }
 
 std::string adopted_line(const StrategyResult& best) {
@@ -100,7 +125,8 @@ std::vector<std::string> batch_row_cells(const BatchRow& row) {
 }
 
 std::vector<std::string> baseline_table_header() {
-  return {"strategy", "batch", "collectives", "iteration", "samples/s", "peak memory", "vs FSDP"};
+  return {"strategy",     "batch",     "collectives", "iteration",
+          "exposed comm", "samples/s", "peak memory", "vs FSDP"};
 }
 
 double fsdp_samples_per_second(const PlanReport& report) {
@@ -113,12 +139,15 @@ double fsdp_samples_per_second(const PlanReport& report) {
 
 namespace {
 
-std::vector<std::string> fitting_row(const std::string& name, const Plan& plan, double fsdp) {
+std::vector<std::string> fitting_row(const std::string& name, const StrategyResult& result, double fsdp) {
+  const Plan& plan = result.plan;
   const PlanPrediction& p = plan.predicted;
+  const ProgramExposure& e = result.communication;
   return {name,
           std::to_string(plan.micro_batch),
           to_string(plan.collectives),
           format_duration(p.iteration_seconds),
+          e.rows.empty() ? "-" : format_duration(e.exposed_seconds),
           fixed(p.samples_per_second, 2),
           format_bytes(p.peak_memory_bytes),
           fsdp > 0 ? fixed(p.samples_per_second / fsdp, 2) + "x" : "-"};
@@ -137,18 +166,19 @@ std::string accumulation_note(const Scenario& scenario) {
 
 }  // namespace
 
-std::vector<std::string> plan_row_cells(const Plan& plan, double fsdp_samples_per_second) {
-  return fitting_row("shardscope", plan, fsdp_samples_per_second);
+std::vector<std::string> plan_row_cells(const StrategyResult& best, double fsdp_samples_per_second) {
+  return fitting_row("shardscope", best, fsdp_samples_per_second);
 }
 
 std::vector<std::string> baseline_row_cells(const Scenario& scenario, const StrategyResult& b,
                                             double fsdp_samples_per_second) {
-  if (b.fits) return fitting_row(b.strategy, b.plan, fsdp_samples_per_second);
+  if (b.fits) return fitting_row(b.strategy, b, fsdp_samples_per_second);
   // Its smallest plan at the first micro-batch it tried.
   return {b.strategy,
           b.batches.empty() ? "-" : std::to_string(b.batches.front().micro_batch),
           to_string(scenario_collectives(scenario)),
           "does not fit",
+          "-",
           "-",
           format_bytes(b.minimum_memory_bytes),
           "short " + format_bytes(b.shortfall_bytes)};
@@ -180,6 +210,7 @@ void write_plan_text(const Scenario& scenario, const PlanReport& report, std::os
     ops.add(operator_row_cells(plan, best.operator_costs, row));
   ops.print(os);
   os << "\n" << predicted_line(best) << "\n";
+  if (const std::string line = communication_line(best); !line.empty()) os << line << "\n";
   os << "Uncertainty  "
      << uncertainty_text(scenario, throughput_uncertainty(scenario, plan.predicted.tokens_per_second))
      << "\n";
@@ -193,7 +224,7 @@ void write_plan_text(const Scenario& scenario, const PlanReport& report, std::os
   const double fsdp = fsdp_samples_per_second(report);
   os << "\n" << baselines_title(report) << "\n\n";
   TextTable table(baseline_table_header());
-  table.add(plan_row_cells(plan, fsdp));
+  table.add(plan_row_cells(best, fsdp));
   for (const StrategyResult& b : report.baselines) table.add(baseline_row_cells(scenario, b, fsdp));
   table.print(os);
   if (scenario.training.global_batch == 0) os << "\n" << accumulation_note(scenario) << "\n";

@@ -24,6 +24,10 @@ std::string plan_line(const Scenario& scenario, const Plan& plan);
 // "Predicted  1.560 s per iteration, 30.76 samples/s, 31502 tokens/s, peak 7.41 GiB per GPU reserved, 6.56
 // GiB allocated" (the allocated peak only where the model schedules plans)
 std::string predicted_line(const StrategyResult& result);
+// "Communication  1.21 s of collectives per iteration, 0.18 s exposed (11.5 % of the iteration):
+// backward-gather all-gather inter 0.12 s of 0.40 s, ..." (the three most exposed), or "" where the model
+// does not schedule plans.
+std::string communication_line(const StrategyResult& result);
 // "This is osdp's plan: ..." when a baseline's plan was adopted, else "".
 std::string adopted_line(const StrategyResult& best);
 // "Search (neighbours priced alike): objective 1.586 s, lower bound 1.577 s, gap 0.538 %"
@@ -46,7 +50,7 @@ std::vector<std::string> batch_row_cells(const BatchRow& row);
 // `fsdp_samples_per_second` is FSDP's throughput (0: FSDP does not fit, "-" in the vs FSDP column).
 std::vector<std::string> baseline_table_header();
 double fsdp_samples_per_second(const PlanReport& report);
-std::vector<std::string> plan_row_cells(const Plan& plan, double fsdp_samples_per_second);
+std::vector<std::string> plan_row_cells(const StrategyResult& best, double fsdp_samples_per_second);
 std::vector<std::string> baseline_row_cells(const Scenario& scenario, const StrategyResult& baseline,
                                             double fsdp_samples_per_second);
 // The line above the baselines table, by the report's batch policy.

@@ -195,11 +195,12 @@ Maxima maxima(const sim::IterationResult& result) {
   return m;
 }
 
-// The planner's figures the simulation is compared with: its prediction (the reserved peak) and its peak of
-// allocated tensors.
+// The planner's figures the simulation is compared with: its prediction (the reserved peak), its peak of
+// allocated tensors and the iteration's time without compute (program_exposure).
 struct PlannerFigures {
   PlanPrediction predicted;
   double allocated_peak_bytes = 0;
+  double exposed_comm_seconds = 0;
 };
 
 void print_json(const Scenario& scenario, const Plan& plan, const PlannerFigures& planner,
@@ -214,7 +215,8 @@ void print_json(const Scenario& scenario, const Plan& plan, const PlannerFigures
   j["tokens_per_second"] = result.tokens_per_second;
   j["planner"] = {{"iteration_seconds", predicted.iteration_seconds},
                   {"peak_memory_bytes", predicted.peak_memory_bytes},
-                  {"allocated_peak_memory_bytes", planner.allocated_peak_bytes}};
+                  {"allocated_peak_memory_bytes", planner.allocated_peak_bytes},
+                  {"exposed_comm_seconds", planner.exposed_comm_seconds}};
   j["activities"] = result.activities;
   if (result.steady_state_micro_steps > 0) j["steady_state_micro_steps"] = result.steady_state_micro_steps;
   j["gpus"] = Json::array();
@@ -275,6 +277,9 @@ void print_comparison(const PlannerFigures& planner, const sim::IterationResult&
   t.add({"allocated peak / GPU", units::format_bytes(planner.allocated_peak_bytes),
          units::format_bytes(m.allocated_peak_memory_bytes),
          percent_difference(m.allocated_peak_memory_bytes, planner.allocated_peak_bytes)});
+  t.add({"exposed comm / GPU", units::format_duration(planner.exposed_comm_seconds),
+         units::format_duration(m.exposed_comm_seconds),
+         percent_difference(m.exposed_comm_seconds, planner.exposed_comm_seconds)});
   t.print(out);
 }
 
@@ -375,7 +380,8 @@ void run_simulate(const Options& o, std::ostream& out) {
   const sim::IterationResult result =
       simulate_with_progress(scenario, calibration, plan, options, predicted, o.progress, o.quiet);
   write_outputs(outputs, result, o.quiet);
-  const PlannerFigures planner{predicted, plan_allocated_peak_bytes(scenario, calibration, plan)};
+  const PlanProgramFigures program = plan_program_figures(scenario, calibration, plan);
+  const PlannerFigures planner{predicted, program.allocated_peak_bytes, program.exposure.exposed_seconds};
   if (o.json) {
     print_json(scenario, plan, planner, result, out);
   } else {

@@ -30,6 +30,7 @@
 #include "planner/report/plan_json.hpp"
 #include "planner/report/uncertainty.hpp"
 #include "present/plan_compare.hpp"
+#include "present/plan_text.hpp"
 #include "scenario_panel.hpp"
 #include "timeline_panel.hpp"
 
@@ -310,6 +311,8 @@ void MainWindow::refresh_views() {
         throughput_uncertainty(scenario, plan.predicted.tokens_per_second);
     text +=
         "<br>Uncertainty: " + QString::fromStdString(uncertainty_text(scenario, uncertainty)).toHtmlEscaped();
+    if (const std::string line = present::communication_line(*shown); !line.empty())
+      text += "<br>" + QString::fromStdString(line).toHtmlEscaped();
     if (shown_ == "plan" && outcome_->unpinned && outcome_->unpinned->best.fits) {
       const present::PinsCost cost =
           present::pins_cost(plan.predicted, outcome_->unpinned->best.plan.predicted);
@@ -343,8 +346,8 @@ void MainWindow::refresh_views() {
 
 void MainWindow::fill_baselines() {
   const PlanReport& report = *outcome_->report;
-  const QStringList headers{"strategy",    "micro-batch", "iteration", "samples/s",
-                            "peak memory", "vs FSDP",     "shortfall"};
+  const QStringList headers{"strategy",  "micro-batch", "iteration", "exposed comm",
+                            "samples/s", "peak memory", "vs FSDP",   "shortfall"};
   baselines_->clear();
   baselines_->setColumnCount(static_cast<int>(headers.size()));
   baselines_->setHorizontalHeaderLabels(headers);
@@ -364,17 +367,19 @@ void MainWindow::fill_baselines() {
     if (r.fits) {
       set(1, QString::number(r.plan.micro_batch));
       set(2, duration(r.plan.predicted.iteration_seconds));
-      set(3, QString::number(r.plan.predicted.samples_per_second, 'f', 2));
-      set(4, bytes(r.plan.predicted.peak_memory_bytes));
-      set(5, fsdp > 0 ? QString::number(r.plan.predicted.samples_per_second / fsdp, 'f', 2) + "x" : "-");
-      set(6, "");
+      set(3, r.communication.rows.empty() ? "-" : duration(r.communication.exposed_seconds));
+      set(4, QString::number(r.plan.predicted.samples_per_second, 'f', 2));
+      set(5, bytes(r.plan.predicted.peak_memory_bytes));
+      set(6, fsdp > 0 ? QString::number(r.plan.predicted.samples_per_second / fsdp, 'f', 2) + "x" : "-");
+      set(7, "");
     } else {
       set(1, "-");
       set(2, "does not fit");
       set(3, "-");
-      set(4, bytes(r.minimum_memory_bytes));
-      set(5, "-");
-      set(6, "short " + bytes(r.shortfall_bytes));
+      set(4, "-");
+      set(5, bytes(r.minimum_memory_bytes));
+      set(6, "-");
+      set(7, "short " + bytes(r.shortfall_bytes));
     }
   }
   baselines_->resizeColumnsToContents();

@@ -26,6 +26,21 @@ struct CollectiveCall {
   double total_bytes;
 };
 
+template <>
+struct EnumNames<CollectiveCall::Stage> {
+  static constexpr NameEntry<CollectiveCall::Stage> table[] = {
+      {CollectiveCall::Stage::forward_gather, "forward-gather",
+       "parameters gathered for an operator's forward"},
+      {CollectiveCall::Stage::recompute_gather, "recompute-gather",
+       "parameters gathered again for a checkpointed operator's recompute"},
+      {CollectiveCall::Stage::backward_gather, "backward-gather", "parameters gathered for the backward"},
+      {CollectiveCall::Stage::gradient_reduce, "gradient-reduce", "gradients reduced every micro-step"},
+      {CollectiveCall::Stage::update_sync, "update-sync", "gradients synchronised once before the update"},
+      {CollectiveCall::Stage::update_rebuild, "update-rebuild",
+       "parameters rebuilt from the updated optimizer shards"},
+  };
+};
+
 // Every micro-step, for one slice of `slice_parameters` kept with `choice`'s scopes: the parameter
 // all-gathers for forward, (recompute of a checkpointed operator) and backward, then the gradient
 // reduce-scatter of a sharded gradient scope. Without `recompute_gathers_again` (RuntimeProfile) a

@@ -39,6 +39,7 @@ class TaskList {
     task.name = name;
     task.kind = call.kind;
     task.group = call.group;
+    task.stage = call.stage;
     task.total_bytes = call.total_bytes;
     task.wait_for_other = serial_ ? -1 : wait_for;
     return push(std::move(task));

@@ -11,6 +11,7 @@
 #include "planner/core/names.hpp"
 #include "planner/core/plan.hpp"
 #include "planner/core/valid_scenario.hpp"
+#include "planner/cost/collective_calls.hpp"
 #include "planner/cost/collective_cost.hpp"
 
 namespace shardscope {
@@ -47,7 +48,8 @@ struct Task {
   double update_state_bytes = 0;  // update tasks: the owned model-state bytes read and written
   CollectiveKind kind = CollectiveKind::all_gather;  // comm tasks
   GroupKind group = GroupKind::global;
-  double total_bytes = 0;  // full buffer of the collective
+  CollectiveCall::Stage stage = CollectiveCall::Stage::forward_gather;  // comm tasks: what it is for
+  double total_bytes = 0;                                               // full buffer of the collective
   // Position (in the program's task list) of a task on the other stream that must finish first (-1: none).
   // From a micro-step task: that position in the same micro-step, or with waits_on_previous_step in the
   // micro-step before (none in the first); from an update task: a micro-step position means the last

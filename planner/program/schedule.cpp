@@ -28,6 +28,8 @@ struct Streams {
 
   // Schedules tasks [begin, end) (durations in seconds_of): `ready` gives the end of the task a task waits
   // for (kNotYet: not scheduled yet), `ends` receives each task's end at index - begin.
+  const TaskTimes* watch = nullptr;  // told each task's times as it is placed (none: nobody watches)
+
   template <typename Ready>
   void run(const std::vector<Task>& tasks, const std::vector<double>& seconds_of, std::size_t begin,
            std::size_t end, const Ready& ready, std::vector<double>& ends) {
@@ -51,6 +53,7 @@ struct Streams {
           }
           const double seconds = seconds_of[next[stream]];
           ends[next[stream] - begin] = start + seconds;
+          if (watch != nullptr) (*watch)(next[stream], start, start + seconds);
           free_at[stream] = start + seconds;
           if (stream == 0) compute_seconds += seconds;
           ++next[stream];
@@ -87,9 +90,9 @@ bool uniform_shift(const std::vector<double>& before, const std::vector<double>&
   return true;
 }
 
-}  // namespace
-
-ProgramSchedule schedule_program(const IterationProgram& program, const CollectiveCost& collectives) {
+// The schedule; with a watcher every micro-step runs (no steady-state skip) and each task is reported.
+ProgramSchedule schedule(const IterationProgram& program, const CollectiveCost& collectives,
+                         const TaskTimes* watch) {
   const std::vector<Task>& tasks = program.tasks;
   const std::size_t length = std::min(program.step_tasks, tasks.size());
   const int micro_steps = length > 0 ? program.micro_steps : 0;
@@ -99,6 +102,7 @@ ProgramSchedule schedule_program(const IterationProgram& program, const Collecti
   seconds_of.reserve(tasks.size());
   for (const Task& t : tasks) seconds_of.push_back(task_seconds(t, collectives));
   Streams streams;
+  streams.watch = watch;
   const std::vector<std::size_t> carried = carried_positions(program);
   std::vector<std::vector<double>> states;  // per micro-step: the stream clocks and the carried ends
 
@@ -114,7 +118,7 @@ ProgramSchedule schedule_program(const IterationProgram& program, const Collecti
         },
         current);
     std::swap(previous, current);  // `previous` now holds this micro-step's ends
-    if (micro_steps <= kSteadyStateAboveSteps || step + 1 >= micro_steps) continue;
+    if (watch != nullptr || micro_steps <= kSteadyStateAboveSteps || step + 1 >= micro_steps) continue;
     std::vector<double> state{streams.free_at[0], streams.free_at[1]};
     for (std::size_t w : carried) state.push_back(previous[w]);
     states.push_back(std::move(state));
@@ -143,6 +147,17 @@ ProgramSchedule schedule_program(const IterationProgram& program, const Collecti
   out.compute_seconds = streams.compute_seconds;
   out.iteration_seconds = std::max(streams.free_at[0], streams.free_at[1]);
   return out;
+}
+
+}  // namespace
+
+ProgramSchedule schedule_program(const IterationProgram& program, const CollectiveCost& collectives) {
+  return schedule(program, collectives, nullptr);
+}
+
+ProgramSchedule schedule_every_task(const IterationProgram& program, const CollectiveCost& collectives,
+                                    const TaskTimes& watch) {
+  return schedule(program, collectives, &watch);
 }
 
 }  // namespace shardscope

@@ -125,6 +125,25 @@ Json uncertainty_json(const Scenario& scenario, double tokens_per_second) {
   return out;
 }
 
+// Each collective's time per iteration and the part the compute stream waits for (exposure.hpp).
+Json communication_json(const ProgramExposure& e) {
+  Json rows = Json::array();
+  double seconds = 0;
+  for (const CollectiveExposure& r : e.rows) {
+    seconds += r.seconds;
+    rows.push_back({{"stage", to_string(r.stage)},
+                    {"kind", to_string(r.kind)},
+                    {"group", to_string(r.group)},
+                    {"collectives", r.collectives},
+                    {"seconds", r.seconds},
+                    {"exposed_seconds", r.exposed_seconds}});
+  }
+  return {{"compute_seconds", e.compute_seconds},
+          {"collective_seconds", seconds},
+          {"exposed_seconds", e.exposed_seconds},
+          {"collectives", rows}};
+}
+
 Json report_to_json(const PlanReport& report, const Scenario& scenario) {
   Json out;
   out["scenario"] = scenario.name;
@@ -138,6 +157,8 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
     // plan.predicted.peak_memory_bytes is the reserved peak (runtime reserve and every gradient held).
     if (report.best.allocated_peak_bytes > 0)
       out["allocated_peak_memory_bytes"] = report.best.allocated_peak_bytes;
+    if (!report.best.communication.rows.empty())
+      out["communication"] = communication_json(report.best.communication);
     // The search's certificate is of its own objective (operators priced as if their neighbours chose alike).
     const double ub = report.best.search_seconds;
     const double lb = report.best.lower_bound_seconds;
@@ -171,6 +192,7 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
     row["peak_memory_bytes"] = b.fits ? b.plan.predicted.peak_memory_bytes : b.minimum_memory_bytes;
     row["shortfall_bytes"] = b.fits ? 0.0 : b.shortfall_bytes;
     if (b.fits && b.allocated_peak_bytes > 0) row["allocated_peak_memory_bytes"] = b.allocated_peak_bytes;
+    if (b.fits && !b.communication.rows.empty()) row["communication"] = communication_json(b.communication);
     out["baselines"].push_back(row);
   }
   out["pareto"] = Json::array();

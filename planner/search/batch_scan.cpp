@@ -169,7 +169,9 @@ StrategyResult scan_strategy(const ValidScenario& scenario, const Calibration& c
   }
   copy_plan_configuration(result.plan, configured);
   result.operator_costs = plan_operator_costs(scenario, calibration, result.plan);
-  result.allocated_peak_bytes = plan_allocated_peak_bytes(scenario, calibration, result.plan);
+  PlanProgramFigures figures = plan_program_figures(scenario, calibration, result.plan);
+  result.allocated_peak_bytes = figures.allocated_peak_bytes;
+  result.communication = std::move(figures.exposure);
   return result;
 }
 

@@ -73,6 +73,16 @@ double plan_allocated_peak_bytes(const ValidScenario& scenario, const Calibratio
       build_iteration_program(scenario, calibration, plan, program_options(scenario.execution)));
 }
 
+PlanProgramFigures plan_program_figures(const ValidScenario& scenario, const Calibration& calibration,
+                                        const Plan& plan) {
+  if (!schedules_plans(scenario)) return {};
+  const ExecutionOptions& e = scenario.execution;
+  const IterationProgram program = build_iteration_program(scenario, calibration, plan, program_options(e));
+  const CollectiveCost collectives(scenario.cluster, scenario.training.group_size, calibration,
+                                   plan_collectives(e, plan));
+  return {program_allocated_peak_bytes(program), program_exposure(program, collectives)};
+}
+
 std::vector<OperatorChoice> picked_choices(const PlanInstance& inst, const std::vector<int>& picks) {
   std::vector<OperatorChoice> out;
   out.reserve(picks.size());

@@ -6,6 +6,7 @@
 #include "planner/core/calibration.hpp"
 #include "planner/core/plan.hpp"
 #include "planner/core/scenario.hpp"
+#include "planner/program/exposure.hpp"
 #include "planner/search/batch_row.hpp"
 #include "planner/search/planner.hpp"
 #include "planner/search/search_space.hpp"
@@ -30,6 +31,16 @@ bool schedules_plans(const Scenario& scenario);
 // scenario's cost model does not schedule plans (the paper model has no program).
 double plan_allocated_peak_bytes(const ValidScenario& scenario, const Calibration& calibration,
                                  const Plan& plan);
+
+// What a whole plan's program shows besides its time and reserved peak: its allocated peak
+// (program_allocated_peak_bytes) and which collectives it waits for (program_exposure). Zeros when the
+// scenario's cost model does not schedule plans.
+struct PlanProgramFigures {
+  double allocated_peak_bytes = 0;
+  ProgramExposure exposure;
+};
+PlanProgramFigures plan_program_figures(const ValidScenario& scenario, const Calibration& calibration,
+                                        const Plan& plan);
 
 // Each class's picked choice of an instance.
 std::vector<OperatorChoice> picked_choices(const PlanInstance& inst, const std::vector<int>& picks);

@@ -57,6 +57,7 @@ void adopt_faster_baseline(PlanReport& report, const std::vector<OperatorPin>& p
   report.best.plan.predicted = faster->plan.predicted;
   report.best.operator_costs = faster->operator_costs;
   report.best.allocated_peak_bytes = faster->allocated_peak_bytes;
+  report.best.communication = faster->communication;
 }
 
 // BatchPolicy::equal: every baseline re-planned at the plan's micro-batch and accumulation steps (a baseline

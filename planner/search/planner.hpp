@@ -9,6 +9,7 @@
 #include "planner/core/plan.hpp"
 #include "planner/core/valid_scenario.hpp"
 #include "planner/cost/cost_model.hpp"
+#include "planner/program/exposure.hpp"
 #include "planner/search/batch_row.hpp"
 #include "planner/search/plan_observer.hpp"
 #include "planner/search/search_space.hpp"
@@ -43,6 +44,9 @@ struct StrategyResult {
   // When it fits and the model schedules plans: the plan's peak of allocated tensors
   // (program_allocated_peak_bytes; plan.predicted.peak_memory_bytes is the reserved peak); 0 otherwise.
   double allocated_peak_bytes = 0;
+  // When it fits and the model schedules plans: each collective's time and the part of it the compute
+  // stream waits for (program_exposure); empty otherwise.
+  ProgramExposure communication;
 };
 
 struct PlanReport {

@@ -716,6 +716,11 @@ TEST(SimCli, SerialSimulationEqualsThePlannerCalibratedOrNot) {
         EXPECT_NEAR(simulated, predicted, 1e-6 * predicted)
             << entry.path().filename() << " " << strategy << (calibrated ? " calibrated" : "") << ": planner "
             << predicted << " s, simulator " << simulated << " s";
+        double exposed = 0;
+        for (const auto& gpu : j.at("gpus"))
+          exposed = std::max(exposed, gpu.at("exposed_comm_seconds").get<double>());
+        EXPECT_NEAR(exposed, j.at("planner").at("exposed_comm_seconds").get<double>(), 1e-6 * predicted)
+            << entry.path().filename() << " " << strategy;
         ++checked;
       }
     }
@@ -781,6 +786,14 @@ TEST(SimCli, PlannerAndSimulatorAgreeUnderEveryRuntimeProfile) {
         // way); on two the planner's is the most any order of the streams can hold.
         const double planned_allocated = j.at("planner").at("allocated_peak_memory_bytes").get<double>();
         EXPECT_LE(allocated, planned_allocated * (1 + 1e-9)) << entry.path().filename() << " " << variant;
+        // The time without compute: the planner's to rounding on one stream, within the iteration's
+        // tolerance on two (the compute is the same, only the collectives are contended).
+        double exposed = 0;
+        for (const auto& gpu : j.at("gpus"))
+          exposed = std::max(exposed, gpu.at("exposed_comm_seconds").get<double>());
+        EXPECT_NEAR(exposed, j.at("planner").at("exposed_comm_seconds").get<double>(),
+                    (serial ? 1e-6 : 0.05) * predicted)
+            << entry.path().filename() << " " << variant << (serial ? " serial" : "");
         if (serial) {
           EXPECT_EQ(peak, j.at("planner").at("peak_memory_bytes").get<double>())
               << entry.path().filename() << " " << variant;

@@ -81,6 +81,27 @@ TEST(SearchSpace, CountChoicesIsWhatEnumerateChoicesListsOnEveryShippedScenario)
   EXPECT_GT(compared, 1000);
 }
 
+// A plan's exposed communication adds up: its rows' exposed time is the iteration's time without compute,
+// its iteration is the plan's prediction, and no collective is exposed longer than it runs.
+void expect_exposure_adds_up(const std::filesystem::path& path, const Scenario& s, const StrategyResult& r) {
+  const ProgramExposure& e = r.communication;
+  if (s.planner.cost_model != CostModelKind::topology) {
+    EXPECT_TRUE(e.rows.empty()) << path << ": " << r.strategy;
+    return;
+  }
+  ASSERT_FALSE(e.rows.empty()) << path << ": " << r.strategy;
+  const double iteration = r.plan.predicted.iteration_seconds;
+  EXPECT_NEAR(e.iteration_seconds, iteration, 1e-9 * iteration) << path << ": " << r.strategy;
+  double exposed = 0;
+  for (const CollectiveExposure& row : e.rows) {
+    EXPECT_LE(row.exposed_seconds, row.seconds * (1 + 1e-12)) << path << ": " << r.strategy;
+    EXPECT_GT(row.collectives, 0) << path << ": " << r.strategy;
+    exposed += row.exposed_seconds;
+  }
+  EXPECT_NEAR(exposed, e.exposed_seconds, 1e-9 * iteration) << path << ": " << r.strategy;
+  EXPECT_NEAR(e.compute_seconds + e.exposed_seconds, iteration, 1e-9 * iteration) << path;
+}
+
 // Every shipped scenario can be planned (exit 0), except one named to show that nothing fits (exit 3). The
 // full space holds every baseline, so the recommended plan is never slower than one that fits (at the
 // default batch policy, own; batch_policy_test checks equal); where nothing fits, no baseline fits either.
@@ -92,11 +113,13 @@ TEST(Recommendation, EveryShippedScenarioFitsAndIsNeverSlowerThanABaseline) {
         EXPECT_EQ(report.best.fits, !meant_not_to_fit) << path;
         for (const StrategyResult& b : report.baselines) {
           if (!b.fits) continue;
+          expect_exposure_adds_up(path, s, b);
           ASSERT_TRUE(report.best.fits) << path << ": " << b.strategy << " fits";
           EXPECT_GE(report.best.plan.predicted.samples_per_second, b.plan.predicted.samples_per_second)
               << path << ": " << b.strategy;
         }
         if (report.best.fits) {
+          expect_exposure_adds_up(path, s, report.best);
           // What the plan reports is what evaluating it again gives.
           EXPECT_DOUBLE_EQ(report.best.plan.predicted.iteration_seconds,
                            evaluate_plan(ValidScenario(s), calibration, report.best.plan).iteration_seconds)

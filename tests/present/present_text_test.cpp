@@ -89,9 +89,15 @@ TEST(PresentText, LinesOfTheReport) {
       "6.56 GiB allocated");
   EXPECT_EQ(fixed(2.0 / 3.0, 3), "0.667");
   const double fsdp = fsdp_samples_per_second(p.report);
-  EXPECT_EQ(plan_row_cells(p.report.best.plan, fsdp),
-            (std::vector<std::string>{"shardscope", "6", "nccl", "1.560 s", "30.76", "7.41 GiB", "1.09x"}));
-  EXPECT_EQ(plan_row_cells(p.report.best.plan, 0).back(), "-");
+  EXPECT_EQ(plan_row_cells(p.report.best, fsdp),
+            (std::vector<std::string>{"shardscope", "6", "nccl", "1.560 s", "233.818 ms", "30.76", "7.41 GiB",
+                                      "1.09x"}));
+  EXPECT_EQ(plan_row_cells(p.report.best, 0).back(), "-");
+  EXPECT_EQ(
+      communication_line(p.report.best),
+      "Communication  1.054 s of collectives per iteration, 233.818 ms exposed (15.0 % of the "
+      "iteration): backward-gather all-gather global 142.572 ms of 270.350 ms, forward-gather all-gather "
+      "global 49.621 ms of 270.350 ms, gradient-reduce reduce-scatter global 40.598 ms of 270.350 ms");
 }
 
 TEST(PresentText, TextTableAlignsAsTheCli) {
