@@ -10,16 +10,20 @@ namespace shardscope {
 
 namespace {
 
-YamlMap profile_map(RuntimeName name) {
+YamlMap profile_map(const std::string& text, const std::string& path, RuntimeName name) {
   const std::string key(to_string(name));
-  const EmbeddedFile& file = runtime_presets().get(key, "<runtime profiles>", 0, "execution.runtime");
-  const std::string path = runtime_presets().path_of(file);
-  const YamlMap map(parse_yaml_mapping(std::string(file.text), path), path, "");
+  const YamlMap map(parse_yaml_mapping(text, path), path, "");
   map.reject_unknown({"name", "description", "source", "host_forward_per_operator",
                       "host_backward_per_operator", "reserve", "recompute_gathers_again",
                       "compiled_elementwise_share", "published_errors"});
   if (map.string("name") != key) map.fail("name", "expected '" + key + "', the file's own name");
   return map;
+}
+
+YamlMap profile_map(RuntimeName name) {
+  const EmbeddedFile& file =
+      runtime_presets().get(std::string(to_string(name)), "<runtime profiles>", 0, "execution.runtime");
+  return profile_map(std::string(file.text), runtime_presets().path_of(file), name);
 }
 
 // `published_errors`: one entry per GPU name.
@@ -51,8 +55,8 @@ std::vector<PublishedError> published_errors(const YamlMap& profile) {
 
 }  // namespace
 
-RuntimeProfile runtime_profile(RuntimeName name) {
-  const YamlMap map = profile_map(name);
+RuntimeProfile parse_runtime_profile(const std::string& text, const std::string& file, RuntimeName name) {
+  const YamlMap map = profile_map(text, file, name);
   RuntimeProfile p;
   p.name = name;
   p.host_forward_seconds = map.duration("host_forward_per_operator");
@@ -62,6 +66,12 @@ RuntimeProfile runtime_profile(RuntimeName name) {
   p.compiled_elementwise_share = map.number_or("compiled_elementwise_share", 0.0, 1e-3, 1.0);
   p.published_errors = published_errors(map);
   return p;
+}
+
+RuntimeProfile runtime_profile(RuntimeName name) {
+  const EmbeddedFile& file =
+      runtime_presets().get(std::string(to_string(name)), "<runtime profiles>", 0, "execution.runtime");
+  return parse_runtime_profile(std::string(file.text), runtime_presets().path_of(file), name);
 }
 
 std::string runtime_profile_source(RuntimeName name) { return profile_map(name).string("source"); }

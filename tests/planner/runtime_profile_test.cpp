@@ -62,6 +62,62 @@ TEST(RuntimeProfiles, EveryShippedFileReadsWithItsOwnName) {
   }
 }
 
+// A profile file's text with `published_errors` set to `errors`: "LINE FIELD: message", or "no error".
+std::string profile_error(const std::string& errors, const std::string& name = "fsdp2") {
+  const std::string text = "name: " + name +
+                           "\ndescription: d\nsource: s\nhost_forward_per_operator: 230us\n"
+                           "host_backward_per_operator: 460us\nreserve: 2GiB\n" +
+                           errors;
+  try {
+    (void)parse_runtime_profile(text, "fsdp2.yaml", RuntimeName::fsdp2);
+  } catch (const InputError& e) {
+    return std::to_string(e.line()) + " " + e.field() + ": " + e.what();
+  }
+  return "no error";
+}
+
+// A profile file's published errors are checked like any input: each bad entry names its file, line and
+// field (the shipped files are embedded, so only a developer editing one meets these).
+TEST(RuntimeProfiles, AMalformedPublishedErrorNamesItsFieldAndLine) {
+  const std::string good =
+      "  H100-SXM5-80GB: {rows: 3, mape: 0.03, bias: 0.01, worst: 0.04, min_parameters: 8e9, "
+      "max_parameters: 8e9, min_gpus: 8, max_gpus: 128}\n";
+  EXPECT_EQ(profile_error("published_errors:\n" + good), "no error");
+  const RuntimeProfile p = parse_runtime_profile(
+      "name: fsdp2\ndescription: d\nsource: s\nhost_forward_per_operator: 1us\n"
+      "host_backward_per_operator: 1us\nreserve: 1GiB\npublished_errors:\n" +
+          good,
+      "fsdp2.yaml", RuntimeName::fsdp2);
+  ASSERT_EQ(p.published_errors.size(), 1u);
+  EXPECT_EQ(p.published_errors[0].max_gpus, 128);
+  const auto expect_error = [&](const std::string& errors, const std::string& line_and_field,
+                                const std::string& says) {
+    const std::string error = profile_error(errors);
+    EXPECT_EQ(error.rfind(line_and_field, 0), 0u) << error;
+    EXPECT_NE(error.find(says), std::string::npos) << error;
+  };
+  expect_error(
+      "published_errors:\n  H100: {rows: 3, mape: 0.03, bias: 0, worst: 0.04, min_parameters: 8e9, "
+      "max_parameters: 8e9, min_gpus: 8, max_gpus: 128, seed: 1}\n",
+      "8 published_errors.H100.seed", "unknown");
+  expect_error(
+      "published_errors:\n  H100: {rows: 3, mape: 11, bias: 0, worst: 0.04, min_parameters: 8e9, "
+      "max_parameters: 8e9, min_gpus: 8, max_gpus: 128}\n",
+      "8 published_errors.H100.mape", "10");
+  expect_error(
+      "published_errors:\n  H100: {rows: 3, mape: 0.1, bias: 0, worst: 0.04, min_parameters: 8e9, "
+      "max_parameters: 8e9, min_gpus: 64, max_gpus: 8}\n",
+      "8 published_errors.H100.max_gpus", "64");
+  expect_error(
+      "published_errors:\n  H100: {mape: 0.1, bias: 0, worst: 0.04, min_parameters: 8e9, "
+      "max_parameters: 8e9, min_gpus: 8, max_gpus: 8}\n",
+      "8 published_errors.H100.rows", "");
+  expect_error("published_errors: [1, 2]\n", "7 published_errors", "");
+  expect_error("published_errors:\n  H100: 3\n", "8 published_errors.H100", "");
+  expect_error("published_errors:\n  ? [a, b]\n  : {rows: 1}\n", "8 published_errors", "got a list");
+  EXPECT_EQ(profile_error("", "fsdp1"), "1 name: fsdp2.yaml:1: name: expected 'fsdp2', the file's own name");
+}
+
 // An MLP's two products at the GEMM fraction for their size: F FLOPs of one call take F (F + h) / (F x peak x
 // fraction); its kept bytes cross HBM once forward and twice backward at the element-wise fraction.
 TEST(KernelPricing, ProductsAndElementwiseBytesAsHandDerived) {
