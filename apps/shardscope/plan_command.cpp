@@ -16,6 +16,7 @@
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/plan_budget.hpp"
+#include "apps/shardscope/plan_memory.hpp"
 #include "apps/shardscope/plan_progress.hpp"
 #include "apps/shardscope/plan_target.hpp"
 #include "apps/shardscope/scenario_flags.hpp"
@@ -72,6 +73,7 @@ struct Options {
   BudgetFlags budget;
   std::string target;         // --target-tokens-per-second (a count: 1M, 2.5e6); empty: off
   std::string export_format;  // --export: --out gets the plan as this framework's configuration
+  bool memory_sweep = false;  // --memory-sweep
 };
 
 // The command line's overrides of the scenario, checked as the scenario's own values are (blamed on the
@@ -156,6 +158,9 @@ void add_plan_options(CLI::App& cmd, Options& o) {
          "fully_shard per module group), torchtitan (TOML fields) or deepspeed (JSON); what it cannot "
          "express is listed in the file's header and on stderr")
       ->check(CLI::IsMember(names<ExportFormat>()));
+  cmd.add_flag("--memory-sweep", o.memory_sweep,
+               "Also give the memory limits at which the search's best plan changes (every micro-batch's "
+               "Pareto front up to the device's memory) and what the next breakpoint past the limit buys");
 }
 
 // The flags that --refine refuses: it simulates the scenario file as written.
@@ -292,6 +297,11 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
   }
   if (budget) json["time_to_train"] = time_to_train_json(report, scenario, *budget);
   if (target) json["target"] = target_search_json(*target);
+  std::optional<MemorySweep> sweep;
+  if (o.memory_sweep) {
+    sweep = memory_sweep(scenario, calibration);
+    json["memory_sweep"] = memory_sweep_json(*sweep);
+  }
   if (o.export_format.empty()) {
     plan_file.write(json.dump(2) + "\n");
   } else if (report.best.fits) {
@@ -307,6 +317,7 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
     present::write_plan_text(scenario, report, out, o.scenario.gpu_label(scenario));
     if (refined) out << refined->text;
     if (budget && report.best.fits) write_time_to_train(out, report, scenario, *budget);
+    if (sweep) write_memory_sweep(out, *sweep);
   }
   if (!report.best.fits) {
     throw NothingFits(scenario.source_file +

@@ -335,6 +335,46 @@ TEST(Cli, PlanExportWritesTheFrameworksConfigurationToOut) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// plan --memory-sweep: the breakpoints by memory in JSON and text; the one in force at the limit is the
+// search's own pick (its objective, to the last digit on the default scenario); when nothing fits, the sweep
+// still says how much memory the smallest plan needs (exit 3).
+TEST(Cli, PlanMemorySweepGivesTheBreakpointsAndWhatTheNextOneBuys) {
+  const std::string scenario = kSource + "/scenarios/default.yaml";
+  const auto r = test::run_command(kBinary + " plan " + scenario + " --quiet --json --memory-sweep");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& sweep = j.at("memory_sweep");
+  const auto& points = sweep.at("breakpoints");
+  ASSERT_GT(points.size(), 10u);
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    EXPECT_GT(points[i].at("peak_memory_bytes").get<double>(),
+              points[i - 1].at("peak_memory_bytes").get<double>());
+    EXPECT_GT(points[i].at("samples_per_second").get<double>(),
+              points[i - 1].at("samples_per_second").get<double>());
+  }
+  const auto& at_limit = points.at(sweep.at("at_limit").get<std::size_t>());
+  EXPECT_EQ(at_limit.at("micro_batch"), j.at("plan").at("batch_size"));
+  EXPECT_EQ(at_limit.at("iteration_seconds"), j.at("optimality").at("search_objective_seconds"));
+  EXPECT_GT(sweep.at("samples_per_second_per_gib").get<double>(), 0);
+  const auto text =
+      test::run_command(kBinary + " plan " + scenario + " --quiet --no-baselines --memory-sweep");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(
+      text.out.find("Memory sweep: the search's best plan at every memory limit up to the device's 24.00 "
+                    "GiB"),
+      std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("at the limit"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Past the limit of 7.45 GiB: the next breakpoint, +"), std::string::npos)
+      << text.out;
+  const auto none =
+      test::run_command(kBinary + " plan " + scenario +
+                        " --quiet --no-baselines --memory-sweep --set training.memory_limit=3GiB");
+  EXPECT_EQ(none.exit_code, 3) << none.err;
+  EXPECT_NE(none.out.find("Nothing fits the limit of 3.00 GiB; the smallest plan needs"), std::string::npos)
+      << none.out;
+}
+
 TEST(Cli, PlanThatCannotFitExitsWithTheMinimumMemory) {
   const std::string path = write_temp("nofit.yaml",
                                       "model: {preset: llama-7b}\ncluster: {preset: titan-rtx-8-pcie3}\n"
