@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -31,6 +32,7 @@
 #include "planner/report/plan_export.hpp"
 #include "planner/report/plan_json.hpp"
 #include "planner/search/planner.hpp"
+#include "present/plan_alternatives.hpp"
 #include "present/plan_text.hpp"
 
 namespace shardscope::cli {
@@ -74,6 +76,7 @@ struct Options {
   std::string target;         // --target-tokens-per-second (a count: 1M, 2.5e6); empty: off
   std::string export_format;  // --export: --out gets the plan as this framework's configuration
   bool memory_sweep = false;  // --memory-sweep
+  int top = 0;                // --top K: the K fastest other plans (0: off)
 };
 
 // The command line's overrides of the scenario, checked as the scenario's own values are (blamed on the
@@ -98,6 +101,21 @@ void apply_plan_flags(const Options& o, Scenario& scenario) {
                                             issues.front().field + ": " + issues.front().message);
     }
   }
+}
+
+// --top: the fastest other plans with their figures and what sets each apart from the plan.
+nlohmann::ordered_json alternatives_json(const PlanReport& report, std::size_t top) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const Plan* p : present::alternatives(report, top)) {
+    out.push_back({{"strategy", p->strategy},
+                   {"batch_size", p->micro_batch},
+                   {"gradient_accumulation_steps", p->gradient_accumulation_steps},
+                   {"iteration_seconds", p->predicted.iteration_seconds},
+                   {"samples_per_second", p->predicted.samples_per_second},
+                   {"peak_memory_bytes", p->predicted.peak_memory_bytes},
+                   {"differs", present::plan_difference(*p, report.best.plan)}});
+  }
+  return out;
 }
 
 // --export: the plan as the framework's configuration, in --out; what it cannot express on stderr.
@@ -158,6 +176,10 @@ void add_plan_options(CLI::App& cmd, Options& o) {
          "fully_shard per module group), torchtitan (TOML fields) or deepspeed (JSON); what it cannot "
          "express is listed in the file's header and on stderr")
       ->check(CLI::IsMember(names<ExportFormat>()));
+  cmd.add_option("--top", o.top,
+                 "Also list the K fastest other plans (other batch sizes, baselines, near-optimal trades of "
+                 "memory for time), each with what sets it apart from the plan")
+      ->check(CLI::Range(1, 64));
   cmd.add_flag("--memory-sweep", o.memory_sweep,
                "Also give the memory limits at which the search's best plan changes (every micro-batch's "
                "Pareto front up to the device's memory) and what the next breakpoint past the limit buys");
@@ -283,7 +305,7 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
   }
   PlanRequest request;
   request.with_baselines = !o.no_baselines;
-  request.candidate_plans = static_cast<std::size_t>(o.refine);
+  request.candidate_plans = static_cast<std::size_t>(std::max(o.refine, o.top > 0 ? o.top + 1 : 0));
   std::optional<PlanReport> planned = plan_with_progress(scenario, calibration, request, o.progress, o.quiet);
   if (!planned) throw Interrupted("planning cancelled, no plan written");  // exit 130, no plan file
   PlanReport& report = *planned;
@@ -297,6 +319,7 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
   }
   if (budget) json["time_to_train"] = time_to_train_json(report, scenario, *budget);
   if (target) json["target"] = target_search_json(*target);
+  if (o.top > 0) json["alternatives"] = alternatives_json(report, static_cast<std::size_t>(o.top));
   std::optional<MemorySweep> sweep;
   if (o.memory_sweep) {
     sweep = memory_sweep(scenario, calibration);
@@ -317,6 +340,7 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
     present::write_plan_text(scenario, report, out, o.scenario.gpu_label(scenario));
     if (refined) out << refined->text;
     if (budget && report.best.fits) write_time_to_train(out, report, scenario, *budget);
+    if (o.top > 0) present::write_alternatives(out, report, static_cast<std::size_t>(o.top));
     if (sweep) write_memory_sweep(out, *sweep);
   }
   if (!report.best.fits) {

@@ -375,6 +375,32 @@ TEST(Cli, PlanMemorySweepGivesTheBreakpointsAndWhatTheNextOneBuys) {
       << none.out;
 }
 
+// plan --top K: at most K other plans, fastest first, none the plan itself, each with what sets it apart;
+// K outside 1..64 exits 2 naming the flag.
+TEST(Cli, PlanTopListsTheFastestOtherPlansAndTheirDifferences) {
+  const std::string scenario = kSource + "/scenarios/default.yaml";
+  const auto r = test::run_command(kBinary + " plan " + scenario + " --quiet --json --top 4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& others = j.at("alternatives");
+  ASSERT_EQ(others.size(), 4u);
+  const double plan = j.at("plan").at("predicted").at("samples_per_second").get<double>();
+  double previous = plan;
+  for (const auto& o : others) {
+    const double rate = o.at("samples_per_second").get<double>();
+    EXPECT_LE(rate, previous);
+    previous = rate;
+    EXPECT_NE(o.at("differs").get<std::string>(), "the same choices");
+  }
+  const auto text = test::run_command(kBinary + " plan " + scenario + " --quiet --top 2");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("The 2 fastest other plans"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("What sets each apart from the plan:\n  1. "), std::string::npos) << text.out;
+  const auto bad = test::run_command(kBinary + " plan " + scenario + " --top 0");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--top"), std::string::npos) << bad.err;
+}
+
 TEST(Cli, PlanThatCannotFitExitsWithTheMinimumMemory) {
   const std::string path = write_temp("nofit.yaml",
                                       "model: {preset: llama-7b}\ncluster: {preset: titan-rtx-8-pcie3}\n"
