@@ -212,7 +212,8 @@ void write_plan_text(const Scenario& scenario, const PlanReport& report, std::os
   os << "\n" << predicted_line(best) << "\n";
   if (const std::string line = communication_line(best); !line.empty()) os << line << "\n";
   os << "Uncertainty  "
-     << uncertainty_text(scenario, throughput_uncertainty(scenario, plan.predicted.tokens_per_second))
+     << uncertainty_text(scenario, throughput_uncertainty(scenario, plan.predicted.tokens_per_second,
+                                                          report.calibration_error))
      << "\n";
   if (!best.adopted_from.empty()) os << adopted_line(best) << "\n";
   os << search_line(best) << "\n";

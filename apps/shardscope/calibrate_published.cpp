@@ -2,6 +2,8 @@
 // bias and worst row before and after, then writes the calibration (and, with --report, the rows as JSON).
 #include "apps/shardscope/calibrate_published.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <ostream>
 
 #include "apps/shardscope/option_checks.hpp"
@@ -50,6 +52,28 @@ void print_fit(const fit::PublishedFit& f, std::ostream& out) {
   }
 }
 
+// The held-out rows' errors after the fit, over every table: what a plan priced with the calibration states
+// as its uncertainty. None when no held-out row was predicted.
+std::optional<CalibrationPredictionError> held_out_error(const fit::PublishedFit& f) {
+  CalibrationPredictionError e;
+  std::string files;
+  for (const fit::SourceReproduction& source : f.after) {
+    const fit::ReproduceSummary& h = source.held_out;
+    if (h.predicted == 0) continue;
+    e.mape += h.mape * h.predicted;
+    e.bias += h.bias * h.predicted;
+    e.worst = std::max(e.worst, h.worst_abs_error);
+    e.rows += h.predicted;
+    files += (files.empty() ? "" : ", ") + source.file;
+  }
+  if (e.rows == 0) return std::nullopt;
+  e.mape /= e.rows;
+  e.bias /= e.rows;
+  e.worst = std::max(e.worst, e.mape);
+  e.scored_on = "held-out rows of " + files + " under " + f.runtime + " on " + f.gpu;
+  return e;
+}
+
 }  // namespace
 
 void run_calibrate_published(const PublishedCalibrateOptions& o, std::ostream& out) {
@@ -66,6 +90,7 @@ void run_calibrate_published(const PublishedCalibrateOptions& o, std::ostream& o
   print_fit(f, out);
   Calibration calibration;
   calibration.runtime = f.calibration;
+  calibration.prediction_error = held_out_error(f);
   std::string header = "Fitted by `shardscope calibrate --published` (runtime " + f.runtime + ", " + f.gpu +
                        ") on the fit rows of:\n";
   for (const std::string& file : o.files) header += "  " + file + "\n";

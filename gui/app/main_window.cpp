@@ -308,7 +308,7 @@ void MainWindow::refresh_views() {
     if (shown->allocated_peak_bytes > 0)
       text += QString(", <b>%1</b> allocated").arg(bytes(shown->allocated_peak_bytes));
     const ThroughputUncertainty uncertainty =
-        throughput_uncertainty(scenario, plan.predicted.tokens_per_second);
+        throughput_uncertainty(scenario, plan.predicted.tokens_per_second, report.calibration_error);
     text +=
         "<br>Uncertainty: " + QString::fromStdString(uncertainty_text(scenario, uncertainty)).toHtmlEscaped();
     if (const std::string line = present::communication_line(*shown); !line.empty())

@@ -60,8 +60,18 @@ struct RuntimeCalibration {
   }
 };
 
+// How far predictions made with a calibration were from measurements it was not fitted on (`prediction_error`
+// in the file; calibrate --published writes its held-out rows'): tokens/s per GPU, fractions. Not in the
+// digest: it changes no prediction, only the uncertainty stated beside it.
+struct CalibrationPredictionError {
+  int rows = 0;
+  double mape = 0, bias = 0, worst = 0;  // mean |predicted / measured - 1|, its signed mean, its largest
+  std::string scored_on;                 // what the rows were ("held-out rows of FILE under fsdp2 on GPU")
+};
+
 struct Calibration {
   std::string source_file;  // the calibration file it came from ("" when built in code); not in the digest
+  std::optional<CalibrationPredictionError> prediction_error;  // not in the digest
   // Per link class (indexed by LinkClass); unset = the cluster's nominal numbers.
   std::array<std::optional<LinkCalibration>, 5> links;
   // Achievable fraction of peak FLOP/s per operator kind (indexed by OperatorKind); unset = the GPU's.

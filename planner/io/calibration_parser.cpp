@@ -83,11 +83,24 @@ RuntimeCalibration parse_runtime_fits(const YamlMap& map) {
   return r;
 }
 
+// `prediction_error`: the rows a calibration was scored on and its errors there.
+CalibrationPredictionError parse_prediction_error(const YamlMap& root) {
+  const YamlMap m = root.map("prediction_error");
+  m.reject_unknown({"rows", "mape", "bias", "worst", "scored_on"});
+  CalibrationPredictionError e;
+  e.rows = static_cast<int>(m.integer("rows", 1, 1000000));
+  e.mape = m.number("mape", 0, 10);
+  e.bias = m.number("bias", -10, 10);
+  e.worst = m.number("worst", e.mape, 10);
+  e.scored_on = m.string("scored_on");
+  return e;
+}
+
 Calibration parse_calibration(const YamlMap& root) {
   const std::string& file = root.file();
   root.reject_unknown({"links", "achievable_fraction", "overlap_slowdown", "slice_overhead",
                        "runtime_reserve", "message_efficiency", "gemm_efficiency", "product_shapes",
-                       "elementwise_bandwidth", "runtime"});
+                       "elementwise_bandwidth", "runtime", "prediction_error"});
   Calibration cal;
   cal.source_file = file;
   if (root.has("links")) {
@@ -122,6 +135,7 @@ Calibration parse_calibration(const YamlMap& root) {
       }
     }
   }
+  if (root.has("prediction_error")) cal.prediction_error = parse_prediction_error(root);
   cal.overlap_slowdown = root.number_or("overlap_slowdown", cal.overlap_slowdown, 0.0, 10.0);
   cal.slice_overhead_seconds = root.duration_or("slice_overhead", cal.slice_overhead_seconds);
   if (root.has("message_efficiency")) {

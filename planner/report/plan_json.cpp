@@ -103,8 +103,9 @@ Json plan_to_json(const Plan& plan) {
 }
 
 // The throughput's uncertainty (uncertainty.hpp): its basis and, where rows were scored, their errors.
-Json uncertainty_json(const Scenario& scenario, double tokens_per_second) {
-  const ThroughputUncertainty u = throughput_uncertainty(scenario, tokens_per_second);
+Json uncertainty_json(const Scenario& scenario, double tokens_per_second,
+                      const std::optional<CalibrationPredictionError>& calibrated) {
+  const ThroughputUncertainty u = throughput_uncertainty(scenario, tokens_per_second, calibrated);
   Json out;
   out["basis"] = to_string(u.basis);
   if (u.published) {
@@ -120,6 +121,17 @@ Json uncertainty_json(const Scenario& scenario, double tokens_per_second) {
     out["tokens_per_second_low"] = u.low_tokens_per_second;
     out["tokens_per_second_high"] = u.high_tokens_per_second;
     if (!u.outside.empty()) out["outside"] = u.outside;
+  }
+  if (u.calibrated) {
+    const CalibrationPredictionError& e = *u.calibrated;
+    out["calibration"] = {{"file", scenario.planner.calibration_file},
+                          {"rows", e.rows},
+                          {"mape", e.mape},
+                          {"bias", e.bias},
+                          {"worst", e.worst},
+                          {"scored_on", e.scored_on}};
+    out["tokens_per_second_low"] = u.low_tokens_per_second;
+    out["tokens_per_second_high"] = u.high_tokens_per_second;
   }
   out["text"] = uncertainty_text(scenario, u);
   return out;
@@ -153,7 +165,8 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
   if (report.best.fits) {
     out["plan"] = plan_to_json(report.best.plan);
     out["operator_costs"] = operator_costs_json(report.best.plan, report.best.operator_costs);
-    out["uncertainty"] = uncertainty_json(scenario, report.best.plan.predicted.tokens_per_second);
+    out["uncertainty"] =
+        uncertainty_json(scenario, report.best.plan.predicted.tokens_per_second, report.calibration_error);
     // plan.predicted.peak_memory_bytes is the reserved peak (runtime reserve and every gradient held).
     if (report.best.allocated_peak_bytes > 0)
       out["allocated_peak_memory_bytes"] = report.best.allocated_peak_bytes;

@@ -28,10 +28,16 @@ std::string outside_of(const Scenario& scenario, const PublishedError& e) {
 
 }  // namespace
 
-ThroughputUncertainty throughput_uncertainty(const Scenario& scenario, double predicted_tokens_per_second) {
+ThroughputUncertainty throughput_uncertainty(const Scenario& scenario, double predicted_tokens_per_second,
+                                             const std::optional<CalibrationPredictionError>& calibrated) {
   ThroughputUncertainty u;
   if (!scenario.planner.calibration_file.empty()) {
     u.basis = UncertaintyBasis::calibration;
+    if (calibrated) {
+      u.calibrated = calibrated;
+      u.low_tokens_per_second = predicted_tokens_per_second * (1 - calibrated->mape);
+      u.high_tokens_per_second = predicted_tokens_per_second * (1 + calibrated->mape);
+    }
     return u;
   }
   for (const PublishedError& e : scenario.execution.runtime.published_errors) {
@@ -47,9 +53,17 @@ ThroughputUncertainty throughput_uncertainty(const Scenario& scenario, double pr
 
 std::string uncertainty_text(const Scenario& scenario, const ThroughputUncertainty& u) {
   const std::string runtime(to_string(scenario.execution.runtime.name));
+  if (u.basis == UncertaintyBasis::calibration && u.calibrated) {
+    const CalibrationPredictionError& e = *u.calibrated;
+    return "calibration: " + units::format_count(u.low_tokens_per_second) + "-" +
+           units::format_count(u.high_tokens_per_second) + " tokens/s; priced with " +
+           scenario.planner.calibration_file + ", whose predictions of " + std::to_string(e.rows) +
+           " " + e.scored_on + " were off by " + percent(e.mape) + " on average (bias " +
+           (e.bias >= 0 ? "+" : "") + percent(e.bias) + ", worst " + percent(e.worst) + ")";
+  }
   if (u.basis == UncertaintyBasis::calibration)
     return "calibration: priced with " + scenario.planner.calibration_file +
-           " (its fit's residuals, calibrate --report, say how far)";
+           " (it states no prediction_error: its fit's residuals, calibrate --report, say how far)";
   if (!u.published)
     return "uncalibrated: no published measurement of " + runtime + " on " + scenario.cluster.gpu.name +
            " scored yet: the throughput rests on values not fitted for this runtime and GPU "

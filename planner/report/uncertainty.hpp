@@ -6,14 +6,15 @@
 #include <optional>
 #include <string>
 
+#include "planner/core/calibration.hpp"
 #include "planner/core/runtime_profile.hpp"
 #include "planner/core/scenario.hpp"
 
 namespace shardscope {
 
 // published: inside the scored rows' model sizes and GPU counts; extrapolated: outside them; uncalibrated:
-// no row scored for this runtime and GPU; calibration: priced with a calibration file (its own residuals,
-// `calibrate --report`, say how far; the presets' published errors do not apply).
+// no row scored for this runtime and GPU; calibration: priced with a calibration file (the presets'
+// published errors do not apply; its own `prediction_error`, where it has one, gives the interval).
 enum class UncertaintyBasis { published, extrapolated, uncalibrated, calibration };
 
 template <>
@@ -29,12 +30,16 @@ struct EnumNames<UncertaintyBasis> {
 
 struct ThroughputUncertainty {
   UncertaintyBasis basis = UncertaintyBasis::uncalibrated;
-  std::optional<PublishedError> published;  // the scored rows (published, extrapolated)
-  std::string outside;                      // extrapolated: what lies outside ("175.0 B parameters")
+  std::optional<PublishedError> published;               // the scored rows (published, extrapolated)
+  std::optional<CalibrationPredictionError> calibrated;  // calibration: the file's own scored rows
+  std::string outside;  // extrapolated: what lies outside ("175.0 B parameters")
   double low_tokens_per_second = 0, high_tokens_per_second = 0;  // predicted x (1 -+ mean |error|)
 };
 
-ThroughputUncertainty throughput_uncertainty(const Scenario& scenario, double predicted_tokens_per_second);
+// `calibrated`: the scenario's calibration file's prediction_error (PlanReport::calibration_error).
+ThroughputUncertainty throughput_uncertainty(
+    const Scenario& scenario, double predicted_tokens_per_second,
+    const std::optional<CalibrationPredictionError>& calibrated = std::nullopt);
 
 // "within 3.9 % on average (worst 25.0 %) of 30 held-out published rows under fsdp1 on ...": one line.
 std::string uncertainty_text(const Scenario& scenario, const ThroughputUncertainty& u);

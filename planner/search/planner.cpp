@@ -127,6 +127,7 @@ PlanReport plan_scenario(const ValidScenario& scenario, const Calibration& calib
   // One unit per batch size of every strategy, and one for the Pareto front.
   ProgressMeter meter(observer_or_default(observer), spaces.size() * micro_batches.size() + 1);
   PlanReport report;
+  report.calibration_error = calibration.prediction_error;
   meter.check_cancelled();
   BaselineScans workers(scenario, calibration, spaces, micro_batches, configured, usable_threads(threads));
   meter.observer().strategy_started(spaces[0].name, 0, static_cast<int>(spaces.size()));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,8 @@ struct PlanReport {
   // When asked for (PlanRequest::candidate_plans): the fastest distinct plans by prediction, fastest first,
   // from the search's pick at each batch size and every fitting baseline; each records its configuration.
   std::vector<Plan> candidates;
+  // The calibration's prediction_error, for the stated uncertainty (report/uncertainty.hpp).
+  std::optional<CalibrationPredictionError> calibration_error;
 };
 
 // How a search runs: who watches it and how many threads may work at once (0: one per hardware thread; 1:

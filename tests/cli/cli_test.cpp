@@ -200,6 +200,25 @@ TEST(Cli, CalibratePublishedFreePeakFitsOneFactorAndWritesACalibration) {
   EXPECT_NE(yaml.find("gemm_fraction"), std::string::npos) << yaml;
   const auto scored = test::run_command(kBinary + " reproduce " + file + " --calibration " + out);
   EXPECT_EQ(scored.exit_code, 0) << scored.err;
+  // Its held-out rows' errors travel with it: a plan priced with it states them as its uncertainty.
+  EXPECT_NE(yaml.find("prediction_error:  # tokens/s per GPU on rows the fit never saw\n  rows: "),
+            std::string::npos)
+      << yaml;
+  const auto planned = test::run_command(kBinary + " plan " + kSource +
+                                         "/scenarios/default.yaml --no-baselines --quiet --json "
+                                         "--set planner.calibration=" +
+                                         out);
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  const auto u = nlohmann::json::parse(planned.out).at("uncertainty");
+  EXPECT_EQ(u.at("basis"), "calibration");
+  EXPECT_GT(u.at("calibration").at("rows").get<int>(), 0);
+  EXPECT_NE(u.at("calibration")
+                .at("scored_on")
+                .get<std::string>()
+                .find("held-out rows of " + file + " under fsdp2"),
+            std::string::npos)
+      << u;
+  EXPECT_LT(u.at("tokens_per_second_low").get<double>(), u.at("tokens_per_second_high").get<double>());
 }
 
 // calibrate --kernels: kernels.py's measurement on one H100 (validate/data/h100/call-6) becomes runtime fits

@@ -162,6 +162,42 @@ TEST(Calibration, ABadCollectiveFactorIsAnErrorNamingItsLine) {
   EXPECT_NE(list.find("expected a mapping"), std::string::npos) << list;
 }
 
+// prediction_error: read with its rows and errors, each bad field named with its line; it changes no
+// prediction, so not the digest either.
+TEST(Calibration, APredictionErrorIsReadCheckedAndLeftOutOfTheDigest) {
+  const std::string good =
+      "prediction_error:\n  rows: 3\n  mape: 0.03\n  bias: -0.01\n  worst: 0.05\n  scored_on: \"held-out "
+      "rows\"\n";
+  const Calibration c = parse_calibration_string("overlap_slowdown: 0.1\n" + good, "cal.yaml");
+  ASSERT_TRUE(c.prediction_error.has_value());
+  EXPECT_EQ(c.prediction_error->rows, 3);
+  EXPECT_DOUBLE_EQ(c.prediction_error->bias, -0.01);
+  EXPECT_EQ(c.prediction_error->scored_on, "held-out rows");
+  EXPECT_EQ(calibration_digest(c),
+            calibration_digest(parse_calibration_string("overlap_slowdown: 0.1\n", "c")));
+  const auto error_of = [](const std::string& text) {
+    try {
+      parse_calibration_string(text, "cal.yaml");
+    } catch (const InputError& e) {
+      return std::to_string(e.line()) + " " + e.field() + ": " + e.what();
+    }
+    return std::string("no error");
+  };
+  const std::string fields = "prediction_error:\n  rows: 3\n  mape: 0.03\n  bias: 0\n  scored_on: x\n";
+  EXPECT_EQ(error_of(fields + "  worst: 0.01\n").rfind("6 prediction_error.worst: ", 0), 0u)
+      << error_of(fields + "  worst: 0.01\n");  // below the mean
+  EXPECT_EQ(error_of(fields + "  worst: 0.1\n  seed: 1\n").rfind("7 prediction_error.seed: ", 0), 0u);
+  EXPECT_EQ(error_of("prediction_error:\n  rows: 0\n  mape: 0.03\n  bias: 0\n  worst: 0.1\n  scored_on: x\n")
+                .rfind("2 prediction_error.rows: ", 0),
+            0u);
+  EXPECT_EQ(error_of("prediction_error:\n  rows: 2\n  mape: 0.03\n  bias: 0\n  worst: 0.1\n")
+                .rfind("2 prediction_error.scored_on: ", 0),
+            0u)
+      << error_of("prediction_error:\n  rows: 2\n  mape: 0.03\n  bias: 0\n  worst: 0.1\n");
+  EXPECT_EQ(error_of("prediction_error: 3\n").rfind("1 prediction_error: ", 0), 0u)
+      << error_of("prediction_error: 3\n");
+}
+
 // A file without the factors has the digest it had before they existed; a factor changes it.
 TEST(Calibration, CollectiveFactorsEnterTheDigestOnlyWhenGiven) {
   const std::string plain = "links:\n  nvlink: {alpha: 1us, bandwidth: 8GB/s}\n";

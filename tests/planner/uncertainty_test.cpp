@@ -48,6 +48,26 @@ TEST(Uncertainty, NoScoredRowsOrACalibrationSayWhy) {
   const ThroughputUncertainty c = throughput_uncertainty(calibrated, 1000);
   EXPECT_EQ(c.basis, UncertaintyBasis::calibration);
   EXPECT_NE(uncertainty_text(calibrated, c).find("priced with c.yaml"), std::string::npos);
+  EXPECT_NE(uncertainty_text(calibrated, c).find("it states no prediction_error"), std::string::npos);
+}
+
+// A calibration that states its own prediction error gives the interval from it, not the presets' rows.
+TEST(Uncertainty, ACalibrationsOwnPredictionErrorGivesTheInterval) {
+  Scenario calibrated = llama("fsdp1", 2);
+  calibrated.planner.calibration_file = "c.yaml";
+  const CalibrationPredictionError error{4, 0.05, -0.02, 0.09, "held-out rows of t.yaml under fsdp1 on A100"};
+  const ThroughputUncertainty u = throughput_uncertainty(calibrated, 1000, error);
+  EXPECT_EQ(u.basis, UncertaintyBasis::calibration);
+  EXPECT_FALSE(u.published.has_value());
+  EXPECT_DOUBLE_EQ(u.low_tokens_per_second, 950);
+  EXPECT_DOUBLE_EQ(u.high_tokens_per_second, 1050);
+  EXPECT_EQ(
+      uncertainty_text(calibrated, u),
+      "calibration: 950-1.05 K tokens/s; priced with c.yaml, whose predictions of 4 held-out rows of t.yaml "
+      "under fsdp1 on A100 were off by 5.0 % on average (bias -2.0 %, worst 9.0 %)");
+  // Without a calibration file the presets' rows apply, whatever is passed.
+  const ThroughputUncertainty presets = throughput_uncertainty(llama("fsdp1", 2), 1000, error);
+  EXPECT_EQ(presets.basis, UncertaintyBasis::published);
 }
 
 }  // namespace
