@@ -57,9 +57,9 @@ std::string uncertainty_text(const Scenario& scenario, const ThroughputUncertain
     const CalibrationPredictionError& e = *u.calibrated;
     return "calibration: " + units::format_count(u.low_tokens_per_second) + "-" +
            units::format_count(u.high_tokens_per_second) + " tokens/s; priced with " +
-           scenario.planner.calibration_file + ", whose predictions of " + std::to_string(e.rows) +
-           " " + e.scored_on + " were off by " + percent(e.mape) + " on average (bias " +
-           (e.bias >= 0 ? "+" : "") + percent(e.bias) + ", worst " + percent(e.worst) + ")";
+           scenario.planner.calibration_file + ", whose predictions of " + std::to_string(e.rows) + " " +
+           e.scored_on + " were off by " + percent(e.mape) + " on average (bias " + (e.bias >= 0 ? "+" : "") +
+           percent(e.bias) + ", worst " + percent(e.worst) + ")";
   }
   if (u.basis == UncertaintyBasis::calibration)
     return "calibration: priced with " + scenario.planner.calibration_file +

@@ -68,7 +68,8 @@ TEST(MemorySweep, AgreesWithEveryPlanEnumeratedOnAOneLayerModel) {
   std::size_t classes = 0;
   const std::vector<Enumerated> plans = every_plan(s, classes);
   ASSERT_GT(plans.size(), 1000u);
-  std::printf("%zu plans of %zu operators, %zu breakpoints\n", plans.size(), classes, sweep.breakpoints.size());
+  std::printf("%zu plans of %zu operators, %zu breakpoints\n", plans.size(), classes,
+              sweep.breakpoints.size());
   // The DP rounds each operator's bytes up to one quantum of at most the device's memory / 16384.
   const double rounding =
       static_cast<double>(classes) * static_cast<double>(s.cluster.gpu.memory_bytes) / 16384;
