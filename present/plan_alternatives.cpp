@@ -1,27 +1,16 @@
 // The alternatives table of `plan --top K` and the differences between two plans of one model.
 #include "present/plan_alternatives.hpp"
 
-#include <cstdio>
-
 #include "planner/core/units.hpp"
 #include "planner/search/candidates.hpp"
 #include "present/operator_rows.hpp"
+#include "present/plan_text.hpp"
 #include "present/text_table.hpp"
 
 namespace shardscope::present {
 namespace {
 
-std::string percent(double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%+.2f %%", value);
-  return buffer;
-}
-
-std::string two_digits(double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.2f", value);
-  return buffer;
-}
+std::string signed_percent(double value) { return (value >= 0 ? "+" : "") + fixed(value, 2) + " %"; }
 
 }  // namespace
 
@@ -80,12 +69,12 @@ void write_alternatives(std::ostream& os, const PlanReport& report, std::size_t 
   TextTable table({"#", "from", "batch", "iteration", "samples/s", "vs plan", "peak memory"});
   for (std::size_t i = 0; i < shown.size(); ++i) {
     const Plan& p = *shown[i];
-    table.add({std::to_string(i + 1), p.strategy,
-               std::to_string(p.micro_batch) + " x " + std::to_string(p.gradient_accumulation_steps),
-               units::format_duration(p.predicted.iteration_seconds),
-               two_digits(p.predicted.samples_per_second),
-               percent(100.0 * (p.predicted.samples_per_second / best.predicted.samples_per_second - 1)),
-               units::format_bytes(p.predicted.peak_memory_bytes)});
+    table.add(
+        {std::to_string(i + 1), p.strategy,
+         std::to_string(p.micro_batch) + " x " + std::to_string(p.gradient_accumulation_steps),
+         units::format_duration(p.predicted.iteration_seconds), fixed(p.predicted.samples_per_second, 2),
+         signed_percent(100.0 * (p.predicted.samples_per_second / best.predicted.samples_per_second - 1)),
+         units::format_bytes(p.predicted.peak_memory_bytes)});
   }
   table.print(os);
   os << "\nWhat sets each apart from the plan:\n";

@@ -1,11 +1,11 @@
 // The memory sweep of `plan --memory-sweep` as JSON and as text.
 #include "apps/shardscope/plan_memory.hpp"
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "planner/core/units.hpp"
+#include "present/plan_text.hpp"
 #include "present/text_table.hpp"
 
 namespace shardscope::cli {
@@ -13,11 +13,7 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
+using present::fixed;
 
 // Shown in the table: a row at least this much faster than the row shown above it.
 constexpr double kShownGain = 0.01;

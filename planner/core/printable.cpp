@@ -82,4 +82,17 @@ std::string escape_unprintable(std::string_view text) {
   return out;
 }
 
+std::string double_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
 }  // namespace shardscope

@@ -16,4 +16,8 @@ std::optional<std::string> unprintable_reason(std::string_view text);
 // printable text, valid multi-byte UTF-8 included, is returned unchanged.
 std::string escape_unprintable(std::string_view text);
 
+// `text` as a double-quoted literal that YAML and Python read back unchanged: quotes, backslashes and line
+// breaks escaped with a backslash ("a \"b\"\n").
+std::string double_quoted(std::string_view text);
+
 }  // namespace shardscope

@@ -2,23 +2,13 @@
 // plan's mesh, with its resharding, mixed precision and checkpointing.
 #include <sstream>
 
+#include "planner/core/printable.hpp"
 #include "planner/report/internal/export_writers.hpp"
 
 namespace shardscope::exporting {
 namespace {
 
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
+std::string quoted(const std::string& text) { return double_quoted(text); }
 
 // A line inside the module's docstring: no backslash escapes, no quote that could close it.
 std::string docstring_safe(const std::string& line) {

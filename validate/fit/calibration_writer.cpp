@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "planner/core/printable.hpp"
 #include "planner/core/units.hpp"
 
 namespace shardscope::fit {
@@ -14,20 +15,6 @@ namespace shardscope::fit {
 namespace {
 
 std::string exact(double v) { return units::format_general(v, 17); }
-
-// A YAML double-quoted scalar.
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 void write_table(std::ostringstream& out, const std::vector<std::pair<double, double>>& table,
                  const std::string& indent) {
@@ -130,7 +117,7 @@ std::string calibration_yaml(const Calibration& calibration, const std::string& 
   if (const auto& e = calibration.prediction_error) {
     out << "prediction_error:  # tokens/s per GPU on rows the fit never saw\n";
     out << "  rows: " << e->rows << "\n  mape: " << exact(e->mape) << "\n  bias: " << exact(e->bias)
-        << "\n  worst: " << exact(e->worst) << "\n  scored_on: " << quoted(e->scored_on) << "\n";
+        << "\n  worst: " << exact(e->worst) << "\n  scored_on: " << double_quoted(e->scored_on) << "\n";
   }
   return out.str();
 }
