@@ -88,6 +88,18 @@ TEST(CalibrationFit, WrittenCalibrationReadsBackToTheSameNumbers) {
   EXPECT_EQ(back.overlap_slowdown, r.calibration.overlap_slowdown);
   EXPECT_EQ(back.slice_overhead_seconds, r.calibration.slice_overhead_seconds);
   EXPECT_EQ(back.runtime_reserve_bytes, r.calibration.runtime_reserve_bytes);
+  EXPECT_FALSE(back.prediction_error.has_value());
+  // A prediction error, its source text with quotes, a backslash and a line break, reads back the same.
+  Calibration with = r.calibration;
+  with.prediction_error =
+      CalibrationPredictionError{5, 0.0123, -0.004, 0.031, "rows of \"a\\b\".yaml\nunder x"};
+  const Calibration again = parse_calibration_string(fit::calibration_yaml(with, ""), "c.yaml");
+  ASSERT_TRUE(again.prediction_error.has_value());
+  EXPECT_EQ(again.prediction_error->rows, 5);
+  EXPECT_EQ(again.prediction_error->mape, 0.0123);
+  EXPECT_EQ(again.prediction_error->bias, -0.004);
+  EXPECT_EQ(again.prediction_error->worst, 0.031);
+  EXPECT_EQ(again.prediction_error->scored_on, with.prediction_error->scored_on);
 }
 
 // The planner's CollectiveCost with the calibration as read back from the file reproduces every measured

@@ -100,5 +100,12 @@ TEST(PrintableNames, AnInlineTransformerWithoutANameIsNamedByItsShape) {
   EXPECT_EQ(staged.model.name, "transformer-3x64-128-moe4");
 }
 
+// A double-quoted literal reads back in YAML and Python: quotes, backslashes and line breaks escaped.
+TEST(PrintableNames, ADoubleQuotedLiteralEscapesQuotesBackslashesAndLineBreaks) {
+  EXPECT_EQ(double_quoted("plain"), "\"plain\"");
+  EXPECT_EQ(double_quoted("a \"b\" c\\d\ne"), "\"a \\\"b\\\" c\\\\d\\ne\"");
+  EXPECT_EQ(double_quoted(""), "\"\"");
+}
+
 }  // namespace
 }  // namespace shardscope
