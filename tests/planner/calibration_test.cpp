@@ -84,15 +84,17 @@ TEST(Calibration, ALinkClassMayHaveItsOwnMessageEfficiency) {
   EXPECT_DOUBLE_EQ(c.links[static_cast<std::size_t>(LinkClass::network)]->bytes_per_second, 20e9);
 }
 
+// "LINE FIELD: message" of the error a calibration text gives, or "no error".
+std::string error_of(const std::string& text) {
+  try {
+    parse_calibration_string(text, "cal.yaml");
+  } catch (const InputError& e) {
+    return std::to_string(e.line()) + " " + e.field() + ": " + e.what();
+  }
+  return "no error";
+}
+
 TEST(Calibration, ALinkClassTableIsCheckedWithItsLine) {
-  const auto error_of = [](const std::string& text) {
-    try {
-      parse_calibration_string(text, "cal.yaml");
-    } catch (const InputError& e) {
-      return std::to_string(e.line()) + " " + e.field() + ": " + e.what();
-    }
-    return std::string("no error");
-  };
   const std::string decreasing = error_of(
       "links:\n  network:\n    message_efficiency:\n      - {bytes: 1MiB, factor: 0.8}\n"
       "      - {bytes: 1KiB, factor: 0.2}\n");
@@ -175,14 +177,6 @@ TEST(Calibration, APredictionErrorIsReadCheckedAndLeftOutOfTheDigest) {
   EXPECT_EQ(c.prediction_error->scored_on, "held-out rows");
   EXPECT_EQ(calibration_digest(c),
             calibration_digest(parse_calibration_string("overlap_slowdown: 0.1\n", "c")));
-  const auto error_of = [](const std::string& text) {
-    try {
-      parse_calibration_string(text, "cal.yaml");
-    } catch (const InputError& e) {
-      return std::to_string(e.line()) + " " + e.field() + ": " + e.what();
-    }
-    return std::string("no error");
-  };
   const std::string fields = "prediction_error:\n  rows: 3\n  mape: 0.03\n  bias: 0\n  scored_on: x\n";
   EXPECT_EQ(error_of(fields + "  worst: 0.01\n").rfind("6 prediction_error.worst: ", 0), 0u)
       << error_of(fields + "  worst: 0.01\n");  // below the mean

@@ -1,25 +1,19 @@
 // Exposed communication by hand: collectives the compute stream waits for, those it hides, a stream that
-// falls behind, one stream, many micro-steps; and on every shipped scenario the rows add up to the
-// iteration's time without compute.
+// falls behind, one stream, many micro-steps (shipped_scenarios_test adds them up on every shipped scenario).
 #include "planner/program/exposure.hpp"
 
 #include <gtest/gtest.h>
 
-#include "planner/io/scenario_parser.hpp"
 #include "planner/program/schedule.hpp"
+#include "tests/planner/program_tasks.hpp"
 
 namespace shardscope {
 namespace {
 
-using Stage = CollectiveCall::Stage;
+using test::compute;
+using test::dgx_collectives;
 
-Task compute(double seconds, int wait_for = -1) {
-  Task t;
-  t.stream = Task::Stream::compute;
-  t.compute_seconds = seconds;
-  t.wait_for_other = wait_for;
-  return t;
-}
+using Stage = CollectiveCall::Stage;
 
 Task collective(CollectiveKind kind, Stage stage, double bytes, int wait_for = -1) {
   Task t;
@@ -34,12 +28,6 @@ Task collective(CollectiveKind kind, Stage stage, double bytes, int wait_for = -
 
 Task gather(Stage stage, int wait_for = -1) {
   return collective(CollectiveKind::all_gather, stage, 1e9, wait_for);
-}
-
-CollectiveCost dgx_collectives() {
-  const Scenario s =
-      parse_scenario_string("model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100}\n", "dgx.yaml");
-  return CollectiveCost(s.cluster, 8, Calibration{});
 }
 
 const CollectiveExposure& row(const ProgramExposure& e, Stage stage) {

@@ -6,18 +6,13 @@
 
 #include <stdexcept>
 
-#include "planner/io/scenario_parser.hpp"
+#include "tests/planner/program_tasks.hpp"
 
 namespace shardscope {
 namespace {
 
-Task compute(double seconds, int wait_for = -1) {
-  Task t;
-  t.stream = Task::Stream::compute;
-  t.compute_seconds = seconds;
-  t.wait_for_other = wait_for;
-  return t;
-}
+using test::compute;
+using test::dgx_collectives;
 
 Task gather(double bytes, int wait_for = -1) {
   Task t;
@@ -27,12 +22,6 @@ Task gather(double bytes, int wait_for = -1) {
   t.total_bytes = bytes;
   t.wait_for_other = wait_for;
   return t;
-}
-
-CollectiveCost dgx_collectives() {
-  const Scenario s =
-      parse_scenario_string("model: {preset: nd-48x1536}\ncluster: {preset: dgx-a100}\n", "dgx.yaml");
-  return CollectiveCost(s.cluster, 8, Calibration{});
 }
 
 TEST(Schedule, ComputeWaitsForItsGatherAndTheNextGatherOverlaps) {
