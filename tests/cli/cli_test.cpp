@@ -359,7 +359,9 @@ TEST(Cli, PlanExportWritesTheFrameworksConfigurationToOut) {
 // still says how much memory the smallest plan needs (exit 3).
 TEST(Cli, PlanMemorySweepGivesTheBreakpointsAndWhatTheNextOneBuys) {
   const std::string scenario = kSource + "/scenarios/default.yaml";
-  const auto r = test::run_command(kBinary + " plan " + scenario + " --quiet --json --memory-sweep");
+  // Without baselines: the sweep is what takes the time (seconds under ASan).
+  const auto r =
+      test::run_command(kBinary + " plan " + scenario + " --quiet --json --no-baselines --memory-sweep");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto& sweep = j.at("memory_sweep");
@@ -375,8 +377,9 @@ TEST(Cli, PlanMemorySweepGivesTheBreakpointsAndWhatTheNextOneBuys) {
   EXPECT_EQ(at_limit.at("micro_batch"), j.at("plan").at("batch_size"));
   EXPECT_EQ(at_limit.at("iteration_seconds"), j.at("optimality").at("search_objective_seconds"));
   EXPECT_GT(sweep.at("samples_per_second_per_gib").get<double>(), 0);
-  const auto text =
-      test::run_command(kBinary + " plan " + scenario + " --quiet --no-baselines --memory-sweep");
+  // The text and the nothing-fits case on fewer micro-batches (the sweep takes seconds under ASan).
+  const std::string small = " --quiet --no-baselines --memory-sweep --set training.max_micro_batch=2";
+  const auto text = test::run_command(kBinary + " plan " + scenario + small);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(
       text.out.find("Memory sweep: the search's best plan at every memory limit up to the device's 24.00 "
@@ -387,8 +390,7 @@ TEST(Cli, PlanMemorySweepGivesTheBreakpointsAndWhatTheNextOneBuys) {
   EXPECT_NE(text.out.find("Past the limit of 7.45 GiB: the next breakpoint, +"), std::string::npos)
       << text.out;
   const auto none =
-      test::run_command(kBinary + " plan " + scenario +
-                        " --quiet --no-baselines --memory-sweep --set training.memory_limit=3GiB");
+      test::run_command(kBinary + " plan " + scenario + small + " --set training.memory_limit=3GiB");
   EXPECT_EQ(none.exit_code, 3) << none.err;
   EXPECT_NE(none.out.find("Nothing fits the limit of 3.00 GiB; the smallest plan needs"), std::string::npos)
       << none.out;
