@@ -47,12 +47,10 @@ std::string predicted_line(const StrategyResult& result) {
 std::string communication_line(const StrategyResult& result) {
   const ProgramExposure& e = result.communication;
   if (e.rows.empty()) return {};
-  double seconds = 0;
-  for (const CollectiveExposure& r : e.rows) seconds += r.seconds;
   const double share = e.iteration_seconds > 0 ? 100.0 * e.exposed_seconds / e.iteration_seconds : 0.0;
-  std::string line = "Communication  " + format_duration(seconds) + " of collectives per iteration, " +
-                     format_duration(e.exposed_seconds) + " exposed (" + fixed(share, 1) +
-                     " % of the iteration)";
+  std::string line = "Communication  " + format_duration(e.collective_seconds()) +
+                     " of collectives per iteration, " + format_duration(e.exposed_seconds) + " exposed (" +
+                     fixed(share, 1) + " % of the iteration)";
   std::vector<CollectiveExposure> rows = e.rows;
   std::stable_sort(rows.begin(), rows.end(), [](const CollectiveExposure& a, const CollectiveExposure& b) {
     return a.exposed_seconds > b.exposed_seconds;

@@ -96,10 +96,8 @@ ProgramExposure swept_exposure(const IterationProgram& program, const Collective
     const bool on_compute = task.stream == Task::Stream::compute;
     if (task.total_bytes > 0) {
       sweep.collective(task, start, end, on_compute);
-    } else if (end > start) {
-      sweep.kernel(start, end);
     } else if (on_compute) {
-      sweep.kernel(start, start);  // a zero-time kernel still moves the compute stream's clock
+      sweep.kernel(start, end);  // (a zero-time one still moves the compute stream's clock)
     }
   };
   const ProgramSchedule scheduled = schedule_every_task(program, collectives, watch);

@@ -29,6 +29,12 @@ struct ProgramExposure {
   // waiting for a collective (the sum of the rows' exposed_seconds).
   double exposed_seconds = 0;
   std::vector<CollectiveExposure> rows;  // in order of stage, kind and group; only those that occur
+
+  double collective_seconds() const {  // every collective's time, exposed or not
+    double total = 0;
+    for (const CollectiveExposure& r : rows) total += r.seconds;
+    return total;
+  }
 };
 
 // The program scheduled as schedule_program does it, every micro-step run: a collective's exposed time is

@@ -26,9 +26,10 @@ struct Streams {
   std::array<double, 2> free_at{0, 0};
   double compute_seconds = 0;
 
+  const TaskTimes* watch = nullptr;  // told each task's times as it is placed (none: nobody watches)
+
   // Schedules tasks [begin, end) (durations in seconds_of): `ready` gives the end of the task a task waits
   // for (kNotYet: not scheduled yet), `ends` receives each task's end at index - begin.
-  const TaskTimes* watch = nullptr;  // told each task's times as it is placed (none: nobody watches)
 
   template <typename Ready>
   void run(const std::vector<Task>& tasks, const std::vector<double>& seconds_of, std::size_t begin,

@@ -140,9 +140,7 @@ Json uncertainty_json(const Scenario& scenario, double tokens_per_second,
 // Each collective's time per iteration and the part the compute stream waits for (exposure.hpp).
 Json communication_json(const ProgramExposure& e) {
   Json rows = Json::array();
-  double seconds = 0;
   for (const CollectiveExposure& r : e.rows) {
-    seconds += r.seconds;
     rows.push_back({{"stage", to_string(r.stage)},
                     {"kind", to_string(r.kind)},
                     {"group", to_string(r.group)},
@@ -151,7 +149,7 @@ Json communication_json(const ProgramExposure& e) {
                     {"exposed_seconds", r.exposed_seconds}});
   }
   return {{"compute_seconds", e.compute_seconds},
-          {"collective_seconds", seconds},
+          {"collective_seconds", e.collective_seconds()},
           {"exposed_seconds", e.exposed_seconds},
           {"collectives", rows}};
 }

@@ -2,51 +2,30 @@
 #include "planner/search/memory_sweep.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "planner/search/batch_scan.hpp"
 #include "planner/search/planner.hpp"
-#include "planner/search/search_space.hpp"
-#include "planner/search/solvers/mckp.hpp"
 
 namespace shardscope {
-namespace {
-
-// Every point of one micro-batch's front, as a candidate breakpoint.
-void add_front(const ValidScenario& scenario, const Calibration& calibration, const SearchSpace& space,
-               TrainingStep step, int threads, std::vector<MemoryBreakpoint>& out) {
-  PlanInstance inst = build_instance(scenario, calibration, space, step);
-  const double device = static_cast<double>(scenario.cluster.gpu.memory_bytes);
-  inst.problem.capacity_bytes = device - inst.fixed_bytes;
-  if (inst.problem.capacity_bytes <= 0) return;
-  DpOptions options;
-  options.threads = threads;
-  // The search's own quantum at the memory limit (capacity / bins there), so that a breakpoint near the
-  // limit is rounded as the search rounds; at most 16 times the bins the search uses.
-  const double limit_capacity = static_cast<double>(scenario.training.memory_limit_bytes) - inst.fixed_bytes;
-  if (limit_capacity > 0) {
-    const double scale = std::min(16.0, std::max(1.0, inst.problem.capacity_bytes / limit_capacity));
-    options.bins = static_cast<int>(std::ceil(options.bins * scale));
-  }
-  for (const ParetoPoint& p : pareto_front(inst.problem, options, std::numeric_limits<int>::max())) {
-    if (!(p.seconds > 0) || p.peak_bytes + inst.fixed_bytes > device) continue;
-    out.push_back({p.peak_bytes + inst.fixed_bytes, step.micro_batch, step.accumulation_steps, p.seconds,
-                   inst.samples_per_iteration / p.seconds});
-  }
-}
-
-}  // namespace
 
 MemorySweep memory_sweep(const ValidScenario& scenario, const Calibration& calibration, int threads) {
-  const SearchSpace space = scenario.planner.cost_model == CostModelKind::paper
-                                ? osdp_space(scenario.training, true)
-                                : full_space(scenario.training);
+  const SearchSpace space = product_space(scenario);
+  FrontOptions options;
+  options.max_points = std::numeric_limits<int>::max();
+  options.quantum_of_limit = true;  // a breakpoint near the limit is rounded as the search rounds there
+  options.threads = threads;
   std::vector<MemoryBreakpoint> points;
   for (const std::int64_t micro_batch : batch_candidates(scenario)) {
     const int steps = accumulation_steps_for(scenario, micro_batch);
     if (steps <= 0) continue;
-    add_front(scenario, calibration, space, TrainingStep{micro_batch, steps}, threads, points);
+    const DeviceFront front =
+        device_front(scenario, calibration, space, TrainingStep{micro_batch, steps}, options);
+    for (const ParetoPoint& p : front.points) {
+      if (p.seconds > 0)
+        points.push_back(
+            {p.peak_bytes, micro_batch, steps, p.seconds, front.samples_per_iteration / p.seconds});
+    }
   }
   // By memory, the faster first at equal memory, then only what beats everything lighter.
   std::sort(points.begin(), points.end(), [](const MemoryBreakpoint& a, const MemoryBreakpoint& b) {

@@ -52,14 +52,25 @@ CostModelOptions plan_cost_options(const Scenario& scenario, const Plan& plan) {
   return options;
 }
 
+// The plan's iteration program under the scenario's execution options.
+IterationProgram plan_program(const ValidScenario& scenario, const Calibration& calibration,
+                              const Plan& plan) {
+  return build_iteration_program(scenario, calibration, plan, program_options(scenario.execution));
+}
+
+// Its collectives' prices, by the library the plan records.
+CollectiveCost plan_collective_cost(const ValidScenario& scenario, const Calibration& calibration,
+                                    const Plan& plan) {
+  return CollectiveCost(scenario.cluster, scenario.training.group_size, calibration,
+                        plan_collectives(scenario.execution, plan));
+}
+
 }  // namespace
 
 WholePlan scheduled_plan(const ValidScenario& scenario, const Calibration& calibration, const Plan& plan) {
-  const ExecutionOptions& e = scenario.execution;
-  const IterationProgram program = build_iteration_program(scenario, calibration, plan, program_options(e));
-  const CollectiveCost collectives(scenario.cluster, scenario.training.group_size, calibration,
-                                   plan_collectives(e, plan));
-  return {schedule_program(program, collectives).iteration_seconds, program_peak_bytes(program)};
+  const IterationProgram program = plan_program(scenario, calibration, plan);
+  return {schedule_program(program, plan_collective_cost(scenario, calibration, plan)).iteration_seconds,
+          program_peak_bytes(program)};
 }
 
 bool schedules_plans(const Scenario& scenario) {
@@ -69,18 +80,15 @@ bool schedules_plans(const Scenario& scenario) {
 double plan_allocated_peak_bytes(const ValidScenario& scenario, const Calibration& calibration,
                                  const Plan& plan) {
   if (!schedules_plans(scenario)) return 0;
-  return program_allocated_peak_bytes(
-      build_iteration_program(scenario, calibration, plan, program_options(scenario.execution)));
+  return program_allocated_peak_bytes(plan_program(scenario, calibration, plan));
 }
 
 PlanProgramFigures plan_program_figures(const ValidScenario& scenario, const Calibration& calibration,
                                         const Plan& plan) {
   if (!schedules_plans(scenario)) return {};
-  const ExecutionOptions& e = scenario.execution;
-  const IterationProgram program = build_iteration_program(scenario, calibration, plan, program_options(e));
-  const CollectiveCost collectives(scenario.cluster, scenario.training.group_size, calibration,
-                                   plan_collectives(e, plan));
-  return {program_allocated_peak_bytes(program), program_exposure(program, collectives)};
+  const IterationProgram program = plan_program(scenario, calibration, plan);
+  return {program_allocated_peak_bytes(program),
+          program_exposure(program, plan_collective_cost(scenario, calibration, plan))};
 }
 
 std::vector<OperatorChoice> picked_choices(const PlanInstance& inst, const std::vector<int>& picks) {

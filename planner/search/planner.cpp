@@ -2,6 +2,7 @@
 #include "planner/search/planner.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "planner/core/scenario_check.hpp"
@@ -19,8 +20,7 @@ namespace {
 // The spaces plan_scenario scans, in order: the product's, then the baselines the cost model supports.
 std::vector<SearchSpace> scenario_spaces(const Scenario& scenario, bool with_baselines) {
   const bool paper = scenario.planner.cost_model == CostModelKind::paper;
-  std::vector<SearchSpace> spaces{paper ? osdp_space(scenario.training, true)
-                                        : full_space(scenario.training)};
+  std::vector<SearchSpace> spaces{product_space(scenario)};
   if (!with_baselines) return spaces;
   for (SearchSpace& space : baseline_spaces(scenario.training)) {
     const bool paper_only_scopes =
@@ -83,23 +83,42 @@ void compare_at_equal_batch(PlanReport& report, const ValidScenario& scenario, c
   adopt_faster_baseline(report, spaces.front().pins);
 }
 
-// The Pareto front of `space` at one training step, its peaks with the runtime reserve, up to the device's
-// memory.
+// The report's front: at most 64 points, at the device's quantum.
 std::vector<ParetoPoint> pareto_points(const ValidScenario& scenario, const Calibration& calibration,
                                        const SearchSpace& space, TrainingStep step, std::size_t threads) {
-  PlanInstance inst = build_instance(scenario, calibration, space, step);
-  inst.problem.capacity_bytes = static_cast<double>(scenario.cluster.gpu.memory_bytes) - inst.fixed_bytes;
-  std::vector<ParetoPoint> out;
-  DpOptions options;
+  FrontOptions options;
   options.threads = static_cast<int>(threads);
-  for (ParetoPoint p : pareto_front(inst.problem, options)) {
-    p.peak_bytes += inst.fixed_bytes;
-    out.push_back(p);
-  }
-  return out;
+  return device_front(scenario, calibration, space, step, options).points;
 }
 
 }  // namespace
+
+SearchSpace product_space(const Scenario& scenario) {
+  return scenario.planner.cost_model == CostModelKind::paper ? osdp_space(scenario.training, true)
+                                                             : full_space(scenario.training);
+}
+
+DeviceFront device_front(const ValidScenario& scenario, const Calibration& calibration,
+                         const SearchSpace& space, TrainingStep step, const FrontOptions& front) {
+  PlanInstance inst = build_instance(scenario, calibration, space, step);
+  const double device = static_cast<double>(scenario.cluster.gpu.memory_bytes);
+  inst.problem.capacity_bytes = device - inst.fixed_bytes;
+  DeviceFront out;
+  out.samples_per_iteration = inst.samples_per_iteration;
+  if (inst.problem.capacity_bytes <= 0) return out;
+  DpOptions options;
+  options.threads = front.threads;
+  const double limit_capacity = static_cast<double>(scenario.training.memory_limit_bytes) - inst.fixed_bytes;
+  if (front.quantum_of_limit && limit_capacity > 0) {
+    const double scale = std::min(16.0, std::max(1.0, inst.problem.capacity_bytes / limit_capacity));
+    options.bins = static_cast<int>(std::ceil(options.bins * scale));
+  }
+  for (ParetoPoint p : pareto_front(inst.problem, options, front.max_points)) {
+    p.peak_bytes += inst.fixed_bytes;
+    out.points.push_back(p);
+  }
+  return out;
+}
 
 StrategyResult plan_strategy(const ValidScenario& scenario, const Calibration& calibration,
                              const SearchSpace& space, const SearchOptions& options) {

@@ -123,6 +123,26 @@ struct TrainingStep {
   int accumulation_steps = 1;
 };
 
+// The space of the product's plan: OSDP's (with splitting) under the paper cost model, else the full space.
+SearchSpace product_space(const Scenario& scenario);
+
+// How device_front takes a front: how many points it keeps (evenly thinned beyond), on how many threads, and
+// whether operators' bytes are rounded at the quantum the search uses at the memory limit (at most 16 times
+// finer than the device's memory / DpOptions::bins, the default).
+struct FrontOptions {
+  int max_points = 64;
+  bool quantum_of_limit = false;
+  int threads = 0;
+};
+struct DeviceFront {
+  std::vector<ParetoPoint> points;  // peaks with the runtime reserve, up to the device's memory
+  double samples_per_iteration = 0;
+};
+// The Pareto front (peak memory, search objective) of `space` at one training step, up to the device's
+// memory (the rounded-up DP's value function); no points when the fixed bytes alone exceed the device.
+DeviceFront device_front(const ValidScenario& scenario, const Calibration& calibration,
+                         const SearchSpace& space, TrainingStep step, const FrontOptions& options);
+
 // Builds the knapsack instance of one space at one batch size (for benchmarks, tests and the Pareto front).
 struct PlanInstance {
   McProblem problem;
