@@ -6,9 +6,12 @@
 #include "planner/core/digest.hpp"
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
+#include "tests/planner/calibration_errors.hpp"
 
 namespace shardscope {
 namespace {
+
+constexpr auto error_of = test::calibration_error;
 
 TEST(Calibration, ReadsEveryCoefficient) {
   const Calibration c = parse_calibration_string(
@@ -84,16 +87,6 @@ TEST(Calibration, ALinkClassMayHaveItsOwnMessageEfficiency) {
   EXPECT_DOUBLE_EQ(c.links[static_cast<std::size_t>(LinkClass::network)]->bytes_per_second, 20e9);
 }
 
-// "LINE FIELD: message" of the error a calibration text gives, or "no error".
-std::string error_of(const std::string& text) {
-  try {
-    parse_calibration_string(text, "cal.yaml");
-  } catch (const InputError& e) {
-    return std::to_string(e.line()) + " " + e.field() + ": " + e.what();
-  }
-  return "no error";
-}
-
 TEST(Calibration, ALinkClassTableIsCheckedWithItsLine) {
   const std::string decreasing = error_of(
       "links:\n  network:\n    message_efficiency:\n      - {bytes: 1MiB, factor: 0.8}\n"
@@ -133,7 +126,7 @@ TEST(Calibration, ALinkClassMayHaveAFactorPerCollectiveKind) {
 }
 
 TEST(Calibration, ABadCollectiveFactorIsAnErrorNamingItsLine) {
-  const auto error_of = [](const std::string& factors) {
+  const auto factor_error = [](const std::string& factors) {
     try {
       parse_calibration_string(
           "links:\n  nvlink:\n    alpha: 1us\n    bandwidth: 8GB/s\n"
@@ -145,21 +138,21 @@ TEST(Calibration, ABadCollectiveFactorIsAnErrorNamingItsLine) {
     }
     return std::string("no error");
   };
-  const std::string unknown = error_of("      all-to-all: 0.5\n");
+  const std::string unknown = factor_error("      all-to-all: 0.5\n");
   EXPECT_EQ(unknown.rfind("cal.yaml:6 links.nvlink.collective_efficiency.all-to-all: ", 0), 0u) << unknown;
-  const std::string zero = error_of("      all-gather: 0.9\n      reduce-scatter: 0\n");
+  const std::string zero = factor_error("      all-gather: 0.9\n      reduce-scatter: 0\n");
   EXPECT_EQ(zero.rfind("cal.yaml:7 links.nvlink.collective_efficiency.reduce-scatter: ", 0), 0u) << zero;
   EXPECT_NE(zero.find("above 0 and at most 1"), std::string::npos) << zero;
-  const std::string negative = error_of("      all-reduce: -0.5\n");
+  const std::string negative = factor_error("      all-reduce: -0.5\n");
   EXPECT_NE(negative.find("collective_efficiency.all-reduce: "), std::string::npos) << negative;
   EXPECT_NE(negative.find("got -0.5"), std::string::npos) << negative;
-  const std::string above = error_of("      all-reduce: 1.5\n");
+  const std::string above = factor_error("      all-reduce: 1.5\n");
   EXPECT_EQ(above.rfind("cal.yaml:6 links.nvlink.collective_efficiency.all-reduce: ", 0), 0u) << above;
   EXPECT_NE(above.find("got 1.5"), std::string::npos) << above;
-  const std::string text = error_of("      all-gather: fast\n");
+  const std::string text = factor_error("      all-gather: fast\n");
   EXPECT_EQ(text.rfind("cal.yaml:6 links.nvlink.collective_efficiency.all-gather: ", 0), 0u) << text;
   EXPECT_NE(text.find("expected a number"), std::string::npos) << text;
-  const std::string list = error_of("      - 0.5\n");
+  const std::string list = factor_error("      - 0.5\n");
   EXPECT_NE(list.find("links.nvlink.collective_efficiency"), std::string::npos) << list;
   EXPECT_NE(list.find("expected a mapping"), std::string::npos) << list;
 }

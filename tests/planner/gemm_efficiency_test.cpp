@@ -13,9 +13,12 @@
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/program/iteration_program.hpp"
+#include "tests/planner/calibration_errors.hpp"
 
 namespace shardscope {
 namespace {
+
+constexpr auto error_of = test::calibration_error;
 
 const Operator& first_of(const Scenario& s, OperatorKind kind) {
   return *std::find_if(s.model.operators.begin(), s.model.operators.end(),
@@ -27,15 +30,6 @@ Scenario small_gpt() {
       "model:\n  transformer: {layers: 2, hidden: 256, heads: 4, vocab: 1024, sequence_length: 64}\n"
       "cluster: {preset: titan-rtx-8-pcie3}\ntraining: {micro_batch: 2}\n",
       "s.yaml");
-}
-
-std::string error_of(const std::string& text) {
-  try {
-    parse_calibration_string(text, "cal.yaml");
-  } catch (const InputError& e) {
-    return std::to_string(e.line()) + " " + e.field() + ": " + e.what();
-  }
-  return "no error";
 }
 
 TEST(GemmEfficiency, ATablePerKindInterpolatesLogLinearlyByProductFlops) {

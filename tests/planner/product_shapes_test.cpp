@@ -12,18 +12,12 @@
 #include "planner/cost/compute_model.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "tests/planner/calibration_errors.hpp"
 
 namespace shardscope {
 namespace {
 
-std::string error_of(const std::string& text) {
-  try {
-    parse_calibration_string(text, "cal.yaml");
-  } catch (const InputError& e) {
-    return std::to_string(e.line()) + " " + e.field() + ": " + e.what();
-  }
-  return "no error";
-}
+constexpr auto error_of = test::calibration_error;
 
 Scenario vocab_gpt(std::int64_t vocab) {
   return parse_scenario_string(
