@@ -164,6 +164,20 @@ std::string accumulation_note(const Scenario& scenario) {
 
 }  // namespace
 
+std::string faster_line(const Scenario& scenario, const PlanReport& report) {
+  const PlanPrediction& p = report.best.plan.predicted;
+  const ThroughputUncertainty u =
+      throughput_uncertainty(scenario, p.tokens_per_second, report.calibration_error);
+  std::vector<std::string> names;
+  std::vector<double> rates;
+  for (const StrategyResult& b : report.baselines) {
+    if (!b.fits) continue;
+    names.push_back(b.strategy);
+    rates.push_back(b.plan.predicted.samples_per_second);
+  }
+  return probability_faster_text(u, p.samples_per_second, names, rates);
+}
+
 std::vector<std::string> plan_row_cells(const StrategyResult& best, double fsdp_samples_per_second) {
   return fitting_row("shardscope", best, fsdp_samples_per_second);
 }
@@ -226,6 +240,7 @@ void write_plan_text(const Scenario& scenario, const PlanReport& report, std::os
   table.add(plan_row_cells(best, fsdp));
   for (const StrategyResult& b : report.baselines) table.add(baseline_row_cells(scenario, b, fsdp));
   table.print(os);
+  if (const std::string line = faster_line(scenario, report); !line.empty()) os << "\n" << line << "\n";
   if (scenario.training.global_batch == 0) os << "\n" << accumulation_note(scenario) << "\n";
 }
 

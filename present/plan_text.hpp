@@ -53,6 +53,9 @@ double fsdp_samples_per_second(const PlanReport& report);
 std::vector<std::string> plan_row_cells(const StrategyResult& best, double fsdp_samples_per_second);
 std::vector<std::string> baseline_row_cells(const Scenario& scenario, const StrategyResult& baseline,
                                             double fsdp_samples_per_second);
+// The line under the baselines table: the probability that the plan is faster than each fitting baseline,
+// from the scored pairs behind its uncertainty (report/uncertainty.hpp); "" when none were scored.
+std::string faster_line(const Scenario& scenario, const PlanReport& report);
 // The line above the baselines table, by the report's batch policy.
 std::string baselines_title(const PlanReport& report);
 

@@ -56,6 +56,7 @@ void print_fit(const fit::PublishedFit& f, std::ostream& out) {
 // as its uncertainty. None when no held-out row was predicted.
 std::optional<CalibrationPredictionError> held_out_error(const fit::PublishedFit& f) {
   CalibrationPredictionError e;
+  fit::PairSpread pairs;
   std::string files;
   for (const fit::SourceReproduction& source : f.after) {
     const fit::ReproduceSummary& h = source.held_out;
@@ -64,12 +65,15 @@ std::optional<CalibrationPredictionError> held_out_error(const fit::PublishedFit
     e.bias += h.bias * h.predicted;
     e.worst = std::max(e.worst, h.worst_abs_error);
     e.rows += h.predicted;
+    pairs = fit::merge_pair_spreads(pairs, h.pairs);
     files += (files.empty() ? "" : ", ") + source.file;
   }
   if (e.rows == 0) return std::nullopt;
   e.mape /= e.rows;
   e.bias /= e.rows;
   e.worst = std::max(e.worst, e.mape);
+  e.pairs = pairs.pairs;
+  e.pair_sd = pairs.sd;
   e.scored_on = "held-out rows of " + files + " under " + f.runtime + " on " + f.gpu;
   return e;
 }

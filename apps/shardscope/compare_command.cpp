@@ -11,9 +11,11 @@
 #include "apps/shardscope/option_checks.hpp"
 #include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/simulation.hpp"
+#include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/io/text_file.hpp"
+#include "validate/fit/calibration_writer.hpp"
 #include "validate/fit/compare_predict.hpp"
 
 namespace shardscope::cli {
@@ -21,9 +23,27 @@ namespace shardscope::cli {
 namespace {
 
 struct Options {
-  std::string scenario, measured, calibration, json, markdown;
+  std::string scenario, measured, calibration, json, markdown, score_into;
   double timeout_seconds = kDefaultCompareSimTimeoutSeconds;
 };
+
+// The --calibration file's calibration again, with the planner's error on the measured iterations as its
+// prediction_error; what is written must read back.
+std::string scored_calibration(const fit::CompareInputs& in, const fit::Comparison& c, const Options& o) {
+  Calibration calibration = in.predict_calibration;
+  calibration.prediction_error = fit::iteration_prediction_error(
+      c, "measured iterations of " + o.measured + " (strategies of " + o.scenario + ")");
+  if (!calibration.prediction_error)
+    throw InputError(o.measured, 0, "iterations",
+                     "no measured iteration has a planner prediction to score on");
+  const std::string yaml =
+      fit::calibration_yaml(calibration, "Written by `shardscope compare --score-into`: " + o.calibration +
+                                             " scored on the measured\n"
+                                             "iterations of " +
+                                             o.measured + " (whole iterations it was not fitted on).");
+  parse_calibration_string(yaml, o.score_into, in.scenario);
+  return yaml;
+}
 
 }  // namespace
 
@@ -43,6 +63,9 @@ Registered register_compare(CLI::App& app, const Simulation* simulation) {
   cmd->add_option("--json", o->json, "Also write the comparison as JSON")->check(non_empty("a file path"));
   cmd->add_option("--markdown", o->markdown, "Also write the Markdown report to a file")
       ->check(non_empty("a file path"));
+  cmd->add_option("--score-into", o->score_into,
+                  "Write the --calibration file again with its error on these iterations (prediction_error)")
+      ->check(non_empty("a file path"));
   cmd->add_option("--sim-timeout", o->timeout_seconds,
                   "Seconds each simulation may take (default " +
                       std::to_string(static_cast<int>(kDefaultCompareSimTimeoutSeconds)) + ")")
@@ -54,6 +77,16 @@ Registered register_compare(CLI::App& app, const Simulation* simulation) {
           refuse_input_as_output(option, path, {o->scenario, o->measured, o->calibration});
         if (!o->json.empty() && !o->markdown.empty())
           refuse_input_as_output("--markdown", o->markdown, {o->json});
+        if (!o->score_into.empty()) {
+          if (o->calibration.empty())
+            throw UsageError("--score-into", "needs --calibration: the calibration file to write scored");
+          refuse_input_as_output("--score-into", o->score_into, {o->scenario, o->measured, o->calibration});
+          for (const std::string& other : {o->json, o->markdown}) {
+            if (!other.empty()) refuse_input_as_output("--score-into", o->score_into, {other});
+          }
+        }
+        const OutputFile score_file =
+            o->score_into.empty() ? OutputFile() : OutputFile("--score-into", o->score_into);
         const OutputFile json_file = o->json.empty() ? OutputFile() : OutputFile("--json", o->json);
         const OutputFile md_file = o->markdown.empty() ? OutputFile() : OutputFile("--markdown", o->markdown);
         fit::CompareInputs in;
@@ -74,7 +107,8 @@ Registered register_compare(CLI::App& app, const Simulation* simulation) {
         const std::string markdown = fit::comparison_markdown(c);
         out << markdown;
         write_together({{&json_file, json_file.requested() ? fit::comparison_json(c).dump(2) + "\n" : ""},
-                        {&md_file, markdown}});  // both or neither
+                        {&md_file, markdown},
+                        {&score_file, score_file.requested() ? scored_calibration(in, c, *o) : ""}});
       }};
 }
 

@@ -67,6 +67,10 @@ struct CalibrationPredictionError {
   int rows = 0;
   double mape = 0, bias = 0, worst = 0;  // mean |predicted / measured - 1|, its signed mean, its largest
   std::string scored_on;                 // what the rows were ("held-out rows of FILE under fsdp2 on GPU")
+  // Pairs of the rows on one setting or source: how many, and the root mean square of ln(predicted ratio /
+  // measured ratio) over them (0 pairs: not scored), as PublishedError's.
+  int pairs = 0;
+  double pair_sd = 0;
 };
 
 struct Calibration {

@@ -33,6 +33,11 @@ struct PublishedError {
   double mape = 0, bias = 0, worst = 0;
   double min_parameters = 0, max_parameters = 0;  // the rows' models
   int min_gpus = 0, max_gpus = 0;
+  // Pairs of these rows from one source (one table: one cluster, one framework): how many, and the root mean
+  // square over them of ln(predicted ratio / measured ratio), how far a predicted ratio between two settings
+  // strays (0 pairs: not scored). What a plan's "faster than B with probability" rests on.
+  int pairs = 0;
+  double pair_sd = 0;
 };
 
 struct RuntimeProfile {

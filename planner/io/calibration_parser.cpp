@@ -7,6 +7,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/core/scenario_check.hpp"
+#include "planner/io/internal/pair_spread.hpp"
 #include "planner/io/internal/yaml_reader.hpp"
 
 namespace shardscope {
@@ -86,13 +87,14 @@ RuntimeCalibration parse_runtime_fits(const YamlMap& map) {
 // `prediction_error`: the rows a calibration was scored on and its errors there.
 CalibrationPredictionError parse_prediction_error(const YamlMap& root) {
   const YamlMap m = root.map("prediction_error");
-  m.reject_unknown({"rows", "mape", "bias", "worst", "scored_on"});
+  m.reject_unknown({"rows", "mape", "bias", "worst", "scored_on", "pairs", "pair_sd"});
   CalibrationPredictionError e;
   e.rows = static_cast<int>(m.integer("rows", 1, 1000000));
   e.mape = m.number("mape", 0, 10);
   e.bias = m.number("bias", -10, 10);
   e.worst = m.number("worst", e.mape, 10);
   e.scored_on = m.string("scored_on");
+  read_pair_spread(m, e.pairs, e.pair_sd);
   return e;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "planner/io/internal/pair_spread.hpp"
 #include "planner/io/internal/yaml_reader.hpp"
 #include "planner/io/preset_catalog.hpp"
 
@@ -34,8 +35,8 @@ std::vector<PublishedError> published_errors(const YamlMap& profile) {
   for (const auto& entry : profile.raw("published_errors")) {
     const std::string gpu = entry.first.as<std::string>();
     const YamlMap m = gpus.map(gpu);
-    m.reject_unknown(
-        {"rows", "mape", "bias", "worst", "min_parameters", "max_parameters", "min_gpus", "max_gpus"});
+    m.reject_unknown({"rows", "mape", "bias", "worst", "min_parameters", "max_parameters", "min_gpus",
+                      "max_gpus", "pairs", "pair_sd"});
     PublishedError e;
     e.gpu = gpu;
     e.rows = static_cast<int>(m.integer("rows", 1, 100000));
@@ -46,6 +47,7 @@ std::vector<PublishedError> published_errors(const YamlMap& profile) {
     e.max_parameters = m.number("max_parameters", e.min_parameters, 1e15);
     e.min_gpus = static_cast<int>(m.integer("min_gpus", 1, 1 << 20));
     e.max_gpus = static_cast<int>(m.integer("max_gpus", e.min_gpus, 1 << 20));
+    read_pair_spread(m, e.pairs, e.pair_sd);
     out.push_back(e);
   }
   std::sort(out.begin(), out.end(),

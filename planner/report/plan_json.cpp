@@ -117,7 +117,9 @@ Json uncertainty_json(const Scenario& scenario, double tokens_per_second,
                         {"bias", e.bias},
                         {"worst", e.worst},
                         {"parameters", {e.min_parameters, e.max_parameters}},
-                        {"gpus", {e.min_gpus, e.max_gpus}}};
+                        {"gpus", {e.min_gpus, e.max_gpus}},
+                        {"pairs", e.pairs},
+                        {"pair_sd", e.pair_sd}};
     out["tokens_per_second_low"] = u.low_tokens_per_second;
     out["tokens_per_second_high"] = u.high_tokens_per_second;
     if (!u.outside.empty()) out["outside"] = u.outside;
@@ -129,7 +131,9 @@ Json uncertainty_json(const Scenario& scenario, double tokens_per_second,
                           {"mape", e.mape},
                           {"bias", e.bias},
                           {"worst", e.worst},
-                          {"scored_on", e.scored_on}};
+                          {"scored_on", e.scored_on},
+                          {"pairs", e.pairs},
+                          {"pair_sd", e.pair_sd}};
     out["tokens_per_second_low"] = u.low_tokens_per_second;
     out["tokens_per_second_high"] = u.high_tokens_per_second;
   }
@@ -188,6 +192,8 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
   out["batch_sizes"] = batches_json(report.best.batches);
   out["batch_policy"] = to_string(report.batch_policy);
   out["baselines"] = Json::array();
+  const ThroughputUncertainty uncertainty = throughput_uncertainty(
+      scenario, report.best.plan.predicted.tokens_per_second, report.calibration_error);
   for (const StrategyResult& b : report.baselines) {
     Json row;
     row["strategy"] = b.strategy;
@@ -204,6 +210,11 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
     row["shortfall_bytes"] = b.fits ? 0.0 : b.shortfall_bytes;
     if (b.fits && b.allocated_peak_bytes > 0) row["allocated_peak_memory_bytes"] = b.allocated_peak_bytes;
     if (b.fits && !b.communication.rows.empty()) row["communication"] = communication_json(b.communication);
+    if (b.fits && report.best.fits) {
+      const std::optional<double> p = probability_faster(
+          uncertainty, report.best.plan.predicted.samples_per_second, b.plan.predicted.samples_per_second);
+      if (p) row["plan_faster_probability"] = *p;
+    }
     out["baselines"].push_back(row);
   }
   out["pareto"] = Json::array();

@@ -1,6 +1,7 @@
 // The throughput's uncertainty from the runtime profile's published errors for the scenario's GPU.
 #include "planner/report/uncertainty.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "planner/core/units.hpp"
@@ -37,6 +38,8 @@ ThroughputUncertainty throughput_uncertainty(const Scenario& scenario, double pr
       u.calibrated = calibrated;
       u.low_tokens_per_second = predicted_tokens_per_second * (1 - calibrated->mape);
       u.high_tokens_per_second = predicted_tokens_per_second * (1 + calibrated->mape);
+      u.pairs = calibrated->pairs;
+      u.pair_sd = calibrated->pair_sd;
     }
     return u;
   }
@@ -47,6 +50,8 @@ ThroughputUncertainty throughput_uncertainty(const Scenario& scenario, double pr
     u.basis = u.outside.empty() ? UncertaintyBasis::published : UncertaintyBasis::extrapolated;
     u.low_tokens_per_second = predicted_tokens_per_second * (1 - e.mape);
     u.high_tokens_per_second = predicted_tokens_per_second * (1 + e.mape);
+    u.pairs = e.pairs;
+    u.pair_sd = e.pair_sd;
   }
   return u;
 }
@@ -79,6 +84,42 @@ std::string uncertainty_text(const Scenario& scenario, const ThroughputUncertain
                      percent(e.worst) + ")";
   if (!u.outside.empty()) line += "; this scenario's " + u.outside + " lie outside them";
   return line;
+}
+
+std::optional<double> probability_faster(const ThroughputUncertainty& u, double a, double b) {
+  if (u.pairs <= 0 || !(u.pair_sd > 0) || !(a > 0) || !(b > 0)) return std::nullopt;
+  return 0.5 * std::erfc(-std::log(a / b) / (u.pair_sd * std::sqrt(2.0)));
+}
+
+std::string probability_faster_text(const ThroughputUncertainty& u, double plan_samples_per_second,
+                                    const std::vector<std::string>& names,
+                                    const std::vector<double>& samples_per_second) {
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < names.size() && i < samples_per_second.size(); ++i) {
+    const std::optional<double> p = probability_faster(u, plan_samples_per_second, samples_per_second[i]);
+    if (!p) return "";
+    char text[32];
+    std::snprintf(text, sizeof text, " %.2f", *p);
+    items.push_back(names[i] + text);
+  }
+  if (items.empty()) return "";
+  char spread[64];
+  std::snprintf(spread, sizeof spread, "%.1f %%", 100 * u.pair_sd);
+  std::string out =
+      "Probability that the plan is faster, taking the log of a predicted ratio as normal with " +
+      std::string(spread) + " rms,\nthe spread over " + std::to_string(u.pairs) +
+      (u.basis == UncertaintyBasis::calibration ? " pairs of the calibration's scored rows:"
+                                                : " pairs of held-out rows of one published table:");
+  std::string line;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string item = items[i] + (i + 1 < items.size() ? "," : "");
+    if (!line.empty() && line.size() + 1 + item.size() > 104) {
+      out += "\n  " + line;
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + item;
+  }
+  return out + "\n  " + line;
 }
 
 }  // namespace shardscope

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/runtime_profile.hpp"
@@ -34,12 +35,26 @@ struct ThroughputUncertainty {
   std::optional<CalibrationPredictionError> calibrated;  // calibration: the file's own scored rows
   std::string outside;  // extrapolated: what lies outside ("175.0 B parameters")
   double low_tokens_per_second = 0, high_tokens_per_second = 0;  // predicted x (1 -+ mean |error|)
+  // The scored rows' pairs (PublishedError::pairs, CalibrationPredictionError::pairs): 0 when none.
+  int pairs = 0;
+  double pair_sd = 0;
 };
 
 // `calibrated`: the scenario's calibration file's prediction_error (PlanReport::calibration_error).
 ThroughputUncertainty throughput_uncertainty(
     const Scenario& scenario, double predicted_tokens_per_second,
     const std::optional<CalibrationPredictionError>& calibrated = std::nullopt);
+
+// The probability that a plan predicted at `a` runs faster than one predicted at `b` (the same unit, both
+// positive) on the scenario: Phi(ln(a / b) / pair_sd), taking the scored pairs' spread as a normal error on
+// the log of a predicted ratio. nullopt when no pairs were scored or their spread is 0.
+std::optional<double> probability_faster(const ThroughputUncertainty& u, double a, double b);
+
+// "the plan is faster than fsdp with probability 0.93, zero-2 0.99 (...)": one line over the fitting
+// baselines, or "" without scored pairs. `names` and `samples_per_second` are the baselines', in order.
+std::string probability_faster_text(const ThroughputUncertainty& u, double plan_samples_per_second,
+                                    const std::vector<std::string>& names,
+                                    const std::vector<double>& samples_per_second);
 
 // "within 3.9 % on average (worst 25.0 %) of 30 held-out published rows under fsdp1 on ...": one line.
 std::string uncertainty_text(const Scenario& scenario, const ThroughputUncertainty& u);

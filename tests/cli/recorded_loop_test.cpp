@@ -168,6 +168,52 @@ TEST(RecordedCpuLoop, PredictionsOfUnseenPlansMeetTheTargets) {
   EXPECT_TRUE(j["notes"].empty()) << j["notes"];  // MPI's collectives priced as rings, every task matched
 }
 
+// compare --score-into writes the calibration again with its error on the recorded iterations it was not
+// fitted on (each strategy's throughput error and their pairs), and a plan priced with that file states the
+// probability that it beats each baseline from those pairs. Its misuses are refused naming the option.
+TEST(RecordedCpuLoop, ScoringTheCalibrationOnTheRunGivesPlansTheirOdds) {
+  const std::string scored = test::write_temp("scored-calibration.yaml", "");
+  const std::string compare =
+      kBinary + " compare " + kData + "/scenario.yaml --measured " + kData + "/run.json";
+  test::CommandResult r =
+      test::run_command(compare + " --calibration " + kData + "/calibration.yaml --score-into " + scored);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string yaml = test::read_file(scored);
+  EXPECT_NE(yaml.find("prediction_error:"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("  rows: 8\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("  pairs: 28\n"), std::string::npos) << yaml;  // 8 strategies' own runs
+  r = test::run_command(kBinary + " plan " + kData + "/scenario.yaml --set planner.calibration=" + scored +
+                        " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& cal = j["uncertainty"]["calibration"];
+  EXPECT_EQ(cal["rows"], 8);
+  EXPECT_EQ(cal["pairs"], 28);
+  const double sd = cal["pair_sd"].get<double>();
+  ASSERT_GT(sd, 0);
+  const double plan = j["plan"]["predicted"]["samples_per_second"].get<double>();
+  int checked = 0;
+  for (const nlohmann::json& b : j["baselines"]) {
+    if (!b["fits"].get<bool>()) continue;
+    const double expected =
+        0.5 * std::erfc(-std::log(plan / b["samples_per_second"].get<double>()) / (sd * std::sqrt(2.0)));
+    EXPECT_NEAR(b["plan_faster_probability"].get<double>(), expected, 1e-12) << b["strategy"];
+    ++checked;
+  }
+  EXPECT_GT(checked, 5);
+  r = test::run_command(kBinary + " plan " + kData + "/scenario.yaml --set planner.calibration=" + scored);
+  EXPECT_NE(r.out.find("Probability that the plan is faster"), std::string::npos) << r.out;
+  // Without --calibration there is no file to score; an output over an input is refused.
+  r = test::run_command(compare + " --score-into " + scored);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--score-into: needs --calibration"), std::string::npos) << r.err;
+  r = test::run_command(compare + " --calibration " + kData + "/calibration.yaml --score-into " + kData +
+                        "/run.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--score-into"), std::string::npos) << r.err;
+  std::filesystem::remove(scored);
+}
+
 // The ranking scenario (validate/scenarios/cpu-2rank-accumulate.yaml: 8 accumulation steps per optimizer
 // step, DDP checkpointing some operators to fit its memory limit) sets the strategies 48-68 % apart by what
 // they do per micro-step. Over its ten recorded runs, each fitted on its own micro-benchmarks, the model

@@ -457,6 +457,48 @@ TEST(CompareStatistics, StrategyPairsTestTheMeasuredOrderAndScoreTheModel) {
   EXPECT_NE(fit::comparison_markdown(c).find("none to test"), std::string::npos);
 }
 
+// Pairs' spread by hand: log errors 0, 0.1, 0.3 differ by 0.1, 0.3 and 0.2 over 3 pairs, rms
+// sqrt(0.14 / 3); two sets merge by their pairs' weights, with no pair across them.
+TEST(CompareStatistics, PairSpreadIsTheRmsOfLogErrorDifferences) {
+  const fit::PairSpread p = fit::pair_spread({0, 0.1, 0.3});
+  EXPECT_EQ(p.pairs, 3);
+  EXPECT_NEAR(p.sd, std::sqrt(0.14 / 3), 1e-15);
+  EXPECT_EQ(fit::pair_spread({0.2}).pairs, 0);
+  EXPECT_EQ(fit::pair_spread({}).sd, 0);
+  const fit::PairSpread q = fit::pair_spread({0.5, 0.5});
+  const fit::PairSpread both = fit::merge_pair_spreads(p, q);
+  EXPECT_EQ(both.pairs, 4);
+  EXPECT_NEAR(both.sd, std::sqrt(0.14 / 4), 1e-15);
+  EXPECT_EQ(fit::merge_pair_spreads({}, {}).pairs, 0);
+}
+
+// compare --score-into's prediction_error: each strategy's own run (not a twin, not one the planner did not
+// price), error = measured / predicted seconds - 1 (the throughput's), and their pairs.
+TEST(CompareStatistics, IterationPredictionErrorScoresEachOwnRunAndItsPairs) {
+  fit::Comparison c;
+  fit::ComparisonSection it{"iteration", "s", {}, {}, {}};
+  it.rows.push_back(pair_row("a", 1.1, 1.0, {}));  // measured 1.1 s, predicted 1.0 s: +10 % throughput
+  it.rows.push_back(pair_row("b", 0.9, 1.0, {}));  // -10 %
+  it.rows.push_back(pair_row("c", 1.0, 1.0, {}));  // exact
+  it.rows.push_back(pair_row("twin", 1.0, 2.0, {}, "a"));
+  fit::ComparedRow unpriced = pair_row("unpriced", 1.0, 1.0, {});
+  unpriced.planner.reset();
+  it.rows.push_back(unpriced);
+  c.sections.push_back(it);
+  const std::optional<CalibrationPredictionError> e = fit::iteration_prediction_error(c, "runs");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->rows, 3);
+  EXPECT_NEAR(e->mape, 0.2 / 3, 1e-12);
+  EXPECT_NEAR(e->bias, 0, 1e-12);
+  EXPECT_NEAR(e->worst, 0.1, 1e-12);
+  EXPECT_EQ(e->pairs, 3);
+  const double a = std::log(1.1), b = std::log(0.9);
+  EXPECT_NEAR(e->pair_sd, std::sqrt(((a - b) * (a - b) + a * a + b * b) / 3), 1e-12);
+  EXPECT_EQ(e->scored_on, "runs");
+  fit::Comparison none;
+  EXPECT_FALSE(fit::iteration_prediction_error(none, "runs").has_value());
+}
+
 TEST(CompareStatistics, SpearmanAndSummaries) {
   EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(*fit::spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);

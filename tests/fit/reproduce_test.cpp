@@ -46,6 +46,14 @@ TEST(Reproduce, HeldOutRowsOfEverySourceWithinTenPercentOnAverage) {
   for (const SourceReproduction& s : framework.sources) EXPECT_GT(s.held_out.predicted, 0) << s.file;
 }
 
+// ", pairs: N, pair_sd: X" of a published_errors line, or "" without pairs.
+std::string pairs_text(const PairSpread& p) {
+  if (p.pairs == 0) return "";
+  char text[64];
+  std::snprintf(text, sizeof text, ", pairs: %d, pair_sd: %.4f", p.pairs, p.sd);
+  return text;
+}
+
 // Each runtime profile's published_errors (the basis of a plan's stated uncertainty) are this suite's
 // held-out rows, per profile and GPU: recomputed here and compared, so the files' numbers are the suite's,
 // not chosen. On a mismatch the lines to put in scenarios/runtimes/NAME.yaml are printed.
@@ -54,6 +62,12 @@ TEST(Reproduce, EachRuntimeProfilesPublishedErrorsAreTheSuitesHeldOutRows) {
     int rows = 0;
     double sum_abs = 0, sum = 0, worst = 0, min_parameters = 1e300, max_parameters = 0;
     int min_gpus = 1 << 30, max_gpus = 0;
+    std::map<std::string, std::vector<double>> log_errors;  // by source file: pairs only within one
+    PairSpread pairs() const {
+      PairSpread all;
+      for (const auto& [file, errors] : log_errors) all = merge_pair_spreads(all, pair_spread(errors));
+      return all;
+    }
   };
   std::map<std::string, std::map<std::string, Group>> by_runtime;  // runtime -> GPU -> held-out rows
   for (const std::optional<RuntimeName> runtime :
@@ -75,6 +89,7 @@ TEST(Reproduce, EachRuntimeProfilesPublishedErrorsAreTheSuitesHeldOutRows) {
         g.max_parameters = std::max(g.max_parameters, parameters);
         g.min_gpus = std::min(g.min_gpus, r.gpus);
         g.max_gpus = std::max(g.max_gpus, r.gpus);
+        g.log_errors[f].push_back(std::log1p(r.error));
       }
     }
   }
@@ -84,12 +99,12 @@ TEST(Reproduce, EachRuntimeProfilesPublishedErrorsAreTheSuitesHeldOutRows) {
     const RuntimeProfile profile = runtime_profile(name);
     std::string expected = std::string(to_string(name)) + ": published_errors:\n";
     for (const auto& [gpu, g] : groups) {
-      char line[320];
+      char line[400];
       std::snprintf(line, sizeof line,
                     "  %s: {rows: %d, mape: %.4f, bias: %.4f, worst: %.4f, min_parameters: %.4g, "
-                    "max_parameters: %.4g, min_gpus: %d, max_gpus: %d}\n",
+                    "max_parameters: %.4g, min_gpus: %d, max_gpus: %d%s}\n",
                     gpu.c_str(), g.rows, g.sum_abs / g.rows, g.sum / g.rows, g.worst, g.min_parameters,
-                    g.max_parameters, g.min_gpus, g.max_gpus);
+                    g.max_parameters, g.min_gpus, g.max_gpus, pairs_text(g.pairs()).c_str());
       expected += line;
     }
     std::printf("%s", expected.c_str());
@@ -107,6 +122,8 @@ TEST(Reproduce, EachRuntimeProfilesPublishedErrorsAreTheSuitesHeldOutRows) {
       EXPECT_NEAR(e.max_parameters / g.max_parameters, 1, 1e-3) << expected;
       EXPECT_EQ(e.min_gpus, g.min_gpus) << expected;
       EXPECT_EQ(e.max_gpus, g.max_gpus) << expected;
+      EXPECT_EQ(e.pairs, g.pairs().pairs) << expected;
+      EXPECT_NEAR(e.pair_sd, g.pairs().sd, 5e-5) << expected;
     }
   }
 }

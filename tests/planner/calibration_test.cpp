@@ -183,6 +183,17 @@ TEST(Calibration, APredictionErrorIsReadCheckedAndLeftOutOfTheDigest) {
       << error_of("prediction_error:\n  rows: 2\n  mape: 0.03\n  bias: 0\n  worst: 0.1\n");
   EXPECT_EQ(error_of("prediction_error: 3\n").rfind("1 prediction_error: ", 0), 0u)
       << error_of("prediction_error: 3\n");
+  // Its pairs: both or neither, each in range.
+  const std::string whole = fields + "  worst: 0.1\n";
+  const Calibration paired = parse_calibration_string(whole + "  pairs: 28\n  pair_sd: 0.016\n", "cal.yaml");
+  EXPECT_EQ(paired.prediction_error->pairs, 28);
+  EXPECT_DOUBLE_EQ(paired.prediction_error->pair_sd, 0.016);
+  EXPECT_EQ(error_of(whole + "  pairs: 28\n").rfind("7 prediction_error.pairs: ", 0), 0u)
+      << error_of(whole + "  pairs: 28\n");
+  EXPECT_EQ(error_of(whole + "  pair_sd: 0.1\n").rfind("7 prediction_error.pair_sd: ", 0), 0u)
+      << error_of(whole + "  pair_sd: 0.1\n");
+  EXPECT_EQ(error_of(whole + "  pairs: 0\n  pair_sd: 0.1\n").rfind("7 prediction_error.pairs: ", 0), 0u);
+  EXPECT_EQ(error_of(whole + "  pairs: 3\n  pair_sd: -1\n").rfind("8 prediction_error.pair_sd: ", 0), 0u);
 }
 
 // A file without the factors has the digest it had before they existed; a factor changes it.

@@ -112,6 +112,14 @@ TEST(RuntimeProfiles, AMalformedPublishedErrorNamesItsFieldAndLine) {
       "published_errors:\n  H100: {mape: 0.1, bias: 0, worst: 0.04, min_parameters: 8e9, "
       "max_parameters: 8e9, min_gpus: 8, max_gpus: 8}\n",
       "8 published_errors.H100.rows", "");
+  const std::string h100 =
+      "published_errors:\n  H100: {rows: 3, mape: 0.03, bias: 0, worst: 0.04, min_parameters: 8e9, "
+      "max_parameters: 8e9, min_gpus: 8, max_gpus: 128";
+  EXPECT_EQ(profile_error(h100 + ", pairs: 3, pair_sd: 0.05}\n"), "no error");
+  expect_error(h100 + ", pairs: 3}\n", "8 published_errors.H100.pairs", "pair_sd");
+  expect_error(h100 + ", pair_sd: 0.05}\n", "8 published_errors.H100.pair_sd", "pairs");
+  expect_error(h100 + ", pairs: 0, pair_sd: 0.05}\n", "8 published_errors.H100.pairs", "");
+  expect_error(h100 + ", pairs: 3, pair_sd: 11}\n", "8 published_errors.H100.pair_sd", "10");
   expect_error("published_errors: [1, 2]\n", "7 published_errors", "");
   expect_error("published_errors:\n  H100: 3\n", "8 published_errors.H100", "");
   expect_error("published_errors:\n  ? [a, b]\n  : {rows: 1}\n", "8 published_errors", "got a list");

@@ -70,5 +70,42 @@ TEST(Uncertainty, ACalibrationsOwnPredictionErrorGivesTheInterval) {
   EXPECT_EQ(presets.basis, UncertaintyBasis::published);
 }
 
+// "A faster than B with probability": Phi(ln(a / b) / pair_sd), from the pairs behind the uncertainty; none
+// without scored pairs. By hand: Phi(ln 1.1 / 0.1) = Phi(0.953102) = 0.8297308; Phi(ln(1 / 1.2) / 0.05) =
+// 1.3295e-4.
+TEST(Uncertainty, ProbabilityFasterFromTheScoredPairs) {
+  ThroughputUncertainty u;
+  EXPECT_FALSE(probability_faster(u, 110, 100).has_value());  // no pairs
+  u.pairs = 3;
+  EXPECT_FALSE(probability_faster(u, 110, 100).has_value());  // no spread
+  u.pair_sd = 0.1;
+  EXPECT_NEAR(*probability_faster(u, 110, 100), 0.8297307524, 1e-9);
+  EXPECT_NEAR(*probability_faster(u, 100, 110), 1 - 0.8297307524, 1e-9);  // the two orders add up to 1
+  EXPECT_DOUBLE_EQ(*probability_faster(u, 100, 100), 0.5);
+  EXPECT_FALSE(probability_faster(u, 0, 100).has_value());
+  u.pair_sd = 0.05;
+  EXPECT_NEAR(*probability_faster(u, 1, 1.2), 1.32953848e-4, 1e-11);
+  // The published rows give the pairs under a framework's profile; a calibration's own.
+  const ThroughputUncertainty published = throughput_uncertainty(llama("fsdp1", 2), 1000);
+  ASSERT_TRUE(published.published.has_value());
+  EXPECT_GT(published.pairs, 0);
+  EXPECT_EQ(published.pairs, published.published->pairs);
+  EXPECT_DOUBLE_EQ(published.pair_sd, published.published->pair_sd);
+  Scenario calibrated = llama("fsdp1", 2);
+  calibrated.planner.calibration_file = "c.yaml";
+  CalibrationPredictionError error{8, 0.03, 0.03, 0.05, "measured iterations"};
+  EXPECT_EQ(throughput_uncertainty(calibrated, 1000, error).pairs, 0);
+  error.pairs = 28;
+  error.pair_sd = 0.016;
+  const ThroughputUncertainty c = throughput_uncertainty(calibrated, 1000, error);
+  EXPECT_EQ(c.pairs, 28);
+  const std::string text = probability_faster_text(c, 110, {"fsdp", "zero-2"}, {100, 120});
+  EXPECT_NE(text.find("1.6 % rms"), std::string::npos) << text;
+  EXPECT_NE(text.find("28 pairs of the calibration's scored rows"), std::string::npos) << text;
+  EXPECT_NE(text.find("fsdp 1.00, zero-2 0.00"), std::string::npos) << text;
+  EXPECT_EQ(probability_faster_text(ThroughputUncertainty{}, 110, {"fsdp"}, {100}), "");
+  EXPECT_EQ(probability_faster_text(c, 110, {}, {}), "");
+}
+
 }  // namespace
 }  // namespace shardscope

@@ -118,6 +118,7 @@ std::string calibration_yaml(const Calibration& calibration, const std::string& 
     out << "prediction_error:  # tokens/s per GPU on rows the fit never saw\n";
     out << "  rows: " << e->rows << "\n  mape: " << exact(e->mape) << "\n  bias: " << exact(e->bias)
         << "\n  worst: " << exact(e->worst) << "\n  scored_on: " << double_quoted(e->scored_on) << "\n";
+    if (e->pairs > 0) out << "  pairs: " << e->pairs << "\n  pair_sd: " << exact(e->pair_sd) << "\n";
   }
   return out.str();
 }

@@ -154,6 +154,53 @@ ErrorSummary summarize(const std::vector<ComparedRow>& rows, bool simulator) {
   return s;
 }
 
+PairSpread pair_spread(const std::vector<double>& log_errors) {
+  PairSpread out;
+  double sum_squares = 0;
+  for (std::size_t i = 0; i < log_errors.size(); ++i) {
+    for (std::size_t j = i + 1; j < log_errors.size(); ++j) {
+      const double d = log_errors[i] - log_errors[j];
+      sum_squares += d * d;
+      ++out.pairs;
+    }
+  }
+  if (out.pairs > 0) out.sd = std::sqrt(sum_squares / out.pairs);
+  return out;
+}
+
+std::optional<CalibrationPredictionError> iteration_prediction_error(const Comparison& comparison,
+                                                                     const std::string& scored_on) {
+  std::vector<double> log_errors;
+  CalibrationPredictionError e;
+  for (const ComparisonSection& section : comparison.sections) {
+    if (section.name != "iteration") continue;
+    for (const ComparedRow& row : section.rows) {
+      if (!row.same_plan_as.empty() || !row.planner || !(*row.planner > 0) || !(row.measured > 0)) continue;
+      const double error = row.measured / *row.planner - 1;
+      ++e.rows;
+      e.mape += std::abs(error);
+      e.bias += error;
+      e.worst = std::max(e.worst, std::abs(error));
+      log_errors.push_back(std::log1p(error));
+    }
+  }
+  if (e.rows == 0) return std::nullopt;
+  e.mape /= e.rows;
+  e.bias /= e.rows;
+  const PairSpread pairs = pair_spread(log_errors);
+  e.pairs = pairs.pairs;
+  e.pair_sd = pairs.sd;
+  e.scored_on = scored_on;
+  return e;
+}
+
+PairSpread merge_pair_spreads(const PairSpread& a, const PairSpread& b) {
+  PairSpread out{a.pairs + b.pairs, 0};
+  if (out.pairs > 0)
+    out.sd = std::sqrt((a.pairs * a.sd * a.sd + b.pairs * b.sd * b.sd) / static_cast<double>(out.pairs));
+  return out;
+}
+
 std::optional<double> spearman(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() < 3 || a.size() != b.size()) return std::nullopt;
   const std::vector<double> ra = ranks(a), rb = ranks(b);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/core/calibration.hpp"
 #include "planner/core/names.hpp"
 
 namespace shardscope::fit {
@@ -83,12 +84,29 @@ struct Comparison {
 ErrorSummary summarize(const std::vector<ComparedRow>& rows, bool simulator);
 // Spearman's rho with average ranks for ties; nothing for fewer than 3 pairs or no spread.
 std::optional<double> spearman(const std::vector<double>& a, const std::vector<double>& b);
+// Pairs of rows on one setting or from one source: how many, and the root mean square over them of the
+// difference of the two rows' log errors ln(predicted / measured), which is ln(predicted ratio / measured
+// ratio): how far a predicted ratio between two of them strays from the measured one.
+struct PairSpread {
+  int pairs = 0;
+  double sd = 0;
+};
+PairSpread pair_spread(const std::vector<double>& log_errors);
+// Two sets' pairs together (no pair across the sets).
+PairSpread merge_pair_spreads(const PairSpread& a, const PairSpread& b);
 // The two-sided p-value of the Mann-Whitney U test that `a` and `b` come from one distribution: the normal
 // approximation with tie and continuity corrections; 1 when either is empty or every value ties.
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b);
 // Fills every section's summaries, the rank correlations and the strategy pairs (from the "iteration"
 // section).
 void finish_comparison(Comparison& comparison);
+
+// The planner's throughput error on the measured iterations (the "iteration" section: one row per strategy
+// that ran its own plan, the error measured / predicted seconds - 1 = predicted / measured throughput - 1)
+// and the pairs of those strategies, as a calibration's prediction_error (`scored_on` says of what);
+// nullopt when no iteration has a planner prediction.
+std::optional<CalibrationPredictionError> iteration_prediction_error(const Comparison& comparison,
+                                                                     const std::string& scored_on);
 
 // The collective size band of a buffer (0: < 64 KiB, 1: 64 KiB - 1 MiB, 2: 1 - 16 MiB, 3: 16 - 256 MiB, 4:
 // more), and its name.

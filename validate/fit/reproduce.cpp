@@ -38,7 +38,7 @@ std::string row_strategy(const PublishedTable& table, const PublishedRow& row) {
 
 ReproduceSummary summarize_rows(const std::vector<RowPrediction>& rows, std::optional<PublishedPart> part) {
   ReproduceSummary s;
-  std::vector<double> predicted, measured;
+  std::vector<double> predicted, measured, log_errors;
   double memory_sum = 0;
   int memory_rows = 0;
   for (const RowPrediction& r : rows) {
@@ -59,6 +59,7 @@ ReproduceSummary summarize_rows(const std::vector<RowPrediction>& rows, std::opt
     }
     predicted.push_back(r.predicted_tokens_per_second_per_gpu);
     measured.push_back(r.measured_tokens_per_second_per_gpu);
+    log_errors.push_back(std::log1p(r.error));
     if (r.memory_error) {
       memory_sum += std::abs(*r.memory_error);
       ++memory_rows;
@@ -78,6 +79,7 @@ ReproduceSummary summarize_rows(const std::vector<RowPrediction>& rows, std::opt
     s.simulator_bias /= s.simulated;
   }
   s.spearman = spearman(predicted, measured);
+  s.pairs = pair_spread(log_errors);
   if (memory_rows > 0) s.memory_mape = memory_sum / memory_rows;
   return s;
 }

@@ -10,6 +10,7 @@
 #include "planner/core/calibration.hpp"
 #include "planner/core/plan.hpp"
 #include "planner/core/valid_scenario.hpp"
+#include "validate/fit/comparison.hpp"
 #include "validate/fit/published.hpp"
 
 namespace shardscope::fit {
@@ -50,6 +51,8 @@ struct ReproduceSummary {
   std::optional<double> memory_mape;  // over rows with a measured memory
   int simulated = 0;                  // rows the simulator predicted
   double simulator_mape = 0, simulator_bias = 0;  // over them
+  // Pairs of predicted rows from one source (every source's summary: each source's pairs, none across).
+  PairSpread pairs;
 };
 
 struct SourceReproduction {

@@ -94,6 +94,8 @@ nlohmann::ordered_json summary_json(const ReproduceSummary& s) {
   j["over_25_percent"] = s.over_25_percent;
   j["spearman"] = s.spearman ? nlohmann::ordered_json(*s.spearman) : nlohmann::ordered_json();
   j["memory_mape"] = s.memory_mape ? nlohmann::ordered_json(*s.memory_mape) : nlohmann::ordered_json();
+  j["pairs"] = s.pairs.pairs;
+  j["pair_sd"] = s.pairs.pairs > 0 ? nlohmann::ordered_json(s.pairs.sd) : nlohmann::ordered_json();
   j["simulated"] = s.simulated;
   j["simulator_mape"] = s.simulated > 0 ? nlohmann::ordered_json(s.simulator_mape) : nlohmann::ordered_json();
   j["simulator_bias"] = s.simulated > 0 ? nlohmann::ordered_json(s.simulator_bias) : nlohmann::ordered_json();
@@ -146,6 +148,13 @@ Reproduction make_reproduction(std::vector<SourceReproduction> sources, std::str
   r.fit = summarize_rows(rows, PublishedPart::fit);
   r.held_out = summarize_rows(rows, PublishedPart::held_out);
   r.all = summarize_rows(rows, std::nullopt);
+  // Pairs only within a source: two tables' rows differ in cluster and framework, not in what is compared.
+  r.fit.pairs = r.held_out.pairs = r.all.pairs = {};
+  for (const SourceReproduction& s : r.sources) {
+    r.fit.pairs = merge_pair_spreads(r.fit.pairs, s.fit.pairs);
+    r.held_out.pairs = merge_pair_spreads(r.held_out.pairs, s.held_out.pairs);
+    r.all.pairs = merge_pair_spreads(r.all.pairs, s.all.pairs);
+  }
   return r;
 }
 
