@@ -4,11 +4,13 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QEventLoop>
+#include <QLineEdit>
 #include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
 #include <memory>
 
+#include "budget_panel.hpp"
 #include "compare_panel.hpp"
 #include "main_window.hpp"
 #include "memory_time_panel.hpp"
@@ -79,6 +81,24 @@ int shoot_pinned(MainWindow& window, const QDir& dir, QEventLoop& loop) {
   return shoot(window, dir, window.tabs()->indexOf(window.compare_panel()), "compare.png") ? 0 : 4;
 }
 
+// The Budget & scaling tab: a trillion tokens at 2.50 per GPU-hour, and the nodes for 100 K tokens/s. The
+// exit code: 0, 3 when the node search failed, 4 when the PNG was not written.
+int shoot_budget(MainWindow& window, const QDir& dir) {
+  shardscope::gui::BudgetPanel* budget = window.budget_panel();
+  budget->tokens_edit()->setText("1T");
+  budget->price_edit()->setText("2.50");
+  budget->target_edit()->setText("100K");
+  QEventLoop loop;
+  QObject::connect(budget, &shardscope::gui::BudgetPanel::nodesFound, &loop, &QEventLoop::quit);
+  QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+  if (budget->find_nodes()) loop.exec();
+  if (!budget->search()) {
+    std::fprintf(stderr, "no node search: %s\n", qPrintable(budget->scaling_status()));
+    return 3;
+  }
+  return shoot(window, dir, window.tabs()->indexOf(budget), "budget.png") ? 0 : 4;
+}
+
 // --screenshots DIR: waits (in the event loop) for the plan, then renders each view; main()'s exit code.
 int shoot_views(MainWindow& window, const QDir& dir) {
   QEventLoop loop;
@@ -93,10 +113,17 @@ int shoot_views(MainWindow& window, const QDir& dir) {
     return 3;
   }
   QDir().mkpath(dir.path());
+  if (!window.sweep()) {  // the Pareto tab's frontier comes after the plan
+    QEventLoop sweep_loop;
+    QObject::connect(&window, &MainWindow::sweepShown, &sweep_loop, &QEventLoop::quit);
+    QTimer::singleShot(120000, &sweep_loop, &QEventLoop::quit);
+    sweep_loop.exec();
+  }
   const char* names[] = {"operators.png", "memory.png", "pareto.png"};
   for (int tab = 0; tab < 3; ++tab) {
     if (!shoot(window, dir, tab, names[tab])) return 4;
   }
+  if (const int code = shoot_budget(window, dir); code != 0) return code;
   window.keep_as_a();  // compared below with the plan under two pins
   if (const int code = shoot_simulation(window, dir); code != 0) return code;
   return shoot_pinned(window, dir, loop);
@@ -113,8 +140,8 @@ int main(int argc, char** argv) {
   parser.addPositionalArgument("scenario", "scenario YAML to open (default: the built-in default scenario)");
   QCommandLineOption shots(
       "screenshots",
-      "render every view of the scenario's plan (operators, memory, Pareto, timeline, memory "
-      "over time, compare A/B with two pins) to DIR/*.png and exit",
+      "render every view of the scenario's plan (operators, memory, Pareto, budget and scaling, "
+      "timeline, memory over time, compare A/B with two pins) to DIR/*.png and exit",
       "DIR");
   parser.addOption(shots);
   parser.process(app);

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "budget_panel.hpp"
 #include "compare_panel.hpp"
 #include "compare_view.hpp"
 #include "memory_time_panel.hpp"
@@ -110,6 +111,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   compare_ = new ComparePanel;
   compare_->setObjectName("compare");
   tabs_->addTab(compare_, "Compare A/B");
+  budget_ = new BudgetPanel;
+  budget_->setObjectName("budget");
+  tabs_->addTab(budget_, "Budget && scaling");
   layout->addWidget(tabs_, 1);
 
   auto* split = new QSplitter;
@@ -174,6 +178,12 @@ void MainWindow::connect_views() {
   });
   connect(service_, &PlanService::started, this, [this] { statusBar()->showMessage("planning…"); });
   connect(service_, &PlanService::finished, this, &MainWindow::planned);
+  connect(service_, &PlanService::sweepFinished, this, [this](std::shared_ptr<const SweepOutcome> o) {
+    if (!outcome_ || o->generation != outcome_->generation || !o->sweep) return;
+    sweep_ = std::move(o);
+    pareto_->set_report(outcome_->job.scenario, *outcome_->report, shown_, &*sweep_->sweep);
+    emit sweepShown();
+  });
   connect(operators_, &OperatorView::pinsRequested, this, &MainWindow::add_pins);
   connect(operators_, &OperatorView::pinsCleared, this, [this](const std::vector<std::size_t>& ops) {
     std::erase_if(pins_, [&](const OperatorPin& p) {
@@ -203,6 +213,7 @@ void MainWindow::replan() {
   PlanJob job;
   job.scenario = *panel_->scenario();
   job.pins = pins_;
+  job.with_memory_sweep = true;
   service_->submit(std::move(job));
   statusBar()->showMessage("planning…");
 }
@@ -256,8 +267,10 @@ void MainWindow::planned(std::shared_ptr<const PlanOutcome> outcome) {
   }
   plan_error_.clear();
   outcome_ = std::move(outcome);
+  sweep_.reset();
   shown_ = "plan";
   refresh_views();
+  budget_->set_report(outcome_->job.scenario, *outcome_->report);
   statusBar()->showMessage(QString("planned in %1 s").arg(outcome_->seconds, 0, 'f', 2));
   emit planShown();
 }
@@ -338,7 +351,7 @@ void MainWindow::refresh_views() {
                                            : pins_text);
   clear_pins_->setEnabled(!outcome_->job.pins.empty());
   memory_->set_report(scenario, report);
-  pareto_->set_report(scenario, report, shown_);
+  pareto_->set_report(scenario, report, shown_, sweep_ && sweep_->sweep ? &*sweep_->sweep : nullptr);
   fill_baselines();
   compare_->show_b(present::snapshot_of(scenario, outcome_->job.pins, report, shown_.toStdString(),
                                         outcome_->unpinned ? &*outcome_->unpinned : nullptr));
@@ -346,8 +359,13 @@ void MainWindow::refresh_views() {
 
 void MainWindow::fill_baselines() {
   const PlanReport& report = *outcome_->report;
-  const QStringList headers{"strategy",  "micro-batch", "iteration", "exposed comm",
-                            "samples/s", "peak memory", "vs FSDP",   "shortfall"};
+  const QStringList headers{"strategy",    "micro-batch", "iteration", "exposed comm",  "samples/s",
+                            "peak memory", "vs FSDP",     "shortfall", "P(plan faster)"};
+  const Scenario& scenario = outcome_->job.scenario;
+  const double plan_rate = report.best.fits ? report.best.plan.predicted.samples_per_second : 0.0;
+  const ThroughputUncertainty uncertainty =
+      throughput_uncertainty(scenario, report.best.fits ? report.best.plan.predicted.tokens_per_second : 0.0,
+                             report.calibration_error);
   baselines_->clear();
   baselines_->setColumnCount(static_cast<int>(headers.size()));
   baselines_->setHorizontalHeaderLabels(headers);
@@ -372,6 +390,10 @@ void MainWindow::fill_baselines() {
       set(5, bytes(r.plan.predicted.peak_memory_bytes));
       set(6, fsdp > 0 ? QString::number(r.plan.predicted.samples_per_second / fsdp, 'f', 2) + "x" : "-");
       set(7, "");
+      const std::optional<double> p =
+          i == 0 ? std::nullopt
+                 : probability_faster(uncertainty, plan_rate, r.plan.predicted.samples_per_second);
+      set(8, p ? QString::number(*p, 'f', 2) : "-");
     } else {
       set(1, "-");
       set(2, "does not fit");
@@ -380,6 +402,7 @@ void MainWindow::fill_baselines() {
       set(5, bytes(r.minimum_memory_bytes));
       set(6, "-");
       set(7, "short " + bytes(r.shortfall_bytes));
+      set(8, "-");
     }
   }
   baselines_->resizeColumnsToContents();

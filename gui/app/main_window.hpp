@@ -1,7 +1,7 @@
 // MainWindow: scenario panel on the left, operator / memory / Pareto-and-baselines / timeline / memory over
-// time / compare A/B views in the centre; every valid scenario change or pin re-plans on the PlanService's
-// worker thread, and Simulate runs `shardscope simulate` in a child process (SimulationService) for the
-// timeline and the memory over time.
+// time / compare A/B / budget and scaling views in the centre; every valid scenario change or pin re-plans on
+// the PlanService's worker thread, and Simulate runs `shardscope simulate` in a child process
+// (SimulationService) for the timeline and the memory over time.
 #pragma once
 
 #include <QMainWindow>
@@ -18,6 +18,7 @@ class QTableWidget;
 
 namespace shardscope::gui {
 
+class BudgetPanel;
 class ComparePanel;
 class MemoryTimePanel;
 class MemoryView;
@@ -53,7 +54,9 @@ class MainWindow : public QMainWindow {
   TimelinePanel* timeline_panel() const { return timeline_; }
   MemoryTimePanel* memory_time_panel() const { return memory_time_; }
   ComparePanel* compare_panel() const { return compare_; }
+  BudgetPanel* budget_panel() const { return budget_; }
   const std::shared_ptr<const PlanOutcome>& outcome() const { return outcome_; }
+  const std::shared_ptr<const SweepOutcome>& sweep() const { return sweep_; }
   const std::vector<OperatorPin>& pins() const { return pins_; }
   QString shown_strategy() const { return shown_; }
   const Plan* shown_plan() const;
@@ -70,6 +73,7 @@ class MainWindow : public QMainWindow {
 
  signals:
   void planShown();   // a new plan reached the views
+  void sweepShown();  // its memory sweep reached the Pareto view
   void planFailed();  // the planner said no (message in plan_error())
 
  private:
@@ -94,8 +98,10 @@ class MainWindow : public QMainWindow {
   TimelinePanel* timeline_ = nullptr;
   MemoryTimePanel* memory_time_ = nullptr;
   ComparePanel* compare_ = nullptr;
+  BudgetPanel* budget_ = nullptr;
   double simulated_limit_bytes_ = 0;  // the memory limit of the scenario last sent to the simulator
   std::shared_ptr<const PlanOutcome> outcome_;
+  std::shared_ptr<const SweepOutcome> sweep_;  // the memory sweep of outcome_'s scenario, once it came
   std::vector<OperatorPin> pins_;
   QString shown_ = "plan";
   QString plan_error_;

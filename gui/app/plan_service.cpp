@@ -25,6 +25,7 @@ class Superseded final : public PlanObserver {
 
 PlanService::PlanService(QObject* parent) : QObject(parent) {
   qRegisterMetaType<std::shared_ptr<const PlanOutcome>>();
+  qRegisterMetaType<std::shared_ptr<const SweepOutcome>>();
   thread_ = std::thread([this] { run(); });
 }
 
@@ -58,6 +59,52 @@ void PlanService::cancel() {
   latest_.fetch_add(1);
 }
 
+bool PlanService::plan(const ValidScenario& scenario, const Calibration& calibration, const PlanJob& job,
+                       PlanObserver& observer, PlanOutcome& outcome) {
+  PlanRequest request;
+  request.with_baselines = job.with_baselines;
+  request.pins = job.pins;
+  request.search.observer = &observer;
+  try {
+    outcome.report = plan_scenario(scenario, calibration, request);
+    if (!job.pins.empty()) {
+      // The same request less the pins: with its baselines, whose plans the pinned report may not adopt
+      // but the unpinned one does (the plan a user kept before pinning).
+      PlanRequest free = request;
+      free.pins.clear();
+      outcome.unpinned = plan_scenario(scenario, calibration, free);
+    }
+  } catch (const PlanCancelled&) {
+    return false;
+  } catch (const std::bad_alloc&) {
+    outcome.error = "out of memory while planning";
+  } catch (const std::exception& e) {
+    outcome.error = QString::fromStdString(e.what());
+  }
+  return true;
+}
+
+void PlanService::sweep(const ValidScenario& scenario, const Calibration& calibration, quint64 generation,
+                        const PlanObserver& observer) {
+  auto outcome = std::make_shared<SweepOutcome>();
+  outcome->generation = generation;
+  const auto begin = std::chrono::steady_clock::now();
+  try {
+    outcome->sweep = memory_sweep(scenario, calibration, 0, &observer);
+  } catch (const PlanCancelled&) {
+    return;
+  } catch (const std::bad_alloc&) {
+    outcome->error = "out of memory while sweeping the memory limit";
+  } catch (const std::exception& e) {
+    outcome->error = QString::fromStdString(e.what());
+  }
+  outcome->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  if (generation != latest_.load()) return;
+  std::shared_ptr<const SweepOutcome> result = std::move(outcome);
+  QMetaObject::invokeMethod(
+      this, [this, result] { emit sweepFinished(result); }, Qt::QueuedConnection);
+}
+
 void PlanService::run() {
   for (;;) {
     PlanJob job;
@@ -78,36 +125,25 @@ void PlanService::run() {
     outcome->generation = generation;
     const auto begin = std::chrono::steady_clock::now();
     Superseded observer(latest_, generation);
-    bool cancelled = false;
+    std::optional<ValidScenario> scenario;
+    Calibration calibration;
+    bool done = true;
     try {
-      const ValidScenario scenario(job.scenario);  // the panel's edits, checked once
-      const Calibration calibration = scenario_calibration(scenario);
-      PlanRequest request;
-      request.with_baselines = job.with_baselines;
-      request.pins = job.pins;
-      request.search.observer = &observer;
-      outcome->report = plan_scenario(scenario, calibration, request);
-      if (!job.pins.empty()) {
-        // The same request less the pins: with its baselines, whose plans the pinned report may not adopt
-        // but the unpinned one does (the plan a user kept before pinning).
-        PlanRequest free = request;
-        free.pins.clear();
-        outcome->unpinned = plan_scenario(scenario, calibration, free);
-      }
-    } catch (const PlanCancelled&) {
-      cancelled = true;
-    } catch (const std::bad_alloc&) {
-      outcome->error = "out of memory while planning";
+      scenario.emplace(job.scenario);  // the panel's edits, checked once
+      calibration = scenario_calibration(*scenario);
     } catch (const std::exception& e) {
       outcome->error = QString::fromStdString(e.what());
     }
+    if (scenario) done = plan(*scenario, calibration, job, observer, *outcome);
     outcome->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    const bool sweep_too = job.with_memory_sweep && outcome->report.has_value();
     outcome->job = std::move(job);
-    busy_.store(false);
-    if (cancelled || generation != latest_.load()) continue;
+    busy_.store(false);  // the sweep after it runs in the background of the next edit
+    if (!done || generation != latest_.load()) continue;
     std::shared_ptr<const PlanOutcome> result = std::move(outcome);
     QMetaObject::invokeMethod(
         this, [this, result] { emit finished(result); }, Qt::QueuedConnection);
+    if (sweep_too) sweep(*scenario, calibration, generation, observer);
   }
 }
 

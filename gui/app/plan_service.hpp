@@ -14,6 +14,7 @@
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/scenario.hpp"
+#include "planner/search/memory_sweep.hpp"
 #include "planner/search/operator_pin.hpp"
 #include "planner/search/planner.hpp"
 
@@ -23,6 +24,9 @@ struct PlanJob {
   Scenario scenario;
   std::vector<OperatorPin> pins;
   bool with_baselines = true;
+  // After the plan (sent first): the memory sweep of the scenario (planner/search/memory_sweep.hpp), sent as
+  // sweepFinished; a newer job stops it between micro-batches.
+  bool with_memory_sweep = false;
 };
 
 struct PlanOutcome {
@@ -32,6 +36,13 @@ struct PlanOutcome {
   std::optional<PlanReport> unpinned;  // when the job has pins: the same request without them
   QString error;                       // the planner's own message when it failed
   double seconds = 0;                  // wall time of the planning
+};
+
+struct SweepOutcome {
+  quint64 generation = 0;  // the plan's
+  std::optional<MemorySweep> sweep;
+  QString error;  // the sweep's own message when it failed
+  double seconds = 0;
 };
 
 class PlanService : public QObject {
@@ -49,9 +60,15 @@ class PlanService : public QObject {
  signals:
   void started(quint64 generation);
   void finished(std::shared_ptr<const shardscope::gui::PlanOutcome> outcome);
+  void sweepFinished(std::shared_ptr<const shardscope::gui::SweepOutcome> outcome);
 
  private:
   void run();
+  // The job's plan (and its unpinned twin) into `outcome`; false when a newer job cancelled it.
+  bool plan(const ValidScenario& scenario, const Calibration& calibration, const PlanJob& job,
+            PlanObserver& observer, PlanOutcome& outcome);
+  void sweep(const ValidScenario& scenario, const Calibration& calibration, quint64 generation,
+             const PlanObserver& observer);
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -101,7 +101,46 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   setMinimumSize(500, 300);
 }
 
-void ParetoView::set_report(const Scenario& scenario, const PlanReport& report, const QString& shown) {
+void ParetoView::set_front(const Scenario& scenario, const PlanReport& report, const MemorySweep* sweep,
+                           double widest) {
+  sweep_shown_ = false;
+  next_ = -1;
+  next_text_.clear();
+  if (!report.best.fits) return;
+  if (sweep != nullptr && !sweep->breakpoints.empty()) {
+    // Up to half as far again as the widest point, and always the next breakpoint above the limit.
+    const double next_bytes =
+        sweep->next >= 0 ? sweep->breakpoints[static_cast<std::size_t>(sweep->next)].peak_bytes : 0.0;
+    const double reach = std::max(widest * 1.5, next_bytes);
+    for (std::size_t i = 0; i < sweep->breakpoints.size(); ++i) {
+      const MemoryBreakpoint& b = sweep->breakpoints[i];
+      if (b.peak_bytes > reach) break;
+      if (static_cast<int>(i) == sweep->next) next_ = static_cast<int>(chart_.front.size());
+      chart_.front.push_back({b.peak_bytes, b.samples_per_second, {}, {}, false});
+    }
+    sweep_shown_ = true;
+    if (sweep->next >= 0 && sweep->at_limit >= 0) {
+      const MemoryBreakpoint& at = sweep->breakpoints[static_cast<std::size_t>(sweep->at_limit)];
+      const MemoryBreakpoint& next = sweep->breakpoints[static_cast<std::size_t>(sweep->next)];
+      next_text_ = QString("next: +%1 for %2%3 %")
+                       .arg(QString::fromStdString(units::format_bytes(next.peak_bytes - sweep->limit_bytes)))
+                       .arg(next.samples_per_second >= at.samples_per_second ? "+" : "")
+                       .arg(100 * (next.samples_per_second / at.samples_per_second - 1), 0, 'f', 2);
+    }
+    return;
+  }
+  // The front at the plan's batch size; shown up to half as far again as the widest point.
+  const Plan& plan = report.best.plan;
+  const double samples =
+      static_cast<double>(plan.micro_batch) * plan.gradient_accumulation_steps * scenario.cluster.gpus();
+  for (const ParetoPoint& pt : report.pareto) {
+    if (pt.peak_bytes <= widest * 1.5)
+      chart_.front.push_back({pt.peak_bytes, samples / pt.seconds, {}, {}, false});
+  }
+}
+
+void ParetoView::set_report(const Scenario& scenario, const PlanReport& report, const QString& shown,
+                            const MemorySweep* sweep) {
   chart_ = {};
   point_strategies_.clear();
   chart_.x = {0, 1, "peak memory per GPU", kGiB, "GiB"};
@@ -112,16 +151,7 @@ void ParetoView::set_report(const Scenario& scenario, const PlanReport& report, 
   for (const StrategyResult* r : report_strategies(report)) {
     if (r->fits) widest = std::max(widest, r->plan.predicted.peak_memory_bytes);
   }
-  if (report.best.fits) {
-    // The front is at the plan's batch size; shown up to half as far again as the limit.
-    const Plan& plan = report.best.plan;
-    const double samples =
-        static_cast<double>(plan.micro_batch) * plan.gradient_accumulation_steps * scenario.cluster.gpus();
-    for (const ParetoPoint& pt : report.pareto) {
-      if (pt.peak_bytes <= widest * 1.5)
-        chart_.front.push_back({pt.peak_bytes, samples / pt.seconds, {}, {}, false});
-    }
-  }
+  set_front(scenario, report, sweep, widest);
   std::map<std::pair<double, double>, std::size_t> seen;
   for (const StrategyResult* r : report_strategies(report)) {
     if (!r->fits) continue;
@@ -155,10 +185,24 @@ void ParetoView::paint(QPainter& p, const QRectF& area) {
     return;
   }
   where_ = chart::draw_scatter(p, area.adjusted(4, 4, -4, -4), chart_);
+  draw_next(p);
   p.setPen(Qt::black);
   p.drawText(area.adjusted(8, 4, -8, 0), Qt::AlignTop | Qt::AlignRight,
-             "line: Pareto front at the plan's batch (click: re-plan at that memory); squares: plan and "
-             "baselines (click: load)");
+             sweep_shown_
+                 ? "line: best throughput by memory over every micro-batch, a dot where the best plan "
+                   "changes (click: re-plan at that memory); squares: plan and baselines (click: load)"
+                 : "line: Pareto front at the plan's batch (click: re-plan at that memory); squares: "
+                   "plan and baselines (click: load)");
+}
+
+// The sweep's next breakpoint above the limit: a ring and what it costs and buys.
+void ParetoView::draw_next(QPainter& p) const {
+  if (next_ < 0 || static_cast<std::size_t>(next_) >= where_.size()) return;
+  const QPointF at = where_[static_cast<std::size_t>(next_)];
+  p.setPen(QPen(QColor(200, 0, 0), 2));
+  p.setBrush(Qt::NoBrush);
+  p.drawEllipse(at, 7, 7);
+  if (!next_text_.isEmpty()) p.drawText(at + QPointF(10, 16), next_text_);
 }
 
 void ParetoView::paintEvent(QPaintEvent*) {

@@ -9,7 +9,8 @@
 
 namespace shardscope {
 
-MemorySweep memory_sweep(const ValidScenario& scenario, const Calibration& calibration, int threads) {
+MemorySweep memory_sweep(const ValidScenario& scenario, const Calibration& calibration, int threads,
+                         const PlanObserver* observer) {
   const SearchSpace space = product_space(scenario);
   FrontOptions options;
   options.max_points = std::numeric_limits<int>::max();
@@ -17,6 +18,7 @@ MemorySweep memory_sweep(const ValidScenario& scenario, const Calibration& calib
   options.threads = threads;
   std::vector<MemoryBreakpoint> points;
   for (const std::int64_t micro_batch : batch_candidates(scenario)) {
+    if (observer != nullptr && observer->cancelled()) throw PlanCancelled();
     const int steps = accumulation_steps_for(scenario, micro_batch);
     if (steps <= 0) continue;
     const DeviceFront front =

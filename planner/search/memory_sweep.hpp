@@ -7,6 +7,7 @@
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/valid_scenario.hpp"
+#include "planner/search/plan_observer.hpp"
 
 namespace shardscope {
 
@@ -33,7 +34,9 @@ struct MemorySweep {
 // Every micro-batch the scan would try, each its Pareto front of the product's space up to the device's
 // memory (the rounded-up DP's value function: peaks are the DP's rounded bytes, each operator's rounded up to
 // the quantum the search uses at the memory limit); merged into the one curve of best throughput by memory.
-// `threads` as elsewhere.
-MemorySweep memory_sweep(const ValidScenario& scenario, const Calibration& calibration, int threads = 0);
+// `threads` as elsewhere. `observer` (optional) is asked before each micro-batch whether to stop: then the
+// sweep throws PlanCancelled (plan_observer.hpp), as planning does.
+MemorySweep memory_sweep(const ValidScenario& scenario, const Calibration& calibration, int threads = 0,
+                         const PlanObserver* observer = nullptr);
 
 }  // namespace shardscope

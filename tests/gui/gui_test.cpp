@@ -1,6 +1,7 @@
 // shardscope-gui under QTest (QT_QPA_PLATFORM=offscreen): planning, the operator view against the CLI's plan
-// JSON, pins, Pareto clicks, broken input, every scenario field, resizing, 4,096 GPUs, a 1000-operator model,
-// compare A/B and the exports.
+// JSON, pins, Pareto clicks and the memory sweep, the odds of the plan, time to train and the node search,
+// broken input, every scenario field, resizing, 4,096 GPUs, a 1000-operator model, compare A/B and the
+// exports.
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
@@ -24,6 +25,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "budget_panel.hpp"
 #include "compare_models.hpp"
 #include "compare_panel.hpp"
 #include "compare_view.hpp"
@@ -31,7 +33,11 @@
 #include "operator_table_model.hpp"
 #include "operator_view.hpp"
 #include "plan_views.hpp"
+#include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_overrides.hpp"
+#include "planner/report/time_to_train.hpp"
+#include "planner/report/uncertainty.hpp"
+#include "planner/search/memory_sweep.hpp"
 #include "scenario_field_model.hpp"
 #include "scenario_panel.hpp"
 #include "scope_colors.hpp"
@@ -329,6 +335,129 @@ class GuiTest : public QObject {
 
   // Every shipped scenario opens, plans and shows its plan in every tab (the simulation tabs stay empty
   // until asked), the operator view holding every operator of its model.
+  // After the plan, its memory sweep: the Pareto tab's line becomes the sweep's frontier (the same
+  // breakpoints the planner library gives), the next breakpoint above the limit is marked, and clicking it
+  // re-plans at that memory to a faster plan.
+  void paretoShowsTheMemorySweep() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QSignalSpy swept(&w, &MainWindow::sweepShown);
+    QVERIFY(open_and_plan(w, kDefault));
+    if (!w.sweep() || w.sweep()->generation != w.outcome()->generation) QVERIFY(swept.wait(90000));
+    QVERIFY(w.sweep()->sweep.has_value());
+    const ValidScenario scenario(w.outcome()->job.scenario);
+    const MemorySweep expected = memory_sweep(scenario, scenario_calibration(scenario), 1);
+    const MemorySweep& shown = *w.sweep()->sweep;
+    QCOMPARE(shown.breakpoints.size(), expected.breakpoints.size());
+    QCOMPARE(shown.at_limit, expected.at_limit);
+    QCOMPARE(shown.breakpoints.back().samples_per_second, expected.breakpoints.back().samples_per_second);
+    w.tabs()->setCurrentIndex(2);
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.pareto_view()->repaint();
+    QVERIFY(w.pareto_view()->shows_sweep());
+    QVERIFY(w.pareto_view()->front_size() > 100);
+    const int next = w.pareto_view()->next_breakpoint();
+    QVERIFY(next >= 0 && expected.next >= 0);
+    const std::optional<QPointF> ring = w.pareto_view()->front_point(static_cast<std::size_t>(next));
+    QVERIFY(ring.has_value());
+    QSignalSpy shown_plan(&w, &MainWindow::planShown);
+    QTest::mouseClick(w.pareto_view(), Qt::LeftButton, {}, ring->toPoint());
+    QVERIFY(shown_plan.wait(90000));
+    const MemoryBreakpoint& b = expected.breakpoints[static_cast<std::size_t>(expected.next)];
+    QVERIFY(static_cast<double>(w.outcome()->job.scenario.training.memory_limit_bytes) >= b.peak_bytes);
+    // The plan there fits the new limit (the search rounds each operator at the quantum of that limit, so
+    // the breakpoint's exact plan may need a little more: docs/gui.md).
+    QVERIFY(w.outcome()->report->best.fits);
+    QVERIFY(w.outcome()->report->best.plan.predicted.peak_memory_bytes <=
+            static_cast<double>(w.outcome()->job.scenario.training.memory_limit_bytes));
+  }
+
+  // The baselines table's P(plan faster): the planner library's probability from the published pairs of a
+  // framework's profile on a GPU it was scored on; "-" without scored pairs (the default scenario).
+  void baselinesGiveTheOddsOfThePlan() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("fsdp1.yaml");
+    std::ofstream(path.toStdString()) << "name: odds\nmodel: {preset: llama-7b}\ncluster: {preset: dgx-a100, "
+                                         "nodes: 2}\nexecution: {runtime: fsdp1}\n";
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, path));
+    const PlanReport& report = *w.outcome()->report;
+    QVERIFY(report.best.fits);
+    const ThroughputUncertainty u = throughput_uncertainty(
+        w.outcome()->job.scenario, report.best.plan.predicted.tokens_per_second, report.calibration_error);
+    QVERIFY(u.pairs > 0);
+    QTableWidget* t = w.baselines_table();
+    QCOMPARE(t->horizontalHeaderItem(8)->text(), QString("P(plan faster)"));
+    int checked = 0;
+    for (int row = 1; row < t->rowCount(); ++row) {
+      const StrategyResult& b = report.baselines[static_cast<std::size_t>(row - 1)];
+      if (!b.fits) {
+        QCOMPARE(t->item(row, 8)->text(), QString("-"));
+        continue;
+      }
+      const double p = *probability_faster(u, report.best.plan.predicted.samples_per_second,
+                                           b.plan.predicted.samples_per_second);
+      QCOMPARE(t->item(row, 8)->text(), QString::number(p, 'f', 2));
+      ++checked;
+    }
+    QVERIFY(checked > 5);
+    QVERIFY(open_and_plan(w, kDefault));
+    QCOMPARE(w.baselines_table()->item(1, 8)->text(), QString("-"));
+  }
+
+  // The Budget & scaling tab: time to train and cost per fitting strategy as the planner library computes
+  // them, refusals of bad fields, and the node count for a target as `shardscope plan
+  // --target-tokens-per-second` finds it, point for point.
+  void budgetTabGivesTimeToTrainAndNodes() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(open_and_plan(w, kDefault));
+    BudgetPanel* budget = w.budget_panel();
+    budget->tokens_edit()->setText("1T");
+    budget->price_edit()->setText("2.5");
+    const PlanReport& report = *w.outcome()->report;
+    int fitting = report.best.fits ? 1 : 0;
+    for (const StrategyResult& b : report.baselines) fitting += b.fits ? 1 : 0;
+    QCOMPARE(budget->table()->rowCount(), fitting);
+    const TimeToTrain t = time_to_train(report.best.plan.predicted, w.outcome()->job.scenario.cluster.gpus(),
+                                        TrainingBudget{1e12, 2.5});
+    QCOMPARE(budget->table()->item(0, 3)->text(), QString::fromStdString(format_wall_time(t.seconds)));
+    QCOMPARE(budget->table()->item(0, 5)->text(), QString::number(*t.cost, 'f', 2));
+    budget->tokens_edit()->setText("lots");
+    QVERIFY(budget->budget_status().startsWith("Tokens:"));
+    QCOMPARE(budget->table()->rowCount(), 0);
+    budget->tokens_edit()->setText("1T");
+    budget->price_edit()->setText("-1");
+    QVERIFY(budget->budget_status().startsWith("Price / GPU-hour:"));
+    budget->target_edit()->setText("fast");
+    QVERIFY(!budget->find_nodes());
+    QVERIFY(budget->scaling_status().startsWith("Target:"));
+    budget->target_edit()->setText("100K");
+    QSignalSpy found(budget, &BudgetPanel::nodesFound);
+    QVERIFY(budget->find_nodes());
+    QVERIFY(found.wait(90000));
+    QVERIFY(budget->search().has_value());
+    QProcess cli;
+    cli.start(SHARDSCOPE_CLI, {"plan", "--json", "--quiet", "--target-tokens-per-second", "100K", kDefault});
+    QVERIFY(cli.waitForFinished(120000));
+    const nlohmann::json target = nlohmann::json::parse(cli.readAllStandardOutput().toStdString())["target"];
+    QCOMPARE(*budget->search()->nodes, target["nodes"].get<int>());
+    QCOMPARE(budget->search()->curve.size(), target["curve"].size());
+    for (std::size_t i = 0; i < budget->search()->curve.size(); ++i) {
+      const TargetPoint& p = budget->search()->curve[i];
+      QCOMPARE(p.nodes, target["curve"][i]["nodes"].get<int>());
+      QVERIFY(std::abs(p.tokens_per_second / target["curve"][i]["tokens_per_second"].get<double>() - 1) <
+              1e-9);
+    }
+    QVERIFY(budget->scaling_status().contains("3 node(s)"));
+    // A new plan (another scenario) drops the curve: it was of the scenario before.
+    QVERIFY(replan_after(w, [&] { w.panel()->memory_field()->setText("9GB"); }));
+    QVERIFY(!budget->search().has_value());
+  }
+
   void everyShippedScenarioPlansAndEveryTabPaints() {
     MainWindow w;
     w.resize(1400, 900);
@@ -850,7 +979,8 @@ class GuiTest : public QObject {
     // Every tab (the timeline, memory over time and compare A/B among them) as PNG and SVG.
     w.keep_as_a();
     const QStringList names = w.view_names();
-    QCOMPARE(names, (QStringList{"operators", "memory", "pareto", "timeline", "memory-time", "compare"}));
+    QCOMPARE(names,
+             (QStringList{"operators", "memory", "pareto", "timeline", "memory-time", "compare", "budget"}));
     QVERIFY(w.export_views(dir.filePath("all")));
     for (const QString& name : names) {
       for (const char* suffix : {".png", ".svg"}) {

@@ -106,5 +106,30 @@ TEST(MemorySweep, ALimitBelowEveryPlanHasNothingAtIt) {
   ASSERT_FALSE(sweep.breakpoints.empty());
 }
 
+// A caller that no longer wants the sweep (the GUI after a newer edit) stops it between micro-batches.
+TEST(MemorySweep, AnObserverThatCancelsStopsIt) {
+  struct Counting final : PlanObserver {
+    mutable int asked = 0;
+    int allow = 0;
+    bool cancelled() const override { return ++asked > allow; }
+  };
+  const ValidScenario s(parse_scenario_string(
+      "model:\n  transformer: {layers: 1, hidden: 1024, heads: 8, vocab: 32000, sequence_length: 2048}\n"
+      "cluster: {preset: dgx-a100}\ntraining: {precision: mixed-bf16, max_micro_batch: 4}\n",
+      "s.yaml"));
+  Counting stop_at_once;
+  EXPECT_THROW(memory_sweep(s, Calibration{}, 1, &stop_at_once), PlanCancelled);
+  EXPECT_EQ(stop_at_once.asked, 1);
+  Counting stop_at_second;
+  stop_at_second.allow = 1;
+  EXPECT_THROW(memory_sweep(s, Calibration{}, 1, &stop_at_second), PlanCancelled);
+  EXPECT_EQ(stop_at_second.asked, 2);
+  Counting never;
+  never.allow = 1000;
+  const MemorySweep sweep = memory_sweep(s, Calibration{}, 1, &never);
+  EXPECT_EQ(sweep.breakpoints.size(), memory_sweep(s, Calibration{}, 1).breakpoints.size());
+  EXPECT_GE(never.asked, 3);  // once per micro-batch 1, 2, 3, 4 (those the scan tries)
+}
+
 }  // namespace
 }  // namespace shardscope
