@@ -333,6 +333,7 @@ void run_calibrate(const Options& o, std::ostream& out) {
   inputs.push_back(o.cluster);
   refuse_input_as_output("--out", o.out, inputs);
   refuse_input_as_output("--report", o.report, inputs);
+  refuse_shared_outputs({{"--out", o.out}, {"--report", o.report}});
   const OutputFile calibration_file("--out", o.out);
   const OutputFile report_file = o.report.empty() ? OutputFile() : OutputFile("--report", o.report);
   Cluster cluster = load_cluster(o.cluster);

@@ -83,6 +83,7 @@ std::optional<CalibrationPredictionError> held_out_error(const fit::PublishedFit
 void run_calibrate_published(const PublishedCalibrateOptions& o, std::ostream& out) {
   refuse_input_as_output("--out", o.out, o.files);
   if (!o.report.empty()) refuse_input_as_output("--report", o.report, o.files);
+  refuse_shared_outputs({{"--out", o.out}, {"--report", o.report}});
   const OutputFile calibration_file("--out", o.out);
   const OutputFile report_file = o.report.empty() ? OutputFile() : OutputFile("--report", o.report);
   std::vector<fit::PublishedTable> tables;

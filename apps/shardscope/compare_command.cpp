@@ -75,16 +75,13 @@ Registered register_compare(CLI::App& app, const Simulation* simulation) {
         for (const auto& [option, path] :
              {std::pair{"--json", o->json}, std::pair{"--markdown", o->markdown}})
           refuse_input_as_output(option, path, {o->scenario, o->measured, o->calibration});
-        if (!o->json.empty() && !o->markdown.empty())
-          refuse_input_as_output("--markdown", o->markdown, {o->json});
         if (!o->score_into.empty()) {
           if (o->calibration.empty())
             throw UsageError("--score-into", "needs --calibration: the calibration file to write scored");
           refuse_input_as_output("--score-into", o->score_into, {o->scenario, o->measured, o->calibration});
-          for (const std::string& other : {o->json, o->markdown}) {
-            if (!other.empty()) refuse_input_as_output("--score-into", o->score_into, {other});
-          }
         }
+        refuse_shared_outputs(
+            {{"--json", o->json}, {"--markdown", o->markdown}, {"--score-into", o->score_into}});
         const OutputFile score_file =
             o->score_into.empty() ? OutputFile() : OutputFile("--score-into", o->score_into);
         const OutputFile json_file = o->json.empty() ? OutputFile() : OutputFile("--json", o->json);

@@ -155,4 +155,34 @@ void refuse_input_as_output(const std::string& option, const std::string& output
   }
 }
 
+namespace {
+
+// Whether two paths name one file: the same normalised absolute path, or the same device and inode.
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code error;
+  const std::filesystem::path pa = std::filesystem::weakly_canonical(std::filesystem::absolute(a), error);
+  const std::filesystem::path pb = std::filesystem::weakly_canonical(std::filesystem::absolute(b), error);
+  if (!error && pa == pb) return true;
+  struct stat sa {
+  }, sb{};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+}  // namespace
+
+void refuse_shared_outputs(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [option, path] = outputs[i];
+    if (path.empty() || path == "-") continue;
+    for (std::size_t j = 0; j < i; ++j) {
+      const auto& [earlier, earlier_path] = outputs[j];
+      if (earlier_path.empty() || earlier_path == "-" || !same_file(path, earlier_path)) continue;
+      throw UsageError(option, "cannot write " + path + ": " + earlier +
+                                   " writes that file too, and only one of them would be left; choose "
+                                   "another file");
+    }
+  }
+}
+
 }  // namespace shardscope::cli

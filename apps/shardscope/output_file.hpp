@@ -50,4 +50,9 @@ void write_together(const std::vector<std::pair<const OutputFile*, std::string>>
 void refuse_input_as_output(const std::string& option, const std::string& output,
                             const std::vector<std::string>& inputs);
 
+// Refuses (UsageError on the later option, exit 2) two of a command's outputs that name one file, whether it
+// exists yet or not (paths compared made absolute and normalised, existing ones by device and inode too):
+// writing both would leave only one of them. Empty paths and "-" pass. `outputs`: (option, path) pairs.
+void refuse_shared_outputs(const std::vector<std::pair<std::string, std::string>>& outputs);
+
 }  // namespace shardscope::cli

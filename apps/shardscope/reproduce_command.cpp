@@ -80,8 +80,7 @@ Registered register_reproduce(CLI::App& app, const Simulation* simulation) {
         for (const auto& [option, path] :
              {std::pair{"--json", o->json}, std::pair{"--markdown", o->markdown}})
           refuse_input_as_output(option, path, inputs);
-        if (!o->json.empty() && !o->markdown.empty())
-          refuse_input_as_output("--markdown", o->markdown, {o->json});
+        refuse_shared_outputs({{"--json", o->json}, {"--markdown", o->markdown}});
         const OutputFile json_file = o->json.empty() ? OutputFile() : OutputFile("--json", o->json);
         const OutputFile md_file = o->markdown.empty() ? OutputFile() : OutputFile("--markdown", o->markdown);
         const fit::Reproduction r = reproduce(*o, simulation);

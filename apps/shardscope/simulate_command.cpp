@@ -73,6 +73,7 @@ OutputFiles check_outputs(const Options& o) {
   for (const auto& [option, path] : {std::pair{"--trace", o.trace}, std::pair{"--links", o.links},
                                      std::pair{"--result-json", o.result_json}})
     refuse_input_as_output(option, path, inputs);
+  refuse_shared_outputs({{"--trace", o.trace}, {"--links", o.links}, {"--result-json", o.result_json}});
   return {output_file("--trace", o.trace), output_file("--links", o.links),
           output_file("--result-json", o.result_json)};
 }

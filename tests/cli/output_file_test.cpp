@@ -97,6 +97,32 @@ TEST(OutputFile, AnOutputThatIsAnInputIsRefusedByDeviceAndInode) {
   EXPECT_EQ(refused(""), "");
 }
 
+// Two outputs of one command that name one file, new or existing, by any spelling or link, are refused on
+// the later option; distinct files, "-" and empty paths pass.
+TEST(OutputFile, TwoOutputsNamingOneFileAreRefused) {
+  const Folder folder;
+  const auto refused = [](const std::vector<std::pair<std::string, std::string>>& outputs) {
+    try {
+      refuse_shared_outputs(outputs);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string fresh = folder.file("new.json");
+  EXPECT_EQ(refused({{"--json", fresh}, {"--markdown", folder.file("./new.json")}}),
+            "--markdown: cannot write " + folder.file("./new.json") +
+                ": --json writes that file too, and only one of them would be left; choose another file");
+  std::ofstream(folder.file("old.json")) << "{}";
+  fs::create_symlink(folder.file("old.json"), folder.file("link.json"));
+  EXPECT_EQ(refused({{"--out", folder.file("old.json")}, {"--report", ""}, {"--x", folder.file("link.json")}})
+                .rfind("--x: cannot write ", 0),
+            0u);
+  EXPECT_EQ(refused({{"--json", fresh}, {"--markdown", folder.file("other.md")}, {"--score-into", "-"}}), "");
+  EXPECT_EQ(refused({{"--json", "-"}, {"--markdown", "-"}, {"--a", ""}, {"--b", ""}}), "");
+  EXPECT_EQ(folder.listing(), "link.json old.json ");  // the check creates nothing
+}
+
 TEST(OutputFile, WritesTheWholeFileAndReplacesAnOldOne) {
   const Folder folder;
   const std::string path = folder.file("plan.json");

@@ -211,6 +211,12 @@ TEST(RecordedCpuLoop, ScoringTheCalibrationOnTheRunGivesPlansTheirOdds) {
                         "/run.json");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--score-into"), std::string::npos) << r.err;
+  r = test::run_command(compare + " --calibration " + kData + "/calibration.yaml --score-into " + scored +
+                        " --json " + scored);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--score-into: cannot write " + scored + ": --json writes that file too"),
+            std::string::npos)
+      << r.err;
   std::filesystem::remove(scored);
 }
 
