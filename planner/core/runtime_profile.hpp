@@ -38,6 +38,10 @@ struct PublishedError {
   // strays (0 pairs: not scored). What a plan's "faster than B with probability" rests on.
   int pairs = 0;
   double pair_sd = 0;
+  // Of these rows, those whose table has a memory column: how many, and the mean |predicted / measured - 1|
+  // of the peak memory (0 rows: the prediction's memory was not scored on this GPU).
+  int memory_rows = 0;
+  double memory_mape = 0;
 };
 
 struct RuntimeProfile {

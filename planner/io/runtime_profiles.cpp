@@ -36,7 +36,7 @@ std::vector<PublishedError> published_errors(const YamlMap& profile) {
     const std::string gpu = entry.first.as<std::string>();
     const YamlMap m = gpus.map(gpu);
     m.reject_unknown({"rows", "mape", "bias", "worst", "min_parameters", "max_parameters", "min_gpus",
-                      "max_gpus", "pairs", "pair_sd"});
+                      "max_gpus", "pairs", "pair_sd", "memory_rows", "memory_mape"});
     PublishedError e;
     e.gpu = gpu;
     e.rows = static_cast<int>(m.integer("rows", 1, 100000));
@@ -48,6 +48,10 @@ std::vector<PublishedError> published_errors(const YamlMap& profile) {
     e.min_gpus = static_cast<int>(m.integer("min_gpus", 1, 1 << 20));
     e.max_gpus = static_cast<int>(m.integer("max_gpus", e.min_gpus, 1 << 20));
     read_pair_spread(m, e.pairs, e.pair_sd);
+    if (m.has("memory_rows") || m.has("memory_mape")) {
+      e.memory_rows = static_cast<int>(m.integer("memory_rows", 1, e.rows));
+      e.memory_mape = m.number("memory_mape", 0, 10);
+    }
     out.push_back(e);
   }
   std::sort(out.begin(), out.end(),

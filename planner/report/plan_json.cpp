@@ -119,7 +119,9 @@ Json uncertainty_json(const Scenario& scenario, double tokens_per_second,
                         {"parameters", {e.min_parameters, e.max_parameters}},
                         {"gpus", {e.min_gpus, e.max_gpus}},
                         {"pairs", e.pairs},
-                        {"pair_sd", e.pair_sd}};
+                        {"pair_sd", e.pair_sd},
+                        {"memory_rows", e.memory_rows},
+                        {"memory_mape", e.memory_mape}};
     out["tokens_per_second_low"] = u.low_tokens_per_second;
     out["tokens_per_second_high"] = u.high_tokens_per_second;
     if (!u.outside.empty()) out["outside"] = u.outside;
@@ -137,6 +139,8 @@ Json uncertainty_json(const Scenario& scenario, double tokens_per_second,
     out["tokens_per_second_low"] = u.low_tokens_per_second;
     out["tokens_per_second_high"] = u.high_tokens_per_second;
   }
+  // Peak memory's own flag: scored on published rows that measured it, or not.
+  out["memory_basis"] = u.memory_rows > 0 ? "published" : "not scored";
   out["text"] = uncertainty_text(scenario, u);
   return out;
 }

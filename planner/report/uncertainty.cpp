@@ -52,6 +52,8 @@ ThroughputUncertainty throughput_uncertainty(const Scenario& scenario, double pr
     u.high_tokens_per_second = predicted_tokens_per_second * (1 + e.mape);
     u.pairs = e.pairs;
     u.pair_sd = e.pair_sd;
+    u.memory_rows = e.memory_rows;
+    u.memory_mape = e.memory_mape;
   }
   return u;
 }
@@ -64,7 +66,7 @@ std::string uncertainty_text(const Scenario& scenario, const ThroughputUncertain
            units::format_count(u.high_tokens_per_second) + " tokens/s; priced with " +
            scenario.planner.calibration_file + ", whose predictions of " + std::to_string(e.rows) + " " +
            e.scored_on + " were off by " + percent(e.mape) + " on average (bias " + (e.bias >= 0 ? "+" : "") +
-           percent(e.bias) + ", worst " + percent(e.worst) + ")";
+           percent(e.bias) + ", worst " + percent(e.worst) + "); peak memory not scored";
   }
   if (u.basis == UncertaintyBasis::calibration)
     return "calibration: priced with " + scenario.planner.calibration_file +
@@ -83,6 +85,9 @@ std::string uncertainty_text(const Scenario& scenario, const ThroughputUncertain
                      " on average (bias " + (e.bias >= 0 ? "+" : "") + percent(e.bias) + ", worst " +
                      percent(e.worst) + ")";
   if (!u.outside.empty()) line += "; this scenario's " + u.outside + " lie outside them";
+  line += u.memory_rows > 0 ? "; peak memory off by " + percent(u.memory_mape) + " on average on the " +
+                                  std::to_string(u.memory_rows) + " of them that measured it"
+                            : "; none measured memory: peak memory not scored";
   return line;
 }
 

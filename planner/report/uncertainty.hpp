@@ -38,6 +38,10 @@ struct ThroughputUncertainty {
   // The scored rows' pairs (PublishedError::pairs, CalibrationPredictionError::pairs): 0 when none.
   int pairs = 0;
   double pair_sd = 0;
+  // The peak memory's: the scored rows with a memory column (PublishedError::memory_rows; a calibration
+  // scores none), and their mean error. 0 rows: the memory prediction was not scored.
+  int memory_rows = 0;
+  double memory_mape = 0;
 };
 
 // `calibrated`: the scenario's calibration file's prediction_error (PlanReport::calibration_error).

@@ -54,6 +54,14 @@ std::string pairs_text(const PairSpread& p) {
   return text;
 }
 
+// ", memory_rows: N, memory_mape: X" of a published_errors line, or "" without a memory column.
+std::string memory_text(int rows, double sum_abs) {
+  if (rows == 0) return "";
+  char text[64];
+  std::snprintf(text, sizeof text, ", memory_rows: %d, memory_mape: %.4f", rows, sum_abs / rows);
+  return text;
+}
+
 // Each runtime profile's published_errors (the basis of a plan's stated uncertainty) are this suite's
 // held-out rows, per profile and GPU: recomputed here and compared, so the files' numbers are the suite's,
 // not chosen. On a mismatch the lines to put in scenarios/runtimes/NAME.yaml are printed.
@@ -63,6 +71,8 @@ TEST(Reproduce, EachRuntimeProfilesPublishedErrorsAreTheSuitesHeldOutRows) {
     double sum_abs = 0, sum = 0, worst = 0, min_parameters = 1e300, max_parameters = 0;
     int min_gpus = 1 << 30, max_gpus = 0;
     std::map<std::string, std::vector<double>> log_errors;  // by source file: pairs only within one
+    int memory_rows = 0;
+    double memory_sum_abs = 0;
     PairSpread pairs() const {
       PairSpread all;
       for (const auto& [file, errors] : log_errors) all = merge_pair_spreads(all, pair_spread(errors));
@@ -90,6 +100,10 @@ TEST(Reproduce, EachRuntimeProfilesPublishedErrorsAreTheSuitesHeldOutRows) {
         g.min_gpus = std::min(g.min_gpus, r.gpus);
         g.max_gpus = std::max(g.max_gpus, r.gpus);
         g.log_errors[f].push_back(std::log1p(r.error));
+        if (r.memory_error) {
+          ++g.memory_rows;
+          g.memory_sum_abs += std::abs(*r.memory_error);
+        }
       }
     }
   }
@@ -102,9 +116,10 @@ TEST(Reproduce, EachRuntimeProfilesPublishedErrorsAreTheSuitesHeldOutRows) {
       char line[400];
       std::snprintf(line, sizeof line,
                     "  %s: {rows: %d, mape: %.4f, bias: %.4f, worst: %.4f, min_parameters: %.4g, "
-                    "max_parameters: %.4g, min_gpus: %d, max_gpus: %d%s}\n",
+                    "max_parameters: %.4g, min_gpus: %d, max_gpus: %d%s%s}\n",
                     gpu.c_str(), g.rows, g.sum_abs / g.rows, g.sum / g.rows, g.worst, g.min_parameters,
-                    g.max_parameters, g.min_gpus, g.max_gpus, pairs_text(g.pairs()).c_str());
+                    g.max_parameters, g.min_gpus, g.max_gpus, pairs_text(g.pairs()).c_str(),
+                    memory_text(g.memory_rows, g.memory_sum_abs).c_str());
       expected += line;
     }
     std::printf("%s", expected.c_str());
@@ -124,6 +139,8 @@ TEST(Reproduce, EachRuntimeProfilesPublishedErrorsAreTheSuitesHeldOutRows) {
       EXPECT_EQ(e.max_gpus, g.max_gpus) << expected;
       EXPECT_EQ(e.pairs, g.pairs().pairs) << expected;
       EXPECT_NEAR(e.pair_sd, g.pairs().sd, 5e-5) << expected;
+      EXPECT_EQ(e.memory_rows, g.memory_rows) << expected;
+      if (g.memory_rows > 0) EXPECT_NEAR(e.memory_mape, g.memory_sum_abs / g.memory_rows, 5e-5) << expected;
     }
   }
 }

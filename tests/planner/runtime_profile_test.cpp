@@ -120,6 +120,9 @@ TEST(RuntimeProfiles, AMalformedPublishedErrorNamesItsFieldAndLine) {
   expect_error(h100 + ", pair_sd: 0.05}\n", "8 published_errors.H100.pair_sd", "pairs");
   expect_error(h100 + ", pairs: 0, pair_sd: 0.05}\n", "8 published_errors.H100.pairs", "");
   expect_error(h100 + ", pairs: 3, pair_sd: 11}\n", "8 published_errors.H100.pair_sd", "10");
+  EXPECT_EQ(profile_error(h100 + ", memory_rows: 2, memory_mape: 0.05}\n"), "no error");
+  expect_error(h100 + ", memory_rows: 4, memory_mape: 0.05}\n", "8 published_errors.H100.memory_rows", "3");
+  expect_error(h100 + ", memory_rows: 2}\n", "8 published_errors.H100.memory_mape", "");
   expect_error("published_errors: [1, 2]\n", "7 published_errors", "");
   expect_error("published_errors:\n  H100: 3\n", "8 published_errors.H100", "");
   expect_error("published_errors:\n  ? [a, b]\n  : {rows: 1}\n", "8 published_errors", "got a list");

@@ -64,10 +64,29 @@ TEST(Uncertainty, ACalibrationsOwnPredictionErrorGivesTheInterval) {
   EXPECT_EQ(
       uncertainty_text(calibrated, u),
       "calibration: 950-1.05 K tokens/s; priced with c.yaml, whose predictions of 4 held-out rows of t.yaml "
-      "under fsdp1 on A100 were off by 5.0 % on average (bias -2.0 %, worst 9.0 %)");
+      "under fsdp1 on A100 were off by 5.0 % on average (bias -2.0 %, worst 9.0 %); peak memory not "
+      "scored");
   // Without a calibration file the presets' rows apply, whatever is passed.
   const ThroughputUncertainty presets = throughput_uncertainty(llama("fsdp1", 2), 1000, error);
   EXPECT_EQ(presets.basis, UncertaintyBasis::published);
+}
+
+// Peak memory has its own flag: scored where the published rows measured it (fsdp2 on H100: torchtitan's
+// max_reserved column), else said to be unscored (fsdp1's llm-foundry tables have no memory column).
+TEST(Uncertainty, PeakMemoryIsScoredOnlyWhereRowsMeasuredIt) {
+  const Scenario h100 = llama("fsdp2", 2, "dgx-h100");
+  const ThroughputUncertainty scored = throughput_uncertainty(h100, 1000);
+  ASSERT_TRUE(scored.published.has_value());
+  EXPECT_EQ(scored.memory_rows, scored.published->memory_rows);
+  EXPECT_GT(scored.memory_rows, 0);
+  EXPECT_NE(uncertainty_text(h100, scored).find("peak memory off by 5.7 % on average on the 3 of them"),
+            std::string::npos)
+      << uncertainty_text(h100, scored);
+  const Scenario a100 = llama("fsdp1", 2);
+  const ThroughputUncertainty unscored = throughput_uncertainty(a100, 1000);
+  EXPECT_EQ(unscored.memory_rows, 0);
+  EXPECT_NE(uncertainty_text(a100, unscored).find("none measured memory: peak memory not scored"),
+            std::string::npos);
 }
 
 // "A faster than B with probability": Phi(ln(a / b) / pair_sd), from the pairs behind the uncertainty; none
