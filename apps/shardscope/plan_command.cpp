@@ -242,12 +242,7 @@ TargetPoint plan_at_nodes(const Options& o, int nodes, int gpus_per_node) {
   const std::optional<PlanReport> report =
       plan_with_progress(*scenario, scenario_calibration(*scenario), request, o.progress, o.quiet);
   if (!report) throw Interrupted("planning cancelled, no plan written");
-  p.fits = report->best.fits;
-  if (p.fits) {
-    p.tokens_per_second = report->best.plan.predicted.tokens_per_second;
-    p.micro_batch = report->best.plan.micro_batch;
-    p.accumulation_steps = report->best.plan.gradient_accumulation_steps;
-  }
+  fill_target_point(p, *report);
   return p;
 }
 

@@ -56,13 +56,7 @@ TargetPoint plan_at(const Scenario& base, int nodes, PlanObserver& observer) {
   PlanRequest request;
   request.with_baselines = false;
   request.search.observer = &observer;
-  const PlanReport report = plan_scenario(*scenario, scenario_calibration(*scenario), request);
-  p.fits = report.best.fits;
-  if (p.fits) {
-    p.tokens_per_second = report.best.plan.predicted.tokens_per_second;
-    p.micro_batch = report.best.plan.micro_batch;
-    p.accumulation_steps = report.best.plan.gradient_accumulation_steps;
-  }
+  fill_target_point(p, plan_scenario(*scenario, scenario_calibration(*scenario), request));
   return p;
 }
 

@@ -67,4 +67,12 @@ TargetSearch search_node_count(double target, int gpus_per_node, std::int64_t gl
   return s;
 }
 
+void fill_target_point(TargetPoint& point, const PlanReport& report) {
+  point.fits = report.best.fits;
+  if (!point.fits) return;
+  point.tokens_per_second = report.best.plan.predicted.tokens_per_second;
+  point.micro_batch = report.best.plan.micro_batch;
+  point.accumulation_steps = report.best.plan.gradient_accumulation_steps;
+}
+
 }  // namespace shardscope

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "planner/search/planner.hpp"
+
 namespace shardscope {
 
 // One node count the search planned.
@@ -41,5 +43,8 @@ inline constexpr int kMaxTargetGpus = 65536;
 // to the first that reaches the target, none assumed. `plan_at(nodes)` returns that count's point.
 TargetSearch search_node_count(double target, int gpus_per_node, std::int64_t global_batch,
                                const std::function<TargetPoint(int nodes)>& plan_at);
+
+// Fills `point` (its nodes and GPUs set) from the recommended plan of the report planned at its count.
+void fill_target_point(TargetPoint& point, const PlanReport& report);
 
 }  // namespace shardscope
