@@ -179,7 +179,11 @@ void MainWindow::connect_views() {
   connect(service_, &PlanService::started, this, [this] { statusBar()->showMessage("planning…"); });
   connect(service_, &PlanService::finished, this, &MainWindow::planned);
   connect(service_, &PlanService::sweepFinished, this, [this](std::shared_ptr<const SweepOutcome> o) {
-    if (!outcome_ || o->generation != outcome_->generation || !o->sweep) return;
+    if (!outcome_ || o->generation != outcome_->generation) return;
+    if (!o->sweep) {
+      statusBar()->showMessage("memory sweep failed: " + o->error);
+      return;
+    }
     sweep_ = std::move(o);
     pareto_->set_report(outcome_->job.scenario, *outcome_->report, shown_, &*sweep_->sweep);
     emit sweepShown();

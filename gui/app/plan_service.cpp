@@ -132,6 +132,7 @@ void PlanService::run() {
       scenario.emplace(job.scenario);  // the panel's edits, checked once
       calibration = scenario_calibration(*scenario);
     } catch (const std::exception& e) {
+      scenario.reset();  // a calibration that cannot be read plans nothing
       outcome->error = QString::fromStdString(e.what());
     }
     if (scenario) done = plan(*scenario, calibration, job, observer, *outcome);
