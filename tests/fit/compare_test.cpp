@@ -18,6 +18,7 @@
 #include "tests/fit/synthetic_machine.hpp"
 #include "validate/fit/calibration_fit.hpp"
 #include "validate/fit/compare_predict.hpp"
+#include "validate/fit/number_text.hpp"
 
 namespace shardscope {
 namespace {
@@ -450,6 +451,24 @@ TEST(CompareStatistics, StrategyPairsTestTheMeasuredOrderAndScoreTheModel) {
   EXPECT_EQ(j["pairs"]["resolved"], 2);
   EXPECT_EQ(j["pairs"]["planner_agrees"], 1);
   EXPECT_EQ(j["pairs"]["rows"][0]["planner"], "reversed");
+  // With a calibration's pair spread each pair gets the planner's probability of the measured order: fast
+  // (predicted 1.1 s) over slow (1.0 s) at 10 % rms is Phi(ln(1.0 / 1.1) / 0.1) = 0.1702692.
+  EXPECT_FALSE(c.pairs[0].planner_probability.has_value());
+  EXPECT_EQ(md.find("P(measured order)"), std::string::npos);
+  c.pair_sd = 0.1;
+  fit::finish_comparison(c);
+  ASSERT_TRUE(c.pairs[0].planner_probability.has_value());
+  EXPECT_NEAR(*c.pairs[0].planner_probability, 0.1702692476, 1e-9);
+  const double fast_close = 0.5 * std::erfc(-std::log(1.3 / 1.1) / (0.1 * std::sqrt(2.0)));
+  EXPECT_NEAR(*c.pairs[1].planner_probability, fast_close, 1e-12);
+  const std::string odds = fit::comparison_markdown(c);
+  EXPECT_NE(odds.find("| planner P(measured order) |"), std::string::npos) << odds;
+  EXPECT_NE(odds.find("a probability of " + fit::number_text("%.3f", (0.1702692476 + fast_close) / 2)),
+            std::string::npos)
+      << odds;  // the mean over the two resolved pairs
+  const nlohmann::ordered_json with_odds = fit::comparison_json(c);
+  EXPECT_DOUBLE_EQ(with_odds["pairs"]["pair_sd"].get<double>(), 0.1);
+  c.pair_sd = 0;
   // Without per-iteration times there is nothing to test, and the Markdown says so.
   for (fit::ComparedRow& r : c.sections[0].rows) r.iteration_samples.clear();
   fit::finish_comparison(c);

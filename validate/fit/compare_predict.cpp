@@ -372,6 +372,7 @@ Comparison build_comparison(const CompareInputs& in, const Simulate& simulate) {
   c.scenario = in.scenario.name;
   c.measured_file = m.file;
   c.calibration = in.calibration_label;
+  if (const auto& e = in.predict_calibration.prediction_error; e && e->pairs > 0) c.pair_sd = e->pair_sd;
   Sections s;
   s.iteration = ComparisonSection{emulated ? "compute" : "iteration", "s", {}, {}, {}};
   if (emulated) {

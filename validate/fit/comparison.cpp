@@ -84,7 +84,16 @@ PairVerdict verdict(const ComparedRow& faster, const ComparedRow& slower, bool s
 
 // Every pair of iteration rows that ran their own plan and carry their iterations; the faster is the one
 // whose throughputs are stochastically larger (U above half the pairs), the measured medians breaking a tie.
-std::vector<StrategyPair> strategy_pairs(const std::vector<ComparedRow>& rows) {
+// The probability the planner's prediction gives `faster` running faster than `slower` (nothing without a
+// spread or a prediction of either).
+std::optional<double> order_probability(const ComparedRow& faster, const ComparedRow& slower, double sd) {
+  if (!(sd > 0) || !faster.planner || !slower.planner || !(*faster.planner > 0) || !(*slower.planner > 0))
+    return std::nullopt;
+  const double log_ratio = std::log(rate(faster, *faster.planner) / rate(slower, *slower.planner));
+  return 0.5 * std::erfc(-log_ratio / (sd * std::sqrt(2.0)));
+}
+
+std::vector<StrategyPair> strategy_pairs(const std::vector<ComparedRow>& rows, double pair_sd) {
   std::vector<const ComparedRow*> own;
   for (const ComparedRow& r : rows)
     if (r.measured > 0 && r.same_plan_as.empty() && !r.iteration_samples.empty()) own.push_back(&r);
@@ -111,6 +120,7 @@ std::vector<StrategyPair> strategy_pairs(const std::vector<ComparedRow>& rows) {
       p.resolved = p.p_value < kPairLevel;
       p.planner = verdict(*a, *b, false);
       p.simulator = verdict(*a, *b, true);
+      p.planner_probability = order_probability(*a, *b, pair_sd);
       pairs.push_back(p);
     }
   }
@@ -122,6 +132,20 @@ std::size_t count_pairs(const std::vector<StrategyPair>& pairs, bool simulator) 
   for (const StrategyPair& p : pairs)
     n += p.resolved && (simulator ? p.simulator : p.planner) == PairVerdict::agrees ? 1 : 0;
   return n;
+}
+
+// The mean probability the planner gives the measured order of the resolved pairs (nothing when none has
+// one).
+std::optional<double> mean_order_probability(const std::vector<StrategyPair>& pairs) {
+  double sum = 0;
+  int n = 0;
+  for (const StrategyPair& p : pairs) {
+    if (!p.resolved || !p.planner_probability) continue;
+    sum += *p.planner_probability;
+    ++n;
+  }
+  if (n == 0) return std::nullopt;
+  return sum / n;
 }
 
 std::size_t resolved_pairs(const std::vector<StrategyPair>& pairs) {
@@ -229,7 +253,7 @@ void finish_comparison(Comparison& c) {
     s.planner = summarize(s.rows, false);
     s.simulator = summarize(s.rows, true);
     if (s.name != "iteration") continue;
-    c.pairs = strategy_pairs(s.rows);
+    c.pairs = strategy_pairs(s.rows, c.pair_sd);
     std::vector<double> measured, planner, simulator, measured_sim;
     for (const ComparedRow& r : s.rows) {
       if (!(r.measured > 0)) continue;
@@ -290,6 +314,12 @@ std::string comparison_markdown(const Comparison& c) {
     out << resolved_pairs(c.pairs) << " of " << c.pairs.size() << "; of these the planner orders "
         << count_pairs(c.pairs, false) << " as measured, the simulator "
         << (c.simulator_available ? std::to_string(count_pairs(c.pairs, true)) : std::string("-")) << "\n";
+    if (const std::optional<double> mean = mean_order_probability(c.pairs)) {
+      out << "\nWith the calibration's pair spread (" << number_text("%.2f", 100 * c.pair_sd)
+          << " % rms on a predicted ratio), the planner gives the measured order of those pairs a "
+             "probability of "
+          << number_text("%.3f", *mean) << " on average\n";
+    }
   }
   for (const ComparisonSection& s : c.sections) {
     out << "\n## " << s.name << "\n\n| strategy | item | measured | planner | error | simulator | error |\n"
@@ -303,14 +333,20 @@ std::string comparison_markdown(const Comparison& c) {
     }
   }
   if (!c.pairs.empty()) {
+    const bool odds = c.pair_sd > 0;
     out << "\n## strategy pairs\n\n| faster (measured samples/s) | slower | iterations | p | ordered | "
            "planner "
-           "| simulator |\n|---|---|---:|---:|---|---|---|\n";
+           "| simulator |"
+        << (odds ? " planner P(measured order) |" : "") << "\n|---|---|---:|---:|---|---|---|"
+        << (odds ? "---:|" : "") << "\n";
     for (const StrategyPair& p : c.pairs) {
       out << "| " << p.faster << " | " << p.slower << " | " << p.faster_iterations << " / "
           << p.slower_iterations << " | " << number_text("%.3g", p.p_value) << " | "
           << (p.resolved ? "yes" : "no") << " | " << to_string(p.planner) << " | " << to_string(p.simulator)
-          << " |\n";
+          << " |";
+      if (odds)
+        out << " " << (p.planner_probability ? number_text("%.3f", *p.planner_probability) : "-") << " |";
+      out << "\n";
     }
   }
   if (!c.notes.empty()) {
@@ -354,16 +390,22 @@ nlohmann::ordered_json comparison_json(const Comparison& c) {
   pairs["resolved"] = resolved_pairs(c.pairs);
   pairs["planner_agrees"] = count_pairs(c.pairs, false);
   pairs["simulator_agrees"] = count_pairs(c.pairs, true);
+  if (c.pair_sd > 0) {  // only with a calibration that states its pairs: older comparisons read the same
+    pairs["pair_sd"] = c.pair_sd;
+    pairs["planner_mean_order_probability"] = optional_json(mean_order_probability(c.pairs));
+  }
   pairs["rows"] = nlohmann::ordered_json::array();
   for (const StrategyPair& p : c.pairs) {
-    pairs["rows"].push_back({{"faster", p.faster},
-                             {"slower", p.slower},
-                             {"faster_iterations", p.faster_iterations},
-                             {"slower_iterations", p.slower_iterations},
-                             {"p_value", p.p_value},
-                             {"resolved", p.resolved},
-                             {"planner", to_string(p.planner)},
-                             {"simulator", to_string(p.simulator)}});
+    nlohmann::ordered_json row = {{"faster", p.faster},
+                                  {"slower", p.slower},
+                                  {"faster_iterations", p.faster_iterations},
+                                  {"slower_iterations", p.slower_iterations},
+                                  {"p_value", p.p_value},
+                                  {"resolved", p.resolved},
+                                  {"planner", to_string(p.planner)},
+                                  {"simulator", to_string(p.simulator)}};
+    if (c.pair_sd > 0) row["planner_probability"] = optional_json(p.planner_probability);
+    pairs["rows"].push_back(row);
   }
   j["pairs"] = pairs;
   j["notes"] = c.notes;

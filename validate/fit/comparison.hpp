@@ -50,6 +50,9 @@ struct StrategyPair {
   double p_value = 1;
   bool resolved = false;  // p_value < kPairLevel
   PairVerdict planner = PairVerdict::none, simulator = PairVerdict::none;
+  // With a calibration that states its pairs' spread (Comparison::pair_sd): the probability the planner's
+  // prediction gives the measured order, Phi(ln(predicted faster / predicted slower rate) / pair_sd).
+  std::optional<double> planner_probability;
 };
 constexpr double kPairLevel = 0.05;
 
@@ -78,6 +81,9 @@ struct Comparison {
   // Every pair of strategies with their own runs and measured iterations (none when the file has no
   // per-iteration times).
   std::vector<StrategyPair> pairs;
+  // The predicting calibration's pairs' spread (CalibrationPredictionError::pair_sd; 0: none stated), by
+  // which each pair gets the planner's probability of its measured order.
+  double pair_sd = 0;
   std::vector<std::string> notes;
 };
 
