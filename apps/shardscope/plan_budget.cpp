@@ -14,9 +14,6 @@
 namespace shardscope::cli {
 namespace {
 
-// 10^18 tokens: a million times the largest corpora trained on; beyond it a typo, not a plan.
-constexpr double kMaxTokens = 1e18;
-
 struct Entry {
   std::string strategy;
   TimeToTrain training;
@@ -51,12 +48,10 @@ std::optional<TrainingBudget> BudgetFlags::budget() const {
   }
   TrainingBudget b;
   try {
-    b.tokens = units::parse_count(tokens);
+    b.tokens = parse_training_tokens(tokens);
   } catch (const std::invalid_argument& e) {
     throw UsageError("--tokens", e.what());
   }
-  if (!(b.tokens >= 1) || b.tokens > kMaxTokens)
-    throw UsageError("--tokens", "expected from 1 to 1e18 tokens, got '" + tokens + "'");
   if (price_per_gpu_hour && !std::isfinite(*price_per_gpu_hour))  // CLI11's range lets nan through
     throw UsageError("--price-per-gpu-hour", "expected a price from 0 to 1e9, got nan");
   b.price_per_gpu_hour = price_per_gpu_hour;
@@ -70,7 +65,7 @@ void add_budget_flags(CLI::App& cmd, BudgetFlags& flags) {
       ->check(non_empty("a token count such as 300B"));
   cmd.add_option("--price-per-gpu-hour", flags.price_per_gpu_hour,
                  "Price of one GPU for one hour (any currency): with --tokens, each strategy's cost")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(CLI::Range(0.0, kMaxPricePerGpuHour));
 }
 
 nlohmann::ordered_json time_to_train_json(const PlanReport& report, const Scenario& scenario,

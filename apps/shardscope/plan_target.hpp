@@ -10,11 +10,6 @@
 
 namespace shardscope::cli {
 
-using shardscope::kMaxTargetGpus;
-using shardscope::search_node_count;
-using shardscope::TargetPoint;
-using shardscope::TargetSearch;
-
 // The curve as a table with the answer line; and as JSON ("target").
 void write_target_search(std::ostream& os, const TargetSearch& search, const std::string& cluster);
 nlohmann::ordered_json target_search_json(const TargetSearch& search);

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 
+#include "plan_service.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
@@ -25,18 +26,6 @@ namespace shardscope::gui {
 namespace {
 
 QString count(double value) { return QString::fromStdString(units::format_count(value)); }
-
-// Cancels the search's planning once a newer generation is asked for.
-class Outdated final : public PlanObserver {
- public:
-  Outdated(std::shared_ptr<std::atomic<quint64>> latest, quint64 mine)
-      : latest_(std::move(latest)), mine_(mine) {}
-  bool cancelled() const override { return latest_->load() != mine_; }
-
- private:
-  std::shared_ptr<std::atomic<quint64>> latest_;
-  quint64 mine_;
-};
 
 // The recommended plan at one node count of `base`'s cluster (no baselines); a count at which the scenario
 // is invalid is recorded with the reason, as the CLI's --target-tokens-per-second does.
@@ -184,21 +173,17 @@ void BudgetPanel::fill_table() {
     return;
   }
   try {
-    budget.tokens = units::parse_count(tokens.toStdString());
+    budget.tokens = parse_training_tokens(tokens.toStdString());
   } catch (const std::invalid_argument& e) {
     budget_status_->setText(QString("Tokens: %1").arg(e.what()));
-    return;
-  }
-  if (!(budget.tokens >= 1) || budget.tokens > 1e18) {
-    budget_status_->setText("Tokens: expected from 1 to 1e18 tokens");
     return;
   }
   const QString price = price_->text().trimmed();
   if (!price.isEmpty()) {
     bool ok = false;
     const double value = price.toDouble(&ok);
-    if (!ok || !std::isfinite(value) || value < 0 || value > 1e6) {
-      budget_status_->setText("Price / GPU-hour: expected a number from 0 to 1000000, got '" + price + "'");
+    if (!ok || !std::isfinite(value) || value < 0 || value > kMaxPricePerGpuHour) {
+      budget_status_->setText("Price / GPU-hour: expected a number from 0 to 1e9, got '" + price + "'");
       return;
     }
     budget.price_per_gpu_hour = value;
@@ -255,7 +240,7 @@ bool BudgetPanel::find_nodes() {
   watcher->setFuture(QtConcurrent::run([base, rate, latest, mine]() mutable {
     SearchResult out;
     out.generation = mine;
-    Outdated observer(latest, mine);
+    Superseded observer(*latest, mine);  // the lambda's copy of `latest` keeps it alive
     try {
       out.search = search_node_count(rate, base.cluster.gpus_per_node, base.training.global_batch,
                                      [&](int nodes) { return plan_at(base, nodes, observer); });

@@ -9,19 +9,6 @@
 #include "planner/search/plan_observer.hpp"
 
 namespace shardscope::gui {
-namespace {
-
-class Superseded final : public PlanObserver {
- public:
-  Superseded(const std::atomic<quint64>& latest, quint64 mine) : latest_(latest), mine_(mine) {}
-  bool cancelled() const override { return latest_.load() != mine_; }
-
- private:
-  const std::atomic<quint64>& latest_;
-  quint64 mine_;
-};
-
-}  // namespace
 
 PlanService::PlanService(QObject* parent) : QObject(parent) {
   qRegisterMetaType<std::shared_ptr<const PlanOutcome>>();

@@ -16,9 +16,22 @@
 #include "planner/core/scenario.hpp"
 #include "planner/search/memory_sweep.hpp"
 #include "planner/search/operator_pin.hpp"
+#include "planner/search/plan_observer.hpp"
 #include "planner/search/planner.hpp"
 
 namespace shardscope::gui {
+
+// Cancels planning once a newer generation than `mine` is asked for (the services' and the budget tab's
+// workers share this).
+class Superseded final : public PlanObserver {
+ public:
+  Superseded(const std::atomic<quint64>& latest, quint64 mine) : latest_(latest), mine_(mine) {}
+  bool cancelled() const override { return latest_.load() != mine_; }
+
+ private:
+  const std::atomic<quint64>& latest_;
+  quint64 mine_;
+};
 
 struct PlanJob {
   Scenario scenario;

@@ -103,9 +103,7 @@ Json plan_to_json(const Plan& plan) {
 }
 
 // The throughput's uncertainty (uncertainty.hpp): its basis and, where rows were scored, their errors.
-Json uncertainty_json(const Scenario& scenario, double tokens_per_second,
-                      const std::optional<CalibrationPredictionError>& calibrated) {
-  const ThroughputUncertainty u = throughput_uncertainty(scenario, tokens_per_second, calibrated);
+Json uncertainty_json(const Scenario& scenario, const ThroughputUncertainty& u) {
   Json out;
   out["basis"] = to_string(u.basis);
   if (u.published) {
@@ -168,11 +166,12 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
   out["gpus"] = scenario.cluster.gpus();
   out["memory_limit_bytes"] = scenario.training.memory_limit_bytes;
   out["fits"] = report.best.fits;
+  const ThroughputUncertainty uncertainty = throughput_uncertainty(
+      scenario, report.best.plan.predicted.tokens_per_second, report.calibration_error);
   if (report.best.fits) {
     out["plan"] = plan_to_json(report.best.plan);
     out["operator_costs"] = operator_costs_json(report.best.plan, report.best.operator_costs);
-    out["uncertainty"] =
-        uncertainty_json(scenario, report.best.plan.predicted.tokens_per_second, report.calibration_error);
+    out["uncertainty"] = uncertainty_json(scenario, uncertainty);
     // plan.predicted.peak_memory_bytes is the reserved peak (runtime reserve and every gradient held).
     if (report.best.allocated_peak_bytes > 0)
       out["allocated_peak_memory_bytes"] = report.best.allocated_peak_bytes;
@@ -196,8 +195,6 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
   out["batch_sizes"] = batches_json(report.best.batches);
   out["batch_policy"] = to_string(report.batch_policy);
   out["baselines"] = Json::array();
-  const ThroughputUncertainty uncertainty = throughput_uncertainty(
-      scenario, report.best.plan.predicted.tokens_per_second, report.calibration_error);
   for (const StrategyResult& b : report.baselines) {
     Json row;
     row["strategy"] = b.strategy;

@@ -5,7 +5,16 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "planner/core/units.hpp"
+
 namespace shardscope {
+
+double parse_training_tokens(const std::string& text) {
+  const double tokens = units::parse_count(text);
+  if (!(tokens >= 1) || tokens > kMaxTrainingTokens)
+    throw std::invalid_argument("expected from 1 to 1e18 tokens, got '" + text + "'");
+  return tokens;
+}
 
 TimeToTrain time_to_train(const PlanPrediction& predicted, int gpus, const TrainingBudget& budget) {
   if (!(predicted.iteration_seconds > 0) || !(predicted.tokens_per_second > 0) || gpus < 1)

@@ -22,6 +22,15 @@ struct TimeToTrain {
   std::optional<double> cost;       // gpu_hours x price, when a price was given
 };
 
+// The most tokens a budget may name (a million times the largest corpora trained on; beyond it a typo, not a
+// plan) and the highest price per GPU-hour.
+inline constexpr double kMaxTrainingTokens = 1e18;
+inline constexpr double kMaxPricePerGpuHour = 1e9;
+
+// A token count as users write it ("300B", "1.5T", "1e12"), from 1 to kMaxTrainingTokens. Throws
+// std::invalid_argument saying what is wrong.
+double parse_training_tokens(const std::string& text);
+
 // The training a prediction implies on `gpus` GPUs (every GPU billed for the whole run). Throws
 // std::invalid_argument when the prediction has no positive iteration time or token rate.
 TimeToTrain time_to_train(const PlanPrediction& predicted, int gpus, const TrainingBudget& budget);

@@ -17,35 +17,35 @@ namespace {
 const std::string kBinary = SHARDSCOPE_BINARY;
 const std::string kSource = SHARDSCOPE_SOURCE_DIR;
 
-std::vector<int> counts(const cli::TargetSearch& s) {
+std::vector<int> counts(const TargetSearch& s) {
   std::vector<int> out;
-  for (const cli::TargetPoint& p : s.curve) out.push_back(p.nodes);
+  for (const TargetPoint& p : s.curve) out.push_back(p.nodes);
   return out;
 }
 
 // 1,000 tokens/s per node: 26 nodes reach 26,000; the search doubles to 32 and bisects to 26.
 TEST(PlanTarget, DoublesThenBisectsToTheFewestNodes) {
   std::vector<int> asked;
-  const cli::TargetSearch s = cli::search_node_count(26000, 8, 0, [&](int nodes) {
+  const TargetSearch s = search_node_count(26000, 8, 0, [&](int nodes) {
     asked.push_back(nodes);
-    return cli::TargetPoint{nodes, 8 * nodes, true, "", 1000.0 * nodes, 4, 1};
+    return TargetPoint{nodes, 8 * nodes, true, "", 1000.0 * nodes, 4, 1};
   });
   ASSERT_TRUE(s.nodes.has_value());
   EXPECT_EQ(*s.nodes, 26);
   EXPECT_TRUE(s.bisected);
   EXPECT_EQ(asked, (std::vector<int>{1, 2, 4, 8, 16, 32, 24, 28, 26, 25}));
   EXPECT_EQ(counts(s), (std::vector<int>{1, 2, 4, 8, 16, 24, 25, 26, 28, 32}));  // by node count
-  EXPECT_EQ(s.max_nodes, cli::kMaxTargetGpus / 8);
+  EXPECT_EQ(s.max_nodes, kMaxTargetGpus / 8);
   // Out of reach: every doubling up to the largest count, nothing chosen, the best named.
-  const cli::TargetSearch none = cli::search_node_count(
-      1e12, 8, 0, [](int n) { return cli::TargetPoint{n, 8 * n, true, "", 1000.0 * n, 4, 1}; });
+  const TargetSearch none =
+      search_node_count(1e12, 8, 0, [](int n) { return TargetPoint{n, 8 * n, true, "", 1000.0 * n, 4, 1}; });
   EXPECT_FALSE(none.nodes.has_value());
   EXPECT_EQ(counts(none).back(), none.max_nodes);
   ASSERT_NE(none.best(), nullptr);
   EXPECT_EQ(none.best()->nodes, none.max_nodes);
   // A count where nothing fits does not reach the target, whatever its rate.
-  const cli::TargetSearch unfit = cli::search_node_count(
-      1, 8, 0, [](int n) { return cli::TargetPoint{n, 8 * n, n >= 4, "", 1000.0 * n, 4, 1}; });
+  const TargetSearch unfit =
+      search_node_count(1, 8, 0, [](int n) { return TargetPoint{n, 8 * n, n >= 4, "", 1000.0 * n, 4, 1}; });
   EXPECT_EQ(*unfit.nodes, 4);  // 3 nodes were planned and do not fit
   EXPECT_EQ(unfit.curve.at(2).fits, false);
 }
@@ -54,9 +54,9 @@ TEST(PlanTarget, DoublesThenBisectsToTheFewestNodes) {
 // planned in order, none assumed, and 5 is never asked.
 TEST(PlanTarget, UnderAGlobalBatchEveryDividingCountInOrder) {
   std::vector<int> asked;
-  const cli::TargetSearch s = cli::search_node_count(5500, 8, 96, [&](int nodes) {
+  const TargetSearch s = search_node_count(5500, 8, 96, [&](int nodes) {
     asked.push_back(nodes);
-    return cli::TargetPoint{nodes, 8 * nodes, true, "", 1000.0 * nodes, 1, 1};
+    return TargetPoint{nodes, 8 * nodes, true, "", 1000.0 * nodes, 1, 1};
   });
   EXPECT_EQ(asked, (std::vector<int>{1, 2, 3, 4, 6}));
   EXPECT_EQ(*s.nodes, 6);
