@@ -54,6 +54,15 @@ TEST(H100Cli, CompareReadsAnEmulatedRank) {
   run["iterations"][0]["strategy"] = "fsdp";
   const std::string measured = test::write_temp("h100-run-as-executed.json", run.dump());
   const std::string out = test::write_temp("h100-compare.json", "");
+  // An emulated rank measures no whole iteration: nothing to score a calibration on, and nothing written.
+  const std::string scored = test::write_temp("h100-scored.yaml", "");
+  std::filesystem::remove(scored);
+  const test::CommandResult unscored = test::run_command(compare + measured + " --score-into " + scored);
+  EXPECT_EQ(unscored.exit_code, 2);
+  EXPECT_NE(unscored.err.find("no measured iteration has a planner prediction to score on"),
+            std::string::npos)
+      << unscored.err;
+  EXPECT_FALSE(std::filesystem::exists(scored));
   const test::CommandResult r = test::run_command(compare + measured + " --json " + out);
   std::filesystem::remove(measured);
   ASSERT_EQ(r.exit_code, 0) << r.err;
