@@ -37,7 +37,7 @@ std::string model_text(const PlanSnapshot& s) {
 }
 
 std::string gpus_text(const PlanSnapshot& s) {
-  return std::to_string(s.scenario.cluster.gpus()) + " × " + s.scenario.cluster.gpu.name;
+  return std::to_string(physical_gpus(s.scenario)) + " × " + s.scenario.cluster.gpu.name;
 }
 
 std::string peak_text(const PlanSnapshot& s) {

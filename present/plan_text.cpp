@@ -23,15 +23,17 @@ std::string fixed(double value, int digits) {
 
 std::string scenario_line(const Scenario& scenario, const std::string& gpu) {
   return "Scenario  " + scenario.name + ": " + scenario.model.name + " on " +
-         std::to_string(scenario.cluster.gpus()) + " x " + (gpu.empty() ? scenario.cluster.gpu.name : gpu) +
+         std::to_string(physical_gpus(scenario)) + " x " + (gpu.empty() ? scenario.cluster.gpu.name : gpu) +
          ", memory limit " + format_bytes(static_cast<double>(scenario.training.memory_limit_bytes)) +
-         " per GPU";
+         " per GPU" + (scenario.mesh.sliced() ? "\nMesh      " + mesh_text(scenario) : "");
 }
 
 std::string plan_line(const Scenario& scenario, const Plan& plan) {
   return "Plan (" + plan.strategy + "), micro-batch " + std::to_string(plan.micro_batch) + " x " +
          std::to_string(plan.gradient_accumulation_steps) + " accumulation steps x " +
-         std::to_string(scenario.cluster.gpus()) + " GPUs, " + to_string(plan.collectives) + " collectives";
+         std::to_string(scenario.cluster.gpus()) +
+         (scenario.mesh.sliced() ? " data-parallel ranks, " : " GPUs, ") + to_string(plan.collectives) +
+         " collectives";
 }
 
 std::string predicted_line(const StrategyResult& result) {

@@ -23,7 +23,7 @@ struct Entry {
 std::vector<Entry> fitting(const PlanReport& report, const Scenario& scenario, const TrainingBudget& budget) {
   std::vector<Entry> out;
   const auto add = [&](const std::string& name, const PlanPrediction& predicted) {
-    out.push_back({name, time_to_train(predicted, scenario.cluster.gpus(), budget)});
+    out.push_back({name, time_to_train(predicted, physical_gpus(scenario), budget)});
   };
   if (report.best.fits) add("plan (" + report.best.plan.strategy + ")", report.best.plan.predicted);
   for (const StrategyResult& b : report.baselines)
@@ -73,7 +73,7 @@ nlohmann::ordered_json time_to_train_json(const PlanReport& report, const Scenar
   nlohmann::ordered_json j;
   j["tokens"] = budget.tokens;
   if (budget.price_per_gpu_hour) j["price_per_gpu_hour"] = *budget.price_per_gpu_hour;
-  j["gpus"] = scenario.cluster.gpus();
+  j["gpus"] = physical_gpus(scenario);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const Entry& e : fitting(report, scenario, budget)) {
     const TimeToTrain& t = e.training;
@@ -91,7 +91,7 @@ nlohmann::ordered_json time_to_train_json(const PlanReport& report, const Scenar
 
 void write_time_to_train(std::ostream& os, const PlanReport& report, const Scenario& scenario,
                          const TrainingBudget& budget) {
-  os << "\nTime to train on " << units::format_count(budget.tokens) << " tokens, " << scenario.cluster.gpus()
+  os << "\nTime to train on " << units::format_count(budget.tokens) << " tokens, " << physical_gpus(scenario)
      << " GPUs";
   if (budget.price_per_gpu_hour) os << ", " << money(*budget.price_per_gpu_hour) << " per GPU-hour";
   os << " (whole iterations at the predicted rate)\n\n";

@@ -28,10 +28,13 @@
 #include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/internal/mesh_json.hpp"
 #include "planner/report/internal/plan_json_tree.hpp"
+#include "planner/report/mesh_search.hpp"
 #include "planner/report/plan_export.hpp"
 #include "planner/report/plan_json.hpp"
 #include "planner/search/planner.hpp"
+#include "present/mesh_table.hpp"
 #include "present/plan_alternatives.hpp"
 #include "present/plan_text.hpp"
 
@@ -58,6 +61,48 @@ std::optional<PlanReport> plan_with_progress(const ValidScenario& scenario, cons
   } catch (const PlanCancelled&) {
     return std::nullopt;  // the printer's destructor clears its line
   }
+}
+
+// Under parallelism.tensor: search, every mesh planned with progress; nullopt when it was cancelled.
+std::optional<MeshSearch> meshes_with_progress(const Scenario& whole, const Calibration& calibration,
+                                               PlanRequest request, bool force_progress, bool quiet) {
+  const InterruptFlag interrupt;
+  ProgressPrinter printer(std::cerr, progress_style(force_progress, quiet), interrupt);
+  try {
+    request.search = {&printer, planner_threads()};
+    MeshSearch search = search_meshes(whole, calibration, request);
+    printer.close(true);
+    return search;
+  } catch (const PlanCancelled&) {
+    return std::nullopt;
+  } catch (const MeshError& e) {
+    throw InputError(whole.source_file, 0, e.field(), e.what());
+  }
+}
+
+// The scenario planned and its report: the scenario as loaded, or under parallelism.tensor: search the
+// fastest mesh's, with every mesh's in `meshes`.
+struct Planned {
+  ValidScenario scenario;
+  PlanReport report;
+  std::optional<MeshSearch> meshes;
+};
+
+std::optional<Planned> plan_or_search_meshes(Scenario loaded, const PlanRequest& request, bool progress,
+                                             bool quiet) {
+  if (!loaded.parallelism.search() || loaded.mesh.sliced()) {
+    const ValidScenario scenario(std::move(loaded));
+    std::optional<PlanReport> report =
+        plan_with_progress(scenario, scenario_calibration(scenario), request, progress, quiet);
+    if (!report) return std::nullopt;
+    return Planned{scenario, std::move(*report), std::nullopt};
+  }
+  const ValidScenario whole{Scenario(loaded)};  // the scenario's own errors first, as usual
+  std::optional<MeshSearch> search =
+      meshes_with_progress(whole, scenario_calibration(whole), request, progress, quiet);
+  if (!search) return std::nullopt;
+  const MeshOption& chosen = search->options[search->best];
+  return Planned{chosen.scenario, chosen.report, std::move(search)};
 }
 
 struct Options {
@@ -121,6 +166,10 @@ nlohmann::ordered_json alternatives_json(const PlanReport& report, std::size_t t
 // --export: the plan as the framework's configuration, in --out; what it cannot express on stderr.
 void write_export(const Plan& plan, const Scenario& scenario, const std::string& format,
                   const OutputFile& file) {
+  if (scenario.mesh.sliced()) {
+    throw UsageError("--export", "the plan runs on a tensor-parallel mesh (" + mesh_text(scenario) +
+                                     "); the exports write data-parallel sharding only, not TP meshes");
+  }
   const PlanExport exported = export_plan(scenario, plan, parse_name<ExportFormat>(format).value());
   for (const std::string& line : exported.unexpressed)
     std::cerr << "note: the " << format << " export cannot express " << line << "\n";
@@ -284,33 +333,38 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
   Scenario loaded = o.scenario.load();
   const std::int64_t file_micro_batch = loaded.training.micro_batch;
   apply_plan_flags(o, loaded);
-  const ValidScenario scenario(std::move(loaded));
-  const Calibration calibration = scenario_calibration(scenario);
-  // Check the output path before planning, so a bad path fails at once (exit 2).
-  refuse_input_as_output("--out", o.out, {o.scenario.scenario_file()});
   if (!o.export_format.empty() && o.out.empty())
     throw UsageError("--export", "writes to --out FILE; give --out");
+  // Check the output path before planning, so a bad path fails at once (exit 2).
+  refuse_input_as_output("--out", o.out, {o.scenario.scenario_file()});
   const OutputFile plan_file = o.out.empty() ? OutputFile() : OutputFile("--out", o.out);
-  if (o.refine > 0 && file_micro_batch > 0 && file_micro_batch != scenario.training.micro_batch) {
+  if (o.refine > 0 && file_micro_batch > 0 && file_micro_batch != loaded.training.micro_batch) {
     throw UsageError("--micro-batch",
                      "--refine simulates the scenario file as written, whose "
                      "training.micro_batch is " +
                          std::to_string(file_micro_batch) + ", not " +
-                         std::to_string(scenario.training.micro_batch));
+                         std::to_string(loaded.training.micro_batch));
   }
+  if (o.refine > 0 && loaded.parallelism.search() && !loaded.mesh.sliced())
+    throw UsageError("--refine",
+                     "simulates one scenario's candidates; give a tensor-parallel degree (--tp N)");
   PlanRequest request;
   request.with_baselines = !o.no_baselines;
   request.candidate_plans = static_cast<std::size_t>(std::max(o.refine, o.top > 0 ? o.top + 1 : 0));
-  std::optional<PlanReport> planned = plan_with_progress(scenario, calibration, request, o.progress, o.quiet);
+  std::optional<Planned> planned = plan_or_search_meshes(std::move(loaded), request, o.progress, o.quiet);
   if (!planned) throw Interrupted("planning cancelled, no plan written");  // exit 130, no plan file
-  PlanReport& report = *planned;
+  const ValidScenario& scenario = planned->scenario;
+  const Calibration calibration = scenario_calibration(scenario);
+  PlanReport& report = planned->report;
   auto json = report_to_json(report, scenario);
+  if (planned->meshes) json["mesh_search"] = mesh_search_json(*planned->meshes);
   std::optional<RefineReport> refined;
   if (o.refine > 0 && report.best.fits) {
     refined = simulation->refine(report, scenario, calibration, o.scenario.scenario_file(),
                                  o.refine_timeout_seconds);
     json = report_to_json(report, scenario);
     json["refine"] = refined->json;
+    if (planned->meshes) json["mesh_search"] = mesh_search_json(*planned->meshes);
   }
   if (budget) json["time_to_train"] = time_to_train_json(report, scenario, *budget);
   if (target) json["target"] = target_search_json(*target);
@@ -332,6 +386,7 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
       write_target_search(out, *target, scenario.cluster.name);
       out << "\n";
     }
+    if (planned->meshes) present::write_mesh_table(out, *planned->meshes);
     present::write_plan_text(scenario, report, out, o.scenario.gpu_label(scenario));
     if (refined) out << refined->text;
     if (budget && report.best.fits) write_time_to_train(out, report, scenario, *budget);

@@ -20,7 +20,7 @@ bool is_json_file(const std::string& path) {
 
 bool ScenarioFlags::overridden() const {
   return is_json_file(scenario) || !sets.empty() || !model.empty() || !cluster.empty() || nodes > 0 ||
-         !runtime.empty();
+         !runtime.empty() || !tensor.empty() || sequence_parallel;
 }
 
 std::string ScenarioFlags::scenario_file() const { return is_json_file(scenario) ? "" : scenario; }
@@ -35,6 +35,8 @@ std::vector<ScenarioOverride> ScenarioFlags::overrides() const {
     out.push_back(option_override("--nodes " + count, "cluster.nodes", count));
   }
   if (!runtime.empty()) out.push_back(option_override("--runtime " + runtime, "execution.runtime", runtime));
+  if (!tensor.empty()) out.push_back(option_override("--tp " + tensor, "parallelism.tensor", tensor));
+  if (sequence_parallel) out.push_back(option_override("--sp", "parallelism.sequence_parallel", "true"));
   for (const std::string& set : sets) out.push_back(parse_set_argument(set, "--set"));
   return out;
 }
@@ -78,6 +80,15 @@ void add_scenario_flags(CLI::App& command, ScenarioFlags& flags) {
                   "The framework that runs the iteration (execution.runtime): " +
                       join(names<RuntimeName>(), ", ") + " (scenarios/runtimes/)")
       ->check(CLI::IsMember(names<RuntimeName>()));
+  command
+      .add_option(
+          "--tp", flags.tensor,
+          "Tensor-parallel degree inside a node (parallelism.tensor), or 'search': plan compares every "
+          "degree that divides the model and a node")
+      ->check(non_empty("a degree or 'search'"))
+      ->type_name("N|search");
+  command.add_flag("--sp", flags.sequence_parallel,
+                   "Sequence parallelism with tensor parallelism (parallelism.sequence_parallel)");
 }
 
 }  // namespace shardscope::cli

@@ -1,5 +1,5 @@
 // The scenario options shared by inspect, plan and simulate: SCENARIO (optional), --set PATH=VALUE,
-// --model PRESET|config.json, --cluster PRESET|FILE, --nodes N, --runtime NAME.
+// --model PRESET|config.json, --cluster PRESET|FILE, --nodes N, --runtime NAME, --tp N|search, --sp.
 #pragma once
 
 #include <string>
@@ -19,12 +19,14 @@ struct ScenarioFlags {
   std::vector<std::string> sets;
   std::string model, cluster;
   int nodes = 0;
-  std::string runtime;  // --runtime NAME: execution.runtime
+  std::string runtime;             // --runtime NAME: execution.runtime
+  std::string tensor;              // --tp N|search: parallelism.tensor
+  bool sequence_parallel = false;  // --sp: parallelism.sequence_parallel
 
   // Whether anything beyond a scenario YAML file is given (an override, or a config.json as SCENARIO).
   bool overridden() const;
   // The overrides in the order they apply: SCENARIO when it is a config.json, --model, --cluster, --nodes,
-  // --runtime, then each --set as given.
+  // --runtime, --tp, --sp, then each --set as given.
   std::vector<ScenarioOverride> overrides() const;
   // The scenario YAML file, or "" when SCENARIO is absent or a config.json.
   std::string scenario_file() const;

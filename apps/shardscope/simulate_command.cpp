@@ -32,6 +32,7 @@
 #include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/mesh_search.hpp"
 #include "planner/report/plan_json.hpp"
 #include "planner/search/plan_check.hpp"
 #include "planner/search/plan_evaluation.hpp"
@@ -365,11 +366,28 @@ void add_output_options(CLI::App& cmd, Options& o) {
       ->excludes(quiet);
 }
 
+// Under parallelism.tensor: search, the mesh to simulate: the plan file's, else the fastest mesh `plan` finds
+// (search_meshes); any other scenario as it is.
+Scenario simulated_mesh(const Options& o, Scenario loaded) {
+  if (!loaded.parallelism.search() || loaded.mesh.sliced()) return loaded;
+  try {
+    if (!o.plan.empty()) {
+      const Plan planned = load_plan_file(o.plan, loaded.model);
+      return scenario_for_plan_mesh(loaded, planned.tensor);
+    }
+    const ValidScenario whole{Scenario(loaded)};
+    const MeshSearch search = search_meshes(whole, scenario_calibration(whole), PlanRequest{});
+    return search.options[search.best].scenario.scenario();
+  } catch (const MeshError& e) {
+    throw InputError(o.plan.empty() ? loaded.source_file : o.plan, 0, e.field(), e.what());
+  }
+}
+
 void run_simulate(const Options& o, std::ostream& out) {
   Scenario loaded = o.scenario.load();
   if (!o.calibration.empty()) loaded.planner.calibration_file = o.calibration;
   apply_execution_flags(o, loaded);
-  const ValidScenario scenario(std::move(loaded));  // the file and the flags, checked once
+  const ValidScenario scenario(simulated_mesh(o, std::move(loaded)));  // the file and the flags, checked once
   const Calibration calibration = scenario_calibration(scenario);
   const sim::IterationOptions options = iteration_options(o, scenario);
   const OutputFiles outputs = check_outputs(o);

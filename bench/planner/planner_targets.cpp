@@ -15,6 +15,7 @@
 
 #include "bench/planner/osdp_recurrence.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/mesh_search.hpp"
 #include "planner/search/planner.hpp"
 
 namespace shardscope {
@@ -152,6 +153,25 @@ void scale_target(benchmark::State& state, int layers, int nodes, double target)
       [&] { report = plan_scenario(ValidScenario(s), Calibration{}, PlanRequest{.with_baselines = false}); });
 }
 
+// `plan` over every tensor-parallel mesh (issue 33, <= 2 s for a 70B model on 64 GPUs), with one plan of the
+// unsliced scenario (TP 1, the same request) as the reference measured in the same run.
+void mesh_target(benchmark::State& state, const std::string& name, double target) {
+  const Scenario s = shipped(name);
+  const PlanRequest request{.with_baselines = true};
+  MeshSearch search;
+  for (auto _ : state) {
+    search = search_meshes(s, Calibration{}, request);
+    benchmark::DoNotOptimize(search.best);
+  }
+  const double per = seconds_of([&] { search = search_meshes(s, Calibration{}, request); });
+  const double reference = seconds_of([&] { plan_scenario(ValidScenario(s), Calibration{}, request); });
+  std::string meshes;
+  for (const MeshOption& o : search.options)
+    meshes += (meshes.empty() ? "" : ", ") + std::string("TP ") + std::to_string(o.slice.degree);
+  lines().push_back({"plan over every mesh, " + name + " (<= 2 s; reference: TP 1 alone)", per, target,
+                     reference, std::to_string(search.options.size()) + " meshes (" + meshes + ")"});
+}
+
 void register_all() {
   using benchmark::RegisterBenchmark;
   const auto ms = benchmark::kMillisecond;
@@ -195,6 +215,9 @@ void register_all() {
         ->Unit(ms)
         ->Iterations(1);
   }
+  RegisterBenchmark("plan_meshes/llama3-70b-64gpu-tp", mesh_target, "llama3-70b-64gpu-tp", 2.0)
+      ->Unit(ms)
+      ->Iterations(1);
   RegisterBenchmark("plan_no_baselines/nd-2000", scale_target, 2000, 4, 5.0)->Unit(ms)->Iterations(1);
   RegisterBenchmark("plan_no_baselines/nd-50000", scale_target, 50000, 16, 60.0)->Unit(ms)->Iterations(1);
 }

@@ -190,9 +190,9 @@ void BudgetPanel::fill_table() {
   }
   budget_status_->setText(QString("Training on %1 tokens on %2 GPUs (every GPU billed for the whole run):")
                               .arg(count(budget.tokens))
-                              .arg(scenario_->cluster.gpus()));
+                              .arg(physical_gpus(*scenario_)));
   const auto add = [&](const QString& name, const PlanPrediction& predicted) {
-    const TimeToTrain t = time_to_train(predicted, scenario_->cluster.gpus(), budget);
+    const TimeToTrain t = time_to_train(predicted, physical_gpus(*scenario_), budget);
     const int row = table_->rowCount();
     table_->insertRow(row);
     const QStringList cells{name,

@@ -52,6 +52,14 @@ void add_operator(CanonicalText& c, const std::string& p, const Operator& op, bo
   c.add(p + "paper.model_bytes", op.paper.model_bytes);
   c.add(p + "paper.activation_bytes_per_sample", op.paper.activation_bytes_per_sample);
   c.add(p + "paper.extra_bytes", op.paper.extra_bytes);
+  // Only under a tensor slice: every other digest stays as it was.
+  for (std::size_t i = 0; i < op.tensor_collectives.size(); ++i) {
+    const TensorCollective& t = op.tensor_collectives[i];
+    const std::string q = p + "tensor_collective." + std::to_string(i) + ".";
+    c.add(q + "kind", static_cast<int>(t.kind));
+    c.add(q + "backward", t.backward);
+    c.add(q + "bytes_per_sample", t.bytes_per_sample);
+  }
 }
 
 void add_cluster(CanonicalText& c, const Cluster& k) {
@@ -167,7 +175,12 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
     if (const std::optional<KernelEfficiency>& k = scenario.cluster.gpu.kernels)
       c.add("gpu.kernels.fp8_speedup", k->fp8_speedup);
   }
-  add_runtime(c, scenario);  // nothing under ideal: its digests stay as they were
+  add_runtime(c, scenario);      // nothing under ideal: its digests stay as they were
+  if (scenario.mesh.sliced()) {  // the physical cluster the data-parallel one was cut from
+    c.add("mesh.tensor", scenario.mesh.tensor.degree);
+    c.add("mesh.sequence_parallel", scenario.mesh.tensor.sequence_parallel);
+    add_cluster(c, scenario.mesh.physical);
+  }
   return fnv1a_64(c.text());
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "planner/core/collective_kind.hpp"
 #include "planner/core/names.hpp"
 
 namespace shardscope {
@@ -64,6 +65,15 @@ struct GemmShape {
   double flops() const { return 2.0 * static_cast<double>(batch * m) * static_cast<double>(n * k); }
 };
 
+// A collective of an operator's pass among its tensor-parallel group (a generated model sliced by a mesh,
+// mesh.hpp): the whole buffer is bytes_per_sample times the micro-batch. Blocking: it runs on the compute
+// stream, between the products it joins.
+struct TensorCollective {
+  CollectiveKind kind = CollectiveKind::all_reduce;
+  bool backward = false;  // in the backward pass (else the forward, which recomputation runs again)
+  double bytes_per_sample = 0;
+};
+
 // One unit of the plan: the OSDP papers' granularity is one attention block or one MLP block.
 struct Operator {
   std::string name;
@@ -92,6 +102,9 @@ struct Operator {
   // The forward's matrix products for one sample (generated transformers; empty for operators given as a
   // list). Their FLOPs add up to forward_flops_per_sample. Not part of the model digest.
   std::vector<GemmShape> forward_gemms;
+  // Under tensor parallelism (a mesh's slice of a generated transformer): the operator's collectives among
+  // the GPUs that hold its other slices, per pass. Empty without.
+  std::vector<TensorCollective> tensor_collectives;
 };
 
 struct Model {

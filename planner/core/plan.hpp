@@ -10,6 +10,7 @@
 #include "planner/core/model_states.hpp"
 #include "planner/core/planner_options.hpp"
 #include "planner/core/training_config.hpp"
+#include "planner/core/transformer.hpp"
 
 namespace shardscope {
 
@@ -62,6 +63,9 @@ struct Plan {
   // under execution.collectives auto, else the scenario's choice. Plan files without the key (older ones)
   // run rings.
   CollectiveModel collectives = CollectiveModel::ring;
+  // The tensor-parallel mesh the plan's operators are slices of (degree 1: none; mesh.hpp). Plan files
+  // without the key have none.
+  TensorSlice tensor;
   std::uint64_t model_digest = 0;         // model_digest() of the model it was made for
   std::uint64_t scenario_digest = 0;      // scenario_digest() of the scenario it was made for
   std::uint64_t calibration_digest = 0;   // calibration_digest() of its calibration

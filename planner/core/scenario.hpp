@@ -1,13 +1,16 @@
 // Scenario: one model on one cluster with one training configuration, as parsed from a scenario file.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "planner/core/cluster.hpp"
 #include "planner/core/execution_options.hpp"
+#include "planner/core/mesh.hpp"
 #include "planner/core/model.hpp"
 #include "planner/core/planner_options.hpp"
 #include "planner/core/training_config.hpp"
+#include "planner/core/transformer.hpp"
 
 namespace shardscope {
 
@@ -19,6 +22,10 @@ struct Scenario {
   TrainingConfig training;
   PlannerOptions planner;
   ExecutionOptions execution;
+  // The generator's input when the model was generated (a mesh slices it again); empty for operator lists.
+  std::optional<TransformerSpec> transformer;
+  ParallelismRequest parallelism;  // what `parallelism:` asks for
+  MeshSlice mesh;                  // what `model` and `cluster` above are sliced for (mesh.hpp)
 };
 
 }  // namespace shardscope

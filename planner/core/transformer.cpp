@@ -45,7 +45,36 @@ struct ActivationSizes {
   double tokens = 0;         // s: tokens per sample
   double element_bytes = 0;  // bytes of one activation element (the parameter dtype)
   double mask_bytes = 0;     // bytes per element of a dropout mask (0 without dropout)
+  double tensor = 1;         // T: the tensor-parallel degree the operators are sliced for
+  bool sequence_parallel = false;
+  // Bytes of an activation every tensor-parallel GPU holds whole unless sequence parallelism divides it.
+  double shared(double bytes) const { return sequence_parallel ? bytes / tensor : bytes; }
+  // The whole buffer of one block's tensor-parallel collective: the s x h activation.
+  double block_buffer(double h) const { return element_bytes * tokens * h; }
+  // Sequence parallelism's extra transient: the all-gathered s x h input of a block.
+  double gathered(double h) const { return sequence_parallel ? element_bytes * tokens * h : 0; }
 };
+
+// One block's collectives under tensor parallelism: without sequence parallelism an all-reduce in each
+// pass; with it an all-gather and a reduce-scatter in each (Megatron-LM's conjugate pairs; the backward's
+// second all-gather of the input, for the weight gradient, overlaps the input-gradient product there).
+void add_block_collectives(Operator& op, const ActivationSizes& sizes, double h) {
+  if (sizes.tensor <= 1) return;
+  const double bytes = sizes.block_buffer(h);
+  for (bool backward : {false, true}) {
+    if (sizes.sequence_parallel) {
+      op.tensor_collectives.push_back({CollectiveKind::all_gather, backward, bytes});
+      op.tensor_collectives.push_back({CollectiveKind::reduce_scatter, backward, bytes});
+    } else {
+      op.tensor_collectives.push_back({CollectiveKind::all_reduce, backward, bytes});
+    }
+  }
+}
+
+// Rows of a vocabulary-parallel table on one GPU (Megatron pads the vocabulary to a multiple of the degree).
+double vocab_rows(const TransformerSpec& spec, const ActivationSizes& sizes) {
+  return std::ceil(static_cast<double>(spec.vocab) / sizes.tensor);
+}
 
 double hidden_of(const TransformerSpec& spec, int layer) {
   return static_cast<double>(spec.layer_hidden.empty() ? spec.hidden
@@ -82,6 +111,32 @@ void validate(const TransformerSpec& spec) {
   require(spec.head_dim >= 0, "head_dim", "head_dim must not be negative");
   require(spec.ffn_hidden >= 0, "ffn_hidden", "ffn_hidden must not be negative");
   require(spec.max_positions >= 0, "max_positions", "max_positions must not be negative");
+}
+
+// What a tensor-parallel slice needs of the model: whole heads, KV heads and feed-forward columns per GPU,
+// one width, and with sequence parallelism whole tokens per GPU.
+void validate_slice(const TransformerSpec& spec, const TensorSlice& slice) {
+  const int t = slice.degree;
+  require(t >= 1 && t <= 1024, "tensor", "the tensor-parallel degree must be between 1 and 1024");
+  if (t == 1) {
+    require(!slice.sequence_parallel, "sequence_parallel",
+            "sequence parallelism needs a tensor degree above 1");
+    return;
+  }
+  const auto divides = [t](std::int64_t n) { return n % t == 0; };
+  const std::string degree = "tensor-parallel degree " + std::to_string(t);
+  require(spec.layer_hidden.empty(), "tensor", degree + ": a model with per-layer widths is not sliced");
+  require(divides(spec.heads), "tensor",
+          degree + " does not divide the " + std::to_string(spec.heads) + " attention heads");
+  const int kv_heads = spec.kv_heads == 0 ? spec.heads : spec.kv_heads;
+  require(divides(kv_heads), "tensor",
+          degree + " does not divide the " + std::to_string(kv_heads) +
+              " KV heads (replicating KV heads across GPUs is not modelled)");
+  const std::int64_t f = spec.ffn_hidden > 0 ? spec.ffn_hidden : 4 * spec.hidden;
+  require(divides(f), "tensor", degree + " does not divide the feed-forward width " + std::to_string(f));
+  require(!slice.sequence_parallel || divides(spec.sequence_length), "sequence_parallel",
+          degree + " does not divide the sequence length " + std::to_string(spec.sequence_length) +
+              " (sequence parallelism gives each GPU whole tokens)");
 }
 
 // Op-level selective checkpointing as torchtitan's "op" policy applies it to one checkpointed block (the
@@ -124,14 +179,15 @@ int attention_products(const TransformerSpec& spec, int layer) {
 
 void set_selective_attention(Operator& att, const TransformerSpec& spec, const ActivationSizes& sizes,
                              double h_prev, double h, double q_dim, double kv_dim) {
+  // q_dim and kv_dim are one GPU's share under a tensor slice (column-parallel outputs, row-parallel input).
   SelectiveTally tally(sizes, 0);
-  tally.keep(sizes.element_bytes * sizes.tokens * h_prev);  // the block's input
+  tally.keep(sizes.shared(sizes.element_bytes * sizes.tokens * h_prev));  // the block's input
   if (h_prev != h) tally.product(h_prev, h);
   tally.product(h, q_dim);
   tally.product(h, kv_dim);
   tally.product(h, kv_dim);
   if (spec.flash_attention) {
-    tally.keep(sizes.element_bytes * sizes.tokens * q_dim + 4 * spec.heads * sizes.tokens);
+    tally.keep(sizes.element_bytes * sizes.tokens * q_dim + 4 * spec.heads / sizes.tensor * sizes.tokens);
   } else {
     tally.recompute(4 * sizes.tokens * sizes.tokens * q_dim);  // scores and weighted sum, rebuilt
   }
@@ -139,6 +195,7 @@ void set_selective_attention(Operator& att, const TransformerSpec& spec, const A
   tally.write(att);
 }
 
+// f is one GPU's share of the feed-forward width under a tensor slice.
 void set_selective_mlp(Operator& mlp, const TransformerSpec& spec, const ActivationSizes& sizes, int layer,
                        double h, double f) {
   SelectiveTally tally(sizes, attention_products(spec, layer));
@@ -165,18 +222,27 @@ Operator embedding_operator(const TransformerSpec& spec, const ActivationSizes& 
   Operator op;
   op.name = "embedding";
   op.kind = OperatorKind::embedding;
-  double params = static_cast<double>(spec.vocab) * h;
-  if (spec.positions == PositionKind::learned) params += positions * h;
+  double params = vocab_rows(spec, sizes) * h;
+  if (spec.positions == PositionKind::learned) params += positions * h;  // replicated under a slice
   op.parameters = checked(params, "embedding parameters");
   op.active_parameters = op.parameters;
   op.parameter_dtype = spec.parameter_dtype;
   op.forward_flops_per_sample = 0;
   op.backward_flops_per_sample = 0;
   op.activation_bytes_per_sample =
-      checked(sizes.mask_bytes * s * h, "embedding activations");           // dropout mask
-  op.checkpoint_bytes_per_sample = checked(8 * s, "embedding checkpoint");  // int64 token ids
+      checked(sizes.shared(sizes.mask_bytes * s * h), "embedding activations");  // dropout mask
+  op.checkpoint_bytes_per_sample = checked(8 * s, "embedding checkpoint");       // int64 token ids
   op.workspace_bytes_per_sample = checked(sizes.element_bytes * s * h, "embedding workspace");
   op.splittable = true;
+  if (sizes.tensor > 1) {  // each GPU's rows give a partial sum of the output: reduced forward
+    const double bytes = sizes.block_buffer(h);
+    if (sizes.sequence_parallel) {
+      op.tensor_collectives.push_back({CollectiveKind::reduce_scatter, false, bytes});
+      op.tensor_collectives.push_back({CollectiveKind::all_gather, true, bytes});
+    } else {
+      op.tensor_collectives.push_back({CollectiveKind::all_reduce, false, bytes});
+    }
+  }
   set_selective_whole(op);
   return op;
 }
@@ -190,14 +256,17 @@ Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& 
   const double elem = sizes.element_bytes;
   const int kv_heads = spec.kv_heads == 0 ? spec.heads : spec.kv_heads;
   const double head_dim = spec.head_dim > 0 ? static_cast<double>(spec.head_dim) : h / spec.heads;
-  const double q_dim = head_dim * spec.heads;
-  const double kv_dim = head_dim * kv_heads;
+  // One GPU's heads and projection widths under a tensor slice (the whole model at degree 1).
+  const double t = sizes.tensor;
+  const double heads = spec.heads / t;
+  const double q_dim = head_dim * spec.heads / t;
+  const double kv_dim = head_dim * kv_heads / t;
   Operator att;
   att.name = "layer" + std::to_string(layer) + ".attention";
   att.kind = OperatorKind::attention;
   att.layer = layer;
   const double att_weights = h * q_dim + 2 * h * kv_dim + q_dim * h;
-  const double att_biases = spec.attention_bias ? q_dim + 2 * kv_dim + h : 0;
+  const double att_biases = spec.attention_bias ? q_dim + 2 * kv_dim + h : 0;  // the output's: replicated
   const double resize = h_prev != h ? h_prev * h + h : 0;
   att.parameters =
       checked(norm_parameters(spec.norm, h) + att_weights + att_biases + resize, "attention parameters");
@@ -208,28 +277,33 @@ Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& 
   att.backward_flops_per_sample = 2 * att.forward_flops_per_sample;
   if (h_prev != h) att.forward_gemms.push_back(gemm("resize", 1, s, h, h_prev));
   att.forward_gemms.push_back(gemm("qkv", 1, s, q_dim + 2 * kv_dim, h));
-  att.forward_gemms.push_back(gemm("scores", spec.heads, s, s, head_dim, true));  // Q K^T per head
-  att.forward_gemms.push_back(gemm("values", spec.heads, s, head_dim, s, true));  // softmax(.) V per head
+  att.forward_gemms.push_back(gemm("scores", heads, s, s, head_dim, true));  // Q K^T per head
+  att.forward_gemms.push_back(gemm("values", heads, s, head_dim, s, true));  // softmax(.) V per head
   att.forward_gemms.push_back(gemm("out", 1, s, h, q_dim));
   // Korthikanti et al. 2022 (no tensor parallelism), per sample: norm input 2sh, QKV input 2sh,
   // Q 2s*q_dim, K and V 2s*kv_dim each, output-projection input 2s*q_dim, dropout mask sh (= 11sh + 2sh
   // for GPT); without flash attention the s x s scores per head: the softmax output (2as^2 in 16 bits)
   // and with dropout its mask and output (as^2 + 2as^2: 5as^2 for GPT); with flash attention only the
   // fp32 log-sum-exp statistics, 4as bytes whatever the activation type (the scores are recomputed).
-  const double score_elements = spec.heads * s * s;
+  // Under a tensor slice the per-head and projection terms are one GPU's share; the norm and QKV inputs
+  // and the dropout mask are whole unless sequence parallelism divides them (Korthikanti et al., 10sbh).
+  const double score_elements = heads * s * s;
   const double score_bytes =
       spec.flash_attention
-          ? 4 * spec.heads * s
+          ? 4 * heads * s
           : elem * score_elements + (spec.dropout ? (sizes.mask_bytes + elem) * score_elements : 0);
   att.activation_bytes_per_sample =
-      checked(elem * s * h + elem * s * h + elem * s * q_dim + 2 * elem * s * kv_dim + elem * s * q_dim +
-                  sizes.mask_bytes * s * h + score_bytes,
+      checked(sizes.shared(elem * s * h + elem * s * h + sizes.mask_bytes * s * h) + elem * s * q_dim +
+                  2 * elem * s * kv_dim + elem * s * q_dim + score_bytes,
               "attention activations");
-  att.checkpoint_bytes_per_sample = checked(elem * s * h_prev, "attention checkpoint");
-  // Largest transient: fp32 score matrix without flash attention, else the fused QKV output.
+  att.checkpoint_bytes_per_sample = checked(sizes.shared(elem * s * h_prev), "attention checkpoint");
+  // Largest transient: fp32 score matrix without flash attention, else the fused QKV output; with
+  // sequence parallelism also the all-gathered input.
   att.workspace_bytes_per_sample = checked(
-      spec.flash_attention ? elem * s * (q_dim + 2 * kv_dim) : 4 * spec.heads * s * s, "attention workspace");
+      (spec.flash_attention ? elem * s * (q_dim + 2 * kv_dim) : 4 * heads * s * s) + sizes.gathered(h),
+      "attention workspace");
   set_selective_attention(att, spec, sizes, h_prev, h, q_dim, kv_dim);
+  add_block_collectives(att, sizes, h);
   return att;
 }
 
@@ -256,8 +330,8 @@ void set_dense_mlp(Operator& mlp, const TransformerSpec& spec, const ActivationS
   // Kept once: norm input 2sh and up-projection input 2sh. GPT (f = 4h): 2sh + 2sh + 8sh + 8sh + sh =
   // 19sh + 2sh (norm), as in Korthikanti et al.
   mlp.activation_bytes_per_sample =
-      checked(2 * sizes.element_bytes * s * h + per_expert_activation_bytes(spec, sizes, f) +
-                  sizes.mask_bytes * s * h,
+      checked(sizes.shared(2 * sizes.element_bytes * s * h + sizes.mask_bytes * s * h) +
+                  per_expert_activation_bytes(spec, sizes, f),
               "mlp activations");
 }
 
@@ -279,16 +353,18 @@ void set_moe(Operator& mlp, const TransformerSpec& spec, const ActivationSizes& 
   mlp.forward_gemms.push_back(gemm("down", spec.experts_per_token, s, h, f));
   // Kept once: norm input 2sh, up-projection input 2sh and the fp32 router scores, 4s per expert.
   mlp.activation_bytes_per_sample = checked(
-      2 * sizes.element_bytes * s * h + 4 * s * spec.experts +
-          spec.experts_per_token * per_expert_activation_bytes(spec, sizes, f) + sizes.mask_bytes * s * h,
+      sizes.shared(2 * sizes.element_bytes * s * h + 4 * s * spec.experts + sizes.mask_bytes * s * h) +
+          spec.experts_per_token * per_expert_activation_bytes(spec, sizes, f),
       "moe activations");
 }
 
 // MLP block of `layer`: input norm, up (+ gate) and down projections (+ biases); MoE: experts plus a router.
+// Under a tensor slice f is one GPU's share of the feed-forward width (each expert's alike).
 Operator mlp_operator(const TransformerSpec& spec, const ActivationSizes& sizes, int layer) {
   const double h = hidden_of(spec, layer);
   const double f =
-      spec.ffn_hidden > 0 && spec.layer_hidden.empty() ? static_cast<double>(spec.ffn_hidden) : 4 * h;
+      (spec.ffn_hidden > 0 && spec.layer_hidden.empty() ? static_cast<double>(spec.ffn_hidden) : 4 * h) /
+      sizes.tensor;
   const double s = sizes.tokens;
   Operator mlp;
   mlp.name = "layer" + std::to_string(layer) + ".mlp";
@@ -300,10 +376,12 @@ Operator mlp_operator(const TransformerSpec& spec, const ActivationSizes& sizes,
     set_dense_mlp(mlp, spec, sizes, h, f);
   }
   mlp.backward_flops_per_sample = 2 * mlp.forward_flops_per_sample;
-  mlp.checkpoint_bytes_per_sample = checked(sizes.element_bytes * s * h, "mlp checkpoint");
-  mlp.workspace_bytes_per_sample =
-      checked(sizes.element_bytes * s * f * (spec.experts > 0 ? spec.experts_per_token : 1), "mlp workspace");
+  mlp.checkpoint_bytes_per_sample = checked(sizes.shared(sizes.element_bytes * s * h), "mlp checkpoint");
+  mlp.workspace_bytes_per_sample = checked(
+      sizes.element_bytes * s * f * (spec.experts > 0 ? spec.experts_per_token : 1) + sizes.gathered(h),
+      "mlp workspace");
   set_selective_mlp(mlp, spec, sizes, layer, h, f);
+  add_block_collectives(mlp, sizes, h);
   return mlp;
 }
 
@@ -311,7 +389,7 @@ Operator mlp_operator(const TransformerSpec& spec, const ActivationSizes& sizes,
 Operator head_operator(const TransformerSpec& spec, const ActivationSizes& sizes) {
   const double h = hidden_of(spec, spec.layers - 1);
   const double s = sizes.tokens;
-  const double vocab = static_cast<double>(spec.vocab);
+  const double vocab = vocab_rows(spec, sizes);  // one GPU's rows under a tensor slice
   Operator op;
   op.name = "head";
   op.kind = OperatorKind::head;
@@ -324,12 +402,27 @@ Operator head_operator(const TransformerSpec& spec, const ActivationSizes& sizes
   op.backward_flops_per_sample = 2 * op.forward_flops_per_sample;
   // Final norm input 2sh, projection input 2sh, fp32 logits for the cross-entropy 4sV.
   op.activation_bytes_per_sample =
-      checked(2 * sizes.element_bytes * s * h + 4 * s * vocab, "head activations");
-  op.checkpoint_bytes_per_sample = checked(sizes.element_bytes * s * h, "head checkpoint");
+      checked(sizes.shared(2 * sizes.element_bytes * s * h) + 4 * s * vocab, "head activations");
+  op.checkpoint_bytes_per_sample = checked(sizes.shared(sizes.element_bytes * s * h), "head checkpoint");
   // The loss's gradient with respect to the fp32 logits, written during the head's backward.
   op.workspace_bytes_per_sample = checked(4 * s * vocab, "head workspace");
   op.loss_gradient_bytes_per_sample = op.workspace_bytes_per_sample;
+  op.workspace_bytes_per_sample += static_cast<std::int64_t>(sizes.gathered(h));
   set_selective_whole(op);
+  if (sizes.tensor > 1) {
+    // The input enters whole (all-gathered under sequence parallelism) and its gradient is reduced; the
+    // vocabulary-parallel cross-entropy all-reduces each token's maximum, sum of exponentials and target
+    // logit (fp32) across the slices.
+    const double bytes = sizes.block_buffer(h);
+    if (sizes.sequence_parallel) {
+      op.tensor_collectives.push_back({CollectiveKind::all_gather, false, bytes});
+      op.tensor_collectives.push_back({CollectiveKind::reduce_scatter, true, bytes});
+    } else {
+      op.tensor_collectives.push_back({CollectiveKind::all_reduce, true, bytes});
+    }
+    for (int reduction = 0; reduction < 3; ++reduction)
+      op.tensor_collectives.push_back({CollectiveKind::all_reduce, false, 4 * s});
+  }
   return op;
 }
 
@@ -348,12 +441,15 @@ std::string descriptive_name(const TransformerSpec& spec) {
   return name;
 }
 
-Model generate_transformer(const TransformerSpec& spec) {
+Model generate_transformer(const TransformerSpec& spec, const TensorSlice& slice) {
   validate(spec);
+  validate_slice(spec, slice);
   ActivationSizes sizes;
   sizes.tokens = static_cast<double>(spec.sequence_length);
   sizes.element_bytes = bytes_per_element(spec.parameter_dtype);
   sizes.mask_bytes = spec.dropout ? 1.0 : 0.0;
+  sizes.tensor = slice.degree;
+  sizes.sequence_parallel = slice.sequence_parallel;
 
   Model model;
   model.name = spec.name.empty() ? descriptive_name(spec) : spec.name;

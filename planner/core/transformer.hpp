@@ -82,8 +82,21 @@ class TransformerSpecError : public std::invalid_argument {
 // "transformer-96x1024-4096" when the layers' widths range from 1024 to 4096, "-moe8" for 8 experts.
 std::string descriptive_name(const TransformerSpec& spec);
 
-// Builds the 2*layers + 2 operator model, named spec.name or, when that is empty, descriptive_name(spec).
-// Throws TransformerSpecError on inconsistent numbers.
-Model generate_transformer(const TransformerSpec& spec);
+// A tensor-parallel slice (Megatron-LM's 1-D scheme): of `degree` GPUs, the operators one holds and runs.
+// Attention: Q, K and V column-parallel (heads and KV heads divided), the output projection row-parallel;
+// MLP: up and gate column-parallel, down row-parallel (each expert alike); embedding and head
+// vocabulary-parallel (ceil(vocab / degree) rows each); norms and the router replicated. Without sequence
+// parallelism each block's forward ends in an all-reduce of its output and its backward in one of its
+// input's gradient; with it, an all-gather before the block and a reduce-scatter after it, in both passes,
+// and the norms' and dropouts' activations are divided by the degree too (Korthikanti et al. 2022).
+struct TensorSlice {
+  int degree = 1;
+  bool sequence_parallel = false;
+};
+
+// Builds the 2*layers + 2 operator model, named spec.name or, when that is empty, descriptive_name(spec),
+// as one GPU of the slice holds it. Throws TransformerSpecError on inconsistent numbers, naming the spec
+// field, or "tensor" / "sequence_parallel" when the slice does not divide the model.
+Model generate_transformer(const TransformerSpec& spec, const TensorSlice& slice = {});
 
 }  // namespace shardscope

@@ -4,12 +4,15 @@
 #include "planner/cost/compute_model.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace shardscope {
 
 ComputeModel::ComputeModel(const Cluster& cluster, Precision precision, const Calibration& calibration,
-                           const RuntimeProfile& runtime, const KernelOptions& options)
-    : gpu_(cluster.gpu),
+                           const RuntimeProfile& runtime, const KernelOptions& options,
+                           std::shared_ptr<const CollectiveCost> tensor_group)
+    : tensor_group_(std::move(tensor_group)),
+      gpu_(cluster.gpu),
       precision_(precision),
       calibration_(calibration),
       runtime_(effective_runtime(runtime, calibration.runtime)),
@@ -54,6 +57,19 @@ double ComputeModel::backward_seconds(const Operator& op, double samples, int sl
 }
 
 ComputeModel::PassSeconds ComputeModel::pass_seconds(const Operator& op, double samples, int slices) const {
+  PassSeconds out = kernel_seconds(op, samples, slices);
+  if (op.tensor_collectives.empty()) return out;
+  if (!tensor_group_) {
+    throw std::logic_error("operator '" + op.name + "' has tensor-parallel collectives and no TP group");
+  }
+  for (const TensorCollective& c : op.tensor_collectives) {
+    const double seconds = tensor_group_->seconds(c.kind, GroupKind::intra, c.bytes_per_sample * samples);
+    (c.backward ? out.backward : out.forward) += seconds;
+  }
+  return out;
+}
+
+ComputeModel::PassSeconds ComputeModel::kernel_seconds(const Operator& op, double samples, int slices) const {
   if (runtime_.kernel_pricing()) return kernel_pass_seconds(op, samples, slices);
   PassSeconds out;
   if (calibration_.product_shapes && !op.forward_gemms.empty()) {

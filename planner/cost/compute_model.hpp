@@ -3,11 +3,14 @@
 // under a framework's runtime profile, from the GPU's kernel efficiencies (kernel_pricing.cpp).
 #pragma once
 
+#include <memory>
+
 #include "planner/core/calibration.hpp"
 #include "planner/core/cluster.hpp"
 #include "planner/core/model.hpp"
 #include "planner/core/runtime_profile.hpp"
 #include "planner/core/training_config.hpp"
+#include "planner/cost/collective_cost.hpp"
 
 namespace shardscope {
 
@@ -16,8 +19,11 @@ class ComputeModel {
   // `runtime` other than ideal prices kernels by the GPU's efficiencies (cluster.gpu.kernels, which scenario
   // validation requires then) and the calibration's `runtime` fits, with the profile's host floor per pass;
   // `options` (compiled element-wise kernels, float8 products) apply to that pricing only.
+  // `tensor_group` prices operators' tensor-parallel collectives (Operator::tensor_collectives) as its
+  // intra-group collectives: the physical cluster's, groups of the TP degree (tensor_group_cost).
   ComputeModel(const Cluster& cluster, Precision precision, const Calibration& calibration,
-               const RuntimeProfile& runtime = {}, const KernelOptions& options = {});
+               const RuntimeProfile& runtime = {}, const KernelOptions& options = {},
+               std::shared_ptr<const CollectiveCost> tensor_group = nullptr);
 
   double flops_per_second(const Operator& op) const;
   // The whole pass over `samples` samples, cut into `slices` slices (each computes 1/slices of every
@@ -26,7 +32,8 @@ class ComputeModel {
   // without one, slices change nothing.
   double forward_seconds(const Operator& op, double samples, int slices = 1) const;
   double backward_seconds(const Operator& op, double samples, int slices = 1) const;
-  // Both passes with one product-size lookup (the search prices every operator and choice this way).
+  // Both passes with one product-size lookup (the search prices every operator and choice this way),
+  // each with the operator's blocking tensor-parallel collectives.
   struct PassSeconds {
     double forward = 0, backward = 0;
   };
@@ -47,6 +54,7 @@ class ComputeModel {
   double elementwise_bytes_per_second() const;
 
  private:
+  PassSeconds kernel_seconds(const Operator& op, double samples, int slices) const;  // products only
   PassSeconds shaped_pass_seconds(const Operator& op, double samples, int slices) const;
   // One product by the calibration's product_shapes model at the micro-batch (samples stacked into its rows,
   // or its batch when per sample) and slice (1/cuts of its columns, `cuts` times), its backward as
@@ -61,6 +69,7 @@ class ComputeModel {
                                      double speedup) const;
   double peak_flops_per_second() const;
 
+  std::shared_ptr<const CollectiveCost> tensor_group_;
   GpuSpec gpu_;
   Precision precision_;
   Calibration calibration_;   // owned: callers often pass a temporary

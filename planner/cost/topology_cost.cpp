@@ -39,6 +39,27 @@ std::vector<double> window_maximum(const std::vector<double>& values, std::size_
 
 }  // namespace
 
+namespace {
+
+// A key for an operator's tensor-parallel collectives: the same kinds and passes at the same bytes cost
+// alike; this sum tells generated operators' apart (0 without tensor parallelism).
+double tensor_collective_bytes(const Operator& op) {
+  double sum = 0;
+  for (const TensorCollective& c : op.tensor_collectives)
+    sum += c.bytes_per_sample * (1 + static_cast<int>(c.kind) + (c.backward ? 8 : 0));
+  return sum;
+}
+
+}  // namespace
+
+std::shared_ptr<const CollectiveCost> tensor_group_cost(const Scenario& scenario,
+                                                        const Calibration& calibration,
+                                                        CollectiveModel collectives) {
+  if (!scenario.mesh.sliced()) return nullptr;
+  return std::make_shared<const CollectiveCost>(scenario.mesh.physical, scenario.mesh.tensor.degree,
+                                                calibration, collectives);
+}
+
 TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibration& calibration,
                                      const CostModelOptions& options)
     : operators_(scenario.operators()),
@@ -49,7 +70,8 @@ TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibr
       accumulation_steps_(accumulation_steps_of(scenario, options)),
       collectives_(scenario.cluster, scenario.training.group_size, calibration, options.collectives),
       compute_(scenario.cluster, scenario.training.precision, calibration, scenario.execution.runtime,
-               scenario.execution.kernel_options),
+               scenario.execution.kernel_options,
+               tensor_group_cost(scenario, calibration, options.collectives)),
       state_(scenario_state_bytes(scenario)),
       reserve_bytes_(runtime_reserve_bytes(scenario, calibration)),
       neighbour_mode_(options.neighbours),
@@ -229,7 +251,7 @@ std::vector<std::size_t> TopologyCostModel::cost_classes() const {
   // The transient bound also reads the neighbours' largest buffers.
   using Shape = std::tuple<int, std::int64_t, std::int64_t, int, double, double, std::int64_t, std::int64_t,
                            std::int64_t, bool, int, double, std::int64_t, bool, int, double, int, double,
-                           double, int, std::int64_t, double>;
+                           double, int, std::int64_t, double, double>;
   std::map<Shape, std::size_t> ids;
   std::vector<std::size_t> out;
   const std::vector<Operator>& ops = (*operators_);
@@ -266,7 +288,8 @@ std::vector<std::size_t> TopologyCostModel::cost_classes() const {
                       next_trainable_parameters_[i],
                       from_end,
                       op.selective_bytes_per_sample,
-                      op.selective_recompute_flops_per_sample};
+                      op.selective_recompute_flops_per_sample,
+                      tensor_collective_bytes(op)};
     out.push_back(ids.emplace(shape, ids.size()).first->second);
   }
   return out;

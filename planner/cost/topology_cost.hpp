@@ -12,6 +12,12 @@
 
 namespace shardscope {
 
+// The price of the scenario's tensor-parallel collectives: the physical cluster's intra-node groups of the
+// mesh's degree, every group at once; nullptr for an unsliced scenario.
+std::shared_ptr<const CollectiveCost> tensor_group_cost(const Scenario& scenario,
+                                                        const Calibration& calibration,
+                                                        CollectiveModel collectives);
+
 class TopologyCostModel : public CostModel {
  public:
   // Owns what it reads of the scenario (its operators shared, the fabric's figures, the execution options):

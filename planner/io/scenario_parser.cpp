@@ -71,7 +71,9 @@ Operator parse_operator(const YamlMap& map) {
   return op;
 }
 
-Model parse_model(const YamlMap& map, const std::string& base_dir) {
+// The model, and into `spec` the generator's input when it is generated (a mesh slices it again).
+Model parse_model(const YamlMap& map, const std::string& base_dir,
+                  std::optional<TransformerSpec>& generated) {
   map.reject_unknown(
       {"preset", "hf_config", "transformer", "operators", "name", "sequence_length", "flash_attention"});
   const int sources = (map.has("preset") ? 1 : 0) + (map.has("hf_config") ? 1 : 0) +
@@ -114,9 +116,38 @@ Model parse_model(const YamlMap& map, const std::string& base_dir) {
   if (map.has("flash_attention")) spec.flash_attention = map.boolean_or("flash_attention", true);
   if (map.has("name")) spec.name = map.name("name");
   try {
-    return generate_transformer(spec);
+    Model model = generate_transformer(spec);
+    generated = spec;
+    return model;
   } catch (const std::invalid_argument& e) {
     map.fail(map.has("transformer") ? "transformer" : map.has("preset") ? "preset" : "hf_config", e.what());
+  }
+}
+
+// `parallelism:` - tensor: a degree or "search", sequence_parallel: a boolean.
+ParallelismRequest parse_parallelism(const YamlMap& map) {
+  map.reject_unknown({"tensor", "sequence_parallel"});
+  ParallelismRequest request;
+  if (map.has("tensor")) {
+    const YAML::Node value = map.raw("tensor");
+    if (value.IsScalar() && value.Scalar() == "search") {
+      request.tensor = 0;
+    } else {
+      request.tensor = static_cast<int>(map.integer("tensor", 1, kMaxGpusPerNode));
+    }
+  }
+  request.sequence_parallel = map.boolean_or("sequence_parallel", false);
+  return request;
+}
+
+// The scenario sliced for the degree `parallelism` fixes (a search is left to `plan`), errors at the field.
+Scenario sliced_as_asked(Scenario scenario, const YamlMap& root) {
+  const ParallelismRequest& asked = scenario.parallelism;
+  if (asked.search() || (asked.tensor == 1 && !asked.sequence_parallel)) return scenario;
+  try {
+    return slice_scenario(scenario, TensorSlice{asked.tensor, asked.sequence_parallel});
+  } catch (const MeshError& e) {
+    throw InputError(root.file(), field_line(root, e.field()), e.field(), e.what());
   }
 }
 
@@ -187,13 +218,14 @@ Scenario parse_scenario_string(const std::string& text, const std::string& file_
 Scenario parse_scenario_node(const YAML::Node& node, const std::string& file_name,
                              const std::string& base_dir) {
   const YamlMap root(node, file_name, "");
-  root.reject_unknown({"name", "description", "model", "cluster", "training", "planner", "execution"});
+  root.reject_unknown(
+      {"name", "description", "model", "cluster", "training", "planner", "execution", "parallelism"});
   Scenario scenario;
   scenario.source_file = file_name;
   // Without a name, the file's stem names the scenario, its non-printable bytes escaped.
   scenario.name = root.optional_name("name").value_or(
       escape_unprintable(std::filesystem::path(file_name).stem().string()));
-  scenario.model = parse_model(root.map("model"), base_dir);
+  scenario.model = parse_model(root.map("model"), base_dir, scenario.transformer);
   scenario.cluster = parse_scenario_cluster(root.map("cluster"), base_dir);
   if (root.has("training")) {
     scenario.training = parse_training(root.map("training"), scenario.cluster);
@@ -207,6 +239,10 @@ Scenario parse_scenario_node(const YAML::Node& node, const std::string& file_nam
     scenario.planner.calibration_file = resolve(base_dir, scenario.planner.calibration_file);
   }
   resolve_defaults(scenario);
+  if (root.has("parallelism")) {
+    scenario.parallelism = parse_parallelism(root.map("parallelism"));
+    scenario = sliced_as_asked(std::move(scenario), root);
+  }
   const std::vector<ScenarioIssue> issues = scenario_issues(scenario);
   if (!issues.empty()) {
     throw InputError(file_name, field_line(root, issues.front().field), issues.front().field,

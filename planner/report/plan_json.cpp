@@ -81,6 +81,10 @@ Json plan_to_json(const Plan& plan) {
   out["sequence_length_tokens"] = plan.sequence_length_tokens;
   out["cost_model"] = to_string(plan.cost_model);
   out["collectives"] = to_string(plan.collectives);
+  if (plan.tensor.degree > 1) {  // only on a mesh: other plan files stay as they were
+    out["tensor_parallel"] = {{"degree", plan.tensor.degree},
+                              {"sequence_parallel", plan.tensor.sequence_parallel}};
+  }
   out["model_digest"] = format_digest(plan.model_digest);
   out["scenario_digest"] = format_digest(plan.scenario_digest);
   out["calibration_digest"] = format_digest(plan.calibration_digest);
@@ -163,7 +167,12 @@ Json communication_json(const ProgramExposure& e) {
 Json report_to_json(const PlanReport& report, const Scenario& scenario) {
   Json out;
   out["scenario"] = scenario.name;
-  out["gpus"] = scenario.cluster.gpus();
+  out["gpus"] = physical_gpus(scenario);
+  if (scenario.mesh.sliced()) {  // only on a mesh: other reports stay as they were
+    out["mesh"] = {{"tensor", scenario.mesh.tensor.degree},
+                   {"sequence_parallel", scenario.mesh.tensor.sequence_parallel},
+                   {"data_parallel", scenario.cluster.gpus()}};
+  }
   out["memory_limit_bytes"] = scenario.training.memory_limit_bytes;
   out["fits"] = report.best.fits;
   const ThroughputUncertainty uncertainty = throughput_uncertainty(
@@ -230,8 +239,8 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
   const bool report = document.root().is_object() && document.root().contains("plan");
   const JsonObjectReader p(document, report ? "/plan" : "", "plan.");
   p.reject_unknown({"strategy", "batch_size", "gradient_accumulation_steps", "group_size", "precision",
-                    "sequence_length_tokens", "cost_model", "collectives", "model_digest", "scenario_digest",
-                    "calibration_digest", "operators", "predicted"},
+                    "sequence_length_tokens", "cost_model", "collectives", "tensor_parallel", "model_digest",
+                    "scenario_digest", "calibration_digest", "operators", "predicted"},
                    "unknown key in a plan");
   Plan plan;
   plan.source.file = file;
@@ -255,6 +264,12 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
   if (p.has("collectives"))
     plan.collectives =
         p.choice("collectives", {"ring", "nccl"}) == "nccl" ? CollectiveModel::nccl : CollectiveModel::ring;
+  if (p.has("tensor_parallel")) {
+    const JsonObjectReader t = p.object("tensor_parallel");
+    t.reject_unknown({"degree", "sequence_parallel"}, "unknown key in a plan's tensor_parallel");
+    plan.tensor.degree = static_cast<int>(t.integer("degree", 1, kMaxGpusPerNode));
+    plan.tensor.sequence_parallel = t.boolean("sequence_parallel");
+  }
   plan.model_digest = digest_from(p, "model_digest");
   plan.scenario_digest = digest_from(p, "scenario_digest");
   plan.calibration_digest = digest_from(p, "calibration_digest");

@@ -17,8 +17,8 @@ std::string percent(double fraction) {
 
 // What of the scenario lies outside the rows' model sizes and GPU counts ("" when nothing).
 std::string outside_of(const Scenario& scenario, const PublishedError& e) {
-  const double parameters = static_cast<double>(scenario.model.parameters());
-  const int gpus = scenario.cluster.gpus();
+  const double parameters = whole_model_parameters(scenario);
+  const int gpus = physical_gpus(scenario);
   std::string out;
   if (parameters < e.min_parameters * (1 - 1e-3) || parameters > e.max_parameters * (1 + 1e-3))
     out = units::format_count(parameters) + " parameters";

@@ -94,6 +94,7 @@ void record_plan_configuration(Plan& plan, const Scenario& scenario, const Calib
   plan.precision = scenario.training.precision;
   plan.sequence_length_tokens = scenario.model.sequence_length;
   plan.cost_model = scenario.planner.cost_model;
+  plan.tensor = scenario.mesh.tensor;
   plan.scenario_digest = scenario_digest(scenario);
   plan.calibration_digest = calibration_digest(calibration);
 }
@@ -105,6 +106,10 @@ std::vector<std::string> check_plan_configuration(const Plan& plan, const Scenar
     check.fail("operators", "the plan has " + std::to_string(plan.operators.size()) +
                                 " operators, the model " + std::to_string(scenario.model.operators.size()));
   }
+  const auto on_off = [](bool on) { return std::string(on ? "on" : "off"); };
+  check.same("tensor_parallel", "tensor-parallel degree", plan.tensor.degree, scenario.mesh.tensor.degree);
+  check.same("tensor_parallel", "sequence parallelism", on_off(plan.tensor.sequence_parallel),
+             on_off(scenario.mesh.tensor.sequence_parallel));
   const std::uint64_t model = model_digest(scenario.model);
   if (plan.model_digest != model) {
     check.fail("model_digest",

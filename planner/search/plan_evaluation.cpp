@@ -121,6 +121,7 @@ void copy_plan_configuration(Plan& plan, const Plan& configured) {
   plan.precision = configured.precision;
   plan.sequence_length_tokens = configured.sequence_length_tokens;
   plan.cost_model = configured.cost_model;
+  plan.tensor = configured.tensor;
   plan.scenario_digest = configured.scenario_digest;
   plan.calibration_digest = configured.calibration_digest;
 }

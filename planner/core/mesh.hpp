@@ -1,0 +1,70 @@
+// Model parallelism around the data-parallel plan: the tensor-parallel mesh a scenario asks for, the slice a
+// scenario runs, and the data-parallel cluster that remains once each node's GPUs are cut into TP groups.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "planner/core/cluster.hpp"
+#include "planner/core/transformer.hpp"
+
+namespace shardscope {
+
+struct Scenario;
+
+// What `parallelism:` asks for. tensor 0: the planner searches every degree that divides the model and a
+// node (`plan`; other commands run the degree their plan records, else 1).
+struct ParallelismRequest {
+  int tensor = 1;
+  bool sequence_parallel = false;  // applies to degrees above 1
+  bool search() const { return tensor == 0; }
+};
+
+// The mesh a scenario's model and cluster are sliced for. Order and placement: the `degree` GPUs of a
+// tensor-parallel group are consecutive inside one node (innermost); the data-parallel ranks the plan's
+// scopes (intra, inter, global) and PaRO's groups refer to are the GPUs of one TP index, so a node holds
+// gpus_per_node / degree of them and its links and NICs are shared by the degree's families of rings.
+struct MeshSlice {
+  TensorSlice tensor;  // degree 1: the whole model on the physical cluster
+  Cluster physical;    // the cluster before slicing (set when degree > 1)
+  bool sliced() const { return tensor.degree > 1; }
+};
+
+// Why a mesh cannot be built, with the scenario field to blame ("parallelism.tensor", ...).
+class MeshError : public std::invalid_argument {
+ public:
+  MeshError(std::string field, const std::string& message)
+      : std::invalid_argument(message), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+// The data-parallel view of `physical` for TP degree `degree`: gpus_per_node / degree GPUs per node; NVSwitch
+// unchanged (non-blocking, a port per GPU); a PCIe tree keeps each GPU's link and divides the shared uplinks
+// and the socket link by the degree; the NICs are divided among the degree's groups (whole NICs where the
+// count divides, else each NIC's rate). Throws MeshError when the degree does not divide a node (or a PCIe
+// switch's GPUs): tensor parallelism across nodes is not modelled.
+Cluster data_parallel_cluster(const Cluster& physical, int degree);
+
+// `whole` (unsliced, its model generated: Scenario::transformer) sliced for `slice`: the per-GPU model of
+// generate_transformer, the data-parallel cluster, the group size in data-parallel ranks. The result still
+// needs scenario_issues. Throws MeshError for an operator-list model, the paper cost model, or a slice the
+// model or the cluster does not divide.
+Scenario slice_scenario(const Scenario& whole, const TensorSlice& slice);
+
+// The slices `plan` compares for a search: every degree from 1 up to the GPUs per node that
+// slice_scenario accepts (sequence parallelism as asked, above degree 1); each refused degree's reason
+// goes to `refused` ("8: tensor-parallel degree 8 does not divide the 4 KV heads ...").
+std::vector<TensorSlice> candidate_slices(const Scenario& whole, std::vector<std::string>* refused);
+
+// "TP 4 + SP x DP 16 (64 GPUs)": the mesh of a sliced scenario, in words; "DP 64 (64 GPUs)" unsliced.
+std::string mesh_text(const Scenario& scenario);
+// The GPUs the scenario runs on: the physical cluster's, sliced or not.
+int physical_gpus(const Scenario& scenario);
+// The whole model's parameters (the model a sliced scenario holds is one GPU's slice).
+double whole_model_parameters(const Scenario& scenario);
+
+}  // namespace shardscope

@@ -1,0 +1,38 @@
+// Tensor-parallel mesh search (`parallelism.tensor: search`): the exact per-operator search on the
+// data-parallel mesh that remains, once per TP degree, and the fastest mesh.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "planner/core/mesh.hpp"
+#include "planner/core/valid_scenario.hpp"
+#include "planner/search/planner.hpp"
+
+namespace shardscope {
+
+// One degree: its sliced scenario and its whole report (the plan and every baseline on that mesh; the
+// certificates hold per mesh).
+struct MeshOption {
+  TensorSlice slice;
+  ValidScenario scenario;
+  PlanReport report;
+};
+
+struct MeshSearch {
+  std::vector<MeshOption> options;   // every degree slice_scenario accepts, ascending
+  std::vector<std::string> refused;  // the others, each "DEGREE: why"
+  std::size_t best = 0;  // the fastest fitting option (ties: the smaller degree); 0 when none fits
+  bool any_fits() const;
+};
+
+// Plans `whole` (unsliced; its request: parallelism.tensor search) at each candidate degree with `request`.
+// Throws MeshError when no degree can be built, PlanCancelled when the observer cancels.
+MeshSearch search_meshes(const Scenario& whole, const Calibration& calibration, const PlanRequest& request);
+
+// The scenario a plan runs on: `whole` sliced for the plan's mesh where the scenario searches meshes and is
+// not sliced yet; else `whole` (check_plan_configuration then compares the plan's mesh with it).
+Scenario scenario_for_plan_mesh(const Scenario& whole, const TensorSlice& planned);
+
+}  // namespace shardscope

@@ -1,0 +1,47 @@
+// Mesh table: one row per tensor-parallel degree with its exact plan and fastest baseline.
+#include "present/mesh_table.hpp"
+
+#include "planner/core/units.hpp"
+#include "present/plan_text.hpp"
+#include "present/text_table.hpp"
+
+namespace shardscope::present {
+namespace {
+
+std::string fastest_baseline_text(const PlanReport& report) {
+  const StrategyResult* out = nullptr;
+  for (const StrategyResult& b : report.baselines) {
+    if (b.fits &&
+        (out == nullptr || b.plan.predicted.samples_per_second > out->plan.predicted.samples_per_second))
+      out = &b;
+  }
+  return out == nullptr ? "none fits"
+                        : out->strategy + " " + fixed(out->plan.predicted.samples_per_second, 2);
+}
+
+}  // namespace
+
+void write_mesh_table(std::ostream& out, const MeshSearch& search) {
+  out << "Meshes (parallelism.tensor: search; TP inside a node, each mesh's own exact plan; * the fastest)\n";
+  TextTable table(
+      {"", "mesh", "plan", "micro-batch", "samples/s", "peak memory", "fastest baseline (samples/s)"});
+  for (std::size_t i = 0; i < search.options.size(); ++i) {
+    const MeshOption& o = search.options[i];
+    const StrategyResult& best = o.report.best;
+    const std::string mark = search.any_fits() && i == search.best ? "*" : "";
+    if (!best.fits) {
+      table.add({mark, mesh_text(o.scenario),
+                 "does not fit (short " + units::format_bytes(best.shortfall_bytes) + ")", "", "", "",
+                 fastest_baseline_text(o.report)});
+      continue;
+    }
+    table.add({mark, mesh_text(o.scenario), best.plan.strategy, std::to_string(best.plan.micro_batch),
+               fixed(best.plan.predicted.samples_per_second, 2),
+               units::format_bytes(best.plan.predicted.peak_memory_bytes), fastest_baseline_text(o.report)});
+  }
+  table.print(out);
+  for (const std::string& r : search.refused) out << "  not built: TP " << r << "\n";
+  out << "\n";
+}
+
+}  // namespace shardscope::present

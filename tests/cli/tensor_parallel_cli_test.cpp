@@ -1,0 +1,100 @@
+// plan with a tensor-parallel mesh (issue 33): --tp search prints the mesh table and JSON, --tp N plans that
+// mesh and records it in the plan file, and every bad degree or combination exits 2 naming the option.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "run_command.hpp"
+
+namespace shardscope {
+namespace {
+
+const std::string kBinary = SHARDSCOPE_BINARY;
+const std::string kSource = SHARDSCOPE_SOURCE_DIR;
+const std::string kEightB = kSource + "/scenarios/llama3.1-8b-tp2-16gpu.yaml";
+
+TEST(TensorParallelCli, SearchComparesEveryDegreeInOneTable) {
+  const auto r = test::run_command(kBinary + " plan " + kEightB + " --tp search --sp --quiet --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& meshes = j.at("mesh_search").at("meshes");
+  ASSERT_EQ(meshes.size(), 4u);
+  double fastest = 0, chosen = 0;
+  int chosen_degree = 0;
+  for (const auto& m : meshes) {
+    EXPECT_EQ(m.at("gpus").get<int>(), 16);
+    EXPECT_EQ(m.at("data_parallel").get<int>() * m.at("tensor").get<int>(), 16);
+    if (!m.at("fits").get<bool>()) continue;
+    fastest = std::max(fastest, m.at("samples_per_second").get<double>());
+    if (m.at("chosen").get<bool>()) {
+      chosen = m.at("samples_per_second").get<double>();
+      chosen_degree = m.at("tensor").get<int>();
+    }
+  }
+  EXPECT_EQ(chosen, fastest);
+  EXPECT_EQ(j.at("plan").at("predicted").at("samples_per_second").get<double>(), chosen);
+  EXPECT_EQ(j.at("gpus").get<int>(), 16);
+  if (chosen_degree > 1) {
+    EXPECT_EQ(j.at("mesh").at("tensor").get<int>(), chosen_degree);
+  }
+  const auto text = test::run_command(kBinary + " plan " + kEightB + " --tp search --sp --quiet");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Meshes (parallelism.tensor: search"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("TP 8 + SP x DP 2 (16 GPUs)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("on 16 x A100-SXM4-80GB"), std::string::npos) << text.out;
+}
+
+TEST(TensorParallelCli, AFixedMeshIsPlannedSimulatedAndRecorded) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ss_tp_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string plan = (dir / "plan.json").string();
+  const auto r = test::run_command(kBinary + " plan " + kEightB + " --quiet --no-baselines --out " + plan);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Mesh      TP 2 + SP x DP 8 (16 GPUs)"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(test::run_command("cat " + plan).out);
+  EXPECT_EQ(j.at("plan").at("tensor_parallel").at("degree").get<int>(), 2);
+  // The plan of a TP 2 mesh refused on a TP 4 one, with the plan file's field.
+  const auto other = test::run_command(kBinary + " simulate " + kEightB + " --tp 4 --sp --plan " + plan);
+  EXPECT_EQ(other.exit_code, 2) << other.err;
+  EXPECT_NE(other.err.find("plan.tensor_parallel: the plan was made for tensor-parallel degree 2"),
+            std::string::npos)
+      << other.err;
+  // A search scenario runs the plan's mesh.
+  const auto search =
+      test::run_command(kBinary + " simulate " + kEightB + " --tp search --sp --quiet --plan " + plan);
+#ifdef SHARDSCOPE_HAVE_SIM
+  EXPECT_EQ(search.exit_code, 0) << search.err;
+#endif
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TensorParallelCli, BadDegreesExitTwoNamingTheField) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"--tp 3", "--tp 3: tensor-parallel degree 3 does not divide the 8 GPUs of a node"},
+      {"--tp 16", "tensor parallelism across nodes is not modelled"},
+      {"--tp 0", "--tp 0"},
+      {"--tp x", "--tp x"},
+      {"--tp ''", "--tp"},
+      {"--tp 1 --sp", "sequence parallelism needs a tensor degree above 1"},
+      {"--tp 2 --out /dev/null --export fsdp2", "--export: the plan runs on a tensor-parallel mesh"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const auto r = test::run_command(kBinary + " plan " + kEightB + " --quiet " + arguments);
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << arguments << ": " << r.err;
+  }
+  const auto refine = test::run_command(kBinary + " plan " + kSource +
+                                        "/scenarios/llama3-70b-64gpu-tp.yaml --refine 2 --quiet");
+  EXPECT_EQ(refine.exit_code, 2);
+  EXPECT_NE(refine.err.find("--refine: simulates one scenario's candidates"), std::string::npos)
+      << refine.err;
+  const auto list =
+      test::run_command(kBinary + " plan " + kSource + "/scenarios/default.yaml --tp 4 --quiet");
+  EXPECT_EQ(list.exit_code, 2);
+  EXPECT_NE(list.err.find("does not divide the 2 GPUs under one PCIe switch"), std::string::npos) << list.err;
+}
+
+}  // namespace
+}  // namespace shardscope

@@ -1,0 +1,269 @@
+// Tensor parallelism (Megatron 1-D, sequence parallelism): the sliced operators against hand-derived numbers,
+// the data-parallel cluster, the refusals, the collectives' price, the scenario key and the mesh search.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "planner/core/error.hpp"
+#include "planner/core/mesh.hpp"
+#include "planner/core/scenario.hpp"
+#include "planner/core/transformer.hpp"
+#include "planner/cost/compute_model.hpp"
+#include "planner/cost/topology_cost.hpp"
+#include "planner/io/scenario_parser.hpp"
+#include "planner/report/mesh_search.hpp"
+#include "planner/report/plan_json.hpp"
+#include "planner/search/plan_check.hpp"
+
+namespace shardscope {
+namespace {
+
+// GPT-style: h = 1024, a = 16, s = 2048, V = 51200, f = 4h, LayerNorm, biases, dropout, no flash attention.
+TransformerSpec gpt() {
+  TransformerSpec spec;
+  spec.layers = 2;
+  spec.hidden = 1024;
+  spec.heads = 16;
+  spec.vocab = 51200;
+  spec.sequence_length = 2048;
+  spec.flash_attention = false;
+  return spec;
+}
+
+const Operator& op(const Model& m, const std::string& name) {
+  for (const Operator& o : m.operators)
+    if (o.name == name) return o;
+  throw std::logic_error("no operator " + name);
+}
+
+double layer_activation_bytes(const Model& m) {
+  return static_cast<double>(op(m, "layer0.attention").activation_bytes_per_sample +
+                             op(m, "layer0.mlp").activation_bytes_per_sample);
+}
+
+TEST(TensorParallel, SlicesAttentionAndMlpAsMegatron) {
+  const Model m = generate_transformer(gpt(), TensorSlice{4, false});
+  const double h = 1024, s = 2048;
+  // Norm (2h) and the output bias (h) whole; Q, K, V and O weights and the QKV biases divided by 4.
+  EXPECT_EQ(op(m, "layer0.attention").parameters, 2 * 1024 + 1024 * 1024 + 3 * 1024 / 4 + 1024);
+  // Norm (2h) and the down bias (h) whole; up and down weights and the up bias divided by 4.
+  EXPECT_EQ(op(m, "layer0.mlp").parameters, 2 * 1024 + 2 * 1024 * 4096 / 4 + 4096 / 4 + 1024);
+  EXPECT_DOUBLE_EQ(op(m, "layer0.attention").forward_flops_per_sample, 2 * s * h * h + 4 * s * s * h / 4);
+  EXPECT_DOUBLE_EQ(op(m, "layer0.mlp").forward_flops_per_sample, 2 * s * 8 * h * h / 4);
+  // Vocabulary-parallel: 12,800 rows of the table, the learned positions whole; the head's product too.
+  EXPECT_EQ(op(m, "embedding").parameters, 12800 * 1024 + 2048 * 1024);
+  EXPECT_DOUBLE_EQ(op(m, "head").forward_flops_per_sample, 2 * s * h * 12800);
+}
+
+TEST(TensorParallel, ActivationsAreKorthikantisWithAndWithoutSequenceParallelism) {
+  const double sh = 2048.0 * 1024, as_over_h = 16.0 * 2048 / 1024;
+  // Korthikanti et al. 2022, bytes per layer per sample: sh(34 + 5as/h) whole, sh(10 + 24/t + 5as/(ht))
+  // under TP t, sh(34 + 5as/h)/t with sequence parallelism.
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(generate_transformer(gpt())), sh * (34 + 5 * as_over_h));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(generate_transformer(gpt(), {4, false})),
+                   sh * (10 + 24.0 / 4 + 5 * as_over_h / 4));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(generate_transformer(gpt(), {4, true})),
+                   sh * (34 + 5 * as_over_h) / 4);
+}
+
+TEST(TensorParallel, BlocksCommunicateTwiceAPassAsMegatron) {
+  const double block = 2.0 * 2048 * 1024;  // the s x h activation in bf16
+  const Model two = generate_transformer(gpt(), {2, false});
+  const Model two_sp = generate_transformer(gpt(), {2, true});
+  const Model whole = generate_transformer(gpt());
+  const Operator& plain = op(two, "layer1.mlp");
+  ASSERT_EQ(plain.tensor_collectives.size(), 2u);
+  EXPECT_EQ(plain.tensor_collectives[0].kind, CollectiveKind::all_reduce);
+  EXPECT_FALSE(plain.tensor_collectives[0].backward);
+  EXPECT_TRUE(plain.tensor_collectives[1].backward);
+  EXPECT_DOUBLE_EQ(plain.tensor_collectives[1].bytes_per_sample, block);
+  const Operator& sp = op(two_sp, "layer1.attention");
+  ASSERT_EQ(sp.tensor_collectives.size(), 4u);
+  EXPECT_EQ(sp.tensor_collectives[0].kind, CollectiveKind::all_gather);
+  EXPECT_EQ(sp.tensor_collectives[1].kind, CollectiveKind::reduce_scatter);
+  EXPECT_TRUE(sp.tensor_collectives[3].backward);
+  // The head: its input gradient reduced, and the vocabulary-parallel loss's three fp32 reductions per token.
+  const Operator& head = op(two, "head");
+  ASSERT_EQ(head.tensor_collectives.size(), 4u);
+  EXPECT_DOUBLE_EQ(head.tensor_collectives[0].bytes_per_sample, block);
+  EXPECT_DOUBLE_EQ(head.tensor_collectives[3].bytes_per_sample, 4.0 * 2048);
+  EXPECT_TRUE(whole.operators[1].tensor_collectives.empty());
+}
+
+void expect_refused(const TransformerSpec& spec, TensorSlice slice, const std::string& field,
+                    const std::string& words) {
+  try {
+    generate_transformer(spec, slice);
+    ADD_FAILURE() << "accepted degree " << slice.degree;
+  } catch (const TransformerSpecError& e) {
+    EXPECT_EQ(e.field(), field);
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(TensorParallel, RefusesSlicesTheModelDoesNotDivide) {
+  TransformerSpec twelve = gpt();
+  twelve.heads = 8;
+  expect_refused(twelve, {16, false}, "tensor", "does not divide the 8 attention heads");
+  TransformerSpec grouped = gpt();
+  grouped.kv_heads = 2;
+  expect_refused(grouped, {4, false}, "tensor", "does not divide the 2 KV heads");
+  TransformerSpec odd = gpt();
+  odd.sequence_length = 2050;
+  expect_refused(odd, {4, true}, "sequence_parallel", "sequence length 2050");
+  expect_refused(gpt(), {1, true}, "sequence_parallel", "tensor degree above 1");
+  TransformerSpec widths = gpt();
+  widths.layer_hidden = {1024, 2048};
+  expect_refused(widths, {2, false}, "tensor", "per-layer widths");
+}
+
+Scenario llama_on_dgx(const std::string& parallelism) {
+  return parse_scenario_string("model: {preset: llama3.1-8b}\ncluster: {preset: dgx-a100, nodes: 2}\n" +
+                               parallelism +
+                               "training: {gradient_accumulation_steps: 2, max_micro_batch: 4}\n"
+                               "execution: {runtime: fsdp2}\n");
+}
+
+TEST(TensorParallel, TheDataParallelClusterSharesEachNodesLinks) {
+  const Scenario s = llama_on_dgx("");
+  const Cluster two = data_parallel_cluster(s.cluster, 2);
+  EXPECT_EQ(two.gpus_per_node, 4);
+  EXPECT_EQ(two.network.nics_per_node, 4);  // 8 rails: 4 for each TP index's ranks
+  EXPECT_EQ(two.network.nic_bytes_per_second, s.cluster.network.nic_bytes_per_second);
+  Cluster one_nic = s.cluster;
+  one_nic.network.nics_per_node = 1;
+  EXPECT_DOUBLE_EQ(data_parallel_cluster(one_nic, 4).network.nic_bytes_per_second,
+                   s.cluster.network.nic_bytes_per_second / 4);
+  EXPECT_THROW(data_parallel_cluster(s.cluster, 3), MeshError);
+  EXPECT_THROW(data_parallel_cluster(s.cluster, 16), MeshError);  // across nodes: not modelled
+}
+
+TEST(TensorParallel, ThePcieTreeKeepsEachGpuLinkAndSharesTheUplinks) {
+  const Scenario s =
+      parse_scenario_string("model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n");
+  const PcieTopology& p = s.cluster.pcie;
+  const Cluster two = data_parallel_cluster(s.cluster, 2);
+  EXPECT_EQ(two.pcie.gpus_per_switch, p.gpus_per_switch / 2);
+  EXPECT_EQ(two.pcie.gpu_link_bytes_per_second, p.gpu_link_bytes_per_second);
+  EXPECT_DOUBLE_EQ(two.pcie.switch_uplink_bytes_per_second, p.switch_uplink_bytes_per_second / 2);
+  EXPECT_DOUBLE_EQ(two.pcie.inter_socket_bytes_per_second, p.inter_socket_bytes_per_second / 2);
+}
+
+TEST(TensorParallel, ScenarioKeySlicesTheModelAndTheCluster) {
+  const Scenario s = llama_on_dgx("parallelism: {tensor: 2, sequence_parallel: true}\n");
+  ASSERT_TRUE(s.mesh.sliced());
+  EXPECT_EQ(s.cluster.gpus(), 8);
+  EXPECT_EQ(physical_gpus(s), 16);
+  EXPECT_EQ(s.training.group_size, 4);
+  EXPECT_EQ(mesh_text(s), "TP 2 + SP x DP 8 (16 GPUs)");
+  const Scenario whole = llama_on_dgx("");
+  EXPECT_LT(static_cast<double>(s.model.parameters()), static_cast<double>(whole.model.parameters()) * 0.51);
+  EXPECT_DOUBLE_EQ(whole_model_parameters(s), static_cast<double>(whole.model.parameters()));
+  const Scenario search = llama_on_dgx("parallelism: {tensor: search}\n");
+  EXPECT_TRUE(search.parallelism.search());
+  EXPECT_FALSE(search.mesh.sliced());
+}
+
+void expect_scenario_error(const std::string& parallelism, const std::string& field, int line,
+                           const std::string& words) {
+  try {
+    llama_on_dgx(parallelism);
+    ADD_FAILURE() << "accepted " << parallelism;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_EQ(e.line(), line) << e.what();
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(TensorParallel, ScenarioErrorsNameTheField) {
+  expect_scenario_error("parallelism: {tensor: 3}\n", "parallelism.tensor", 3, "does not divide the 8 GPUs");
+  expect_scenario_error("parallelism: {tensor: 16}\n", "parallelism.tensor", 3, "across nodes");
+  expect_scenario_error("parallelism: {tensor: 0}\n", "parallelism.tensor", 3, "");
+  expect_scenario_error("parallelism: {tensor: two}\n", "parallelism.tensor", 3, "");
+  expect_scenario_error("parallelism: {tensr: 2}\n", "parallelism.tensr", 3, "unknown");
+  expect_scenario_error("parallelism: {sequence_parallel: true}\n", "parallelism.sequence_parallel", 3,
+                        "above 1");
+  try {
+    parse_scenario_string(
+        "model:\n  operators:\n    - {name: a, kind: linear, parameters: 1000, forward_flops_per_sample: "
+        "1e6, "
+        "activation_bytes_per_sample: 100}\ncluster: {preset: dgx-a100}\nparallelism: {tensor: 2}\n");
+    ADD_FAILURE() << "an operator list was sliced";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("list of operators"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TensorParallel, CollectivesArePricedOnThePhysicalNodesGroups) {
+  const Scenario s = llama_on_dgx("parallelism: {tensor: 2, sequence_parallel: true}\n");
+  const std::shared_ptr<const CollectiveCost> group =
+      tensor_group_cost(s, Calibration{}, CollectiveModel::ring);
+  ASSERT_NE(group, nullptr);
+  EXPECT_EQ(group->group_ranks(GroupKind::intra), 2);
+  const ComputeModel priced(s.cluster, s.training.precision, Calibration{}, s.execution.runtime, {}, group);
+  const Operator& attention = s.model.operators[1];
+  Operator bare = attention;
+  bare.tensor_collectives.clear();
+  const double samples = 3;
+  double forward = 0, backward = 0;
+  for (const TensorCollective& c : attention.tensor_collectives) {
+    // One ring step of half the buffer each over NVLink (2 GPUs): alpha + (B/2) / bandwidth.
+    const RingLink& ring = group->ring(GroupKind::intra);
+    const double seconds =
+        alpha_beta_seconds(ring.alpha_seconds, 1, c.bytes_per_sample * samples / 2, ring.bytes_per_second);
+    EXPECT_DOUBLE_EQ(group->seconds(c.kind, GroupKind::intra, c.bytes_per_sample * samples), seconds);
+    (c.backward ? backward : forward) += seconds;
+  }
+  const ComputeModel::PassSeconds with = priced.pass_seconds(attention, samples, 1);
+  const ComputeModel::PassSeconds without = priced.pass_seconds(bare, samples, 1);
+  EXPECT_DOUBLE_EQ(with.forward - without.forward, forward);
+  EXPECT_DOUBLE_EQ(with.backward - without.backward, backward);
+  EXPECT_GT(forward, 0);
+}
+
+TEST(TensorParallel, MeshSearchPlansEveryDegreeAndPicksTheFastest) {
+  const Scenario whole = llama_on_dgx("parallelism: {tensor: search, sequence_parallel: true}\n");
+  PlanRequest request;
+  request.with_baselines = false;
+  const MeshSearch search = search_meshes(whole, Calibration{}, request);
+  ASSERT_EQ(search.options.size(), 4u);  // 1, 2, 4, 8 (8 KV heads)
+  EXPECT_TRUE(search.refused.empty());
+  for (std::size_t i = 0; i < search.options.size(); ++i) {
+    const MeshOption& o = search.options[i];
+    EXPECT_EQ(o.scenario.scenario().mesh.tensor.degree, o.slice.degree);
+    if (!o.report.best.fits) continue;
+    EXPECT_EQ(o.report.best.plan.tensor.degree, o.slice.degree);
+    EXPECT_LE(o.report.best.plan.predicted.samples_per_second,
+              search.options[search.best].report.best.plan.predicted.samples_per_second);
+  }
+  EXPECT_TRUE(search.any_fits());
+}
+
+TEST(TensorParallel, PlanFilesRecordTheMeshAndAreCheckedAgainstIt) {
+  const Scenario s = llama_on_dgx("parallelism: {tensor: 2, sequence_parallel: true}\n");
+  const ValidScenario valid{Scenario(s)};
+  PlanRequest request;
+  request.with_baselines = false;
+  const PlanReport report = plan_scenario(valid, Calibration{}, request);
+  ASSERT_TRUE(report.best.fits);
+  const std::string text = plan_json_text(report.best.plan);
+  EXPECT_NE(text.find("\"tensor_parallel\""), std::string::npos);
+  const Plan read = plan_from_json_string(text, "p.json", s.model);
+  EXPECT_EQ(read.tensor.degree, 2);
+  EXPECT_TRUE(read.tensor.sequence_parallel);
+  EXPECT_NO_THROW(check_plan_configuration(read, s, Calibration{}));
+  const Scenario four = llama_on_dgx("parallelism: {tensor: 4, sequence_parallel: true}\n");
+  try {
+    check_plan_configuration(read, four, Calibration{});
+    ADD_FAILURE() << "a TP 2 plan passed for TP 4";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "plan.tensor_parallel");
+  }
+  // A search scenario runs the plan's mesh.
+  const Scenario search = llama_on_dgx("parallelism: {tensor: search, sequence_parallel: true}\n");
+  EXPECT_EQ(scenario_for_plan_mesh(search, read.tensor).mesh.tensor.degree, 2);
+}
+
+}  // namespace
+}  // namespace shardscope
