@@ -19,12 +19,21 @@ std::string fastest_baseline_text(const PlanReport& report) {
                         : out->strategy + " " + fixed(out->plan.predicted.samples_per_second, 2);
 }
 
+// FSDP's throughput on the mesh (ZeRO-3 across every data-parallel rank): "does not fit", or "-" when the
+// baselines were not planned.
+std::string fsdp_text(const PlanReport& report) {
+  for (const StrategyResult& b : report.baselines) {
+    if (b.strategy == "fsdp") return b.fits ? fixed(b.plan.predicted.samples_per_second, 2) : "does not fit";
+  }
+  return "-";
+}
+
 }  // namespace
 
 void write_mesh_table(std::ostream& out, const MeshSearch& search) {
   out << "Meshes (parallelism.tensor: search; TP inside a node, each mesh's own exact plan; * the fastest)\n";
-  TextTable table(
-      {"", "mesh", "plan", "micro-batch", "samples/s", "peak memory", "fastest baseline (samples/s)"});
+  TextTable table({"", "mesh", "plan", "micro-batch", "samples/s", "peak memory", "fsdp",
+                   "fastest baseline (samples/s)"});
   for (std::size_t i = 0; i < search.options.size(); ++i) {
     const MeshOption& o = search.options[i];
     const StrategyResult& best = o.report.best;
@@ -32,12 +41,13 @@ void write_mesh_table(std::ostream& out, const MeshSearch& search) {
     if (!best.fits) {
       table.add({mark, mesh_text(o.scenario),
                  "does not fit (short " + units::format_bytes(best.shortfall_bytes) + ")", "", "", "",
-                 fastest_baseline_text(o.report)});
+                 fsdp_text(o.report), fastest_baseline_text(o.report)});
       continue;
     }
     table.add({mark, mesh_text(o.scenario), best.plan.strategy, std::to_string(best.plan.micro_batch),
                fixed(best.plan.predicted.samples_per_second, 2),
-               units::format_bytes(best.plan.predicted.peak_memory_bytes), fastest_baseline_text(o.report)});
+               units::format_bytes(best.plan.predicted.peak_memory_bytes), fsdp_text(o.report),
+               fastest_baseline_text(o.report)});
   }
   table.print(out);
   for (const std::string& r : search.refused) out << "  not built: TP " << r << "\n";

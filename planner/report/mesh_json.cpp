@@ -36,6 +36,10 @@ nlohmann::ordered_json mesh_search_json(const MeshSearch& search) {
     } else {
       row["shortfall_bytes"] = best.shortfall_bytes;
     }
+    for (const StrategyResult& b : o.report.baselines) {
+      if (b.strategy == "fsdp" && b.fits)
+        row["fsdp_samples_per_second"] = b.plan.predicted.samples_per_second;
+    }
     if (const StrategyResult* b = fastest_baseline(o.report)) {
       row["best_baseline"] = b->strategy;
       row["best_baseline_samples_per_second"] = b->plan.predicted.samples_per_second;
