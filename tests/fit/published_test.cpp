@@ -10,6 +10,7 @@
 #include <string>
 
 #include "planner/core/error.hpp"
+#include "planner/core/mesh.hpp"
 #include "planner/io/scenario_parser.hpp"
 
 namespace shardscope::fit {
@@ -25,7 +26,8 @@ struct Shipped {
 
 const Shipped kShipped[] = {{"llm-foundry-h100.yaml", 52, 26},        {"llm-foundry-h100-large.yaml", 18, 9},
                             {"llm-foundry-a100.yaml", 61, 31},        {"torchtitan-fsdp.yaml", 7, 4},
-                            {"torchtitan-fsdp-a100-2024.yaml", 3, 2}, {"llm-foundry-h100-fp8.yaml", 7, 4}};
+                            {"torchtitan-fsdp-a100-2024.yaml", 3, 2}, {"llm-foundry-h100-fp8.yaml", 7, 4},
+                            {"torchtitan-2d-h100.yaml", 1, 1}};
 
 // Parameters of the shape by the usual count (biases, norms with bias for layernorm, learned positions of
 // the sequence length, an untied output), independent of shardscope's model generator.
@@ -94,7 +96,8 @@ TEST(Published, EveryRowBecomesAScenarioWithItsGpusAndShape) {
       } catch (const InputError& e) {
         FAIL() << s.file << " " << r.id << ": " << e.what() << "\n" << text;
       }
-      EXPECT_EQ(scenario.cluster.gpus(), r.gpus) << r.id;
+      EXPECT_EQ(physical_gpus(scenario), r.gpus) << r.id;
+      EXPECT_EQ(scenario.mesh.tensor.degree, r.tensor_parallel) << r.id;
       ASSERT_TRUE(row_sequence_tokens(r).has_value()) << r.id;
       EXPECT_EQ(scenario.model.sequence_length, *row_sequence_tokens(r)) << r.id;
       if (r.micro_batch_per_gpu) {
@@ -102,7 +105,7 @@ TEST(Published, EveryRowBecomesAScenarioWithItsGpusAndShape) {
       }
       const PublishedModel& m = t.model_of(r);
       const double expected = expected_parameters(m, *row_sequence_tokens(r));
-      const double got = static_cast<double>(scenario.model.parameters());
+      const double got = whole_model_parameters(scenario);
       EXPECT_NEAR(got / expected, 1.0, 1e-3)
           << r.id << ": shardscope counts " << got << ", expected " << expected;
       if (r.parameters_stated) {  // the source's own count of the same shape
@@ -264,6 +267,34 @@ TEST(Published, ChecksAcrossFields) {
       tokens_per_second_per_gpu: 900
 )";
   expect_error(twice, "t.yaml:46: rows[1].id: 'r1' is given twice");
+}
+
+// A tensor-parallel row: the degree divides its GPUs, sequence parallelism needs it, the batch arithmetic
+// counts data-parallel ranks, and the row's scenario slices the model and the cluster as the row ran.
+TEST(Published, TensorParallelRowsCountDataParallelRanks) {
+  const std::string tp2 =
+      replaced("    gpus: 8\n", "    gpus: 8\n    tensor_parallel: 2\n    sequence_parallel: true\n");
+  expect_error(tp2,
+               "t.yaml:37: rows[0].global_batch_sequences: is not micro_batch_per_gpu x "
+               "gradient_accumulation_steps x gpus / tensor_parallel (24)");
+  const std::string fits = replaced(
+      "    gpus: 8\n    micro_batch_per_gpu: 2\n    gradient_accumulation_steps: 3\n"
+      "    global_batch_sequences: 48\n",
+      "    gpus: 8\n    tensor_parallel: 2\n    sequence_parallel: true\n"
+      "    micro_batch_per_gpu: 2\n    gradient_accumulation_steps: 3\n"
+      "    global_batch_sequences: 24\n");
+  const PublishedTable t = parse_published_string(fits, "t.yaml");
+  EXPECT_EQ(t.rows[0].tensor_parallel, 2);
+  EXPECT_TRUE(t.rows[0].sequence_parallel);
+  EXPECT_NE(
+      published_scenario_text(t, t.rows[0]).find("parallelism:\n  tensor: 2\n  sequence_parallel: true"),
+      std::string::npos);
+  expect_error(replaced("    gpus: 8\n", "    gpus: 8\n    tensor_parallel: 3\n"),
+               "t.yaml:33: rows[0].tensor_parallel: does not divide the row's 8 GPUs");
+  expect_error(replaced("    gpus: 8\n", "    gpus: 8\n    sequence_parallel: true\n"),
+               "t.yaml:33: rows[0].sequence_parallel: needs tensor_parallel above 1");
+  expect_error(replaced("    gpus: 8\n", "    gpus: 8\n    tensor_parallel: 0\n"),
+               "rows[0].tensor_parallel:");
 }
 
 // A card's peak other than the preset's is written into each row's scenario and needs its source.

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "planner/core/error.hpp"
+#include "planner/core/mesh.hpp"
+#include "planner/core/scenario.hpp"
 #include "planner/io/runtime_profiles.hpp"
 #include "validate/fit/published_fit.hpp"
 #include "validate/fit/reproduce_report.hpp"
@@ -22,7 +24,8 @@ namespace {
 const std::string kDir = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/published/";
 const char* const kFiles[] = {"llm-foundry-h100.yaml",          "llm-foundry-h100-large.yaml",
                               "llm-foundry-a100.yaml",          "torchtitan-fsdp.yaml",
-                              "torchtitan-fsdp-a100-2024.yaml", "llm-foundry-h100-fp8.yaml"};
+                              "torchtitan-fsdp-a100-2024.yaml", "llm-foundry-h100-fp8.yaml",
+                              "torchtitan-2d-h100.yaml"};
 
 Reproduction shipped(std::optional<RuntimeName> runtime = std::nullopt) {
   std::vector<SourceReproduction> sources;
@@ -43,7 +46,10 @@ TEST(Reproduce, HeldOutRowsOfEverySourceWithinTenPercentOnAverage) {
   EXPECT_LE(framework.held_out.mape, 0.10);
   EXPECT_LT(framework.held_out.mape, ideal.held_out.mape / 2);
   EXPECT_GE(*framework.all.spearman, 0.9);
-  for (const SourceReproduction& s : framework.sources) EXPECT_GT(s.held_out.predicted, 0) << s.file;
+  for (const SourceReproduction& s : framework.sources) {
+    EXPECT_GT(s.all.predicted, 0) << s.file;  // a file of one row has no held-out part (torchtitan-2d)
+    if (s.held_out.rows > 0) EXPECT_GT(s.held_out.predicted, 0) << s.file;
+  }
 }
 
 // ", pairs: N, pair_sd: X" of a published_errors line, or "" without pairs.
@@ -90,7 +96,7 @@ TEST(Reproduce, EachRuntimeProfilesPublishedErrorsAreTheSuitesHeldOutRows) {
         const RowPrediction r = predict_prepared(row, Calibration{});
         if (!r.fits) continue;
         Group& g = by_runtime[prepared.runtime_profile][row.scenario.cluster.gpu.name];
-        const double parameters = static_cast<double>(row.scenario.model.parameters());
+        const double parameters = whole_model_parameters(row.scenario);
         ++g.rows;
         g.sum_abs += std::abs(r.error);
         g.sum += r.error;

@@ -200,11 +200,14 @@ PublishedMeasured parse_measured(const YamlMap& map, const std::string& memory_m
 
 // Checks across one row's fields: the batch arithmetic and total against per-GPU throughput.
 void check_row(const YamlMap& map, const PublishedRow& r) {
+  if (r.gpus % r.tensor_parallel != 0)
+    map.fail("tensor_parallel", "does not divide the row's " + std::to_string(r.gpus) + " GPUs");
+  const int ranks = r.gpus / r.tensor_parallel;  // data-parallel ranks
   if (r.micro_batch_per_gpu && r.gradient_accumulation_steps && r.global_batch_sequences &&
-      *r.micro_batch_per_gpu * *r.gradient_accumulation_steps * r.gpus != *r.global_batch_sequences) {
+      *r.micro_batch_per_gpu * *r.gradient_accumulation_steps * ranks != *r.global_batch_sequences) {
     map.fail("global_batch_sequences",
-             "is not micro_batch_per_gpu x gradient_accumulation_steps x gpus (" +
-                 std::to_string(*r.micro_batch_per_gpu * *r.gradient_accumulation_steps * r.gpus) + ")");
+             "is not micro_batch_per_gpu x gradient_accumulation_steps x gpus / tensor_parallel (" +
+                 std::to_string(*r.micro_batch_per_gpu * *r.gradient_accumulation_steps * ranks) + ")");
   }
   if (r.global_batch_sequences && r.global_batch_tokens && r.sequence_tokens &&
       *r.global_batch_sequences * *r.sequence_tokens != *r.global_batch_tokens) {
@@ -224,6 +227,8 @@ PublishedRow parse_row(const YamlMap& map, const PublishedTable& table) {
                       "model",
                       "sequence_tokens",
                       "gpus",
+                      "tensor_parallel",
+                      "sequence_parallel",
                       "micro_batch_per_gpu",
                       "gradient_accumulation_steps",
                       "global_batch_sequences",
@@ -255,6 +260,10 @@ PublishedRow parse_row(const YamlMap& map, const PublishedTable& table) {
   if (!known_model) map.fail("model", "'" + r.model + "' is not one of the header's models");
   r.sequence_tokens = count_or_unknown(map, "sequence_tokens");
   r.gpus = static_cast<int>(map.integer("gpus", 1, 1 << 20));
+  r.tensor_parallel = static_cast<int>(map.integer_or("tensor_parallel", 1, 1, 1024));
+  r.sequence_parallel = map.boolean_or("sequence_parallel", false);
+  if (r.sequence_parallel && r.tensor_parallel == 1)
+    map.fail("sequence_parallel", "needs tensor_parallel above 1");
   r.micro_batch_per_gpu = count_or_unknown(map, "micro_batch_per_gpu");
   r.gradient_accumulation_steps = count_or_unknown(map, "gradient_accumulation_steps");
   r.global_batch_sequences = optional_count(map, "global_batch_sequences");
@@ -399,13 +408,18 @@ std::string published_scenario_text(const PublishedTable& table, const Published
     if (!c.hbm_bandwidth.empty()) out << "    hbm_bandwidth: " << c.hbm_bandwidth << "\n";
     if (!c.peak_fp16.empty()) out << "    peak_fp16: " << c.peak_fp16 << "\n";
   }
+  if (row.tensor_parallel > 1) {
+    out << "parallelism:\n  tensor: " << row.tensor_parallel
+        << "\n  sequence_parallel: " << flag(row.sequence_parallel) << "\n";
+  }
   out << "training:\n  precision: " << table.precision << "\n";
   if (row.micro_batch_per_gpu) out << "  micro_batch: " << *row.micro_batch_per_gpu << "\n";
   std::optional<std::int64_t> accumulation = row.gradient_accumulation_steps;
+  const std::int64_t ranks = row.gpus / row.tensor_parallel;  // data-parallel ranks
   if (!accumulation && row.micro_batch_per_gpu && row.global_batch_sequences &&
-      *row.global_batch_sequences % (*row.micro_batch_per_gpu * row.gpus) == 0) {
-    accumulation = *row.global_batch_sequences / (*row.micro_batch_per_gpu * row.gpus);
-    out << "  # accumulation from the stated global batch / (micro-batch x GPUs)\n";
+      *row.global_batch_sequences % (*row.micro_batch_per_gpu * ranks) == 0) {
+    accumulation = *row.global_batch_sequences / (*row.micro_batch_per_gpu * ranks);
+    out << "  # accumulation from the stated global batch / (micro-batch x data-parallel ranks)\n";
   }
   if (accumulation) {
     out << "  gradient_accumulation_steps: " << *accumulation << "\n";
