@@ -15,15 +15,14 @@ std::string fastest_baseline_text(const PlanReport& report) {
         (out == nullptr || b.plan.predicted.samples_per_second > out->plan.predicted.samples_per_second))
       out = &b;
   }
-  return out == nullptr ? "none fits"
-                        : out->strategy + " " + fixed(out->plan.predicted.samples_per_second, 2);
+  return out == nullptr ? "none fits" : out->strategy + " " + fixed(out->plan.predicted.tokens_per_second, 0);
 }
 
 // FSDP's throughput on the mesh (ZeRO-3 across every data-parallel rank): "does not fit", or "-" when the
 // baselines were not planned.
 std::string fsdp_text(const PlanReport& report) {
   for (const StrategyResult& b : report.baselines) {
-    if (b.strategy == "fsdp") return b.fits ? fixed(b.plan.predicted.samples_per_second, 2) : "does not fit";
+    if (b.strategy == "fsdp") return b.fits ? fixed(b.plan.predicted.tokens_per_second, 0) : "does not fit";
   }
   return "-";
 }
@@ -31,9 +30,10 @@ std::string fsdp_text(const PlanReport& report) {
 }  // namespace
 
 void write_mesh_table(std::ostream& out, const MeshSearch& search) {
-  out << "Meshes (parallelism.tensor: search; TP inside a node, each mesh's own exact plan; * the fastest)\n";
-  TextTable table({"", "mesh", "plan", "micro-batch", "samples/s", "peak memory", "fsdp",
-                   "fastest baseline (samples/s)"});
+  out << "Meshes (parallelism: search; TP, then CP, inside a node; each mesh's own exact plan; * the "
+         "fastest)\n";
+  TextTable table(
+      {"", "mesh", "plan", "micro-batch", "tokens/s", "peak memory", "fsdp", "fastest baseline (tokens/s)"});
   for (std::size_t i = 0; i < search.options.size(); ++i) {
     const MeshOption& o = search.options[i];
     const StrategyResult& best = o.report.best;
@@ -45,12 +45,12 @@ void write_mesh_table(std::ostream& out, const MeshSearch& search) {
       continue;
     }
     table.add({mark, mesh_text(o.scenario), best.plan.strategy, std::to_string(best.plan.micro_batch),
-               fixed(best.plan.predicted.samples_per_second, 2),
+               fixed(best.plan.predicted.tokens_per_second, 0),
                units::format_bytes(best.plan.predicted.peak_memory_bytes), fsdp_text(o.report),
                fastest_baseline_text(o.report)});
   }
   table.print(out);
-  for (const std::string& r : search.refused) out << "  not built: TP " << r << "\n";
+  for (const std::string& r : search.refused) out << "  not built: " << r << "\n";
   out << "\n";
 }
 

@@ -20,7 +20,7 @@ bool is_json_file(const std::string& path) {
 
 bool ScenarioFlags::overridden() const {
   return is_json_file(scenario) || !sets.empty() || !model.empty() || !cluster.empty() || nodes > 0 ||
-         !runtime.empty() || !tensor.empty() || sequence_parallel;
+         !runtime.empty() || !tensor.empty() || sequence_parallel || !context.empty();
 }
 
 std::string ScenarioFlags::scenario_file() const { return is_json_file(scenario) ? "" : scenario; }
@@ -37,6 +37,7 @@ std::vector<ScenarioOverride> ScenarioFlags::overrides() const {
   if (!runtime.empty()) out.push_back(option_override("--runtime " + runtime, "execution.runtime", runtime));
   if (!tensor.empty()) out.push_back(option_override("--tp " + tensor, "parallelism.tensor", tensor));
   if (sequence_parallel) out.push_back(option_override("--sp", "parallelism.sequence_parallel", "true"));
+  if (!context.empty()) out.push_back(option_override("--cp " + context, "parallelism.context", context));
   for (const std::string& set : sets) out.push_back(parse_set_argument(set, "--set"));
   return out;
 }
@@ -89,6 +90,12 @@ void add_scenario_flags(CLI::App& command, ScenarioFlags& flags) {
       ->type_name("N|search");
   command.add_flag("--sp", flags.sequence_parallel,
                    "Sequence parallelism with tensor parallelism (parallelism.sequence_parallel)");
+  command
+      .add_option("--cp", flags.context,
+                  "Context-parallel degree (parallelism.context): each sequence cut into N chunks, ring "
+                  "attention; or 'search'")
+      ->check(non_empty("a degree or 'search'"))
+      ->type_name("N|search");
 }
 
 }  // namespace shardscope::cli

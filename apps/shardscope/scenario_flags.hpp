@@ -1,5 +1,6 @@
 // The scenario options shared by inspect, plan and simulate: SCENARIO (optional), --set PATH=VALUE,
-// --model PRESET|config.json, --cluster PRESET|FILE, --nodes N, --runtime NAME, --tp N|search, --sp.
+// --model PRESET|config.json, --cluster PRESET|FILE, --nodes N, --runtime NAME, --tp N|search, --sp,
+// --cp N|search.
 #pragma once
 
 #include <string>
@@ -22,11 +23,12 @@ struct ScenarioFlags {
   std::string runtime;             // --runtime NAME: execution.runtime
   std::string tensor;              // --tp N|search: parallelism.tensor
   bool sequence_parallel = false;  // --sp: parallelism.sequence_parallel
+  std::string context;             // --cp N|search: parallelism.context
 
   // Whether anything beyond a scenario YAML file is given (an override, or a config.json as SCENARIO).
   bool overridden() const;
   // The overrides in the order they apply: SCENARIO when it is a config.json, --model, --cluster, --nodes,
-  // --runtime, --tp, --sp, then each --set as given.
+  // --runtime, --tp, --sp, --cp, then each --set as given.
   std::vector<ScenarioOverride> overrides() const;
   // The scenario YAML file, or "" when SCENARIO is absent or a config.json.
   std::string scenario_file() const;

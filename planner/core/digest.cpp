@@ -179,6 +179,7 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
   if (scenario.mesh.sliced()) {  // the physical cluster the data-parallel one was cut from
     c.add("mesh.tensor", scenario.mesh.tensor.degree);
     c.add("mesh.sequence_parallel", scenario.mesh.tensor.sequence_parallel);
+    if (scenario.mesh.tensor.context > 1) c.add("mesh.context", scenario.mesh.tensor.context);
     add_cluster(c, scenario.mesh.physical);
   }
   return fnv1a_64(c.text());

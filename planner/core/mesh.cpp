@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "planner/core/scenario.hpp"
 
@@ -37,35 +38,57 @@ Cluster data_parallel_cluster(const Cluster& physical, int degree) {
   return out;
 }
 
-Scenario slice_scenario(const Scenario& whole, const TensorSlice& slice) {
-  if (whole.mesh.sliced()) throw MeshError("parallelism.tensor", "the scenario is sliced already");
-  if (slice.degree == 1 && !slice.sequence_parallel) return whole;
+namespace {
+
+// Why `slice` cannot cut `whole` before the model is generated ("" when it can), and the field to blame.
+std::pair<std::string, std::string> mesh_refusal(const Scenario& whole, const TensorSlice& slice) {
+  const std::string field =
+      slice.degree == 1 && slice.context > 1 ? "parallelism.context" : "parallelism.tensor";
   if (!whole.transformer) {
-    throw MeshError("parallelism.tensor",
-                    "tensor parallelism slices a generated transformer (model.preset, model.transformer or "
-                    "model.hf_config); this model is a list of operators");
+    return {field,
+            "tensor and context parallelism slice a generated transformer (model.preset, "
+            "model.transformer or model.hf_config); this model is a list of operators"};
   }
   if (whole.planner.cost_model == CostModelKind::paper) {
-    throw MeshError("parallelism.tensor",
-                    "the paper cost model has no tensor parallelism (its operators' "
-                    "costs are given whole)");
+    return {field,
+            "the paper cost model has no tensor or context parallelism (its operators' costs are "
+            "given whole)"};
   }
+  if (slice.context < 1 || whole.cluster.gpus_per_node % (slice.degree * slice.context) != 0) {
+    return {field, "tensor-parallel degree " + std::to_string(slice.degree) + " x context-parallel degree " +
+                       std::to_string(slice.context) + " does not divide the " +
+                       std::to_string(whole.cluster.gpus_per_node) +
+                       " GPUs of a node (a mesh across nodes is not modelled)"};
+  }
+  if (whole.training.group_size % slice.degree != 0) {
+    return {"training.group_size", "group size " + std::to_string(whole.training.group_size) +
+                                       " GPUs is not a whole number of tensor-parallel groups of " +
+                                       std::to_string(slice.degree)};
+  }
+  return {"", ""};
+}
+
+}  // namespace
+
+Scenario slice_scenario(const Scenario& whole, const TensorSlice& slice) {
+  if (whole.mesh.sliced()) throw MeshError("parallelism.tensor", "the scenario is sliced already");
+  if (slice.degree == 1 && !slice.sequence_parallel && slice.context == 1) return whole;
   Scenario out = whole;
-  out.cluster = data_parallel_cluster(whole.cluster, slice.degree);
+  out.cluster = data_parallel_cluster(whole.cluster, slice.degree);  // its own refusals first
+  if (const auto [field, why] = mesh_refusal(whole, slice); !why.empty()) throw MeshError(field, why);
   try {
     out.model = generate_transformer(*whole.transformer, slice);
   } catch (const TransformerSpecError& e) {
-    throw MeshError(e.field() == "sequence_parallel" ? "parallelism.sequence_parallel" : "parallelism.tensor",
+    throw MeshError(e.field() == "sequence_parallel" ? "parallelism.sequence_parallel"
+                    : e.field() == "context"         ? "parallelism.context"
+                                                     : "parallelism.tensor",
                     e.what());
   }
-  if (whole.training.group_size % slice.degree != 0) {
-    throw MeshError("training.group_size", "group size " + std::to_string(whole.training.group_size) +
-                                               " GPUs is not a whole number of tensor-parallel groups of " +
-                                               std::to_string(slice.degree));
-  }
   out.training.group_size = whole.training.group_size / slice.degree;
-  // A fixed micro-batch under a global batch: the data-parallel ranks are fewer, the steps more.
+  // A fixed micro-batch under a global batch: the data-parallel ranks are fewer, the steps more; a sample
+  // is a chunk under context parallelism, so the global batch counts chunks.
   TrainingConfig& t = out.training;
+  t.global_batch = whole.training.global_batch * slice.context;
   const std::int64_t per_step = t.micro_batch * out.cluster.gpus();
   if (t.global_batch > 0 && t.micro_batch > 0 && t.global_batch % per_step == 0 &&
       t.global_batch / per_step <= kMaxAccumulationSteps) {
@@ -77,15 +100,20 @@ Scenario slice_scenario(const Scenario& whole, const TensorSlice& slice) {
 }
 
 std::vector<TensorSlice> candidate_slices(const Scenario& whole, std::vector<std::string>* refused) {
+  const ParallelismRequest& asked = whole.parallelism;
+  const int per_node = whole.cluster.gpus_per_node;
   std::vector<TensorSlice> out;
-  for (int degree = 1; degree <= whole.cluster.gpus_per_node; ++degree) {
-    if (whole.cluster.gpus_per_node % degree != 0) continue;
-    const TensorSlice slice{degree, degree > 1 && whole.parallelism.sequence_parallel};
-    try {
-      slice_scenario(whole, slice);
-      out.push_back(slice);
-    } catch (const MeshError& e) {
-      if (refused != nullptr) refused->push_back(std::to_string(degree) + ": " + e.what());
+  for (int degree = 1; degree <= per_node; ++degree) {
+    if (per_node % degree != 0 || (asked.tensor > 0 && degree != asked.tensor)) continue;
+    for (int context = 1; context <= per_node / degree; ++context) {
+      if ((per_node / degree) % context != 0 || (asked.context > 0 && context != asked.context)) continue;
+      const TensorSlice slice{degree, degree > 1 && asked.sequence_parallel, context};
+      try {
+        slice_scenario(whole, slice);
+        out.push_back(slice);
+      } catch (const MeshError& e) {
+        if (refused != nullptr) refused->push_back(slice_text(slice) + ": " + e.what());
+      }
     }
   }
   return out;
@@ -100,14 +128,19 @@ double whole_model_parameters(const Scenario& scenario) {
   return static_cast<double>(generate_transformer(*scenario.transformer).parameters());
 }
 
+std::string slice_text(const TensorSlice& slice) {
+  std::string text = "TP " + std::to_string(slice.degree) + (slice.sequence_parallel ? " + SP" : "");
+  if (slice.context > 1) text += " x CP " + std::to_string(slice.context);
+  return text;
+}
+
 std::string mesh_text(const Scenario& scenario) {
-  const int gpus = physical_gpus(scenario);
-  std::string text;
-  if (scenario.mesh.sliced()) {
-    text = "TP " + std::to_string(scenario.mesh.tensor.degree) +
-           (scenario.mesh.tensor.sequence_parallel ? " + SP" : "") + " x ";
-  }
-  return text + "DP " + std::to_string(scenario.cluster.gpus()) + " (" + std::to_string(gpus) + " GPUs)";
+  const TensorSlice& slice = scenario.mesh.tensor;
+  const std::string gpus = " (" + std::to_string(physical_gpus(scenario)) + " GPUs)";
+  const std::string dp = "DP " + std::to_string(scenario.cluster.gpus() / slice.context);
+  if (!scenario.mesh.sliced()) return dp + gpus;
+  if (slice.degree == 1) return "CP " + std::to_string(slice.context) + " x " + dp + gpus;
+  return slice_text(slice) + " x " + dp + gpus;
 }
 
 }  // namespace shardscope

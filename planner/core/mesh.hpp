@@ -13,22 +13,26 @@ namespace shardscope {
 
 struct Scenario;
 
-// What `parallelism:` asks for. tensor 0: the planner searches every degree that divides the model and a
-// node (`plan`; other commands run the degree their plan records, else 1).
+// What `parallelism:` asks for. A degree 0 (`search`): the planner searches every degree that divides the
+// model and a node (`plan`; other commands run the mesh their plan records, else the fastest).
 struct ParallelismRequest {
   int tensor = 1;
-  bool sequence_parallel = false;  // applies to degrees above 1
-  bool search() const { return tensor == 0; }
+  bool sequence_parallel = false;  // applies to tensor degrees above 1
+  int context = 1;
+  bool search() const { return tensor == 0 || context == 0; }
 };
 
 // The mesh a scenario's model and cluster are sliced for. Order and placement: the `degree` GPUs of a
-// tensor-parallel group are consecutive inside one node (innermost); the data-parallel ranks the plan's
-// scopes (intra, inter, global) and PaRO's groups refer to are the GPUs of one TP index, so a node holds
-// gpus_per_node / degree of them and its links and NICs are shared by the degree's families of rings.
+// tensor-parallel group are consecutive inside one node (innermost), then the `context` TP groups of a
+// context-parallel group (inside the node too), then data parallelism. The ranks the plan's scopes (intra,
+// inter, global) and PaRO's groups refer to are the GPUs of one TP index, context ranks included (they
+// shard and reduce the gradients like data-parallel ranks, as torchtitan's FSDP over dp x cp does), so a
+// node holds gpus_per_node / degree of them and its links and NICs are shared by the degree's families of
+// rings. Under context parallelism a sample of the sliced scenario is one chunk, 1 / context of a sequence.
 struct MeshSlice {
-  TensorSlice tensor;  // degree 1: the whole model on the physical cluster
-  Cluster physical;    // the cluster before slicing (set when degree > 1)
-  bool sliced() const { return tensor.degree > 1; }
+  TensorSlice tensor;  // degree and context 1: the whole model on the physical cluster
+  Cluster physical;    // the cluster before slicing (set when sliced)
+  bool sliced() const { return tensor.degree > 1 || tensor.context > 1; }
 };
 
 // Why a mesh cannot be built, with the scenario field to blame ("parallelism.tensor", ...).
@@ -55,12 +59,14 @@ Cluster data_parallel_cluster(const Cluster& physical, int degree);
 // model or the cluster does not divide.
 Scenario slice_scenario(const Scenario& whole, const TensorSlice& slice);
 
-// The slices `plan` compares for a search: every degree from 1 up to the GPUs per node that
-// slice_scenario accepts (sequence parallelism as asked, above degree 1); each refused degree's reason
-// goes to `refused` ("8: tensor-parallel degree 8 does not divide the 4 KV heads ...").
+// The slices `plan` compares for a search: every tensor degree (or the one asked) times every context
+// degree (or the one asked) whose product divides the GPUs per node and that slice_scenario accepts
+// (sequence parallelism as asked, above tensor degree 1); each refused mesh's reason goes to `refused`
+// ("TP 8: tensor-parallel degree 8 does not divide the 4 KV heads ...").
 std::vector<TensorSlice> candidate_slices(const Scenario& whole, std::vector<std::string>* refused);
 
-// "TP 4 + SP x DP 16 (64 GPUs)": the mesh of a sliced scenario, in words; "DP 64 (64 GPUs)" unsliced.
+// "TP 4 + SP x CP 2 x DP 8 (64 GPUs)": the mesh of a sliced scenario, in words; "DP 64 (64 GPUs)" unsliced.
+std::string slice_text(const TensorSlice& slice);  // "TP 4 + SP x CP 2" ("TP 1" unsliced)
 std::string mesh_text(const Scenario& scenario);
 // The GPUs the scenario runs on: the physical cluster's, sliced or not.
 int physical_gpus(const Scenario& scenario);

@@ -65,13 +65,20 @@ struct GemmShape {
   double flops() const { return 2.0 * static_cast<double>(batch * m) * static_cast<double>(n * k); }
 };
 
-// A collective of an operator's pass among its tensor-parallel group (a generated model sliced by a mesh,
-// mesh.hpp): the whole buffer is bytes_per_sample times the micro-batch. Blocking: it runs on the compute
-// stream, between the products it joins.
+// The mesh group a sliced operator's collective runs in (mesh.hpp): its tensor-parallel group (consecutive
+// GPUs of a node) or its context-parallel group (the GPUs holding the other chunks of its sequences).
+enum class MeshAxis { tensor, context };
+
+// A collective of an operator's pass among a mesh group (a generated model sliced by a mesh, mesh.hpp): the
+// whole buffer is bytes_per_sample times the micro-batch. Blocking ones run on the compute stream between
+// the products they join; an overlapped one (ring attention's K/V exchange) runs beside the operator's
+// kernels, and only what it takes beyond them is added.
 struct TensorCollective {
   CollectiveKind kind = CollectiveKind::all_reduce;
   bool backward = false;  // in the backward pass (else the forward, which recomputation runs again)
   double bytes_per_sample = 0;
+  MeshAxis axis = MeshAxis::tensor;
+  bool overlapped = false;
 };
 
 // One unit of the plan: the OSDP papers' granularity is one attention block or one MLP block.

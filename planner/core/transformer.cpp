@@ -47,6 +47,8 @@ struct ActivationSizes {
   double mask_bytes = 0;     // bytes per element of a dropout mask (0 without dropout)
   double tensor = 1;         // T: the tensor-parallel degree the operators are sliced for
   bool sequence_parallel = false;
+  double context = 1;  // C: the context-parallel degree (tokens above is one chunk, s / C)
+  double key_tokens() const { return tokens * context; }  // every chunk's: what attention attends to
   // Bytes of an activation every tensor-parallel GPU holds whole unless sequence parallelism divides it.
   double shared(double bytes) const { return sequence_parallel ? bytes / tensor : bytes; }
   // The whole buffer of one block's tensor-parallel collective: the s x h activation.
@@ -69,6 +71,23 @@ void add_block_collectives(Operator& op, const ActivationSizes& sizes, double h)
       op.tensor_collectives.push_back({CollectiveKind::all_reduce, backward, bytes});
     }
   }
+}
+
+// Ring attention's buffers under context parallelism: the K and V chunks in flight, double-buffered (the
+// one computed on and the one arriving).
+double context_buffers(const ActivationSizes& sizes, double kv_dim) {
+  return sizes.context > 1 ? 2 * 2 * sizes.element_bytes * sizes.tokens * kv_dim : 0;
+}
+
+// Ring attention under context parallelism: every chunk's K and V pass every GPU of the group beside the
+// attention kernels (an all-gather's bytes, C - 1 steps of one chunk each); backward passes K and V again
+// and returns their gradients (a reduce-scatter's).
+void add_context_exchange(Operator& att, const ActivationSizes& sizes, double kv_dim) {
+  if (sizes.context <= 1) return;
+  const double bytes = 2 * sizes.element_bytes * sizes.key_tokens() * kv_dim;  // K and V of every chunk
+  att.tensor_collectives.push_back({CollectiveKind::all_gather, false, bytes, MeshAxis::context, true});
+  att.tensor_collectives.push_back({CollectiveKind::all_gather, true, bytes, MeshAxis::context, true});
+  att.tensor_collectives.push_back({CollectiveKind::reduce_scatter, true, bytes, MeshAxis::context, true});
 }
 
 // Rows of a vocabulary-parallel table on one GPU (Megatron pads the vocabulary to a multiple of the degree).
@@ -118,6 +137,12 @@ void validate(const TransformerSpec& spec) {
 void validate_slice(const TransformerSpec& spec, const TensorSlice& slice) {
   const int t = slice.degree;
   require(t >= 1 && t <= 1024, "tensor", "the tensor-parallel degree must be between 1 and 1024");
+  require(slice.context >= 1 && slice.context <= 1024, "context",
+          "the context-parallel degree must be between 1 and 1024");
+  require(spec.sequence_length % slice.context == 0, "context",
+          "context-parallel degree " + std::to_string(slice.context) +
+              " does not divide the sequence length " + std::to_string(spec.sequence_length) +
+              " (each GPU takes whole tokens of every sequence)");
   if (t == 1) {
     require(!slice.sequence_parallel, "sequence_parallel",
             "sequence parallelism needs a tensor degree above 1");
@@ -134,9 +159,10 @@ void validate_slice(const TransformerSpec& spec, const TensorSlice& slice) {
               " KV heads (replicating KV heads across GPUs is not modelled)");
   const std::int64_t f = spec.ffn_hidden > 0 ? spec.ffn_hidden : 4 * spec.hidden;
   require(divides(f), "tensor", degree + " does not divide the feed-forward width " + std::to_string(f));
-  require(!slice.sequence_parallel || divides(spec.sequence_length), "sequence_parallel",
-          degree + " does not divide the sequence length " + std::to_string(spec.sequence_length) +
-              " (sequence parallelism gives each GPU whole tokens)");
+  const std::int64_t chunk = spec.sequence_length / slice.context;
+  require(!slice.sequence_parallel || divides(chunk), "sequence_parallel",
+          degree + " does not divide the " + std::to_string(chunk) +
+              " tokens of a sequence (chunk) per GPU (sequence parallelism gives each GPU whole tokens)");
 }
 
 // Op-level selective checkpointing as torchtitan's "op" policy applies it to one checkpointed block (the
@@ -189,7 +215,7 @@ void set_selective_attention(Operator& att, const TransformerSpec& spec, const A
   if (spec.flash_attention) {
     tally.keep(sizes.element_bytes * sizes.tokens * q_dim + 4 * spec.heads / sizes.tensor * sizes.tokens);
   } else {
-    tally.recompute(4 * sizes.tokens * sizes.tokens * q_dim);  // scores and weighted sum, rebuilt
+    tally.recompute(4 * sizes.tokens * sizes.key_tokens() * q_dim);  // scores and weighted sum, rebuilt
   }
   tally.product(q_dim, h);
   tally.write(att);
@@ -272,13 +298,16 @@ Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& 
       checked(norm_parameters(spec.norm, h) + att_weights + att_biases + resize, "attention parameters");
   att.active_parameters = att.parameters;
   att.parameter_dtype = spec.parameter_dtype;
-  // 2 FLOPs per multiply-add: projections 2*s*weights; scores QK^T and weighted sum AV 2*s*s*q_dim each.
-  att.forward_flops_per_sample = 2 * s * (att_weights + (h_prev != h ? h_prev * h : 0)) + 4 * s * s * q_dim;
+  // 2 FLOPs per multiply-add: projections 2*s*weights; scores QK^T and weighted sum AV 2*s*s*q_dim each
+  // (under context parallelism s queries of the chunk against s_kv keys of the whole sequence).
+  const double s_kv = sizes.key_tokens();
+  att.forward_flops_per_sample =
+      2 * s * (att_weights + (h_prev != h ? h_prev * h : 0)) + 4 * s * s_kv * q_dim;
   att.backward_flops_per_sample = 2 * att.forward_flops_per_sample;
   if (h_prev != h) att.forward_gemms.push_back(gemm("resize", 1, s, h, h_prev));
   att.forward_gemms.push_back(gemm("qkv", 1, s, q_dim + 2 * kv_dim, h));
-  att.forward_gemms.push_back(gemm("scores", heads, s, s, head_dim, true));  // Q K^T per head
-  att.forward_gemms.push_back(gemm("values", heads, s, head_dim, s, true));  // softmax(.) V per head
+  att.forward_gemms.push_back(gemm("scores", heads, s, s_kv, head_dim, true));  // Q K^T per head
+  att.forward_gemms.push_back(gemm("values", heads, s, head_dim, s_kv, true));  // softmax(.) V per head
   att.forward_gemms.push_back(gemm("out", 1, s, h, q_dim));
   // Korthikanti et al. 2022 (no tensor parallelism), per sample: norm input 2sh, QKV input 2sh,
   // Q 2s*q_dim, K and V 2s*kv_dim each, output-projection input 2s*q_dim, dropout mask sh (= 11sh + 2sh
@@ -287,7 +316,7 @@ Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& 
   // fp32 log-sum-exp statistics, 4as bytes whatever the activation type (the scores are recomputed).
   // Under a tensor slice the per-head and projection terms are one GPU's share; the norm and QKV inputs
   // and the dropout mask are whole unless sequence parallelism divides them (Korthikanti et al., 10sbh).
-  const double score_elements = heads * s * s;
+  const double score_elements = heads * s * s_kv;
   const double score_bytes =
       spec.flash_attention
           ? 4 * heads * s
@@ -299,11 +328,13 @@ Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& 
   att.checkpoint_bytes_per_sample = checked(sizes.shared(elem * s * h_prev), "attention checkpoint");
   // Largest transient: fp32 score matrix without flash attention, else the fused QKV output; with
   // sequence parallelism also the all-gathered input.
-  att.workspace_bytes_per_sample = checked(
-      (spec.flash_attention ? elem * s * (q_dim + 2 * kv_dim) : 4 * heads * s * s) + sizes.gathered(h),
-      "attention workspace");
+  att.workspace_bytes_per_sample =
+      checked((spec.flash_attention ? elem * s * (q_dim + 2 * kv_dim) : 4 * heads * s * s_kv) +
+                  sizes.gathered(h) + context_buffers(sizes, kv_dim),
+              "attention workspace");
   set_selective_attention(att, spec, sizes, h_prev, h, q_dim, kv_dim);
   add_block_collectives(att, sizes, h);
+  add_context_exchange(att, sizes, kv_dim);
   return att;
 }
 
@@ -445,7 +476,8 @@ Model generate_transformer(const TransformerSpec& spec, const TensorSlice& slice
   validate(spec);
   validate_slice(spec, slice);
   ActivationSizes sizes;
-  sizes.tokens = static_cast<double>(spec.sequence_length);
+  sizes.tokens = static_cast<double>(spec.sequence_length / slice.context);
+  sizes.context = slice.context;
   sizes.element_bytes = bytes_per_element(spec.parameter_dtype);
   sizes.mask_bytes = spec.dropout ? 1.0 : 0.0;
   sizes.tensor = slice.degree;
@@ -453,7 +485,7 @@ Model generate_transformer(const TransformerSpec& spec, const TensorSlice& slice
 
   Model model;
   model.name = spec.name.empty() ? descriptive_name(spec) : spec.name;
-  model.sequence_length = spec.sequence_length;
+  model.sequence_length = spec.sequence_length / slice.context;  // a sample is one chunk
   model.operators.push_back(embedding_operator(spec, sizes));
   for (int layer = 0; layer < spec.layers; ++layer) {
     model.operators.push_back(attention_operator(spec, sizes, layer));

@@ -89,9 +89,14 @@ std::string descriptive_name(const TransformerSpec& spec);
 // parallelism each block's forward ends in an all-reduce of its output and its backward in one of its
 // input's gradient; with it, an all-gather before the block and a reduce-scatter after it, in both passes,
 // and the norms' and dropouts' activations are divided by the degree too (Korthikanti et al. 2022).
+// Context parallelism (`context` C) cuts every sequence into C chunks, one per GPU of a context-parallel
+// group: each GPU's operators run on s / C tokens, a sample of the sliced model is one chunk, and the
+// attention sees every chunk's keys and values through a ring exchange beside its kernels (all-gathers of
+// K and V forward; again with reduce-scatters of their gradients backward), as ring attention runs it.
 struct TensorSlice {
   int degree = 1;
   bool sequence_parallel = false;
+  int context = 1;
 };
 
 // Builds the 2*layers + 2 operator model, named spec.name or, when that is empty, descriptive_name(spec),

@@ -9,9 +9,8 @@
 namespace shardscope {
 
 ComputeModel::ComputeModel(const Cluster& cluster, Precision precision, const Calibration& calibration,
-                           const RuntimeProfile& runtime, const KernelOptions& options,
-                           std::shared_ptr<const CollectiveCost> tensor_group)
-    : tensor_group_(std::move(tensor_group)),
+                           const RuntimeProfile& runtime, const KernelOptions& options, MeshGroupCosts mesh)
+    : mesh_(std::move(mesh)),
       gpu_(cluster.gpu),
       precision_(precision),
       calibration_(calibration),
@@ -57,16 +56,20 @@ double ComputeModel::backward_seconds(const Operator& op, double samples, int sl
 }
 
 ComputeModel::PassSeconds ComputeModel::pass_seconds(const Operator& op, double samples, int slices) const {
-  PassSeconds out = kernel_seconds(op, samples, slices);
-  if (op.tensor_collectives.empty()) return out;
-  if (!tensor_group_) {
-    throw std::logic_error("operator '" + op.name + "' has tensor-parallel collectives and no TP group");
-  }
+  const PassSeconds kernels = kernel_seconds(op, samples, slices);
+  if (op.tensor_collectives.empty()) return kernels;
+  PassSeconds blocking, overlapped;
   for (const TensorCollective& c : op.tensor_collectives) {
-    const double seconds = tensor_group_->seconds(c.kind, GroupKind::intra, c.bytes_per_sample * samples);
-    (c.backward ? out.backward : out.forward) += seconds;
+    const std::shared_ptr<const CollectiveCost>& group =
+        c.axis == MeshAxis::tensor ? mesh_.tensor : mesh_.context;
+    if (!group) throw std::logic_error("operator '" + op.name + "' has mesh collectives and no mesh group");
+    const double seconds = group->seconds(c.kind, GroupKind::intra, c.bytes_per_sample * samples);
+    PassSeconds& into = c.overlapped ? overlapped : blocking;
+    (c.backward ? into.backward : into.forward) += seconds;
   }
-  return out;
+  // The overlapped exchange hides behind the operator's own kernels; only what it takes beyond them shows.
+  return {kernels.forward + blocking.forward + std::max(0.0, overlapped.forward - kernels.forward),
+          kernels.backward + blocking.backward + std::max(0.0, overlapped.backward - kernels.backward)};
 }
 
 ComputeModel::PassSeconds ComputeModel::kernel_seconds(const Operator& op, double samples, int slices) const {

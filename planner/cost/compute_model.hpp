@@ -14,16 +14,24 @@
 
 namespace shardscope {
 
+// The price of a sliced model's mesh collectives (Operator::tensor_collectives): its tensor-parallel groups
+// (consecutive GPUs of the physical nodes) and its context-parallel groups (consecutive data-parallel
+// ranks); null where the mesh has no such axis (topology_cost.hpp: mesh_group_costs).
+struct MeshGroupCosts {
+  std::shared_ptr<const CollectiveCost> tensor;
+  std::shared_ptr<const CollectiveCost> context;
+};
+
 class ComputeModel {
  public:
   // `runtime` other than ideal prices kernels by the GPU's efficiencies (cluster.gpu.kernels, which scenario
   // validation requires then) and the calibration's `runtime` fits, with the profile's host floor per pass;
   // `options` (compiled element-wise kernels, float8 products) apply to that pricing only.
-  // `tensor_group` prices operators' tensor-parallel collectives (Operator::tensor_collectives) as its
-  // intra-group collectives: the physical cluster's, groups of the TP degree (tensor_group_cost).
+  // `mesh` prices operators' mesh collectives (Operator::tensor_collectives) as its groups' intra-group
+  // collectives.
   ComputeModel(const Cluster& cluster, Precision precision, const Calibration& calibration,
                const RuntimeProfile& runtime = {}, const KernelOptions& options = {},
-               std::shared_ptr<const CollectiveCost> tensor_group = nullptr);
+               MeshGroupCosts mesh = {});
 
   double flops_per_second(const Operator& op) const;
   // The whole pass over `samples` samples, cut into `slices` slices (each computes 1/slices of every
@@ -69,7 +77,7 @@ class ComputeModel {
                                      double speedup) const;
   double peak_flops_per_second() const;
 
-  std::shared_ptr<const CollectiveCost> tensor_group_;
+  MeshGroupCosts mesh_;
   GpuSpec gpu_;
   Precision precision_;
   Calibration calibration_;   // owned: callers often pass a temporary

@@ -46,18 +46,27 @@ namespace {
 double tensor_collective_bytes(const Operator& op) {
   double sum = 0;
   for (const TensorCollective& c : op.tensor_collectives)
-    sum += c.bytes_per_sample * (1 + static_cast<int>(c.kind) + (c.backward ? 8 : 0));
+    sum += c.bytes_per_sample * (1 + static_cast<int>(c.kind) + (c.backward ? 8 : 0) +
+                                 (c.axis == MeshAxis::context ? 16 : 0) + (c.overlapped ? 32 : 0));
   return sum;
 }
 
 }  // namespace
 
-std::shared_ptr<const CollectiveCost> tensor_group_cost(const Scenario& scenario,
-                                                        const Calibration& calibration,
-                                                        CollectiveModel collectives) {
-  if (!scenario.mesh.sliced()) return nullptr;
-  return std::make_shared<const CollectiveCost>(scenario.mesh.physical, scenario.mesh.tensor.degree,
-                                                calibration, collectives);
+MeshGroupCosts mesh_group_costs(const Scenario& scenario, const Calibration& calibration,
+                                CollectiveModel collectives) {
+  MeshGroupCosts out;
+  if (!scenario.mesh.sliced()) return out;
+  const TensorSlice& slice = scenario.mesh.tensor;
+  if (slice.degree > 1) {
+    out.tensor = std::make_shared<const CollectiveCost>(scenario.mesh.physical, slice.degree, calibration,
+                                                        collectives);
+  }
+  if (slice.context > 1) {
+    out.context =
+        std::make_shared<const CollectiveCost>(scenario.cluster, slice.context, calibration, collectives);
+  }
+  return out;
 }
 
 TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibration& calibration,
@@ -71,7 +80,7 @@ TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibr
       collectives_(scenario.cluster, scenario.training.group_size, calibration, options.collectives),
       compute_(scenario.cluster, scenario.training.precision, calibration, scenario.execution.runtime,
                scenario.execution.kernel_options,
-               tensor_group_cost(scenario, calibration, options.collectives)),
+               mesh_group_costs(scenario, calibration, options.collectives)),
       state_(scenario_state_bytes(scenario)),
       reserve_bytes_(runtime_reserve_bytes(scenario, calibration)),
       neighbour_mode_(options.neighbours),

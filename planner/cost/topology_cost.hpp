@@ -12,11 +12,11 @@
 
 namespace shardscope {
 
-// The price of the scenario's tensor-parallel collectives: the physical cluster's intra-node groups of the
-// mesh's degree, every group at once; nullptr for an unsliced scenario.
-std::shared_ptr<const CollectiveCost> tensor_group_cost(const Scenario& scenario,
-                                                        const Calibration& calibration,
-                                                        CollectiveModel collectives);
+// The price of the scenario's mesh collectives: tensor parallelism on the physical cluster's intra-node
+// groups of the degree, context parallelism on the data-parallel cluster's groups of C consecutive ranks,
+// every group at once; null for an axis the mesh does not have.
+MeshGroupCosts mesh_group_costs(const Scenario& scenario, const Calibration& calibration,
+                                CollectiveModel collectives);
 
 class TopologyCostModel : public CostModel {
  public:

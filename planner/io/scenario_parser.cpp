@@ -124,18 +124,20 @@ Model parse_model(const YamlMap& map, const std::string& base_dir,
   }
 }
 
-// `parallelism:` - tensor: a degree or "search", sequence_parallel: a boolean.
+// A degree of `parallelism:` (1 when absent), or 0 for "search".
+int parse_degree(const YamlMap& map, const std::string& key) {
+  if (!map.has(key)) return 1;
+  const YAML::Node value = map.raw(key);
+  if (value.IsScalar() && value.Scalar() == "search") return 0;
+  return static_cast<int>(map.integer(key, 1, kMaxGpusPerNode));
+}
+
+// `parallelism:` - tensor and context: a degree or "search", sequence_parallel: a boolean.
 ParallelismRequest parse_parallelism(const YamlMap& map) {
-  map.reject_unknown({"tensor", "sequence_parallel"});
+  map.reject_unknown({"tensor", "sequence_parallel", "context"});
   ParallelismRequest request;
-  if (map.has("tensor")) {
-    const YAML::Node value = map.raw("tensor");
-    if (value.IsScalar() && value.Scalar() == "search") {
-      request.tensor = 0;
-    } else {
-      request.tensor = static_cast<int>(map.integer("tensor", 1, kMaxGpusPerNode));
-    }
-  }
+  request.tensor = parse_degree(map, "tensor");
+  request.context = parse_degree(map, "context");
   request.sequence_parallel = map.boolean_or("sequence_parallel", false);
   return request;
 }
@@ -143,9 +145,10 @@ ParallelismRequest parse_parallelism(const YamlMap& map) {
 // The scenario sliced for the degree `parallelism` fixes (a search is left to `plan`), errors at the field.
 Scenario sliced_as_asked(Scenario scenario, const YamlMap& root) {
   const ParallelismRequest& asked = scenario.parallelism;
-  if (asked.search() || (asked.tensor == 1 && !asked.sequence_parallel)) return scenario;
+  if (asked.search() || (asked.tensor == 1 && !asked.sequence_parallel && asked.context == 1))
+    return scenario;
   try {
-    return slice_scenario(scenario, TensorSlice{asked.tensor, asked.sequence_parallel});
+    return slice_scenario(scenario, TensorSlice{asked.tensor, asked.sequence_parallel, asked.context});
   } catch (const MeshError& e) {
     throw InputError(root.file(), field_line(root, e.field()), e.field(), e.what());
   }

@@ -22,11 +22,10 @@ nlohmann::ordered_json mesh_search_json(const MeshSearch& search) {
   for (std::size_t i = 0; i < search.options.size(); ++i) {
     const MeshOption& o = search.options[i];
     const StrategyResult& best = o.report.best;
-    nlohmann::ordered_json row{{"tensor", o.slice.degree},
-                               {"sequence_parallel", o.slice.sequence_parallel},
-                               {"data_parallel", o.scenario.cluster.gpus()},
-                               {"gpus", physical_gpus(o.scenario)},
-                               {"fits", best.fits}};
+    nlohmann::ordered_json row{
+        {"tensor", o.slice.degree},          {"sequence_parallel", o.slice.sequence_parallel},
+        {"context", o.slice.context},        {"data_parallel", o.scenario.cluster.gpus() / o.slice.context},
+        {"gpus", physical_gpus(o.scenario)}, {"fits", best.fits}};
     if (best.fits) {
       row["strategy"] = best.plan.strategy;
       row["micro_batch"] = best.plan.micro_batch;
@@ -37,12 +36,11 @@ nlohmann::ordered_json mesh_search_json(const MeshSearch& search) {
       row["shortfall_bytes"] = best.shortfall_bytes;
     }
     for (const StrategyResult& b : o.report.baselines) {
-      if (b.strategy == "fsdp" && b.fits)
-        row["fsdp_samples_per_second"] = b.plan.predicted.samples_per_second;
+      if (b.strategy == "fsdp" && b.fits) row["fsdp_tokens_per_second"] = b.plan.predicted.tokens_per_second;
     }
     if (const StrategyResult* b = fastest_baseline(o.report)) {
       row["best_baseline"] = b->strategy;
-      row["best_baseline_samples_per_second"] = b->plan.predicted.samples_per_second;
+      row["best_baseline_tokens_per_second"] = b->plan.predicted.tokens_per_second;
     }
     row["chosen"] = search.any_fits() && i == search.best;
     rows.push_back(std::move(row));

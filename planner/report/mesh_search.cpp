@@ -33,8 +33,8 @@ MeshSearch search_meshes(const Scenario& whole, const Calibration& calibration, 
   double fastest = -1;
   for (std::size_t i = 0; i < out.options.size(); ++i) {
     const StrategyResult& best = out.options[i].report.best;
-    if (best.fits && best.plan.predicted.samples_per_second > fastest) {
-      fastest = best.plan.predicted.samples_per_second;
+    if (best.fits && best.plan.predicted.tokens_per_second > fastest) {
+      fastest = best.plan.predicted.tokens_per_second;
       out.best = i;
     }
   }

@@ -1,5 +1,5 @@
-// Tensor-parallel mesh search (`parallelism.tensor: search`): the exact per-operator search on the
-// data-parallel mesh that remains, once per TP degree, and the fastest mesh.
+// Mesh search (`parallelism: {tensor|context: search}`): the exact per-operator search on the data-parallel
+// mesh that remains, once per tensor and context degree, and the fastest mesh.
 #pragma once
 
 #include <optional>
@@ -21,9 +21,11 @@ struct MeshOption {
 };
 
 struct MeshSearch {
-  std::vector<MeshOption> options;   // every degree slice_scenario accepts, ascending
-  std::vector<std::string> refused;  // the others, each "DEGREE: why"
-  std::size_t best = 0;  // the fastest fitting option (ties: the smaller degree); 0 when none fits
+  std::vector<MeshOption> options;  // every mesh slice_scenario accepts, tensor then context degree ascending
+  std::vector<std::string> refused;  // the others, each "TP 8 x CP 2: why"
+  // The fastest fitting option by tokens/s (a sample is a chunk under context parallelism; ties: the
+  // first); 0 when none fits.
+  std::size_t best = 0;
   bool any_fits() const;
 };
 

@@ -81,9 +81,10 @@ Json plan_to_json(const Plan& plan) {
   out["sequence_length_tokens"] = plan.sequence_length_tokens;
   out["cost_model"] = to_string(plan.cost_model);
   out["collectives"] = to_string(plan.collectives);
-  if (plan.tensor.degree > 1) {  // only on a mesh: other plan files stay as they were
-    out["tensor_parallel"] = {{"degree", plan.tensor.degree},
-                              {"sequence_parallel", plan.tensor.sequence_parallel}};
+  if (plan.tensor.degree > 1 || plan.tensor.context > 1) {  // only on a mesh: other plan files as they were
+    out["mesh"] = {{"tensor", plan.tensor.degree},
+                   {"sequence_parallel", plan.tensor.sequence_parallel},
+                   {"context", plan.tensor.context}};
   }
   out["model_digest"] = format_digest(plan.model_digest);
   out["scenario_digest"] = format_digest(plan.scenario_digest);
@@ -171,7 +172,8 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
   if (scenario.mesh.sliced()) {  // only on a mesh: other reports stay as they were
     out["mesh"] = {{"tensor", scenario.mesh.tensor.degree},
                    {"sequence_parallel", scenario.mesh.tensor.sequence_parallel},
-                   {"data_parallel", scenario.cluster.gpus()}};
+                   {"context", scenario.mesh.tensor.context},
+                   {"data_parallel", scenario.cluster.gpus() / scenario.mesh.tensor.context}};
   }
   out["memory_limit_bytes"] = scenario.training.memory_limit_bytes;
   out["fits"] = report.best.fits;
@@ -239,7 +241,7 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
   const bool report = document.root().is_object() && document.root().contains("plan");
   const JsonObjectReader p(document, report ? "/plan" : "", "plan.");
   p.reject_unknown({"strategy", "batch_size", "gradient_accumulation_steps", "group_size", "precision",
-                    "sequence_length_tokens", "cost_model", "collectives", "tensor_parallel", "model_digest",
+                    "sequence_length_tokens", "cost_model", "collectives", "mesh", "model_digest",
                     "scenario_digest", "calibration_digest", "operators", "predicted"},
                    "unknown key in a plan");
   Plan plan;
@@ -264,11 +266,12 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
   if (p.has("collectives"))
     plan.collectives =
         p.choice("collectives", {"ring", "nccl"}) == "nccl" ? CollectiveModel::nccl : CollectiveModel::ring;
-  if (p.has("tensor_parallel")) {
-    const JsonObjectReader t = p.object("tensor_parallel");
-    t.reject_unknown({"degree", "sequence_parallel"}, "unknown key in a plan's tensor_parallel");
-    plan.tensor.degree = static_cast<int>(t.integer("degree", 1, kMaxGpusPerNode));
+  if (p.has("mesh")) {
+    const JsonObjectReader t = p.object("mesh");
+    t.reject_unknown({"tensor", "sequence_parallel", "context"}, "unknown key in a plan's mesh");
+    plan.tensor.degree = static_cast<int>(t.integer("tensor", 1, kMaxGpusPerNode));
     plan.tensor.sequence_parallel = t.boolean("sequence_parallel");
+    plan.tensor.context = static_cast<int>(t.integer("context", 1, kMaxGpusPerNode));
   }
   plan.model_digest = digest_from(p, "model_digest");
   plan.scenario_digest = digest_from(p, "scenario_digest");

@@ -107,9 +107,10 @@ std::vector<std::string> check_plan_configuration(const Plan& plan, const Scenar
                                 " operators, the model " + std::to_string(scenario.model.operators.size()));
   }
   const auto on_off = [](bool on) { return std::string(on ? "on" : "off"); };
-  check.same("tensor_parallel", "tensor-parallel degree", plan.tensor.degree, scenario.mesh.tensor.degree);
-  check.same("tensor_parallel", "sequence parallelism", on_off(plan.tensor.sequence_parallel),
+  check.same("mesh", "tensor-parallel degree", plan.tensor.degree, scenario.mesh.tensor.degree);
+  check.same("mesh", "sequence parallelism", on_off(plan.tensor.sequence_parallel),
              on_off(scenario.mesh.tensor.sequence_parallel));
+  check.same("mesh", "context-parallel degree", plan.tensor.context, scenario.mesh.tensor.context);
   const std::uint64_t model = model_digest(scenario.model);
   if (plan.model_digest != model) {
     check.fail("model_digest",

@@ -27,21 +27,21 @@ TEST(TensorParallelCli, SearchComparesEveryDegreeInOneTable) {
     EXPECT_EQ(m.at("gpus").get<int>(), 16);
     EXPECT_EQ(m.at("data_parallel").get<int>() * m.at("tensor").get<int>(), 16);
     if (!m.at("fits").get<bool>()) continue;
-    fastest = std::max(fastest, m.at("samples_per_second").get<double>());
+    fastest = std::max(fastest, m.at("tokens_per_second").get<double>());
     if (m.at("chosen").get<bool>()) {
-      chosen = m.at("samples_per_second").get<double>();
+      chosen = m.at("tokens_per_second").get<double>();
       chosen_degree = m.at("tensor").get<int>();
     }
   }
   EXPECT_EQ(chosen, fastest);
-  EXPECT_EQ(j.at("plan").at("predicted").at("samples_per_second").get<double>(), chosen);
+  EXPECT_EQ(j.at("plan").at("predicted").at("tokens_per_second").get<double>(), chosen);
   EXPECT_EQ(j.at("gpus").get<int>(), 16);
   if (chosen_degree > 1) {
     EXPECT_EQ(j.at("mesh").at("tensor").get<int>(), chosen_degree);
   }
   const auto text = test::run_command(kBinary + " plan " + kEightB + " --tp search --sp --quiet");
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("Meshes (parallelism.tensor: search"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Meshes (parallelism: search"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("TP 8 + SP x DP 2 (16 GPUs)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("on 16 x A100-SXM4-80GB"), std::string::npos) << text.out;
 }
@@ -54,12 +54,11 @@ TEST(TensorParallelCli, AFixedMeshIsPlannedSimulatedAndRecorded) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Mesh      TP 2 + SP x DP 8 (16 GPUs)"), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(test::run_command("cat " + plan).out);
-  EXPECT_EQ(j.at("plan").at("tensor_parallel").at("degree").get<int>(), 2);
+  EXPECT_EQ(j.at("plan").at("mesh").at("tensor").get<int>(), 2);
   // The plan of a TP 2 mesh refused on a TP 4 one, with the plan file's field.
   const auto other = test::run_command(kBinary + " simulate " + kEightB + " --tp 4 --sp --plan " + plan);
   EXPECT_EQ(other.exit_code, 2) << other.err;
-  EXPECT_NE(other.err.find("plan.tensor_parallel: the plan was made for tensor-parallel degree 2"),
-            std::string::npos)
+  EXPECT_NE(other.err.find("plan.mesh: the plan was made for tensor-parallel degree 2"), std::string::npos)
       << other.err;
   // A search scenario runs the plan's mesh.
   const auto search =

@@ -27,7 +27,7 @@ struct Shipped {
 const Shipped kShipped[] = {{"llm-foundry-h100.yaml", 52, 26},        {"llm-foundry-h100-large.yaml", 18, 9},
                             {"llm-foundry-a100.yaml", 61, 31},        {"torchtitan-fsdp.yaml", 7, 4},
                             {"torchtitan-fsdp-a100-2024.yaml", 3, 2}, {"llm-foundry-h100-fp8.yaml", 7, 4},
-                            {"torchtitan-2d-h100.yaml", 1, 1}};
+                            {"torchtitan-2d-h100.yaml", 1, 1},        {"torchtitan-cp-h100.yaml", 3, 2}};
 
 // Parameters of the shape by the usual count (biases, norms with bias for layernorm, learned positions of
 // the sequence length, an untied output), independent of shardscope's model generator.
@@ -99,7 +99,9 @@ TEST(Published, EveryRowBecomesAScenarioWithItsGpusAndShape) {
       EXPECT_EQ(physical_gpus(scenario), r.gpus) << r.id;
       EXPECT_EQ(scenario.mesh.tensor.degree, r.tensor_parallel) << r.id;
       ASSERT_TRUE(row_sequence_tokens(r).has_value()) << r.id;
-      EXPECT_EQ(scenario.model.sequence_length, *row_sequence_tokens(r)) << r.id;
+      // Under context parallelism a sample is one chunk of the row's sequence.
+      EXPECT_EQ(scenario.model.sequence_length * scenario.mesh.tensor.context, *row_sequence_tokens(r))
+          << r.id;
       if (r.micro_batch_per_gpu) {
         EXPECT_EQ(scenario.training.micro_batch, *r.micro_batch_per_gpu) << r.id;
       }
@@ -276,7 +278,11 @@ TEST(Published, TensorParallelRowsCountDataParallelRanks) {
       replaced("    gpus: 8\n", "    gpus: 8\n    tensor_parallel: 2\n    sequence_parallel: true\n");
   expect_error(tp2,
                "t.yaml:37: rows[0].global_batch_sequences: is not micro_batch_per_gpu x "
-               "gradient_accumulation_steps x gpus / tensor_parallel (24)");
+               "gradient_accumulation_steps x gpus / (tensor_parallel x context_parallel) (24)");
+  expect_error(replaced("    gpus: 8\n", "    gpus: 8\n    context_parallel: 2\n"),
+               "rows[0].global_batch_sequences: is not micro_batch_per_gpu");
+  expect_error(replaced("    gpus: 8\n", "    gpus: 8\n    tensor_parallel: 4\n    context_parallel: 4\n"),
+               "rows[0].context_parallel: times tensor_parallel does not divide the row's 8 GPUs");
   const std::string fits = replaced(
       "    gpus: 8\n    micro_batch_per_gpu: 2\n    gradient_accumulation_steps: 3\n"
       "    global_batch_sequences: 48\n",

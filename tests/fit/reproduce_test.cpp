@@ -25,7 +25,7 @@ const std::string kDir = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/publish
 const char* const kFiles[] = {"llm-foundry-h100.yaml",          "llm-foundry-h100-large.yaml",
                               "llm-foundry-a100.yaml",          "torchtitan-fsdp.yaml",
                               "torchtitan-fsdp-a100-2024.yaml", "llm-foundry-h100-fp8.yaml",
-                              "torchtitan-2d-h100.yaml"};
+                              "torchtitan-2d-h100.yaml",        "torchtitan-cp-h100.yaml"};
 
 Reproduction shipped(std::optional<RuntimeName> runtime = std::nullopt) {
   std::vector<SourceReproduction> sources;

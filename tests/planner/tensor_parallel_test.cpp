@@ -2,7 +2,9 @@
 // the data-parallel cluster, the refusals, the collectives' price, the scenario key and the mesh search.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "planner/core/error.hpp"
 #include "planner/core/mesh.hpp"
@@ -110,7 +112,7 @@ TEST(TensorParallel, RefusesSlicesTheModelDoesNotDivide) {
   expect_refused(grouped, {4, false}, "tensor", "does not divide the 2 KV heads");
   TransformerSpec odd = gpt();
   odd.sequence_length = 2050;
-  expect_refused(odd, {4, true}, "sequence_parallel", "sequence length 2050");
+  expect_refused(odd, {4, true}, "sequence_parallel", "2050 tokens");
   expect_refused(gpt(), {1, true}, "sequence_parallel", "tensor degree above 1");
   TransformerSpec widths = gpt();
   widths.layer_hidden = {1024, 2048};
@@ -198,10 +200,11 @@ TEST(TensorParallel, ScenarioErrorsNameTheField) {
 TEST(TensorParallel, CollectivesArePricedOnThePhysicalNodesGroups) {
   const Scenario s = llama_on_dgx("parallelism: {tensor: 2, sequence_parallel: true}\n");
   const std::shared_ptr<const CollectiveCost> group =
-      tensor_group_cost(s, Calibration{}, CollectiveModel::ring);
+      mesh_group_costs(s, Calibration{}, CollectiveModel::ring).tensor;
   ASSERT_NE(group, nullptr);
   EXPECT_EQ(group->group_ranks(GroupKind::intra), 2);
-  const ComputeModel priced(s.cluster, s.training.precision, Calibration{}, s.execution.runtime, {}, group);
+  const ComputeModel priced(s.cluster, s.training.precision, Calibration{}, s.execution.runtime, {},
+                            {group, nullptr});
   const Operator& attention = s.model.operators[1];
   Operator bare = attention;
   bare.tensor_collectives.clear();
@@ -234,8 +237,8 @@ TEST(TensorParallel, MeshSearchPlansEveryDegreeAndPicksTheFastest) {
     EXPECT_EQ(o.scenario.scenario().mesh.tensor.degree, o.slice.degree);
     if (!o.report.best.fits) continue;
     EXPECT_EQ(o.report.best.plan.tensor.degree, o.slice.degree);
-    EXPECT_LE(o.report.best.plan.predicted.samples_per_second,
-              search.options[search.best].report.best.plan.predicted.samples_per_second);
+    EXPECT_LE(o.report.best.plan.predicted.tokens_per_second,
+              search.options[search.best].report.best.plan.predicted.tokens_per_second);
   }
   EXPECT_TRUE(search.any_fits());
 }
@@ -248,7 +251,7 @@ TEST(TensorParallel, PlanFilesRecordTheMeshAndAreCheckedAgainstIt) {
   const PlanReport report = plan_scenario(valid, Calibration{}, request);
   ASSERT_TRUE(report.best.fits);
   const std::string text = plan_json_text(report.best.plan);
-  EXPECT_NE(text.find("\"tensor_parallel\""), std::string::npos);
+  EXPECT_NE(text.find("\"mesh\""), std::string::npos);
   const Plan read = plan_from_json_string(text, "p.json", s.model);
   EXPECT_EQ(read.tensor.degree, 2);
   EXPECT_TRUE(read.tensor.sequence_parallel);
@@ -258,11 +261,89 @@ TEST(TensorParallel, PlanFilesRecordTheMeshAndAreCheckedAgainstIt) {
     check_plan_configuration(read, four, Calibration{});
     ADD_FAILURE() << "a TP 2 plan passed for TP 4";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "plan.tensor_parallel");
+    EXPECT_EQ(e.field(), "plan.mesh");
   }
   // A search scenario runs the plan's mesh.
   const Scenario search = llama_on_dgx("parallelism: {tensor: search, sequence_parallel: true}\n");
   EXPECT_EQ(scenario_for_plan_mesh(search, read.tensor).mesh.tensor.degree, 2);
+}
+
+// Context parallelism: a sample is one chunk of s / C tokens; attention sees every chunk's keys.
+TEST(ContextParallel, AChunkAttendsToTheWholeSequence) {
+  const Model whole = generate_transformer(gpt());
+  const Model two = generate_transformer(gpt(), TensorSlice{1, false, 2});
+  const double h = 1024, s = 2048, c = s / 2;
+  EXPECT_EQ(two.sequence_length, 1024);
+  const Operator& att = op(two, "layer0.attention");
+  EXPECT_EQ(att.parameters, op(whole, "layer0.attention").parameters);
+  EXPECT_DOUBLE_EQ(att.forward_flops_per_sample, 2 * c * 4 * h * h + 4 * c * s * h);
+  EXPECT_DOUBLE_EQ(op(two, "layer0.mlp").forward_flops_per_sample,
+                   op(whole, "layer0.mlp").forward_flops_per_sample / 2);
+  // Korthikanti at the chunk's tokens, the scores a chunk's queries by every key: 34ch + 5a c s.
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(two), c * h * 34 + 5.0 * 16 * c * s);
+  // Ring attention beside the kernels: K and V of the whole sequence (bf16) gathered forward, again
+  // backward with their gradients reduce-scattered.
+  ASSERT_EQ(att.tensor_collectives.size(), 3u);
+  for (const TensorCollective& t : att.tensor_collectives) {
+    EXPECT_EQ(t.axis, MeshAxis::context);
+    EXPECT_TRUE(t.overlapped);
+    EXPECT_DOUBLE_EQ(t.bytes_per_sample, 2 * 2 * s * h);
+  }
+  EXPECT_TRUE(op(two, "layer0.mlp").tensor_collectives.empty());
+}
+
+TEST(ContextParallel, RefusesWhatDoesNotDivide) {
+  TransformerSpec odd = gpt();
+  odd.sequence_length = 2050;
+  expect_refused(odd, {1, false, 4}, "context", "does not divide the sequence length 2050");
+  TransformerSpec short_chunks = gpt();
+  short_chunks.sequence_length = 2052;  // 1026 tokens per chunk: not 4 whole tokens per GPU each
+  expect_refused(short_chunks, {4, true, 2}, "sequence_parallel", "1026 tokens");
+  expect_scenario_error("parallelism: {tensor: 4, context: 4}\n", "parallelism.tensor", 3,
+                        "4 x context-parallel degree 4 does not divide the 8 GPUs");
+  expect_scenario_error("parallelism: {context: 3}\n", "parallelism.context", 3, "does not divide");
+}
+
+TEST(ContextParallel, TheExchangeShowsOnlyBeyondTheKernels) {
+  const Scenario s = llama_on_dgx("parallelism: {context: 4}\n");
+  EXPECT_EQ(mesh_text(s), "CP 4 x DP 4 (16 GPUs)");
+  EXPECT_EQ(s.cluster.gpus(), 16);  // the context ranks shard and reduce like data-parallel ranks
+  EXPECT_EQ(s.model.sequence_length, 2048);
+  const MeshGroupCosts groups = mesh_group_costs(s, Calibration{}, CollectiveModel::ring);
+  ASSERT_NE(groups.context, nullptr);
+  EXPECT_EQ(groups.tensor, nullptr);
+  EXPECT_EQ(groups.context->group_ranks(GroupKind::intra), 4);
+  const ComputeModel priced(s.cluster, s.training.precision, Calibration{}, s.execution.runtime, {}, groups);
+  const Operator& attention = s.model.operators[1];
+  Operator bare = attention;
+  bare.tensor_collectives.clear();
+  for (const double samples : {1.0, 64.0}) {
+    double forward = 0, backward = 0;
+    for (const TensorCollective& c : attention.tensor_collectives) {
+      const double seconds = groups.context->seconds(c.kind, GroupKind::intra, c.bytes_per_sample * samples);
+      (c.backward ? backward : forward) += seconds;
+    }
+    const ComputeModel::PassSeconds kernels = priced.pass_seconds(bare, samples, 1);
+    const ComputeModel::PassSeconds with = priced.pass_seconds(attention, samples, 1);
+    EXPECT_DOUBLE_EQ(with.forward, kernels.forward + std::max(0.0, forward - kernels.forward));
+    EXPECT_DOUBLE_EQ(with.backward, kernels.backward + std::max(0.0, backward - kernels.backward));
+  }
+}
+
+TEST(ContextParallel, SearchCoversEveryMeshOfANode) {
+  const Scenario whole =
+      llama_on_dgx("parallelism: {tensor: search, context: search, sequence_parallel: true}\n");
+  std::vector<std::string> refused;
+  const std::vector<TensorSlice> slices = candidate_slices(whole, &refused);
+  EXPECT_EQ(slices.size(), 10u);  // T x C dividing 8: (1,1..8) 4, (2,1..4) 3, (4,1..2) 2, (8,1) 1
+  EXPECT_TRUE(refused.empty());
+  const Scenario fixed_tp = llama_on_dgx("parallelism: {tensor: 2, context: search}\n");
+  EXPECT_EQ(candidate_slices(fixed_tp, nullptr).size(), 3u);
+  // A global batch counts sequences; sliced, it counts chunks.
+  const Scenario global = parse_scenario_string(
+      "model: {preset: llama3.1-8b}\ncluster: {preset: dgx-a100, nodes: 2}\nparallelism: {context: 2}\n"
+      "training: {global_batch: 32}\n");
+  EXPECT_EQ(global.training.global_batch, 64);
 }
 
 }  // namespace

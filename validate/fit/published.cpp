@@ -202,11 +202,16 @@ PublishedMeasured parse_measured(const YamlMap& map, const std::string& memory_m
 void check_row(const YamlMap& map, const PublishedRow& r) {
   if (r.gpus % r.tensor_parallel != 0)
     map.fail("tensor_parallel", "does not divide the row's " + std::to_string(r.gpus) + " GPUs");
-  const int ranks = r.gpus / r.tensor_parallel;  // data-parallel ranks
+  if (r.gpus % (r.tensor_parallel * r.context_parallel) != 0) {
+    map.fail("context_parallel",
+             "times tensor_parallel does not divide the row's " + std::to_string(r.gpus) + " GPUs");
+  }
+  const int ranks = r.gpus / (r.tensor_parallel * r.context_parallel);  // data-parallel ranks
   if (r.micro_batch_per_gpu && r.gradient_accumulation_steps && r.global_batch_sequences &&
       *r.micro_batch_per_gpu * *r.gradient_accumulation_steps * ranks != *r.global_batch_sequences) {
     map.fail("global_batch_sequences",
-             "is not micro_batch_per_gpu x gradient_accumulation_steps x gpus / tensor_parallel (" +
+             "is not micro_batch_per_gpu x gradient_accumulation_steps x gpus / (tensor_parallel x "
+             "context_parallel) (" +
                  std::to_string(*r.micro_batch_per_gpu * *r.gradient_accumulation_steps * ranks) + ")");
   }
   if (r.global_batch_sequences && r.global_batch_tokens && r.sequence_tokens &&
@@ -229,6 +234,7 @@ PublishedRow parse_row(const YamlMap& map, const PublishedTable& table) {
                       "gpus",
                       "tensor_parallel",
                       "sequence_parallel",
+                      "context_parallel",
                       "micro_batch_per_gpu",
                       "gradient_accumulation_steps",
                       "global_batch_sequences",
@@ -262,6 +268,7 @@ PublishedRow parse_row(const YamlMap& map, const PublishedTable& table) {
   r.gpus = static_cast<int>(map.integer("gpus", 1, 1 << 20));
   r.tensor_parallel = static_cast<int>(map.integer_or("tensor_parallel", 1, 1, 1024));
   r.sequence_parallel = map.boolean_or("sequence_parallel", false);
+  r.context_parallel = static_cast<int>(map.integer_or("context_parallel", 1, 1, 1024));
   if (r.sequence_parallel && r.tensor_parallel == 1)
     map.fail("sequence_parallel", "needs tensor_parallel above 1");
   r.micro_batch_per_gpu = count_or_unknown(map, "micro_batch_per_gpu");
@@ -368,6 +375,29 @@ void write_execution(std::ostream& out, const PublishedTable& table, const Publi
   if (row.float8 == Tristate::yes) out << "  float8: " << table.float8_recipe << "\n";
 }
 
+// The row's mesh (parallelism:) and the training section's precision, micro-batch and accumulation.
+void write_mesh_and_batch(std::ostream& out, const PublishedTable& table, const PublishedRow& row) {
+  if (row.tensor_parallel > 1 || row.context_parallel > 1) {
+    out << "parallelism:\n  tensor: " << row.tensor_parallel
+        << "\n  sequence_parallel: " << (row.sequence_parallel ? "true" : "false")
+        << "\n  context: " << row.context_parallel << "\n";
+  }
+  out << "training:\n  precision: " << table.precision << "\n";
+  if (row.micro_batch_per_gpu) out << "  micro_batch: " << *row.micro_batch_per_gpu << "\n";
+  std::optional<std::int64_t> accumulation = row.gradient_accumulation_steps;
+  const std::int64_t ranks = row.gpus / (row.tensor_parallel * row.context_parallel);  // data-parallel ranks
+  if (!accumulation && row.micro_batch_per_gpu && row.global_batch_sequences &&
+      *row.global_batch_sequences % (*row.micro_batch_per_gpu * ranks) == 0) {
+    accumulation = *row.global_batch_sequences / (*row.micro_batch_per_gpu * ranks);
+    out << "  # accumulation from the stated global batch / (micro-batch x data-parallel ranks)\n";
+  }
+  if (accumulation) {
+    out << "  gradient_accumulation_steps: " << *accumulation << "\n";
+  } else {
+    out << "  # gradient accumulation unknown: shardscope's default (1)\n";
+  }
+}
+
 }  // namespace
 
 std::string published_scenario_text(const PublishedTable& table, const PublishedRow& row) {
@@ -408,24 +438,7 @@ std::string published_scenario_text(const PublishedTable& table, const Published
     if (!c.hbm_bandwidth.empty()) out << "    hbm_bandwidth: " << c.hbm_bandwidth << "\n";
     if (!c.peak_fp16.empty()) out << "    peak_fp16: " << c.peak_fp16 << "\n";
   }
-  if (row.tensor_parallel > 1) {
-    out << "parallelism:\n  tensor: " << row.tensor_parallel
-        << "\n  sequence_parallel: " << flag(row.sequence_parallel) << "\n";
-  }
-  out << "training:\n  precision: " << table.precision << "\n";
-  if (row.micro_batch_per_gpu) out << "  micro_batch: " << *row.micro_batch_per_gpu << "\n";
-  std::optional<std::int64_t> accumulation = row.gradient_accumulation_steps;
-  const std::int64_t ranks = row.gpus / row.tensor_parallel;  // data-parallel ranks
-  if (!accumulation && row.micro_batch_per_gpu && row.global_batch_sequences &&
-      *row.global_batch_sequences % (*row.micro_batch_per_gpu * ranks) == 0) {
-    accumulation = *row.global_batch_sequences / (*row.micro_batch_per_gpu * ranks);
-    out << "  # accumulation from the stated global batch / (micro-batch x data-parallel ranks)\n";
-  }
-  if (accumulation) {
-    out << "  gradient_accumulation_steps: " << *accumulation << "\n";
-  } else {
-    out << "  # gradient accumulation unknown: shardscope's default (1)\n";
-  }
+  write_mesh_and_batch(out, table, row);
   switch (row.checkpointing) {
     case PublishedCheckpointing::none:
       out << "  checkpointing: none\n";

@@ -72,10 +72,13 @@ struct PublishedRow {
   std::string model;  // a PublishedModel name
   std::optional<std::int64_t> sequence_tokens;
   int gpus = 0;
-  // Tensor parallelism the row ran (1: none; inside a node) and whether with sequence parallelism; the
-  // micro-batch and the batch arithmetic then count data-parallel ranks (gpus / tensor_parallel).
+  // Tensor parallelism the row ran (1: none; inside a node) and whether with sequence parallelism, and its
+  // context parallelism; the micro-batch and the batch arithmetic then count data-parallel ranks
+  // (gpus / (tensor_parallel x context_parallel)).
   int tensor_parallel = 1;
   bool sequence_parallel = false;
+  int context_parallel =
+      1;  // sequences cut into this many chunks (ring attention); the batch counts sequences
   std::optional<std::int64_t> micro_batch_per_gpu;  // per data-parallel rank
   std::optional<std::int64_t> gradient_accumulation_steps;
   std::optional<std::int64_t> global_batch_sequences;

@@ -31,15 +31,18 @@ std::string row_strategy(const PublishedTable& table, const PublishedRow& row) {
   if (stated == "FULL_SHARD" || stated == "FSDP" || stated.rfind("FSDP2", 0) == 0 || stated == "FSDP 8, CP 1")
     return "fsdp";
   if (stated == "SHARD_GRAD_OP") return "zero-2";
-  // "FSDP 32, TP 8": FSDP on the data-parallel ranks of the row's tensor-parallel mesh.
+  // "FSDP 32, TP 8", "FSDP 4, CP 2": FSDP on the data-parallel ranks of the row's mesh.
   if (row.tensor_parallel > 1 && stated.rfind("FSDP ", 0) == 0 &&
       stated.find(", TP " + std::to_string(row.tensor_parallel)) != std::string::npos)
+    return "fsdp";
+  if (row.context_parallel > 1 && stated.rfind("FSDP ", 0) == 0 &&
+      stated.find(", CP " + std::to_string(row.context_parallel)) != std::string::npos)
     return "fsdp";
   throw InputError(
       table.file, row.line, "rows." + row.id + ".sharding_stated",
       "'" + row.sharding_stated +
           "' names no strategy shardscope reproduces (FULL_SHARD, FSDP, FSDP2, SHARD_GRAD_OP, or "
-          "'FSDP N, TP T' with the row's tensor_parallel)");
+          "'FSDP N, TP T' / 'FSDP N, CP C' with the row's tensor_parallel / context_parallel)");
 }
 
 ReproduceSummary summarize_rows(const std::vector<RowPrediction>& rows, std::optional<PublishedPart> part) {

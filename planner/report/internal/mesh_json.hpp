@@ -7,9 +7,10 @@
 
 namespace shardscope {
 
-// {"meshes": [{tensor, sequence_parallel, data_parallel, gpus, fits, strategy, micro_batch,
-// samples_per_second, tokens_per_second, peak_memory_bytes, fsdp_samples_per_second, best_baseline,
-// best_baseline_samples_per_second, chosen}], "refused": ["DEGREE: why", ...]}
+// {"meshes": [{tensor, sequence_parallel, context, data_parallel, gpus, fits, strategy, micro_batch,
+// samples_per_second (chunks under CP), tokens_per_second, peak_memory_bytes, fsdp_tokens_per_second,
+// best_baseline, best_baseline_tokens_per_second, chosen}] (the fastest by tokens/s), "refused": ["DEGREE:
+// why", ...]}
 nlohmann::ordered_json mesh_search_json(const MeshSearch& search);
 
 }  // namespace shardscope
