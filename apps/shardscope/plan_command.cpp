@@ -305,6 +305,11 @@ void run_plan(const Options& o, const Simulation* simulation, std::ostream& out)
   o.budget.budget();  // its usage errors before any planning
   const Scenario first = o.scenario.load();
   ValidScenario{Scenario(first)};  // the scenario's own errors as usual, before the search
+  if (first.mesh.sliced() || first.parallelism.search()) {
+    throw UsageError("--target-tokens-per-second",
+                     "searches node counts of data-parallel plans; a tensor- or context-parallel mesh "
+                     "(parallelism:, --tp, --cp) is not searched over node counts yet");
+  }
   const int per_node = first.cluster.gpus_per_node;
   const TargetSearch search = search_node_count(rate, per_node, first.training.global_batch,
                                                 [&](int nodes) { return plan_at_nodes(o, nodes, per_node); });

@@ -226,6 +226,12 @@ bool BudgetPanel::find_nodes() {
     scaling_status_->setText("Target: expected a positive tokens/s");
     return false;
   }
+  if (scenario_->mesh.sliced()) {
+    scaling_status_->setText(
+        "Target: node counts are searched for data-parallel plans; this plan runs on a "
+        "tensor- or context-parallel mesh");
+    return false;
+  }
   const quint64 mine = generation_->fetch_add(1) + 1;
   find_->setEnabled(false);
   scaling_status_->setText("Planning node counts…");

@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 
 #include "budget_panel.hpp"
 #include "compare_panel.hpp"
@@ -30,6 +31,7 @@
 #include "planner/core/units.hpp"
 #include "planner/report/plan_json.hpp"
 #include "planner/report/uncertainty.hpp"
+#include "present/mesh_table.hpp"
 #include "present/plan_compare.hpp"
 #include "present/plan_text.hpp"
 #include "scenario_panel.hpp"
@@ -318,7 +320,7 @@ void MainWindow::refresh_views() {
                .arg(shown_ == "plan" ? "Plan" : shown_, QString::fromStdString(plan.strategy))
                .arg(plan.micro_batch)
                .arg(plan.gradient_accumulation_steps)
-               .arg(scenario.cluster.gpus())
+               .arg(physical_gpus(scenario))
                .arg(duration(plan.predicted.iteration_seconds))
                .arg(plan.predicted.samples_per_second, 0, 'f', 2)
                .arg(bytes(plan.predicted.peak_memory_bytes));
@@ -330,6 +332,13 @@ void MainWindow::refresh_views() {
         "<br>Uncertainty: " + QString::fromStdString(uncertainty_text(scenario, uncertainty)).toHtmlEscaped();
     if (const std::string line = present::communication_line(*shown); !line.empty())
       text += "<br>" + QString::fromStdString(line).toHtmlEscaped();
+    if (scenario.mesh.sliced())
+      text += "<br>Mesh: <b>" + QString::fromStdString(mesh_text(scenario)).toHtmlEscaped() + "</b>";
+    if (outcome_->meshes) {
+      std::ostringstream table;
+      present::write_mesh_table(table, *outcome_->meshes);
+      text += "<pre>" + QString::fromStdString(table.str()).toHtmlEscaped() + "</pre>";
+    }
     if (shown_ == "plan" && outcome_->unpinned && outcome_->unpinned->best.fits) {
       const present::PinsCost cost =
           present::pins_cost(plan.predicted, outcome_->unpinned->best.plan.predicted);

@@ -53,13 +53,21 @@ bool PlanService::plan(const ValidScenario& scenario, const Calibration& calibra
   request.pins = job.pins;
   request.search.observer = &observer;
   try {
-    outcome.report = plan_scenario(scenario, calibration, request);
+    if (scenario.scenario().parallelism.search() && !scenario.scenario().mesh.sliced()) {
+      outcome.meshes = search_meshes(scenario, calibration, request);
+      const MeshOption& chosen = outcome.meshes->options[outcome.meshes->best];
+      outcome.report = chosen.report;
+    } else {
+      outcome.report = plan_scenario(scenario, calibration, request);
+    }
     if (!job.pins.empty()) {
       // The same request less the pins: with its baselines, whose plans the pinned report may not adopt
       // but the unpinned one does (the plan a user kept before pinning).
       PlanRequest free = request;
       free.pins.clear();
-      outcome.unpinned = plan_scenario(scenario, calibration, free);
+      outcome.unpinned = outcome.meshes
+                             ? search_meshes(scenario, calibration, free).options[outcome.meshes->best].report
+                             : plan_scenario(scenario, calibration, free);
     }
   } catch (const PlanCancelled&) {
     return false;
@@ -125,6 +133,11 @@ void PlanService::run() {
     if (scenario) done = plan(*scenario, calibration, job, observer, *outcome);
     outcome->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     const bool sweep_too = job.with_memory_sweep && outcome->report.has_value();
+    if (outcome->meshes) {  // the sweep and the views run on the chosen mesh
+      const MeshOption& chosen = outcome->meshes->options[outcome->meshes->best];
+      job.scenario = chosen.scenario.scenario();
+      scenario.emplace(chosen.scenario);
+    }
     outcome->job = std::move(job);
     busy_.store(false);  // the sweep after it runs in the background of the next edit
     if (!done || generation != latest_.load()) continue;

@@ -14,6 +14,7 @@
 
 #include "planner/core/calibration.hpp"
 #include "planner/core/scenario.hpp"
+#include "planner/report/mesh_search.hpp"
 #include "planner/search/memory_sweep.hpp"
 #include "planner/search/operator_pin.hpp"
 #include "planner/search/plan_observer.hpp"
@@ -47,8 +48,11 @@ struct PlanOutcome {
   PlanJob job;
   std::optional<PlanReport> report;
   std::optional<PlanReport> unpinned;  // when the job has pins: the same request without them
-  QString error;                       // the planner's own message when it failed
-  double seconds = 0;                  // wall time of the planning
+  // Under parallelism: search, every mesh's plan; `report` is then the fastest mesh's and job.scenario
+  // that mesh's sliced scenario.
+  std::optional<MeshSearch> meshes;
+  QString error;       // the planner's own message when it failed
+  double seconds = 0;  // wall time of the planning
 };
 
 struct SweepOutcome {

@@ -78,6 +78,10 @@ TEST(TensorParallelCli, BadDegreesExitTwoNamingTheField) {
       {"--tp ''", "--tp"},
       {"--tp 1 --sp", "sequence parallelism needs a tensor degree above 1"},
       {"--tp 2 --out /dev/null --export fsdp2", "--export: the plan runs on a tensor-parallel mesh"},
+      {"--target-tokens-per-second 1M", "--target-tokens-per-second: searches node counts of data-parallel"},
+      {"--cp 3",
+       "--cp 3: with this value, parallelism.tensor: tensor-parallel degree 2 x context-parallel degree 3"},
+      {"--cp 0", "--cp 0"},
   };
   for (const auto& [arguments, message] : cases) {
     const auto r = test::run_command(kBinary + " plan " + kEightB + " --quiet " + arguments);

@@ -410,6 +410,39 @@ class GuiTest : public QObject {
   // The Budget & scaling tab: time to train and cost per fitting strategy as the planner library computes
   // them, refusals of bad fields, and the node count for a target as `shardscope plan
   // --target-tokens-per-second` finds it, point for point.
+  // parallelism: search: the GUI plans every mesh as `plan` does, shows the table, and every view shows the
+  // fastest mesh's sliced scenario and plan; the node search refuses a mesh.
+  void meshSearchShowsEveryMeshAndTheFastest() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("mesh.yaml");
+    std::ofstream(path.toStdString())
+        << "name: mesh\nmodel: {preset: llama3.1-8b}\ncluster: {preset: dgx-a100, nodes: 2}\n"
+           "parallelism: {tensor: search, sequence_parallel: true}\n"
+           "training: {gradient_accumulation_steps: 2, max_micro_batch: 4}\nexecution: {runtime: fsdp2}\n";
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, path));
+    QVERIFY(w.outcome()->meshes.has_value());
+    const MeshSearch& meshes = *w.outcome()->meshes;
+    QCOMPARE(meshes.options.size(), std::size_t{4});
+    const MeshOption& chosen = meshes.options[meshes.best];
+    QCOMPARE(w.outcome()->report->best.plan.predicted.tokens_per_second,
+             chosen.report.best.plan.predicted.tokens_per_second);
+    QCOMPARE(w.outcome()->job.scenario.mesh.tensor.degree, chosen.slice.degree);
+    for (const MeshOption& o : meshes.options) {
+      QVERIFY(o.report.best.plan.predicted.tokens_per_second <=
+              chosen.report.best.plan.predicted.tokens_per_second);
+    }
+    QVERIFY(w.summary_text().contains("Meshes (parallelism: search"));
+    QVERIFY(w.summary_text().contains("TP 8 + SP x DP 2 (16 GPUs)"));
+    if (chosen.slice.degree > 1) {
+      QVERIFY(w.summary_text().contains("Mesh: <b>"));
+      w.budget_panel()->target_edit()->setText("100K");
+      QVERIFY(!w.budget_panel()->find_nodes());
+      QVERIFY(w.budget_panel()->scaling_status().contains("tensor- or context-parallel mesh"));
+    }
+  }
+
   void budgetTabGivesTimeToTrainAndNodes() {
     MainWindow w;
     w.resize(1400, 900);
