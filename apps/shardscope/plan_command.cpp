@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -48,33 +49,37 @@ int planner_threads() {
   return getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY ? 1 : 0;
 }
 
-// Plans with progress on stderr (progress_style) while Ctrl-C cancels; nullopt when it was cancelled.
-std::optional<PlanReport> plan_with_progress(const ValidScenario& scenario, const Calibration& calibration,
-                                             PlanRequest request, bool force_progress, bool quiet) {
+// Runs `search` (a plan or a mesh search, given the request with the progress printer as its observer) with
+// progress on stderr (progress_style) while Ctrl-C cancels; nullopt when it was cancelled.
+template <typename Result>
+std::optional<Result> with_progress(PlanRequest request, bool force_progress, bool quiet,
+                                    const std::function<Result(const PlanRequest&)>& search) {
   const InterruptFlag interrupt;
   ProgressPrinter printer(std::cerr, progress_style(force_progress, quiet), interrupt);
   try {
     request.search = {&printer, planner_threads()};
-    PlanReport report = plan_scenario(scenario, calibration, request);
+    Result result = search(request);
     printer.close(true);
-    return report;
+    return result;
   } catch (const PlanCancelled&) {
     return std::nullopt;  // the printer's destructor clears its line
   }
 }
 
-// Under parallelism.tensor: search, every mesh planned with progress; nullopt when it was cancelled.
+std::optional<PlanReport> plan_with_progress(const ValidScenario& scenario, const Calibration& calibration,
+                                             const PlanRequest& request, bool force_progress, bool quiet) {
+  return with_progress<PlanReport>(request, force_progress, quiet, [&](const PlanRequest& r) {
+    return plan_scenario(scenario, calibration, r);
+  });
+}
+
+// Under parallelism: search, every mesh planned with progress; nullopt when it was cancelled.
 std::optional<MeshSearch> meshes_with_progress(const Scenario& whole, const Calibration& calibration,
-                                               PlanRequest request, bool force_progress, bool quiet) {
-  const InterruptFlag interrupt;
-  ProgressPrinter printer(std::cerr, progress_style(force_progress, quiet), interrupt);
+                                               const PlanRequest& request, bool force_progress, bool quiet) {
   try {
-    request.search = {&printer, planner_threads()};
-    MeshSearch search = search_meshes(whole, calibration, request);
-    printer.close(true);
-    return search;
-  } catch (const PlanCancelled&) {
-    return std::nullopt;
+    return with_progress<MeshSearch>(request, force_progress, quiet, [&](const PlanRequest& r) {
+      return search_meshes(whole, calibration, r);
+    });
   } catch (const MeshError& e) {
     throw InputError(whole.source_file, 0, e.field(), e.what());
   }
