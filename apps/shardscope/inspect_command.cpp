@@ -187,6 +187,13 @@ nlohmann::ordered_json to_json(const Scenario& s, const std::string& gpu, const 
     o["workspace_bytes_per_sample"] = op.workspace_bytes_per_sample;
     model["operators"].push_back(o);
   }
+  if (s.mesh.sliced()) {  // only on a mesh: the model and cluster are one GPU's slice and its DP ranks
+    out["mesh"] = {{"tensor", s.mesh.tensor.degree},
+                   {"sequence_parallel", s.mesh.tensor.sequence_parallel},
+                   {"context", s.mesh.tensor.context},
+                   {"gpus", physical_gpus(s)},
+                   {"whole_model_parameters", whole_model_parameters(s)}};
+  }
   auto& cluster = out["cluster"];
   cluster["name"] = s.cluster.name;
   cluster["gpus"] = s.cluster.gpus();
@@ -247,7 +254,16 @@ void print_text(const Scenario& s, const std::string& gpu, const Calibration& ca
   }
   os << ", " << m.operators.size() << " operators, sequence length " << m.sequence_length << "\n";
   os << "          " << format_count(m.forward_flops_per_sample()) << "FLOP forward per sample, "
-     << format_bytes(static_cast<double>(m.activation_bytes_per_sample())) << " activations per sample\n\n";
+     << format_bytes(static_cast<double>(m.activation_bytes_per_sample())) << " activations per sample\n";
+  if (s.mesh.sliced()) {  // the figures above and below are one GPU's slice and the data-parallel view
+    os << "Mesh      " << mesh_text(s) << ": one GPU's slice of the "
+       << format_count(whole_model_parameters(s)) << "-parameter model"
+       << (s.mesh.tensor.context > 1 ? ", a sample one chunk of a sequence" : "")
+       << "; the cluster below as its data-parallel ranks\n";
+  } else if (s.parallelism.search()) {
+    os << "Mesh      parallelism: search (`plan` compares every mesh; the whole model below)\n";
+  }
+  os << "\n";
 
   present::TextTable ops({"#", "operator", "kind", "parameters", "fwd FLOP/sample", "activations/sample"});
   for (std::size_t i = 0; i < m.operators.size(); ++i) {

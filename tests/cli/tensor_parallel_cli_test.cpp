@@ -69,6 +69,20 @@ TEST(TensorParallelCli, AFixedMeshIsPlannedSimulatedAndRecorded) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(TensorParallelCli, InspectSaysTheFiguresAreOneGpusSlice) {
+  const auto text = test::run_command(kBinary + " inspect " + kEightB);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(
+      text.out.find("Mesh      TP 2 + SP x DP 8 (16 GPUs): one GPU's slice of the 8.03 B-parameter model"),
+      std::string::npos)
+      << text.out;
+  const auto j =
+      nlohmann::json::parse(test::run_command(kBinary + " inspect " + kEightB + " --json --cp 2").out);
+  EXPECT_EQ(j.at("mesh").at("context").get<int>(), 2);
+  EXPECT_EQ(j.at("mesh").at("gpus").get<int>(), 16);
+  EXPECT_EQ(j.at("model").at("sequence_length").get<int>(), 4096);  // a sample is a chunk
+}
+
 TEST(TensorParallelCli, BadDegreesExitTwoNamingTheField) {
   const std::pair<std::string, std::string> cases[] = {
       {"--tp 3", "--tp 3: tensor-parallel degree 3 does not divide the 8 GPUs of a node"},
