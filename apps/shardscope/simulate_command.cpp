@@ -236,7 +236,9 @@ void print_json(const Scenario& scenario, const Plan& plan, const PlannerFigures
 void print_summary(const Scenario& scenario, const std::string& gpu, const Plan& plan,
                    const sim::IterationOptions& options, const sim::IterationResult& result,
                    std::ostream& out) {
-  out << "Simulated " << plan.strategy << " on " << scenario.cluster.gpus() << " x " << gpu
+  out << "Simulated " << plan.strategy << " on " << physical_gpus(scenario) << " x " << gpu
+      << (scenario.mesh.sliced() ? " as " + mesh_text(scenario).substr(0, mesh_text(scenario).find(" ("))
+                                 : "")
       << ", micro-batch " << plan.micro_batch << " x " << plan.gradient_accumulation_steps << " steps, "
       << to_string(plan_collectives(scenario.execution, plan)) << " collectives, "
       << (options.overlap

@@ -65,6 +65,8 @@ TEST(TensorParallelCli, AFixedMeshIsPlannedSimulatedAndRecorded) {
       test::run_command(kBinary + " simulate " + kEightB + " --tp search --sp --quiet --plan " + plan);
 #ifdef SHARDSCOPE_HAVE_SIM
   EXPECT_EQ(search.exit_code, 0) << search.err;
+  EXPECT_NE(search.out.find("on 16 x A100-SXM4-80GB as TP 2 + SP x DP 8, micro-batch"), std::string::npos)
+      << search.out;
 #endif
   std::filesystem::remove_all(dir);
 }
