@@ -55,6 +55,8 @@ TEST(TensorParallelCli, AFixedMeshIsPlannedSimulatedAndRecorded) {
   EXPECT_NE(r.out.find("Mesh      TP 2 + SP x DP 8 (16 GPUs)"), std::string::npos) << r.out;
   const auto j = nlohmann::json::parse(test::run_command("cat " + plan).out);
   EXPECT_EQ(j.at("plan").at("mesh").at("tensor").get<int>(), 2);
+#ifdef SHARDSCOPE_HAVE_SIM  // simulate needs the simulator (TensorParallel.PlanFilesRecordTheMesh... checks
+                            // the refusal)
   // The plan of a TP 2 mesh refused on a TP 4 one, with the plan file's field.
   const auto other = test::run_command(kBinary + " simulate " + kEightB + " --tp 4 --sp --plan " + plan);
   EXPECT_EQ(other.exit_code, 2) << other.err;
@@ -63,7 +65,6 @@ TEST(TensorParallelCli, AFixedMeshIsPlannedSimulatedAndRecorded) {
   // A search scenario runs the plan's mesh.
   const auto search =
       test::run_command(kBinary + " simulate " + kEightB + " --tp search --sp --quiet --plan " + plan);
-#ifdef SHARDSCOPE_HAVE_SIM
   EXPECT_EQ(search.exit_code, 0) << search.err;
   EXPECT_NE(search.out.find("on 16 x A100-SXM4-80GB as TP 2 + SP x DP 8, micro-batch"), std::string::npos)
       << search.out;
@@ -104,11 +105,13 @@ TEST(TensorParallelCli, BadDegreesExitTwoNamingTheField) {
     EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << arguments << ": " << r.err;
   }
+#ifdef SHARDSCOPE_HAVE_SIM  // without the simulator --refine is refused before the mesh is looked at
   const auto refine = test::run_command(kBinary + " plan " + kSource +
                                         "/scenarios/llama3-70b-64gpu-tp.yaml --refine 2 --quiet");
   EXPECT_EQ(refine.exit_code, 2);
   EXPECT_NE(refine.err.find("--refine: simulates one scenario's candidates"), std::string::npos)
       << refine.err;
+#endif
   const auto list =
       test::run_command(kBinary + " plan " + kSource + "/scenarios/default.yaml --tp 4 --quiet");
   EXPECT_EQ(list.exit_code, 2);
