@@ -9,22 +9,16 @@ namespace shardscope::present {
 namespace {
 
 std::string fastest_baseline_text(const PlanReport& report) {
-  const StrategyResult* out = nullptr;
-  for (const StrategyResult& b : report.baselines) {
-    if (b.fits &&
-        (out == nullptr || b.plan.predicted.samples_per_second > out->plan.predicted.samples_per_second))
-      out = &b;
-  }
+  const StrategyResult* out = fastest_fitting_baseline(report);
   return out == nullptr ? "none fits" : out->strategy + " " + fixed(out->plan.predicted.tokens_per_second, 0);
 }
 
 // FSDP's throughput on the mesh (ZeRO-3 across every data-parallel rank): "does not fit", or "-" when the
 // baselines were not planned.
 std::string fsdp_text(const PlanReport& report) {
-  for (const StrategyResult& b : report.baselines) {
-    if (b.strategy == "fsdp") return b.fits ? fixed(b.plan.predicted.tokens_per_second, 0) : "does not fit";
-  }
-  return "-";
+  const StrategyResult* fsdp = fsdp_baseline(report);
+  if (fsdp == nullptr) return "-";
+  return fsdp->fits ? fixed(fsdp->plan.predicted.tokens_per_second, 0) : "does not fit";
 }
 
 }  // namespace

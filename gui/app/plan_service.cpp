@@ -65,9 +65,9 @@ bool PlanService::plan(const ValidScenario& scenario, const Calibration& calibra
       // but the unpinned one does (the plan a user kept before pinning).
       PlanRequest free = request;
       free.pins.clear();
-      outcome.unpinned = outcome.meshes
-                             ? search_meshes(scenario, calibration, free).options[outcome.meshes->best].report
-                             : plan_scenario(scenario, calibration, free);
+      outcome.unpinned =
+          plan_scenario(outcome.meshes ? outcome.meshes->options[outcome.meshes->best].scenario : scenario,
+                        calibration, free);
     }
   } catch (const PlanCancelled&) {
     return false;

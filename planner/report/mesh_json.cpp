@@ -2,21 +2,6 @@
 #include "planner/report/internal/mesh_json.hpp"
 
 namespace shardscope {
-namespace {
-
-// The fastest baseline that fits on the mesh (nullptr when none does).
-const StrategyResult* fastest_baseline(const PlanReport& report) {
-  const StrategyResult* out = nullptr;
-  for (const StrategyResult& b : report.baselines) {
-    if (b.fits &&
-        (out == nullptr || b.plan.predicted.samples_per_second > out->plan.predicted.samples_per_second))
-      out = &b;
-  }
-  return out;
-}
-
-}  // namespace
-
 nlohmann::ordered_json mesh_search_json(const MeshSearch& search) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < search.options.size(); ++i) {
@@ -35,10 +20,9 @@ nlohmann::ordered_json mesh_search_json(const MeshSearch& search) {
     } else {
       row["shortfall_bytes"] = best.shortfall_bytes;
     }
-    for (const StrategyResult& b : o.report.baselines) {
-      if (b.strategy == "fsdp" && b.fits) row["fsdp_tokens_per_second"] = b.plan.predicted.tokens_per_second;
-    }
-    if (const StrategyResult* b = fastest_baseline(o.report)) {
+    if (const StrategyResult* f = fsdp_baseline(o.report); f != nullptr && f->fits)
+      row["fsdp_tokens_per_second"] = f->plan.predicted.tokens_per_second;
+    if (const StrategyResult* b = fastest_fitting_baseline(o.report)) {
       row["best_baseline"] = b->strategy;
       row["best_baseline_tokens_per_second"] = b->plan.predicted.tokens_per_second;
     }

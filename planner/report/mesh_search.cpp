@@ -11,6 +11,22 @@ bool MeshSearch::any_fits() const {
   return false;
 }
 
+const StrategyResult* fastest_fitting_baseline(const PlanReport& report) {
+  const StrategyResult* out = nullptr;
+  for (const StrategyResult& b : report.baselines) {
+    if (b.fits &&
+        (out == nullptr || b.plan.predicted.samples_per_second > out->plan.predicted.samples_per_second))
+      out = &b;
+  }
+  return out;
+}
+
+const StrategyResult* fsdp_baseline(const PlanReport& report) {
+  for (const StrategyResult& b : report.baselines)
+    if (b.strategy == "fsdp") return &b;
+  return nullptr;
+}
+
 MeshSearch search_meshes(const Scenario& whole, const Calibration& calibration, const PlanRequest& request) {
   MeshSearch out;
   for (const TensorSlice& slice : candidate_slices(whole, &out.refused)) {

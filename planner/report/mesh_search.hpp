@@ -29,6 +29,11 @@ struct MeshSearch {
   bool any_fits() const;
 };
 
+// A mesh's fastest fitting baseline and its FSDP baseline (nullptr when none fits / FSDP was not planned
+// or does not fit): the two a mesh table sets beside the mesh's own plan.
+const StrategyResult* fastest_fitting_baseline(const PlanReport& report);
+const StrategyResult* fsdp_baseline(const PlanReport& report);
+
 // Plans `whole` (unsliced; its request: parallelism.tensor search) at each candidate degree with `request`.
 // Throws MeshError when no degree can be built, PlanCancelled when the observer cancels.
 MeshSearch search_meshes(const Scenario& whole, const Calibration& calibration, const PlanRequest& request);
