@@ -263,6 +263,21 @@ TEST(TensorParallel, PlanFilesRecordTheMeshAndAreCheckedAgainstIt) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "plan.mesh");
   }
+  // A plan file's mesh is read strictly: an unknown key or a degree out of range names the field.
+  const auto bad = [&](const std::string& from, const std::string& to, const std::string& words) {
+    std::string edited = text;
+    const std::size_t at = edited.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    edited.replace(at, from.size(), to);
+    try {
+      plan_from_json_string(edited, "p.json", s.model);
+      ADD_FAILURE() << "accepted " << to;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  bad("\"context\": 1", "\"contexts\": 1", "plan.mesh.contexts");
+  bad("\"tensor\": 2", "\"tensor\": 0", "plan.mesh.tensor");
   // A search scenario runs the plan's mesh.
   const Scenario search = llama_on_dgx("parallelism: {tensor: search, sequence_parallel: true}\n");
   EXPECT_EQ(scenario_for_plan_mesh(search, read.tensor).mesh.tensor.degree, 2);
