@@ -16,10 +16,12 @@ mkdir -p "$figures"
 # Sweeps: plan and simulate every point; merge into one CSV per grid.
 "$shardscope" sweep scenarios/sweeps/osdp-8gpu.yaml --simulate --jobs "$jobs" --quiet --out "$work/osdp-8gpu.jsonl"
 "$shardscope" sweep scenarios/sweeps/osdp-16gpu.yaml --simulate --jobs "$jobs" --quiet --out "$work/osdp-16gpu.jsonl"
+"$shardscope" sweep scenarios/sweeps/osdp-8gpu-tp.yaml --simulate --jobs "$jobs" --quiet --out "$work/osdp-8gpu-tp.jsonl"
+"$shardscope" sweep scenarios/sweeps/osdp-16gpu-tp.yaml --simulate --jobs "$jobs" --quiet --out "$work/osdp-16gpu-tp.jsonl"
 "$shardscope" sweep scenarios/sweeps/paro-llama-7b.yaml --simulate --jobs "$jobs" --quiet --out "$work/paro-llama-7b.jsonl"
 "$shardscope" sweep scenarios/sweeps/paro-llama-7b-memory.yaml --simulate --jobs "$jobs" --quiet --out "$work/paro-llama-7b-memory.jsonl"
 "$shardscope" sweep scenarios/sweeps/paro-llama-65b.yaml --simulate --jobs "$jobs" --quiet --out "$work/paro-llama-65b.jsonl"
-for grid in osdp-8gpu osdp-16gpu paro-llama-7b paro-llama-7b-memory paro-llama-65b; do
+for grid in osdp-8gpu osdp-16gpu osdp-8gpu-tp osdp-16gpu-tp paro-llama-7b paro-llama-7b-memory paro-llama-65b; do
   "$shardscope" merge "$work/$grid.jsonl" --grid "scenarios/sweeps/$grid.yaml" --csv "$figures/$grid.csv"
 done
 
@@ -32,6 +34,9 @@ for gpus in 8 16; do
       --out "$figures/osdp-${gpus}gpu-${limit,,}.svg"
   done
 done
+
+# OSDP against the best pure strategy, tensor parallelism included (docs/reproducing-papers.md's table).
+python3 scripts/osdp-pure-table.py "$figures" > "$figures/osdp-pure-strategies.md"
 
 # PaRO: speed-up over FSDP (ZeRO-3) against the GPU count (8 GPUs per node), each strategy at its best
 # micro-batch and all at micro-batch 1; peak memory per GPU at one fixed micro-batch (its Table 2); LLaMA-65B throughput.

@@ -9,6 +9,48 @@
 
 namespace shardscope {
 
+namespace {
+
+// The PCIe tree one data-parallel family sees once each node's GPUs are cut into TP groups of `degree`.
+// A group inside one switch: the switch holds gpus_per_switch / degree ranks of each family, and the
+// uplink and the socket link carry all `degree` families. A group over several switches of one socket:
+// each switch holds one GPU of `gps` families, so a family's rank has its switch's uplink at 1 / gps and
+// the socket link at 1 / degree. A group over several sockets: one rank per group of sockets, each
+// socket link carrying its own GPUs' families. Throws MeshError where a group would cut a switch or a
+// socket unevenly.
+PcieTopology data_parallel_pcie(const PcieTopology& physical, int degree) {
+  PcieTopology out = physical;
+  const int gps = physical.gpus_per_switch;
+  const int socket_gpus = gps * physical.switches_per_socket;
+  const auto refuse = [&](const std::string& what) {
+    throw MeshError("parallelism.tensor",
+                    "tensor-parallel degree " + std::to_string(degree) + " does not divide " + what);
+  };
+  if (degree <= gps) {
+    if (gps % degree != 0) refuse("the " + std::to_string(gps) + " GPUs under one PCIe switch");
+    out.gpus_per_switch = gps / degree;
+    out.switch_uplink_bytes_per_second = physical.switch_uplink_bytes_per_second / degree;
+    out.inter_socket_bytes_per_second = physical.inter_socket_bytes_per_second / degree;
+    return out;
+  }
+  if (degree % gps != 0) refuse("into whole PCIe switches of " + std::to_string(gps) + " GPUs");
+  out.gpus_per_switch = 1;
+  out.switch_uplink_bytes_per_second = physical.switch_uplink_bytes_per_second / gps;
+  if (degree <= socket_gpus) {
+    if (socket_gpus % degree != 0) refuse("the " + std::to_string(socket_gpus) + " GPUs of one socket");
+    out.switches_per_socket = socket_gpus / degree;
+    out.inter_socket_bytes_per_second = physical.inter_socket_bytes_per_second / degree;
+    return out;
+  }
+  if (degree % socket_gpus != 0) refuse("into whole sockets of " + std::to_string(socket_gpus) + " GPUs");
+  out.switches_per_socket = 1;
+  out.sockets = physical.sockets * socket_gpus / degree;
+  out.inter_socket_bytes_per_second = physical.inter_socket_bytes_per_second / socket_gpus;
+  return out;
+}
+
+}  // namespace
+
 Cluster data_parallel_cluster(const Cluster& physical, int degree) {
   if (degree < 1) throw MeshError("parallelism.tensor", "the tensor-parallel degree must be at least 1");
   if (degree == 1) return physical;
@@ -20,16 +62,7 @@ Cluster data_parallel_cluster(const Cluster& physical, int degree) {
   }
   Cluster out = physical;
   out.gpus_per_node = physical.gpus_per_node / degree;
-  if (physical.intra_node == IntraNodeKind::pcie) {
-    if (physical.pcie.gpus_per_switch % degree != 0) {
-      throw MeshError("parallelism.tensor",
-                      "tensor-parallel degree " + std::to_string(degree) + " does not divide the " +
-                          std::to_string(physical.pcie.gpus_per_switch) + " GPUs under one PCIe switch");
-    }
-    out.pcie.gpus_per_switch = physical.pcie.gpus_per_switch / degree;
-    out.pcie.switch_uplink_bytes_per_second = physical.pcie.switch_uplink_bytes_per_second / degree;
-    out.pcie.inter_socket_bytes_per_second = physical.pcie.inter_socket_bytes_per_second / degree;
-  }
+  if (physical.intra_node == IntraNodeKind::pcie) out.pcie = data_parallel_pcie(physical.pcie, degree);
   if (physical.network.nics_per_node % degree == 0) {
     out.network.nics_per_node = physical.network.nics_per_node / degree;
   } else {

@@ -47,10 +47,11 @@ class MeshError : public std::invalid_argument {
 };
 
 // The data-parallel view of `physical` for TP degree `degree`: gpus_per_node / degree GPUs per node; NVSwitch
-// unchanged (non-blocking, a port per GPU); a PCIe tree keeps each GPU's link and divides the shared uplinks
-// and the socket link by the degree; the NICs are divided among the degree's groups (whole NICs where the
-// count divides, else each NIC's rate). Throws MeshError when the degree does not divide a node (or a PCIe
-// switch's GPUs): tensor parallelism across nodes is not modelled.
+// unchanged (non-blocking, a port per GPU); a PCIe tree keeps each GPU's link and shares the switch uplinks
+// and the socket links among the families that cross them (a TP group may span switches and sockets when
+// it takes whole ones, mesh.cpp); the NICs are divided among the degree's groups (whole NICs where the
+// count divides, else each NIC's rate). Throws MeshError when the degree does not divide a node, or cuts a
+// PCIe switch or socket unevenly: tensor parallelism across nodes is not modelled.
 Cluster data_parallel_cluster(const Cluster& physical, int degree);
 
 // `whole` (unsliced, its model generated: Scenario::transformer) sliced for `slice`: the per-GPU model of

@@ -113,9 +113,9 @@ TEST(TensorParallelCli, BadDegreesExitTwoNamingTheField) {
       << refine.err;
 #endif
   const auto list =
-      test::run_command(kBinary + " plan " + kSource + "/scenarios/default.yaml --tp 4 --quiet");
+      test::run_command(kBinary + " plan " + kSource + "/scenarios/default.yaml --tp 16 --quiet");
   EXPECT_EQ(list.exit_code, 2);
-  EXPECT_NE(list.err.find("does not divide the 2 GPUs under one PCIe switch"), std::string::npos) << list.err;
+  EXPECT_NE(list.err.find("does not divide the 8 GPUs of a node"), std::string::npos) << list.err;
 }
 
 }  // namespace

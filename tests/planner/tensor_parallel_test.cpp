@@ -149,6 +149,57 @@ TEST(TensorParallel, ThePcieTreeKeepsEachGpuLinkAndSharesTheUplinks) {
   EXPECT_EQ(two.pcie.gpu_link_bytes_per_second, p.gpu_link_bytes_per_second);
   EXPECT_DOUBLE_EQ(two.pcie.switch_uplink_bytes_per_second, p.switch_uplink_bytes_per_second / 2);
   EXPECT_DOUBLE_EQ(two.pcie.inter_socket_bytes_per_second, p.inter_socket_bytes_per_second / 2);
+  // TP 4 spans the two switches of a socket: one rank per socket, each on its own switch whose uplink it
+  // shares with the other family on that switch; the socket link carries all four families.
+  const Cluster four = data_parallel_cluster(s.cluster, 4);
+  EXPECT_EQ(four.gpus_per_node, 2);
+  EXPECT_EQ(four.pcie.sockets, 2);
+  EXPECT_EQ(four.pcie.switches_per_socket, 1);
+  EXPECT_EQ(four.pcie.gpus_per_switch, 1);
+  EXPECT_EQ(four.pcie.gpu_link_bytes_per_second, p.gpu_link_bytes_per_second);
+  EXPECT_DOUBLE_EQ(four.pcie.switch_uplink_bytes_per_second, p.switch_uplink_bytes_per_second / 2);
+  EXPECT_DOUBLE_EQ(four.pcie.inter_socket_bytes_per_second, p.inter_socket_bytes_per_second / 4);
+  EXPECT_EQ(link_class_between(four, 0, 1), LinkClass::cross_socket);
+  // TP 8 spans both sockets: one rank per node, nothing data-parallel left inside it.
+  const Cluster eight = data_parallel_cluster(s.cluster, 8);
+  EXPECT_EQ(eight.gpus_per_node, 1);
+  EXPECT_EQ(eight.pcie.sockets, 1);
+  EXPECT_EQ(eight.pcie.switches_per_socket, 1);
+  EXPECT_DOUBLE_EQ(eight.pcie.inter_socket_bytes_per_second, p.inter_socket_bytes_per_second / 4);
+}
+
+TEST(TensorParallel, APcieTreeRefusesGroupsThatCutASwitchOrASocketUnevenly) {
+  Cluster c =
+      parse_scenario_string("model: {preset: nd-48x1536}\ncluster: {preset: titan-rtx-8-pcie3}\n").cluster;
+  c.gpus_per_node = 12;  // 2 sockets x 2 switches x 3 GPUs
+  c.pcie.gpus_per_switch = 3;
+  const auto refusal = [&](int degree) {
+    try {
+      data_parallel_cluster(c, degree);
+    } catch (const MeshError& e) {
+      EXPECT_EQ(e.field(), "parallelism.tensor");
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal(2), "tensor-parallel degree 2 does not divide the 3 GPUs under one PCIe switch");
+  EXPECT_EQ(refusal(4), "tensor-parallel degree 4 does not divide into whole PCIe switches of 3 GPUs");
+  EXPECT_EQ(data_parallel_cluster(c, 6).gpus_per_node, 2);
+  EXPECT_EQ(data_parallel_cluster(c, 12).gpus_per_node, 1);
+  Cluster three_switches = c;  // 2 sockets x 3 switches x 2 GPUs
+  three_switches.pcie.gpus_per_switch = 2;
+  three_switches.pcie.switches_per_socket = 3;
+  c.pcie.sockets = 6;  // 6 sockets x 2 switches x 3 GPUs: 12 GPUs span two sockets, 18 three
+  c.gpus_per_node = 36;
+  EXPECT_EQ(refusal(9), "tensor-parallel degree 9 does not divide into whole sockets of 6 GPUs");
+  c = three_switches;
+  EXPECT_EQ(refusal(4), "tensor-parallel degree 4 does not divide the 6 GPUs of one socket");
+  c.pcie.gpus_per_switch = 3;
+  c.pcie.switches_per_socket = 2;
+  c.pcie.sockets = 6;
+  c.gpus_per_node = 36;
+  EXPECT_EQ(data_parallel_cluster(c, 12).pcie.sockets, 3);
+  EXPECT_EQ(data_parallel_cluster(c, 18).pcie.sockets, 2);
 }
 
 TEST(TensorParallel, ScenarioKeySlicesTheModelAndTheCluster) {
