@@ -1,6 +1,7 @@
 // Choice texts, the grouping of repeated operators and the operator table's cells.
 #include "present/operator_rows.hpp"
 
+#include "planner/core/collective_kind.hpp"
 #include "planner/core/units.hpp"
 
 namespace shardscope::present {
@@ -11,6 +12,43 @@ std::string choice_text(const OperatorChoice& c) {
   if (c.secondary_parameter_partition) s += "+hpZ";
   if (c.slices > 1) s += " " + std::to_string(c.sharded_slices) + "/" + std::to_string(c.slices);
   return s;
+}
+
+namespace {
+
+const char* axis_text(MeshAxis axis) { return axis == MeshAxis::tensor ? "TP" : "CP"; }
+
+std::string per_sample(double bytes) { return units::format_bytes(bytes) + "/sample"; }
+
+}  // namespace
+
+std::string mesh_cell(const Operator& op) {
+  std::string out;
+  for (const MeshAxis axis : {MeshAxis::tensor, MeshAxis::context}) {
+    for (const bool overlapped : {false, true}) {
+      int count = 0;
+      double bytes = 0;
+      for (const TensorCollective& t : op.tensor_collectives) {
+        if (t.axis != axis || t.overlapped != overlapped) continue;
+        ++count;
+        bytes += t.bytes_per_sample;
+      }
+      if (count == 0) continue;
+      out += (out.empty() ? "" : "; ") + std::string(axis_text(axis)) + " " + std::to_string(count) +
+             (overlapped ? " overlapped, " : " blocking, ") + per_sample(bytes);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> mesh_collective_lines(const Operator& op) {
+  std::vector<std::string> out;
+  for (const TensorCollective& t : op.tensor_collectives) {
+    out.push_back(std::string(axis_text(t.axis)) + " " + to_string(t.kind) +
+                  (t.backward ? ", backward, " : ", forward, ") + per_sample(t.bytes_per_sample) +
+                  (t.overlapped ? ", overlapped" : ", blocking"));
+  }
+  return out;
 }
 
 std::vector<OperatorRow> group_operators(const Scenario& scenario, const Plan& plan,

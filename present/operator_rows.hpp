@@ -35,6 +35,12 @@ std::vector<std::string> operator_table_header();
 std::vector<std::string> operator_row_cells(const Plan& plan, const std::vector<OperatorCost>& costs,
                                             const OperatorRow& row);
 
+// The mesh's collectives in an operator's passes (a model sliced by tensor or context parallelism), per
+// axis: "TP 4 blocking, 32.00 MiB/sample; CP 3 overlapped, 8.00 MiB/sample"; "" for an operator with none.
+std::string mesh_cell(const Operator& op);
+// One line per collective: "TP all-reduce, backward, 8.00 MiB/sample, blocking".
+std::vector<std::string> mesh_collective_lines(const Operator& op);
+
 std::string yes_no(bool b);  // the checkpoint column: "yes", "no"
 
 }  // namespace shardscope::present

@@ -102,6 +102,8 @@ QVariant OperatorTableModel::display(const QModelIndex& index) const {
       return bytes(costs_[op].cost.resident_bytes);
     case kTime:
       return duration(costs_[op].cost.seconds);
+    case kMesh:
+      return text(present::mesh_cell(scenario_.model.operators[op]));
     case kPin:
       return pinned(index) ? QString("● pinned") : QString();
     default:
@@ -158,8 +160,8 @@ QVariant OperatorTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant OperatorTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* const titles[] = {"operator", "count", "slices: k of g sharded", "ckpt", "memory/GPU",
-                                       "time",     "pin"};
+  static const char* const titles[] = {"operator",   "count", "slices: k of g sharded", "ckpt",
+                                       "memory/GPU", "time",  "mesh collectives",       "pin"};
   return section >= 0 && section < kColumns ? QString(titles[section]) : QVariant();
 }
 
@@ -183,6 +185,8 @@ QString OperatorTableModel::tooltip(const QModelIndex& index) const {
              .arg(duration(cost.cost.seconds), bytes(cost.cost.resident_bytes), bytes(m.parameter_bytes),
                   bytes(m.gradient_bytes), bytes(m.optimizer_bytes), bytes(m.activation_bytes),
                   bytes(m.gathered_bytes), bytes(m.workspace_bytes));
+  for (const std::string& line : present::mesh_collective_lines(scenario_.model.operators[op]))
+    tip += "<br>" + text(line);
   return tip;
 }
 

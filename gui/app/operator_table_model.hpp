@@ -16,7 +16,9 @@ namespace shardscope::gui {
 class OperatorTableModel : public QAbstractItemModel {
   Q_OBJECT
  public:
-  enum Column { kName, kCount, kChoice, kCheckpoint, kMemory, kTime, kPin, kColumns };
+  // kMesh: the tensor- and context-parallel collectives in the operator's passes (present::mesh_cell),
+  // shown only for a model sliced by a mesh.
+  enum Column { kName, kCount, kChoice, kCheckpoint, kMemory, kTime, kMesh, kPin, kColumns };
   enum Role {
     SortRole = Qt::UserRole + 1,  // a number (or the text) to sort the column by
     SlicesRole,                   // g of the row's choice

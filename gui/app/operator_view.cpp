@@ -76,7 +76,7 @@ OperatorView::OperatorView(QWidget* parent) : QWidget(parent) {
   tree_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   tree_->setItemDelegateForColumn(OperatorTableModel::kChoice, new SliceBarDelegate(tree_));
   tree_->setContextMenuPolicy(Qt::CustomContextMenu);
-  const int widths[] = {260, 50, 220, 50, 100, 100, 80};
+  const int widths[] = {260, 50, 220, 50, 100, 100, 300, 80};
   for (int c = 0; c < OperatorTableModel::kColumns; ++c) tree_->header()->resizeSection(c, widths[c]);
   add_copy_action(tree_);
   layout->addWidget(tree_, 1);
@@ -91,6 +91,7 @@ void OperatorView::set_plan(const Scenario& scenario, const Plan& plan,
     if (g.expanded) open.push_back(model_->plan().operators[g.members.front()].name);
   }
   model_->set_plan(scenario, plan, costs, pins);
+  tree_->setColumnHidden(OperatorTableModel::kMesh, !scenario.mesh.sliced());
   for (std::size_t g = 0; g < model_->groups().size(); ++g) {
     const std::string& first = plan.operators[model_->groups()[g].members.front()].name;
     if (std::find(open.begin(), open.end(), first) != open.end()) set_expanded(g, true);
@@ -98,6 +99,13 @@ void OperatorView::set_plan(const Scenario& scenario, const Plan& plan,
 }
 
 void OperatorView::clear_plan() { model_->clear_plan(); }
+
+QString OperatorView::cell_text(int row, int column) const {
+  const QModelIndex index = shown_row(row);
+  return index.isValid() ? index.sibling(index.row(), column).data().toString() : QString();
+}
+
+bool OperatorView::column_shown(int column) const { return !tree_->isColumnHidden(column); }
 
 std::size_t OperatorView::operator_count() const { return model_->plan().operators.size(); }
 

@@ -40,6 +40,8 @@ class OperatorView : public QWidget {
   // The pins the context menu offers for a shown row (for tests and the menu alike).
   std::vector<OperatorPin> pins_for_row(int row, const OperatorPin& shape) const;
   QString tooltip_for_row(int row) const;
+  QString cell_text(int row, int column) const;  // the row-th shown row's text in a column
+  bool column_shown(int column) const;
 
   QTreeView* tree() const { return tree_; }
   OperatorTableModel* model() const { return model_; }

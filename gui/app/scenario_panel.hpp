@@ -62,9 +62,10 @@ class ScenarioPanel : public QWidget {
   QComboBox* collectives_box() const { return collectives_; }
   QLineEdit* memory_field() const { return memory_text_; }
   // The cluster's network and GPU memory: empty for the cluster's own value (the placeholder shows it).
-  QLineEdit* nics_field() const { return nics_; }              // cluster.network.nics_per_node
-  QLineEdit* nic_rate_field() const { return nic_rate_; }      // cluster.network.nic_rate
-  QLineEdit* gpu_memory_field() const { return gpu_memory_; }  // cluster.gpu.memory
+  QSpinBox* gpus_per_node_box() const { return gpus_per_node_; }  // cluster.gpus_per_node (physical)
+  QLineEdit* nics_field() const { return nics_; }                 // cluster.network.nics_per_node
+  QLineEdit* nic_rate_field() const { return nic_rate_; }         // cluster.network.nic_rate
+  QLineEdit* gpu_memory_field() const { return gpu_memory_; }     // cluster.gpu.memory
   QSlider* memory_slider() const { return memory_slider_; }
   // Every field the panel knows (present::scenario_fields): path, value, what it is; values are editable.
   QTableView* field_table() const { return field_table_; }

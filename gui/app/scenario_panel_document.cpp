@@ -202,13 +202,15 @@ void ScenarioPanel::take(Parsed parsed) {
       std::max(4, static_cast<int>(std::ceil(static_cast<double>(s.cluster.gpu.memory_bytes) / kGiB * 4))));
   memory_slider_->setValue(
       static_cast<int>(std::lround(static_cast<double>(s.training.memory_limit_bytes) / kGiB * 4)));
-  nodes_->setValue(s.cluster.nodes);
-  gpus_per_node_->setValue(s.cluster.gpus_per_node);
+  // The cluster's fields are the physical cluster's, not the data-parallel view of a mesh's slice.
+  const Cluster& physical = s.mesh.sliced() ? s.mesh.physical : s.cluster;
+  nodes_->setValue(physical.nodes);
+  gpus_per_node_->setValue(physical.gpus_per_node);
   filling_ = false;
-  const bool network = s.cluster.network.nic_bytes_per_second > 0;
-  nics_->setPlaceholderText(network ? QString::number(s.cluster.network.nics_per_node) : "no network");
+  const bool network = physical.network.nic_bytes_per_second > 0;
+  nics_->setPlaceholderText(network ? QString::number(physical.network.nics_per_node) : "no network");
   nic_rate_->setPlaceholderText(
-      network ? QString::fromStdString(units::format_bandwidth(s.cluster.network.nic_bytes_per_second))
+      network ? QString::fromStdString(units::format_bandwidth(physical.network.nic_bytes_per_second))
               : "no network");
   gpu_memory_->setPlaceholderText(
       QString::fromStdString(units::format_bytes(static_cast<double>(s.cluster.gpu.memory_bytes))));

@@ -6,6 +6,8 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QItemSelectionModel>
+#include <QTableView>
+#include <QTreeView>
 #include <algorithm>
 #include <vector>
 
@@ -20,6 +22,13 @@ std::vector<int> path_of(QModelIndex index) {
   return path;
 }
 
+// Hidden columns (a tree's or table's) are left out of the copy, as they are out of sight.
+bool column_hidden(const QAbstractItemView* view, int column) {
+  if (const auto* tree = qobject_cast<const QTreeView*>(view)) return tree->isColumnHidden(column);
+  if (const auto* table = qobject_cast<const QTableView*>(view)) return table->isColumnHidden(column);
+  return false;
+}
+
 }  // namespace
 
 QString selected_rows_text(const QAbstractItemView* view) {
@@ -31,8 +40,10 @@ QString selected_rows_text(const QAbstractItemView* view) {
   QStringList lines;
   for (const QModelIndex& row : rows) {
     QStringList cells;
-    for (int c = 0; c < model->columnCount(row.parent()); ++c)
-      cells << model->index(row.row(), c, row.parent()).data(Qt::DisplayRole).toString();
+    for (int c = 0; c < model->columnCount(row.parent()); ++c) {
+      if (!column_hidden(view, c))
+        cells << model->index(row.row(), c, row.parent()).data(Qt::DisplayRole).toString();
+    }
     lines << cells.join('\t');
   }
   return lines.isEmpty() ? QString() : lines.join('\n') + '\n';

@@ -137,6 +137,7 @@ class GuiTest : public QObject {
     QVERIFY(w.outcome()->report->best.fits);
     QCOMPARE(w.operator_view()->operator_count(), w.outcome()->job.scenario.model.operators.size());
     QVERIFY(w.operator_view()->row_count() < 10);  // 98 operators, repeated layers grouped
+    QVERIFY(!w.operator_view()->column_shown(OperatorTableModel::kMesh));  // no mesh, no mesh column
     QVERIFY(w.summary_text().contains("samples/s"));
     QVERIFY(w.baselines_table()->rowCount() > 20);
   }
@@ -437,10 +438,31 @@ class GuiTest : public QObject {
     QVERIFY(w.summary_text().contains("TP 8 + SP x DP 2 (16 GPUs)"));
     if (chosen.slice.degree > 1) {
       QVERIFY(w.summary_text().contains("Mesh: <b>"));
+      // Every sliced layer's row names its TP collectives; the tooltip lists each one.
+      const OperatorView* view = w.operator_view();
+      QVERIFY(view->column_shown(OperatorTableModel::kMesh));
+      int with_collectives = 0;
+      for (int row = 0; row < view->row_count(); ++row) {
+        const QString cell = view->cell_text(row, OperatorTableModel::kMesh);
+        if (cell.startsWith("TP ") && cell.contains(" blocking, ")) ++with_collectives;
+        if (!cell.isEmpty()) QVERIFY(view->tooltip_for_row(row).contains("/sample, blocking"));
+      }
+      QVERIFY(with_collectives >= 2);  // attention and MLP rows at least
       w.budget_panel()->target_edit()->setText("100K");
       QVERIFY(!w.budget_panel()->find_nodes());
       QVERIFY(w.budget_panel()->scaling_status().contains("tensor- or context-parallel mesh"));
     }
+  }
+
+  // A scenario whose file fixes a mesh shows the physical cluster in the form, not the data-parallel view.
+  void fixedMeshFormShowsThePhysicalCluster() {
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, QStringLiteral(SHARDSCOPE_SOURCE_DIR "/scenarios/llama3.1-8b-tp2-16gpu.yaml")));
+    QVERIFY(w.outcome()->job.scenario.mesh.sliced());
+    QCOMPARE(w.outcome()->job.scenario.cluster.gpus_per_node, 4);  // the view: one rank per TP pair
+    QCOMPARE(w.panel()->gpus_per_node_box()->value(), 8);
+    QCOMPARE(w.panel()->nics_field()->placeholderText(), QString("8"));
   }
 
   void budgetTabGivesTimeToTrainAndNodes() {
@@ -923,7 +945,9 @@ class GuiTest : public QObject {
     QCOMPARE(model->rowCount(), 5);
     const auto row_text = [&](int row) {
       QStringList cells;
-      for (int c = 0; c < model->columnCount(); ++c) cells << model->index(row, c).data().toString();
+      for (int c = 0; c < model->columnCount(); ++c) {
+        if (!view->tree()->isColumnHidden(c)) cells << model->index(row, c).data().toString();
+      }
       return cells.join('\t');
     };
     QCOMPARE(row_text(2), QString("layer0.mlp .. layer47.mlp\t48\tGGG\tyes\t54.02 MiB\t17.771 ms\t"));

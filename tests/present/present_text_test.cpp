@@ -62,6 +62,25 @@ TEST(PresentText, OperatorRowsFoldRepeatedLayers) {
   EXPECT_EQ(members, plan.operators.size());
 }
 
+TEST(PresentText, MeshCellSumsEachAxisAndKindOfCollective) {
+  Operator op;
+  EXPECT_EQ(mesh_cell(op), "");
+  EXPECT_TRUE(mesh_collective_lines(op).empty());
+  const double mib = 1024.0 * 1024.0;
+  op.tensor_collectives = {{CollectiveKind::all_gather, false, 8 * mib, MeshAxis::tensor, false},
+                           {CollectiveKind::reduce_scatter, true, 8 * mib, MeshAxis::tensor, false},
+                           {CollectiveKind::all_gather, false, 2 * mib, MeshAxis::context, true},
+                           {CollectiveKind::reduce_scatter, true, 2 * mib, MeshAxis::context, true},
+                           {CollectiveKind::all_reduce, true, 1 * mib, MeshAxis::context, false}};
+  EXPECT_EQ(
+      mesh_cell(op),
+      "TP 2 blocking, 16.00 MiB/sample; CP 1 blocking, 1.00 MiB/sample; CP 2 overlapped, 4.00 MiB/sample");
+  const std::vector<std::string> lines = mesh_collective_lines(op);
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0], "TP all-gather, forward, 8.00 MiB/sample, blocking");
+  EXPECT_EQ(lines[3], "CP reduce-scatter, backward, 2.00 MiB/sample, overlapped");
+}
+
 TEST(PresentText, ChoiceTextSpellsEveryShape) {
   OperatorChoice c;
   c.slices = 4;
