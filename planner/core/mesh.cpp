@@ -73,6 +73,26 @@ Cluster data_parallel_cluster(const Cluster& physical, int degree) {
 
 namespace {
 
+// Why the CP groups of `slice` cannot be placed on `cluster` ("" when they can): inside a node they divide
+// its data-parallel ranks; a larger group spans whole nodes (a multiple of a node's data-parallel ranks),
+// and the nodes hold whole groups. TP groups stay inside a node (data_parallel_cluster).
+std::string context_placement_refusal(const Cluster& cluster, const TensorSlice& slice) {
+  const int per_node = cluster.gpus_per_node / slice.degree;  // data-parallel ranks of a node
+  const std::string mesh = "tensor-parallel degree " + std::to_string(slice.degree) +
+                           " x context-parallel degree " + std::to_string(slice.context);
+  if (slice.context < 1) return "the context-parallel degree must be at least 1";
+  if (slice.context <= per_node) {
+    if (per_node % slice.context == 0) return "";
+    return mesh + " does not divide the " + std::to_string(cluster.gpus_per_node) +
+           " GPUs of a node (a context-parallel group across nodes takes whole nodes)";
+  }
+  const int nodes = slice.context / per_node;
+  if (slice.context % per_node == 0 && cluster.nodes % nodes == 0) return "";
+  return mesh + " spans nodes: a context-parallel group across nodes takes whole nodes (a multiple of the " +
+         std::to_string(per_node) + " data-parallel ranks of a node) and the " +
+         std::to_string(cluster.nodes) + " nodes must hold whole groups";
+}
+
 // Why `slice` cannot cut `whole` before the model is generated ("" when it can), and the field to blame.
 std::pair<std::string, std::string> mesh_refusal(const Scenario& whole, const TensorSlice& slice) {
   const std::string field =
@@ -87,12 +107,8 @@ std::pair<std::string, std::string> mesh_refusal(const Scenario& whole, const Te
             "the paper cost model has no tensor or context parallelism (its operators' costs are "
             "given whole)"};
   }
-  if (slice.context < 1 || whole.cluster.gpus_per_node % (slice.degree * slice.context) != 0) {
-    return {field, "tensor-parallel degree " + std::to_string(slice.degree) + " x context-parallel degree " +
-                       std::to_string(slice.context) + " does not divide the " +
-                       std::to_string(whole.cluster.gpus_per_node) +
-                       " GPUs of a node (a mesh across nodes is not modelled)"};
-  }
+  if (const std::string why = context_placement_refusal(whole.cluster, slice); !why.empty())
+    return {field, why};
   if (whole.training.group_size % slice.degree != 0) {
     return {"training.group_size", "group size " + std::to_string(whole.training.group_size) +
                                        " GPUs is not a whole number of tensor-parallel groups of " +
@@ -138,8 +154,13 @@ std::vector<TensorSlice> candidate_slices(const Scenario& whole, std::vector<std
   std::vector<TensorSlice> out;
   for (int degree = 1; degree <= per_node; ++degree) {
     if (per_node % degree != 0 || (asked.tensor > 0 && degree != asked.tensor)) continue;
+    // A search stays inside a node; a degree asked for may span nodes.
+    std::vector<int> contexts;
     for (int context = 1; context <= per_node / degree; ++context) {
-      if ((per_node / degree) % context != 0 || (asked.context > 0 && context != asked.context)) continue;
+      if ((per_node / degree) % context == 0 && asked.context == 0) contexts.push_back(context);
+    }
+    if (asked.context > 0) contexts.push_back(asked.context);
+    for (const int context : contexts) {
       const TensorSlice slice{degree, degree > 1 && asked.sequence_parallel, context};
       try {
         slice_scenario(whole, slice);

@@ -24,7 +24,8 @@ struct ParallelismRequest {
 
 // The mesh a scenario's model and cluster are sliced for. Order and placement: the `degree` GPUs of a
 // tensor-parallel group are consecutive inside one node (innermost), then the `context` TP groups of a
-// context-parallel group (inside the node too), then data parallelism. The ranks the plan's scopes (intra,
+// context-parallel group (inside the node, or over whole consecutive nodes when the degree asked for is
+// larger than a node's data-parallel ranks), then data parallelism. The ranks the plan's scopes (intra,
 // inter, global) and PaRO's groups refer to are the GPUs of one TP index, context ranks included (they
 // shard and reduce the gradients like data-parallel ranks, as torchtitan's FSDP over dp x cp does), so a
 // node holds gpus_per_node / degree of them and its links and NICs are shared by the degree's families of
@@ -61,7 +62,8 @@ Cluster data_parallel_cluster(const Cluster& physical, int degree);
 Scenario slice_scenario(const Scenario& whole, const TensorSlice& slice);
 
 // The slices `plan` compares for a search: every tensor degree (or the one asked) times every context
-// degree (or the one asked) whose product divides the GPUs per node and that slice_scenario accepts
+// degree whose product divides the GPUs per node (or the context degree asked, which may span whole nodes)
+// that slice_scenario accepts
 // (sequence parallelism as asked, above tensor degree 1); each refused mesh's reason goes to `refused`
 // ("TP 8: tensor-parallel degree 8 does not divide the 4 KV heads ...").
 std::vector<TensorSlice> candidate_slices(const Scenario& whole, std::vector<std::string>* refused);

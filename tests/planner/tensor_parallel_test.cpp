@@ -365,9 +365,38 @@ TEST(ContextParallel, RefusesWhatDoesNotDivide) {
   TransformerSpec short_chunks = gpt();
   short_chunks.sequence_length = 2052;  // 1026 tokens per chunk: not 4 whole tokens per GPU each
   expect_refused(short_chunks, {4, true, 2}, "sequence_parallel", "1026 tokens");
-  expect_scenario_error("parallelism: {tensor: 4, context: 4}\n", "parallelism.tensor", 3,
-                        "4 x context-parallel degree 4 does not divide the 8 GPUs");
+  expect_scenario_error("parallelism: {tensor: 4, context: 3}\n", "parallelism.tensor", 3,
+                        "4 x context-parallel degree 3 spans nodes: a context-parallel group across nodes "
+                        "takes whole nodes (a multiple of the 2 data-parallel ranks of a node)");
   expect_scenario_error("parallelism: {context: 3}\n", "parallelism.context", 3, "does not divide");
+  expect_scenario_error("parallelism: {context: 32}\n", "parallelism.context", 3,
+                        "and the 2 nodes must hold whole groups");
+}
+
+TEST(ContextParallel, AGroupAskedForMaySpanWholeNodes) {
+  const Scenario s = llama_on_dgx("parallelism: {tensor: 4, context: 4}\n");
+  EXPECT_EQ(mesh_text(s), "TP 4 x CP 4 x DP 1 (16 GPUs)");
+  EXPECT_EQ(s.cluster.gpus_per_node, 2);  // the data-parallel view: a CP group is 2 ranks of each node
+  const MeshGroupCosts groups = mesh_group_costs(s, Calibration{}, CollectiveModel::ring);
+  ASSERT_NE(groups.context, nullptr);
+  // The ring exchange crosses the network: an all-gather among the 4 ranks of two nodes costs what a
+  // ring over those ranks costs, slower than one inside a node.
+  const Scenario inside = llama_on_dgx("parallelism: {tensor: 4, context: 2}\n");
+  const MeshGroupCosts near = mesh_group_costs(inside, Calibration{}, CollectiveModel::ring);
+  const double bytes = 64.0 * 1024 * 1024;
+  const CollectiveCost ring(s.cluster, 4, Calibration{}, CollectiveModel::ring);
+  EXPECT_DOUBLE_EQ(groups.context->seconds(CollectiveKind::all_gather, GroupKind::intra, bytes),
+                   ring.seconds(CollectiveKind::all_gather, GroupKind::intra, bytes));
+  EXPECT_GT(groups.context->seconds(CollectiveKind::all_gather, GroupKind::intra, bytes),
+            near.context->seconds(CollectiveKind::all_gather, GroupKind::intra, bytes));
+  // A search stays inside a node; the degree asked for is the one tried.
+  const Scenario asked = llama_on_dgx("parallelism: {tensor: search, context: 4}\n");
+  std::vector<std::string> refused;
+  const std::vector<TensorSlice> slices = candidate_slices(asked, &refused);
+  ASSERT_EQ(slices.size(), 3u);  // TP 1, 2 (inside a node) and 4 (over both nodes) with CP 4
+  EXPECT_EQ(slices.back().degree, 4);
+  ASSERT_EQ(refused.size(), 1u);  // TP 8: one rank per node, CP 4 needs 4 nodes
+  EXPECT_NE(refused.front().find("TP 8 x CP 4: "), std::string::npos) << refused.front();
 }
 
 TEST(ContextParallel, TheExchangeShowsOnlyBeyondTheKernels) {
