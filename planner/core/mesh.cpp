@@ -126,7 +126,9 @@ Scenario slice_scenario(const Scenario& whole, const TensorSlice& slice) {
   out.cluster = data_parallel_cluster(whole.cluster, slice.degree);  // its own refusals first
   if (const auto [field, why] = mesh_refusal(whole, slice); !why.empty()) throw MeshError(field, why);
   try {
-    out.model = generate_transformer(*whole.transformer, slice);
+    out.model = generate_transformer(
+        *whole.transformer, slice,
+        TensorParallelStyle{whole.execution.runtime.sequence_parallel_keeps_gathered_inputs});
   } catch (const TransformerSpecError& e) {
     throw MeshError(e.field() == "sequence_parallel" ? "parallelism.sequence_parallel"
                     : e.field() == "context"         ? "parallelism.context"

@@ -57,6 +57,10 @@ struct RuntimeProfile {
   // them (PaRO's Table 3, DeepSpeed), or one backward gather serves both (PyTorch FSDP1 and FSDP2 skip the
   // unshard in the recomputed forward: the pre-backward hook has unsharded already).
   bool recompute_gathers_again = true;
+  // Under sequence parallelism, whether a block's column-parallel projections keep the all-gathered input
+  // (PyTorch's DTensor tensor parallelism, as torchtitan applies it) or their shard (Megatron-LM): the
+  // transformer generator's TensorParallelStyle.
+  bool sequence_parallel_keeps_gathered_inputs = false;
   // Under torch.compile (execution.compile), the share of the eager element-wise kernels' time that the
   // fused kernels still take (norms, activations, residual adds, rotary, casts: Inductor fuses them; the
   // products and attention stay the libraries' kernels). Absent (0): the profile has no compiled mode.

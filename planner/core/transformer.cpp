@@ -47,14 +47,24 @@ struct ActivationSizes {
   double mask_bytes = 0;     // bytes per element of a dropout mask (0 without dropout)
   double tensor = 1;         // T: the tensor-parallel degree the operators are sliced for
   bool sequence_parallel = false;
-  double context = 1;  // C: the context-parallel degree (tokens above is one chunk, s / C)
+  bool keeps_gathered_inputs = false;  // TensorParallelStyle: the projections keep their gathered input
+  double context = 1;                  // C: the context-parallel degree (tokens above is one chunk, s / C)
   double key_tokens() const { return tokens * context; }  // every chunk's: what attention attends to
   // Bytes of an activation every tensor-parallel GPU holds whole unless sequence parallelism divides it.
   double shared(double bytes) const { return sequence_parallel ? bytes / tensor : bytes; }
   // The whole buffer of one block's tensor-parallel collective: the s x h activation.
   double block_buffer(double h) const { return element_bytes * tokens * h; }
-  // Sequence parallelism's extra transient: the all-gathered s x h input of a block.
-  double gathered(double h) const { return sequence_parallel ? element_bytes * tokens * h : 0; }
+  // The input a block's first projections keep for their weight gradient: divided under sequence
+  // parallelism as Megatron-LM keeps it (a shard, gathered again in backward), whole where the runtime
+  // keeps the all-gathered input (PyTorch's DTensor plans).
+  double projection_input(double bytes) const {
+    return sequence_parallel && keeps_gathered_inputs ? bytes : shared(bytes);
+  }
+  // Sequence parallelism's extra transient: the all-gathered s x h input of a block (none where it is
+  // kept: projection_input counts it).
+  double gathered(double h) const {
+    return sequence_parallel && !keeps_gathered_inputs ? element_bytes * tokens * h : 0;
+  }
 };
 
 // One block's collectives under tensor parallelism: without sequence parallelism an all-reduce in each
@@ -322,8 +332,8 @@ Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& 
           ? 4 * heads * s
           : elem * score_elements + (spec.dropout ? (sizes.mask_bytes + elem) * score_elements : 0);
   att.activation_bytes_per_sample =
-      checked(sizes.shared(elem * s * h + elem * s * h + sizes.mask_bytes * s * h) + elem * s * q_dim +
-                  2 * elem * s * kv_dim + elem * s * q_dim + score_bytes,
+      checked(sizes.shared(elem * s * h + sizes.mask_bytes * s * h) + sizes.projection_input(elem * s * h) +
+                  elem * s * q_dim + 2 * elem * s * kv_dim + elem * s * q_dim + score_bytes,
               "attention activations");
   att.checkpoint_bytes_per_sample = checked(sizes.shared(elem * s * h_prev), "attention checkpoint");
   // Largest transient: fp32 score matrix without flash attention, else the fused QKV output; with
@@ -360,10 +370,10 @@ void set_dense_mlp(Operator& mlp, const TransformerSpec& spec, const ActivationS
   mlp.forward_gemms.push_back(gemm("down", 1, s, h, f));
   // Kept once: norm input 2sh and up-projection input 2sh. GPT (f = 4h): 2sh + 2sh + 8sh + 8sh + sh =
   // 19sh + 2sh (norm), as in Korthikanti et al.
-  mlp.activation_bytes_per_sample =
-      checked(sizes.shared(2 * sizes.element_bytes * s * h + sizes.mask_bytes * s * h) +
-                  per_expert_activation_bytes(spec, sizes, f),
-              "mlp activations");
+  mlp.activation_bytes_per_sample = checked(
+      sizes.shared(sizes.element_bytes * s * h + sizes.mask_bytes * s * h) +
+          sizes.projection_input(sizes.element_bytes * s * h) + per_expert_activation_bytes(spec, sizes, f),
+      "mlp activations");
 }
 
 // MoE feed-forward: `experts` MLPs and a router, of which `experts_per_token` run per token.
@@ -383,10 +393,11 @@ void set_moe(Operator& mlp, const TransformerSpec& spec, const ActivationSizes& 
   if (spec.mlp == MlpKind::gated) mlp.forward_gemms.push_back(gemm("gate", spec.experts_per_token, s, f, h));
   mlp.forward_gemms.push_back(gemm("down", spec.experts_per_token, s, h, f));
   // Kept once: norm input 2sh, up-projection input 2sh and the fp32 router scores, 4s per expert.
-  mlp.activation_bytes_per_sample = checked(
-      sizes.shared(2 * sizes.element_bytes * s * h + 4 * s * spec.experts + sizes.mask_bytes * s * h) +
-          spec.experts_per_token * per_expert_activation_bytes(spec, sizes, f),
-      "moe activations");
+  mlp.activation_bytes_per_sample =
+      checked(sizes.shared(sizes.element_bytes * s * h + 4 * s * spec.experts + sizes.mask_bytes * s * h) +
+                  sizes.projection_input(sizes.element_bytes * s * h) +
+                  spec.experts_per_token * per_expert_activation_bytes(spec, sizes, f),
+              "moe activations");
 }
 
 // MLP block of `layer`: input norm, up (+ gate) and down projections (+ biases); MoE: experts plus a router.
@@ -433,7 +444,9 @@ Operator head_operator(const TransformerSpec& spec, const ActivationSizes& sizes
   op.backward_flops_per_sample = 2 * op.forward_flops_per_sample;
   // Final norm input 2sh, projection input 2sh, fp32 logits for the cross-entropy 4sV.
   op.activation_bytes_per_sample =
-      checked(sizes.shared(2 * sizes.element_bytes * s * h) + 4 * s * vocab, "head activations");
+      checked(sizes.shared(sizes.element_bytes * s * h) +
+                  sizes.projection_input(sizes.element_bytes * s * h) + 4 * s * vocab,
+              "head activations");
   op.checkpoint_bytes_per_sample = checked(sizes.shared(sizes.element_bytes * s * h), "head checkpoint");
   // The loss's gradient with respect to the fp32 logits, written during the head's backward.
   op.workspace_bytes_per_sample = checked(4 * s * vocab, "head workspace");
@@ -472,7 +485,8 @@ std::string descriptive_name(const TransformerSpec& spec) {
   return name;
 }
 
-Model generate_transformer(const TransformerSpec& spec, const TensorSlice& slice) {
+Model generate_transformer(const TransformerSpec& spec, const TensorSlice& slice,
+                           const TensorParallelStyle& style) {
   validate(spec);
   validate_slice(spec, slice);
   ActivationSizes sizes;
@@ -482,6 +496,7 @@ Model generate_transformer(const TransformerSpec& spec, const TensorSlice& slice
   sizes.mask_bytes = spec.dropout ? 1.0 : 0.0;
   sizes.tensor = slice.degree;
   sizes.sequence_parallel = slice.sequence_parallel;
+  sizes.keeps_gathered_inputs = style.keeps_gathered_inputs;
 
   Model model;
   model.name = spec.name.empty() ? descriptive_name(spec) : spec.name;

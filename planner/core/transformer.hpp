@@ -99,9 +99,19 @@ struct TensorSlice {
   int context = 1;
 };
 
+// How the runtime runs tensor parallelism, where frameworks differ. keeps_gathered_inputs: under sequence
+// parallelism a block's column-parallel projections keep the all-gathered s x h input for their weight
+// gradient (PyTorch's DTensor plans: PrepareModuleInput redistributes the block's input to Replicate and
+// the linears save it) instead of their shard, gathered again in backward (Megatron-LM, Korthikanti et
+// al.). The runtime profile's `sequence_parallel_keeps_gathered_inputs`.
+struct TensorParallelStyle {
+  bool keeps_gathered_inputs = false;
+};
+
 // Builds the 2*layers + 2 operator model, named spec.name or, when that is empty, descriptive_name(spec),
 // as one GPU of the slice holds it. Throws TransformerSpecError on inconsistent numbers, naming the spec
 // field, or "tensor" / "sequence_parallel" when the slice does not divide the model.
-Model generate_transformer(const TransformerSpec& spec, const TensorSlice& slice = {});
+Model generate_transformer(const TransformerSpec& spec, const TensorSlice& slice = {},
+                           const TensorParallelStyle& style = {});
 
 }  // namespace shardscope

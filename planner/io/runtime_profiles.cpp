@@ -16,7 +16,8 @@ YamlMap profile_map(const std::string& text, const std::string& path, RuntimeNam
   const YamlMap map(parse_yaml_mapping(text, path), path, "");
   map.reject_unknown({"name", "description", "source", "host_forward_per_operator",
                       "host_backward_per_operator", "reserve", "recompute_gathers_again",
-                      "compiled_elementwise_share", "published_errors"});
+                      "sequence_parallel_keeps_gathered_inputs", "compiled_elementwise_share",
+                      "published_errors"});
   if (map.string("name") != key) map.fail("name", "expected '" + key + "', the file's own name");
   return map;
 }
@@ -69,6 +70,8 @@ RuntimeProfile parse_runtime_profile(const std::string& text, const std::string&
   p.host_backward_seconds = map.duration("host_backward_per_operator");
   p.reserve_bytes = static_cast<double>(map.bytes("reserve", 0, std::int64_t{1} << 40));
   p.recompute_gathers_again = map.boolean_or("recompute_gathers_again", true);
+  p.sequence_parallel_keeps_gathered_inputs =
+      map.boolean_or("sequence_parallel_keeps_gathered_inputs", false);
   p.compiled_elementwise_share = map.number_or("compiled_elementwise_share", 0.0, 1e-3, 1.0);
   p.published_errors = published_errors(map);
   return p;

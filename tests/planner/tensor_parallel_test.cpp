@@ -68,6 +68,41 @@ TEST(TensorParallel, ActivationsAreKorthikantisWithAndWithoutSequenceParallelism
                    sh * (34 + 5 * as_over_h) / 4);
 }
 
+TEST(TensorParallel, DTensorKeepsTheGatheredInputOfEachBlock) {
+  // PyTorch's DTensor plans keep the all-gathered input of the QKV and the up projections (2sh bytes each,
+  // whole) where Megatron-LM keeps the shard: 2 x 2sh(1 - 1/t) more per layer and sample, and no separate
+  // transient for the gathered input.
+  const double sh = 2048.0 * 1024, as_over_h = 16.0 * 2048 / 1024;
+  const TensorParallelStyle dtensor{true};
+  const Model kept = generate_transformer(gpt(), {4, true}, dtensor);
+  const Model megatron = generate_transformer(gpt(), {4, true});
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(kept), sh * (34 + 5 * as_over_h) / 4 + 2 * 2 * sh * (1 - 1.0 / 4));
+  for (const char* name : {"layer0.attention", "layer0.mlp", "head"}) {
+    EXPECT_EQ(op(kept, name).workspace_bytes_per_sample + 2 * 2048 * 1024,
+              op(megatron, name).workspace_bytes_per_sample)
+        << name;
+    EXPECT_EQ(op(kept, name).tensor_collectives.size(), op(megatron, name).tensor_collectives.size());
+  }
+  EXPECT_EQ(op(kept, "head").activation_bytes_per_sample,
+            op(megatron, "head").activation_bytes_per_sample + 2 * 2048 * 1024 * 3 / 4);
+  // Without sequence parallelism the input is whole either way.
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(generate_transformer(gpt(), {4, false}, dtensor)),
+                   layer_activation_bytes(generate_transformer(gpt(), {4, false})));
+  // The runtime profiles say which: PyTorch's (fsdp1, fsdp2) keep it, DeepSpeed's Megatron-LM does not.
+  const auto sliced_under = [](const std::string& runtime) {
+    return parse_scenario_string(
+        "model: {preset: llama3.1-8b}\ncluster: {preset: dgx-a100}\n"
+        "parallelism: {tensor: 2, sequence_parallel: true}\nexecution: {runtime: " +
+        runtime + "}\n");
+  };
+  for (const char* runtime : {"fsdp1", "fsdp2"}) {
+    EXPECT_GT(sliced_under(runtime).model.operators[1].activation_bytes_per_sample,
+              sliced_under("deepspeed").model.operators[1].activation_bytes_per_sample);
+  }
+  EXPECT_EQ(sliced_under("ideal").model.operators[1].activation_bytes_per_sample,
+            sliced_under("deepspeed").model.operators[1].activation_bytes_per_sample);
+}
+
 TEST(TensorParallel, BlocksCommunicateTwiceAPassAsMegatron) {
   const double block = 2.0 * 2048 * 1024;  // the s x h activation in bf16
   const Model two = generate_transformer(gpt(), {2, false});
