@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "planner/core/transformer_check.hpp"
+
 namespace shardscope {
 namespace {
 
@@ -23,10 +25,6 @@ std::int64_t checked(double value, const char* what) {
 // A forward matrix product of one sample (sizes are whole numbers: the spec's integers).
 GemmShape gemm(const char* role, double batch, double m, double n, double k, bool per_sample = false) {
   return GemmShape{role, std::llround(batch), std::llround(m), std::llround(n), std::llround(k), per_sample};
-}
-
-void require(bool ok, const char* field, const std::string& message) {
-  if (!ok) throw TransformerSpecError(field, message);
 }
 
 double norm_parameters(NormKind norm, double h) { return norm == NormKind::layernorm ? 2 * h : h; }
@@ -108,71 +106,6 @@ double vocab_rows(const TransformerSpec& spec, const ActivationSizes& sizes) {
 double hidden_of(const TransformerSpec& spec, int layer) {
   return static_cast<double>(spec.layer_hidden.empty() ? spec.hidden
                                                        : spec.layer_hidden[static_cast<std::size_t>(layer)]);
-}
-
-void validate(const TransformerSpec& spec) {
-  require(spec.layers > 0 && spec.layers <= 100000, "layers", "layers must be between 1 and 100000");
-  require(spec.heads > 0 && spec.heads <= 100000, "heads", "heads must be between 1 and 100000");
-  require(spec.vocab > 0 && spec.vocab <= 100000000, "vocab", "vocab must be between 1 and 10^8");
-  require(spec.sequence_length > 0 && spec.sequence_length <= 10000000, "sequence_length",
-          "sequence_length must be between 1 and 10^7");
-  require(spec.layer_hidden.empty() || static_cast<int>(spec.layer_hidden.size()) == spec.layers,
-          "layer_hidden",
-          "layer_hidden must list one hidden size per layer (" + std::to_string(spec.layers) + ")");
-  const int kv_heads = spec.kv_heads == 0 ? spec.heads : spec.kv_heads;
-  require(
-      kv_heads > 0 && spec.heads % kv_heads == 0, "kv_heads",
-      "kv_heads (" + std::to_string(kv_heads) + ") must divide heads (" + std::to_string(spec.heads) + ")");
-  require(spec.experts >= 0 && spec.experts_per_token >= 0 && spec.experts_per_token <= spec.experts,
-          "experts_per_token", "experts_per_token must be between 0 and experts");
-  require(spec.experts == 0 || spec.experts_per_token > 0, "experts_per_token",
-          "an MoE model needs experts_per_token >= 1");
-  for (int l = 0; l < spec.layers; ++l) {
-    const double h = hidden_of(spec, l);
-    require(h > 0 && h <= 1048576, "hidden",
-            "hidden size of layer " + std::to_string(l) + " must be between 1 and 2^20");
-    if (spec.head_dim == 0) {
-      require(static_cast<std::int64_t>(h) % spec.heads == 0, "heads",
-              "hidden size " + std::to_string(static_cast<std::int64_t>(h)) +
-                  " must be a multiple of heads (" + std::to_string(spec.heads) + ")");
-    }
-  }
-  require(spec.head_dim >= 0, "head_dim", "head_dim must not be negative");
-  require(spec.ffn_hidden >= 0, "ffn_hidden", "ffn_hidden must not be negative");
-  require(spec.max_positions >= 0, "max_positions", "max_positions must not be negative");
-}
-
-// What a tensor-parallel slice needs of the model: whole heads, KV heads and feed-forward columns per GPU,
-// one width, and with sequence parallelism whole tokens per GPU.
-void validate_slice(const TransformerSpec& spec, const TensorSlice& slice) {
-  const int t = slice.degree;
-  require(t >= 1 && t <= 1024, "tensor", "the tensor-parallel degree must be between 1 and 1024");
-  require(slice.context >= 1 && slice.context <= 1024, "context",
-          "the context-parallel degree must be between 1 and 1024");
-  require(spec.sequence_length % slice.context == 0, "context",
-          "context-parallel degree " + std::to_string(slice.context) +
-              " does not divide the sequence length " + std::to_string(spec.sequence_length) +
-              " (each GPU takes whole tokens of every sequence)");
-  if (t == 1) {
-    require(!slice.sequence_parallel, "sequence_parallel",
-            "sequence parallelism needs a tensor degree above 1");
-    return;
-  }
-  const auto divides = [t](std::int64_t n) { return n % t == 0; };
-  const std::string degree = "tensor-parallel degree " + std::to_string(t);
-  require(spec.layer_hidden.empty(), "tensor", degree + ": a model with per-layer widths is not sliced");
-  require(divides(spec.heads), "tensor",
-          degree + " does not divide the " + std::to_string(spec.heads) + " attention heads");
-  const int kv_heads = spec.kv_heads == 0 ? spec.heads : spec.kv_heads;
-  require(divides(kv_heads), "tensor",
-          degree + " does not divide the " + std::to_string(kv_heads) +
-              " KV heads (replicating KV heads across GPUs is not modelled)");
-  const std::int64_t f = spec.ffn_hidden > 0 ? spec.ffn_hidden : 4 * spec.hidden;
-  require(divides(f), "tensor", degree + " does not divide the feed-forward width " + std::to_string(f));
-  const std::int64_t chunk = spec.sequence_length / slice.context;
-  require(!slice.sequence_parallel || divides(chunk), "sequence_parallel",
-          degree + " does not divide the " + std::to_string(chunk) +
-              " tokens of a sequence (chunk) per GPU (sequence parallelism gives each GPU whole tokens)");
 }
 
 // Op-level selective checkpointing as torchtitan's "op" policy applies it to one checkpointed block (the
@@ -487,8 +420,8 @@ std::string descriptive_name(const TransformerSpec& spec) {
 
 Model generate_transformer(const TransformerSpec& spec, const TensorSlice& slice,
                            const TensorParallelStyle& style) {
-  validate(spec);
-  validate_slice(spec, slice);
+  check_transformer_spec(spec);
+  check_transformer_slice(spec, slice);
   ActivationSizes sizes;
   sizes.tokens = static_cast<double>(spec.sequence_length / slice.context);
   sizes.context = slice.context;
