@@ -24,7 +24,7 @@ std::string fsdp_text(const PlanReport& report) {
 }  // namespace
 
 void write_mesh_table(std::ostream& out, const MeshSearch& search) {
-  out << "Meshes (parallelism: search; TP, then CP, inside a node; each mesh's own exact plan; * the "
+  out << "Meshes (parallelism: search; TP inside a node, then CP; each mesh's own exact plan; * the "
          "fastest)\n";
   TextTable table(
       {"", "mesh", "plan", "micro-batch", "tokens/s", "peak memory", "fsdp", "fastest baseline (tokens/s)"});
