@@ -103,11 +103,6 @@ double vocab_rows(const TransformerSpec& spec, const ActivationSizes& sizes) {
   return std::ceil(static_cast<double>(spec.vocab) / sizes.tensor);
 }
 
-double hidden_of(const TransformerSpec& spec, int layer) {
-  return static_cast<double>(spec.layer_hidden.empty() ? spec.hidden
-                                                       : spec.layer_hidden[static_cast<std::size_t>(layer)]);
-}
-
 // Op-level selective checkpointing as torchtitan's "op" policy applies it to one checkpointed block (the
 // attention, then the MLP): the block's matrix products, counted in forward order (Q, K, V and O as
 // separate products, then the MLP's gate, up and down; with or without bias alike), keep their outputs
@@ -143,7 +138,7 @@ class SelectiveTally {
 
 // The products of layer `layer`'s attention: a resize where the width changes, then Q, K, V and O.
 int attention_products(const TransformerSpec& spec, int layer) {
-  return (layer > 0 && hidden_of(spec, layer - 1) != hidden_of(spec, layer) ? 1 : 0) + 4;
+  return (layer > 0 && layer_hidden_size(spec, layer - 1) != layer_hidden_size(spec, layer) ? 1 : 0) + 4;
 }
 
 void set_selective_attention(Operator& att, const TransformerSpec& spec, const ActivationSizes& sizes,
@@ -184,7 +179,7 @@ void set_selective_whole(Operator& op) {
 
 // Embedding: token table (+ learned position table). A lookup: no matmul FLOPs.
 Operator embedding_operator(const TransformerSpec& spec, const ActivationSizes& sizes) {
-  const double h = hidden_of(spec, 0);
+  const double h = layer_hidden_size(spec, 0);
   const double s = sizes.tokens;
   const double positions =
       static_cast<double>(spec.max_positions > 0 ? spec.max_positions : spec.sequence_length);
@@ -219,8 +214,8 @@ Operator embedding_operator(const TransformerSpec& spec, const ActivationSizes& 
 // Attention block of `layer`: input norm, Q/K/V/O projections (+ biases), and, where the width changes
 // from the previous layer (inconsistent models), a projection h_prev -> h with bias.
 Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& sizes, int layer) {
-  const double h = hidden_of(spec, layer);
-  const double h_prev = layer == 0 ? h : hidden_of(spec, layer - 1);
+  const double h = layer_hidden_size(spec, layer);
+  const double h_prev = layer == 0 ? h : layer_hidden_size(spec, layer - 1);
   const double s = sizes.tokens;
   const double elem = sizes.element_bytes;
   const int kv_heads = spec.kv_heads == 0 ? spec.heads : spec.kv_heads;
@@ -336,7 +331,7 @@ void set_moe(Operator& mlp, const TransformerSpec& spec, const ActivationSizes& 
 // MLP block of `layer`: input norm, up (+ gate) and down projections (+ biases); MoE: experts plus a router.
 // Under a tensor slice f is one GPU's share of the feed-forward width (each expert's alike).
 Operator mlp_operator(const TransformerSpec& spec, const ActivationSizes& sizes, int layer) {
-  const double h = hidden_of(spec, layer);
+  const double h = layer_hidden_size(spec, layer);
   const double f =
       (spec.ffn_hidden > 0 && spec.layer_hidden.empty() ? static_cast<double>(spec.ffn_hidden) : 4 * h) /
       sizes.tensor;
@@ -362,7 +357,7 @@ Operator mlp_operator(const TransformerSpec& spec, const ActivationSizes& sizes,
 
 // Head: final norm and the output projection (its weights are the embedding's when tied).
 Operator head_operator(const TransformerSpec& spec, const ActivationSizes& sizes) {
-  const double h = hidden_of(spec, spec.layers - 1);
+  const double h = layer_hidden_size(spec, spec.layers - 1);
   const double s = sizes.tokens;
   const double vocab = vocab_rows(spec, sizes);  // one GPU's rows under a tensor slice
   Operator op;
@@ -404,6 +399,11 @@ Operator head_operator(const TransformerSpec& spec, const ActivationSizes& sizes
 }
 
 }  // namespace
+
+double layer_hidden_size(const TransformerSpec& spec, int layer) {
+  return static_cast<double>(spec.layer_hidden.empty() ? spec.hidden
+                                                       : spec.layer_hidden[static_cast<std::size_t>(layer)]);
+}
 
 std::string descriptive_name(const TransformerSpec& spec) {
   std::string name = "transformer-" + std::to_string(spec.layers) + "x";

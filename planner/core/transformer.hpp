@@ -78,6 +78,9 @@ class TransformerSpecError : public std::invalid_argument {
   std::string field_;
 };
 
+// The hidden size of layer `layer`: spec.hidden, or its entry of layer_hidden.
+double layer_hidden_size(const TransformerSpec& spec, int layer);
+
 // A name from the spec's shape for a model given without one: "transformer-48x1536" (layers x hidden),
 // "transformer-96x1024-4096" when the layers' widths range from 1024 to 4096, "-moe8" for 8 experts.
 std::string descriptive_name(const TransformerSpec& spec);

@@ -11,11 +11,6 @@ void require(bool ok, const char* field, const std::string& message) {
   if (!ok) throw TransformerSpecError(field, message);
 }
 
-double hidden_of(const TransformerSpec& spec, int layer) {
-  return static_cast<double>(spec.layer_hidden.empty() ? spec.hidden
-                                                       : spec.layer_hidden[static_cast<std::size_t>(layer)]);
-}
-
 }  // namespace
 
 void check_transformer_spec(const TransformerSpec& spec) {
@@ -36,7 +31,7 @@ void check_transformer_spec(const TransformerSpec& spec) {
   require(spec.experts == 0 || spec.experts_per_token > 0, "experts_per_token",
           "an MoE model needs experts_per_token >= 1");
   for (int l = 0; l < spec.layers; ++l) {
-    const double h = hidden_of(spec, l);
+    const double h = layer_hidden_size(spec, l);
     require(h > 0 && h <= 1048576, "hidden",
             "hidden size of layer " + std::to_string(l) + " must be between 1 and 2^20");
     if (spec.head_dim == 0) {
