@@ -19,6 +19,7 @@
 #include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/plan_budget.hpp"
 #include "apps/shardscope/plan_memory.hpp"
+#include "apps/shardscope/plan_pipeline.hpp"
 #include "apps/shardscope/plan_progress.hpp"
 #include "apps/shardscope/plan_target.hpp"
 #include "apps/shardscope/scenario_flags.hpp"
@@ -303,12 +304,28 @@ TargetPoint plan_at_nodes(const Options& o, int nodes, int gpus_per_node) {
 void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& out,
                  const std::optional<TargetSearch>& target);
 
+// The options a pipeline search does not take yet, each refused by name.
+void refuse_for_pipelines(const Options& o) {
+  const auto refuse = [](const std::string& option, const std::string& what) {
+    throw UsageError(option, what + " of a pipelined scenario (parallelism.pipeline, --pp) is not built yet");
+  };
+  if (o.refine > 0) refuse("--refine", "simulating the candidates");
+  if (!o.export_format.empty()) refuse("--export", "a framework configuration");
+  if (o.memory_sweep) refuse("--memory-sweep", "the memory sweep");
+  if (o.top > 0) refuse("--top", "listing the next plans");
+  if (o.budget.budget()) refuse("--tokens", "the time to train");
+}
+
 // --target-tokens-per-second: search the node count, then report the plan at the fewest that reach it.
 void run_plan(const Options& o, const Simulation* simulation, std::ostream& out) {
   if (o.target.empty()) return run_plan_at(o, simulation, out, std::nullopt);
   const double rate = target_rate(o);
   o.budget.budget();  // its usage errors before any planning
   const Scenario first = o.scenario.load();
+  if (first.parallelism.pipelined())
+    throw UsageError("--target-tokens-per-second",
+                     "searches node counts of data-parallel plans; pipeline stages (parallelism.pipeline, "
+                     "--pp) are not searched over node counts yet");
   ValidScenario{Scenario(first)};  // the scenario's own errors as usual, before the search
   if (first.mesh.sliced() || first.parallelism.search()) {
     throw UsageError("--target-tokens-per-second",
@@ -354,6 +371,10 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
                      "training.micro_batch is " +
                          std::to_string(file_micro_batch) + ", not " +
                          std::to_string(loaded.training.micro_batch));
+  }
+  if (loaded.parallelism.pipelined()) {
+    refuse_for_pipelines(o);
+    return run_pipeline_plan(loaded, o.json, plan_file, planner_threads(), out);
   }
   if (o.refine > 0 && loaded.parallelism.search() && !loaded.mesh.sliced())
     throw UsageError("--refine",

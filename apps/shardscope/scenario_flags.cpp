@@ -20,7 +20,7 @@ bool is_json_file(const std::string& path) {
 
 bool ScenarioFlags::overridden() const {
   return is_json_file(scenario) || !sets.empty() || !model.empty() || !cluster.empty() || nodes > 0 ||
-         !runtime.empty() || !tensor.empty() || sequence_parallel || !context.empty();
+         !runtime.empty() || !tensor.empty() || sequence_parallel || !context.empty() || !pipeline.empty();
 }
 
 std::string ScenarioFlags::scenario_file() const { return is_json_file(scenario) ? "" : scenario; }
@@ -38,6 +38,7 @@ std::vector<ScenarioOverride> ScenarioFlags::overrides() const {
   if (!tensor.empty()) out.push_back(option_override("--tp " + tensor, "parallelism.tensor", tensor));
   if (sequence_parallel) out.push_back(option_override("--sp", "parallelism.sequence_parallel", "true"));
   if (!context.empty()) out.push_back(option_override("--cp " + context, "parallelism.context", context));
+  if (!pipeline.empty()) out.push_back(option_override("--pp " + pipeline, "parallelism.pipeline", pipeline));
   for (const std::string& set : sets) out.push_back(parse_set_argument(set, "--set"));
   return out;
 }
@@ -95,6 +96,12 @@ void add_scenario_flags(CLI::App& command, ScenarioFlags& flags) {
                   "Context-parallel degree (parallelism.context): each sequence cut into N chunks, ring "
                   "attention; or 'search'")
       ->check(non_empty("a degree or 'search'"))
+      ->type_name("N|search");
+  command
+      .add_option(
+          "--pp", flags.pipeline,
+          "Pipeline stages over whole nodes (parallelism.pipeline), or 'search'; planned by plan only")
+      ->check(non_empty("a stage count or 'search'"))
       ->type_name("N|search");
 }
 

@@ -182,6 +182,11 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
     if (scenario.mesh.tensor.context > 1) c.add("mesh.context", scenario.mesh.tensor.context);
     add_cluster(c, scenario.mesh.physical);
   }
+  if (scenario.mesh.pipeline.pipelined()) {  // a pipeline stage's scenario
+    c.add("mesh.pipeline.stages", scenario.mesh.pipeline.stages);
+    c.add("mesh.pipeline.index", scenario.mesh.pipeline.index);
+    c.add("mesh.pipeline.in_flight", scenario.mesh.pipeline.in_flight_micro_batches);
+  }
   return fnv1a_64(c.text());
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "planner/core/cluster.hpp"
+#include "planner/core/pipeline.hpp"
 #include "planner/core/transformer.hpp"
 
 namespace shardscope {
@@ -19,7 +20,13 @@ struct ParallelismRequest {
   int tensor = 1;
   bool sequence_parallel = false;  // applies to tensor degrees above 1
   int context = 1;
-  bool search() const { return tensor == 0 || context == 0; }
+  // Pipeline stages over whole nodes (0: `search`, every count that divides the nodes and the layers); `plan`
+  // plans them (report/pipeline_search.hpp), the other commands refuse a pipelined scenario.
+  int pipeline = 1;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  int virtual_stages = 1;  // model chunks per GPU under the interleaved schedule
+  bool search() const { return tensor == 0 || context == 0; }  // a tensor or context degree to search
+  bool pipelined() const { return pipeline != 1; }
 };
 
 // The mesh a scenario's model and cluster are sliced for. Order and placement: the `degree` GPUs of a
@@ -31,8 +38,9 @@ struct ParallelismRequest {
 // node holds gpus_per_node / degree of them and its links and NICs are shared by the degree's families of
 // rings. Under context parallelism a sample of the sliced scenario is one chunk, 1 / context of a sequence.
 struct MeshSlice {
-  TensorSlice tensor;  // degree and context 1: the whole model on the physical cluster
-  Cluster physical;    // the cluster before slicing (set when sliced)
+  TensorSlice tensor;      // degree and context 1: the whole model on the physical cluster
+  Cluster physical;        // the cluster before slicing (set when sliced)
+  PipelineStage pipeline;  // the stage a pipeline search made this scenario for (stages 1: none)
   bool sliced() const { return tensor.degree > 1 || tensor.context > 1; }
 };
 

@@ -203,7 +203,9 @@ void check_training(const Scenario& s, Issues& issues) {
   if (t.checkpoint_every < 1) issues.add("training.checkpoint_every", "expected a layer count of at least 1");
   if (t.global_batch < 0) issues.add("training.global_batch", "expected 0 (the planner chooses) or a count");
   const std::int64_t gpus = gpu_count(s.cluster);
-  if (t.global_batch > 0 && gpus > 0 && t.micro_batch >= 0 && t.max_micro_batch >= 1) {
+  // A pipelined scenario's data-parallel ranks are its stages' (their scenarios check it).
+  if (t.global_batch > 0 && gpus > 0 && t.micro_batch >= 0 && t.max_micro_batch >= 1 &&
+      !s.parallelism.pipelined()) {
     check_global_batch(t, gpus, issues);
   }
   if (t.slice_granularities.empty())
@@ -447,9 +449,16 @@ double runtime_reserve_bytes(const Scenario& scenario, const Calibration& calibr
 
 void validate_scenario(const Scenario& scenario) {
   const std::vector<ScenarioIssue> issues = scenario_issues(scenario);
-  if (issues.empty()) return;
   const std::string file = scenario.source_file.empty() ? "<scenario>" : scenario.source_file;
-  throw InputError(file, 0, issues.front().field, issues.front().message);
+  if (!issues.empty()) throw InputError(file, 0, issues.front().field, issues.front().message);
+  // A pipelined scenario is whole: `plan` cuts it into stage scenarios (report/pipeline_search.hpp).
+  if (scenario.parallelism.pipelined()) {
+    throw InputError(
+        file, 0, "parallelism.pipeline",
+        "pipeline stages are planned by `shardscope plan` only; simulating, sweeping, inspecting "
+        "or exploring a pipelined scenario is not built yet: plan it, or set "
+        "parallelism.pipeline: 1 (--pp 1)");
+  }
 }
 
 }  // namespace shardscope

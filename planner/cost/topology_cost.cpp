@@ -91,7 +91,8 @@ TopologyCostModel::TopologyCostModel(const ValidScenario& scenario, const Calibr
                           scenario.training.checkpointing == CheckpointPolicy::layers)),
       selective_(scenario.training.checkpointing == CheckpointPolicy::selective),
       recompute_gathers_again_(scenario.execution.runtime.recompute_gathers_again),
-      loss_gradients_(scenario.execution.cross_entropy == CrossEntropy::pytorch ? 2 : 1) {
+      loss_gradients_(scenario.execution.cross_entropy == CrossEntropy::pytorch ? 2 : 1),
+      in_flight_micro_batches_(scenario.scenario().mesh.pipeline.in_flight_micro_batches) {
   const std::vector<Operator>& ops = *operators_;
   std::vector<double> parameters;
   parameters.reserve(ops.size());
@@ -219,7 +220,7 @@ MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorCh
   m.optimizer_bytes =
       trainable * state_.optimizer * (replicated + sharded * scope_share(c.scopes.optimizer, n, group));
   const double samples = static_cast<double>(b);
-  m.activation_bytes = samples * kept_bytes_per_sample(op_index, c);
+  m.activation_bytes = samples * kept_bytes_per_sample(op_index, c) * in_flight_micro_batches_;
   if (c.sharded_slices > 0) {
     if (c.scopes.parameters != ShardScope::N) m.gathered_bytes += state_.parameter * slice;
     if (op.trainable && c.scopes.gradients != ShardScope::N) m.gathered_bytes += state_.gradient * slice;

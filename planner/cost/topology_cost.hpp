@@ -40,6 +40,8 @@ class TopologyCostModel : public CostModel {
   // after its attention keeps nothing (the block's input, kept by the attention, recomputes it).
   // Under op-level selective checkpointing a checkpointed operator keeps its selective bytes instead.
   double kept_bytes_per_sample(std::size_t op_index, const OperatorChoice& choice) const;
+  // Micro-batches whose kept activations a pipeline stage holds at its peak (PipelineStage; 1 without).
+  double in_flight_micro_batches() const { return in_flight_micro_batches_; }
   // Activation bytes per sample a checkpointed operator rebuilds for its backward (0 when not checkpointed):
   // all of them, or under selective checkpointing those it did not keep.
   double recomputed_bytes_per_sample(std::size_t op_index, const OperatorChoice& choice) const;
@@ -89,8 +91,9 @@ class TopologyCostModel : public CostModel {
   bool space_shards_gradients_;
   bool block_checkpoints_;  // a framework's runtime with checkpointing: all or layers (kept_bytes_per_sample)
   bool selective_;          // checkpointing: selective
-  bool recompute_gathers_again_;  // RuntimeProfile::recompute_gathers_again
-  int loss_gradients_;            // gradients of the loss's input held at once: 1 fused, 2 unfused
+  bool recompute_gathers_again_;    // RuntimeProfile::recompute_gathers_again
+  int loss_gradients_;              // gradients of the loss's input held at once: 1 fused, 2 unfused
+  double in_flight_micro_batches_;  // a pipeline stage's micro-batches whose activations are kept (1: none)
 };
 
 }  // namespace shardscope

@@ -132,20 +132,45 @@ int parse_degree(const YamlMap& map, const std::string& key) {
   return static_cast<int>(map.integer(key, 1, kMaxGpusPerNode));
 }
 
-// `parallelism:` - tensor and context: a degree or "search", sequence_parallel: a boolean.
+// `parallelism.pipeline`: stages (1 when absent), or 0 for "search".
+int parse_stages(const YamlMap& map) {
+  if (!map.has("pipeline")) return 1;
+  const YAML::Node value = map.raw("pipeline");
+  if (value.IsScalar() && value.Scalar() == "search") return 0;
+  return static_cast<int>(map.integer("pipeline", 1, kMaxNodes));
+}
+
+// `parallelism:` - tensor, context and pipeline: a degree or "search", sequence_parallel: a boolean, the
+// pipeline's schedule and its virtual stages (interleaved only).
 ParallelismRequest parse_parallelism(const YamlMap& map) {
-  map.reject_unknown({"tensor", "sequence_parallel", "context"});
+  map.reject_unknown(
+      {"tensor", "sequence_parallel", "context", "pipeline", "pipeline_schedule", "virtual_stages"});
   ParallelismRequest request;
   request.tensor = parse_degree(map, "tensor");
   request.context = parse_degree(map, "context");
   request.sequence_parallel = map.boolean_or("sequence_parallel", false);
+  request.pipeline = parse_stages(map);
+  request.schedule = map.choice_or("pipeline_schedule", PipelineSchedule::one_f_one_b);
+  request.virtual_stages = static_cast<int>(map.integer_or("virtual_stages", 1, 1, 1024));
+  const bool interleaved = request.schedule == PipelineSchedule::interleaved;
+  if (interleaved && request.virtual_stages < 2) {
+    throw InputError(map.file(), map.line("pipeline_schedule"), map.field("virtual_stages"),
+                     "the interleaved schedule needs virtual_stages of 2 or more (model chunks per GPU)");
+  }
+  if (!interleaved && request.virtual_stages > 1) {
+    throw InputError(map.file(), map.line("virtual_stages"), map.field("virtual_stages"),
+                     "virtual stages are model chunks of the interleaved schedule; set pipeline_schedule: "
+                     "interleaved, or leave virtual_stages out");
+  }
   return request;
 }
 
 // The scenario sliced for the degree `parallelism` fixes (a search is left to `plan`), errors at the field.
 Scenario sliced_as_asked(Scenario scenario, const YamlMap& root) {
   const ParallelismRequest& asked = scenario.parallelism;
-  if (asked.search() || (asked.tensor == 1 && !asked.sequence_parallel && asked.context == 1))
+  // A pipeline's stages are sliced one by one for their nodes (report/pipeline_search.hpp).
+  if (asked.search() || asked.pipelined() ||
+      (asked.tensor == 1 && !asked.sequence_parallel && asked.context == 1))
     return scenario;
   try {
     return slice_scenario(scenario, TensorSlice{asked.tensor, asked.sequence_parallel, asked.context});

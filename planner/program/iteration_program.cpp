@@ -214,6 +214,9 @@ class ProgramBuilder {
       program_.resident[index_of(MemoryCategory::parameters)] += work.memory.parameter_bytes;
       program_.resident[index_of(MemoryCategory::gradients)] += work.memory.gradient_bytes;
       program_.resident[index_of(MemoryCategory::optimizer)] += work.memory.optimizer_bytes;
+      // A pipeline stage holds the activations of its other micro-batches in flight all along.
+      program_.resident[index_of(MemoryCategory::activations)] +=
+          (model_.in_flight_micro_batches() - 1) * work.kept_bytes;
     }
     program_.resident[index_of(MemoryCategory::reserve)] = model_.fixed_bytes();
   }

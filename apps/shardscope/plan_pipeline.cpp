@@ -1,0 +1,35 @@
+// `plan` under parallelism.pipeline: every pipeline asked for, each stage's exact plan, the fastest.
+#include "apps/shardscope/plan_pipeline.hpp"
+
+#include "apps/shardscope/exit_status.hpp"
+#include "planner/core/error.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/report/internal/pipeline_json.hpp"
+#include "planner/report/pipeline_search.hpp"
+#include "present/pipeline_table.hpp"
+
+namespace shardscope::cli {
+
+void run_pipeline_plan(const Scenario& whole, bool json, const OutputFile& file, int threads,
+                       std::ostream& out) {
+  PlanRequest request;
+  request.with_baselines = false;
+  request.search.threads = threads;
+  PipelineSearch search;
+  try {
+    search = search_pipelines(whole, scenario_calibration(whole), request);
+  } catch (const MeshError& e) {
+    throw InputError(whole.source_file, 0, e.field(), e.what());
+  }
+  const nlohmann::ordered_json tree{{"scenario", whole.name},
+                                    {"pipeline_search", pipeline_search_json(search)}};
+  file.write(tree.dump(2) + "\n");
+  if (json) {
+    out << tree.dump(2) << "\n";
+  } else {
+    present::write_pipeline_tables(out, whole, search);
+  }
+  if (!search.any_fits()) throw NothingFits(whole.source_file + ": no pipeline fits the memory limit");
+}
+
+}  // namespace shardscope::cli

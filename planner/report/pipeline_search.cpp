@@ -1,0 +1,283 @@
+// Pipeline search: stages over whole nodes, an exact min-max cut of the layers, one exact plan per stage.
+#include "planner/report/pipeline_search.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "planner/core/error.hpp"
+#include "planner/core/scenario.hpp"
+#include "planner/cost/topology_cost.hpp"
+#include "planner/report/internal/pipeline_partition.hpp"
+#include "planner/search/plan_evaluation.hpp"
+
+namespace shardscope {
+namespace {
+
+using pipeline_internal::kInfinity;
+using pipeline_internal::layer_ranges;
+using pipeline_internal::Partition;
+using pipeline_internal::StageEval;
+
+// The whole model sliced for `slice` on one stage's nodes: what every stage's scenario is cut from.
+Scenario stage_template(const Scenario& whole, int stages, const TensorSlice& slice) {
+  Scenario s = whole;
+  s.parallelism = ParallelismRequest{};
+  s.cluster.nodes = whole.cluster.nodes / stages;
+  if (slice.degree > 1 || slice.context > 1 || slice.sequence_parallel) s = slice_scenario(s, slice);
+  return s;
+}
+
+// One GPU's share of the network towards the next stage: every GPU of a node sends at once, each over its
+// rail's NIC (a NIC's rate at most).
+double boundary_bytes_per_second(const Cluster& physical) {
+  const NetworkTopology& net = physical.network;
+  return std::min(net.nic_bytes_per_second,
+                  net.nics_per_node * net.nic_bytes_per_second / physical.gpus_per_node);
+}
+
+// One cut's activation (or its gradient) for a micro-batch: tokens x hidden in the compute precision, a
+// 1 / T share under sequence parallelism (each TP rank holds and sends its part of the sequence).
+double boundary_seconds(const Scenario& whole, const Scenario& tmpl, std::int64_t micro_batch,
+                        double hidden) {
+  const double element = whole.training.precision == Precision::fp32 ? 4.0 : 2.0;
+  double bytes =
+      static_cast<double>(micro_batch) * static_cast<double>(tmpl.model.sequence_length) * hidden * element;
+  if (tmpl.mesh.tensor.sequence_parallel) bytes /= tmpl.mesh.tensor.degree;
+  return whole.cluster.network.latency_seconds + bytes / boundary_bytes_per_second(whole.cluster);
+}
+
+// The pipeline of `stages` at one micro-batch: the cut, each stage's plan and the schedule's figures.
+// `given` (layers per stage) instead of the search's cut when not null.
+PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const PipelineSearch& search,
+                           int stages, std::int64_t micro_batch, int micro_batches,
+                           const Calibration& calibration, const PlanRequest& request,
+                           const std::vector<int>* given = nullptr) {
+  Partition partition(tmpl, search, stages, micro_batch, micro_batches, calibration, request);
+  PipelineOption o;
+  o.stages = stages;
+  o.slice = tmpl.mesh.tensor;
+  o.micro_batch = micro_batch;
+  o.micro_batches = micro_batches;
+  o.data_parallel = tmpl.cluster.gpus();
+  o.bubble_fraction = bubble_fraction(search.schedule, stages, search.virtual_stages, micro_batches);
+  const bool equal = search.schedule == PipelineSchedule::interleaved;
+  if (given == nullptr && !equal && stages > 1) {
+    partition.bound_by_even_cut();
+    partition.cut(false);
+    if (partition.bound_broken()) partition.drop_bound();
+  }
+  const std::vector<int> lengths = given != nullptr ? *given : partition.cut(equal);
+  o.fits = true;
+  double widest_cut = 0;
+  std::vector<StageTiming> timings;
+  int first = 0;
+  for (int r = 0; r < stages; ++r) {
+    const StageEval& e = partition.eval(r, first, lengths[static_cast<std::size_t>(r)]);
+    PipelineStagePlan s;
+    s.first_layer = first;
+    s.layers = lengths[static_cast<std::size_t>(r)];
+    s.embedding = r == 0;
+    s.head = r == stages - 1;
+    s.in_flight_micro_batches =
+        in_flight_micro_batches(search.schedule, stages, search.virtual_stages, r, micro_batches);
+    s.scenario = e.scenario;
+    s.plan = e.plan;
+    s.timing = e.timing;
+    if (!e.plan.fits && o.fits) {
+      o.fits = false;
+      o.why_not = e.why_not;
+    }
+    o.peak_bytes = std::max(o.peak_bytes, e.plan.fits ? e.plan.plan.predicted.peak_memory_bytes : 0.0);
+    timings.push_back(e.timing);
+    first += s.layers;
+    if (r + 1 < stages) widest_cut = std::max(widest_cut, layer_hidden_size(*tmpl.transformer, first - 1));
+    o.stage_plans.push_back(std::move(s));
+  }
+  o.stage_plans_made = partition.plans_made();
+  if (!o.fits) return o;
+  o.boundary_seconds = stages > 1 ? boundary_seconds(whole, tmpl, micro_batch, widest_cut) : 0.0;
+  o.iteration_seconds = pipeline_iteration_seconds(search.schedule, search.virtual_stages, micro_batches,
+                                                   timings, o.boundary_seconds);
+  const double tokens = static_cast<double>(micro_batch) * micro_batches * o.data_parallel *
+                        static_cast<double>(tmpl.model.sequence_length);
+  o.tokens_per_second = tokens / o.iteration_seconds;
+  return o;
+}
+
+// Why `stages` cannot be built for `whole` (empty when it can).
+std::string stage_count_refusal(const Scenario& whole, const PipelineSearch& search, int stages, int layers) {
+  const int nodes = whole.cluster.nodes;
+  if (nodes % stages != 0)
+    return "pipeline stages take whole nodes: " + std::to_string(stages) + " stages do not divide " +
+           std::to_string(nodes) + " node(s)";
+  if (layers < stages * search.virtual_stages)
+    return std::to_string(layers) + " layers are fewer than " +
+           std::to_string(stages * search.virtual_stages) +
+           (search.virtual_stages > 1 ? " model chunks" : " stages");
+  if (search.schedule == PipelineSchedule::interleaved && layers % (stages * search.virtual_stages) != 0)
+    return "the interleaved schedule cuts the " + std::to_string(layers) + " layers into " +
+           std::to_string(stages * search.virtual_stages) + " equal chunks (stages x virtual_stages)";
+  return "";
+}
+
+// Why micro-batch `micro_batches` cannot run `stages` under the schedule (empty when it can).
+std::string micro_batches_refusal(const PipelineSearch& search, int stages, int micro_batches) {
+  if (stages == 1 || search.schedule == PipelineSchedule::gpipe) return "";
+  if (micro_batches < stages)
+    return std::to_string(micro_batches) + " micro-batches per iteration are fewer than the " +
+           std::to_string(stages) + " stages " + std::string(to_string(search.schedule)) +
+           " needs (training.gradient_accumulation_steps or global_batch)";
+  if (search.schedule == PipelineSchedule::interleaved && micro_batches % stages != 0)
+    return "the interleaved schedule runs micro-batches in groups of the " + std::to_string(stages) +
+           " stages; " + std::to_string(micro_batches) + " is not a multiple";
+  return "";
+}
+
+// The best micro-batch of one stage count and slice: every micro-batch of the scenario's scan up to the first
+// whose best cut does not fit.
+PipelineOption best_micro_batch(const Scenario& whole, const Scenario& tmpl, const PipelineSearch& search,
+                                int stages, const Calibration& calibration, const PlanRequest& request) {
+  std::vector<std::int64_t> micro_batches;
+  if (whole.training.micro_batch > 0) {
+    micro_batches.push_back(whole.training.micro_batch);
+  } else {
+    for (std::int64_t b = 1; b <= whole.training.max_micro_batch; ++b) micro_batches.push_back(b);
+  }
+  PipelineOption best;
+  best.stages = stages;
+  best.slice = tmpl.mesh.tensor;
+  best.data_parallel = tmpl.cluster.gpus();
+  int plans_made = 0;
+  for (std::int64_t b : micro_batches) {
+    const int m = accumulation_steps_for(tmpl, b);
+    if (m == 0) {
+      if (tmpl.training.global_batch > 0 && b * tmpl.cluster.gpus() > tmpl.training.global_batch) break;
+      continue;
+    }
+    if (const std::string why = micro_batches_refusal(search, stages, m); !why.empty()) {
+      if (best.why_not.empty()) best.why_not = why;
+      continue;
+    }
+    PipelineOption o = pipeline_at(whole, tmpl, search, stages, b, m, calibration, request);
+    plans_made += o.stage_plans_made;
+    if (!o.fits) {
+      if (!best.fits) best.why_not = o.why_not;
+      break;  // a larger micro-batch holds more
+    }
+    if (!best.fits || o.tokens_per_second > best.tokens_per_second) best = std::move(o);
+  }
+  best.stage_plans_made = plans_made;
+  return best;
+}
+
+std::vector<int> stage_counts(const Scenario& whole) {
+  if (whole.parallelism.pipeline > 0) return {whole.parallelism.pipeline};
+  std::vector<int> out;
+  for (int p = 1; p <= whole.cluster.nodes; ++p)
+    if (whole.cluster.nodes % p == 0) out.push_back(p);
+  return out;
+}
+
+std::vector<TensorSlice> slices_for(const Scenario& tmpl_whole, std::vector<std::string>* refused) {
+  const ParallelismRequest& asked = tmpl_whole.parallelism;
+  if (asked.search()) return candidate_slices(tmpl_whole, refused);
+  return {TensorSlice{asked.tensor, asked.sequence_parallel, asked.context}};
+}
+
+}  // namespace
+
+bool PipelineSearch::any_fits() const {
+  for (const PipelineOption& o : options)
+    if (o.fits) return true;
+  return false;
+}
+
+PipelineSearch search_pipelines(const Scenario& whole, const Calibration& calibration,
+                                const PlanRequest& request) {
+  if (!whole.transformer || whole.mesh.sliced())
+    throw MeshError(
+        "parallelism.pipeline",
+        "pipeline stages cut a generated transformer's layers; give the model by its architecture "
+        "(model: layers, hidden, heads, ...), not as a list of operators");
+  if (whole.planner.cost_model != CostModelKind::topology)
+    throw MeshError("parallelism.pipeline", "pipeline stages are priced by the topology cost model only");
+  PipelineSearch out;
+  out.schedule = whole.parallelism.schedule;
+  out.virtual_stages = whole.parallelism.virtual_stages;
+  const int layers = whole.transformer->layers;
+  for (int stages : stage_counts(whole)) {
+    const std::string label = "PP " + std::to_string(stages);
+    if (const std::string why = stage_count_refusal(whole, out, stages, layers); !why.empty()) {
+      out.refused.push_back(label + ": " + why);
+      continue;
+    }
+    Scenario per_stage = whole;
+    per_stage.cluster.nodes = whole.cluster.nodes / stages;
+    std::vector<std::string> refused;
+    for (const TensorSlice& slice : slices_for(per_stage, &refused)) {
+      Scenario tmpl;
+      try {
+        tmpl = stage_template(whole, stages, slice);
+      } catch (const MeshError& e) {
+        refused.push_back(slice_text(slice) + ": " + e.what());
+        continue;
+      }
+      out.options.push_back(best_micro_batch(whole, tmpl, out, stages, calibration, request));
+    }
+    for (const std::string& r : refused) out.refused.push_back(label + " x " + r);
+  }
+  if (out.options.empty()) {
+    std::string reasons;
+    for (const std::string& r : out.refused) reasons += (reasons.empty() ? "" : "; ") + r;
+    throw MeshError("parallelism.pipeline", "no pipeline can be built: " + reasons);
+  }
+  double fastest = -1;
+  for (std::size_t i = 0; i < out.options.size(); ++i) {
+    if (out.options[i].fits && out.options[i].tokens_per_second > fastest) {
+      fastest = out.options[i].tokens_per_second;
+      out.best = i;
+    }
+  }
+  return out;
+}
+
+PipelineOption pipeline_for_cut(const Scenario& whole, int stages, const TensorSlice& slice,
+                                std::int64_t micro_batch, const std::vector<int>& layers,
+                                const Calibration& calibration, const PlanRequest& request) {
+  PipelineSearch search;
+  search.schedule = whole.parallelism.schedule;
+  search.virtual_stages = whole.parallelism.virtual_stages;
+  const Scenario tmpl = stage_template(whole, stages, slice);
+  int total = 0;
+  for (int n : layers) total += n < 1 ? tmpl.transformer->layers + 1 : n;
+  if (static_cast<int>(layers.size()) != stages || total != tmpl.transformer->layers)
+    throw MeshError("parallelism.pipeline", "a cut gives each of the " + std::to_string(stages) +
+                                                " stages at least one layer, " +
+                                                std::to_string(tmpl.transformer->layers) + " in all");
+  const int m = accumulation_steps_for(tmpl, micro_batch);
+  if (m == 0) throw MeshError("training.global_batch", "the micro-batch does not divide the global batch");
+  return pipeline_at(whole, tmpl, search, stages, micro_batch, m, calibration, request, &layers);
+}
+
+std::string pipeline_text(const PipelineSearch& search, const PipelineOption& option) {
+  std::string text = "PP " + std::to_string(option.stages);
+  if (option.stages > 1) {
+    text += " (" + std::string(to_string(search.schedule));
+    if (search.schedule == PipelineSchedule::interleaved)
+      text += " v" + std::to_string(search.virtual_stages);
+    text += ")";
+  }
+  const TensorSlice& s = option.slice;
+  if (s.degree > 1 || s.sequence_parallel)
+    text += " x " + slice_text(s);
+  else if (s.context > 1)
+    text += " x CP " + std::to_string(s.context);
+  text += " x DP " + std::to_string(option.data_parallel / s.context);
+  text += " (" + std::to_string(option.stages * option.data_parallel * s.degree) + " GPUs)";
+  return text;
+}
+
+}  // namespace shardscope

@@ -1,0 +1,79 @@
+// Pipeline tables: each pipeline's figures, then the chosen one's stages.
+#include "present/pipeline_table.hpp"
+
+#include "planner/core/units.hpp"
+#include "present/plan_text.hpp"
+#include "present/text_table.hpp"
+
+namespace shardscope::present {
+namespace {
+
+std::string layers_text(const PipelineStagePlan& s) {
+  std::string text = s.layers == 0 ? "none"
+                                   : std::to_string(s.first_layer) + "-" +
+                                         std::to_string(s.first_layer + s.layers - 1) + " (" +
+                                         std::to_string(s.layers) + ")";
+  if (s.embedding) text += " + embedding";
+  if (s.head) text += " + head";
+  return text;
+}
+
+// "shardscope: 12 of 42 sharded, 20 checkpointed".
+std::string stage_plan_text(const Plan& plan) {
+  int sharded = 0;
+  int checkpointed = 0;
+  for (const OperatorChoice& c : plan.operators) {
+    if (c.sharded_slices > 0) ++sharded;
+    if (c.checkpoint) ++checkpointed;
+  }
+  return std::to_string(sharded) + " of " + std::to_string(plan.operators.size()) + " sharded, " +
+         std::to_string(checkpointed) + " checkpointed";
+}
+
+void write_stages(std::ostream& out, const PipelineSearch& search, const PipelineOption& o) {
+  out << "Stages of " << pipeline_text(search, o) << ": micro-batch " << o.micro_batch << " x "
+      << o.micro_batches << " micro-batches, bubble " << fixed(100.0 * o.bubble_fraction, 1)
+      << " %, each send " << units::format_duration(o.boundary_seconds) << "\n";
+  TextTable table({"stage", "layers", "in flight", "step", "tail", "peak memory", "plan"});
+  for (std::size_t r = 0; r < o.stage_plans.size(); ++r) {
+    const PipelineStagePlan& s = o.stage_plans[r];
+    table.add({std::to_string(r + 1), layers_text(s), fixed(s.in_flight_micro_batches, 2),
+               units::format_duration(s.timing.step_seconds), units::format_duration(s.timing.tail_seconds),
+               units::format_bytes(s.plan.plan.predicted.peak_memory_bytes), stage_plan_text(s.plan.plan)});
+  }
+  table.print(out);
+}
+
+}  // namespace
+
+void write_pipeline_tables(std::ostream& out, const Scenario& whole, const PipelineSearch& search) {
+  out << "Pipelines (" << whole.model.name << " on " << physical_gpus(whole) << " x "
+      << whole.cluster.gpu.name
+      << "; stages over whole nodes, layers cut by an exact min-max search, each stage's own exact plan; "
+         "* the fastest)\n";
+  TextTable table(
+      {"", "mesh", "micro-batch", "bubble", "tokens/s", "iteration", "peak memory", "layers per stage"});
+  for (std::size_t i = 0; i < search.options.size(); ++i) {
+    const PipelineOption& o = search.options[i];
+    const std::string mark = search.any_fits() && i == search.best ? "*" : "";
+    if (!o.fits) {
+      table.add({mark, pipeline_text(search, o), "does not fit", "", "", "", "", ""});
+      continue;
+    }
+    std::string cut;
+    for (const PipelineStagePlan& s : o.stage_plans)
+      cut += (cut.empty() ? "" : " / ") + std::to_string(s.layers);
+    table.add({mark, pipeline_text(search, o),
+               std::to_string(o.micro_batch) + " x " + std::to_string(o.micro_batches),
+               fixed(100.0 * o.bubble_fraction, 1) + " %", fixed(o.tokens_per_second, 0),
+               units::format_duration(o.iteration_seconds), units::format_bytes(o.peak_bytes), cut});
+  }
+  table.print(out);
+  for (const PipelineOption& o : search.options)
+    if (!o.fits) out << "  " << pipeline_text(search, o) << " does not fit: " << o.why_not << "\n";
+  for (const std::string& r : search.refused) out << "  not built: " << r << "\n";
+  out << "\n";
+  if (search.any_fits()) write_stages(out, search, search.options[search.best]);
+}
+
+}  // namespace shardscope::present
