@@ -8,11 +8,24 @@
 namespace shardscope::present {
 namespace {
 
-std::string layers_text(const PipelineStagePlan& s) {
-  std::string text = s.layers == 0 ? "none"
-                                   : std::to_string(s.first_layer) + "-" +
-                                         std::to_string(s.first_layer + s.layers - 1) + " (" +
-                                         std::to_string(s.layers) + ")";
+std::string range_text(int first, int layers) {
+  return std::to_string(first) + "-" + std::to_string(first + layers - 1);
+}
+
+// "0-19 (20) + embedding"; interleaved, stage r's chunks r, r + p, ...: "0-3, 16-19 (8) + embedding".
+std::string layers_text(const PipelineSearch& search, const PipelineOption& o, std::size_t stage) {
+  const PipelineStagePlan& s = o.stage_plans[stage];
+  std::string text;
+  if (search.schedule == PipelineSchedule::interleaved && search.virtual_stages > 1) {
+    const int chunk = s.layers / search.virtual_stages;
+    for (int k = 0; k < search.virtual_stages; ++k) {
+      const int first = (static_cast<int>(stage) + k * o.stages) * chunk;
+      text += (k == 0 ? "" : ", ") + range_text(first, chunk);
+    }
+  } else {
+    text = range_text(s.first_layer, s.layers);
+  }
+  text += " (" + std::to_string(s.layers) + ")";
   if (s.embedding) text += " + embedding";
   if (s.head) text += " + head";
   return text;
@@ -37,7 +50,7 @@ void write_stages(std::ostream& out, const PipelineSearch& search, const Pipelin
   TextTable table({"stage", "layers", "in flight", "step", "tail", "peak memory", "plan"});
   for (std::size_t r = 0; r < o.stage_plans.size(); ++r) {
     const PipelineStagePlan& s = o.stage_plans[r];
-    table.add({std::to_string(r + 1), layers_text(s), fixed(s.in_flight_micro_batches, 2),
+    table.add({std::to_string(r + 1), layers_text(search, o, r), fixed(s.in_flight_micro_batches, 2),
                units::format_duration(s.timing.step_seconds), units::format_duration(s.timing.tail_seconds),
                units::format_bytes(s.plan.plan.predicted.peak_memory_bytes), stage_plan_text(s.plan.plan)});
   }

@@ -328,6 +328,8 @@ Registered register_inspect(CLI::App& app) {
   cmd->add_flag("--json", *json, "Print JSON instead of tables");
   return {cmd, [flags, json](std::ostream& out) {
             const Scenario scenario = flags->load();
+            // Its memory table is of data-parallel plans: a pipelined scenario is refused as simulate does.
+            if (scenario.parallelism.pipelined()) validate_scenario(scenario);
             // Read and checked as plan and simulate read it: a missing or bad calibration is the same error.
             const Calibration calibration = scenario_calibration(scenario);
             if (*json) {

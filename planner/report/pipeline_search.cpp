@@ -94,8 +94,13 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
     timings.push_back(e.timing);
     first += s.layers;
     if (r + 1 < stages) widest_cut = std::max(widest_cut, layer_hidden_size(*tmpl.transformer, first - 1));
+    if (equal) {  // interleaved: every chunk ends in a send
+      for (int l = 0; l < tmpl.transformer->layers; ++l)
+        widest_cut = std::max(widest_cut, layer_hidden_size(*tmpl.transformer, l));
+    }
     o.stage_plans.push_back(std::move(s));
   }
+  if (!o.fits && given == nullptr && !equal && stages > 1) o.why_not = partition.no_cut_text();
   o.stage_plans_made = partition.plans_made();
   if (!o.fits) return o;
   o.boundary_seconds = stages > 1 ? boundary_seconds(whole, tmpl, micro_batch, widest_cut) : 0.0;

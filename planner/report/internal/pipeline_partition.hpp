@@ -13,6 +13,7 @@
 
 #include "planner/core/error.hpp"
 #include "planner/core/scenario.hpp"
+#include "planner/core/units.hpp"
 #include "planner/cost/topology_cost.hpp"
 #include "planner/report/pipeline_search.hpp"
 #include "planner/search/plan_evaluation.hpp"
@@ -94,6 +95,25 @@ class Partition {
       first += n;
     }
     bound_seconds_ = slowest;
+  }
+
+  // Why no cut fits: "no cut of the 32 layers into 2 stages fits at micro-batch 1; the even cut's stage 1
+  // (16 layers) lacks 3.20 GiB", or the first stage's refusal when it is not memory.
+  std::string no_cut_text() {
+    std::string text = "no cut of the " + std::to_string(ranges_.layers) + " layers into " +
+                       std::to_string(stages_) + " stages fits at micro-batch " +
+                       std::to_string(micro_batch_);
+    int first = 0;
+    for (int r = 0; r < stages_; ++r) {
+      const int n = ranges_.layers / stages_ + (r < ranges_.layers % stages_ ? 1 : 0);
+      const StageEval& e = eval(r, first, n);
+      first += n;
+      if (e.plan.fits) continue;
+      if (e.plan.shortfall_bytes <= 0) return text + "; " + e.why_not;
+      return text + "; the even cut's stage " + std::to_string(r + 1) + " (" + std::to_string(n) +
+             " layers) lacks " + units::format_bytes(e.plan.shortfall_bytes);
+    }
+    return text;
   }
 
   // Whether a planned stage's step came out below its compute (then the bound was not one, and the cut
@@ -201,13 +221,21 @@ class Partition {
            (stage == stages_ - 1 ? back_seconds_ : 0.0);
   }
 
+  // Whether the stage holds `layer`: its range, or under the interleaved schedule its model chunks (of
+  // layers / (stages x virtual_stages) layers each: chunk k on stage k mod stages).
+  bool holds(int stage, int first, int layers, int layer) const {
+    if (schedule_ != PipelineSchedule::interleaved) return layer >= first && layer < first + layers;
+    const int chunk = ranges_.layers / (stages_ * virtual_stages_);
+    return (layer / chunk) % stages_ == stage;
+  }
+
   Scenario stage_scenario(int stage, int first, int layers) const {
     Scenario s = tmpl_;
     const std::vector<Operator>& ops = tmpl_.model.operators;
     std::vector<Operator> chosen;
     if (stage == 0) chosen.insert(chosen.end(), ops.begin(), ops.begin() + ranges_.front_end);
     for (std::size_t i = ranges_.front_end; i < ranges_.back_begin; ++i)
-      if (ops[i].layer >= first && ops[i].layer < first + layers) chosen.push_back(ops[i]);
+      if (holds(stage, first, layers, ops[i].layer)) chosen.push_back(ops[i]);
     if (stage == stages_ - 1) chosen.insert(chosen.end(), ops.begin() + ranges_.back_begin, ops.end());
     s.model.operators = std::move(chosen);
     if (stages_ > 1) s.model.name += " stage " + std::to_string(stage + 1) + "/" + std::to_string(stages_);

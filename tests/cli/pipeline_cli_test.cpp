@@ -1,0 +1,132 @@
+// plan with pipeline stages (issue 34): --pp prints the pipeline and its stages, the JSON adds up, the file
+// is byte-identical run to run, and every option or command that does not take a pipeline exits 2 naming it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "run_command.hpp"
+
+namespace shardscope {
+namespace {
+
+const std::string kBinary = SHARDSCOPE_BINARY;
+const std::string kSource = SHARDSCOPE_SOURCE_DIR;
+const std::string kEightB = kSource + "/scenarios/llama3.1-8b-tp2-16gpu.yaml";
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(PipelineCli, TwoStagesAddUpInTheJson) {
+  const auto r = test::run_command(kBinary + " plan " + kEightB + " --pp 2 --quiet --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto search = nlohmann::json::parse(r.out).at("pipeline_search");
+  EXPECT_EQ(search.at("schedule"), "1f1b");
+  ASSERT_EQ(search.at("pipelines").size(), 1u);
+  const auto& p = search.at("pipelines")[0];
+  ASSERT_TRUE(p.at("fits").get<bool>());
+  EXPECT_TRUE(p.at("chosen").get<bool>());
+  EXPECT_EQ(p.at("pipeline"), 2);
+  EXPECT_EQ(p.at("tensor"), 2);
+  EXPECT_EQ(p.at("data_parallel"), 4);
+  EXPECT_EQ(p.at("gpus"), 16);
+  int layers = 0;
+  double slowest = 0;
+  for (const auto& s : p.at("stages")) {
+    layers += s.at("layers").get<int>();
+    slowest = std::max(slowest, s.at("step_seconds").get<double>());
+    EXPECT_LE(s.at("peak_memory_bytes").get<double>(), p.at("peak_memory_bytes").get<double>());
+    EXPECT_EQ(s.at("plan").at("batch_size"), p.at("micro_batch"));
+    EXPECT_EQ(s.at("plan").at("gradient_accumulation_steps"), p.at("micro_batches"));
+  }
+  EXPECT_EQ(layers, 32);
+  EXPECT_TRUE(p.at("stages")[0].at("embedding").get<bool>());
+  EXPECT_TRUE(p.at("stages")[1].at("head").get<bool>());
+  // tokens/s = micro-batch x micro-batches x data-parallel ranks x 8192 tokens / iteration.
+  const double tokens = p.at("micro_batch").get<double>() * p.at("micro_batches").get<double>() * 4 * 8192;
+  EXPECT_NEAR(p.at("tokens_per_second").get<double>(), tokens / p.at("iteration_seconds").get<double>(),
+              1e-6);
+  // The iteration is at least m steps of the slowest stage (the bubble comes on top).
+  EXPECT_GE(p.at("iteration_seconds").get<double>(), p.at("micro_batches").get<double>() * slowest);
+}
+
+TEST(PipelineCli, TextShowsThePipelineAndItsStagesAndTheFileIsDeterministic) {
+  const std::string dir = testing::TempDir() + "/pipeline_cli";
+  std::filesystem::create_directories(dir);
+  const auto a = test::run_command(kBinary + " plan " + kEightB + " --pp 2 --quiet --out " + dir + "/a.json");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_NE(a.out.find("Stages of PP 2 (1f1b) x TP 2 + SP x DP 4 (16 GPUs)"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("+ embedding"), std::string::npos);
+  const auto b = test::run_command(kBinary + " plan " + kEightB + " --pp 2 --quiet --out " + dir + "/b.json");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(read_file(dir + "/a.json"), read_file(dir + "/b.json"));
+  EXPECT_NE(read_file(dir + "/a.json").find("\"pipeline_search\""), std::string::npos);
+}
+
+TEST(PipelineCli, InterleavedNamesEachStagesChunks) {
+  const auto r = test::run_command(
+      kBinary + " plan " + kEightB +
+      " --pp 2 --set parallelism.pipeline_schedule=interleaved --set parallelism.virtual_stages=2 "
+      "--set training.gradient_accumulation_steps=4 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("PP 2 (interleaved v2)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0-7, 16-23 (16) + embedding"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("8-15, 24-31 (16) + head"), std::string::npos) << r.out;
+}
+
+TEST(PipelineCli, WhatCannotBeBuiltOrDoesNotFitSaysWhy) {
+  const auto odd = test::run_command(kBinary + " plan " + kEightB + " --pp 3");
+  EXPECT_EQ(odd.exit_code, 2);
+  EXPECT_NE(odd.err.find("parallelism.pipeline: no pipeline can be built: PP 3: pipeline stages take whole "
+                         "nodes: 3 stages do not divide 2 node(s)"),
+            std::string::npos)
+      << odd.err;
+  const auto small =
+      test::run_command(kBinary + " plan " + kEightB + " --pp 2 --set training.memory_limit=8GB");
+  EXPECT_EQ(small.exit_code, 3);
+  EXPECT_NE(
+      small.out.find("no cut of the 32 layers into 2 stages fits at micro-batch 1; the even cut's stage 1 "
+                     "(16 layers) lacks"),
+      std::string::npos)
+      << small.out;
+  const auto zero = test::run_command(kBinary + " plan " + kEightB + " --pp 0");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("--pp 0: expected an integer between 1 and"), std::string::npos) << zero.err;
+}
+
+TEST(PipelineCli, OptionsAndCommandsThatDoNotTakeAPipelineExitTwoNamingIt) {
+  for (const std::string option : {"--memory-sweep", "--top 2", "--tokens 1T", "--export fsdp2 --out x.py"}) {
+    const auto r = test::run_command(kBinary + " plan " + kEightB + " --pp 2 " + option);
+    EXPECT_EQ(r.exit_code, 2) << option;
+    const std::string flag = option.substr(0, option.find(' '));
+    EXPECT_NE(r.err.find(flag + ": "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("of a pipelined scenario (parallelism.pipeline, --pp) is not built yet"),
+              std::string::npos)
+        << r.err;
+  }
+  const auto target =
+      test::run_command(kBinary + " plan " + kEightB + " --pp 2 --target-tokens-per-second 1M");
+  EXPECT_EQ(target.exit_code, 2);
+  EXPECT_NE(target.err.find("--target-tokens-per-second: "), std::string::npos) << target.err;
+  std::vector<std::string> commands{"inspect"};
+#ifdef SHARDSCOPE_HAVE_SIM
+  commands.push_back("simulate");
+#endif
+  for (const std::string& command : commands) {
+    const auto r = test::run_command(kBinary + " " + command + " " + kEightB + " --pp 2");
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_NE(r.err.find("parallelism.pipeline: pipeline stages are planned by `shardscope plan` only"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace shardscope
