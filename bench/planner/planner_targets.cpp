@@ -16,6 +16,7 @@
 #include "bench/planner/osdp_recurrence.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/report/mesh_search.hpp"
+#include "planner/report/pipeline_search.hpp"
 #include "planner/search/planner.hpp"
 
 namespace shardscope {
@@ -172,6 +173,32 @@ void mesh_target(benchmark::State& state, const std::string& name, double target
                      reference, std::to_string(search.options.size()) + " meshes (" + meshes + ")"});
 }
 
+// `plan --pp` of Llama 3 70B on 64 A100s (issue 34): stages, their cut and plans; `pipeline` 0 searches every
+// stage count with every TP degree. The reference, in the same run: the mesh search of the same scenario
+// without baselines (what one stage of each mesh costs).
+void pipeline_target(benchmark::State& state, int pipeline, int tensor, double target) {
+  Scenario s = shipped("llama3-70b-64gpu-tp");
+  s.parallelism.pipeline = pipeline;
+  if (tensor > 0) s.parallelism.tensor = tensor;
+  const PlanRequest request{.with_baselines = false};
+  PipelineSearch search;
+  for (auto _ : state) {
+    search = search_pipelines(s, Calibration{}, request);
+    benchmark::DoNotOptimize(search.best);
+  }
+  const double per = seconds_of([&] { search = search_pipelines(s, Calibration{}, request); });
+  Scenario meshes = shipped("llama3-70b-64gpu-tp");
+  const double reference = seconds_of([&] { search_meshes(meshes, Calibration{}, request); });
+  int plans = 0;
+  for (const PipelineOption& o : search.options) plans += o.stage_plans_made;
+  const std::string what = pipeline == 0 ? "plan --pp search --tp search, llama3-70b 64 GPUs"
+                                         : "plan --pp " + std::to_string(pipeline) + " --tp " +
+                                               std::to_string(tensor) + ", llama3-70b 64 GPUs";
+  lines().push_back(
+      {what + " (ref: mesh search)", per, target, reference,
+       std::to_string(search.options.size()) + " pipelines, " + std::to_string(plans) + " stage plans"});
+}
+
 void register_all() {
   using benchmark::RegisterBenchmark;
   const auto ms = benchmark::kMillisecond;
@@ -218,6 +245,8 @@ void register_all() {
   RegisterBenchmark("plan_meshes/llama3-70b-64gpu-tp", mesh_target, "llama3-70b-64gpu-tp", 2.0)
       ->Unit(ms)
       ->Iterations(1);
+  RegisterBenchmark("plan_pipeline/llama3-70b-pp4-tp4", pipeline_target, 4, 4, 2.0)->Unit(ms)->Iterations(1);
+  RegisterBenchmark("plan_pipeline/llama3-70b-search", pipeline_target, 0, 0, 0.0)->Unit(ms)->Iterations(1);
   RegisterBenchmark("plan_no_baselines/nd-2000", scale_target, 2000, 4, 5.0)->Unit(ms)->Iterations(1);
   RegisterBenchmark("plan_no_baselines/nd-50000", scale_target, 50000, 16, 60.0)->Unit(ms)->Iterations(1);
 }

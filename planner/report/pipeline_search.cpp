@@ -54,7 +54,7 @@ double boundary_seconds(const Scenario& whole, const Scenario& tmpl, std::int64_
 PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const PipelineSearch& search,
                            int stages, std::int64_t micro_batch, int micro_batches,
                            const Calibration& calibration, const PlanRequest& request,
-                           const std::vector<int>* given = nullptr) {
+                           const std::vector<int>* given = nullptr, double beat_tokens_per_second = 0) {
   Partition partition(tmpl, search, stages, micro_batch, micro_batches, calibration, request);
   PipelineOption o;
   o.stages = stages;
@@ -63,6 +63,17 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
   o.micro_batches = micro_batches;
   o.data_parallel = tmpl.cluster.gpus();
   o.bubble_fraction = bubble_fraction(search.schedule, stages, search.virtual_stages, micro_batches);
+  const double tokens = static_cast<double>(micro_batch) * micro_batches * o.data_parallel *
+                        static_cast<double>(tmpl.model.sequence_length);
+  // No cut beats the compute alone: every step at least its stage's compute, the slowest at least an even
+  // share of it, each tail at least 0 (checked on every stage planned).
+  const double v = search.schedule == PipelineSchedule::interleaved ? search.virtual_stages : 1;
+  const double fastest_seconds =
+      partition.total_compute_seconds() * (1 / v + (micro_batches - 1 / v) / stages);
+  if (given == nullptr && beat_tokens_per_second > 0 && tokens / fastest_seconds <= beat_tokens_per_second) {
+    o.pruned = true;
+    return o;
+  }
   const bool equal = search.schedule == PipelineSchedule::interleaved;
   if (given == nullptr && !equal && stages > 1) {
     partition.bound_by_even_cut();
@@ -102,12 +113,12 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
   }
   if (!o.fits && given == nullptr && !equal && stages > 1) o.why_not = partition.no_cut_text();
   o.stage_plans_made = partition.plans_made();
+  o.bounds_hold = !partition.bound_broken();
+  for (const StageTiming& t : timings) o.bounds_hold = o.bounds_hold && t.tail_seconds >= 0;
   if (!o.fits) return o;
   o.boundary_seconds = stages > 1 ? boundary_seconds(whole, tmpl, micro_batch, widest_cut) : 0.0;
   o.iteration_seconds = pipeline_iteration_seconds(search.schedule, search.virtual_stages, micro_batches,
                                                    timings, o.boundary_seconds);
-  const double tokens = static_cast<double>(micro_batch) * micro_batches * o.data_parallel *
-                        static_cast<double>(tmpl.model.sequence_length);
   o.tokens_per_second = tokens / o.iteration_seconds;
   return o;
 }
@@ -156,6 +167,7 @@ PipelineOption best_micro_batch(const Scenario& whole, const Scenario& tmpl, con
   best.slice = tmpl.mesh.tensor;
   best.data_parallel = tmpl.cluster.gpus();
   int plans_made = 0;
+  bool bounds_hold = true;  // prune a micro-batch by its compute only while the bounds held for all planned
   for (std::int64_t b : micro_batches) {
     const int m = accumulation_steps_for(tmpl, b);
     if (m == 0) {
@@ -166,8 +178,11 @@ PipelineOption best_micro_batch(const Scenario& whole, const Scenario& tmpl, con
       if (best.why_not.empty()) best.why_not = why;
       continue;
     }
-    PipelineOption o = pipeline_at(whole, tmpl, search, stages, b, m, calibration, request);
+    PipelineOption o = pipeline_at(whole, tmpl, search, stages, b, m, calibration, request, nullptr,
+                                   best.fits && bounds_hold ? best.tokens_per_second : 0.0);
+    if (o.pruned) continue;  // cannot beat the best: a larger micro-batch may still
     plans_made += o.stage_plans_made;
+    bounds_hold = bounds_hold && o.bounds_hold;
     if (!o.fits) {
       if (!best.fits) best.why_not = o.why_not;
       break;  // a larger micro-batch holds more

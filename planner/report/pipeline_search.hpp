@@ -43,6 +43,8 @@ struct PipelineOption {
   int data_parallel = 0;     // data-parallel ranks of a stage (context ranks included)
   int stage_plans_made = 0;  // exact stage plans the partition search made over every micro-batch
   std::string why_not;       // when it does not fit: the reason
+  bool pruned = false;       // not planned: its compute alone cannot beat a pipeline already found
+  bool bounds_hold = true;   // every stage planned took at least its compute and a tail of at least 0
 };
 
 struct PipelineSearch {

@@ -102,6 +102,22 @@ TEST(Pipeline, TheCutIsTheBestOfEveryCut) {
   EXPECT_DOUBLE_EQ(slowest(found), best);
 }
 
+TEST(Pipeline, TheScanPicksTheFastestMicroBatchItPrunes) {
+  Scenario scanned = small_pipeline("pipeline: 3");
+  scanned.training.micro_batch = 0;
+  scanned.training.max_micro_batch = 6;
+  const PipelineSearch search = search_pipelines(scanned, Calibration{});
+  ASSERT_TRUE(search.any_fits());
+  double fastest = 0;
+  for (std::int64_t b = 1; b <= 6; ++b) {  // one micro-batch each: nothing to prune against
+    Scenario fixed = scanned;
+    fixed.training.micro_batch = b;
+    const PipelineOption o = search_pipelines(fixed, Calibration{}).options[0];
+    if (o.fits) fastest = std::max(fastest, o.tokens_per_second);
+  }
+  EXPECT_DOUBLE_EQ(search.options[0].tokens_per_second, fastest);
+}
+
 TEST(Pipeline, AStageKeepsItsInFlightActivationsInSearchAndProgram) {
   const Scenario whole = small_pipeline("pipeline: 3");
   const PipelineOption o = pipeline_for_cut(whole, 3, TensorSlice{}, 2, {2, 2, 2}, Calibration{});

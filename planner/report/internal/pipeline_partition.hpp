@@ -176,6 +176,12 @@ class Partition {
 
   int plans_made() const { return static_cast<int>(evals_.size()); }
 
+  // Every operator's forward and backward compute at the micro-batch: the stages' steps add up to at least
+  // it.
+  double total_compute_seconds() const {
+    return layer_prefix_seconds_.back() + front_seconds_ + back_seconds_;
+  }
+
  private:
   double in_flight(int stage) const {
     return in_flight_micro_batches(schedule_, stages_, virtual_stages_, stage, micro_batches_);
