@@ -50,6 +50,42 @@ double boundary_seconds(const Scenario& whole, const Scenario& tmpl, std::int64_
 }
 
 // The pipeline of `stages` at one micro-batch: the cut, each stage's plan and the schedule's figures.
+// The cut searched under a bound on its slowest step, which only skips stages that cannot win: the even
+// cut's slowest step when it fits; else rising multiples of an even share of the compute until a cut is
+// found under one (then its value, at most which the optimum is). Without a bound when a stage took less
+// than its compute. False when no cut can fit (identical layers whose longest fitting stages fall short).
+bool search_under_bounds(Partition& partition, int stages) {
+  partition.bound_by_even_cut();
+  const double total = partition.total_compute_seconds();
+  if (partition.bound() == kInfinity) {
+    if (!partition.find_longest_fitting()) return false;
+    for (double bound = 1.1 * total / stages;; bound *= 1.25) {
+      if (bound >= total) {
+        partition.drop_bound();
+        break;
+      }
+      partition.set_bound(bound);
+      const double found = partition.best(0, 0).first;
+      if (found == kInfinity) continue;
+      if (found > bound) partition.set_bound(found);
+      break;
+    }
+  }
+  partition.cut(false);
+  if (partition.bound_broken()) partition.drop_bound();
+  return true;
+}
+
+// The min-max cut: by threshold for identical layers, else by the bounded search; without a cut that can
+// fit, the even cut (which shows why).
+std::vector<int> searched_cut(Partition& partition, int stages) {
+  if (partition.uniform()) {
+    std::optional<std::vector<int>> cut = partition.threshold_cut();
+    return cut ? *cut : partition.cut(true);
+  }
+  return search_under_bounds(partition, stages) ? partition.cut(false) : partition.cut(true);
+}
+
 // `given` (layers per stage) instead of the search's cut when not null.
 PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const PipelineSearch& search,
                            int stages, std::int64_t micro_batch, int micro_batches,
@@ -70,17 +106,15 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
   const double v = search.schedule == PipelineSchedule::interleaved ? search.virtual_stages : 1;
   const double fastest_seconds =
       partition.total_compute_seconds() * (1 / v + (micro_batches - 1 / v) / stages);
-  if (given == nullptr && beat_tokens_per_second > 0 && tokens / fastest_seconds <= beat_tokens_per_second) {
+  if (given == nullptr && beat_tokens_per_second > 0 &&
+      tokens / (fastest_seconds * (1 - 1e-8)) <= beat_tokens_per_second) {
     o.pruned = true;
     return o;
   }
   const bool equal = search.schedule == PipelineSchedule::interleaved;
-  if (given == nullptr && !equal && stages > 1) {
-    partition.bound_by_even_cut();
-    partition.cut(false);
-    if (partition.bound_broken()) partition.drop_bound();
-  }
-  const std::vector<int> lengths = given != nullptr ? *given : partition.cut(equal);
+  const std::vector<int> lengths = given != nullptr       ? *given
+                                   : equal || stages == 1 ? partition.cut(true)
+                                                          : searched_cut(partition, stages);
   o.fits = true;
   double widest_cut = 0;
   std::vector<StageTiming> timings;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -86,11 +87,77 @@ class Partition {
 
   // A cut's slowest step to beat: the even cut's, planned first. A stage whose compute alone exceeds it
   // is never planned (best() treats it as not fitting), which cannot change the optimum.
+  // The even cut's stage length: L / p, the first L mod p stages one more.
+  int even_length(int stage) const {
+    return ranges_.layers / stages_ + (stage < ranges_.layers % stages_ ? 1 : 0);
+  }
+
+  // Identical layers: each stage's longest length that fits, by bisection (a longer stage holds more), so
+  // that longer ones are never planned. False when no cut can fit: the longest add up to fewer layers.
+  bool find_longest_fitting() {
+    if (!uniform_) return true;
+    longest_.assign(static_cast<std::size_t>(stages_), ranges_.layers);
+    int total = 0;
+    for (int r = 0; r < stages_; ++r) {
+      int low = 0;  // fits (0: nothing fits)
+      int high = ranges_.layers - (stages_ - 1);
+      while (low < high) {
+        const int mid = low + (high - low + 1) / 2;
+        if (eval(r, 0, mid).plan.fits) {
+          low = mid;
+        } else {
+          high = mid - 1;
+        }
+      }
+      longest_[static_cast<std::size_t>(r)] = low;
+      if (low == 0) return false;
+      total += low;
+    }
+    return total >= ranges_.layers;
+  }
+
+  bool uniform() const { return uniform_; }
+
+  // Identical layers: the min-max cut by bisection on the slowest step tau. A stage's length that keeps its
+  // step within tau is found by bisection (steps grow with the length), and tau is feasible when those
+  // lengths add up to the layers; tau is narrowed to 1e-12 of itself, and the cut takes each stage's
+  // longest length within it, the last ones what is left. Nullopt when no cut fits.
+  std::optional<std::vector<int>> threshold_cut() {
+    double high = 0;  // feasible: the even cut's slowest step, or every stage at its longest that fits
+    for (int r = 0; r < stages_; ++r) high = std::max(high, step(r, 0, even_length(r)));
+    if (high == kInfinity) {
+      if (!find_longest_fitting()) return std::nullopt;
+      high = 0;
+      for (int r = 0; r < stages_; ++r)
+        high = std::max(high, step(r, 0, longest_[static_cast<std::size_t>(r)]));
+    }
+    bound_seconds_ = high;  // a stage whose compute exceeds it is never within: not planned
+    // Every step at least its compute: the slowest at least an even share (checked after, as the bound).
+    const std::optional<std::vector<int>> cut =
+        bisect_threshold(total_compute_seconds() / stages_ * (1 - 1e-8), high);
+    if (!bound_broken_) return cut;
+    bound_seconds_ = kInfinity;
+    return bisect_threshold(0, high);
+  }
+
+  // Narrows a feasible `high` down to 1e-12 of itself above an infeasible `low`; the cut within it.
+  std::optional<std::vector<int>> bisect_threshold(double low, double high) {
+    for (int i = 0; i < 200 && high - low > 1e-12 * high; ++i) {
+      const double mid = 0.5 * (low + high);
+      if (lengths_within(mid)) {
+        high = mid;
+      } else {
+        low = mid;
+      }
+    }
+    return lengths_within(high);
+  }
+
   void bound_by_even_cut() {
     double slowest = 0;
     int first = 0;
     for (int r = 0; r < stages_; ++r) {
-      const int n = ranges_.layers / stages_ + (r < ranges_.layers % stages_ ? 1 : 0);
+      const int n = even_length(r);
       slowest = std::max(slowest, step(r, first, n));
       first += n;
     }
@@ -105,7 +172,7 @@ class Partition {
                        std::to_string(micro_batch_);
     int first = 0;
     for (int r = 0; r < stages_; ++r) {
-      const int n = ranges_.layers / stages_ + (r < ranges_.layers % stages_ ? 1 : 0);
+      const int n = even_length(r);
       const StageEval& e = eval(r, first, n);
       first += n;
       if (e.plan.fits) continue;
@@ -119,8 +186,12 @@ class Partition {
   // Whether a planned stage's step came out below its compute (then the bound was not one, and the cut
   // must be searched again without it).
   bool bound_broken() const { return bound_broken_; }
-  void drop_bound() {
-    bound_seconds_ = kInfinity;
+  void drop_bound() { set_bound(kInfinity); }
+  double bound() const { return bound_seconds_; }
+  // Searches again under `seconds`: exact when the optimum is at most it (no stage over it can be part of
+  // a cut that good).
+  void set_bound(double seconds) {
+    bound_seconds_ = seconds;
     best_.clear();
   }
 
@@ -131,6 +202,15 @@ class Partition {
     if (const auto it = best_.find(key); it != best_.end()) return it->second;
     const int last = ranges_.layers - (stages_ - 1 - stage);  // leave a layer for each later stage
     std::pair<double, int> out{kInfinity, last - first};
+    // The stages left share the compute left: when even an equal share exceeds the bound, so does the best.
+    const double left =
+        (layer_prefix_seconds_.back() - layer_prefix_seconds_[static_cast<std::size_t>(first)] +
+         (stage == 0 ? front_seconds_ : 0.0) + back_seconds_) /
+        (stages_ - stage);
+    if (left > bound_seconds_ * (1 + 1e-8)) {
+      best_.emplace(key, out);
+      return out;
+    }
     if (stage == stages_ - 1) {
       out = {step(stage, first, ranges_.layers - first), ranges_.layers - first};
     } else {
@@ -139,7 +219,13 @@ class Partition {
       int high = last - first;
       while (low < high) {
         const int mid = low + (high - low) / 2;
-        if (step(stage, first, mid) >= best(stage + 1, first + mid).first) {
+        // Cheapest first: a stage over the bound is infinite unplanned; a rest beyond it makes every
+        // shorter stage infinite too (the rest only grows), so the crossing lies above mid.
+        if (over_bound(stage, first, mid)) {
+          high = mid;
+        } else if (best(stage + 1, first + mid).first == kInfinity) {
+          low = mid + 1;
+        } else if (step(stage, first, mid) >= best(stage + 1, first + mid).first) {
           high = mid;
         } else {
           low = mid + 1;
@@ -147,7 +233,9 @@ class Partition {
       }
       for (int n : {low - 1, low}) {
         if (n < 1 || n > last - first) continue;
-        const double value = std::max(step(stage, first, n), best(stage + 1, first + n).first);
+        const double rest = best(stage + 1, first + n).first;
+        if (rest == kInfinity) continue;
+        const double value = std::max(step(stage, first, n), rest);
         if (value < out.first) out = {value, n};
       }
     }
@@ -160,7 +248,7 @@ class Partition {
     std::vector<int> lengths;
     int first = 0;
     for (int r = 0; r < stages_; ++r) {
-      const int n = equal ? ranges_.layers / stages_ : best(r, first).second;
+      const int n = equal ? even_length(r) : best(r, first).second;
       lengths.push_back(n);
       first += n;
     }
@@ -187,11 +275,55 @@ class Partition {
     return in_flight_micro_batches(schedule_, stages_, virtual_stages_, stage, micro_batches_);
   }
 
+  // The longest length of stage r whose step is within `seconds` (0: none).
+  int longest_within(int stage, double seconds) {
+    int low = 0;
+    int high = ranges_.layers - (stages_ - 1);
+    if (!longest_.empty()) high = std::min(high, longest_[static_cast<std::size_t>(stage)]);
+    while (low < high) {
+      const int mid = low + (high - low + 1) / 2;
+      if (step(stage, 0, mid) <= seconds) {
+        low = mid;
+      } else {
+        high = mid - 1;
+      }
+    }
+    return low;
+  }
+
+  // A cut whose every step is within `seconds`: each stage its longest such length while the later stages
+  // keep a layer each, the rest to the last ones; nullopt when those lengths do not reach the layers.
+  std::optional<std::vector<int>> lengths_within(double seconds) {
+    std::vector<int> longest;
+    int total = 0;
+    for (int r = 0; r < stages_; ++r) {
+      longest.push_back(longest_within(r, seconds));
+      if (longest.back() == 0) return std::nullopt;
+      total += longest.back();
+    }
+    if (total < ranges_.layers) return std::nullopt;
+    std::vector<int> lengths;
+    int left = ranges_.layers;
+    for (int r = 0; r < stages_; ++r) {
+      const int n = std::min(longest[static_cast<std::size_t>(r)], left - (stages_ - 1 - r));
+      lengths.push_back(n);
+      left -= n;
+    }
+    return lengths;
+  }
+
+  // Whether the stage's compute alone exceeds the bound. The tolerances keep a stage whose step is its
+  // compute (all communication hidden) at the bound.
+  bool over_bound(int stage, int first, int layers) const {
+    if (!longest_.empty() && layers > longest_[static_cast<std::size_t>(stage)]) return true;  // does not fit
+    return compute_seconds(stage, first, layers) > bound_seconds_ * (1 + 1e-8);
+  }
+
   double step(int stage, int first, int layers) {
-    // The tolerances keep a stage whose step is its compute (all communication hidden) at the bound.
-    if (compute_seconds(stage, first, layers) > bound_seconds_ * (1 + 1e-9)) return kInfinity;
+    if (over_bound(stage, first, layers)) return kInfinity;
     const StageEval& e = eval(stage, first, layers);
-    if (e.step_seconds < compute_seconds(stage, first, layers) * (1 - 1e-12)) bound_broken_ = true;
+    // A step is its plan's program at m + 1 micro-steps less at m: rounding of about 1e-14 x m each.
+    if (e.step_seconds < compute_seconds(stage, first, layers) * (1 - 1e-9)) bound_broken_ = true;
     return e.step_seconds;
   }
 
@@ -289,6 +421,7 @@ class Partition {
   double front_seconds_ = 0;
   double back_seconds_ = 0;
   double bound_seconds_ = kInfinity;
+  std::vector<int> longest_;  // each stage's longest length that fits (identical layers; empty: not known)
   bool bound_broken_ = false;
 };
 
