@@ -102,6 +102,29 @@ TEST(Pipeline, TheCutIsTheBestOfEveryCut) {
   EXPECT_DOUBLE_EQ(slowest(found), best);
 }
 
+TEST(Pipeline, TheCutOfLayersOfDifferentWidthsIsTheBestOfEveryCut) {
+  // Per-layer widths: the dynamic program over (stage, first layer), not the threshold bisection.
+  const Scenario whole = parse_scenario_string(
+      "model:\n  transformer: {layers: 6, layer_hidden: [1024, 2048, 1024, 2048, 1536, 1024], "
+      "heads: 16, vocab: 32000, sequence_length: 2048, mlp: gated, norm: rmsnorm, positions: rotary}\n"
+      "cluster: {preset: dgx-a100, nodes: 3}\n"
+      "training: {micro_batch: 2, gradient_accumulation_steps: 6, memory_limit: 20GB}\n"
+      "parallelism: {pipeline: 3}\n");
+  const PipelineSearch search = search_pipelines(whole, Calibration{});
+  ASSERT_TRUE(search.any_fits());
+  const auto slowest = [](const PipelineOption& o) {
+    double out = 0;
+    for (const PipelineStagePlan& s : o.stage_plans) out = std::max(out, s.timing.step_seconds);
+    return o.fits ? out : 1e300;
+  };
+  double best = 1e300;
+  for (int a = 1; a <= 4; ++a)
+    for (int b = 1; a + b <= 5; ++b)
+      best = std::min(
+          best, slowest(pipeline_for_cut(whole, 3, TensorSlice{}, 2, {a, b, 6 - a - b}, Calibration{})));
+  EXPECT_DOUBLE_EQ(slowest(search.options[0]), best);
+}
+
 TEST(Pipeline, TheScanPicksTheFastestMicroBatchItPrunes) {
   Scenario scanned = small_pipeline("pipeline: 3");
   scanned.training.micro_batch = 0;
