@@ -17,11 +17,11 @@ std::string layers_text(const PipelineSearch& search, const PipelineOption& o, s
   const PipelineStagePlan& s = o.stage_plans[stage];
   std::string text;
   if (search.schedule == PipelineSchedule::interleaved && search.virtual_stages > 1) {
-    const int chunk = s.layers / search.virtual_stages;
-    for (int k = 0; k < search.virtual_stages; ++k) {
-      const int first = (static_cast<int>(stage) + k * o.stages) * chunk;
-      text += (k == 0 ? "" : ", ") + range_text(first, chunk);
-    }
+    int layers = 0;
+    for (const PipelineStagePlan& each : o.stage_plans) layers += each.layers;
+    for (const LayerRange& c :
+         interleaved_chunks(layers, o.stages, search.virtual_stages, static_cast<int>(stage)))
+      text += (text.empty() ? "" : ", ") + range_text(c.first, c.layers);
   } else {
     text = range_text(s.first_layer, s.layers);
   }

@@ -21,6 +21,16 @@ double in_flight_micro_batches(PipelineSchedule schedule, int stages, int virtua
   return micro_batches;
 }
 
+std::vector<LayerRange> interleaved_chunks(int layers, int stages, int virtual_stages, int stage) {
+  const int chunks = stages * virtual_stages;
+  const int length = layers / chunks;
+  const int longer = layers % chunks;
+  std::vector<LayerRange> out;
+  for (int k = stage; k < chunks; k += stages)
+    out.push_back({k * length + std::min(k, longer), length + (k < longer ? 1 : 0)});
+  return out;
+}
+
 double bubble_fraction(PipelineSchedule schedule, int stages, int virtual_stages, int micro_batches) {
   const double v = schedule == PipelineSchedule::interleaved ? virtual_stages : 1;
   return (stages - 1) / (v * micro_batches);

@@ -30,6 +30,16 @@ struct PipelineStage {
   bool pipelined() const { return stages > 1; }
 };
 
+// A run of consecutive layers.
+struct LayerRange {
+  int first = 0;
+  int layers = 0;
+};
+
+// The interleaved schedule's model chunks of stage `stage`: the layers cut into stages x virtual_stages
+// chunks as evenly as they go (the first layers mod chunks one layer longer), chunk k on stage k mod stages.
+std::vector<LayerRange> interleaved_chunks(int layers, int stages, int virtual_stages, int stage);
+
 // The micro-batches whose activations stage `stage` (0-based) of `stages` holds at its peak, of
 // `micro_batches` per iteration: GPipe all of them; 1F1B min(stages - stage, micro_batches); interleaved,
 // in units of the stage's whole model, the model chunks Megatron-LM's schedule runs forward before its first

@@ -167,9 +167,6 @@ std::string stage_count_refusal(const Scenario& whole, const PipelineSearch& sea
     return std::to_string(layers) + " layers are fewer than " +
            std::to_string(stages * search.virtual_stages) +
            (search.virtual_stages > 1 ? " model chunks" : " stages");
-  if (search.schedule == PipelineSchedule::interleaved && layers % (stages * search.virtual_stages) != 0)
-    return "the interleaved schedule cuts the " + std::to_string(layers) + " layers into " +
-           std::to_string(stages * search.virtual_stages) + " equal chunks (stages x virtual_stages)";
   return "";
 }
 

@@ -234,9 +234,15 @@ TEST(Pipeline, RefusesWhatItCannotBuildWithTheRule) {
   EXPECT_NE(refused("pipeline: 3, pipeline_schedule: interleaved, virtual_stages: 4")
                 .find("6 layers are fewer than 12 model chunks"),
             std::string::npos);
-  EXPECT_NE(refused("pipeline: 1, pipeline_schedule: interleaved, virtual_stages: 4")
-                .find("cuts the 6 layers into 4 equal chunks"),
-            std::string::npos);
+  // Interleaved chunks as even as they go: 6 layers in 4 chunks of 2, 2, 1, 1; chunk k on stage k mod 2.
+  const std::vector<LayerRange> first = interleaved_chunks(6, 2, 2, 0);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0].first, 0);
+  EXPECT_EQ(first[0].layers, 2);
+  EXPECT_EQ(first[1].first, 4);
+  EXPECT_EQ(first[1].layers, 1);
+  EXPECT_EQ(interleaved_chunks(6, 2, 2, 1)[0].first, 2);
+  EXPECT_EQ(interleaved_chunks(6, 2, 2, 1)[1].first, 5);
   // Too few micro-batches for 1F1B: the pipeline is built but nothing runs.
   Scenario few = small_pipeline("pipeline: 3");
   few.training.gradient_accumulation_steps = 2;

@@ -87,6 +87,15 @@ class Partition {
 
   // A cut's slowest step to beat: the even cut's, planned first. A stage whose compute alone exceeds it
   // is never planned (best() treats it as not fitting), which cannot change the optimum.
+  // The equal cut's stage length: the interleaved schedule's chunks, else the even cut's.
+  int equal_length(int stage) const {
+    if (schedule_ != PipelineSchedule::interleaved) return even_length(stage);
+    int out = 0;
+    for (const LayerRange& c : interleaved_chunks(ranges_.layers, stages_, virtual_stages_, stage))
+      out += c.layers;
+    return out;
+  }
+
   // The even cut's stage length: L / p, the first L mod p stages one more.
   int even_length(int stage) const {
     return ranges_.layers / stages_ + (stage < ranges_.layers % stages_ ? 1 : 0);
@@ -248,7 +257,7 @@ class Partition {
     std::vector<int> lengths;
     int first = 0;
     for (int r = 0; r < stages_; ++r) {
-      const int n = equal ? even_length(r) : best(r, first).second;
+      const int n = equal ? equal_length(r) : best(r, first).second;
       lengths.push_back(n);
       first += n;
     }
@@ -363,8 +372,9 @@ class Partition {
   // layers / (stages x virtual_stages) layers each: chunk k on stage k mod stages).
   bool holds(int stage, int first, int layers, int layer) const {
     if (schedule_ != PipelineSchedule::interleaved) return layer >= first && layer < first + layers;
-    const int chunk = ranges_.layers / (stages_ * virtual_stages_);
-    return (layer / chunk) % stages_ == stage;
+    for (const LayerRange& c : interleaved_chunks(ranges_.layers, stages_, virtual_stages_, stage))
+      if (layer >= c.first && layer < c.first + c.layers) return true;
+    return false;
   }
 
   Scenario stage_scenario(int stage, int first, int layers) const {
