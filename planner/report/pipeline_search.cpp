@@ -2,9 +2,6 @@
 #include "planner/report/pipeline_search.hpp"
 
 #include <algorithm>
-#include <limits>
-#include <map>
-#include <tuple>
 #include <utility>
 
 #include "planner/core/error.hpp"
@@ -17,7 +14,6 @@ namespace shardscope {
 namespace {
 
 using pipeline_internal::kInfinity;
-using pipeline_internal::layer_ranges;
 using pipeline_internal::Partition;
 using pipeline_internal::StageEval;
 
@@ -49,7 +45,6 @@ double boundary_seconds(const Scenario& whole, const Scenario& tmpl, std::int64_
   return whole.cluster.network.latency_seconds + bytes / boundary_bytes_per_second(whole.cluster);
 }
 
-// The pipeline of `stages` at one micro-batch: the cut, each stage's plan and the schedule's figures.
 // The cut searched under a bound on its slowest step, which only skips stages that cannot win: the even
 // cut's slowest step when it fits; else rising multiples of an even share of the compute until a cut is
 // found under one (then its value, at most which the optimum is). Without a bound when a stage took less
@@ -86,7 +81,9 @@ std::vector<int> searched_cut(Partition& partition, int stages) {
   return search_under_bounds(partition, stages) ? partition.cut(false) : partition.cut(true);
 }
 
-// `given` (layers per stage) instead of the search's cut when not null.
+// The pipeline of `stages` at one micro-batch: the cut (`given`, layers per stage, instead of the search's
+// when not null), each stage's plan and the schedule's figures; not planned (pruned) when its compute alone
+// cannot beat `beat_tokens_per_second`.
 PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const PipelineSearch& search,
                            int stages, std::int64_t micro_batch, int micro_batches,
                            const Calibration& calibration, const PlanRequest& request,
