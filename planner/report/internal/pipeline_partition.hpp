@@ -83,8 +83,6 @@ class Partition {
     compute_lower_bounds();
   }
 
-  int layers() const { return ranges_.layers; }
-
   // A cut's slowest step to beat: the even cut's, planned first. A stage whose compute alone exceeds it
   // is never planned (best() treats it as not fitting), which cannot change the optimum.
   // The equal cut's stage length: the interleaved schedule's chunks, else the even cut's.
