@@ -183,6 +183,8 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
     add_cluster(c, scenario.mesh.physical);
   }
   if (scenario.mesh.pipeline.pipelined()) {  // a pipeline stage's scenario
+    c.add("execution.runtime.pipeline_shards_optimizer_only",
+          scenario.execution.runtime.pipeline_shards_optimizer_only);
     c.add("mesh.pipeline.stages", scenario.mesh.pipeline.stages);
     c.add("mesh.pipeline.index", scenario.mesh.pipeline.index);
     c.add("mesh.pipeline.in_flight", scenario.mesh.pipeline.in_flight_micro_batches);

@@ -61,6 +61,12 @@ struct RuntimeProfile {
   // (PyTorch's DTensor tensor parallelism, as torchtitan applies it) or their shard (Megatron-LM): the
   // transformer generator's TensorParallelStyle.
   bool sequence_parallel_keeps_gathered_inputs = false;
+  // Under pipeline parallelism, whether a stage's parameters and gradients stay whole on every GPU through
+  // the step, only the optimizer states sharded: PyTorch's pipeline stages with FSDP2 (torchtitan does not
+  // reshard after forward when pipelining; the stage defers the reduce-scatter to the last micro-batch) and
+  // DeepSpeed's pipeline engine (ZeRO-1 at most). A pipelined stage's plans then keep parameter and
+  // gradient scopes N (search_space.hpp: stage_space), gradients held in the reduce dtype.
+  bool pipeline_shards_optimizer_only = false;
   // Under torch.compile (execution.compile), the share of the eager element-wise kernels' time that the
   // fused kernels still take (norms, activations, residual adds, rotary, casts: Inductor fuses them; the
   // products and attention stay the libraries' kernels). Absent (0): the profile has no compiled mode.

@@ -28,4 +28,10 @@ struct Scenario {
   MeshSlice mesh;                  // what `model` and `cluster` above are sliced for (mesh.hpp)
 };
 
+// Whether the scenario is a pipeline stage whose runtime keeps parameters and gradients whole through the
+// step (RuntimeProfile::pipeline_shards_optimizer_only): its plans shard optimizer states only.
+inline bool stage_shards_optimizer_only(const Scenario& scenario) {
+  return scenario.mesh.pipeline.pipelined() && scenario.execution.runtime.pipeline_shards_optimizer_only;
+}
+
 }  // namespace shardscope

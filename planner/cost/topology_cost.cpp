@@ -12,11 +12,14 @@ namespace shardscope {
 
 namespace {
 
-// The model-state bytes per parameter, gradients reduced in the scenario's reduce dtype.
+// The model-state bytes per parameter, gradients reduced in the scenario's reduce dtype. A stage that keeps
+// its gradients whole through the step accumulates them in that dtype too (FSDP2 upcasts an unsharded
+// gradient it does not reduce yet to reduce_dtype: FSDPParam.to_accumulated_grad_if_needed).
 StateBytesPerParameter scenario_state_bytes(const Scenario& scenario) {
   StateBytesPerParameter s =
       state_bytes_per_parameter(scenario.training.precision, scenario.training.optimizer);
   if (scenario.execution.reduce_dtype == ReduceDtype::fp32) s.reduce = 4;
+  if (stage_shards_optimizer_only(scenario)) s.gradient = std::max(s.gradient, s.reduce);
   return s;
 }
 

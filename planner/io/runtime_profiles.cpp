@@ -16,8 +16,8 @@ YamlMap profile_map(const std::string& text, const std::string& path, RuntimeNam
   const YamlMap map(parse_yaml_mapping(text, path), path, "");
   map.reject_unknown({"name", "description", "source", "host_forward_per_operator",
                       "host_backward_per_operator", "reserve", "recompute_gathers_again",
-                      "sequence_parallel_keeps_gathered_inputs", "compiled_elementwise_share",
-                      "published_errors"});
+                      "sequence_parallel_keeps_gathered_inputs", "pipeline_shards_optimizer_only",
+                      "compiled_elementwise_share", "published_errors"});
   if (map.string("name") != key) map.fail("name", "expected '" + key + "', the file's own name");
   return map;
 }
@@ -72,6 +72,7 @@ RuntimeProfile parse_runtime_profile(const std::string& text, const std::string&
   p.recompute_gathers_again = map.boolean_or("recompute_gathers_again", true);
   p.sequence_parallel_keeps_gathered_inputs =
       map.boolean_or("sequence_parallel_keeps_gathered_inputs", false);
+  p.pipeline_shards_optimizer_only = map.boolean_or("pipeline_shards_optimizer_only", false);
   p.compiled_elementwise_share = map.number_or("compiled_elementwise_share", 0.0, 1e-3, 1.0);
   p.published_errors = published_errors(map);
   return p;

@@ -63,6 +63,14 @@ void check_operator(const PlanChecker& check, const Scenario& scenario, std::siz
                                     " (parameters, gradients, optimizer); PaRO's rule needs the optimizer "
                                     "scope at least as fine as the other two (N, then I, then G, finest)");
   }
+  if (stage_shards_optimizer_only(scenario) &&
+      (c.scopes.parameters != ShardScope::N || c.scopes.gradients != ShardScope::N)) {
+    check.fail(at + (c.scopes.parameters != ShardScope::N ? "p_scope" : "g_scope"),
+               "operator '" + c.name + "' has scopes " + c.scopes.name() + "; under the " +
+                   std::string(to_string(scenario.execution.runtime.name)) +
+                   " runtime a pipeline stage keeps parameters and gradients whole through the step "
+                   "(only the optimizer states shard: p_scope and g_scope N)");
+  }
   const std::vector<int>& granularities = scenario.training.slice_granularities;
   if (c.slices != 1 &&
       std::find(granularities.begin(), granularities.end(), c.slices) == granularities.end()) {

@@ -17,12 +17,16 @@
 namespace shardscope {
 namespace {
 
-// The spaces plan_scenario scans, in order: the product's, then the baselines the cost model supports.
-std::vector<SearchSpace> scenario_spaces(const Scenario& scenario, bool with_baselines) {
+// The spaces plan_scenario scans, in order: the product's (or the request's), then the baselines the cost
+// model supports; a stage that shards optimizer states only runs each with its parameters and gradients
+// whole.
+std::vector<SearchSpace> scenario_spaces(const Scenario& scenario, const PlanRequest& request) {
   const bool paper = scenario.planner.cost_model == CostModelKind::paper;
-  std::vector<SearchSpace> spaces{product_space(scenario)};
-  if (!with_baselines) return spaces;
+  std::vector<SearchSpace> spaces{request.product ? *request.product : product_space(scenario)};
+  if (stage_shards_optimizer_only(scenario)) keep_optimizer_sharding_only(spaces.front());
+  if (!request.with_baselines) return spaces;
   for (SearchSpace& space : baseline_spaces(scenario.training)) {
+    if (stage_shards_optimizer_only(scenario)) keep_optimizer_sharding_only(space);
     const bool paper_only_scopes =
         space.scopes.size() <= 2 &&
         std::all_of(space.scopes.begin(), space.scopes.end(),
@@ -94,8 +98,10 @@ std::vector<ParetoPoint> pareto_points(const ValidScenario& scenario, const Cali
 }  // namespace
 
 SearchSpace product_space(const Scenario& scenario) {
-  return scenario.planner.cost_model == CostModelKind::paper ? osdp_space(scenario.training, true)
-                                                             : full_space(scenario.training);
+  if (scenario.planner.cost_model == CostModelKind::paper) return osdp_space(scenario.training, true);
+  SearchSpace space = full_space(scenario.training);
+  if (stage_shards_optimizer_only(scenario)) keep_optimizer_sharding_only(space);
+  return space;
 }
 
 DeviceFront device_front(const ValidScenario& scenario, const Calibration& calibration,
@@ -139,7 +145,7 @@ PlanReport plan_scenario(const ValidScenario& scenario, const Calibration& calib
                          const PlanRequest& request) {
   PlanObserver* observer = request.search.observer;
   const int threads = request.search.threads;
-  std::vector<SearchSpace> spaces = scenario_spaces(scenario, request.with_baselines);
+  std::vector<SearchSpace> spaces = scenario_spaces(scenario, request);
   spaces.front().pins = request.pins;
   const std::vector<std::int64_t> micro_batches = batch_candidates(scenario);
   const Plan configured = configured_plan(scenario, calibration);  // digests once, not once per strategy

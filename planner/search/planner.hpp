@@ -83,6 +83,9 @@ struct PlanRequest {
   // them.
   std::vector<OperatorPin> pins;
   SearchOptions search;
+  // The product's plan in this space instead of product_space (a framework's strategy, as `reproduce` plans
+  // a published row's pipeline stages).
+  std::optional<SearchSpace> product;
 };
 
 // Scans the scenario's batch sizes for one space.
@@ -123,7 +126,8 @@ struct TrainingStep {
   int accumulation_steps = 1;
 };
 
-// The space of the product's plan: OSDP's (with splitting) under the paper cost model, else the full space.
+// The space of the product's plan: OSDP's (with splitting) under the paper cost model, else the full space;
+// a pipeline stage whose runtime shards optimizer states only keeps its parameter and gradient scopes N.
 SearchSpace product_space(const Scenario& scenario);
 
 // How device_front takes a front: how many points it keeps (evenly thinned beyond), on how many threads, and

@@ -95,6 +95,18 @@ SearchSpace full_space(const TrainingConfig& t) {
   return s;
 }
 
+void keep_optimizer_sharding_only(SearchSpace& space) {
+  std::vector<Scopes> kept;
+  for (const Scopes& s : space.scopes) {
+    const Scopes whole{N, N, s.optimizer};
+    const bool seen = std::any_of(kept.begin(), kept.end(),
+                                  [&](const Scopes& k) { return k.optimizer == whole.optimizer; });
+    if (!seen) kept.push_back(whole);
+  }
+  space.scopes = std::move(kept);
+  space.secondary_parameter_partition = false;
+}
+
 SearchSpace osdp_space(const TrainingConfig& t, bool splitting) {
   SearchSpace s;
   s.name = splitting ? "osdp" : "osdp-no-split";

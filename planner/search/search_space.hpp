@@ -41,6 +41,10 @@ std::vector<bool> checkpoint_options(CheckpointPolicy policy, const Operator& op
 
 // The product's own space: per operator any PaRO scope, any slice granularity and k, checkpointing.
 SearchSpace full_space(const TrainingConfig& training);
+// Each scope with its parameters and gradients whole (GGG -> NNG, IIG -> NNG, NIG -> NNG; duplicates dropped;
+// no ZeRO++ secondary partition): how a pipeline stage runs a space under a runtime that keeps them whole
+// through the step (stage_shards_optimizer_only): FSDP's layout becomes ZeRO-1's.
+void keep_optimizer_sharding_only(SearchSpace& space);
 // OSDP: per operator DP (NNN) or ZDP (GGG), with or without operator splitting.
 SearchSpace osdp_space(const TrainingConfig& training, bool splitting);
 // One entry of the strategy registry, the single list of strategy names that `--strategy`, `plan`'s

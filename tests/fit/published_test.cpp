@@ -27,7 +27,8 @@ struct Shipped {
 const Shipped kShipped[] = {{"llm-foundry-h100.yaml", 52, 26},        {"llm-foundry-h100-large.yaml", 18, 9},
                             {"llm-foundry-a100.yaml", 61, 31},        {"torchtitan-fsdp.yaml", 7, 4},
                             {"torchtitan-fsdp-a100-2024.yaml", 3, 2}, {"llm-foundry-h100-fp8.yaml", 7, 4},
-                            {"torchtitan-2d-h100.yaml", 1, 1},        {"torchtitan-cp-h100.yaml", 3, 2}};
+                            {"torchtitan-2d-h100.yaml", 1, 1},        {"torchtitan-cp-h100.yaml", 3, 2},
+                            {"torchtitan-3d-h100.yaml", 2, 1},        {"torchtitan-4d-h100.yaml", 4, 2}};
 
 // Parameters of the shape by the usual count (biases, norms with bias for layernorm, learned positions of
 // the sequence length, an untied output), independent of shardscope's model generator.
@@ -97,6 +98,13 @@ TEST(Published, EveryRowBecomesAScenarioWithItsGpusAndShape) {
         FAIL() << s.file << " " << r.id << ": " << e.what() << "\n" << text;
       }
       EXPECT_EQ(physical_gpus(scenario), r.gpus) << r.id;
+      EXPECT_EQ(scenario.parallelism.pipeline, r.pipeline_parallel) << r.id;
+      // A pipelined scenario is sliced stage by stage by the pipeline search, not at parse.
+      if (r.pipeline_parallel > 1) {
+        EXPECT_EQ(scenario.parallelism.tensor, r.tensor_parallel) << r.id;
+        EXPECT_EQ(scenario.mesh.tensor.degree, 1) << r.id;
+        scenario = slice_scenario(scenario, TensorSlice{r.tensor_parallel, r.sequence_parallel, 1});
+      }
       EXPECT_EQ(scenario.mesh.tensor.degree, r.tensor_parallel) << r.id;
       ASSERT_TRUE(row_sequence_tokens(r).has_value()) << r.id;
       // Under context parallelism a sample is one chunk of the row's sequence.
@@ -278,7 +286,8 @@ TEST(Published, TensorParallelRowsCountDataParallelRanks) {
       replaced("    gpus: 8\n", "    gpus: 8\n    tensor_parallel: 2\n    sequence_parallel: true\n");
   expect_error(tp2,
                "t.yaml:37: rows[0].global_batch_sequences: is not micro_batch_per_gpu x "
-               "gradient_accumulation_steps x gpus / (tensor_parallel x context_parallel) (24)");
+               "gradient_accumulation_steps x gpus / (tensor_parallel x context_parallel x "
+               "pipeline_parallel) (24)");
   expect_error(replaced("    gpus: 8\n", "    gpus: 8\n    context_parallel: 2\n"),
                "rows[0].global_batch_sequences: is not micro_batch_per_gpu");
   expect_error(replaced("    gpus: 8\n", "    gpus: 8\n    tensor_parallel: 4\n    context_parallel: 4\n"),
@@ -301,6 +310,45 @@ TEST(Published, TensorParallelRowsCountDataParallelRanks) {
                "t.yaml:33: rows[0].sequence_parallel: needs tensor_parallel above 1");
   expect_error(replaced("    gpus: 8\n", "    gpus: 8\n    tensor_parallel: 0\n"),
                "rows[0].tensor_parallel:");
+}
+
+TEST(Published, PipelineRowsCountStagesAndNameTheirSchedule) {
+  const std::string base =
+      "    gpus: 8\n    micro_batch_per_gpu: 2\n    gradient_accumulation_steps: 3\n"
+      "    global_batch_sequences: 48\n";
+  const auto piped = [&](const std::string& pipeline, const std::string& batch = "48") {
+    return replaced(base, "    gpus: 8\n" + pipeline +
+                              "    micro_batch_per_gpu: 2\n    gradient_accumulation_steps: 3\n"
+                              "    global_batch_sequences: " +
+                              batch + "\n");
+  };
+  const PublishedTable t = parse_published_string(
+      piped("    pipeline_parallel: 2\n    pipeline_schedule: interleaved\n    virtual_stages: 2\n", "24"),
+      "t.yaml");
+  EXPECT_EQ(t.rows[0].pipeline_parallel, 2);
+  EXPECT_EQ(data_parallel_ranks(t.rows[0]), 4);
+  EXPECT_NE(published_scenario_text(t, t.rows[0])
+                .find("  pipeline: 2\n  pipeline_schedule: interleaved\n  virtual_stages: 2\n"),
+            std::string::npos);
+  expect_error(piped("    pipeline_parallel: 2\n    pipeline_schedule: 1f1b\n"),
+               "rows[0].global_batch_sequences: is not micro_batch_per_gpu");
+  expect_error(piped("    pipeline_parallel: 2\n", "24"), "rows[0].pipeline_schedule:");
+  expect_error(piped("    pipeline_parallel: 2\n    pipeline_schedule: zigzag\n", "24"),
+               "rows[0].pipeline_schedule:");
+  expect_error(piped("    pipeline_parallel: 2\n    pipeline_schedule: interleaved\n", "24"),
+               "rows[0].virtual_stages: the interleaved schedule needs at least 2");
+  expect_error(piped("    pipeline_parallel: 2\n    pipeline_schedule: 1f1b\n    virtual_stages: 2\n", "24"),
+               "rows[0].virtual_stages: only the interleaved schedule");
+  expect_error(piped("    pipeline_schedule: 1f1b\n"),
+               "rows[0].pipeline_schedule: needs pipeline_parallel above 1");
+  expect_error(piped("    virtual_stages: 2\n"), "rows[0].virtual_stages: needs pipeline_parallel above 1");
+  expect_error(piped("    tensor_parallel: 2\n    pipeline_parallel: 8\n    pipeline_schedule: 1f1b\n"),
+               "rows[0].pipeline_parallel: times tensor_parallel and context_parallel does not divide");
+  // A stated micro-batch may not be assumed too; an unknown one may, from the source's defaults.
+  const std::string assumed = replaced("    measured:\n",
+                                       "    assumed:\n      micro_batch_per_gpu: 1\n"
+                                       "      source: a default\n    measured:\n");
+  expect_error(assumed, "rows[0].assumed.micro_batch_per_gpu: the row states it");
 }
 
 // A card's peak other than the preset's is written into each row's scenario and needs its source.

@@ -25,7 +25,8 @@ const std::string kDir = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/publish
 const char* const kFiles[] = {"llm-foundry-h100.yaml",          "llm-foundry-h100-large.yaml",
                               "llm-foundry-a100.yaml",          "torchtitan-fsdp.yaml",
                               "torchtitan-fsdp-a100-2024.yaml", "llm-foundry-h100-fp8.yaml",
-                              "torchtitan-2d-h100.yaml",        "torchtitan-cp-h100.yaml"};
+                              "torchtitan-2d-h100.yaml",        "torchtitan-cp-h100.yaml",
+                              "torchtitan-3d-h100.yaml",        "torchtitan-4d-h100.yaml"};
 
 Reproduction shipped(std::optional<RuntimeName> runtime = std::nullopt) {
   std::vector<SourceReproduction> sources;
@@ -186,6 +187,17 @@ TEST(Reproduce, StatedShardingMapsToStrategies) {
     row.sharding_stated = stated;
     EXPECT_EQ(row_strategy(t, row), strategy) << stated;
   }
+  // A mesh names each of the row's degrees above 1, as "TP 8" or "TP8"; "PP 16" does not name PP 1... 8.
+  row.tensor_parallel = 8;
+  row.pipeline_parallel = 8;
+  for (const std::string stated : {"FSDP 8, TP 8, PP 8", "FSDP 2, CP 1 (TP 8, PP8)"})
+    EXPECT_EQ((row.sharding_stated = stated, row_strategy(t, row)), "fsdp") << stated;
+  for (const std::string stated :
+       {"FSDP 8, TP 8", "FSDP 8, TP 8, PP 16", "FSDP 8, TP 8, PP 80", "TP 8, PP 8"}) {
+    row.sharding_stated = stated;
+    EXPECT_THROW(row_strategy(t, row), InputError) << stated;
+  }
+  row.tensor_parallel = row.pipeline_parallel = 1;
   row.sharding_stated = "HYBRID_SHARD";
   try {
     row_strategy(t, row);

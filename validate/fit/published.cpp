@@ -1,11 +1,10 @@
-// Reading validate/published/*.yaml into PublishedTable, with the checks across fields, and writing a
-// scenario for one row.
+// Reading validate/published/*.yaml into PublishedTable, with the checks across fields (the scenario of a
+// row: published_scenario.cpp).
 #include "validate/fit/published.hpp"
 
 #include <cctype>
 #include <cmath>
 #include <set>
-#include <sstream>
 
 #include "planner/core/error.hpp"
 #include "planner/io/cluster_presets.hpp"
@@ -39,8 +38,8 @@ PublishedCheckpointing checkpointing(const YamlMap& map, const std::string& key)
 
 // What a row assumes from its source's own configuration, only where the row leaves it open.
 void read_assumed(const YamlMap& assumed, PublishedRow& r) {
-  assumed.reject_unknown(
-      {"sequence_tokens", "activation_checkpointing", "activation_checkpointing_every", "source"});
+  assumed.reject_unknown({"sequence_tokens", "activation_checkpointing", "activation_checkpointing_every",
+                          "micro_batch_per_gpu", "source"});
   r.assumed_source = assumed.name("source");
   if (assumed.has("activation_checkpointing")) {
     // Which kind of selective checkpointing a row that says only "selective" ran.
@@ -61,6 +60,11 @@ void read_assumed(const YamlMap& assumed, PublishedRow& r) {
   if (assumed.has("sequence_tokens")) {
     if (r.sequence_tokens) assumed.fail("sequence_tokens", "the row states it; assume only what is unknown");
     r.assumed_sequence_tokens = assumed.integer("sequence_tokens", 1, 10000000);
+  }
+  if (assumed.has("micro_batch_per_gpu")) {
+    if (r.micro_batch_per_gpu)
+      assumed.fail("micro_batch_per_gpu", "the row states it; assume only what is unknown");
+    r.assumed_micro_batch_per_gpu = assumed.integer("micro_batch_per_gpu", 1, 1000000);
   }
 }
 
@@ -198,6 +202,22 @@ PublishedMeasured parse_measured(const YamlMap& map, const std::string& memory_m
   return m;
 }
 
+// pipeline_parallel, and its schedule (required with stages) and virtual stages (interleaved only).
+void read_pipeline(const YamlMap& map, PublishedRow& r) {
+  r.pipeline_parallel = static_cast<int>(map.integer_or("pipeline_parallel", 1, 1, 1024));
+  if (r.pipeline_parallel == 1) {
+    if (map.has("pipeline_schedule")) map.fail("pipeline_schedule", "needs pipeline_parallel above 1");
+    if (map.has("virtual_stages")) map.fail("virtual_stages", "needs pipeline_parallel above 1");
+    return;
+  }
+  r.pipeline_schedule = map.choice("pipeline_schedule", {"gpipe", "1f1b", "interleaved"});
+  r.virtual_stages = static_cast<int>(map.integer_or("virtual_stages", 1, 1, 64));
+  if (r.pipeline_schedule == "interleaved" && r.virtual_stages < 2)
+    map.fail("virtual_stages", "the interleaved schedule needs at least 2 model chunks per stage");
+  if (r.pipeline_schedule != "interleaved" && r.virtual_stages != 1)
+    map.fail("virtual_stages", "only the interleaved schedule has more than one model chunk per stage");
+}
+
 // Checks across one row's fields: the batch arithmetic and total against per-GPU throughput.
 void check_row(const YamlMap& map, const PublishedRow& r) {
   if (r.gpus % r.tensor_parallel != 0)
@@ -206,12 +226,16 @@ void check_row(const YamlMap& map, const PublishedRow& r) {
     map.fail("context_parallel",
              "times tensor_parallel does not divide the row's " + std::to_string(r.gpus) + " GPUs");
   }
-  const int ranks = r.gpus / (r.tensor_parallel * r.context_parallel);  // data-parallel ranks
+  if (r.gpus % (r.tensor_parallel * r.context_parallel * r.pipeline_parallel) != 0) {
+    map.fail("pipeline_parallel", "times tensor_parallel and context_parallel does not divide the row's " +
+                                      std::to_string(r.gpus) + " GPUs");
+  }
+  const int ranks = data_parallel_ranks(r);
   if (r.micro_batch_per_gpu && r.gradient_accumulation_steps && r.global_batch_sequences &&
       *r.micro_batch_per_gpu * *r.gradient_accumulation_steps * ranks != *r.global_batch_sequences) {
     map.fail("global_batch_sequences",
              "is not micro_batch_per_gpu x gradient_accumulation_steps x gpus / (tensor_parallel x "
-             "context_parallel) (" +
+             "context_parallel x pipeline_parallel) (" +
                  std::to_string(*r.micro_batch_per_gpu * *r.gradient_accumulation_steps * ranks) + ")");
   }
   if (r.global_batch_sequences && r.global_batch_tokens && r.sequence_tokens &&
@@ -235,6 +259,9 @@ PublishedRow parse_row(const YamlMap& map, const PublishedTable& table) {
                       "tensor_parallel",
                       "sequence_parallel",
                       "context_parallel",
+                      "pipeline_parallel",
+                      "pipeline_schedule",
+                      "virtual_stages",
                       "micro_batch_per_gpu",
                       "gradient_accumulation_steps",
                       "global_batch_sequences",
@@ -271,6 +298,7 @@ PublishedRow parse_row(const YamlMap& map, const PublishedTable& table) {
   r.context_parallel = static_cast<int>(map.integer_or("context_parallel", 1, 1, 1024));
   if (r.sequence_parallel && r.tensor_parallel == 1)
     map.fail("sequence_parallel", "needs tensor_parallel above 1");
+  read_pipeline(map, r);
   r.micro_batch_per_gpu = count_or_unknown(map, "micro_batch_per_gpu");
   r.gradient_accumulation_steps = count_or_unknown(map, "gradient_accumulation_steps");
   r.global_batch_sequences = optional_count(map, "global_batch_sequences");
@@ -360,112 +388,12 @@ PublishedTable load_published_file(const std::string& path) {
   return parse_published_string(read_text_file(path, "published measurements"), path);
 }
 
+int data_parallel_ranks(const PublishedRow& row) {
+  return row.gpus / (row.tensor_parallel * row.context_parallel * row.pipeline_parallel);
+}
+
 std::optional<std::int64_t> row_sequence_tokens(const PublishedRow& row) {
   return row.sequence_tokens ? row.sequence_tokens : row.assumed_sequence_tokens;
-}
-
-namespace {
-
-// The scenario's execution: the table's framework and loss; torch.compile and Float8 where the row ran them.
-void write_execution(std::ostream& out, const PublishedTable& table, const PublishedRow& row) {
-  out << "execution:\n  runtime: " << table.runtime_profile << "\n";
-  out << "  cross_entropy: " << table.cross_entropy << "\n";
-  if (!table.reduce_dtype.empty()) out << "  reduce_dtype: " << table.reduce_dtype << "\n";
-  if (row.torch_compile == Tristate::yes) out << "  compile: true\n";
-  if (row.float8 == Tristate::yes) out << "  float8: " << table.float8_recipe << "\n";
-}
-
-// The row's mesh (parallelism:) and the training section's precision, micro-batch and accumulation.
-void write_mesh_and_batch(std::ostream& out, const PublishedTable& table, const PublishedRow& row) {
-  if (row.tensor_parallel > 1 || row.context_parallel > 1) {
-    out << "parallelism:\n  tensor: " << row.tensor_parallel
-        << "\n  sequence_parallel: " << (row.sequence_parallel ? "true" : "false")
-        << "\n  context: " << row.context_parallel << "\n";
-  }
-  out << "training:\n  precision: " << table.precision << "\n";
-  if (row.micro_batch_per_gpu) out << "  micro_batch: " << *row.micro_batch_per_gpu << "\n";
-  std::optional<std::int64_t> accumulation = row.gradient_accumulation_steps;
-  const std::int64_t ranks = row.gpus / (row.tensor_parallel * row.context_parallel);  // data-parallel ranks
-  if (!accumulation && row.micro_batch_per_gpu && row.global_batch_sequences &&
-      *row.global_batch_sequences % (*row.micro_batch_per_gpu * ranks) == 0) {
-    accumulation = *row.global_batch_sequences / (*row.micro_batch_per_gpu * ranks);
-    out << "  # accumulation from the stated global batch / (micro-batch x data-parallel ranks)\n";
-  }
-  if (accumulation) {
-    out << "  gradient_accumulation_steps: " << *accumulation << "\n";
-  } else {
-    out << "  # gradient accumulation unknown: shardscope's default (1)\n";
-  }
-}
-
-}  // namespace
-
-std::string published_scenario_text(const PublishedTable& table, const PublishedRow& row) {
-  const std::optional<std::int64_t> sequence = row_sequence_tokens(row);
-  if (!sequence) {
-    throw InputError(table.file, row.line, "rows." + row.id + ".sequence_tokens",
-                     "unknown and not assumed; a prediction needs a sequence length");
-  }
-  const int per_node = cluster_preset(table.cluster.preset).gpus_per_node;
-  if (row.gpus % per_node != 0) {
-    throw InputError(table.file, row.line, "rows." + row.id + ".gpus",
-                     std::to_string(row.gpus) + " GPUs are not a whole number of " + table.cluster.preset +
-                         " nodes of " + std::to_string(per_node));
-  }
-  const PublishedModel& m = table.model_of(row);
-  const auto flag = [](bool value) { return value ? "true" : "false"; };
-  std::ostringstream out;
-  out << "# " << table.source.name << ", " << table.source.table << ", row " << row.id << " ("
-      << (row.part == PublishedPart::fit ? "fit" : "held out") << ").\n";
-  if (!row.sequence_tokens)
-    out << "# assumed sequence length " << *sequence << ": " << row.assumed_source << "\n";
-  out << "name: " << row.id << "\n";
-  out << "model:\n  name: " << m.name << "\n  transformer:\n";
-  out << "    layers: " << m.layers << "\n    hidden: " << m.hidden << "\n    heads: " << m.heads << "\n";
-  if (m.kv_heads > 0) out << "    kv_heads: " << m.kv_heads << "\n";
-  out << "    ffn_hidden: " << m.ffn_hidden_resolved() << "\n    vocab: " << m.vocab << "\n";
-  out << "    sequence_length: " << *sequence << "\n";
-  out << "    mlp: " << m.mlp << "\n    norm: " << m.norm << "\n    positions: " << m.positions << "\n";
-  out << "    attention_bias: " << flag(m.attention_bias) << "\n    mlp_bias: " << flag(m.mlp_bias) << "\n";
-  out << "    tied_embeddings: " << flag(m.tied_embeddings) << "\n";
-  if (row.flash_attention != Tristate::unknown)
-    out << "    flash_attention: " << flag(row.flash_attention == Tristate::yes) << "\n";
-  out << "cluster:\n  preset: " << table.cluster.preset << "\n  nodes: " << row.gpus / per_node << "\n";
-  const PublishedCluster& c = table.cluster;
-  if (!c.gpu_memory.empty() || !c.hbm_bandwidth.empty() || !c.peak_fp16.empty()) {
-    out << "  gpu:\n";
-    if (!c.gpu_memory.empty()) out << "    memory: " << c.gpu_memory << "\n";
-    if (!c.hbm_bandwidth.empty()) out << "    hbm_bandwidth: " << c.hbm_bandwidth << "\n";
-    if (!c.peak_fp16.empty()) out << "    peak_fp16: " << c.peak_fp16 << "\n";
-  }
-  write_mesh_and_batch(out, table, row);
-  switch (row.checkpointing) {
-    case PublishedCheckpointing::none:
-      out << "  checkpointing: none\n";
-      break;
-    case PublishedCheckpointing::full:
-      out << "  checkpointing: all\n";
-      break;
-    case PublishedCheckpointing::selective_op:
-      out << "  # stated: " << row.checkpointing_stated << " (torchtitan's op policy)\n";
-      out << "  checkpointing: selective\n";
-      break;
-    case PublishedCheckpointing::selective_layer:
-      if (!row.checkpoint_every) {
-        throw InputError(table.file, row.line, "rows." + row.id + ".activation_checkpointing_every",
-                         "unknown and not assumed; selective-layer checkpointing needs its layer step");
-      }
-      out << "  # stated: " << row.checkpointing_stated << " (torchtitan's layer option)\n";
-      out << "  checkpointing: layers\n  checkpoint_every: " << *row.checkpoint_every << "\n";
-      break;
-    case PublishedCheckpointing::selective:
-    case PublishedCheckpointing::unknown:
-      out << "  # stated: " << row.checkpointing_stated << " (its kind unknown)\n";
-      out << "  checkpointing: search\n";
-      break;
-  }
-  write_execution(out, table, row);
-  return out.str();
 }
 
 }  // namespace shardscope::fit

@@ -79,6 +79,11 @@ struct PublishedRow {
   bool sequence_parallel = false;
   int context_parallel =
       1;  // sequences cut into this many chunks (ring attention); the batch counts sequences
+  // Pipeline stages (1: none) with their schedule (gpipe | 1f1b | interleaved) and model chunks per stage:
+  // the micro-batch is the pipeline's, per data-parallel rank (gpus / (tensor x context x pipeline)).
+  int pipeline_parallel = 1;
+  std::string pipeline_schedule;
+  int virtual_stages = 1;
   std::optional<std::int64_t> micro_batch_per_gpu;  // per data-parallel rank
   std::optional<std::int64_t> gradient_accumulation_steps;
   std::optional<std::int64_t> global_batch_sequences;
@@ -94,6 +99,8 @@ struct PublishedRow {
   Tristate flash_attention = Tristate::unknown;
   std::optional<std::int64_t> parameters_stated;
   std::optional<std::int64_t> assumed_sequence_tokens;  // from the source's own config, not the table
+  // The micro-batch from the source's own defaults (a pipeline's: the local batch over its micro-batches).
+  std::optional<std::int64_t> assumed_micro_batch_per_gpu;
   std::string assumed_source;
   std::string note;
   PublishedMeasured measured;
@@ -117,6 +124,9 @@ struct PublishedTable {
   std::vector<PublishedRow> rows;
   const PublishedModel& model_of(const PublishedRow& row) const;
 };
+
+// A row's data-parallel ranks: gpus / (tensor_parallel x context_parallel x pipeline_parallel).
+int data_parallel_ranks(const PublishedRow& row);
 
 // Reads a published-measurements file; any problem is an InputError naming file, line and field.
 PublishedTable load_published_file(const std::string& path);

@@ -7,9 +7,11 @@
 #include <cmath>
 
 #include "planner/core/error.hpp"
+#include "planner/core/mesh.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/runtime_profiles.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/report/pipeline_search.hpp"
 #include "planner/search/planner.hpp"
 #include "validate/fit/comparison.hpp"
 
@@ -31,18 +33,29 @@ std::string row_strategy(const PublishedTable& table, const PublishedRow& row) {
   if (stated == "FULL_SHARD" || stated == "FSDP" || stated.rfind("FSDP2", 0) == 0 || stated == "FSDP 8, CP 1")
     return "fsdp";
   if (stated == "SHARD_GRAD_OP") return "zero-2";
-  // "FSDP 32, TP 8", "FSDP 4, CP 2": FSDP on the data-parallel ranks of the row's mesh.
-  if (row.tensor_parallel > 1 && stated.rfind("FSDP ", 0) == 0 &&
-      stated.find(", TP " + std::to_string(row.tensor_parallel)) != std::string::npos)
-    return "fsdp";
-  if (row.context_parallel > 1 && stated.rfind("FSDP ", 0) == 0 &&
-      stated.find(", CP " + std::to_string(row.context_parallel)) != std::string::npos)
+  // "FSDP 32, TP 8", "FSDP 4, CP 2", "FSDP 8, TP 8, PP 8", "FSDP 2, CP 4 (TP 8, PP8)": FSDP on the
+  // data-parallel ranks of the row's mesh, each of the row's degrees above 1 named ("TP 8" or "TP8", not
+  // followed by another digit).
+  const auto names = [&](const std::string& axis, int degree) {
+    if (degree == 1) return true;
+    for (const std::string& form : {axis + " " + std::to_string(degree), axis + std::to_string(degree)}) {
+      for (std::size_t at = stated.find(form); at != std::string::npos; at = stated.find(form, at + 1)) {
+        const std::size_t end = at + form.size();
+        if (end == stated.size() || !std::isdigit(static_cast<unsigned char>(stated[end]))) return true;
+      }
+    }
+    return false;
+  };
+  const bool mesh = row.tensor_parallel > 1 || row.context_parallel > 1 || row.pipeline_parallel > 1;
+  if (mesh && stated.rfind("FSDP ", 0) == 0 && names("TP", row.tensor_parallel) &&
+      names("CP", row.context_parallel) && names("PP", row.pipeline_parallel))
     return "fsdp";
   throw InputError(
       table.file, row.line, "rows." + row.id + ".sharding_stated",
       "'" + row.sharding_stated +
           "' names no strategy shardscope reproduces (FULL_SHARD, FSDP, FSDP2, SHARD_GRAD_OP, or "
-          "'FSDP N, TP T' / 'FSDP N, CP C' with the row's tensor_parallel / context_parallel)");
+          "'FSDP N' with each of the row's tensor_parallel, context_parallel and pipeline_parallel "
+          "above 1 named: 'TP T', 'CP C', 'PP P')");
 }
 
 ReproduceSummary summarize_rows(const std::vector<RowPrediction>& rows, std::optional<PublishedPart> part) {
@@ -93,6 +106,22 @@ ReproduceSummary summarize_rows(const std::vector<RowPrediction>& rows, std::opt
   return s;
 }
 
+namespace {
+
+// A pipelined row's scenario without its stages, sliced for its mesh as the parser slices a fixed one: the
+// row's cluster, GPU, runtime and model for calibrations and fits (its batch arithmetic is the stages').
+Scenario unpipelined(Scenario scenario) {
+  ParallelismRequest& p = scenario.parallelism;
+  p.pipeline = 1;
+  p.schedule = PipelineSchedule::one_f_one_b;
+  p.virtual_stages = 1;
+  scenario.training.global_batch = 0;
+  if (p.tensor == 1 && !p.sequence_parallel && p.context == 1) return scenario;
+  return slice_scenario(scenario, TensorSlice{p.tensor, p.sequence_parallel, p.context});
+}
+
+}  // namespace
+
 PreparedTable prepare_table(const PublishedTable& table, std::optional<RuntimeName> runtime) {
   PreparedTable out{&table, runtime ? to_string(*runtime) : table.runtime_profile, {}};
   out.rows.reserve(table.rows.size());
@@ -107,11 +136,45 @@ PreparedTable prepare_table(const PublishedTable& table, std::optional<RuntimeNa
       if (!parsed.execution.runtime.compiles()) options.compile = false;
     }
     const bool allocated = table.memory_meaning == "max_allocated" || table.memory_meaning == "max_active";
-    out.rows.push_back(
-        PreparedRow{&row, row_strategy(table, row), ValidScenario(std::move(parsed)), allocated});
+    std::shared_ptr<const Scenario> pipelined;
+    if (parsed.parallelism.pipelined()) {
+      pipelined = std::make_shared<const Scenario>(parsed);
+      parsed = unpipelined(std::move(parsed));
+    }
+    out.rows.push_back(PreparedRow{&row, row_strategy(table, row), ValidScenario(std::move(parsed)),
+                                   allocated, std::move(pipelined)});
   }
   return out;
 }
+
+namespace {
+
+// A row with pipeline stages: the pipeline search at the row's stages, mesh and micro-batch, every stage
+// planned in the row's strategy (under the runtime's pipeline behaviour); the slowest stage's peak.
+void predict_pipeline(const PreparedRow& prepared, const Calibration& calibration, RowPrediction& p) {
+  const Scenario& whole = *prepared.pipelined;
+  PlanRequest request;
+  request.with_baselines = false;
+  request.product = space_by_name(p.strategy, whole.training);
+  request.search.threads = 1;
+  const PipelineSearch search = search_pipelines(whole, calibration, request);
+  const PipelineOption& o = search.options.at(search.best);
+  const std::string text = pipeline_text(search, o);  // "PP 8 (1f1b) x TP 8 + SP x DP 8 (512 GPUs)"
+  p.strategy += ", " + text.substr(0, text.find(" x "));
+  p.micro_batch = o.micro_batch;
+  p.accumulation_steps = o.micro_batches;
+  p.fits = o.fits;
+  if (!o.fits) return;
+  p.predicted_tokens_per_second_per_gpu = o.tokens_per_second / prepared.row->gpus;
+  p.error = p.predicted_tokens_per_second_per_gpu / p.measured_tokens_per_second_per_gpu - 1;
+  double allocated = 0;
+  for (const PipelineStagePlan& stage : o.stage_plans)
+    allocated = std::max(allocated, stage.plan.allocated_peak_bytes);
+  p.predicted_memory_gib = (prepared.allocated_memory ? allocated : o.peak_bytes) / kGiB;
+  if (p.measured_memory_gib) p.memory_error = p.predicted_memory_gib / *p.measured_memory_gib - 1;
+}
+
+}  // namespace
 
 RowPrediction predict_prepared(const PreparedRow& prepared, const Calibration& calibration,
                                const RowSimulate& simulate) {
@@ -128,6 +191,10 @@ RowPrediction predict_prepared(const PreparedRow& prepared, const Calibration& c
   p.micro_batch = scenario.training.micro_batch;
   p.accumulation_steps = scenario.training.gradient_accumulation_steps;
   p.checkpointing = to_string(scenario.training.checkpointing);
+  if (prepared.pipelined) {  // not simulated: the simulator runs no pipeline yet
+    predict_pipeline(prepared, calibration, p);
+    return p;
+  }
   const StrategyResult result =
       plan_strategy(scenario, calibration, space_by_name(p.strategy, scenario.training), {nullptr, 1});
   p.fits = result.fits;

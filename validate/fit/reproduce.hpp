@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,7 +25,8 @@ struct RowPrediction {
   std::int64_t micro_batch = 0;
   int accumulation_steps = 0;
   std::string checkpointing;  // the scenario's: none | all | search
-  std::string strategy;       // the shardscope strategy the row's sharding maps to
+  std::string strategy;       // the shardscope strategy the row's sharding maps to ("fsdp, PP 8 1f1b" with
+                              // pipeline stages: the strategy of each stage)
   bool fits = false;          // false: the planner says the framework's run would not fit
   double shortfall_gib = 0;   // when it does not fit: memory the plan lacks
   double measured_tokens_per_second_per_gpu = 0;
@@ -70,7 +72,8 @@ using RowSimulate = std::function<std::optional<double>(const ValidScenario& sce
                                                         const Calibration& calibration, const Plan& plan)>;
 
 // The shardscope strategy for a row's stated sharding: FULL_SHARD and FSDP/FSDP2 -> fsdp, SHARD_GRAD_OP ->
-// zero-2. Throws InputError naming the row's line for any other.
+// zero-2, "FSDP 8, TP 8, PP 8" (each degree the row's) -> fsdp. Throws InputError naming the row's line for
+// any other.
 std::string row_strategy(const PublishedTable& table, const PublishedRow& row);
 
 // Predicts every row of `table`: its scenario (published_scenario_text), the strategy's plan at the row's
@@ -90,10 +93,13 @@ SourceReproduction reproduce_table(const PublishedTable& table, const ReproduceO
 struct PreparedRow {
   const PublishedRow* row;
   std::string strategy;
+  // The row's scenario; for a row with pipeline stages, without them (what a calibration and a fit read
+  // of it: its cluster, GPU and runtime), the whole one in `pipelined`.
   ValidScenario scenario;
   // The table's memory column is of allocated tensors (max_allocated, max_active): the prediction compared
   // with it is the allocated peak; otherwise the reserved one.
   bool allocated_memory = false;
+  std::shared_ptr<const Scenario> pipelined;  // planned by the pipeline search, each stage in `strategy`
 };
 struct PreparedTable {
   const PublishedTable* table;

@@ -402,6 +402,7 @@ class Partition {
     PlanRequest request;
     request.with_baselines = false;
     request.search.threads = request_.search.threads;
+    request.product = request_.product;  // a framework's strategy (reproduce), else the product's space
     e.plan = plan_scenario(*e.scenario, calibration_, request).best;
     if (!e.plan.fits) {
       e.why_not = "stage " + std::to_string(stage + 1) + " (" + std::to_string(layers) +
