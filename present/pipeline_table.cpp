@@ -31,16 +31,21 @@ std::string layers_text(const PipelineSearch& search, const PipelineOption& o, s
   return text;
 }
 
-// "shardscope: 12 of 42 sharded, 20 checkpointed".
+// "12 of 42 sharded, 20 checkpointed"; "42 of 42 sharded (optimizer states only), ..." where no operator
+// shards its parameters or gradients (a stage under fsdp2 or deepspeed: ZeRO-1's layout).
 std::string stage_plan_text(const Plan& plan) {
   int sharded = 0;
   int checkpointed = 0;
+  bool whole = true;  // no sharded slice shards parameters or gradients
   for (const OperatorChoice& c : plan.operators) {
     if (c.sharded_slices > 0) ++sharded;
+    if (c.sharded_slices > 0 && (c.scopes.parameters != ShardScope::N || c.scopes.gradients != ShardScope::N))
+      whole = false;
     if (c.checkpoint) ++checkpointed;
   }
-  return std::to_string(sharded) + " of " + std::to_string(plan.operators.size()) + " sharded, " +
-         std::to_string(checkpointed) + " checkpointed";
+  return std::to_string(sharded) + " of " + std::to_string(plan.operators.size()) + " sharded" +
+         (sharded > 0 && whole ? " (optimizer states only)" : "") + ", " + std::to_string(checkpointed) +
+         " checkpointed";
 }
 
 void write_stages(std::ostream& out, const PipelineSearch& search, const PipelineOption& o) {

@@ -57,6 +57,18 @@ TEST(PipelineCli, TwoStagesAddUpInTheJson) {
   EXPECT_GE(p.at("iteration_seconds").get<double>(), p.at("micro_batches").get<double>() * slowest);
 }
 
+// Under fsdp2 a stage shards its optimizer states only (parameters and gradients whole through the step),
+// and the stage table says so; under fsdp1 it shards as a plain plan does.
+TEST(PipelineCli, TheStageTableSaysWhenARuntimeShardsOptimizerStatesOnly) {
+  for (const std::string runtime : {"fsdp2", "fsdp1"}) {
+    const auto r = test::run_command(kBinary + " plan " + kEightB + " --pp 2 --quiet --runtime " + runtime);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find("sharded (optimizer states only)") != std::string::npos, runtime == "fsdp2")
+        << runtime << "\n"
+        << r.out;
+  }
+}
+
 TEST(PipelineCli, TextShowsThePipelineAndItsStagesAndTheFileIsDeterministic) {
   const std::string dir = testing::TempDir() + "/pipeline_cli";
   std::filesystem::create_directories(dir);
