@@ -15,6 +15,7 @@
 #include "planner/core/mesh.hpp"
 #include "planner/core/scenario.hpp"
 #include "planner/io/runtime_profiles.hpp"
+#include "planner/io/text_file.hpp"
 #include "validate/fit/published_fit.hpp"
 #include "validate/fit/reproduce_report.hpp"
 
@@ -298,6 +299,47 @@ TEST(PublishedFit, RefusesWhatItCannotFit) {
   PublishedFitOptions ideal;
   ideal.runtime = RuntimeName::ideal;
   expect_fit_error({h100}, ideal, "runtime ideal has no parameters to fit");
+}
+
+// Rows with pipeline stages: predicted by the pipeline search with FSDP2's stages (parameters and gradients
+// whole), scored like any row; a schedule the row's batch cannot fill is an error naming the row, a stage
+// short of memory a row that does not fit, with the search's reason.
+TEST(Reproduce, PipelineRowsArePlannedStageByStageAndSayWhyNot) {
+  const std::string path = kDir + "torchtitan-3d-h100.yaml";
+  std::string text = read_text_file(path, "published measurements");
+  const SourceReproduction shipped = reproduce_table(parse_published_string(text, path));
+  ASSERT_EQ(shipped.rows.size(), 2u);
+  for (const RowPrediction& r : shipped.rows) {
+    ASSERT_TRUE(r.fits) << r.id << ": " << r.why_not;
+    EXPECT_EQ(r.micro_batch, 4) << r.id;
+    EXPECT_EQ(r.accumulation_steps, 8) << r.id;
+    EXPECT_NE(r.strategy.find("fsdp, PP 8"), std::string::npos) << r.strategy;
+    EXPECT_LT(std::abs(r.error), 0.10) << r.id;  // -2.7 % and -2.4 % (docs/published.md)
+  }
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string out = text;
+    for (std::size_t at = out.find(from); at != std::string::npos; at = out.find(from, at + to.size()))
+      out.replace(at, from.size(), to);
+    return out;
+  };
+  try {
+    reproduce_table(parse_published_string(
+        replaced("global_batch_sequences: 256", "global_batch_sequences: 128"), "t.yaml"));
+    ADD_FAILURE() << "4 micro-batches on 8 stages were accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "rows.titan-t5-1f1b.pipeline_parallel");
+    EXPECT_NE(e.message().find("fewer than the 8 stages 1f1b needs"), std::string::npos) << e.message();
+  }
+  const SourceReproduction small =
+      reproduce_table(parse_published_string(replaced("gpu_memory: 96GB", "gpu_memory: 40GB"), "t.yaml"));
+  for (const RowPrediction& r : small.rows) {
+    EXPECT_FALSE(r.fits) << r.id;
+    // "no cut ... fits ...; the even cut's stage 1 (16 layers) lacks 29.87 GiB", "stage 1 ... does not fit
+    // ..."
+    EXPECT_NE(r.why_not.find("fit"), std::string::npos) << r.why_not;
+    EXPECT_NE(r.why_not.find("stage 1"), std::string::npos) << r.why_not;
+    EXPECT_EQ(r.micro_batch, 4) << r.id;
+  }
 }
 
 }  // namespace

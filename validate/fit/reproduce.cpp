@@ -142,7 +142,7 @@ PreparedTable prepare_table(const PublishedTable& table, std::optional<RuntimeNa
       parsed = unpipelined(std::move(parsed));
     }
     out.rows.push_back(PreparedRow{&row, row_strategy(table, row), ValidScenario(std::move(parsed)),
-                                   allocated, std::move(pipelined)});
+                                   allocated, std::move(pipelined), table.file});
   }
   return out;
 }
@@ -159,12 +159,20 @@ void predict_pipeline(const PreparedRow& prepared, const Calibration& calibratio
   request.search.threads = 1;
   const PipelineSearch search = search_pipelines(whole, calibration, request);
   const PipelineOption& o = search.options.at(search.best);
+  if (!o.fits && o.stage_plans_made == 0) {  // not a memory limit: the row's schedule cannot be built
+    const PublishedRow& row = *prepared.row;
+    throw InputError(prepared.file, row.line, "rows." + row.id + ".pipeline_parallel",
+                     pipeline_text(search, o) + ": " + o.why_not);
+  }
   const std::string text = pipeline_text(search, o);  // "PP 8 (1f1b) x TP 8 + SP x DP 8 (512 GPUs)"
   p.strategy += ", " + text.substr(0, text.find(" x "));
-  p.micro_batch = o.micro_batch;
-  p.accumulation_steps = o.micro_batches;
   p.fits = o.fits;
-  if (!o.fits) return;
+  if (!o.fits) {
+    p.why_not = o.why_not;
+    return;
+  }
+  p.micro_batch = o.micro_batch;  // the row's, or the one the search chose where the row gives none
+  p.accumulation_steps = o.micro_batches;
   p.predicted_tokens_per_second_per_gpu = o.tokens_per_second / prepared.row->gpus;
   p.error = p.predicted_tokens_per_second_per_gpu / p.measured_tokens_per_second_per_gpu - 1;
   double allocated = 0;

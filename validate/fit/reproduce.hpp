@@ -29,6 +29,7 @@ struct RowPrediction {
                               // pipeline stages: the strategy of each stage)
   bool fits = false;          // false: the planner says the framework's run would not fit
   double shortfall_gib = 0;   // when it does not fit: memory the plan lacks
+  std::string why_not;        // a pipeline that does not fit: the search's reason (no shortfall then)
   double measured_tokens_per_second_per_gpu = 0;
   double predicted_tokens_per_second_per_gpu = 0;             // when it fits
   double error = 0;                                           // when it fits
@@ -100,6 +101,7 @@ struct PreparedRow {
   // with it is the allocated peak; otherwise the reserved one.
   bool allocated_memory = false;
   std::shared_ptr<const Scenario> pipelined;  // planned by the pipeline search, each stage in `strategy`
+  std::string file;                           // the table's, for errors naming the row
 };
 struct PreparedTable {
   const PublishedTable* table;

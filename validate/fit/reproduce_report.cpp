@@ -68,7 +68,10 @@ void row_table(std::ostream& out, const SourceReproduction& s) {
       out << throughput_text(p.predicted_tokens_per_second_per_gpu) << " | " << signed_percent(p.error)
           << " |";
     } else {
-      out << "does not fit (" << number_text("%.2f", p.shortfall_gib) << " GiB short) | - |";
+      if (p.why_not.empty())
+        out << "does not fit (" << number_text("%.2f", p.shortfall_gib) << " GiB short) | - |";
+      else
+        out << "does not fit (" << p.why_not << ") | - |";
     }
     if (s.simulated) {
       out << " "
@@ -119,6 +122,7 @@ nlohmann::ordered_json row_json(const RowPrediction& p) {
   j["strategy"] = p.strategy;
   j["fits"] = p.fits;
   j["shortfall_gib"] = p.shortfall_gib;
+  if (!p.why_not.empty()) j["why_not"] = p.why_not;
   j["measured_tokens_per_second_per_gpu"] = p.measured_tokens_per_second_per_gpu;
   j["predicted_tokens_per_second_per_gpu"] =
       p.fits ? nlohmann::ordered_json(p.predicted_tokens_per_second_per_gpu) : nlohmann::ordered_json();
