@@ -330,20 +330,26 @@ TEST(Published, PipelineRowsCountStagesAndNameTheirSchedule) {
   EXPECT_NE(published_scenario_text(t, t.rows[0])
                 .find("  pipeline: 2\n  pipeline_schedule: interleaved\n  virtual_stages: 2\n"),
             std::string::npos);
-  expect_error(piped("    pipeline_parallel: 2\n    pipeline_schedule: 1f1b\n"),
-               "rows[0].global_batch_sequences: is not micro_batch_per_gpu");
-  expect_error(piped("    pipeline_parallel: 2\n", "24"), "rows[0].pipeline_schedule:");
-  expect_error(piped("    pipeline_parallel: 2\n    pipeline_schedule: zigzag\n", "24"),
-               "rows[0].pipeline_schedule:");
-  expect_error(piped("    pipeline_parallel: 2\n    pipeline_schedule: interleaved\n", "24"),
-               "rows[0].virtual_stages: the interleaved schedule needs at least 2");
-  expect_error(piped("    pipeline_parallel: 2\n    pipeline_schedule: 1f1b\n    virtual_stages: 2\n", "24"),
-               "rows[0].virtual_stages: only the interleaved schedule");
-  expect_error(piped("    pipeline_schedule: 1f1b\n"),
-               "rows[0].pipeline_schedule: needs pipeline_parallel above 1");
-  expect_error(piped("    virtual_stages: 2\n"), "rows[0].virtual_stages: needs pipeline_parallel above 1");
-  expect_error(piped("    tensor_parallel: 2\n    pipeline_parallel: 8\n    pipeline_schedule: 1f1b\n"),
-               "rows[0].pipeline_parallel: times tensor_parallel and context_parallel does not divide");
+  // Each bad pipeline, with the global batch its stages would need (48 without, 24 with 2 stages).
+  const struct {
+    const char* fields;
+    const char* batch;
+    const char* error;
+  } bad[] = {
+      {"    pipeline_parallel: 2\n    pipeline_schedule: 1f1b\n", "48",
+       "rows[0].global_batch_sequences: is not micro_batch_per_gpu"},
+      {"    pipeline_parallel: 2\n", "24", "rows[0].pipeline_schedule:"},
+      {"    pipeline_parallel: 2\n    pipeline_schedule: zigzag\n", "24", "rows[0].pipeline_schedule:"},
+      {"    pipeline_parallel: 2\n    pipeline_schedule: interleaved\n", "24",
+       "rows[0].virtual_stages: the interleaved schedule needs at least 2"},
+      {"    pipeline_parallel: 2\n    pipeline_schedule: 1f1b\n    virtual_stages: 2\n", "24",
+       "rows[0].virtual_stages: only the interleaved schedule"},
+      {"    pipeline_schedule: 1f1b\n", "48", "rows[0].pipeline_schedule: needs pipeline_parallel above 1"},
+      {"    virtual_stages: 2\n", "48", "rows[0].virtual_stages: needs pipeline_parallel above 1"},
+      {"    tensor_parallel: 2\n    pipeline_parallel: 8\n    pipeline_schedule: 1f1b\n", "48",
+       "rows[0].pipeline_parallel: times tensor_parallel and context_parallel does not divide"},
+  };
+  for (const auto& b : bad) expect_error(piped(b.fields, b.batch), b.error);
   // A stated micro-batch may not be assumed too; an unknown one may, from the source's defaults.
   const std::string assumed = replaced("    measured:\n",
                                        "    assumed:\n      micro_batch_per_gpu: 1\n"
