@@ -67,7 +67,8 @@ void write_stages(std::ostream& out, const PipelineSearch& search, const Pipelin
 void write_pipeline_tables(std::ostream& out, const Scenario& whole, const PipelineSearch& search) {
   out << "Pipelines (" << whole.model.name << " on " << physical_gpus(whole) << " x "
       << whole.cluster.gpu.name
-      << "; stages over whole nodes, layers cut by an exact min-max search, each stage's own exact plan; "
+      << "; stages over whole nodes or inside one, layers cut by an exact min-max search, each stage's own "
+         "exact plan; "
          "* the fastest)\n";
   TextTable table(
       {"", "mesh", "micro-batch", "bubble", "tokens/s", "iteration", "peak memory", "layers per stage"});

@@ -98,9 +98,9 @@ void add_scenario_flags(CLI::App& command, ScenarioFlags& flags) {
       ->check(non_empty("a degree or 'search'"))
       ->type_name("N|search");
   command
-      .add_option(
-          "--pp", flags.pipeline,
-          "Pipeline stages over whole nodes (parallelism.pipeline), or 'search'; planned by plan only")
+      .add_option("--pp", flags.pipeline,
+                  "Pipeline stages, over whole nodes or inside one (parallelism.pipeline), or 'search'; "
+                  "planned by plan only")
       ->check(non_empty("a stage count or 'search'"))
       ->type_name("N|search");
 }

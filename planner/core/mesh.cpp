@@ -49,6 +49,35 @@ PcieTopology data_parallel_pcie(const PcieTopology& physical, int degree) {
   return out;
 }
 
+// The PCIe tree of `gpus` consecutive GPUs of one node: part of one switch, whole switches of one socket,
+// or whole sockets. Throws MeshError (parallelism.pipeline) where a stage would cut a switch or a socket
+// unevenly.
+PcieTopology stage_pcie(const PcieTopology& physical, int gpus) {
+  PcieTopology out = physical;
+  const int gps = physical.gpus_per_switch;
+  const int socket_gpus = gps * physical.switches_per_socket;
+  const auto refuse = [&](const std::string& what) {
+    throw MeshError("parallelism.pipeline", "a pipeline stage of " + std::to_string(gpus) +
+                                                " GPUs inside a node does not divide " + what);
+  };
+  out.sockets = 1;
+  if (gpus <= gps) {
+    if (gps % gpus != 0) refuse("the " + std::to_string(gps) + " GPUs under one PCIe switch");
+    out.switches_per_socket = 1;
+    out.gpus_per_switch = gpus;
+    return out;
+  }
+  if (gpus <= socket_gpus) {
+    if (gpus % gps != 0 || socket_gpus % gpus != 0)
+      refuse("into whole PCIe switches of " + std::to_string(gps) + " GPUs of one socket");
+    out.switches_per_socket = gpus / gps;
+    return out;
+  }
+  if (gpus % socket_gpus != 0) refuse("into whole sockets of " + std::to_string(socket_gpus) + " GPUs");
+  out.sockets = gpus / socket_gpus;
+  return out;
+}
+
 }  // namespace
 
 Cluster data_parallel_cluster(const Cluster& physical, int degree) {
@@ -67,6 +96,33 @@ Cluster data_parallel_cluster(const Cluster& physical, int degree) {
     out.network.nics_per_node = physical.network.nics_per_node / degree;
   } else {
     out.network.nic_bytes_per_second = physical.network.nic_bytes_per_second / degree;
+  }
+  return out;
+}
+
+Cluster pipeline_stage_cluster(const Cluster& physical, int stages) {
+  if (stages < 1) throw MeshError("parallelism.pipeline", "the pipeline needs at least 1 stage");
+  Cluster out = physical;
+  if (physical.nodes % stages == 0) {
+    out.nodes = physical.nodes / stages;
+    return out;
+  }
+  const int per_node = stages / physical.nodes;  // stages inside each node
+  if (stages % physical.nodes != 0 || physical.gpus_per_node % per_node != 0) {
+    throw MeshError(
+        "parallelism.pipeline",
+        std::to_string(stages) + " pipeline stages neither divide the " + std::to_string(physical.nodes) +
+            " node(s) nor split each node's " + std::to_string(physical.gpus_per_node) +
+            " GPUs evenly (stages take whole nodes, or the same number of GPUs inside each node)");
+  }
+  out.nodes = 1;
+  out.gpus_per_node = physical.gpus_per_node / per_node;
+  if (physical.intra_node == IntraNodeKind::pcie) out.pcie = stage_pcie(physical.pcie, out.gpus_per_node);
+  // The stage's share of its node's NICs (whole ones where they divide): only its sends cross them.
+  if (physical.network.nics_per_node % per_node == 0) {
+    out.network.nics_per_node = physical.network.nics_per_node / per_node;
+  } else {
+    out.network.nic_bytes_per_second = physical.network.nic_bytes_per_second / per_node;
   }
   return out;
 }

@@ -20,8 +20,9 @@ struct ParallelismRequest {
   int tensor = 1;
   bool sequence_parallel = false;  // applies to tensor degrees above 1
   int context = 1;
-  // Pipeline stages over whole nodes (0: `search`, every count that divides the nodes and the layers); `plan`
-  // plans them (report/pipeline_search.hpp), the other commands refuse a pipelined scenario.
+  // Pipeline stages over whole nodes or splitting each node's GPUs evenly (pipeline_stage_cluster; 0:
+  // `search`, every count that divides the nodes, or one node's GPUs); `plan` plans them
+  // (report/pipeline_search.hpp), the other commands refuse a pipelined scenario.
   int pipeline = 1;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   int virtual_stages = 1;  // model chunks per GPU under the interleaved schedule
@@ -62,6 +63,12 @@ class MeshError : public std::invalid_argument {
 // count divides, else each NIC's rate). Throws MeshError when the degree does not divide a node, or cuts a
 // PCIe switch or socket unevenly: tensor parallelism across nodes is not modelled.
 Cluster data_parallel_cluster(const Cluster& physical, int degree);
+
+// The cluster one of `stages` pipeline stages runs on: nodes / stages whole nodes where the stages divide the
+// nodes; else, where they are a multiple of the nodes that splits each node evenly, gpus_per_node x nodes /
+// stages consecutive GPUs of one node (on a PCIe tree part of one switch, whole switches of a socket or whole
+// sockets) with its share of the node's NICs. Throws MeshError (parallelism.pipeline) otherwise.
+Cluster pipeline_stage_cluster(const Cluster& physical, int stages);
 
 // `whole` (unsliced, its model generated: Scenario::transformer) sliced for `slice`: the per-GPU model of
 // generate_transformer, the data-parallel cluster, the group size in data-parallel ranks. The result still

@@ -1,4 +1,5 @@
-// Pipeline search: stages over whole nodes, an exact min-max cut of the layers, one exact plan per stage.
+// Pipeline search: stages over whole nodes (or inside them), an exact min-max cut of the layers, one exact
+// plan per stage.
 #include "planner/report/pipeline_search.hpp"
 
 #include <algorithm>
@@ -17,11 +18,27 @@ using pipeline_internal::kInfinity;
 using pipeline_internal::Partition;
 using pipeline_internal::StageEval;
 
-// The whole model sliced for `slice` on one stage's nodes: what every stage's scenario is cut from.
-Scenario stage_template(const Scenario& whole, int stages, const TensorSlice& slice) {
+// The whole model on one stage's GPUs (whole nodes, or part of one node: pipeline_stage_cluster), a PaRO
+// group of a node becoming the stage's GPUs there.
+Scenario stage_scenario_on_its_gpus(const Scenario& whole, int stages) {
   Scenario s = whole;
   s.parallelism = ParallelismRequest{};
-  s.cluster.nodes = whole.cluster.nodes / stages;
+  s.cluster = pipeline_stage_cluster(whole.cluster, stages);
+  const int gpus = s.cluster.gpus();
+  int& group = s.training.group_size;
+  if (gpus % group != 0) {
+    if (group % gpus != 0)
+      throw MeshError("training.group_size", "group size " + std::to_string(group) +
+                                                 " GPUs does not divide a pipeline stage's " +
+                                                 std::to_string(gpus) + " GPUs, nor do they divide it");
+    group = gpus;  // a group larger than the stage: the stage's GPUs
+  }
+  return s;
+}
+
+// The whole model sliced for `slice` on one stage's GPUs: what every stage's scenario is cut from.
+Scenario stage_template(const Scenario& whole, int stages, const TensorSlice& slice) {
+  Scenario s = stage_scenario_on_its_gpus(whole, stages);
   if (slice.degree > 1 || slice.context > 1 || slice.sequence_parallel) s = slice_scenario(s, slice);
   return s;
 }
@@ -34,15 +51,39 @@ double boundary_bytes_per_second(const Cluster& physical) {
                   net.nics_per_node * net.nic_bytes_per_second / physical.gpus_per_node);
 }
 
+// One GPU's send to the next stage inside its node (stages inside a node): rank i of one stage to rank i of
+// the next over the path between them, every GPU of the stage sending at once: NVSwitch gives each its own
+// port; on a PCIe tree the path's bottleneck is shared by the stage's GPUs that cross it (a switch uplink
+// by its GPUs, the socket link by a socket's).
+LinkProperties inside_node_boundary(const Cluster& physical, int stage_gpus) {
+  const LinkClass path = link_class_between(physical, 0, stage_gpus);
+  LinkProperties link = link_properties(physical, path);
+  const PcieTopology& pcie = physical.pcie;
+  int sharing = 1;
+  if (path == LinkClass::cross_switch) sharing = std::min(stage_gpus, pcie.gpus_per_switch);
+  if (path == LinkClass::cross_socket)
+    sharing = std::min(stage_gpus, pcie.gpus_per_switch * pcie.switches_per_socket);
+  link.bytes_per_second /= sharing;
+  return link;
+}
+
 // One cut's activation (or its gradient) for a micro-batch: tokens x hidden in the compute precision, a
 // 1 / T share under sequence parallelism (each TP rank holds and sends its part of the sequence).
-double boundary_seconds(const Scenario& whole, const Scenario& tmpl, std::int64_t micro_batch,
+double boundary_seconds(const Scenario& whole, const Scenario& tmpl, int stages, std::int64_t micro_batch,
                         double hidden) {
   const double element = whole.training.precision == Precision::fp32 ? 4.0 : 2.0;
   double bytes =
       static_cast<double>(micro_batch) * static_cast<double>(tmpl.model.sequence_length) * hidden * element;
   if (tmpl.mesh.tensor.sequence_parallel) bytes /= tmpl.mesh.tensor.degree;
-  return whole.cluster.network.latency_seconds + bytes / boundary_bytes_per_second(whole.cluster);
+  const Cluster& physical = whole.cluster;
+  const double network = physical.network.latency_seconds + bytes / boundary_bytes_per_second(physical);
+  const int stage_nodes = tmpl.mesh.sliced() ? tmpl.mesh.physical.nodes : tmpl.cluster.nodes;
+  if (stage_nodes * stages == physical.nodes) return network;  // stages of whole nodes
+  // Stages inside a node: the sends between a node's stages stay inside it; with more than one node, the
+  // last stage of a node sends to the next node's first, the slowest of the boundaries.
+  const LinkProperties inside = inside_node_boundary(physical, physical.gpus() / stages);
+  const double within = inside.latency_seconds + bytes / inside.bytes_per_second;
+  return physical.nodes > 1 ? std::max(within, network) : within;
 }
 
 // The cut searched under a bound on its slowest step, which only skips stages that cannot win: the even
@@ -147,7 +188,7 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
   o.bounds_hold = !partition.bound_broken();
   for (const StageTiming& t : timings) o.bounds_hold = o.bounds_hold && t.tail_seconds >= 0;
   if (!o.fits) return o;
-  o.boundary_seconds = stages > 1 ? boundary_seconds(whole, tmpl, micro_batch, widest_cut) : 0.0;
+  o.boundary_seconds = stages > 1 ? boundary_seconds(whole, tmpl, stages, micro_batch, widest_cut) : 0.0;
   o.iteration_seconds = pipeline_iteration_seconds(search.schedule, search.virtual_stages, micro_batches,
                                                    timings, o.boundary_seconds);
   o.tokens_per_second = tokens / o.iteration_seconds;
@@ -156,10 +197,11 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
 
 // Why `stages` cannot be built for `whole` (empty when it can).
 std::string stage_count_refusal(const Scenario& whole, const PipelineSearch& search, int stages, int layers) {
-  const int nodes = whole.cluster.nodes;
-  if (nodes % stages != 0)
-    return "pipeline stages take whole nodes: " + std::to_string(stages) + " stages do not divide " +
-           std::to_string(nodes) + " node(s)";
+  try {
+    stage_scenario_on_its_gpus(whole, stages);
+  } catch (const MeshError& e) {
+    return e.what();
+  }
   if (layers < stages * search.virtual_stages)
     return std::to_string(layers) + " layers are fewer than " +
            std::to_string(stages * search.virtual_stages) +
@@ -171,8 +213,10 @@ std::string stage_count_refusal(const Scenario& whole, const PipelineSearch& sea
 std::string micro_batches_refusal(const PipelineSearch& search, int stages, int micro_batches) {
   if (stages == 1 || search.schedule == PipelineSchedule::gpipe) return "";
   if (micro_batches < stages)
-    return std::to_string(micro_batches) + " micro-batches per iteration are fewer than the " +
-           std::to_string(stages) + " stages " + std::string(to_string(search.schedule)) +
+    return std::to_string(micro_batches) +
+           (micro_batches == 1 ? " micro-batch per iteration is" : " micro-batches per iteration are") +
+           " fewer than the " + std::to_string(stages) + " stages " +
+           std::string(to_string(search.schedule)) +
            " needs (training.gradient_accumulation_steps or global_batch)";
   if (search.schedule == PipelineSchedule::interleaved && micro_batches % stages != 0)
     return "the interleaved schedule runs micro-batches in groups of the " + std::to_string(stages) +
@@ -221,11 +265,14 @@ PipelineOption best_micro_batch(const Scenario& whole, const Scenario& tmpl, con
   return best;
 }
 
+// Every stage count that divides the nodes; on one node, every one that divides its GPUs (stages inside it).
 std::vector<int> stage_counts(const Scenario& whole) {
   if (whole.parallelism.pipeline > 0) return {whole.parallelism.pipeline};
+  const Cluster& c = whole.cluster;
+  const int most = c.nodes == 1 ? c.gpus_per_node : c.nodes;
   std::vector<int> out;
-  for (int p = 1; p <= whole.cluster.nodes; ++p)
-    if (whole.cluster.nodes % p == 0) out.push_back(p);
+  for (int p = 1; p <= most; ++p)
+    if (most % p == 0) out.push_back(p);
   return out;
 }
 
@@ -262,8 +309,8 @@ PipelineSearch search_pipelines(const Scenario& whole, const Calibration& calibr
       out.refused.push_back(label + ": " + why);
       continue;
     }
-    Scenario per_stage = whole;
-    per_stage.cluster.nodes = whole.cluster.nodes / stages;
+    Scenario per_stage = stage_scenario_on_its_gpus(whole, stages);
+    per_stage.parallelism = whole.parallelism;  // the mesh asked for, on the stage's GPUs
     std::vector<std::string> refused;
     for (const TensorSlice& slice : slices_for(per_stage, &refused)) {
       Scenario tmpl;

@@ -1,5 +1,6 @@
-// Pipeline search (`parallelism.pipeline`): stages over whole nodes, the layers cut among them by an exact
-// min-max partition, each stage's own exact per-operator plan, composed by the pipeline's schedule.
+// Pipeline search (`parallelism.pipeline`): stages over whole nodes or inside one, the layers cut among them
+// by an exact min-max partition, each stage's own exact per-operator plan, composed by the pipeline's
+// schedule.
 #pragma once
 
 #include <cstdint>

@@ -96,8 +96,8 @@ TEST(PipelineCli, InterleavedNamesEachStagesChunks) {
 TEST(PipelineCli, WhatCannotBeBuiltOrDoesNotFitSaysWhy) {
   const auto odd = test::run_command(kBinary + " plan " + kEightB + " --pp 3");
   EXPECT_EQ(odd.exit_code, 2);
-  EXPECT_NE(odd.err.find("parallelism.pipeline: no pipeline can be built: PP 3: pipeline stages take whole "
-                         "nodes: 3 stages do not divide 2 node(s)"),
+  EXPECT_NE(odd.err.find("parallelism.pipeline: no pipeline can be built: PP 3: 3 pipeline stages neither "
+                         "divide the 2 node(s)"),
             std::string::npos)
       << odd.err;
   const auto small =

@@ -229,7 +229,7 @@ TEST(Pipeline, RefusesWhatItCannotBuildWithTheRule) {
     }
     return std::string("built");
   };
-  EXPECT_NE(refused("pipeline: 2").find("2 stages do not divide 3 node(s)"), std::string::npos);
+  EXPECT_NE(refused("pipeline: 2").find("2 pipeline stages neither divide the 3 node(s)"), std::string::npos);
   // 6 micro-batches run 1F1B on 3 stages; 2 micro-batches do not (a refusal per micro-batch, not a mesh's).
   EXPECT_NE(refused("pipeline: 3, pipeline_schedule: interleaved, virtual_stages: 4")
                 .find("6 layers are fewer than 12 model chunks"),
