@@ -113,5 +113,31 @@ TEST(PipelineInsideANode, SearchOnOneNodeTriesStagesInsideIt) {
   }
 }
 
+// A PaRO group of a node larger than a stage becomes the stage's GPUs; one that neither divides a stage
+// nor is divided by it is refused by name (12-GPU nodes, groups of 4, stages of 6).
+TEST(PipelineInsideANode, APaRoGroupFitsTheStageOrIsRefused) {
+  const std::string text =
+      "model:\n  transformer: {layers: 8, hidden: 1024, heads: 16, vocab: 32000, sequence_length: 1024, "
+      "mlp: gated, norm: rmsnorm, positions: rotary}\n"
+      "cluster: {preset: dgx-a100, nodes: 1, gpus_per_node: 12}\n"
+      "training: {micro_batch: 1, gradient_accumulation_steps: 8, memory_limit: 20GB, group_size: GROUP}\n"
+      "parallelism: {pipeline: 2}\n";
+  const auto with_group = [&](const std::string& group) {
+    std::string t = text;
+    return parse_scenario_string(t.replace(t.find("GROUP"), 5, group));
+  };
+  const PipelineOption whole_node_group = search_pipelines(with_group("12"), Calibration{}).options.at(0);
+  ASSERT_TRUE(whole_node_group.fits) << whole_node_group.why_not;
+  EXPECT_EQ(whole_node_group.stage_plans[0].scenario->training.group_size, 6);
+  try {
+    search_pipelines(with_group("4"), Calibration{});
+    FAIL() << "groups of 4 on stages of 6 GPUs were built";
+  } catch (const MeshError& e) {
+    EXPECT_NE(std::string(e.what()).find("group size 4 GPUs does not divide a pipeline stage's 6 GPUs"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace shardscope
