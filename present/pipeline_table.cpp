@@ -48,6 +48,25 @@ std::string stage_plan_text(const Plan& plan) {
          " checkpointed";
 }
 
+// "15 / 16 / 16 / 15"; past 16 stages, runs of equal counts in order ("976 x 2 / 48 x 1"): the column of
+// a thousand stages stays readable (the stage table below lists each).
+std::string layers_per_stage(const PipelineOption& o) {
+  std::string cut;
+  if (o.stage_plans.size() <= 16) {
+    for (const PipelineStagePlan& s : o.stage_plans)
+      cut += (cut.empty() ? "" : " / ") + std::to_string(s.layers);
+    return cut;
+  }
+  for (std::size_t i = 0; i < o.stage_plans.size();) {
+    std::size_t j = i;
+    while (j < o.stage_plans.size() && o.stage_plans[j].layers == o.stage_plans[i].layers) ++j;
+    cut +=
+        (cut.empty() ? "" : " / ") + std::to_string(j - i) + " x " + std::to_string(o.stage_plans[i].layers);
+    i = j;
+  }
+  return cut;
+}
+
 void write_stages(std::ostream& out, const PipelineSearch& search, const PipelineOption& o) {
   out << "Stages of " << pipeline_text(search, o) << ": micro-batch " << o.micro_batch << " x "
       << o.micro_batches << " micro-batches, bubble " << fixed(100.0 * o.bubble_fraction, 1)
@@ -79,13 +98,11 @@ void write_pipeline_tables(std::ostream& out, const Scenario& whole, const Pipel
       table.add({mark, pipeline_text(search, o), "does not fit", "", "", "", "", ""});
       continue;
     }
-    std::string cut;
-    for (const PipelineStagePlan& s : o.stage_plans)
-      cut += (cut.empty() ? "" : " / ") + std::to_string(s.layers);
     table.add({mark, pipeline_text(search, o),
                std::to_string(o.micro_batch) + " x " + std::to_string(o.micro_batches),
                fixed(100.0 * o.bubble_fraction, 1) + " %", fixed(o.tokens_per_second, 0),
-               units::format_duration(o.iteration_seconds), units::format_bytes(o.peak_bytes), cut});
+               units::format_duration(o.iteration_seconds), units::format_bytes(o.peak_bytes),
+               layers_per_stage(o)});
   }
   table.print(out);
   for (const PipelineOption& o : search.options)

@@ -140,5 +140,34 @@ TEST(PipelineCli, OptionsAndCommandsThatDoNotTakeAPipelineExitTwoNamingIt) {
   }
 }
 
+// Stages inside nodes, more than 16 of them: the table's layer column gives runs of equal counts.
+TEST(PipelineCli, ManyStagesInsideNodesShowRunsOfTheirLayers) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "pipeline-cli-many-stages.yaml").string();
+  std::ofstream(path) << "model:\n  transformer: {layers: 40, hidden: 512, heads: 8, vocab: 32000, "
+                         "sequence_length: 512, mlp: gated, norm: rmsnorm, positions: rotary}\n"
+                         "cluster: {preset: dgx-a100, nodes: 4}\n"
+                         "training: {micro_batch: 1, gradient_accumulation_steps: 32}\n";
+  const auto r = test::run_command(kBinary + " plan " + path + " --pp 32 --quiet");
+  std::filesystem::remove(path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("PP 32 (1f1b) x DP 1 (32 GPUs)"), std::string::npos) << r.out;
+  // 40 layers over 32 stages as runs "stages x layers" in the cut's order ("2 x 4 / 1 x 3 / 29 x 1"): the
+  // runs count 32 stages and 40 layers.
+  const std::size_t row = r.out.find("PP 32 (1f1b)");
+  const std::string line = r.out.substr(row, r.out.find('\n', row) - row);
+  std::istringstream runs(line.substr(line.find("GiB") + 3));
+  int stages = 0, layers = 0, count = 0, each = 0;
+  std::string times, slash;
+  while (runs >> count >> times >> each) {
+    EXPECT_EQ(times, "x") << line;
+    stages += count;
+    layers += count * each;
+    runs >> slash;
+  }
+  EXPECT_EQ(stages, 32) << line;
+  EXPECT_EQ(layers, 40) << line;
+}
+
 }  // namespace
 }  // namespace shardscope
