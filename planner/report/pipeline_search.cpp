@@ -77,8 +77,7 @@ double boundary_seconds(const Scenario& whole, const Scenario& tmpl, int stages,
   if (tmpl.mesh.tensor.sequence_parallel) bytes /= tmpl.mesh.tensor.degree;
   const Cluster& physical = whole.cluster;
   const double network = physical.network.latency_seconds + bytes / boundary_bytes_per_second(physical);
-  const int stage_nodes = tmpl.mesh.sliced() ? tmpl.mesh.physical.nodes : tmpl.cluster.nodes;
-  if (stage_nodes * stages == physical.nodes) return network;  // stages of whole nodes
+  if (physical.nodes % stages == 0) return network;  // stages of whole nodes (pipeline_stage_cluster)
   // Stages inside a node: the sends between a node's stages stay inside it; with more than one node, the
   // last stage of a node sends to the next node's first, the slowest of the boundaries.
   const LinkProperties inside = inside_node_boundary(physical, physical.gpus() / stages);
@@ -195,13 +194,9 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
   return o;
 }
 
-// Why `stages` cannot be built for `whole` (empty when it can).
-std::string stage_count_refusal(const Scenario& whole, const PipelineSearch& search, int stages, int layers) {
-  try {
-    stage_scenario_on_its_gpus(whole, stages);
-  } catch (const MeshError& e) {
-    return e.what();
-  }
+// Why `stages` cannot cut `layers` (empty when they can); where the stages' GPUs cannot be placed,
+// stage_scenario_on_its_gpus says.
+std::string stage_count_refusal(const PipelineSearch& search, int stages, int layers) {
   if (layers < stages * search.virtual_stages)
     return std::to_string(layers) + " layers are fewer than " +
            std::to_string(stages * search.virtual_stages) +
@@ -305,11 +300,17 @@ PipelineSearch search_pipelines(const Scenario& whole, const Calibration& calibr
   const int layers = whole.transformer->layers;
   for (int stages : stage_counts(whole)) {
     const std::string label = "PP " + std::to_string(stages);
-    if (const std::string why = stage_count_refusal(whole, out, stages, layers); !why.empty()) {
+    Scenario per_stage;
+    try {
+      per_stage = stage_scenario_on_its_gpus(whole, stages);
+    } catch (const MeshError& e) {
+      out.refused.push_back(label + ": " + e.what());
+      continue;
+    }
+    if (const std::string why = stage_count_refusal(out, stages, layers); !why.empty()) {
       out.refused.push_back(label + ": " + why);
       continue;
     }
-    Scenario per_stage = stage_scenario_on_its_gpus(whole, stages);
     per_stage.parallelism = whole.parallelism;  // the mesh asked for, on the stage's GPUs
     std::vector<std::string> refused;
     for (const TensorSlice& slice : slices_for(per_stage, &refused)) {

@@ -17,16 +17,10 @@
 namespace shardscope {
 namespace {
 
-// The spaces plan_scenario scans, in order: the product's (or the request's), then the baselines the cost
-// model supports; a stage that shards optimizer states only runs each with its parameters and gradients
-// whole.
-std::vector<SearchSpace> scenario_spaces(const Scenario& scenario, const PlanRequest& request) {
+// The baselines the scenario's cost model supports, after `spaces`.
+void append_baselines(const Scenario& scenario, std::vector<SearchSpace>& spaces) {
   const bool paper = scenario.planner.cost_model == CostModelKind::paper;
-  std::vector<SearchSpace> spaces{request.product ? *request.product : product_space(scenario)};
-  if (stage_shards_optimizer_only(scenario)) keep_optimizer_sharding_only(spaces.front());
-  if (!request.with_baselines) return spaces;
   for (SearchSpace& space : baseline_spaces(scenario.training)) {
-    if (stage_shards_optimizer_only(scenario)) keep_optimizer_sharding_only(space);
     const bool paper_only_scopes =
         space.scopes.size() <= 2 &&
         std::all_of(space.scopes.begin(), space.scopes.end(),
@@ -35,6 +29,16 @@ std::vector<SearchSpace> scenario_spaces(const Scenario& scenario, const PlanReq
     if (paper && !paper_only_scopes) continue;  // the paper model knows only DP and ZDP
     spaces.push_back(std::move(space));
   }
+}
+
+// The spaces plan_scenario scans, in order: the product's (or the request's), then the baselines the cost
+// model supports; a stage that shards optimizer states only runs each with its parameters and gradients
+// whole.
+std::vector<SearchSpace> scenario_spaces(const Scenario& scenario, const PlanRequest& request) {
+  std::vector<SearchSpace> spaces{request.product ? *request.product : product_space(scenario)};
+  if (request.with_baselines) append_baselines(scenario, spaces);
+  if (stage_shards_optimizer_only(scenario))
+    for (SearchSpace& space : spaces) keep_optimizer_sharding_only(space);
   return spaces;
 }
 
