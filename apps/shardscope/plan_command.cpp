@@ -124,10 +124,11 @@ struct Options {
   int refine = 0;                // candidates to simulate (0: off)
   double refine_timeout_seconds = kDefaultRefineTimeoutSeconds;
   BudgetFlags budget;
-  std::string target;         // --target-tokens-per-second (a count: 1M, 2.5e6); empty: off
-  std::string export_format;  // --export: --out gets the plan as this framework's configuration
-  bool memory_sweep = false;  // --memory-sweep
-  int top = 0;                // --top K: the K fastest other plans (0: off)
+  std::string target;          // --target-tokens-per-second (a count: 1M, 2.5e6); empty: off
+  std::string export_format;   // --export: --out gets the plan as this framework's configuration
+  bool memory_sweep = false;   // --memory-sweep
+  int top = 0;                 // --top K: the K fastest other plans (0: off)
+  std::string pipeline_trace;  // --pipeline-trace FILE: the chosen pipeline's run as Trace Event JSON
 };
 
 // The command line's overrides of the scenario, checked as the scenario's own values are (blamed on the
@@ -188,6 +189,10 @@ void add_plan_options(CLI::App& cmd, Options& o) {
   cmd.add_option(
          "--out", o.out,
          "Also write the plan report (JSON) to this file; with --export, the framework's configuration")
+      ->check(non_empty("a file path"));
+  cmd.add_option("--pipeline-trace", o.pipeline_trace,
+                 "Under pipeline stages (parallelism.pipeline, --pp): also write the fastest pipeline's run, "
+                 "each stage's forwards, backwards, tail and sends, as a Chrome/Perfetto trace to this file")
       ->check(non_empty("a file path"));
   cmd.add_flag("--no-baselines", o.no_baselines, "Skip the baseline strategies");
   cmd.add_option(
@@ -364,6 +369,11 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
     throw UsageError("--export", "writes to --out FILE; give --out");
   // Check the output path before planning, so a bad path fails at once (exit 2).
   refuse_input_as_output("--out", o.out, {o.scenario.scenario_file()});
+  refuse_input_as_output("--pipeline-trace", o.pipeline_trace, {o.scenario.scenario_file()});
+  refuse_shared_outputs({{"--out", o.out}, {"--pipeline-trace", o.pipeline_trace}});
+  if (!o.pipeline_trace.empty() && !loaded.parallelism.pipelined())
+    throw UsageError("--pipeline-trace",
+                     "writes the run of pipeline stages; the scenario has none (parallelism.pipeline, --pp)");
   const OutputFile plan_file = o.out.empty() ? OutputFile() : OutputFile("--out", o.out);
   if (o.refine > 0 && file_micro_batch > 0 && file_micro_batch != loaded.training.micro_batch) {
     throw UsageError("--micro-batch",
@@ -374,7 +384,9 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
   }
   if (loaded.parallelism.pipelined()) {
     refuse_for_pipelines(o);
-    return run_pipeline_plan(loaded, o.json, plan_file, planner_threads(), out);
+    const OutputFile trace_file =
+        o.pipeline_trace.empty() ? OutputFile() : OutputFile("--pipeline-trace", o.pipeline_trace);
+    return run_pipeline_plan(loaded, o.json, {&plan_file, &trace_file}, planner_threads(), out);
   }
   if (o.refine > 0 && loaded.parallelism.search() && !loaded.mesh.sliced())
     throw UsageError("--refine",

@@ -1,16 +1,21 @@
 // `plan` under parallelism.pipeline: every pipeline asked for, each stage's exact plan, the fastest.
 #include "apps/shardscope/plan_pipeline.hpp"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "apps/shardscope/exit_status.hpp"
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/report/internal/pipeline_json.hpp"
 #include "planner/report/pipeline_search.hpp"
+#include "planner/report/pipeline_trace.hpp"
 #include "present/pipeline_table.hpp"
 
 namespace shardscope::cli {
 
-void run_pipeline_plan(const Scenario& whole, bool json, const OutputFile& file, int threads,
+void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& files, int threads,
                        std::ostream& out) {
   PlanRequest request;
   request.with_baselines = false;
@@ -23,7 +28,10 @@ void run_pipeline_plan(const Scenario& whole, bool json, const OutputFile& file,
   }
   const nlohmann::ordered_json tree{{"scenario", whole.name},
                                     {"pipeline_search", pipeline_search_json(search)}};
-  file.write(tree.dump(2) + "\n");
+  std::vector<std::pair<const OutputFile*, std::string>> written{{files.plan, tree.dump(2) + "\n"}};
+  if (files.trace->requested() && search.any_fits())
+    written.emplace_back(files.trace, pipeline_trace_json(search, search.options[search.best]));
+  write_together(written);
   if (json) {
     out << tree.dump(2) << "\n";
   } else {

@@ -8,10 +8,17 @@
 
 namespace shardscope::cli {
 
-// Plans every pipeline `whole` asks for (report/pipeline_search.hpp), writes the JSON to `file` (when
-// asked) and the tables or the JSON to `out`; `threads` as SearchOptions::threads. Throws InputError (exit 2)
-// naming parallelism.pipeline when no pipeline can be built, NothingFits (exit 3) when none fits.
-void run_pipeline_plan(const Scenario& whole, bool json, const OutputFile& file, int threads,
+// The files `plan` of a pipelined scenario writes when asked: the search's JSON, the fastest pipeline's run.
+struct PipelineFiles {
+  const OutputFile* plan = nullptr;
+  const OutputFile* trace = nullptr;
+};
+
+// Plans every pipeline `whole` asks for (report/pipeline_search.hpp), writes the JSON and the fastest
+// pipeline's trace (report/pipeline_trace.hpp) to `files` (those asked for, together) and the tables or the
+// JSON to `out`; `threads` as SearchOptions::threads. Throws InputError (exit 2) naming parallelism.pipeline
+// when no pipeline can be built, NothingFits (exit 3) when none fits (no trace is written then).
+void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& files, int threads,
                        std::ostream& out);
 
 }  // namespace shardscope::cli

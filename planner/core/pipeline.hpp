@@ -54,10 +54,12 @@ double bubble_fraction(PipelineSchedule schedule, int stages, int virtual_stages
 
 // One stage's times for one micro-batch of the steady state: its forward and backward (with the data-parallel
 // collectives its plan waits for in a micro-step), and what its iteration adds once (the last micro-step's
-// gradient reductions and the optimizer update).
+// gradient reductions and the optimizer update). forward_seconds is the forward's part of step_seconds (the
+// step split as its compute splits; pipeline_schedule.hpp runs forwards and backwards apart).
 struct StageTiming {
   double step_seconds = 0;
   double tail_seconds = 0;
+  double forward_seconds = 0;
 };
 
 // Activation or gradient sends a stage makes per micro-batch: one per model chunk and direction that has a

@@ -67,6 +67,10 @@ struct RuntimeProfile {
   // DeepSpeed's pipeline engine (ZeRO-1 at most). A pipelined stage's plans then keep parameter and
   // gradient scopes N (search_space.hpp: stage_space), gradients held in the reduce dtype.
   bool pipeline_shards_optimizer_only = false;
+  // Under pipeline parallelism, whether a stage waits for each activation or gradient it sends to arrive
+  // before its next forward or backward (DeepSpeed's PipelineEngine: blocking dist.send) or posts it and goes
+  // on (PyTorch's pipelining schedules defer the send waits): pipeline_schedule.hpp's PipelineSends.
+  bool pipeline_sends_block = false;
   // Under torch.compile (execution.compile), the share of the eager element-wise kernels' time that the
   // fused kernels still take (norms, activations, residual adds, rotary, casts: Inductor fuses them; the
   // products and attention stay the libraries' kernels). Absent (0): the profile has no compiled mode.

@@ -188,11 +188,28 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
   for (const StageTiming& t : timings) o.bounds_hold = o.bounds_hold && t.tail_seconds >= 0;
   if (!o.fits) return o;
   o.boundary_seconds = stages > 1 ? boundary_seconds(whole, tmpl, stages, micro_batch, widest_cut) : 0.0;
-  o.iteration_seconds = pipeline_iteration_seconds(search.schedule, search.virtual_stages, micro_batches,
-                                                   timings, o.boundary_seconds);
+  o.iteration_seconds = schedule_pipeline(search, o).iteration_seconds;
   o.tokens_per_second = tokens / o.iteration_seconds;
   return o;
 }
+
+}  // namespace
+
+ScheduledPipeline schedule_pipeline(const PipelineSearch& search, const PipelineOption& option) {
+  std::vector<StageDurations> durations;
+  bool sends_block = false;
+  for (const PipelineStagePlan& s : option.stage_plans) {
+    durations.push_back(
+        {s.timing.forward_seconds, s.timing.step_seconds - s.timing.forward_seconds, s.timing.tail_seconds});
+    sends_block =
+        sends_block || (s.scenario && s.scenario->scenario().execution.runtime.pipeline_sends_block);
+  }
+  return run_pipeline_schedule(search.schedule, search.virtual_stages, option.micro_batches, durations,
+                               option.boundary_seconds,
+                               sends_block ? PipelineSends::blocking : PipelineSends::asynchronous);
+}
+
+namespace {
 
 // Why `stages` cannot cut `layers` (empty when they can); where the stages' GPUs cannot be placed,
 // stage_scenario_on_its_gpus says.

@@ -10,6 +10,7 @@
 
 #include "planner/core/mesh.hpp"
 #include "planner/core/pipeline.hpp"
+#include "planner/core/pipeline_schedule.hpp"
 #include "planner/core/valid_scenario.hpp"
 #include "planner/search/planner.hpp"
 
@@ -69,6 +70,11 @@ PipelineSearch search_pipelines(const Scenario& whole, const Calibration& calibr
 PipelineOption pipeline_for_cut(const Scenario& whole, int stages, const TensorSlice& slice,
                                 std::int64_t micro_batch, const std::vector<int>& layers,
                                 const Calibration& calibration, const PlanRequest& request = {});
+
+// The option's stages run op by op under the search's schedule (pipeline_schedule.hpp): each stage's forward
+// and backward per micro-batch (its timing), its tail, the sends boundary_seconds each, blocking the sender
+// when the runtime's sends block. Its iteration_seconds is the option's.
+ScheduledPipeline schedule_pipeline(const PipelineSearch& search, const PipelineOption& option);
 
 // "PP 4 (1f1b) x TP 2 + SP x DP 8 (64 GPUs)".
 std::string pipeline_text(const PipelineSearch& search, const PipelineOption& option);

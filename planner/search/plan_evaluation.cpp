@@ -91,6 +91,19 @@ PlanProgramFigures plan_program_figures(const ValidScenario& scenario, const Cal
           program_exposure(program, plan_collective_cost(scenario, calibration, plan))};
 }
 
+double plan_forward_share(const ValidScenario& scenario, const Calibration& calibration, const Plan& plan) {
+  if (!schedules_plans(scenario)) return 1.0 / 3;
+  const IterationProgram program = plan_program(scenario, calibration, plan);
+  double forward = 0, all = 0;
+  for (std::size_t i = 0; i < program.step_tasks; ++i) {
+    const Task& task = program.tasks[i];
+    if (task.stream != Task::Stream::compute) continue;
+    all += task.compute_seconds;
+    if (task.phase == Task::Phase::forward) forward += task.compute_seconds;
+  }
+  return all > 0 ? forward / all : 1.0 / 3;
+}
+
 std::vector<OperatorChoice> picked_choices(const PlanInstance& inst, const std::vector<int>& picks) {
   std::vector<OperatorChoice> out;
   out.reserve(picks.size());

@@ -42,6 +42,10 @@ struct PlanProgramFigures {
 PlanProgramFigures plan_program_figures(const ValidScenario& scenario, const Calibration& calibration,
                                         const Plan& plan);
 
+// The forward's share of one micro-step's compute in the plan's program: its forward tasks' seconds over
+// every compute task's of the step (recomputes go with the backward). 1/3 when the cost model has no program.
+double plan_forward_share(const ValidScenario& scenario, const Calibration& calibration, const Plan& plan);
+
 // Each class's picked choice of an instance.
 std::vector<OperatorChoice> picked_choices(const PlanInstance& inst, const std::vector<int>& picks);
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "planner/core/error.hpp"
 #include "planner/core/model_states.hpp"
@@ -113,6 +114,35 @@ TEST(PipelineRuntime, AStagePlanThatShardsParametersIsRefusedNamingTheField) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "plan.operators[1].g_scope");
   }
+}
+
+// How a stage's sends occupy it is the runtime's: PyTorch's schedules post them and go on, DeepSpeed's engine
+// waits for each; the pipeline's iteration is its run under that (schedule_pipeline), and a blocking send
+// can only make it longer.
+TEST(PipelineRuntime, ProfilesSayWhetherAStageWaitsForItsSends) {
+  EXPECT_FALSE(runtime_profile(RuntimeName::fsdp2).pipeline_sends_block);
+  EXPECT_FALSE(runtime_profile(RuntimeName::fsdp1).pipeline_sends_block);
+  EXPECT_TRUE(runtime_profile(RuntimeName::deepspeed).pipeline_sends_block);
+  EXPECT_FALSE(runtime_profile(RuntimeName::ideal).pipeline_sends_block);
+  const PipelineSearch search = search_pipelines(staged("deepspeed"), Calibration{});
+  const PipelineOption& option = only_option(search);
+  ASSERT_TRUE(option.fits) << option.why_not;
+  ASSERT_GT(option.boundary_seconds, 0);
+  std::vector<StageDurations> durations;
+  for (const PipelineStagePlan& s : option.stage_plans) {
+    EXPECT_GT(s.timing.forward_seconds, 0);
+    EXPECT_LT(s.timing.forward_seconds, s.timing.step_seconds);
+    durations.push_back(
+        {s.timing.forward_seconds, s.timing.step_seconds - s.timing.forward_seconds, s.timing.tail_seconds});
+  }
+  const double held = run_pipeline_schedule(search.schedule, 1, option.micro_batches, durations,
+                                            option.boundary_seconds, PipelineSends::blocking)
+                          .iteration_seconds;
+  const double posted =
+      run_pipeline_schedule(search.schedule, 1, option.micro_batches, durations, option.boundary_seconds)
+          .iteration_seconds;
+  EXPECT_DOUBLE_EQ(option.iteration_seconds, held);
+  EXPECT_GT(held, posted);
 }
 
 }  // namespace

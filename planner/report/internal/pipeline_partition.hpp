@@ -61,6 +61,7 @@ inline StageTiming stage_timing(const StageEval& e, const Calibration& calibrati
   StageTiming t;
   t.step_seconds = at_more - at_m;
   t.tail_seconds = at_m - micro_batches * t.step_seconds;
+  t.forward_seconds = t.step_seconds * plan_forward_share(*e.scenario, calibration, e.plan.plan);
   return t;
 }
 

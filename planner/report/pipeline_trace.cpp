@@ -1,0 +1,72 @@
+// Trace Event JSON of a pipeline's run: a track per stage, the bubble as its gaps.
+#include "planner/report/pipeline_trace.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace shardscope {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json track_names(int stage, const PipelineStagePlan& plan) {
+  std::string layers = plan.layers == 1 ? "layer " + std::to_string(plan.first_layer)
+                                        : "layers " + std::to_string(plan.first_layer) + "-" +
+                                              std::to_string(plan.first_layer + plan.layers - 1);
+  if (plan.embedding) layers += " + embedding";
+  if (plan.head) layers += " + head";
+  Json out = Json::array();
+  out.push_back({{"name", "process_name"},
+                 {"ph", "M"},
+                 {"pid", stage},
+                 {"args", {{"name", "stage " + std::to_string(stage + 1) + ": " + layers}}}});
+  out.push_back(
+      {{"name", "thread_name"}, {"ph", "M"}, {"pid", stage}, {"tid", 0}, {"args", {{"name", "compute"}}}});
+  out.push_back(
+      {{"name", "thread_name"}, {"ph", "M"}, {"pid", stage}, {"tid", 1}, {"args", {{"name", "sends"}}}});
+  return out;
+}
+
+Json complete(const std::string& name, const char* category, int stage, int thread, double start_seconds,
+              double seconds) {
+  return {{"name", name},         {"cat", category}, {"ph", "X"},    {"ts", start_seconds * 1e6},
+          {"dur", seconds * 1e6}, {"pid", stage},    {"tid", thread}};
+}
+
+}  // namespace
+
+std::string pipeline_trace_json(const PipelineSearch& search, const PipelineOption& option) {
+  const ScheduledPipeline run = schedule_pipeline(search, option);
+  const int p = static_cast<int>(run.stages.size());
+  const int v = search.schedule == PipelineSchedule::interleaved ? search.virtual_stages : 1;
+  Json events = Json::array();
+  for (int r = 0; r < p; ++r)
+    for (Json& e : track_names(r, option.stage_plans[static_cast<std::size_t>(r)])) events.push_back(e);
+  Json idle = Json::array();
+  for (int r = 0; r < p; ++r) {
+    const ScheduledStage& stage = run.stages[static_cast<std::size_t>(r)];
+    for (const ScheduledOp& s : stage.ops) {
+      const std::string label = op_label(s.op, v);
+      Json event = complete(label, s.op.backward ? "backward" : "forward", r, 0, s.start_seconds,
+                            s.end_seconds - s.start_seconds);
+      event["args"] = {{"micro_batch", s.op.micro_batch}, {"chunk", s.op.chunk}};
+      events.push_back(std::move(event));
+      // Its output goes to the neighbouring global chunk's stage, unless it is the first or last chunk's end.
+      const int global = s.op.chunk * p + r;
+      const int to = s.op.backward ? global - 1 : global + 1;
+      if (p > 1 && to >= 0 && to < p * v && option.boundary_seconds > 0) {
+        Json send = complete("send " + label, "send", r, 1, s.end_seconds, option.boundary_seconds);
+        send["args"] = {{"to_stage", to % p + 1}};
+        events.push_back(std::move(send));
+      }
+    }
+    events.push_back(complete("tail", "tail", r, 0, stage.tail_start_seconds,
+                              stage.end_seconds - stage.tail_start_seconds));
+    idle.push_back(run.iteration_seconds > 0 ? stage.idle_seconds / run.iteration_seconds : 0.0);
+  }
+  const Json other{{"pipeline", pipeline_text(search, option)},
+                   {"iteration_seconds", run.iteration_seconds},
+                   {"idle_share_per_stage", idle}};
+  return Json{{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", other}}.dump(1) + "\n";
+}
+
+}  // namespace shardscope
