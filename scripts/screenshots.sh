@@ -7,3 +7,9 @@ build="${1:-$root/build/default}"
 scenario="${2:-$root/scenarios/default.yaml}"
 # The timeline and memory-over-time pictures simulate the plan with the build's own `shardscope` (in a child process).
 SHARDSCOPE_BIN="$build/apps/shardscope/shardscope" QT_QPA_PLATFORM=offscreen QT_SCALE_FACTOR=1 "$build/gui/shardscope-gui" --screenshots "$root/docs/screenshots" "$scenario"
+# A pipelined scenario's run (planned, not simulated) on the Timeline tab.
+pipeline_shots="$(mktemp -d)"
+trap 'rm -rf "$pipeline_shots"' EXIT
+QT_QPA_PLATFORM=offscreen QT_SCALE_FACTOR=1 "$build/gui/shardscope-gui" --screenshots "$pipeline_shots" \
+  "$root/scenarios/pipelines/llama3.1-405b-512gpu-3d.yaml"
+cp "$pipeline_shots/timeline.png" "$root/docs/screenshots/pipeline-timeline.png"

@@ -309,6 +309,16 @@ TargetPoint plan_at_nodes(const Options& o, int nodes, int gpus_per_node) {
 void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& out,
                  const std::optional<TargetSearch>& target);
 
+// --out and --pipeline-trace: neither an input nor each other, the trace only of pipeline stages.
+void check_output_paths(const Options& o, const Scenario& loaded) {
+  refuse_input_as_output("--out", o.out, {o.scenario.scenario_file()});
+  refuse_input_as_output("--pipeline-trace", o.pipeline_trace, {o.scenario.scenario_file()});
+  refuse_shared_outputs({{"--out", o.out}, {"--pipeline-trace", o.pipeline_trace}});
+  if (!o.pipeline_trace.empty() && !loaded.parallelism.pipelined())
+    throw UsageError("--pipeline-trace",
+                     "writes the run of pipeline stages; the scenario has none (parallelism.pipeline, --pp)");
+}
+
 // The options a pipeline search does not take yet, each refused by name.
 void refuse_for_pipelines(const Options& o) {
   const auto refuse = [](const std::string& option, const std::string& what) {
@@ -368,12 +378,7 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
   if (!o.export_format.empty() && o.out.empty())
     throw UsageError("--export", "writes to --out FILE; give --out");
   // Check the output path before planning, so a bad path fails at once (exit 2).
-  refuse_input_as_output("--out", o.out, {o.scenario.scenario_file()});
-  refuse_input_as_output("--pipeline-trace", o.pipeline_trace, {o.scenario.scenario_file()});
-  refuse_shared_outputs({{"--out", o.out}, {"--pipeline-trace", o.pipeline_trace}});
-  if (!o.pipeline_trace.empty() && !loaded.parallelism.pipelined())
-    throw UsageError("--pipeline-trace",
-                     "writes the run of pipeline stages; the scenario has none (parallelism.pipeline, --pp)");
+  check_output_paths(o, loaded);
   const OutputFile plan_file = o.out.empty() ? OutputFile() : OutputFile("--out", o.out);
   if (o.refine > 0 && file_micro_batch > 0 && file_micro_batch != loaded.training.micro_batch) {
     throw UsageError("--micro-batch",

@@ -166,6 +166,12 @@ void BudgetPanel::fill_table() {
   table_->setHorizontalHeaderLabels(headers);
   table_->setRowCount(0);
   if (!report_ || !scenario_) return;
+  if (scenario_->mesh.pipeline.pipelined()) {
+    budget_status_->setText(
+        "Time to train of a pipeline is not built yet (`shardscope plan --tokens` refuses it too); the plan "
+        "shown is one stage's");
+    return;
+  }
   TrainingBudget budget;
   const QString tokens = tokens_->text().trimmed();
   if (tokens.isEmpty()) {
@@ -224,6 +230,12 @@ bool BudgetPanel::find_nodes() {
   }
   if (!(rate > 0) || !std::isfinite(rate)) {
     scaling_status_->setText("Target: expected a positive tokens/s");
+    return false;
+  }
+  if (scenario_->mesh.pipeline.pipelined()) {
+    scaling_status_->setText(
+        "Target: node counts are searched for data-parallel plans; pipeline stages are not searched over "
+        "node counts yet");
     return false;
   }
   if (scenario_->mesh.sliced()) {

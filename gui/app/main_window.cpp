@@ -27,8 +27,10 @@
 #include "compare_view.hpp"
 #include "memory_time_panel.hpp"
 #include "operator_view.hpp"
+#include "pipeline_summary.hpp"
 #include "plan_views.hpp"
 #include "planner/core/units.hpp"
+#include "planner/report/pipeline_trace.hpp"
 #include "planner/report/plan_json.hpp"
 #include "planner/report/uncertainty.hpp"
 #include "present/mesh_table.hpp"
@@ -266,7 +268,11 @@ void MainWindow::planned(std::shared_ptr<const PlanOutcome> outcome) {
   if (outcome->generation != service_->latest()) return;
   if (!outcome->error.isEmpty() || !outcome->report) {
     plan_error_ = outcome->error;
-    summary_->setText("<b>The planner says:</b> " + outcome->error.toHtmlEscaped());
+    // A message with a table after its first line (a pipeline search's) keeps the table's columns.
+    const qsizetype newline = outcome->error.indexOf('\n');
+    QString text = "<b>The planner says:</b> " + outcome->error.left(newline).toHtmlEscaped();
+    if (newline >= 0) text += "<pre>" + outcome->error.mid(newline + 1).toHtmlEscaped() + "</pre>";
+    summary_->setText(text);
     statusBar()->showMessage("planning failed");
     emit planFailed();
     return;
@@ -277,6 +283,14 @@ void MainWindow::planned(std::shared_ptr<const PlanOutcome> outcome) {
   shown_ = "plan";
   refresh_views();
   budget_->set_report(outcome_->job.scenario, *outcome_->report);
+  if (outcome_->pipelines) {
+    const PipelineSearch& search = *outcome_->pipelines;
+    const PipelineOption& chosen = search.options[search.best];
+    timeline_->show_pipeline(
+        pipeline_trace_json(search, chosen),
+        QString("The run of %1 as planned (the simulator does not run pipeline stages yet)")
+            .arg(QString::fromStdString(pipeline_text(search, chosen))));
+  }
   statusBar()->showMessage(QString("planned in %1 s").arg(outcome_->seconds, 0, 'f', 2));
   emit planShown();
 }
@@ -317,7 +331,10 @@ void MainWindow::refresh_views() {
     text = QString(
                "<b>%1</b> (%2): micro-batch %3 × %4 steps × %5 GPUs — <b>%6</b> per iteration, "
                "<b>%7</b> samples/s, peak <b>%8</b> per GPU reserved")
-               .arg(shown_ == "plan" ? "Plan" : shown_, QString::fromStdString(plan.strategy))
+               .arg(shown_ != "plan"      ? shown_
+                    : outcome_->pipelines ? "Stage plan"
+                                          : "Plan",
+                    QString::fromStdString(plan.strategy))
                .arg(plan.micro_batch)
                .arg(plan.gradient_accumulation_steps)
                .arg(physical_gpus(scenario))
@@ -326,10 +343,13 @@ void MainWindow::refresh_views() {
                .arg(bytes(plan.predicted.peak_memory_bytes));
     if (shown->allocated_peak_bytes > 0)
       text += QString(", <b>%1</b> allocated").arg(bytes(shown->allocated_peak_bytes));
-    const ThroughputUncertainty uncertainty =
-        throughput_uncertainty(scenario, plan.predicted.tokens_per_second, report.calibration_error);
-    text +=
-        "<br>Uncertainty: " + QString::fromStdString(uncertainty_text(scenario, uncertainty)).toHtmlEscaped();
+    if (!outcome_
+             ->pipelines) {  // a stage's own figures are not the pipeline's: no uncertainty of a pipeline yet
+      const ThroughputUncertainty uncertainty =
+          throughput_uncertainty(scenario, plan.predicted.tokens_per_second, report.calibration_error);
+      text += "<br>Uncertainty: " +
+              QString::fromStdString(uncertainty_text(scenario, uncertainty)).toHtmlEscaped();
+    }
     if (const std::string line = present::communication_line(*shown); !line.empty())
       text += "<br>" + QString::fromStdString(line).toHtmlEscaped();
     if (scenario.mesh.sliced())
@@ -339,6 +359,7 @@ void MainWindow::refresh_views() {
       present::write_mesh_table(table, *outcome_->meshes);
       text += "<pre>" + QString::fromStdString(table.str()).toHtmlEscaped() + "</pre>";
     }
+    if (outcome_->pipelines) text = pipeline_summary(*outcome_) + text;
     if (shown_ == "plan" && outcome_->unpinned && outcome_->unpinned->best.fits) {
       const present::PinsCost cost =
           present::pins_cost(plan.predicted, outcome_->unpinned->best.plan.predicted);

@@ -3,10 +3,12 @@
 
 #include <QMetaObject>
 #include <chrono>
+#include <sstream>
 
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/search/plan_observer.hpp"
+#include "present/pipeline_table.hpp"
 
 namespace shardscope::gui {
 
@@ -79,6 +81,43 @@ bool PlanService::plan(const ValidScenario& scenario, const Calibration& calibra
   return true;
 }
 
+bool PlanService::plan_pipeline(PlanJob& job, PlanObserver& observer, PlanOutcome& outcome) {
+  try {
+    const Calibration calibration = scenario_calibration(job.scenario);
+    PlanRequest request;
+    request.search.observer = &observer;
+    request.with_baselines = false;  // as `plan --pp`: the stages' own plans, no baselines per stage
+    outcome.pipelines = search_pipelines(job.scenario, calibration, request);
+    const PipelineSearch& search = *outcome.pipelines;
+    if (!search.any_fits()) {
+      std::ostringstream tables;
+      present::write_pipeline_tables(tables, job.scenario, search);
+      outcome.error = "no pipeline fits the memory limit\n" + QString::fromStdString(tables.str());
+      return true;
+    }
+    const PipelineOption& chosen = search.options[search.best];
+    std::size_t shown = 0;
+    for (std::size_t r = 1; r < chosen.stage_plans.size(); ++r) {
+      if (chosen.stage_plans[r].plan.plan.predicted.peak_memory_bytes >
+          chosen.stage_plans[shown].plan.plan.predicted.peak_memory_bytes)
+        shown = r;
+    }
+    outcome.pipeline_stage = shown;
+    const ValidScenario& stage = *chosen.stage_plans[shown].scenario;
+    outcome.report = plan_scenario(stage, calibration, request);
+    outcome.pipelined = job.scenario;
+    job.scenario = stage.scenario();
+    job.with_memory_sweep = false;  // the sweep is of data-parallel plans
+  } catch (const PlanCancelled&) {
+    return false;
+  } catch (const std::bad_alloc&) {
+    outcome.error = "out of memory while planning the pipelines";
+  } catch (const std::exception& e) {
+    outcome.error = QString::fromStdString(e.what());
+  }
+  return true;
+}
+
 void PlanService::sweep(const ValidScenario& scenario, const Calibration& calibration, quint64 generation,
                         const PlanObserver& observer) {
   auto outcome = std::make_shared<SweepOutcome>();
@@ -123,6 +162,17 @@ void PlanService::run() {
     std::optional<ValidScenario> scenario;
     Calibration calibration;
     bool done = true;
+    if (job.scenario.parallelism.pipelined()) {
+      done = plan_pipeline(job, observer, *outcome);
+      outcome->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      outcome->job = std::move(job);
+      busy_.store(false);
+      if (!done || generation != latest_.load()) continue;
+      std::shared_ptr<const PlanOutcome> result = std::move(outcome);
+      QMetaObject::invokeMethod(
+          this, [this, result] { emit finished(result); }, Qt::QueuedConnection);
+      continue;
+    }
     try {
       scenario.emplace(job.scenario);  // the panel's edits, checked once
       calibration = scenario_calibration(*scenario);

@@ -15,6 +15,7 @@
 #include "planner/core/calibration.hpp"
 #include "planner/core/scenario.hpp"
 #include "planner/report/mesh_search.hpp"
+#include "planner/report/pipeline_search.hpp"
 #include "planner/search/memory_sweep.hpp"
 #include "planner/search/operator_pin.hpp"
 #include "planner/search/plan_observer.hpp"
@@ -51,6 +52,12 @@ struct PlanOutcome {
   // Under parallelism: search, every mesh's plan; `report` is then the fastest mesh's and job.scenario
   // that mesh's sliced scenario.
   std::optional<MeshSearch> meshes;
+  // Under parallelism.pipeline, every pipeline's plan (report/pipeline_search.hpp); `report` is then the
+  // fastest pipeline's stage `pipeline_stage` (the one with the highest peak, which decides whether the
+  // pipeline fits) planned alone, and job.scenario that stage's scenario.
+  std::optional<PipelineSearch> pipelines;
+  std::size_t pipeline_stage = 0;
+  Scenario pipelined;  // the scenario as given (the whole model and cluster), when pipelines is set
   QString error;       // the planner's own message when it failed
   double seconds = 0;  // wall time of the planning
 };
@@ -84,6 +91,9 @@ class PlanService : public QObject {
   // The job's plan (and its unpinned twin) into `outcome`; false when a newer job cancelled it.
   bool plan(const ValidScenario& scenario, const Calibration& calibration, const PlanJob& job,
             PlanObserver& observer, PlanOutcome& outcome);
+  // A pipelined scenario's search into `outcome` (the views' job becomes the stage shown); false when a newer
+  // job cancelled it.
+  bool plan_pipeline(PlanJob& job, PlanObserver& observer, PlanOutcome& outcome);
   void sweep(const ValidScenario& scenario, const Calibration& calibration, quint64 generation,
              const PlanObserver& observer);
   std::thread thread_;

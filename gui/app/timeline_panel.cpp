@@ -17,6 +17,7 @@
 
 #include "exchange/result_export.hpp"
 #include "planner/core/units.hpp"
+#include "timeline_model.hpp"
 #include "timeline_view.hpp"
 
 namespace shardscope::gui {
@@ -175,15 +176,33 @@ void TimelinePanel::finished(std::shared_ptr<const SimulationOutcome> outcome) {
                        .arg(outcome_->timeline->ranks.size())
                        .arg(outcome_->timeline->task_count()));
   result_->setText(summarize(outcome_->result_json, outcome_->wall_seconds));
+  pipeline_trace_.clear();
   perfetto_->setEnabled(true);
   view_->set_model(outcome_->timeline);
-  fill_ranks();
+  fill_ranks(*outcome_->timeline);
 }
 
-void TimelinePanel::fill_ranks() {
+void TimelinePanel::show_pipeline(const std::string& trace_json, const QString& status) {
+  auto model = std::make_shared<const TimelineModel>(parse_trace_json(trace_json, "pipeline run"));
+  outcome_.reset();
+  pipeline_trace_ = trace_json;
+  error_->clear();
+  error_->setVisible(false);
+  status_->setText(status);
+  result_->setText(
+      QString("%1 stages, %2 tasks: forwards (F<i>k</i>) and backwards (B<i>k</i>) of each "
+              "micro-batch, each stage's tail, the sends on the second row; the gaps are the bubble")
+          .arg(model->ranks.size())
+          .arg(model->task_count()));
+  perfetto_->setEnabled(true);
+  view_->set_model(model);
+  fill_ranks(*model);
+}
+
+void TimelinePanel::fill_ranks(const TimelineModel& model) {
   const QSignalBlocker block(rank_list_);
   rank_list_->clear();
-  for (const TimelineRank& r : outcome_->timeline->ranks) {
+  for (const TimelineRank& r : model.ranks) {
     auto* item = new QListWidgetItem(QString::fromStdString(r.label));
     item->setData(Qt::UserRole, r.rank);
     item->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled);
@@ -214,10 +233,11 @@ void TimelinePanel::set_selected_ranks(const std::vector<int>& ranks) {
 }
 
 bool TimelinePanel::save_trace(const QString& path) const {
-  if (!outcome_ || !outcome_->result) return false;
-  // What `shardscope simulate --trace` writes for the same result, byte for byte.
+  if ((!outcome_ || !outcome_->result) && pipeline_trace_.empty()) return false;
+  // What `shardscope simulate --trace` (or `plan --pipeline-trace`) writes for the same run, byte for byte.
   QFile file(path);
-  const std::string text = sim::trace_event_json(*outcome_->result).dump() + "\n";
+  const std::string text =
+      outcome_ && outcome_->result ? sim::trace_event_json(*outcome_->result).dump() + "\n" : pipeline_trace_;
   return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
          file.write(text.data(), static_cast<qint64>(text.size())) == static_cast<qint64>(text.size()) &&
          file.flush();

@@ -5,6 +5,7 @@
 
 #include <QWidget>
 #include <memory>
+#include <string>
 
 #include "simulation_service.hpp"
 
@@ -35,8 +36,13 @@ class TimelinePanel : public QWidget {
   QString result_text() const;
   const std::shared_ptr<const SimulationOutcome>& outcome() const { return outcome_; }
 
-  bool save_trace(const QString& path) const;  // copies the shown simulation's trace file
+  bool save_trace(const QString& path) const;  // the shown simulation's trace, or the shown pipeline's
   void set_selected_ranks(const std::vector<int>& ranks);
+
+  // Shows a pipeline's run as the planner makes it (report/pipeline_trace.hpp: a track per stage, its
+  // forwards, backwards, tail and sends) in place of a simulation: `trace_json` is what
+  // `plan --pipeline-trace` writes, saved by "Open in Perfetto…"; `status` says what it is.
+  void show_pipeline(const std::string& trace_json, const QString& status);
 
  signals:
   void simulateRequested();
@@ -47,12 +53,13 @@ class TimelinePanel : public QWidget {
   void progressed(quint64 generation, int percent, const QString& line);
   void cancelled();
   void finished(std::shared_ptr<const SimulationOutcome> outcome);
-  void fill_ranks();
+  void fill_ranks(const TimelineModel& model);
   void ranks_changed();
   void save_trace_dialog();
 
   SimulationService* service_;
   std::shared_ptr<const SimulationOutcome> outcome_;  // the last successful simulation (shown)
+  std::string pipeline_trace_;                        // the pipeline run shown instead (empty: none)
   QPushButton* simulate_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QPushButton* perfetto_ = nullptr;

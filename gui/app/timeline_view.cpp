@@ -7,6 +7,7 @@
 #include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "chart/chart.hpp"
@@ -28,11 +29,15 @@ constexpr double kWheelZoomPerNotch = 1.25;  // one 120-unit wheel step
 
 QString duration(double seconds) { return QString::fromStdString(units::format_duration(seconds)); }
 
-// A colour per kind of task, from the name's first word (fwd, bwd, recompute, update, AG, RS, AR, ...).
+// A colour per kind of task, from the name's first word (fwd, bwd, recompute, update, AG, RS, AR, ...); a
+// pipeline run's ops (report/pipeline_trace.hpp: F3, B3.1, tail, send) as forwards, backwards and the update.
 QColor task_color(const std::string& name) {
   const std::string kind = name.substr(0, name.find(' '));
-  if (kind == "fwd") return QColor(66, 133, 244);
-  if (kind == "bwd") return QColor(15, 157, 88);
+  const bool pipeline_op = kind.size() > 1 && std::isdigit(static_cast<unsigned char>(kind[1])) != 0;
+  if (kind == "fwd" || (pipeline_op && kind[0] == 'F')) return QColor(66, 133, 244);
+  if (kind == "bwd" || (pipeline_op && kind[0] == 'B')) return QColor(15, 157, 88);
+  if (kind == "tail") return QColor(244, 180, 0);
+  if (kind == "send") return QColor(120, 144, 156);
   if (kind == "recompute") return QColor(171, 71, 188);
   if (kind == "update") return QColor(244, 180, 0);
   if (kind == "AG") return QColor(219, 68, 55);
@@ -224,8 +229,11 @@ void TimelineView::paint(QPainter& p, const QRectF& area) const {
       const QRectF lane = lane_rect(rank, stream);
       p.setClipping(false);
       p.setPen(QColor(40, 40, 40));
-      const QString label =
-          s == 0 ? QString::fromStdString(r->label) + "  compute" : QString("communication");
+      // A long label (a pipeline stage's "stage 2: layers 8-16") keeps its part before the colon.
+      QString name = QString::fromStdString(r->label);
+      if (metrics.horizontalAdvance(name + "  compute") > kLabelWidthPixels - 8)
+        name = name.section(':', 0, 0);
+      const QString label = s == 0 ? name + "  compute" : QString("communication");
       p.drawText(QRectF(4, lane.top(), kLabelWidthPixels - 8, lane.height()),
                  Qt::AlignRight | Qt::AlignVCenter, label);
       p.fillRect(lane, QColor(246, 246, 246));

@@ -17,8 +17,7 @@ YamlMap profile_map(const std::string& text, const std::string& path, RuntimeNam
   map.reject_unknown({"name", "description", "source", "host_forward_per_operator",
                       "host_backward_per_operator", "reserve", "recompute_gathers_again",
                       "sequence_parallel_keeps_gathered_inputs", "pipeline_shards_optimizer_only",
-                      "pipeline_sends_block",
-                      "compiled_elementwise_share", "published_errors"});
+                      "pipeline_sends_block", "compiled_elementwise_share", "published_errors"});
   if (map.string("name") != key) map.fail("name", "expected '" + key + "', the file's own name");
   return map;
 }

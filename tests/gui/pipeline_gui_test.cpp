@@ -1,0 +1,106 @@
+// shardscope-gui on a pipelined scenario (QT_QPA_PLATFORM=offscreen): the pipeline tables and the stage the
+// views show, the run of the fastest pipeline on the Timeline tab (what `plan --pipeline-trace` writes), and
+// the Budget tab's refusals.
+#include <QElapsedTimer>
+#include <QFile>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <fstream>
+
+#include "budget_panel.hpp"
+#include "main_window.hpp"
+#include "planner/report/pipeline_trace.hpp"
+#include "timeline_panel.hpp"
+
+using namespace shardscope;
+using namespace shardscope::gui;
+
+namespace {
+
+// Opens `path` and waits until its plan is the newest shown (the constructor's default plan superseded).
+bool open_and_plan(MainWindow& w, const QString& path) {
+  QSignalSpy shown(&w, &MainWindow::planShown);
+  if (!w.open_scenario(path)) return false;
+  QElapsedTimer clock;
+  clock.start();
+  while (clock.elapsed() < 120000) {
+    if (!shown.isEmpty() && !w.service()->busy() && w.outcome() &&
+        w.outcome()->generation == w.service()->latest())
+      return true;
+    QTest::qWait(20);
+  }
+  return false;
+}
+
+}  // namespace
+
+class PipelineGuiTest : public QObject {
+  Q_OBJECT
+ private slots:
+  // Two stages of Llama 3.1 8B on two DGX-A100 nodes: the summary gives the pipeline and its tables, the
+  // views show the stage with the highest peak planned alone (the same plan the search made), the Timeline
+  // shows a track per stage with every micro-batch's forward and backward, and saves the CLI's trace.
+  void pipelineShowsItsStagesAndTheirRun() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("pp.yaml");
+    std::ofstream(path.toStdString())
+        << "name: pp\nmodel: {preset: llama3.1-8b}\ncluster: {preset: dgx-a100, nodes: 2}\n"
+           "parallelism: {pipeline: 2}\ntraining: {micro_batch: 1, gradient_accumulation_steps: 4}\n"
+           "execution: {runtime: fsdp2}\n";
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, path));
+    QVERIFY(w.outcome()->pipelines.has_value());
+    const PipelineSearch& search = *w.outcome()->pipelines;
+    QVERIFY(search.any_fits());
+    const PipelineOption& chosen = search.options[search.best];
+    const PipelineStagePlan& stage = chosen.stage_plans[w.outcome()->pipeline_stage];
+    for (const PipelineStagePlan& s : chosen.stage_plans)
+      QVERIFY(s.plan.plan.predicted.peak_memory_bytes <= stage.plan.plan.predicted.peak_memory_bytes);
+    QCOMPARE(w.outcome()->report->best.plan.predicted.iteration_seconds,
+             stage.plan.plan.predicted.iteration_seconds);
+    QCOMPARE(w.outcome()->job.scenario.mesh.pipeline.index, static_cast<int>(w.outcome()->pipeline_stage));
+    QVERIFY(w.summary_text().contains("<b>Pipeline PP 2 (1f1b) x DP 8 (16 GPUs)</b>"));
+    QVERIFY(w.summary_text().contains("Pipelines (llama3.1-8b on 16 x"));
+    QVERIFY(w.summary_text().contains("the one with the highest peak, planned alone"));
+    QVERIFY(w.summary_text().contains("<b>Stage plan</b>"));
+    TimelinePanel* timeline = w.timeline_panel();
+    QVERIFY(timeline->status_text().contains("The run of PP 2 (1f1b) x DP 8 (16 GPUs) as planned"));
+    QCOMPARE(timeline->rank_list()->count(), 2);
+    QCOMPARE(timeline->rank_list()->item(0)->text(),
+             QString("stage 1: layers 0-%1 + embedding").arg(chosen.stage_plans[0].layers - 1));
+    QVERIFY(timeline->result_text().startsWith("2 stages, "));
+    const QString saved = dir.filePath("trace.json");
+    QVERIFY(timeline->save_trace(saved));
+    QFile file(saved);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll().toStdString(), pipeline_trace_json(search, chosen));
+    w.budget_panel()->target_edit()->setText("100K");
+    QVERIFY(!w.budget_panel()->find_nodes());
+    QVERIFY(w.budget_panel()->scaling_status().contains("pipeline stages are not searched"));
+  }
+
+  // A pipeline whose stages cannot fit says so with the tables that show why, and plans nothing.
+  void pipelineThatDoesNotFitSaysWhy() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("tight.yaml");
+    std::ofstream(path.toStdString())
+        << "name: tight\nmodel: {preset: llama3.1-8b}\ncluster: {preset: dgx-a100, nodes: 2}\n"
+           "parallelism: {pipeline: 2}\ntraining: {micro_batch: 1, gradient_accumulation_steps: 4, "
+           "memory_limit: 4GB}\nexecution: {runtime: fsdp2}\n";
+    MainWindow w;
+    w.show();
+    QVERIFY(w.open_scenario(path));
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < 120000 && !w.summary_text().contains("no pipeline fits")) QTest::qWait(20);
+    QVERIFY(w.summary_text().contains("no pipeline fits the memory limit"));
+    QVERIFY(w.summary_text().contains("Pipelines (llama3.1-8b"));
+  }
+};
+
+QTEST_MAIN(PipelineGuiTest)
+#include "pipeline_gui_test.moc"
