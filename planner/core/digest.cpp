@@ -188,6 +188,7 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
     c.add("mesh.pipeline.stages", scenario.mesh.pipeline.stages);
     c.add("mesh.pipeline.index", scenario.mesh.pipeline.index);
     c.add("mesh.pipeline.in_flight", scenario.mesh.pipeline.in_flight_micro_batches);
+    c.add("mesh.pipeline.receive_buffers", scenario.mesh.pipeline.receive_buffer_bytes);
   }
   return fnv1a_64(c.text());
 }

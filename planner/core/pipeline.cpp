@@ -31,6 +31,18 @@ std::vector<LayerRange> interleaved_chunks(int layers, int stages, int virtual_s
   return out;
 }
 
+double receive_buffers_beyond_activations(PipelineSchedule schedule, int stages, int virtual_stages,
+                                          int stage, int micro_batches) {
+  if (stages <= 1) return 0;
+  const int v = schedule == PipelineSchedule::interleaved ? virtual_stages : 1;
+  const double receiving_activations = v - (stage == 0 ? 1 : 0);
+  const double receiving_gradients = v - (stage == stages - 1 ? 1 : 0);
+  const double held_chunks = in_flight_micro_batches(schedule, stages, v, stage, micro_batches) * v;
+  const double counted =
+      std::min(receiving_activations * micro_batches, held_chunks * receiving_activations / v);
+  return (receiving_activations + receiving_gradients) * micro_batches - counted;
+}
+
 double bubble_fraction(PipelineSchedule schedule, int stages, int virtual_stages, int micro_batches) {
   const double v = schedule == PipelineSchedule::interleaved ? virtual_stages : 1;
   return (stages - 1) / (v * micro_batches);

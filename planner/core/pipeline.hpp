@@ -27,6 +27,10 @@ struct PipelineStage {
   int stages = 1;
   int index = 0;  // 0: the stage holding the embedding
   double in_flight_micro_batches = 1;
+  // Bytes the runtime's receive buffers hold beyond the activations counted (receive_buffers_beyond_
+  // activations x one boundary tensor, under RuntimeProfile::pipeline_keeps_receive_buffers; else 0): held
+  // all iteration, priced with the runtime reserve.
+  double receive_buffer_bytes = 0;
   bool pipelined() const { return stages > 1; }
 };
 
@@ -47,6 +51,14 @@ std::vector<LayerRange> interleaved_chunks(int layers, int stages, int virtual_s
 // virtual_stages), divided by virtual_stages.
 double in_flight_micro_batches(PipelineSchedule schedule, int stages, int virtual_stages, int stage,
                                int micro_batches);
+
+// The receive buffers PyTorch's pipeline stage keeps all iteration (stage.py, _prepare_forward_infra and
+// _prepare_backward_infra: one per micro-batch and model chunk for the activation it receives, unless the
+// chunk is the model's first, and one for the gradient it receives, unless the chunk is the model's last),
+// less those the stage's activations already count (the received inputs of the micro-batches in flight, in
+// proportion to the chunks that receive one), in boundary tensors.
+double receive_buffers_beyond_activations(PipelineSchedule schedule, int stages, int virtual_stages,
+                                          int stage, int micro_batches);
 
 // The bubble's share of the ideal time: (stages - 1) / micro_batches, interleaved (stages - 1) /
 // (virtual_stages x micro_batches).

@@ -71,6 +71,10 @@ struct RuntimeProfile {
   // before its next forward or backward (DeepSpeed's PipelineEngine: blocking dist.send) or posts it and goes
   // on (PyTorch's pipelining schedules defer the send waits): pipeline_schedule.hpp's PipelineSends.
   bool pipeline_sends_block = false;
+  // Under pipeline parallelism, whether a stage keeps a receive buffer per micro-batch for each activation
+  // and gradient it receives, all iteration (PyTorch's pipeline stage): pipeline.hpp's
+  // receive_buffers_beyond_activations, priced with the reserve.
+  bool pipeline_keeps_receive_buffers = false;
   // Under torch.compile (execution.compile), the share of the eager element-wise kernels' time that the
   // fused kernels still take (norms, activations, residual adds, rotary, casts: Inductor fuses them; the
   // products and attention stay the libraries' kernels). Absent (0): the profile has no compiled mode.

@@ -444,7 +444,9 @@ double runtime_reserve_bytes(const Scenario& scenario, const Calibration& calibr
                               scenario.execution.runtime.reserve_bytes);
   if (scenario.planner.cost_model == CostModelKind::paper)
     return own;  // the paper model reads no calibration
-  return calibration.runtime_reserve_bytes.value_or(own);
+  // A pipeline stage's receive buffers are held besides whatever the runtime reserves (a calibrated reserve
+  // was measured without them).
+  return calibration.runtime_reserve_bytes.value_or(own) + scenario.mesh.pipeline.receive_buffer_bytes;
 }
 
 void validate_scenario(const Scenario& scenario) {

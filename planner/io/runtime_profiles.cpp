@@ -17,7 +17,8 @@ YamlMap profile_map(const std::string& text, const std::string& path, RuntimeNam
   map.reject_unknown({"name", "description", "source", "host_forward_per_operator",
                       "host_backward_per_operator", "reserve", "recompute_gathers_again",
                       "sequence_parallel_keeps_gathered_inputs", "pipeline_shards_optimizer_only",
-                      "pipeline_sends_block", "compiled_elementwise_share", "published_errors"});
+                      "pipeline_sends_block", "pipeline_keeps_receive_buffers", "compiled_elementwise_share",
+                      "published_errors"});
   if (map.string("name") != key) map.fail("name", "expected '" + key + "', the file's own name");
   return map;
 }
@@ -74,6 +75,7 @@ RuntimeProfile parse_runtime_profile(const std::string& text, const std::string&
       map.boolean_or("sequence_parallel_keeps_gathered_inputs", false);
   p.pipeline_shards_optimizer_only = map.boolean_or("pipeline_shards_optimizer_only", false);
   p.pipeline_sends_block = map.boolean_or("pipeline_sends_block", false);
+  p.pipeline_keeps_receive_buffers = map.boolean_or("pipeline_keeps_receive_buffers", false);
   p.compiled_elementwise_share = map.number_or("compiled_elementwise_share", 0.0, 1e-3, 1.0);
   p.published_errors = published_errors(map);
   return p;

@@ -13,6 +13,7 @@
 #include "planner/io/scenario_parser.hpp"
 #include "planner/report/pipeline_search.hpp"
 #include "planner/search/plan_check.hpp"
+#include "planner/search/plan_evaluation.hpp"
 #include "planner/search/planner.hpp"
 #include "planner/search/search_space.hpp"
 
@@ -114,6 +115,34 @@ TEST(PipelineRuntime, AStagePlanThatShardsParametersIsRefusedNamingTheField) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "plan.operators[1].g_scope");
   }
+}
+
+// PyTorch's stage keeps its receive buffers all iteration (fsdp2, fsdp1), DeepSpeed's engine as many as its
+// micro-batches in flight (already counted): each fsdp2 stage's scenario carries them, b x s x h x 2 bytes
+// each, and its plan's peak is exactly that much above the same plan without them.
+TEST(PipelineRuntime, PyTorchStagesHoldTheirReceiveBuffers) {
+  EXPECT_TRUE(runtime_profile(RuntimeName::fsdp2).pipeline_keeps_receive_buffers);
+  EXPECT_TRUE(runtime_profile(RuntimeName::fsdp1).pipeline_keeps_receive_buffers);
+  EXPECT_FALSE(runtime_profile(RuntimeName::deepspeed).pipeline_keeps_receive_buffers);
+  EXPECT_FALSE(runtime_profile(RuntimeName::ideal).pipeline_keeps_receive_buffers);
+  const double tensor = 1.0 * 2048 * 4096 * 2;  // micro-batch 1, 2,048 tokens, hidden 4,096, bf16
+  const PipelineOption fsdp2 = only_option(search_pipelines(staged("fsdp2"), Calibration{}));
+  ASSERT_TRUE(fsdp2.fits) << fsdp2.why_not;
+  for (int r = 0; r < 3; ++r) {
+    const PipelineStagePlan& s = fsdp2.stage_plans[static_cast<std::size_t>(r)];
+    const double expected =
+        tensor * receive_buffers_beyond_activations(PipelineSchedule::one_f_one_b, 3, 1, r, 6);
+    EXPECT_DOUBLE_EQ(s.scenario->scenario().mesh.pipeline.receive_buffer_bytes, expected) << r;
+    Scenario without = s.scenario->scenario();
+    without.mesh.pipeline.receive_buffer_bytes = 0;
+    const double peak = scheduled_plan(*s.scenario, Calibration{}, s.plan.plan).peak_bytes;
+    const double peak_without =
+        scheduled_plan(ValidScenario(std::move(without)), Calibration{}, s.plan.plan).peak_bytes;
+    EXPECT_NEAR(peak - peak_without, expected, 1e-6 * expected) << r;
+  }
+  const PipelineOption deepspeed = only_option(search_pipelines(staged("deepspeed"), Calibration{}));
+  for (const PipelineStagePlan& s : deepspeed.stage_plans)
+    EXPECT_EQ(s.scenario->scenario().mesh.pipeline.receive_buffer_bytes, 0);
 }
 
 // How a stage's sends occupy it is the runtime's: PyTorch's schedules post them and go on, DeepSpeed's engine

@@ -62,6 +62,27 @@ TEST(PipelineSchedule, InFlightActivationsAreTheMemoryFormulas) {
   }
 }
 
+// PyTorch's stage keeps a buffer per micro-batch (and chunk) for each activation and gradient it receives;
+// the received activations of the micro-batches in flight are the stage's inputs, counted already.
+TEST(PipelineSchedule, ReceiveBuffersBeyondTheActivationsByHand) {
+  const auto buffers = [](PipelineSchedule s, int p, int v, int r, int m) {
+    return receive_buffers_beyond_activations(s, p, v, r, m);
+  };
+  // 1F1B, 4 stages, 8 micro-batches: the first receives gradients only (8); stage 2 receives 8 activations,
+  // 3 of them in flight, and 8 gradients (5 + 8); the last receives activations only (8 - 1).
+  EXPECT_DOUBLE_EQ(buffers(PipelineSchedule::one_f_one_b, 4, 1, 0, 8), 8);
+  EXPECT_DOUBLE_EQ(buffers(PipelineSchedule::one_f_one_b, 4, 1, 1, 8), 13);
+  EXPECT_DOUBLE_EQ(buffers(PipelineSchedule::one_f_one_b, 4, 1, 3, 8), 7);
+  // GPipe holds every micro-batch: only the gradients' buffers are beyond.
+  EXPECT_DOUBLE_EQ(buffers(PipelineSchedule::gpipe, 4, 1, 1, 8), 8);
+  // Interleaved, 8 stages x 2 chunks, 8 micro-batches, stage 1 of 8: chunk 1 receives activations (chunk 0
+  // is the model's first), both receive gradients: 3 x 8 buffers; all 16 chunks are in flight at its peak,
+  // half of them chunk 1's inputs: 24 - 8.
+  EXPECT_DOUBLE_EQ(buffers(PipelineSchedule::interleaved, 8, 2, 0, 8), 16);
+  // No pipeline, no buffers.
+  EXPECT_DOUBLE_EQ(buffers(PipelineSchedule::one_f_one_b, 1, 1, 0, 8), 0);
+}
+
 // Equal stages without sends: (m + p - 1) t for GPipe and 1F1B, (m + (p - 1) / v) t interleaved, whatever
 // the forward's share of t; each stage idles (p - 1) / (v m) of its busy time, the bubble fraction.
 TEST(PipelineSchedule, EqualStagesTakeTheTextbooksTime) {

@@ -97,6 +97,7 @@ TEST(RuntimeProfiles, AMalformedPublishedErrorNamesItsFieldAndLine) {
     EXPECT_NE(error.find(says), std::string::npos) << error;
   };
   expect_error("pipeline_sends_block: sometimes\n", "7 pipeline_sends_block", "true or false");
+  expect_error("pipeline_keeps_receive_buffers: 2\n", "7 pipeline_keeps_receive_buffers", "true or false");
   expect_error(
       "published_errors:\n  H100: {rows: 3, mape: 0.03, bias: 0, worst: 0.04, min_parameters: 8e9, "
       "max_parameters: 8e9, min_gpus: 8, max_gpus: 128, seed: 1}\n",

@@ -376,6 +376,21 @@ class Partition {
     return false;
   }
 
+  // What the runtime's receive buffers hold beyond the stage's activations: one boundary tensor (a
+  // micro-batch's tokens x the widest layer's hidden in the compute precision, 1 / T of it under sequence
+  // parallelism) per buffer.
+  double receive_buffer_bytes(int stage) const {
+    if (!tmpl_.execution.runtime.pipeline_keeps_receive_buffers || stages_ <= 1) return 0;
+    double hidden = 0;
+    for (int l = 0; l < tmpl_.transformer->layers; ++l)
+      hidden = std::max(hidden, layer_hidden_size(*tmpl_.transformer, l));
+    double tensor = static_cast<double>(micro_batch_) * static_cast<double>(tmpl_.model.sequence_length) *
+                    hidden * (tmpl_.training.precision == Precision::fp32 ? 4.0 : 2.0);
+    if (tmpl_.mesh.tensor.sequence_parallel) tensor /= tmpl_.mesh.tensor.degree;
+    return tensor *
+           receive_buffers_beyond_activations(schedule_, stages_, virtual_stages_, stage, micro_batches_);
+  }
+
   Scenario stage_scenario(int stage, int first, int layers) const {
     Scenario s = tmpl_;
     const std::vector<Operator>& ops = tmpl_.model.operators;
@@ -386,7 +401,7 @@ class Partition {
     if (stage == stages_ - 1) chosen.insert(chosen.end(), ops.begin() + ranges_.back_begin, ops.end());
     s.model.operators = std::move(chosen);
     if (stages_ > 1) s.model.name += " stage " + std::to_string(stage + 1) + "/" + std::to_string(stages_);
-    s.mesh.pipeline = PipelineStage{stages_, stage, in_flight(stage)};
+    s.mesh.pipeline = PipelineStage{stages_, stage, in_flight(stage), receive_buffer_bytes(stage)};
     s.training.micro_batch = micro_batch_;
     s.training.gradient_accumulation_steps = micro_batches_;
     return s;
