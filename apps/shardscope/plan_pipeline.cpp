@@ -28,15 +28,22 @@ void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& fi
   }
   const nlohmann::ordered_json tree{{"scenario", whole.name},
                                     {"pipeline_search", pipeline_search_json(search)}};
-  std::vector<std::pair<const OutputFile*, std::string>> written{{files.plan, tree.dump(2) + "\n"}};
-  if (files.trace->requested() && search.any_fits())
-    written.emplace_back(files.trace, pipeline_trace_json(search, search.options[search.best]));
-  write_together(written);
+  // A trace too large to write is refused after the tables are shown, with no file written.
+  const std::string refusal = files.trace->requested() && search.any_fits()
+                                  ? pipeline_trace_refusal(search, search.options[search.best])
+                                  : "";
+  if (refusal.empty()) {
+    std::vector<std::pair<const OutputFile*, std::string>> written{{files.plan, tree.dump(2) + "\n"}};
+    if (files.trace->requested() && search.any_fits())
+      written.emplace_back(files.trace, pipeline_trace_json(search, search.options[search.best]));
+    write_together(written);
+  }
   if (json) {
     out << tree.dump(2) << "\n";
   } else {
     present::write_pipeline_tables(out, whole, search);
   }
+  if (!refusal.empty()) throw UsageError("--pipeline-trace", refusal + "; nothing was written");
   if (!search.any_fits()) throw NothingFits(whole.source_file + ": no pipeline fits the memory limit");
 }
 

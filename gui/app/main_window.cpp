@@ -286,10 +286,13 @@ void MainWindow::planned(std::shared_ptr<const PlanOutcome> outcome) {
   if (outcome_->pipelines) {
     const PipelineSearch& search = *outcome_->pipelines;
     const PipelineOption& chosen = search.options[search.best];
+    const std::string too_large = pipeline_trace_refusal(search, chosen);
     timeline_->show_pipeline(
-        pipeline_trace_json(search, chosen),
-        QString("The run of %1 as planned (the simulator does not run pipeline stages yet)")
-            .arg(QString::fromStdString(pipeline_text(search, chosen))));
+        too_large.empty() ? pipeline_trace_json(search, chosen) : std::string(),
+        too_large.empty()
+            ? QString("The run of %1 as planned (the simulator does not run pipeline stages yet)")
+                  .arg(QString::fromStdString(pipeline_text(search, chosen)))
+            : QString("Not drawn: %1").arg(QString::fromStdString(too_large)));
   }
   statusBar()->showMessage(QString("planned in %1 s").arg(outcome_->seconds, 0, 'f', 2));
   emit planShown();

@@ -183,7 +183,8 @@ void TimelinePanel::finished(std::shared_ptr<const SimulationOutcome> outcome) {
 }
 
 void TimelinePanel::show_pipeline(const std::string& trace_json, const QString& status) {
-  auto model = std::make_shared<const TimelineModel>(parse_trace_json(trace_json, "pipeline run"));
+  auto model = std::make_shared<const TimelineModel>(
+      trace_json.empty() ? TimelineModel{} : parse_trace_json(trace_json, "pipeline run"));
   outcome_.reset();
   pipeline_trace_ = trace_json;
   error_->clear();
@@ -194,7 +195,7 @@ void TimelinePanel::show_pipeline(const std::string& trace_json, const QString& 
               "micro-batch, each stage's tail, the sends on the second row; the gaps are the bubble")
           .arg(model->ranks.size())
           .arg(model->task_count()));
-  perfetto_->setEnabled(true);
+  perfetto_->setEnabled(!trace_json.empty());
   view_->set_model(model);
   fill_ranks(*model);
 }

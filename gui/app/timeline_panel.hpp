@@ -41,7 +41,8 @@ class TimelinePanel : public QWidget {
 
   // Shows a pipeline's run as the planner makes it (report/pipeline_trace.hpp: a track per stage, its
   // forwards, backwards, tail and sends) in place of a simulation: `trace_json` is what
-  // `plan --pipeline-trace` writes, saved by "Open in Perfetto…"; `status` says what it is.
+  // `plan --pipeline-trace` writes, saved by "Open in Perfetto…" (empty: none drawn, none saved); `status`
+  // says what it is, or why it is not drawn.
   void show_pipeline(const std::string& trace_json, const QString& status);
 
  signals:

@@ -2,6 +2,9 @@
 #include "planner/report/pipeline_trace.hpp"
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "planner/core/units.hpp"
 
 namespace shardscope {
 namespace {
@@ -34,7 +37,29 @@ Json complete(const std::string& name, const char* category, int stage, int thre
 
 }  // namespace
 
+std::int64_t pipeline_trace_events(const PipelineSearch& search, const PipelineOption& option) {
+  const std::int64_t p = option.stages;
+  const std::int64_t v = search.schedule == PipelineSchedule::interleaved ? search.virtual_stages : 1;
+  const std::int64_t m = option.micro_batches;
+  // Per micro-batch every chunk runs forward and backward; all but the model's first and last chunk's ends
+  // send (2 p v - 2 over the stages), none with a single stage or sends of no time.
+  const std::int64_t sends = p > 1 && option.boundary_seconds > 0 ? m * (2 * p * v - 2) : 0;
+  return p * (3 + 2 * m * v + 1) + sends;
+}
+
+std::string pipeline_trace_refusal(const PipelineSearch& search, const PipelineOption& option) {
+  const std::int64_t events = pipeline_trace_events(search, option);
+  if (events <= kMaxPipelineTraceEvents) return "";
+  return "the run of " + pipeline_text(search, option) + " has " +
+         units::format_count(static_cast<double>(events)) + " events (" + std::to_string(option.stages) +
+         " stages x " + std::to_string(option.micro_batches) + " micro-batches), over the " +
+         units::format_count(static_cast<double>(kMaxPipelineTraceEvents)) +
+         " a trace holds; fewer micro-batches or stages give one";
+}
+
 std::string pipeline_trace_json(const PipelineSearch& search, const PipelineOption& option) {
+  if (const std::string why = pipeline_trace_refusal(search, option); !why.empty())
+    throw std::length_error(why);
   const ScheduledPipeline run = schedule_pipeline(search, option);
   const int p = static_cast<int>(run.stages.size());
   const int v = search.schedule == PipelineSchedule::interleaved ? search.virtual_stages : 1;

@@ -4,6 +4,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QListWidget>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -81,6 +82,25 @@ class PipelineGuiTest : public QObject {
     w.budget_panel()->target_edit()->setText("100K");
     QVERIFY(!w.budget_panel()->find_nodes());
     QVERIFY(w.budget_panel()->scaling_status().contains("pipeline stages are not searched"));
+  }
+
+  // A run too large to draw (42,000 micro-batches: over kMaxPipelineTraceEvents) is not built: the Timeline
+  // says why, and there is nothing to save.
+  void pipelineTooLargeToDrawSaysWhy() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("long.yaml");
+    std::ofstream(path.toStdString())
+        << "name: long\nmodel: {preset: llama3.1-8b}\ncluster: {preset: dgx-a100, nodes: 2}\n"
+           "parallelism: {pipeline: 2}\ntraining: {micro_batch: 1, gradient_accumulation_steps: 42000}\n"
+           "execution: {runtime: deepspeed}\n";
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, path));
+    TimelinePanel* timeline = w.timeline_panel();
+    QVERIFY(timeline->status_text().startsWith("Not drawn: the run of PP 2 (1f1b) x DP 8 (16 GPUs) has "));
+    QCOMPARE(timeline->rank_list()->count(), 0);
+    QVERIFY(!timeline->perfetto_button()->isEnabled());
+    QVERIFY(!timeline->save_trace(dir.filePath("t.json")));
   }
 
   // A pipeline whose stages cannot fit says so with the tables that show why, and plans nothing.

@@ -3,6 +3,8 @@
 // gradients are held in the reduce dtype, and a plan that shards more is refused naming the field.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "planner/io/runtime_profiles.hpp"
 #include "planner/io/scenario_parser.hpp"
 #include "planner/report/pipeline_search.hpp"
+#include "planner/report/pipeline_trace.hpp"
 #include "planner/search/plan_check.hpp"
 #include "planner/search/plan_evaluation.hpp"
 #include "planner/search/planner.hpp"
@@ -143,6 +146,33 @@ TEST(PipelineRuntime, PyTorchStagesHoldTheirReceiveBuffers) {
   const PipelineOption deepspeed = only_option(search_pipelines(staged("deepspeed"), Calibration{}));
   for (const PipelineStagePlan& s : deepspeed.stage_plans)
     EXPECT_EQ(s.scenario->scenario().mesh.pipeline.receive_buffer_bytes, 0);
+}
+
+// The trace's events are counted before it is built (the CLI and the GUI refuse one too large first), under
+// 1F1B and interleaved alike, and the run it draws is the option's.
+TEST(PipelineRuntime, ATracesEventsAreCountedBeforeItIsBuilt) {
+  for (const bool interleaved : {false, true}) {
+    Scenario s = staged("fsdp2");
+    if (interleaved) {
+      s.parallelism.schedule = PipelineSchedule::interleaved;
+      s.parallelism.virtual_stages = 2;
+    }
+    const PipelineSearch search = search_pipelines(s, Calibration{});
+    const PipelineOption& option = only_option(search);
+    ASSERT_TRUE(option.fits) << option.why_not;
+    const nlohmann::json trace = nlohmann::json::parse(pipeline_trace_json(search, option));
+    EXPECT_EQ(static_cast<std::int64_t>(trace.at("traceEvents").size()),
+              pipeline_trace_events(search, option));
+    EXPECT_DOUBLE_EQ(trace.at("otherData").at("iteration_seconds").get<double>(), option.iteration_seconds);
+    EXPECT_EQ(pipeline_trace_refusal(search, option), "");
+  }
+  PipelineSearch search = search_pipelines(staged("fsdp2"), Calibration{});
+  PipelineOption option = only_option(search);
+  option.micro_batches = 40000;  // 3 x (4 + 80,000) + 40,000 x 4 events
+  EXPECT_EQ(pipeline_trace_events(search, option), 3 * (4 + 80000) + 40000 * 4);
+  EXPECT_NE(pipeline_trace_refusal(search, option).find("over the 250.00 K a trace holds"), std::string::npos)
+      << pipeline_trace_refusal(search, option);
+  EXPECT_THROW(pipeline_trace_json(search, option), std::length_error);
 }
 
 // How a stage's sends occupy it is the runtime's: PyTorch's schedules post them and go on, DeepSpeed's engine
