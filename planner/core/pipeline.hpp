@@ -82,7 +82,9 @@ int boundary_sends_per_micro_batch(int stages, int virtual_stages, int stage);
 // boundary_seconds: the first micro-batch's way through every stage and back (its steps, divided among the
 // virtual stages, and 2 (stages - 1) sends), then micro_batches - 1 / virtual_stages steps of the slowest
 // stage with its sends, then the longest tail. Uniform stages without sends: (m + p - 1) t for GPipe and
-// 1F1B, (m + (p - 1) / v) t interleaved.
+// 1F1B, (m + (p - 1) / v) t interleaved. A closed form the tests check the op-by-op run against
+// (pipeline_schedule.hpp, what the search prices): above it where every stage's forward is the same share of
+// its step, possibly below where the shares differ.
 double pipeline_iteration_seconds(PipelineSchedule schedule, int virtual_stages, int micro_batches,
                                   const std::vector<StageTiming>& timings, double boundary_seconds);
 
