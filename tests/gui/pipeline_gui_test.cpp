@@ -4,8 +4,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
-#include <QPushButton>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -36,6 +36,16 @@ bool open_and_plan(MainWindow& w, const QString& path) {
   return false;
 }
 
+// Llama 3.1 8B in two pipeline stages on two DGX-A100 nodes, written into `dir` with `training` and
+// `runtime`.
+QString two_stages(const QTemporaryDir& dir, const std::string& training, const std::string& runtime) {
+  const QString path = dir.filePath("pp.yaml");
+  std::ofstream(path.toStdString()) << "name: pp\nmodel: {preset: llama3.1-8b}\ncluster: {preset: dgx-a100, "
+                                       "nodes: 2}\nparallelism: {pipeline: 2}\ntraining: "
+                                    << training << "\nexecution: {runtime: " << runtime << "}\n";
+  return path;
+}
+
 }  // namespace
 
 class PipelineGuiTest : public QObject {
@@ -46,11 +56,7 @@ class PipelineGuiTest : public QObject {
   // shows a track per stage with every micro-batch's forward and backward, and saves the CLI's trace.
   void pipelineShowsItsStagesAndTheirRun() {
     QTemporaryDir dir;
-    const QString path = dir.filePath("pp.yaml");
-    std::ofstream(path.toStdString())
-        << "name: pp\nmodel: {preset: llama3.1-8b}\ncluster: {preset: dgx-a100, nodes: 2}\n"
-           "parallelism: {pipeline: 2}\ntraining: {micro_batch: 1, gradient_accumulation_steps: 4}\n"
-           "execution: {runtime: fsdp2}\n";
+    const QString path = two_stages(dir, "{micro_batch: 1, gradient_accumulation_steps: 4}", "fsdp2");
     MainWindow w;
     w.show();
     QVERIFY(open_and_plan(w, path));
@@ -88,11 +94,7 @@ class PipelineGuiTest : public QObject {
   // says why, and there is nothing to save.
   void pipelineTooLargeToDrawSaysWhy() {
     QTemporaryDir dir;
-    const QString path = dir.filePath("long.yaml");
-    std::ofstream(path.toStdString())
-        << "name: long\nmodel: {preset: llama3.1-8b}\ncluster: {preset: dgx-a100, nodes: 2}\n"
-           "parallelism: {pipeline: 2}\ntraining: {micro_batch: 1, gradient_accumulation_steps: 42000}\n"
-           "execution: {runtime: deepspeed}\n";
+    const QString path = two_stages(dir, "{micro_batch: 1, gradient_accumulation_steps: 42000}", "deepspeed");
     MainWindow w;
     w.show();
     QVERIFY(open_and_plan(w, path));
@@ -106,11 +108,8 @@ class PipelineGuiTest : public QObject {
   // A pipeline whose stages cannot fit says so with the tables that show why, and plans nothing.
   void pipelineThatDoesNotFitSaysWhy() {
     QTemporaryDir dir;
-    const QString path = dir.filePath("tight.yaml");
-    std::ofstream(path.toStdString())
-        << "name: tight\nmodel: {preset: llama3.1-8b}\ncluster: {preset: dgx-a100, nodes: 2}\n"
-           "parallelism: {pipeline: 2}\ntraining: {micro_batch: 1, gradient_accumulation_steps: 4, "
-           "memory_limit: 4GB}\nexecution: {runtime: fsdp2}\n";
+    const QString path =
+        two_stages(dir, "{micro_batch: 1, gradient_accumulation_steps: 4, memory_limit: 4GB}", "fsdp2");
     MainWindow w;
     w.show();
     QVERIFY(w.open_scenario(path));
