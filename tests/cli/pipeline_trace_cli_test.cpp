@@ -99,21 +99,22 @@ TEST(PipelineTraceCli, MisusesExitTwoBeforePlanning) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/same.json"));
 }
 
-// A run too large to trace (42,000 micro-batches on 2 stages: 252,008 events) is refused after the tables,
-// exit 2, and neither file is written.
+// A run too large to trace (8 stages of 4 chunks, 2,000 micro-batches: 8 x (4 + 16,000) + 2,000 x 62 =
+// 252,032 events) is refused after the tables, exit 2, and neither file is written.
 TEST(PipelineTraceCli, ARunTooLargeToTraceIsRefusedAfterTheTables) {
   const std::string dir = testing::TempDir() + "/pipeline_trace_large";
   std::filesystem::create_directories(dir);
   const auto r =
       test::run_command(kBinary + " plan " + kEightB +
-                        " --pp 2 --quiet --runtime deepspeed --set training.gradient_accumulation_steps=42000"
+                        " --pp 8 --quiet --runtime deepspeed --set parallelism.pipeline_schedule=interleaved"
+                        " --set parallelism.virtual_stages=4 --set training.gradient_accumulation_steps=2000"
                         " --out " +
                         dir + "/plan.json --pipeline-trace " + dir + "/trace.json");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.out.find("Stages of PP 2 (1f1b)"), std::string::npos) << r.out;
-  EXPECT_NE(
-      r.err.find("--pipeline-trace: the run of PP 2 (1f1b) x TP 2 + SP x DP 4 (16 GPUs) has 252.01 K events"),
-      std::string::npos)
+  EXPECT_NE(r.out.find("Stages of PP 8 (interleaved v4)"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("--pipeline-trace: the run of PP 8 (interleaved v4) x TP 2 + SP x DP 1 (16 GPUs) has "
+                       "252.03 K events"),
+            std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("nothing was written"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir + "/plan.json"));

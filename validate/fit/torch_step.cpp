@@ -106,9 +106,12 @@ TorchStepComparison compare_torch_step(const TorchStep& step, const std::string&
   const StrategyResult planned =
       step.framework == "fsdp2"
           ? plan_strategy(valid, calibration, space_by_name("fsdp", valid.training), one_thread)
-          : plan_scenario(
-                valid, calibration,
-                PlanRequest{.with_baselines = false, .candidate_plans = 0, .pins = {}, .search = one_thread})
+          : plan_scenario(valid, calibration,
+                          PlanRequest{.with_baselines = false,
+                                      .candidate_plans = 0,
+                                      .pins = {},
+                                      .search = one_thread,
+                                      .product = {}})
                 .best;
   TorchStepComparison c;
   c.measured = step;
