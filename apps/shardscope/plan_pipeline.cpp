@@ -29,13 +29,11 @@ void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& fi
   const nlohmann::ordered_json tree{{"scenario", whole.name},
                                     {"pipeline_search", pipeline_search_json(search)}};
   // A trace too large to write is refused after the tables are shown, with no file written.
-  const std::string refusal = files.trace->requested() && search.any_fits()
-                                  ? pipeline_trace_refusal(search, search.options[search.best])
-                                  : "";
+  const bool traced = files.trace->requested() && search.any_fits();
+  const std::string refusal = traced ? pipeline_trace_refusal(search, search.options[search.best]) : "";
   if (refusal.empty()) {
     std::vector<std::pair<const OutputFile*, std::string>> written{{files.plan, tree.dump(2) + "\n"}};
-    if (files.trace->requested() && search.any_fits())
-      written.emplace_back(files.trace, pipeline_trace_json(search, search.options[search.best]));
+    if (traced) written.emplace_back(files.trace, pipeline_trace_json(search, search.options[search.best]));
     write_together(written);
   }
   if (json) {

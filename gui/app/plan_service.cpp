@@ -163,24 +163,17 @@ void PlanService::run() {
     Calibration calibration;
     bool done = true;
     if (job.scenario.parallelism.pipelined()) {
-      done = plan_pipeline(job, observer, *outcome);
-      outcome->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-      outcome->job = std::move(job);
-      busy_.store(false);
-      if (!done || generation != latest_.load()) continue;
-      std::shared_ptr<const PlanOutcome> result = std::move(outcome);
-      QMetaObject::invokeMethod(
-          this, [this, result] { emit finished(result); }, Qt::QueuedConnection);
-      continue;
+      done = plan_pipeline(job, observer, *outcome);  // no sweep follows (job.with_memory_sweep is off)
+    } else {
+      try {
+        scenario.emplace(job.scenario);  // the panel's edits, checked once
+        calibration = scenario_calibration(*scenario);
+      } catch (const std::exception& e) {
+        scenario.reset();  // a calibration that cannot be read plans nothing
+        outcome->error = QString::fromStdString(e.what());
+      }
+      if (scenario) done = plan(*scenario, calibration, job, observer, *outcome);
     }
-    try {
-      scenario.emplace(job.scenario);  // the panel's edits, checked once
-      calibration = scenario_calibration(*scenario);
-    } catch (const std::exception& e) {
-      scenario.reset();  // a calibration that cannot be read plans nothing
-      outcome->error = QString::fromStdString(e.what());
-    }
-    if (scenario) done = plan(*scenario, calibration, job, observer, *outcome);
     outcome->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     const bool sweep_too = job.with_memory_sweep && outcome->report.has_value();
     if (outcome->meshes) {  // the sweep and the views run on the chosen mesh

@@ -67,6 +67,12 @@ std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stages, in
   throw std::invalid_argument("pipeline_order: unknown schedule");
 }
 
+int receiving_stage(const PipelineOp& op, int stage, int stages, int virtual_stages) {
+  const int global = op.chunk * stages + stage;
+  const int to = op.backward ? global - 1 : global + 1;
+  return to >= 0 && to < stages * virtual_stages ? to % stages : -1;
+}
+
 double peak_in_flight(const std::vector<PipelineOp>& order, int virtual_stages) {
   long held = 0, peak = 0;
   for (const PipelineOp& op : order) {
@@ -135,7 +141,7 @@ ScheduledPipeline run_pipeline_schedule(PipelineSchedule schedule, int virtual_s
         const double seconds = (op.backward ? d.backward_seconds : d.forward_seconds) / v;
         const double start = std::max(free_at[static_cast<std::size_t>(r)], ready);
         // A blocking send holds the stage until its output has arrived on the next stage.
-        const bool sends_on = op.backward ? g > 0 : g < chunks - 1;
+        const bool sends_on = receiving_stage(op, r, p, v) >= 0;
         const double held = sends == PipelineSends::blocking && sends_on ? send_seconds : 0.0;
         free_at[static_cast<std::size_t>(r)] = start + seconds + held;
         ends.at(op.backward ? ends.backward : ends.forward, g, op.micro_batch) = start + seconds;

@@ -29,6 +29,11 @@ struct PipelineOp {
 std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stages, int virtual_stages, int stage,
                                        int micro_batches);
 
+// The stage (0-based) an op of stage `stage` sends its output to, the neighbouring global chunk's (a forward
+// to the next, a backward to the one before; chunk c of stage r is global chunk c x stages + r), or -1 for
+// the model's last chunk's forward and first chunk's backward, which send nothing.
+int receiving_stage(const PipelineOp& op, int stage, int stages, int virtual_stages);
+
 // The most model chunks' activations a stage holds at once under `order` (a forward takes one before it
 // runs, a backward gives it back after), in units of the stage's whole model (chunks / virtual_stages).
 double peak_in_flight(const std::vector<PipelineOp>& order, int virtual_stages);

@@ -75,12 +75,10 @@ std::string pipeline_trace_json(const PipelineSearch& search, const PipelineOpti
                             s.end_seconds - s.start_seconds);
       event["args"] = {{"micro_batch", s.op.micro_batch}, {"chunk", s.op.chunk}};
       events.push_back(std::move(event));
-      // Its output goes to the neighbouring global chunk's stage, unless it is the first or last chunk's end.
-      const int global = s.op.chunk * p + r;
-      const int to = s.op.backward ? global - 1 : global + 1;
-      if (p > 1 && to >= 0 && to < p * v && option.boundary_seconds > 0) {
+      const int to = receiving_stage(s.op, r, p, v);
+      if (p > 1 && to >= 0 && option.boundary_seconds > 0) {
         Json send = complete("send " + label, "send", r, 1, s.end_seconds, option.boundary_seconds);
-        send["args"] = {{"to_stage", to % p + 1}};
+        send["args"] = {{"to_stage", to + 1}};
         events.push_back(std::move(send));
       }
     }

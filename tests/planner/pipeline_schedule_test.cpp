@@ -31,6 +31,14 @@ TEST(PipelineSchedule, OrdersByHand) {
             "F0.0 F1.0 F0.1 F1.1 F2.0 B0.1 F3.0 B1.1 F2.1 B0.0 F3.1 B1.0 B2.1 B3.1 B2.0 B3.0");
   EXPECT_EQ(labels(pipeline_order(PipelineSchedule::interleaved, 2, 2, 1, 2), 2),
             "F0.0 F1.0 F0.1 B0.1 F1.1 B1.1 B0.0 B1.0");
+  // Where an op's output goes: forwards to the next global chunk, backwards to the one before; the model's
+  // last forward and first backward send nothing; under interleaving the last stage's chunk 0 feeds stage 0.
+  EXPECT_EQ(receiving_stage({0, 0, false}, 1, 4, 1), 2);
+  EXPECT_EQ(receiving_stage({0, 0, true}, 1, 4, 1), 0);
+  EXPECT_EQ(receiving_stage({0, 0, false}, 3, 4, 1), -1);
+  EXPECT_EQ(receiving_stage({0, 0, true}, 0, 4, 1), -1);
+  EXPECT_EQ(receiving_stage({0, 0, false}, 3, 4, 2), 0);
+  EXPECT_EQ(receiving_stage({0, 1, true}, 0, 4, 2), 3);
   // A virtual-stage count outside the interleaved schedule is ignored.
   EXPECT_EQ(labels(pipeline_order(PipelineSchedule::one_f_one_b, 2, 3, 1, 2), 1), "F0 B0 F1 B1");
 }
