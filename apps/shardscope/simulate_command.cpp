@@ -20,6 +20,7 @@
 #include "apps/shardscope/output_file.hpp"
 #include "apps/shardscope/scenario_flags.hpp"
 #include "apps/shardscope/simgrid_simulation.hpp"
+#include "apps/shardscope/simulate_pipeline.hpp"
 #include "apps/shardscope/simulate_progress.hpp"
 #include "apps/shardscope/simulator_exec.hpp"
 #include "apps/shardscope/standard_streams.hpp"
@@ -385,10 +386,27 @@ Scenario simulated_mesh(const Options& o, Scenario loaded) {
   }
 }
 
+// The options a pipelined scenario's simulation does not take yet, each refused by name.
+void refuse_for_pipelines(const Options& o) {
+  for (const auto& [option, asked] :
+       {std::pair{"--plan", !o.plan.empty()}, std::pair{"--strategy", !o.strategy.empty()},
+        std::pair{"--trace", !o.trace.empty()}, std::pair{"--links", !o.links.empty()},
+        std::pair{"--result-json", !o.result_json.empty()}})
+    if (asked)
+      throw UsageError(option,
+                       "is not built yet for a pipelined scenario (parallelism.pipeline, --pp): its "
+                       "simulation runs the pipeline `plan` finds and prints it beside the planner's");
+}
+
 void run_simulate(const Options& o, std::ostream& out) {
   Scenario loaded = o.scenario.load();
   if (!o.calibration.empty()) loaded.planner.calibration_file = o.calibration;
   apply_execution_flags(o, loaded);
+  if (loaded.parallelism.pipelined()) {
+    refuse_for_pipelines(o);
+    set_abort_explanation(kSimulatorAborted);
+    return run_pipeline_simulate(loaded, iteration_options(o, loaded), o.json, out);
+  }
   const ValidScenario scenario(simulated_mesh(o, std::move(loaded)));  // the file and the flags, checked once
   const Calibration calibration = scenario_calibration(scenario);
   const sim::IterationOptions options = iteration_options(o, scenario);

@@ -69,12 +69,16 @@ LinkProperties inside_node_boundary(const Cluster& physical, int stage_gpus) {
 
 // One cut's activation (or its gradient) for a micro-batch: tokens x hidden in the compute precision, a
 // 1 / T share under sequence parallelism (each TP rank holds and sends its part of the sequence).
-double boundary_seconds(const Scenario& whole, const Scenario& tmpl, int stages, std::int64_t micro_batch,
-                        double hidden) {
+double boundary_bytes(const Scenario& whole, const Scenario& tmpl, std::int64_t micro_batch, double hidden) {
   const double element = whole.training.precision == Precision::fp32 ? 4.0 : 2.0;
   double bytes =
       static_cast<double>(micro_batch) * static_cast<double>(tmpl.model.sequence_length) * hidden * element;
   if (tmpl.mesh.tensor.sequence_parallel) bytes /= tmpl.mesh.tensor.degree;
+  return bytes;
+}
+
+// The send of `bytes` from a GPU of one stage to its counterpart on the next, every GPU sending at once.
+double boundary_seconds(const Scenario& whole, int stages, double bytes) {
   const Cluster& physical = whole.cluster;
   const double network = physical.network.latency_seconds + bytes / boundary_bytes_per_second(physical);
   if (physical.nodes % stages == 0) return network;  // stages of whole nodes (pipeline_stage_cluster)
@@ -187,7 +191,10 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
   o.bounds_hold = !partition.bound_broken();
   for (const StageTiming& t : timings) o.bounds_hold = o.bounds_hold && t.tail_seconds >= 0;
   if (!o.fits) return o;
-  o.boundary_seconds = stages > 1 ? boundary_seconds(whole, tmpl, stages, micro_batch, widest_cut) : 0.0;
+  if (stages > 1) {
+    o.boundary_bytes = boundary_bytes(whole, tmpl, micro_batch, widest_cut);
+    o.boundary_seconds = boundary_seconds(whole, stages, o.boundary_bytes);
+  }
   o.iteration_seconds = schedule_pipeline(search, o).iteration_seconds;
   o.tokens_per_second = tokens / o.iteration_seconds;
   return o;

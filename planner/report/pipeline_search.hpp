@@ -36,7 +36,8 @@ struct PipelineOption {
   std::int64_t micro_batch = 0;
   int micro_batches = 0;  // per iteration (the scenario's gradient accumulation steps)
   std::vector<PipelineStagePlan> stage_plans;
-  double boundary_seconds = 0;  // one activation (or its gradient) sent to the next stage's GPU
+  double boundary_bytes = 0;    // one activation (or its gradient) a GPU sends to the next stage's GPU
+  double boundary_seconds = 0;  // its send, every GPU of a stage sending at once
   double bubble_fraction = 0;
   double iteration_seconds = 0;
   double tokens_per_second = 0;

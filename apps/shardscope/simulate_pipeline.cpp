@@ -1,0 +1,116 @@
+// `simulate` of a pipelined scenario: the pipeline search's fastest pipeline, its stage programs and schedule
+// simulated, each number beside the planner's.
+#include "apps/shardscope/simulate_pipeline.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "apps/shardscope/exit_status.hpp"
+#include "planner/core/error.hpp"
+#include "planner/core/units.hpp"
+#include "planner/io/calibration_parser.hpp"
+#include "planner/report/pipeline_search.hpp"
+#include "present/plan_compare.hpp"
+#include "present/text_table.hpp"
+#include "sim/pipeline_sim.hpp"
+
+namespace shardscope::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json stage_json(const PipelineStagePlan& planned, const ScheduledStage& run, const sim::SimulatedStage& s) {
+  return Json{{"first_layer", planned.first_layer},
+              {"layers", planned.layers},
+              {"planner",
+               {{"step_seconds", planned.timing.step_seconds},
+                {"forward_seconds", planned.timing.forward_seconds},
+                {"tail_seconds", planned.timing.tail_seconds},
+                {"end_seconds", run.end_seconds},
+                {"idle_seconds", run.idle_seconds}}},
+              {"simulator",
+               {{"step_seconds", s.step_seconds},
+                {"forward_seconds", s.forward_seconds},
+                {"tail_seconds", s.tail_seconds},
+                {"end_seconds", s.end_seconds},
+                {"idle_seconds", s.idle_seconds}}}};
+}
+
+Json simulation_json(const std::string& text, const PipelineOption& option, const ScheduledPipeline& planned,
+                     const sim::PipelineSimulation& simulated) {
+  Json stages = Json::array();
+  for (std::size_t s = 0; s < option.stage_plans.size(); ++s)
+    stages.push_back(stage_json(option.stage_plans[s], planned.stages[s], simulated.stages[s]));
+  return Json{{"pipeline", text},
+              {"micro_batch", option.micro_batch},
+              {"micro_batches", option.micro_batches},
+              {"planner",
+               {{"iteration_seconds", planned.iteration_seconds},
+                {"send_seconds", option.boundary_seconds},
+                {"send_bytes", option.boundary_bytes}}},
+              {"simulator",
+               {{"iteration_seconds", simulated.iteration_seconds},
+                {"sends", simulated.sends},
+                {"mean_send_seconds", simulated.mean_send_seconds},
+                {"slowest_send_seconds", simulated.slowest_send_seconds},
+                {"platform_gpus", simulated.platform_gpus},
+                {"stage_programs", simulated.stage_programs}}},
+              {"stages", stages}};
+}
+
+std::string layers_text(const PipelineStagePlan& s) {
+  return std::to_string(s.first_layer) + "-" + std::to_string(s.first_layer + s.layers - 1);
+}
+
+void print_text(std::ostream& out, const std::string& text, const PipelineOption& option,
+                const ScheduledPipeline& planned, const sim::PipelineSimulation& simulated) {
+  out << "Pipeline " << text << ": " << option.micro_batches << " micro-batches of " << option.micro_batch
+      << ", simulated on " << simulated.platform_gpus << " SimGrid hosts (" << simulated.stage_programs
+      << " distinct stage programs)\n\n";
+  present::TextTable table({"stage", "layers", "step (plan)", "step (sim)", "tail (plan)", "tail (sim)",
+                            "idle (plan)", "idle (sim)"});
+  for (std::size_t s = 0; s < option.stage_plans.size(); ++s) {
+    const PipelineStagePlan& p = option.stage_plans[s];
+    const sim::SimulatedStage& q = simulated.stages[s];
+    table.add({std::to_string(s), layers_text(p), units::format_duration(p.timing.step_seconds),
+               units::format_duration(q.step_seconds), units::format_duration(p.timing.tail_seconds),
+               units::format_duration(q.tail_seconds), units::format_duration(planned.stages[s].idle_seconds),
+               units::format_duration(q.idle_seconds)});
+  }
+  table.print(out);
+  out << "\n  sends:     " << simulated.sends << " flows of " << units::format_bytes(option.boundary_bytes)
+      << ", planner " << units::format_duration(option.boundary_seconds) << " each, simulator mean "
+      << units::format_duration(simulated.mean_send_seconds) << ", slowest "
+      << units::format_duration(simulated.slowest_send_seconds) << "\n";
+  out << "  iteration: planner " << units::format_duration(planned.iteration_seconds) << ", simulator "
+      << units::format_duration(simulated.iteration_seconds) << " ("
+      << present::percent_change(simulated.iteration_seconds, planned.iteration_seconds) << ")\n";
+}
+
+}  // namespace
+
+void run_pipeline_simulate(const Scenario& whole, const sim::IterationOptions& options, bool json,
+                           std::ostream& out) {
+  PlanRequest request;
+  request.with_baselines = false;
+  const Calibration calibration = scenario_calibration(whole);
+  PipelineSearch search;
+  try {
+    search = search_pipelines(whole, calibration, request);
+  } catch (const MeshError& e) {
+    throw InputError(whole.source_file, 0, e.field(), e.what());
+  }
+  if (!search.any_fits()) throw NothingFits(whole.source_file + ": no pipeline fits the memory limit");
+  const PipelineOption& option = search.options[search.best];
+  const ScheduledPipeline planned = schedule_pipeline(search, option);
+  const sim::PipelineSimulation simulated = sim::simulate_pipeline(whole, search, option, calibration, options);
+  const std::string text = pipeline_text(search, option);
+  if (json) {
+    out << simulation_json(text, option, planned, simulated).dump(2) << "\n";
+  } else {
+    print_text(out, text, option, planned, simulated);
+  }
+}
+
+}  // namespace shardscope::cli
