@@ -12,25 +12,6 @@ std::string range_text(int first, int layers) {
   return std::to_string(first) + "-" + std::to_string(first + layers - 1);
 }
 
-// "0-19 (20) + embedding"; interleaved, stage r's chunks r, r + p, ...: "0-3, 16-19 (8) + embedding".
-std::string layers_text(const PipelineSearch& search, const PipelineOption& o, std::size_t stage) {
-  const PipelineStagePlan& s = o.stage_plans[stage];
-  std::string text;
-  if (search.schedule == PipelineSchedule::interleaved && search.virtual_stages > 1) {
-    int layers = 0;
-    for (const PipelineStagePlan& each : o.stage_plans) layers += each.layers;
-    for (const LayerRange& c :
-         interleaved_chunks(layers, o.stages, search.virtual_stages, static_cast<int>(stage)))
-      text += (text.empty() ? "" : ", ") + range_text(c.first, c.layers);
-  } else {
-    text = range_text(s.first_layer, s.layers);
-  }
-  text += " (" + std::to_string(s.layers) + ")";
-  if (s.embedding) text += " + embedding";
-  if (s.head) text += " + head";
-  return text;
-}
-
 // "12 of 42 sharded, 20 checkpointed"; "42 of 42 sharded (optimizer states only), ..." where no operator
 // shards its parameters or gradients (a stage under fsdp2 or deepspeed: ZeRO-1's layout).
 std::string stage_plan_text(const Plan& plan) {
@@ -74,7 +55,7 @@ void write_stages(std::ostream& out, const PipelineSearch& search, const Pipelin
   TextTable table({"stage", "layers", "in flight", "step", "tail", "peak memory", "plan"});
   for (std::size_t r = 0; r < o.stage_plans.size(); ++r) {
     const PipelineStagePlan& s = o.stage_plans[r];
-    table.add({std::to_string(r + 1), layers_text(search, o, r), fixed(s.in_flight_micro_batches, 2),
+    table.add({std::to_string(r + 1), stage_layers_text(search, o, r), fixed(s.in_flight_micro_batches, 2),
                units::format_duration(s.timing.step_seconds), units::format_duration(s.timing.tail_seconds),
                units::format_bytes(s.plan.plan.predicted.peak_memory_bytes), stage_plan_text(s.plan.plan)});
   }
@@ -82,6 +63,24 @@ void write_stages(std::ostream& out, const PipelineSearch& search, const Pipelin
 }
 
 }  // namespace
+
+std::string stage_layers_text(const PipelineSearch& search, const PipelineOption& o, std::size_t stage) {
+  const PipelineStagePlan& s = o.stage_plans[stage];
+  std::string text;
+  if (search.schedule == PipelineSchedule::interleaved && search.virtual_stages > 1) {
+    int layers = 0;
+    for (const PipelineStagePlan& each : o.stage_plans) layers += each.layers;
+    for (const LayerRange& c :
+         interleaved_chunks(layers, o.stages, search.virtual_stages, static_cast<int>(stage)))
+      text += (text.empty() ? "" : ", ") + range_text(c.first, c.layers);
+  } else {
+    text = range_text(s.first_layer, s.layers);
+  }
+  text += " (" + std::to_string(s.layers) + ")";
+  if (s.embedding) text += " + embedding";
+  if (s.head) text += " + head";
+  return text;
+}
 
 void write_pipeline_tables(std::ostream& out, const Scenario& whole, const PipelineSearch& search) {
   out << "Pipelines (" << whole.model.name << " on " << physical_gpus(whole) << " x "

@@ -1,11 +1,11 @@
-// The pipeline schedule's run on the platform: per GPU a cursor over its stage's order, ops as timers, sends as
-// flows between the same ranks of neighbouring stages.
+// The pipeline schedule's run on the platform: per GPU a cursor over its stage's order, ops as timers, sends
+// as flows between the same ranks of neighbouring stages.
+#include "sim/internal/pipeline_run.hpp"
+
 #include <algorithm>
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
 #include <utility>
-
-#include "sim/internal/pipeline_run.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -21,8 +21,10 @@ PipelineRun::PipelineRun(const Platform& platform, const PipelineRunShape& shape
   for (int s = 0; s < stages_; ++s)
     orders_.push_back(pipeline_order(shape.schedule, stages_, shape.virtual_stages, s, shape.micro_batches));
   cells_.resize(static_cast<std::size_t>(stages_) * static_cast<std::size_t>(shape.ranks_per_stage));
-  const std::size_t entries = static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(shape.micro_batches);
-  forward_ready_.assign(static_cast<std::size_t>(shape.ranks_per_stage), std::vector<unsigned char>(entries, 0));
+  const std::size_t entries =
+      static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(shape.micro_batches);
+  forward_ready_.assign(static_cast<std::size_t>(shape.ranks_per_stage),
+                        std::vector<unsigned char>(entries, 0));
   backward_ready_ = forward_ready_;
   for (std::vector<unsigned char>& column : forward_ready_)  // the first chunk's forwards need no input
     for (int mb = 0; mb < shape.micro_batches; ++mb) column[ready_index(0, mb)] = 1;

@@ -68,12 +68,16 @@ StageProgram stage_program(const ValidScenario& stage, const Plan& plan, int mic
 
 // Runs one stage program on the platform's first ranks from the engine's current date; its seconds.
 double run_stage_program(sg4::Engine& engine, const Platform& platform, StageProgram& stage,
-                         const Calibration& calibration, const IterationOptions& options, Dispatch& dispatch) {
+                         const Calibration& calibration, const IterationOptions& options,
+                         Dispatch& dispatch) {
   const ValidScenario& v = *stage.scenario;
   const int gpus = v.cluster.gpus();
-  const RingContext rings{*stage.cost,         calibration,
-                          gpus,                v.training.group_size,
-                          options.coarse_above, stage.nccl_model ? &stage.nccl : nullptr,
+  const RingContext rings{*stage.cost,
+                          calibration,
+                          gpus,
+                          v.training.group_size,
+                          options.coarse_above,
+                          stage.nccl_model ? &stage.nccl : nullptr,
                           {}};
   IterationLog log;
   log.traced_ranks.assign(static_cast<std::size_t>(gpus), 0);
@@ -104,7 +108,8 @@ std::vector<std::size_t> distinct_stages(const PipelineOption& option, std::vect
 // The cluster the platform models: the whole one, as its data-parallel view under tensor parallelism.
 Cluster platform_cluster(const Scenario& whole, const PipelineOption& option) {
   try {
-    return option.slice.degree > 1 ? data_parallel_cluster(whole.cluster, option.slice.degree) : whole.cluster;
+    return option.slice.degree > 1 ? data_parallel_cluster(whole.cluster, option.slice.degree)
+                                   : whole.cluster;
   } catch (const MeshError& e) {
     throw InputError(whole.source_file, 0, e.field(), e.what());
   }
@@ -127,9 +132,9 @@ PreparedPipeline prepare(const PipelineOption& option, int ranks, int virtual_st
   for (const std::size_t s : out.firsts) {
     const PipelineStagePlan& stage = option.stage_plans[s];
     if (stage.scenario->cluster.gpus() != ranks)
-      throw SimulationError("stage " + std::to_string(s) + " runs on " +
-                            std::to_string(stage.scenario->cluster.gpus()) + " data-parallel ranks, not the " +
-                            std::to_string(ranks) + " of its share of the platform");
+      throw SimulationError(
+          "stage " + std::to_string(s) + " runs on " + std::to_string(stage.scenario->cluster.gpus()) +
+          " data-parallel ranks, not the " + std::to_string(ranks) + " of its share of the platform");
     out.programs.emplace_back(stage_program(*stage.scenario, stage.plan.plan, m, calibration, options),
                               stage_program(*stage.scenario, stage.plan.plan, m + 1, calibration, options));
     for (StageProgram* p : {&out.programs.back().first, &out.programs.back().second}) {
@@ -140,7 +145,8 @@ PreparedPipeline prepare(const PipelineOption& option, int ranks, int virtual_st
     }
   }
   const int stages = option.stages;
-  for (int s = 0; s < stages; ++s) {  // each stage's rank i to the next's (the last to the first: interleaved)
+  for (int s = 0; s < stages;
+       ++s) {  // each stage's rank i to the next's (the last to the first: interleaved)
     const int next = (s + 1) % stages;
     if (next == 0 && virtual_stages == 1) continue;
     for (int i = 0; i < ranks; ++i) {
@@ -181,8 +187,9 @@ PipelineRunShape run_shape(const PipelineSearch& search, const PipelineOption& o
   for (const PipelineStagePlan& s : option.stage_plans)
     blocking = blocking || s.scenario->scenario().execution.runtime.pipeline_sends_block;
   const int v = search.schedule == PipelineSchedule::interleaved ? search.virtual_stages : 1;
-  return {search.schedule, v, option.micro_batches, ranks, option.boundary_bytes,
-          blocking ? PipelineSends::blocking : PipelineSends::asynchronous};
+  return {search.schedule,       v,
+          option.micro_batches,  ranks,
+          option.boundary_bytes, blocking ? PipelineSends::blocking : PipelineSends::asynchronous};
 }
 
 PipelineSimulation summarise(const PipelineRun& run, const std::vector<StageDurations>& durations) {

@@ -11,6 +11,7 @@
 #include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/report/pipeline_search.hpp"
+#include "present/pipeline_table.hpp"
 #include "present/plan_compare.hpp"
 #include "present/text_table.hpp"
 #include "sim/pipeline_sim.hpp"
@@ -19,6 +20,28 @@ namespace shardscope::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// The planner's sends: their count and mean time over the run's ops.
+struct PlannedSends {
+  std::int64_t count = 0;
+  double mean_seconds = 0;
+};
+
+PlannedSends planned_sends(const PipelineSearch& search, const PipelineOption& option,
+                           const ScheduledPipeline& planned) {
+  const int p = option.stages;
+  const int v = search.schedule == PipelineSchedule::interleaved ? search.virtual_stages : 1;
+  PlannedSends out;
+  double total = 0;
+  for (int r = 0; r < p; ++r)
+    for (const ScheduledOp& s : planned.stages[static_cast<std::size_t>(r)].ops) {
+      if (receiving_stage(s.op, r, p, v) < 0) continue;
+      ++out.count;
+      total += option.send_seconds[static_cast<std::size_t>(send_boundary(s.op, r, p, v))];
+    }
+  out.mean_seconds = out.count > 0 ? total / static_cast<double>(out.count) : 0.0;
+  return out;
+}
 
 Json stage_json(const PipelineStagePlan& planned, const ScheduledStage& run, const sim::SimulatedStage& s) {
   return Json{{"first_layer", planned.first_layer},
@@ -38,7 +61,7 @@ Json stage_json(const PipelineStagePlan& planned, const ScheduledStage& run, con
 }
 
 Json simulation_json(const std::string& text, const PipelineOption& option, const ScheduledPipeline& planned,
-                     const sim::PipelineSimulation& simulated) {
+                     const PlannedSends& sends, const sim::PipelineSimulation& simulated) {
   Json stages = Json::array();
   for (std::size_t s = 0; s < option.stage_plans.size(); ++s)
     stages.push_back(stage_json(option.stage_plans[s], planned.stages[s], simulated.stages[s]));
@@ -47,7 +70,9 @@ Json simulation_json(const std::string& text, const PipelineOption& option, cons
               {"micro_batches", option.micro_batches},
               {"planner",
                {{"iteration_seconds", planned.iteration_seconds},
-                {"send_seconds", option.boundary_seconds},
+                {"sends", sends.count},
+                {"mean_send_seconds", sends.mean_seconds},
+                {"slowest_send_seconds", option.boundary_seconds},
                 {"send_bytes", option.boundary_bytes}}},
               {"simulator",
                {{"iteration_seconds", simulated.iteration_seconds},
@@ -59,30 +84,30 @@ Json simulation_json(const std::string& text, const PipelineOption& option, cons
               {"stages", stages}};
 }
 
-std::string layers_text(const PipelineStagePlan& s) {
-  return std::to_string(s.first_layer) + "-" + std::to_string(s.first_layer + s.layers - 1);
-}
-
-void print_text(std::ostream& out, const std::string& text, const PipelineOption& option,
-                const ScheduledPipeline& planned, const sim::PipelineSimulation& simulated) {
-  out << "Pipeline " << text << ": " << option.micro_batches << " micro-batches of " << option.micro_batch
-      << ", simulated on " << simulated.platform_gpus << " SimGrid hosts (" << simulated.stage_programs
-      << " distinct stage programs)\n\n";
+void print_text(std::ostream& out, const PipelineSearch& search, const PipelineOption& option,
+                const ScheduledPipeline& planned, const PlannedSends& sends,
+                const sim::PipelineSimulation& simulated) {
+  out << "Pipeline " << pipeline_text(search, option) << ": " << option.micro_batches << " micro-batches of "
+      << option.micro_batch << ", simulated on " << simulated.platform_gpus << " SimGrid hosts ("
+      << simulated.stage_programs << " distinct stage programs)\n\n";
   present::TextTable table({"stage", "layers", "step (plan)", "step (sim)", "tail (plan)", "tail (sim)",
                             "idle (plan)", "idle (sim)"});
   for (std::size_t s = 0; s < option.stage_plans.size(); ++s) {
     const PipelineStagePlan& p = option.stage_plans[s];
     const sim::SimulatedStage& q = simulated.stages[s];
-    table.add({std::to_string(s), layers_text(p), units::format_duration(p.timing.step_seconds),
-               units::format_duration(q.step_seconds), units::format_duration(p.timing.tail_seconds),
-               units::format_duration(q.tail_seconds), units::format_duration(planned.stages[s].idle_seconds),
+    table.add({std::to_string(s + 1), present::stage_layers_text(search, option, s),
+               units::format_duration(p.timing.step_seconds), units::format_duration(q.step_seconds),
+               units::format_duration(p.timing.tail_seconds), units::format_duration(q.tail_seconds),
+               units::format_duration(planned.stages[s].idle_seconds),
                units::format_duration(q.idle_seconds)});
   }
   table.print(out);
   out << "\n  sends:     " << simulated.sends << " flows of " << units::format_bytes(option.boundary_bytes)
-      << ", planner " << units::format_duration(option.boundary_seconds) << " each, simulator mean "
-      << units::format_duration(simulated.mean_send_seconds) << ", slowest "
-      << units::format_duration(simulated.slowest_send_seconds) << "\n";
+      << " (" << sends.count << " per data-parallel rank): mean "
+      << units::format_duration(sends.mean_seconds) << " planned, "
+      << units::format_duration(simulated.mean_send_seconds) << " simulated; slowest "
+      << units::format_duration(option.boundary_seconds) << " planned, "
+      << units::format_duration(simulated.slowest_send_seconds) << " simulated\n";
   out << "  iteration: planner " << units::format_duration(planned.iteration_seconds) << ", simulator "
       << units::format_duration(simulated.iteration_seconds) << " ("
       << present::percent_change(simulated.iteration_seconds, planned.iteration_seconds) << ")\n";
@@ -104,12 +129,14 @@ void run_pipeline_simulate(const Scenario& whole, const sim::IterationOptions& o
   if (!search.any_fits()) throw NothingFits(whole.source_file + ": no pipeline fits the memory limit");
   const PipelineOption& option = search.options[search.best];
   const ScheduledPipeline planned = schedule_pipeline(search, option);
-  const sim::PipelineSimulation simulated = sim::simulate_pipeline(whole, search, option, calibration, options);
+  const sim::PipelineSimulation simulated =
+      sim::simulate_pipeline(whole, search, option, calibration, options);
   const std::string text = pipeline_text(search, option);
+  const PlannedSends sends = planned_sends(search, option, planned);
   if (json) {
-    out << simulation_json(text, option, planned, simulated).dump(2) << "\n";
+    out << simulation_json(text, option, planned, sends, simulated).dump(2) << "\n";
   } else {
-    print_text(out, text, option, planned, simulated);
+    print_text(out, search, option, planned, sends, simulated);
   }
 }
 

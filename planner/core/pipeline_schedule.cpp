@@ -104,7 +104,21 @@ struct Ends {
 ScheduledPipeline run_pipeline_schedule(PipelineSchedule schedule, int virtual_stages, int micro_batches,
                                         const std::vector<StageDurations>& durations, double send_seconds,
                                         PipelineSends sends) {
+  return run_pipeline_schedule(schedule, virtual_stages, micro_batches, durations,
+                               std::vector<double>(durations.size(), send_seconds), sends);
+}
+
+int send_boundary(const PipelineOp& op, int stage, int stages, int virtual_stages) {
+  return op.backward ? receiving_stage(op, stage, stages, virtual_stages) : stage;
+}
+
+ScheduledPipeline run_pipeline_schedule(PipelineSchedule schedule, int virtual_stages, int micro_batches,
+                                        const std::vector<StageDurations>& durations,
+                                        const std::vector<double>& send_seconds, PipelineSends sends) {
   const int p = static_cast<int>(durations.size());
+  if (send_seconds.size() != durations.size())
+    throw std::invalid_argument("run_pipeline_schedule: one send time per boundary, one boundary per stage");
+  const auto boundary = [&](int b) { return send_seconds[static_cast<std::size_t>(b)]; };
   const int v = schedule == PipelineSchedule::interleaved ? virtual_stages : 1;
   const int chunks = p * v;
   std::vector<std::vector<PipelineOp>> orders;
@@ -131,9 +145,9 @@ ScheduledPipeline run_pipeline_schedule(PipelineSchedule schedule, int virtual_s
         // The input: the neighbouring global chunk's op (sent), or this chunk's forward (the last chunk).
         double ready = 0;
         if (!op.backward && g > 0) {
-          ready = ends.at(ends.forward, g - 1, op.micro_batch) + send_seconds;
+          ready = ends.at(ends.forward, g - 1, op.micro_batch) + boundary((g - 1) % p);
         } else if (op.backward && g < chunks - 1) {
-          ready = ends.at(ends.backward, g + 1, op.micro_batch) + send_seconds;
+          ready = ends.at(ends.backward, g + 1, op.micro_batch) + boundary(r);
         } else if (op.backward) {
           ready = ends.at(ends.forward, g, op.micro_batch);
         }
@@ -142,7 +156,8 @@ ScheduledPipeline run_pipeline_schedule(PipelineSchedule schedule, int virtual_s
         const double start = std::max(free_at[static_cast<std::size_t>(r)], ready);
         // A blocking send holds the stage until its output has arrived on the next stage.
         const bool sends_on = receiving_stage(op, r, p, v) >= 0;
-        const double held = sends == PipelineSends::blocking && sends_on ? send_seconds : 0.0;
+        const double held =
+            sends == PipelineSends::blocking && sends_on ? boundary(send_boundary(op, r, p, v)) : 0.0;
         free_at[static_cast<std::size_t>(r)] = start + seconds + held;
         ends.at(op.backward ? ends.backward : ends.forward, g, op.micro_batch) = start + seconds;
         stage.ops.push_back({op, start, start + seconds});

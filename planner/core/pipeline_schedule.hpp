@@ -78,6 +78,16 @@ enum class PipelineSends { asynchronous, blocking };
 ScheduledPipeline run_pipeline_schedule(PipelineSchedule schedule, int virtual_stages, int micro_batches,
                                         const std::vector<StageDurations>& stages, double send_seconds,
                                         PipelineSends sends = PipelineSends::asynchronous);
+// The same with one send time per boundary: send_seconds[s] between stage s and (s + 1) mod stages, either
+// way (send_boundary). Throws std::invalid_argument unless there is one per stage.
+ScheduledPipeline run_pipeline_schedule(PipelineSchedule schedule, int virtual_stages, int micro_batches,
+                                        const std::vector<StageDurations>& stages,
+                                        const std::vector<double>& send_seconds,
+                                        PipelineSends sends = PipelineSends::asynchronous);
+
+// The boundary an op's send crosses: a forward's from its stage to the next, a backward's from the stage
+// before it (the receiver) to its own; meaningful where receiving_stage is not -1.
+int send_boundary(const PipelineOp& op, int stage, int stages, int virtual_stages);
 
 // "F3" or "B3" ("F3.1" for chunk 1 of micro-batch 3 under the interleaved schedule).
 std::string op_label(const PipelineOp& op, int virtual_stages);

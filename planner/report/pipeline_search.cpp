@@ -43,20 +43,20 @@ Scenario stage_template(const Scenario& whole, int stages, const TensorSlice& sl
   return s;
 }
 
-// One GPU's share of the network towards the next stage: every GPU of a node sends at once, each over its
-// rail's NIC (a NIC's rate at most).
-double boundary_bytes_per_second(const Cluster& physical) {
+// One GPU's share of the network when `sending` consecutive GPUs of its node send at once, each over its
+// rail's NIC: a NIC's rate shared by the sending GPUs on its rail (gpus_per_node / nics_per_node GPUs each).
+double network_bytes_per_second(const Cluster& physical, int sending) {
   const NetworkTopology& net = physical.network;
-  return std::min(net.nic_bytes_per_second,
-                  net.nics_per_node * net.nic_bytes_per_second / physical.gpus_per_node);
+  const double gpus_per_nic = static_cast<double>(physical.gpus_per_node) / net.nics_per_node;
+  return net.nic_bytes_per_second / std::max(1.0, std::min<double>(sending, gpus_per_nic));
 }
 
-// One GPU's send to the next stage inside its node (stages inside a node): rank i of one stage to rank i of
-// the next over the path between them, every GPU of the stage sending at once: NVSwitch gives each its own
-// port; on a PCIe tree the path's bottleneck is shared by the stage's GPUs that cross it (a switch uplink
-// by its GPUs, the socket link by a socket's).
-LinkProperties inside_node_boundary(const Cluster& physical, int stage_gpus) {
-  const LinkClass path = link_class_between(physical, 0, stage_gpus);
+// One GPU's send from GPU `from` to GPU `to` of one node (each the first GPU of its stage), rank i of one
+// stage to rank i of the other, every GPU of the stage sending at once: NVSwitch gives each its own port; on
+// a PCIe tree the path's bottleneck is shared by the stage's GPUs that cross it (a switch uplink by its
+// GPUs, the socket link by a socket's).
+LinkProperties inside_node_boundary(const Cluster& physical, int stage_gpus, int from, int to) {
+  const LinkClass path = link_class_between(physical, from, to);
   LinkProperties link = link_properties(physical, path);
   const PcieTopology& pcie = physical.pcie;
   int sharing = 1;
@@ -77,16 +77,32 @@ double boundary_bytes(const Scenario& whole, const Scenario& tmpl, std::int64_t 
   return bytes;
 }
 
-// The send of `bytes` from a GPU of one stage to its counterpart on the next, every GPU sending at once.
-double boundary_seconds(const Scenario& whole, int stages, double bytes) {
+// The send of `bytes` from a GPU of stage s to its counterpart on stage (s + 1) mod stages (and back), per
+// boundary s, every GPU of the stage sending at once. Stages of whole nodes: over the network, every GPU of
+// a node sending. Stages inside nodes: inside the node over the path between the two stages, or to the next
+// node (the last stage of a node; the last stage to the first under the interleaved schedule), the stage's
+// GPUs sharing their rails' NICs.
+std::vector<double> boundary_seconds(const Scenario& whole, int stages, double bytes) {
   const Cluster& physical = whole.cluster;
-  const double network = physical.network.latency_seconds + bytes / boundary_bytes_per_second(physical);
-  if (physical.nodes % stages == 0) return network;  // stages of whole nodes (pipeline_stage_cluster)
-  // Stages inside a node: the sends between a node's stages stay inside it; with more than one node, the
-  // last stage of a node sends to the next node's first, the slowest of the boundaries.
-  const LinkProperties inside = inside_node_boundary(physical, physical.gpus() / stages);
-  const double within = inside.latency_seconds + bytes / inside.bytes_per_second;
-  return physical.nodes > 1 ? std::max(within, network) : within;
+  const int stage_gpus = physical.gpus() / stages;
+  const auto network = [&](int sending) {
+    return physical.network.latency_seconds + bytes / network_bytes_per_second(physical, sending);
+  };
+  if (physical.nodes % stages == 0)
+    return std::vector<double>(static_cast<std::size_t>(stages), network(physical.gpus_per_node));
+  const int per_node = stages / physical.nodes;
+  std::vector<double> out;
+  for (int s = 0; s < stages; ++s) {
+    const int next = (s + 1) % stages;
+    if (physical.nodes > 1 && next % per_node == 0) {
+      out.push_back(network(stage_gpus));
+      continue;
+    }
+    const LinkProperties inside = inside_node_boundary(physical, stage_gpus, (s % per_node) * stage_gpus,
+                                                       (next % per_node) * stage_gpus);
+    out.push_back(inside.latency_seconds + bytes / inside.bytes_per_second);
+  }
+  return out;
 }
 
 // The cut searched under a bound on its slowest step, which only skips stages that cannot win: the even
@@ -193,7 +209,8 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
   if (!o.fits) return o;
   if (stages > 1) {
     o.boundary_bytes = boundary_bytes(whole, tmpl, micro_batch, widest_cut);
-    o.boundary_seconds = boundary_seconds(whole, stages, o.boundary_bytes);
+    o.send_seconds = boundary_seconds(whole, stages, o.boundary_bytes);
+    o.boundary_seconds = *std::max_element(o.send_seconds.begin(), o.send_seconds.end());
   }
   o.iteration_seconds = schedule_pipeline(search, o).iteration_seconds;
   o.tokens_per_second = tokens / o.iteration_seconds;
@@ -212,7 +229,7 @@ ScheduledPipeline schedule_pipeline(const PipelineSearch& search, const Pipeline
         sends_block || (s.scenario && s.scenario->scenario().execution.runtime.pipeline_sends_block);
   }
   return run_pipeline_schedule(search.schedule, search.virtual_stages, option.micro_batches, durations,
-                               option.boundary_seconds,
+                               option.send_seconds,
                                sends_block ? PipelineSends::blocking : PipelineSends::asynchronous);
 }
 

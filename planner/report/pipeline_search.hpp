@@ -37,7 +37,10 @@ struct PipelineOption {
   int micro_batches = 0;  // per iteration (the scenario's gradient accumulation steps)
   std::vector<PipelineStagePlan> stage_plans;
   double boundary_bytes = 0;    // one activation (or its gradient) a GPU sends to the next stage's GPU
-  double boundary_seconds = 0;  // its send, every GPU of a stage sending at once
+  double boundary_seconds = 0;  // its slowest send (of send_seconds)
+  // Per boundary s (stage s to (s + 1) mod stages, and back): one send, every GPU of the stage sending at
+  // once; the last (the last stage to the first) is used by the interleaved schedule only.
+  std::vector<double> send_seconds;
   double bubble_fraction = 0;
   double iteration_seconds = 0;
   double tokens_per_second = 0;
@@ -73,7 +76,7 @@ PipelineOption pipeline_for_cut(const Scenario& whole, int stages, const TensorS
                                 const Calibration& calibration, const PlanRequest& request = {});
 
 // The option's stages run op by op under the search's schedule (pipeline_schedule.hpp): each stage's forward
-// and backward per micro-batch (its timing), its tail, the sends boundary_seconds each, blocking the sender
+// and backward per micro-batch (its timing), its tail, the sends send_seconds each, blocking the sender
 // when the runtime's sends block. Its iteration_seconds is the option's.
 ScheduledPipeline schedule_pipeline(const PipelineSearch& search, const PipelineOption& option);
 

@@ -77,7 +77,8 @@ std::string pipeline_trace_json(const PipelineSearch& search, const PipelineOpti
       events.push_back(std::move(event));
       const int to = receiving_stage(s.op, r, p, v);
       if (p > 1 && to >= 0 && option.boundary_seconds > 0) {
-        Json send = complete("send " + label, "send", r, 1, s.end_seconds, option.boundary_seconds);
+        const double seconds = option.send_seconds[static_cast<std::size_t>(send_boundary(s.op, r, p, v))];
+        Json send = complete("send " + label, "send", r, 1, s.end_seconds, seconds);
         send["args"] = {{"to_stage", to + 1}};
         events.push_back(std::move(send));
       }

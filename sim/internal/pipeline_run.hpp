@@ -4,9 +4,8 @@
 
 #include <cstdint>
 #include <deque>
-#include <vector>
-
 #include <simgrid/s4u/Activity.hpp>
+#include <vector>
 
 #include "planner/core/pipeline_schedule.hpp"
 #include "sim/internal/activity_holder.hpp"
