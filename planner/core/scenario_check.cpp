@@ -457,9 +457,9 @@ void validate_scenario(const Scenario& scenario) {
   if (scenario.parallelism.pipelined()) {
     throw InputError(
         file, 0, "parallelism.pipeline",
-        "pipeline stages are planned by `shardscope plan` only; simulating, sweeping, inspecting "
-        "or exploring a pipelined scenario is not built yet: plan it, or set "
-        "parallelism.pipeline: 1 (--pp 1)");
+        "pipeline stages are planned by `shardscope plan` and simulated by `shardscope simulate` "
+        "only; sweeping or inspecting a pipelined scenario is not built yet: plan or simulate it, or "
+        "set parallelism.pipeline: 1 (--pp 1)");
   }
 }
 

@@ -207,6 +207,7 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
   o.bounds_hold = !partition.bound_broken();
   for (const StageTiming& t : timings) o.bounds_hold = o.bounds_hold && t.tail_seconds >= 0;
   if (!o.fits) return o;
+  o.send_seconds.assign(static_cast<std::size_t>(stages), 0.0);
   if (stages > 1) {
     o.boundary_bytes = boundary_bytes(whole, tmpl, micro_batch, widest_cut);
     o.send_seconds = boundary_seconds(whole, stages, o.boundary_bytes);

@@ -1,0 +1,88 @@
+// simulate of a pipelined scenario (issue 34, item 4): every shipped pipelined scenario simulated within 5 %
+// of the planner, its JSON byte-identical run to run, its refusals named.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run_command.hpp"
+
+namespace shardscope {
+namespace {
+
+const std::string kBinary = SHARDSCOPE_BINARY;
+const std::string kSource = SHARDSCOPE_SOURCE_DIR;
+const std::string kEightB = kSource + "/scenarios/llama3.1-8b-tp2-16gpu.yaml";
+
+std::vector<std::string> shipped_pipelined_scenarios() {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(kSource + "/scenarios/pipelines"))
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(PipelineSimulateCli, EveryShippedPipelinedScenarioIsWithinFivePercentOfThePlanner) {
+  const std::vector<std::string> files = shipped_pipelined_scenarios();
+  ASSERT_FALSE(files.empty());
+  for (const std::string& file : files) {
+    SCOPED_TRACE(file);
+    const auto r = test::run_command(kBinary + " simulate " + file + " --json --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const double planned = j.at("planner").at("iteration_seconds").get<double>();
+    const double simulated = j.at("simulator").at("iteration_seconds").get<double>();
+    EXPECT_LE(std::abs(simulated - planned), 0.05 * planned) << planned << " s planned";
+    for (const auto& stage : j.at("stages")) {
+      const double step = stage.at("planner").at("step_seconds").get<double>();
+      EXPECT_NEAR(stage.at("simulator").at("step_seconds").get<double>(), step, 1e-6 * step);
+    }
+    EXPECT_GT(j.at("simulator").at("sends").get<std::int64_t>(), 0);
+  }
+}
+
+TEST(PipelineSimulateCli, TextShowsEachStageAndTheIterationBesideThePlanners) {
+  const auto r = test::run_command(kBinary + " simulate " + kEightB + " --pp 2 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Pipeline PP 2 (1f1b) x TP 2 + SP x DP 4 (16 GPUs)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("step (plan)  step (sim)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0-16 (17) + embedding"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("iteration: planner "), std::string::npos) << r.out;
+  const auto again = test::run_command(kBinary + " simulate " + kEightB + " --pp 2 --quiet --json");
+  const auto third = test::run_command(kBinary + " simulate " + kEightB + " --pp 2 --quiet --json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, third.out);  // same inputs, byte-identical JSON
+}
+
+TEST(PipelineSimulateCli, OptionsItDoesNotTakeExitTwoNamingThem) {
+  for (const std::string option :
+       {"--plan x.json", "--strategy fsdp", "--trace t.json", "--links l.csv", "--result-json r.json"}) {
+    const auto r = test::run_command(kBinary + " simulate " + kEightB + " --pp 2 --quiet " + option);
+    EXPECT_EQ(r.exit_code, 2) << option << "\n" << r.err;
+    const std::string flag = option.substr(0, option.find(' '));
+    EXPECT_NE(r.err.find(flag + ": is not built yet for a pipelined scenario"), std::string::npos) << r.err;
+  }
+}
+
+TEST(PipelineSimulateCli, WhatCannotBeBuiltOrDoesNotFitExitsAsPlanDoes) {
+  const auto many = test::run_command(kBinary + " simulate " + kEightB + " --pp 64 --quiet");
+  EXPECT_EQ(many.exit_code, 2) << many.err;
+  EXPECT_NE(many.err.find("parallelism.pipeline"), std::string::npos) << many.err;
+  const std::string path = (std::filesystem::temp_directory_path() / "pipeline-simulate-tight.yaml").string();
+  std::ofstream(path) << "model:\n  transformer: {layers: 8, hidden: 8192, heads: 64, vocab: 32000, "
+                         "sequence_length: 8192, mlp: gated, norm: rmsnorm, positions: rotary}\n"
+                         "cluster: {preset: dgx-a100, nodes: 2}\n"
+                         "training: {micro_batch: 1, gradient_accumulation_steps: 4, memory_limit: 2GB}\n"
+                         "parallelism: {pipeline: 2}\n";
+  const auto tight = test::run_command(kBinary + " simulate " + path + " --quiet");
+  std::filesystem::remove(path);
+  EXPECT_EQ(tight.exit_code, 3) << tight.err;
+  EXPECT_NE(tight.err.find("no pipeline fits the memory limit"), std::string::npos) << tight.err;
+}
+
+}  // namespace
+}  // namespace shardscope
