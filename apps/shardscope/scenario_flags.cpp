@@ -100,7 +100,7 @@ void add_scenario_flags(CLI::App& command, ScenarioFlags& flags) {
   command
       .add_option("--pp", flags.pipeline,
                   "Pipeline stages, over whole nodes or inside one (parallelism.pipeline), or 'search'; "
-                  "planned by plan only")
+                  "planned by plan, simulated by simulate")
       ->check(non_empty("a stage count or 'search'"))
       ->type_name("N|search");
 }

@@ -290,7 +290,7 @@ void MainWindow::planned(std::shared_ptr<const PlanOutcome> outcome) {
     timeline_->show_pipeline(
         too_large.empty() ? pipeline_trace_json(search, chosen) : std::string(),
         too_large.empty()
-            ? QString("The run of %1 as planned (the simulator does not run pipeline stages yet)")
+            ? QString("The run of %1 as planned (`shardscope simulate` runs it on the simulator)")
                   .arg(QString::fromStdString(pipeline_text(search, chosen)))
             : QString("Not drawn: %1").arg(QString::fromStdString(too_large)));
   }
