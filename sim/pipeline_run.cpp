@@ -26,6 +26,7 @@ PipelineRun::PipelineRun(const Platform& platform, const PipelineRunShape& shape
   forward_ready_.assign(static_cast<std::size_t>(shape.ranks_per_stage),
                         std::vector<unsigned char>(entries, 0));
   backward_ready_ = forward_ready_;
+  first_ranks_.stages.resize(static_cast<std::size_t>(stages_));
   for (std::vector<unsigned char>& column : forward_ready_)  // the first chunk's forwards need no input
     for (int mb = 0; mb < shape.micro_batches; ++mb) column[ready_index(0, mb)] = 1;
 }
@@ -59,11 +60,14 @@ void PipelineRun::advance(int stage, int column) {
   if (me.cursor == order.size()) {  // every op done: the tail
     me.busy = true;
     me.busy_seconds += d.tail_seconds;
+    if (column == 0)
+      first_ranks_.stages[static_cast<std::size_t>(stage)].tail_start_seconds = now - started_at_;
     simgrid::kernel::timer::Timer::set(now + d.tail_seconds, [this, stage, column] {
       Cell& c = cell(stage, column);
       c.busy = false;
       c.done = true;
       c.end_seconds = sg4::Engine::get_clock() - started_at_;
+      if (column == 0) first_ranks_.stages[static_cast<std::size_t>(stage)].end_seconds = c.end_seconds;
       ++finished_;
     });
     return;
@@ -75,6 +79,9 @@ void PipelineRun::advance(int stage, int column) {
   me.busy = true;
   const double seconds = (op.backward ? d.backward_seconds : d.forward_seconds) / shape_.virtual_stages;
   me.busy_seconds += seconds;
+  if (column == 0)
+    first_ranks_.stages[static_cast<std::size_t>(stage)].ops.push_back(
+        {op, now - started_at_, now + seconds - started_at_});
   simgrid::kernel::timer::Timer::set(now + seconds, [this, stage, column, op] { end_op(stage, column, op); });
 }
 
@@ -100,6 +107,11 @@ void PipelineRun::send(int stage, int column, const PipelineOp& op, int to_stage
   s.micro_batch = op.micro_batch;
   s.backward = op.backward;
   s.start_seconds = sg4::Engine::get_clock();
+  if (column == 0) {
+    ScheduledStage& traced = first_ranks_.stages[static_cast<std::size_t>(stage)];
+    s.traced = traced.sends.size();
+    traced.sends.push_back({traced.ops.size() - 1, to_stage, s.start_seconds - started_at_, 0.0});
+  }
   const int from = stage * shape_.ranks_per_stage + column;
   const int to = to_stage * shape_.ranks_per_stage + column;
   sg4::CommPtr flow = sg4::Comm::sendto_init(platform_.host(from), platform_.host(to));
@@ -114,6 +126,9 @@ void PipelineRun::on_completion(const sg4::Activity& activity) {
   auto* s = activity.get_data<Send>();
   if (s == nullptr) return;
   const double seconds = sg4::Engine::get_clock() - s->start_seconds;
+  if (s->column == 0)
+    first_ranks_.stages[static_cast<std::size_t>(s->from_stage)].sends[s->traced].end_seconds =
+        sg4::Engine::get_clock() - started_at_;
   ++sends_;
   send_seconds_ += seconds;
   slowest_send_seconds_ = std::max(slowest_send_seconds_, seconds);

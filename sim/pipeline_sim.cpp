@@ -206,6 +206,14 @@ PipelineSimulation summarise(const PipelineRun& run, const std::vector<StageDura
     out.stages.push_back(st);
   }
   for (SimulatedStage& st : out.stages) st.idle_seconds = out.iteration_seconds - st.busy_seconds;
+  out.first_ranks = run.first_ranks();
+  out.first_ranks.iteration_seconds = out.iteration_seconds;
+  for (std::size_t s = 0; s < out.first_ranks.stages.size(); ++s) {
+    ScheduledStage& stage = out.first_ranks.stages[s];
+    stage.busy_seconds = durations[s].tail_seconds;
+    for (const ScheduledOp& op : stage.ops) stage.busy_seconds += op.end_seconds - op.start_seconds;
+    stage.idle_seconds = out.iteration_seconds - stage.busy_seconds;
+  }
   out.sends = run.sends();
   out.mean_send_seconds = run.mean_send_seconds();
   out.slowest_send_seconds = run.slowest_send_seconds();

@@ -7,6 +7,7 @@
 
 #include "exchange/simulation_job.hpp"
 #include "planner/core/calibration.hpp"
+#include "planner/core/pipeline_schedule.hpp"
 #include "planner/core/scenario.hpp"
 #include "planner/report/pipeline_search.hpp"
 
@@ -32,6 +33,9 @@ struct PipelineSimulation {
   int platform_gpus = 0;        // SimGrid hosts (tensor-parallel groups count once: the data-parallel view)
   int stage_programs = 0;       // distinct stage programs simulated, each at m and m + 1 micro-steps
   std::int64_t activities = 0;  // estimated: the stage programs' and the schedule's ops and sends
+  // The run of each stage's first GPU (rank 0 of its data parallelism) as pipeline_schedule.hpp gives the
+  // planner's: its ops, its sends from their start to their flow's arrival, its tail; busy and idle as above.
+  ScheduledPipeline first_ranks;
 };
 
 // Simulates `option` (a pipeline of `search` for `whole`, fitting). The platform is the whole cluster (its

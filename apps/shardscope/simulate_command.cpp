@@ -390,8 +390,7 @@ Scenario simulated_mesh(const Options& o, Scenario loaded) {
 void refuse_for_pipelines(const Options& o) {
   for (const auto& [option, asked] :
        {std::pair{"--plan", !o.plan.empty()}, std::pair{"--strategy", !o.strategy.empty()},
-        std::pair{"--trace", !o.trace.empty()}, std::pair{"--links", !o.links.empty()},
-        std::pair{"--result-json", !o.result_json.empty()}})
+        std::pair{"--links", !o.links.empty()}, std::pair{"--result-json", !o.result_json.empty()}})
     if (asked)
       throw UsageError(option,
                        "is not built yet for a pipelined scenario (parallelism.pipeline, --pp): its "
@@ -404,8 +403,9 @@ void run_simulate(const Options& o, std::ostream& out) {
   apply_execution_flags(o, loaded);
   if (loaded.parallelism.pipelined()) {
     refuse_for_pipelines(o);
+    const OutputFiles outputs = check_outputs(o);
     set_abort_explanation(kSimulatorAborted);
-    return run_pipeline_simulate(loaded, iteration_options(o, loaded), o.json, out);
+    return run_pipeline_simulate(loaded, iteration_options(o, loaded), o.json, outputs.trace, out);
   }
   const ValidScenario scenario(simulated_mesh(o, std::move(loaded)));  // the file and the flags, checked once
   const Calibration calibration = scenario_calibration(scenario);

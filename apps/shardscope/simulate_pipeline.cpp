@@ -11,6 +11,7 @@
 #include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/report/pipeline_search.hpp"
+#include "planner/report/pipeline_trace.hpp"
 #include "present/pipeline_table.hpp"
 #include "present/plan_compare.hpp"
 #include "present/text_table.hpp"
@@ -113,10 +114,18 @@ void print_text(std::ostream& out, const PipelineSearch& search, const PipelineO
       << present::percent_change(simulated.iteration_seconds, planned.iteration_seconds) << ")\n";
 }
 
+// Why nothing can be simulated: each pipeline's reason (plan shows them in its table).
+std::string nothing_fits(const Scenario& whole, const PipelineSearch& search) {
+  std::string text = whole.source_file + ": no pipeline fits the memory limit";
+  for (const PipelineOption& o : search.options)
+    text += "\n  " + pipeline_text(search, o) + ": " + (o.why_not.empty() ? "does not fit" : o.why_not);
+  return text;
+}
+
 }  // namespace
 
 void run_pipeline_simulate(const Scenario& whole, const sim::IterationOptions& options, bool json,
-                           std::ostream& out) {
+                           const OutputFile& trace, std::ostream& out) {
   PlanRequest request;
   request.with_baselines = false;
   const Calibration calibration = scenario_calibration(whole);
@@ -126,11 +135,17 @@ void run_pipeline_simulate(const Scenario& whole, const sim::IterationOptions& o
   } catch (const MeshError& e) {
     throw InputError(whole.source_file, 0, e.field(), e.what());
   }
-  if (!search.any_fits()) throw NothingFits(whole.source_file + ": no pipeline fits the memory limit");
+  if (!search.any_fits()) throw NothingFits(nothing_fits(whole, search));
   const PipelineOption& option = search.options[search.best];
+  if (const std::string too_large = pipeline_trace_refusal(search, option);
+      trace.requested() && !too_large.empty())
+    throw UsageError("--trace", too_large + "; nothing was simulated");
   const ScheduledPipeline planned = schedule_pipeline(search, option);
   const sim::PipelineSimulation simulated =
       sim::simulate_pipeline(whole, search, option, calibration, options);
+  if (trace.requested())
+    trace.write(pipeline_trace_json(search, option, simulated.first_ranks,
+                                    "SimGrid: each stage's first GPU, its sends as their flows went"));
   const std::string text = pipeline_text(search, option);
   const PlannedSends sends = planned_sends(search, option, planned);
   if (json) {

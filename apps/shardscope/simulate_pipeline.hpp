@@ -4,16 +4,18 @@
 
 #include <ostream>
 
+#include "apps/shardscope/output_file.hpp"
 #include "exchange/simulation_job.hpp"
 #include "planner/core/scenario.hpp"
 
 namespace shardscope::cli {
 
 // Plans `whole` as `plan` does (report/pipeline_search.hpp), simulates its fastest pipeline and prints, per
-// stage and for the iteration, the planner's and the simulator's times (text, or JSON with `json`). Throws
-// InputError (exit 2) when no pipeline can be built, NothingFits (exit 3) when none fits, SimulationError
-// past the simulator's limits.
+// stage and for the iteration, the planner's and the simulator's times (text, or JSON with `json`); writes
+// the simulated run of each stage's first GPU to `trace` when asked (pipeline_trace.hpp's format). Throws
+// InputError (exit 2) when no pipeline can be built, NothingFits (exit 3) when none fits, UsageError (exit 2,
+// nothing simulated) for a trace over kMaxPipelineTraceEvents, SimulationError past the simulator's limits.
 void run_pipeline_simulate(const Scenario& whole, const sim::IterationOptions& options, bool json,
-                           std::ostream& out);
+                           const OutputFile& trace, std::ostream& out);
 
 }  // namespace shardscope::cli

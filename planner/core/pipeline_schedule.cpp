@@ -155,9 +155,10 @@ ScheduledPipeline run_pipeline_schedule(PipelineSchedule schedule, int virtual_s
         const double seconds = (op.backward ? d.backward_seconds : d.forward_seconds) / v;
         const double start = std::max(free_at[static_cast<std::size_t>(r)], ready);
         // A blocking send holds the stage until its output has arrived on the next stage.
-        const bool sends_on = receiving_stage(op, r, p, v) >= 0;
-        const double held =
-            sends == PipelineSends::blocking && sends_on ? boundary(send_boundary(op, r, p, v)) : 0.0;
+        const int to = receiving_stage(op, r, p, v);
+        const double send = to >= 0 ? boundary(send_boundary(op, r, p, v)) : 0.0;
+        const double held = sends == PipelineSends::blocking ? send : 0.0;
+        if (to >= 0) stage.sends.push_back({stage.ops.size(), to, start + seconds, start + seconds + send});
         free_at[static_cast<std::size_t>(r)] = start + seconds + held;
         ends.at(op.backward ? ends.backward : ends.forward, g, op.micro_batch) = start + seconds;
         stage.ops.push_back({op, start, start + seconds});

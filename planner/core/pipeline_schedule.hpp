@@ -52,8 +52,17 @@ struct ScheduledOp {
   double end_seconds = 0;
 };
 
+// The send an op made: from its end until its output arrived on the receiving stage.
+struct ScheduledSend {
+  std::size_t op = 0;  // index into the stage's ops
+  int to_stage = 0;
+  double start_seconds = 0;
+  double end_seconds = 0;
+};
+
 struct ScheduledStage {
-  std::vector<ScheduledOp> ops;  // in the stage's order
+  std::vector<ScheduledOp> ops;      // in the stage's order
+  std::vector<ScheduledSend> sends;  // in the order of the ops that made them
   double tail_start_seconds = 0;
   double end_seconds = 0;   // its tail's end
   double busy_seconds = 0;  // forwards, backwards and tail

@@ -60,36 +60,47 @@ std::string pipeline_trace_refusal(const PipelineSearch& search, const PipelineO
 std::string pipeline_trace_json(const PipelineSearch& search, const PipelineOption& option) {
   if (const std::string why = pipeline_trace_refusal(search, option); !why.empty())
     throw std::length_error(why);
-  const ScheduledPipeline run = schedule_pipeline(search, option);
+  return pipeline_trace_json(search, option, schedule_pipeline(search, option), "");
+}
+
+std::string pipeline_trace_json(const PipelineSearch& search, const PipelineOption& option,
+                                const ScheduledPipeline& run, const std::string& simulated_by) {
+  if (const std::string why = pipeline_trace_refusal(search, option); !why.empty())
+    throw std::length_error(why);
   const int p = static_cast<int>(run.stages.size());
   const int v = search.schedule == PipelineSchedule::interleaved ? search.virtual_stages : 1;
+  const bool sends = p > 1 && option.boundary_seconds > 0;
   Json events = Json::array();
   for (int r = 0; r < p; ++r)
     for (Json& e : track_names(r, option.stage_plans[static_cast<std::size_t>(r)])) events.push_back(e);
   Json idle = Json::array();
   for (int r = 0; r < p; ++r) {
     const ScheduledStage& stage = run.stages[static_cast<std::size_t>(r)];
-    for (const ScheduledOp& s : stage.ops) {
+    std::size_t next_send = 0;
+    for (std::size_t i = 0; i < stage.ops.size(); ++i) {
+      const ScheduledOp& s = stage.ops[i];
       const std::string label = op_label(s.op, v);
       Json event = complete(label, s.op.backward ? "backward" : "forward", r, 0, s.start_seconds,
                             s.end_seconds - s.start_seconds);
       event["args"] = {{"micro_batch", s.op.micro_batch}, {"chunk", s.op.chunk}};
       events.push_back(std::move(event));
-      const int to = receiving_stage(s.op, r, p, v);
-      if (p > 1 && to >= 0 && option.boundary_seconds > 0) {
-        const double seconds = option.send_seconds[static_cast<std::size_t>(send_boundary(s.op, r, p, v))];
-        Json send = complete("send " + label, "send", r, 1, s.end_seconds, seconds);
-        send["args"] = {{"to_stage", to + 1}};
-        events.push_back(std::move(send));
+      if (next_send < stage.sends.size() && stage.sends[next_send].op == i) {
+        const ScheduledSend& send = stage.sends[next_send++];
+        if (!sends) continue;
+        Json e = complete("send " + label, "send", r, 1, send.start_seconds,
+                          send.end_seconds - send.start_seconds);
+        e["args"] = {{"to_stage", send.to_stage + 1}};
+        events.push_back(std::move(e));
       }
     }
     events.push_back(complete("tail", "tail", r, 0, stage.tail_start_seconds,
                               stage.end_seconds - stage.tail_start_seconds));
     idle.push_back(run.iteration_seconds > 0 ? stage.idle_seconds / run.iteration_seconds : 0.0);
   }
-  const Json other{{"pipeline", pipeline_text(search, option)},
-                   {"iteration_seconds", run.iteration_seconds},
-                   {"idle_share_per_stage", idle}};
+  Json other{{"pipeline", pipeline_text(search, option)},
+             {"iteration_seconds", run.iteration_seconds},
+             {"idle_share_per_stage", idle}};
+  if (!simulated_by.empty()) other["simulated_by"] = simulated_by;
   return Json{{"traceEvents", events}, {"displayTimeUnit", "ms"}, {"otherData", other}}.dump(1) + "\n";
 }
 

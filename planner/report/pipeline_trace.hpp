@@ -17,6 +17,11 @@ namespace shardscope {
 // Throws std::length_error when the trace would have more than kMaxPipelineTraceEvents events.
 std::string pipeline_trace_json(const PipelineSearch& search, const PipelineOption& option);
 
+// The same for another run of `option` (the simulator's, with its sends as they went), `otherData` saying
+// what ran it ("simulated_by", when not empty). Throws std::length_error as above.
+std::string pipeline_trace_json(const PipelineSearch& search, const PipelineOption& option,
+                                const ScheduledPipeline& run, const std::string& simulated_by);
+
 // The events pipeline_trace_json writes for `option` (each stage's forwards, backwards, tail and sends, and
 // three naming events), counted without running it.
 std::int64_t pipeline_trace_events(const PipelineSearch& search, const PipelineOption& option);

@@ -42,6 +42,9 @@ class PipelineRun {
   // Per stage: the latest end of its GPUs' tails and their mean busy time, from started_at().
   double stage_end_seconds(int stage) const;
   double stage_busy_seconds(int stage) const;
+  // The run of each stage's first GPU (rank 0 of its data parallelism): ops, sends as their flows went, tail;
+  // times from started_at().
+  const ScheduledPipeline& first_ranks() const { return first_ranks_; }
 
  private:
   struct Cell {  // one GPU of one stage
@@ -54,6 +57,7 @@ class PipelineRun {
   };
   struct Send {  // a flow in flight: where it lands and who waits on it
     int column = 0;
+    std::size_t traced = 0;  // column 0: its index in first_ranks_'s sending stage's sends
     int from_stage = 0;
     int global_chunk = 0;  // the op it feeds
     int micro_batch = 0;
@@ -83,6 +87,7 @@ class PipelineRun {
   double send_seconds_ = 0;
   double slowest_send_seconds_ = 0;
   double started_at_ = 0;
+  ScheduledPipeline first_ranks_;
 };
 
 }  // namespace shardscope::sim

@@ -58,9 +58,71 @@ TEST(PipelineSimulateCli, TextShowsEachStageAndTheIterationBesideThePlanners) {
   EXPECT_EQ(again.out, third.out);  // same inputs, byte-identical JSON
 }
 
+// --trace: the simulated run of each stage's first GPU, in plan --pipeline-trace's format: every stage's 2 m
+// v ops, one after another, its tail last, its sends from its ops' ends; the iteration the simulator's.
+TEST(PipelineSimulateCli, TheTraceIsTheSimulatedRun) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "pipeline-simulate-trace").string();
+  std::filesystem::create_directories(dir);
+  const std::string trace = dir + "/trace.json";
+  const auto r =
+      test::run_command(kBinary + " simulate " + kEightB +
+                        " --pp 4 --quiet --json --set parallelism.pipeline_schedule=interleaved "
+                        "--set parallelism.virtual_stages=2 --set training.gradient_accumulation_steps=8"
+                        " --trace " +
+                        trace);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto result = nlohmann::json::parse(r.out);
+  std::ifstream in(trace);
+  const auto t = nlohmann::json::parse(in);
+  EXPECT_NEAR(t.at("otherData").at("iteration_seconds").get<double>(),
+              result.at("simulator").at("iteration_seconds").get<double>(), 1e-12);
+  EXPECT_NE(t.at("otherData").at("simulated_by").get<std::string>().find("SimGrid"), std::string::npos);
+  std::vector<int> ops(4, 0), sends(4, 0);
+  std::vector<double> last_end(4, 0.0);
+  double latest = 0;
+  for (const auto& e : t.at("traceEvents")) {
+    if (e.at("ph") != "X") continue;
+    const int stage = e.at("pid").get<int>();
+    const double start = e.at("ts").get<double>(), end = start + e.at("dur").get<double>();
+    latest = std::max(latest, end);
+    if (e.at("cat") == "send") {
+      ++sends[static_cast<std::size_t>(stage)];
+      EXPECT_GT(e.at("dur").get<double>(), 0);
+      continue;
+    }
+    EXPECT_GE(start, last_end[static_cast<std::size_t>(stage)] - 1e-6);  // no overlap on a stage
+    last_end[static_cast<std::size_t>(stage)] = end;
+    if (e.at("cat") != "tail") ++ops[static_cast<std::size_t>(stage)];
+  }
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_EQ(ops[static_cast<std::size_t>(s)], 2 * 8 * 2);
+    // Every chunk sends each way, but the model's first chunk's backward and last chunk's forward.
+    EXPECT_EQ(sends[static_cast<std::size_t>(s)], s == 0 || s == 3 ? 2 * 8 * 2 - 8 : 2 * 8 * 2);
+  }
+  EXPECT_NEAR(latest * 1e-6, result.at("simulator").at("iteration_seconds").get<double>(), 1e-9);
+  std::filesystem::remove_all(dir);
+}
+
+// A trace over the events a trace holds is refused before anything is simulated, nothing written.
+TEST(PipelineSimulateCli, ATraceTooLargeIsRefusedBeforeSimulating) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "pipeline-simulate-large").string();
+  std::filesystem::create_directories(dir);
+  const auto r =
+      test::run_command(kBinary + " simulate " + kEightB +
+                        " --pp 8 --quiet --runtime deepspeed --set parallelism.pipeline_schedule=interleaved"
+                        " --set parallelism.virtual_stages=4 --set training.gradient_accumulation_steps=2000"
+                        " --trace " +
+                        dir + "/trace.json");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--trace: the run of PP 8 (interleaved v4)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was simulated"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/trace.json"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(PipelineSimulateCli, OptionsItDoesNotTakeExitTwoNamingThem) {
   for (const std::string option :
-       {"--plan x.json", "--strategy fsdp", "--trace t.json", "--links l.csv", "--result-json r.json"}) {
+       {"--plan x.json", "--strategy fsdp", "--links l.csv", "--result-json r.json"}) {
     const auto r = test::run_command(kBinary + " simulate " + kEightB + " --pp 2 --quiet " + option);
     EXPECT_EQ(r.exit_code, 2) << option << "\n" << r.err;
     const std::string flag = option.substr(0, option.find(' '));
@@ -81,7 +143,9 @@ TEST(PipelineSimulateCli, WhatCannotBeBuiltOrDoesNotFitExitsAsPlanDoes) {
   const auto tight = test::run_command(kBinary + " simulate " + path + " --quiet");
   std::filesystem::remove(path);
   EXPECT_EQ(tight.exit_code, 3) << tight.err;
-  EXPECT_NE(tight.err.find("no pipeline fits the memory limit"), std::string::npos) << tight.err;
+  EXPECT_NE(tight.err.find("no pipeline fits the memory limit\n  PP 2 (1f1b) x DP 8 (16 GPUs): "),
+            std::string::npos)
+      << tight.err;
 }
 
 }  // namespace
