@@ -165,7 +165,7 @@ void MainWindow::add_menus() {
   connect(simulation_, &SimulationService::finished, this,
           [this](std::shared_ptr<const SimulationOutcome> o) {
             statusBar()->showMessage(o->ok ? "simulated" : "simulation failed (see the Timeline tab)");
-            if (o->ok) memory_time_->set_simulation(o, simulated_limit_bytes_);
+            if (o->ok && !o->pipeline) memory_time_->set_simulation(o, simulated_limit_bytes_);
           });
   connect(simulation_, &SimulationService::cancelled, this,
           [this] { statusBar()->showMessage("simulation cancelled"); });
@@ -232,7 +232,9 @@ quint64 MainWindow::simulate() {
   request.scenario_yaml = panel_->portable_yaml_text();
   const bool plan_current =
       panel_->scenario() && outcome_ && !service_->busy() && outcome_->generation == service_->latest();
-  if (const Plan* plan = plan_current ? shown_plan() : nullptr)
+  // A pipeline is planned and simulated whole by the child; a stage's plan is not a plan of the scenario.
+  request.pipeline = panel_->scenario() && panel_->scenario()->parallelism.pipelined();
+  if (const Plan* plan = plan_current && !request.pipeline ? shown_plan() : nullptr)
     request.plan_json = QString::fromStdString(plan_json_text(*plan));
   simulated_limit_bytes_ =
       panel_->scenario() ? static_cast<double>(panel_->scenario()->training.memory_limit_bytes) : 0.0;
@@ -287,12 +289,11 @@ void MainWindow::planned(std::shared_ptr<const PlanOutcome> outcome) {
     const PipelineSearch& search = *outcome_->pipelines;
     const PipelineOption& chosen = search.options[search.best];
     const std::string too_large = pipeline_trace_refusal(search, chosen);
-    timeline_->show_pipeline(
-        too_large.empty() ? pipeline_trace_json(search, chosen) : std::string(),
-        too_large.empty()
-            ? QString("The run of %1 as planned (`shardscope simulate` runs it on the simulator)")
-                  .arg(QString::fromStdString(pipeline_text(search, chosen)))
-            : QString("Not drawn: %1").arg(QString::fromStdString(too_large)));
+    timeline_->show_pipeline(too_large.empty() ? pipeline_trace_json(search, chosen) : std::string(),
+                             too_large.empty()
+                                 ? QString("The run of %1 as planned (Simulate runs it on the simulator)")
+                                       .arg(QString::fromStdString(pipeline_text(search, chosen)))
+                                 : QString("Not drawn: %1").arg(QString::fromStdString(too_large)));
   }
   statusBar()->showMessage(QString("planned in %1 s").arg(outcome_->seconds, 0, 'f', 2));
   emit planShown();

@@ -12,6 +12,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtConcurrent/QtConcurrentRun>
+#include <fstream>
+#include <sstream>
 
 #include "exchange/result_json.hpp"
 
@@ -25,6 +27,23 @@ bool write_file(const QString& path, const QString& text) {
   return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text.toUtf8()) >= 0 && f.flush();
 }
 
+// A pipeline simulation's trace file into `outcome` (ok), or why it cannot be read.
+std::shared_ptr<SimulationOutcome> read_pipeline_trace(std::shared_ptr<SimulationOutcome> outcome,
+                                                       const std::string& path, const QString& messages) {
+  outcome->pipeline = true;
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in || text.str().empty()) {
+    outcome->error = QString::fromStdString("the simulator's trace " + path + " cannot be read");
+    if (!messages.isEmpty()) outcome->error += "\n" + messages;
+    return outcome;
+  }
+  outcome->pipeline_trace = text.str();
+  outcome->ok = true;
+  return outcome;
+}
+
 }  // namespace
 
 struct SimulationService::Run {
@@ -32,6 +51,7 @@ struct SimulationService::Run {
   std::shared_ptr<QTemporaryDir> dir;
   QProcess* process = nullptr;  // deleted (later) by drop_current or when the run is replaced
   QByteArray stderr_partial;    // an unfinished line
+  bool pipeline = false;        // a pipeline's simulation (SimulationRequest::pipeline)
   QByteArray stderr_kept;       // the child's messages other than progress lines
   QElapsedTimer clock;
   bool delivered = false;  // its outcome went out
@@ -139,9 +159,14 @@ quint64 SimulationService::start(const SimulationRequest& request) {
     deliver(outcome);
     return generation;
   }
-  QStringList args{"simulate",  scenario, "--json", "--result-json", run_->dir->filePath("result.json"),
-                   "--progress"};
-  if (!request.plan_json.isEmpty()) args << "--plan" << plan;
+  run_->pipeline = request.pipeline;
+  QStringList args{"simulate", scenario, "--json", "--progress"};
+  if (request.pipeline) {
+    args << "--trace" << run_->dir->filePath("trace.json");
+  } else {
+    args << "--result-json" << run_->dir->filePath("result.json");
+    if (!request.plan_json.isEmpty()) args << "--plan" << plan;
+  }
   auto* process = new QProcess;
   run_->process = process;
   process->setWorkingDirectory(run_->dir->path());
@@ -224,7 +249,10 @@ void SimulationService::child_done(int exit_code, bool crashed) {
             if (!run_ || run_->generation != generation || generation_ != generation) return;
             deliver(watcher->result());
           });
-  watcher->setFuture(QtConcurrent::run([outcome, messages, result_path, directory] {
+  const bool pipeline = run_->pipeline;
+  const std::string trace_path = run_->dir->filePath("trace.json").toStdString();
+  watcher->setFuture(QtConcurrent::run([outcome, messages, result_path, trace_path, pipeline, directory] {
+    if (pipeline) return read_pipeline_trace(outcome, trace_path, messages);
     try {
       auto result = std::make_shared<const sim::IterationResult>(sim::load_result_file(result_path));
       outcome->timeline = std::make_shared<const TimelineModel>(timeline_from_result(*result));

@@ -10,6 +10,7 @@
 #include <QPointer>
 #include <QString>
 #include <memory>
+#include <string>
 
 #include "timeline_model.hpp"
 
@@ -21,6 +22,9 @@ namespace shardscope::gui {
 struct SimulationRequest {
   QString scenario_yaml;  // the scenario, with any file paths in it absolute (it is written to a temp dir)
   QString plan_json;      // when not empty: the plan to simulate (--plan); else the child plans itself
+  // A pipelined scenario: the child plans and simulates its fastest pipeline (no plan, no --result-json) and
+  // writes the simulated run as a pipeline trace (--trace).
+  bool pipeline = false;
 };
 
 struct SimulationOutcome {
@@ -32,6 +36,8 @@ struct SimulationOutcome {
   std::shared_ptr<const sim::IterationResult> result;  // the child's --result-json file, read
   std::shared_ptr<const TimelineModel> timeline;       // built from `result`
   double wall_seconds = 0;
+  bool pipeline = false;       // a pipeline's simulation: no `result`, its run in `pipeline_trace`
+  std::string pipeline_trace;  // the child's --trace file (pipeline_trace.hpp's format)
 };
 
 class SimulationService : public QObject {

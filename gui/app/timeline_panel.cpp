@@ -17,6 +17,7 @@
 
 #include "exchange/result_export.hpp"
 #include "planner/core/units.hpp"
+#include "present/plan_compare.hpp"
 #include "timeline_model.hpp"
 #include "timeline_view.hpp"
 
@@ -51,6 +52,26 @@ QString summarize(const QByteArray& json_text, double wall_seconds) {
               .arg(QString::fromStdString(units::format_bytes(peak_bytes)))
               .arg(j.value("activities", 0))
               .arg(wall_seconds, 0, 'f', 1);
+  return text;
+}
+
+// "Simulated in 0.4 s (SimGrid, each stage's first GPU): PP 2 (1f1b) x DP 8, iteration 1.234 s, planner
+// 1.230 s (+0.33 %)", from the child's --json output.
+QString pipeline_simulated_text(const SimulationOutcome& outcome) {
+  QString text =
+      QString("Simulated in %1 s (SimGrid, each stage's first GPU)").arg(outcome.wall_seconds, 0, 'f', 1);
+  try {
+    const auto j = nlohmann::json::parse(outcome.result_json.toStdString());
+    const double simulated = j.at("simulator").at("iteration_seconds").get<double>();
+    const double planned = j.at("planner").at("iteration_seconds").get<double>();
+    text += QString(": %1, iteration %2, planner %3 (%4)")
+                .arg(QString::fromStdString(j.at("pipeline").get<std::string>()),
+                     QString::fromStdString(units::format_duration(simulated)),
+                     QString::fromStdString(units::format_duration(planned)),
+                     QString::fromStdString(present::percent_change(simulated, planned)));
+  } catch (const std::exception&) {
+    text += " (its summary could not be read)";
+  }
   return text;
 }
 
@@ -168,6 +189,10 @@ void TimelinePanel::finished(std::shared_ptr<const SimulationOutcome> outcome) {
     status_->setText(QString("Simulation failed after %1 s").arg(outcome->wall_seconds, 0, 'f', 1));
     error_->setPlainText(outcome->error);
     error_->setVisible(true);
+    return;
+  }
+  if (outcome->pipeline) {
+    show_pipeline(outcome->pipeline_trace, pipeline_simulated_text(*outcome));
     return;
   }
   outcome_ = std::move(outcome);

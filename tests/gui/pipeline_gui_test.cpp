@@ -14,6 +14,7 @@
 #include "budget_panel.hpp"
 #include "main_window.hpp"
 #include "planner/report/pipeline_trace.hpp"
+#include "simulation_service.hpp"
 #include "timeline_panel.hpp"
 
 using namespace shardscope;
@@ -88,6 +89,34 @@ class PipelineGuiTest : public QObject {
     w.budget_panel()->target_edit()->setText("100K");
     QVERIFY(!w.budget_panel()->find_nodes());
     QVERIFY(w.budget_panel()->scaling_status().contains("pipeline stages are not searched"));
+  }
+
+  // Simulate on a pipelined scenario runs the whole pipeline on the simulator (no stage plan is passed):
+  // the Timeline shows the simulated run of each stage's first GPU with the planner's iteration beside it,
+  // and saves that run's trace.
+  void pipelineSimulatesOnTheSimulator() {
+    QTemporaryDir dir;
+    const QString path = two_stages(dir, "{micro_batch: 1, gradient_accumulation_steps: 4}", "fsdp2");
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, path));
+    w.simulation()->set_program(SHARDSCOPE_CLI);
+    QSignalSpy finished(w.simulation(), &SimulationService::finished);
+    w.simulate();
+    QVERIFY(finished.wait(120000));
+    const auto outcome = finished.takeFirst().at(0).value<std::shared_ptr<const SimulationOutcome>>();
+    QVERIFY2(outcome->ok, qPrintable(outcome->error));
+    QVERIFY(outcome->pipeline);
+    TimelinePanel* timeline = w.timeline_panel();
+    QVERIFY2(timeline->status_text().startsWith("Simulated in "), qPrintable(timeline->status_text()));
+    QVERIFY(timeline->status_text().contains("PP 2 (1f1b) x DP 8 (16 GPUs), iteration "));
+    QVERIFY(timeline->status_text().contains(", planner "));
+    QCOMPARE(timeline->rank_list()->count(), 2);
+    const QString saved = dir.filePath("simulated.json");
+    QVERIFY(timeline->save_trace(saved));
+    QFile file(saved);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(file.readAll().contains("\"simulated_by\""));
   }
 
   // A run too large to draw (42,000 micro-batches: over kMaxPipelineTraceEvents) is not built: the Timeline
