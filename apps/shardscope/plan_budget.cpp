@@ -31,6 +31,23 @@ std::vector<Entry> fitting(const PlanReport& report, const Scenario& scenario, c
   return out;
 }
 
+// The fastest pipeline first, then every other that fits, in the search's order.
+std::vector<Entry> fitting(const PipelineSearch& search, const Scenario& whole,
+                           const TrainingBudget& budget) {
+  std::vector<Entry> out;
+  if (!search.any_fits()) return out;
+  const auto add = [&](const PipelineOption& o) {
+    PlanPrediction predicted;
+    predicted.iteration_seconds = o.iteration_seconds;
+    predicted.tokens_per_second = o.tokens_per_second;
+    out.push_back({pipeline_text(search, o), time_to_train(predicted, physical_gpus(whole), budget)});
+  };
+  add(search.options[search.best]);
+  for (std::size_t i = 0; i < search.options.size(); ++i)
+    if (i != search.best && search.options[i].fits) add(search.options[i]);
+  return out;
+}
+
 std::string money(double amount) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.2f", amount);
@@ -68,14 +85,16 @@ void add_budget_flags(CLI::App& cmd, BudgetFlags& flags) {
       ->check(CLI::Range(0.0, kMaxPricePerGpuHour));
 }
 
-nlohmann::ordered_json time_to_train_json(const PlanReport& report, const Scenario& scenario,
-                                          const TrainingBudget& budget) {
+namespace {
+
+nlohmann::ordered_json entries_json(const std::vector<Entry>& entries, const Scenario& scenario,
+                                    const TrainingBudget& budget) {
   nlohmann::ordered_json j;
   j["tokens"] = budget.tokens;
   if (budget.price_per_gpu_hour) j["price_per_gpu_hour"] = *budget.price_per_gpu_hour;
   j["gpus"] = physical_gpus(scenario);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (const Entry& e : fitting(report, scenario, budget)) {
+  for (const Entry& e : entries) {
     const TimeToTrain& t = e.training;
     nlohmann::ordered_json row = {{"strategy", e.strategy},
                                   {"tokens_per_iteration", t.tokens_per_iteration},
@@ -89,16 +108,16 @@ nlohmann::ordered_json time_to_train_json(const PlanReport& report, const Scenar
   return j;
 }
 
-void write_time_to_train(std::ostream& os, const PlanReport& report, const Scenario& scenario,
-                         const TrainingBudget& budget) {
+void write_entries(std::ostream& os, const std::vector<Entry>& entries, const char* first_column,
+                   const Scenario& scenario, const TrainingBudget& budget) {
   os << "\nTime to train on " << units::format_count(budget.tokens) << " tokens, " << physical_gpus(scenario)
      << " GPUs";
   if (budget.price_per_gpu_hour) os << ", " << money(*budget.price_per_gpu_hour) << " per GPU-hour";
   os << " (whole iterations at the predicted rate)\n\n";
-  std::vector<std::string> header = {"strategy", "wall time", "iterations", "GPU-hours"};
+  std::vector<std::string> header = {first_column, "wall time", "iterations", "GPU-hours"};
   if (budget.price_per_gpu_hour) header.emplace_back("cost");
   present::TextTable table(header);
-  for (const Entry& e : fitting(report, scenario, budget)) {
+  for (const Entry& e : entries) {
     const TimeToTrain& t = e.training;
     std::vector<std::string> cells = {e.strategy, format_wall_time(t.seconds),
                                       units::format_general(t.iterations, 15), money(t.gpu_hours)};
@@ -106,6 +125,28 @@ void write_time_to_train(std::ostream& os, const PlanReport& report, const Scena
     table.add(std::move(cells));
   }
   table.print(os);
+}
+
+}  // namespace
+
+nlohmann::ordered_json time_to_train_json(const PlanReport& report, const Scenario& scenario,
+                                          const TrainingBudget& budget) {
+  return entries_json(fitting(report, scenario, budget), scenario, budget);
+}
+
+void write_time_to_train(std::ostream& os, const PlanReport& report, const Scenario& scenario,
+                         const TrainingBudget& budget) {
+  write_entries(os, fitting(report, scenario, budget), "strategy", scenario, budget);
+}
+
+nlohmann::ordered_json time_to_train_json(const PipelineSearch& search, const Scenario& whole,
+                                          const TrainingBudget& budget) {
+  return entries_json(fitting(search, whole, budget), whole, budget);
+}
+
+void write_time_to_train(std::ostream& os, const PipelineSearch& search, const Scenario& whole,
+                         const TrainingBudget& budget) {
+  write_entries(os, fitting(search, whole, budget), "pipeline", whole, budget);
 }
 
 }  // namespace shardscope::cli

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "planner/core/scenario.hpp"
+#include "planner/report/pipeline_search.hpp"
 #include "planner/report/time_to_train.hpp"
 #include "planner/search/planner.hpp"
 
@@ -30,6 +31,13 @@ nlohmann::ordered_json time_to_train_json(const PlanReport& report, const Scenar
                                           const TrainingBudget& budget);
 // The same as a table after the plan's report.
 void write_time_to_train(std::ostream& os, const PlanReport& report, const Scenario& scenario,
+                         const TrainingBudget& budget);
+
+// A pipeline search's: the fastest pipeline's, then every other fitting pipeline's (named by pipeline_text),
+// on the whole scenario's GPUs; nothing when none fits.
+nlohmann::ordered_json time_to_train_json(const PipelineSearch& search, const Scenario& whole,
+                                          const TrainingBudget& budget);
+void write_time_to_train(std::ostream& os, const PipelineSearch& search, const Scenario& whole,
                          const TrainingBudget& budget);
 
 }  // namespace shardscope::cli

@@ -328,7 +328,6 @@ void refuse_for_pipelines(const Options& o) {
   if (!o.export_format.empty()) refuse("--export", "a framework configuration");
   if (o.memory_sweep) refuse("--memory-sweep", "the memory sweep");
   if (o.top > 0) refuse("--top", "listing the next plans");
-  if (o.budget.budget()) refuse("--tokens", "the time to train");
 }
 
 // --target-tokens-per-second: search the node count, then report the plan at the fewest that reach it.
@@ -391,7 +390,8 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
     refuse_for_pipelines(o);
     const OutputFile trace_file =
         o.pipeline_trace.empty() ? OutputFile() : OutputFile("--pipeline-trace", o.pipeline_trace);
-    return run_pipeline_plan(loaded, o.json, {&plan_file, &trace_file}, planner_threads(), out);
+    return run_pipeline_plan(loaded, o.json, {&plan_file, &trace_file}, planner_threads(), o.budget.budget(),
+                             out);
   }
   if (o.refine > 0 && loaded.parallelism.search() && !loaded.mesh.sliced())
     throw UsageError("--refine",

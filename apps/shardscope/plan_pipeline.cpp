@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/plan_budget.hpp"
+#include "apps/shardscope/plan_budget.hpp"
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/report/internal/pipeline_json.hpp"
@@ -16,7 +18,7 @@
 namespace shardscope::cli {
 
 void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& files, int threads,
-                       std::ostream& out) {
+                       const std::optional<TrainingBudget>& budget, std::ostream& out) {
   PlanRequest request;
   request.with_baselines = false;
   request.search.threads = threads;
@@ -26,8 +28,8 @@ void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& fi
   } catch (const MeshError& e) {
     throw InputError(whole.source_file, 0, e.field(), e.what());
   }
-  const nlohmann::ordered_json tree{{"scenario", whole.name},
-                                    {"pipeline_search", pipeline_search_json(search)}};
+  nlohmann::ordered_json tree{{"scenario", whole.name}, {"pipeline_search", pipeline_search_json(search)}};
+  if (budget && search.any_fits()) tree["time_to_train"] = time_to_train_json(search, whole, *budget);
   // A trace too large to write is refused after the tables are shown, with no file written.
   const bool traced = files.trace->requested() && search.any_fits();
   const std::string refusal = traced ? pipeline_trace_refusal(search, search.options[search.best]) : "";
@@ -40,6 +42,7 @@ void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& fi
     out << tree.dump(2) << "\n";
   } else {
     present::write_pipeline_tables(out, whole, search);
+    if (budget && search.any_fits()) write_time_to_train(out, search, whole, *budget);
   }
   if (!refusal.empty()) throw UsageError("--pipeline-trace", refusal + "; nothing was written");
   if (!search.any_fits()) throw NothingFits(whole.source_file + ": no pipeline fits the memory limit");

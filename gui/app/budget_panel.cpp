@@ -146,9 +146,11 @@ BudgetPanel::~BudgetPanel() { generation_->fetch_add(1); }
 QString BudgetPanel::budget_status() const { return budget_status_->text(); }
 QString BudgetPanel::scaling_status() const { return scaling_status_->text(); }
 
-void BudgetPanel::set_report(const Scenario& scenario, const PlanReport& report) {
+void BudgetPanel::set_report(const Scenario& scenario, const PlanReport& report,
+                             std::shared_ptr<const PipelineSearch> pipelines) {
   scenario_ = scenario;
   report_ = report;
+  pipelines_ = std::move(pipelines);
   if (search_ || !find_->isEnabled()) {
     generation_->fetch_add(1);  // a search in flight or shown is of the scenario before
     search_.reset();
@@ -166,10 +168,8 @@ void BudgetPanel::fill_table() {
   table_->setHorizontalHeaderLabels(headers);
   table_->setRowCount(0);
   if (!report_ || !scenario_) return;
-  if (scenario_->mesh.pipeline.pipelined()) {
-    budget_status_->setText(
-        "Time to train of a pipeline is not built yet (`shardscope plan --tokens` refuses it too); the plan "
-        "shown is one stage's");
+  if (scenario_->mesh.pipeline.pipelined() && (!pipelines_ || !pipelines_->any_fits())) {
+    budget_status_->setText("No pipeline fits: nothing to train with");
     return;
   }
   TrainingBudget budget;
@@ -194,11 +194,18 @@ void BudgetPanel::fill_table() {
     }
     budget.price_per_gpu_hour = value;
   }
+  add_rows(budget);
+  table_->resizeColumnsToContents();
+}
+
+void BudgetPanel::add_rows(const TrainingBudget& budget) {
+  // A stage's scenario runs on its stage's GPUs; the pipeline on every stage's.
+  const int gpus = physical_gpus(*scenario_) * (pipelines_ ? scenario_->mesh.pipeline.stages : 1);
   budget_status_->setText(QString("Training on %1 tokens on %2 GPUs (every GPU billed for the whole run):")
                               .arg(count(budget.tokens))
-                              .arg(physical_gpus(*scenario_)));
+                              .arg(gpus));
   const auto add = [&](const QString& name, const PlanPrediction& predicted) {
-    const TimeToTrain t = time_to_train(predicted, physical_gpus(*scenario_), budget);
+    const TimeToTrain t = time_to_train(predicted, gpus, budget);
     const int row = table_->rowCount();
     table_->insertRow(row);
     const QStringList cells{name,
@@ -209,11 +216,22 @@ void BudgetPanel::fill_table() {
                             t.cost ? QString::number(*t.cost, 'f', 2) : "-"};
     for (int c = 0; c < cells.size(); ++c) table_->setItem(row, c, new QTableWidgetItem(cells[c]));
   };
+  if (pipelines_) {
+    const auto add_pipeline = [&](const PipelineOption& o) {
+      PlanPrediction predicted;
+      predicted.iteration_seconds = o.iteration_seconds;
+      predicted.tokens_per_second = o.tokens_per_second;
+      add(QString::fromStdString(pipeline_text(*pipelines_, o)), predicted);
+    };
+    add_pipeline(pipelines_->options[pipelines_->best]);
+    for (std::size_t i = 0; i < pipelines_->options.size(); ++i)
+      if (i != pipelines_->best && pipelines_->options[i].fits) add_pipeline(pipelines_->options[i]);
+    return;
+  }
   if (report_->best.fits)
     add("plan (" + QString::fromStdString(report_->best.plan.strategy) + ")", report_->best.plan.predicted);
   for (const StrategyResult& b : report_->baselines)
     if (b.fits) add(QString::fromStdString(b.strategy), b.plan.predicted);
-  table_->resizeColumnsToContents();
 }
 
 bool BudgetPanel::find_nodes() {

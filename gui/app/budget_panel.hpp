@@ -13,6 +13,8 @@
 #include "chart/series_chart.hpp"
 #include "planner/core/scenario.hpp"
 #include "planner/report/node_count.hpp"
+#include "planner/report/pipeline_search.hpp"
+#include "planner/report/time_to_train.hpp"
 #include "planner/search/planner.hpp"
 
 class QLabel;
@@ -45,8 +47,10 @@ class BudgetPanel : public QWidget {
   ~BudgetPanel() override;
 
   // The shown report: the time-to-train table is refilled; a running node search is cancelled (its scenario
-  // is no longer the panel's).
-  void set_report(const Scenario& scenario, const PlanReport& report);
+  // is no longer the panel's). Of a pipelined scenario the report is a stage's, and `pipelines` the search
+  // whose fitting pipelines the table lists instead.
+  void set_report(const Scenario& scenario, const PlanReport& report,
+                  std::shared_ptr<const PipelineSearch> pipelines = nullptr);
   // Starts the node search for the target field's rate; false (with the reason in the status) when the field
   // is not a positive rate or no report is shown.
   bool find_nodes();
@@ -65,10 +69,13 @@ class BudgetPanel : public QWidget {
 
  private:
   void fill_table();
+  // The rows: the plan and each fitting baseline, or each fitting pipeline (the fastest first).
+  void add_rows(const TrainingBudget& budget);
   void searched(quint64 generation, std::optional<TargetSearch> search, const QString& error);
 
   std::optional<Scenario> scenario_;
   std::optional<PlanReport> report_;
+  std::shared_ptr<const PipelineSearch> pipelines_;
   QLineEdit* tokens_ = nullptr;
   QLineEdit* price_ = nullptr;
   QLabel* budget_status_ = nullptr;

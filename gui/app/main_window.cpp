@@ -284,7 +284,9 @@ void MainWindow::planned(std::shared_ptr<const PlanOutcome> outcome) {
   sweep_.reset();
   shown_ = "plan";
   refresh_views();
-  budget_->set_report(outcome_->job.scenario, *outcome_->report);
+  budget_->set_report(
+      outcome_->job.scenario, *outcome_->report,
+      outcome_->pipelines ? std::make_shared<const PipelineSearch>(*outcome_->pipelines) : nullptr);
   if (outcome_->pipelines) {
     const PipelineSearch& search = *outcome_->pipelines;
     const PipelineOption& chosen = search.options[search.best];

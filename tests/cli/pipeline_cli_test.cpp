@@ -2,6 +2,7 @@
 // is byte-identical run to run, and every option or command that does not take a pipeline exits 2 naming it.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -114,7 +115,7 @@ TEST(PipelineCli, WhatCannotBeBuiltOrDoesNotFitSaysWhy) {
 }
 
 TEST(PipelineCli, OptionsAndCommandsThatDoNotTakeAPipelineExitTwoNamingIt) {
-  for (const std::string option : {"--memory-sweep", "--top 2", "--tokens 1T", "--export fsdp2 --out x.py"}) {
+  for (const std::string option : {"--memory-sweep", "--top 2", "--export fsdp2 --out x.py"}) {
     const auto r = test::run_command(kBinary + " plan " + kEightB + " --pp 2 " + option);
     EXPECT_EQ(r.exit_code, 2) << option;
     const std::string flag = option.substr(0, option.find(' '));
@@ -135,6 +136,46 @@ TEST(PipelineCli, OptionsAndCommandsThatDoNotTakeAPipelineExitTwoNamingIt) {
               std::string::npos)
         << r.err;
   }
+}
+
+// --tokens: each fitting pipeline's time to train on the whole scenario's GPUs, the fastest first; the cost
+// with --price-per-gpu-hour.
+TEST(PipelineCli, TimeToTrainListsEachFittingPipelineFastestFirst) {
+  const auto r = test::run_command(kBinary + " plan " + kEightB +
+                                   " --pp search --quiet --json --tokens 1T --price-per-gpu-hour 2.5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& budget = j.at("time_to_train");
+  EXPECT_EQ(budget.at("gpus"), 16);
+  EXPECT_EQ(budget.at("tokens"), 1e12);
+  const auto& pipelines = j.at("pipeline_search").at("pipelines");
+  std::size_t fitting = 0;
+  double chosen_seconds = 0;
+  for (const auto& p : pipelines) {
+    if (!p.at("fits").get<bool>()) continue;
+    ++fitting;
+    if (p.at("chosen").get<bool>()) chosen_seconds = p.at("iteration_seconds").get<double>();
+  }
+  const auto& rows = budget.at("strategies");
+  ASSERT_EQ(rows.size(), fitting);
+  ASSERT_GE(fitting, 2u);
+  const auto& first = rows[0];
+  EXPECT_NEAR(first.at("seconds").get<double>(), first.at("iterations").get<double>() * chosen_seconds,
+              1e-9 * first.at("seconds").get<double>());
+  EXPECT_NEAR(first.at("iterations").get<double>(),
+              std::ceil(1e12 / first.at("tokens_per_iteration").get<double>()), 0);
+  for (const auto& row : rows) {
+    EXPECT_NEAR(row.at("gpu_hours").get<double>(), row.at("seconds").get<double>() * 16 / 3600, 1e-6);
+    EXPECT_NEAR(row.at("cost").get<double>(), row.at("gpu_hours").get<double>() * 2.5, 1e-6);
+    EXPECT_LE(first.at("seconds").get<double>(), row.at("seconds").get<double>());
+  }
+  const auto text = test::run_command(kBinary + " plan " + kEightB + " --pp 2 --quiet --tokens 300B");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Time to train on 300.00 B tokens, 16 GPUs"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  PP 2 (1f1b) x TP 2 + SP x DP 4 (16 GPUs)"), std::string::npos) << text.out;
+  const auto bad = test::run_command(kBinary + " plan " + kEightB + " --pp 2 --quiet --tokens 0");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--tokens: "), std::string::npos) << bad.err;
 }
 
 // Stages inside nodes, more than 16 of them: the table's layer column gives runs of equal counts.

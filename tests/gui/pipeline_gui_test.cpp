@@ -1,12 +1,13 @@
 // shardscope-gui on a pipelined scenario (QT_QPA_PLATFORM=offscreen): the pipeline tables and the stage the
 // views show, the run of the fastest pipeline on the Timeline tab (what `plan --pipeline-trace` writes), and
-// the Budget tab's refusals.
+// the Budget tab's time to train and its node search's refusal.
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "budget_panel.hpp"
 #include "main_window.hpp"
 #include "planner/report/pipeline_trace.hpp"
+#include "planner/report/time_to_train.hpp"
 #include "simulation_service.hpp"
 #include "timeline_panel.hpp"
 
@@ -86,6 +88,17 @@ class PipelineGuiTest : public QObject {
     QFile file(saved);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.readAll().toStdString(), pipeline_trace_json(search, chosen));
+    // The Budget tab's time to train is the pipeline's, on all 16 GPUs, as `plan --tokens` gives it.
+    w.budget_panel()->tokens_edit()->setText("1T");
+    w.budget_panel()->price_edit()->setText("2");
+    QCOMPARE(w.budget_panel()->table()->rowCount(), 1);
+    QCOMPARE(w.budget_panel()->table()->item(0, 0)->text(), QString("PP 2 (1f1b) x DP 8 (16 GPUs)"));
+    QVERIFY(w.budget_panel()->budget_status().contains("on 16 GPUs"));
+    PlanPrediction predicted;
+    predicted.iteration_seconds = chosen.iteration_seconds;
+    predicted.tokens_per_second = chosen.tokens_per_second;
+    const TimeToTrain t = time_to_train(predicted, 16, {1e12, 2.0});
+    QCOMPARE(w.budget_panel()->table()->item(0, 5)->text(), QString::number(*t.cost, 'f', 2));
     w.budget_panel()->target_edit()->setText("100K");
     QVERIFY(!w.budget_panel()->find_nodes());
     QVERIFY(w.budget_panel()->scaling_status().contains("pipeline stages are not searched"));
