@@ -29,6 +29,7 @@
 #include "validate/core/machine_cluster.hpp"
 #include "validate/cpu/benchmarks.hpp"
 #include "validate/cpu/cpu_machine_info.hpp"
+#include "validate/cpu/pipeline_run.hpp"
 #include "validate/cpu/run_plans.hpp"
 #include "validate/measurements/measurements.hpp"
 #include "validate/mpi/plan_runs.hpp"
@@ -224,6 +225,22 @@ void run(const Arguments& a) {
   }
 }
 
+// run-pipeline: the fastest pipeline of a pipelined scenario on the world's ranks (cpu-mpi only).
+void run_pipeline(const Arguments& a) {
+  if (on_cuda(a)) throw std::invalid_argument("run-pipeline runs on the cpu-mpi backend only");
+  sv::PipelineRunOptions options;
+  options.iterations = a.iterations;
+  options.warmup = a.warmup;
+  options.compute_scale = a.compute_scale;
+  options.timeout_seconds = a.bench.timeout_seconds;
+  const sv::PipelineRun run = sv::run_pipeline(scenario_of(a), calibration_of(a), options);
+  write_file(a.out, sv::pipeline_run_json(run).dump(2) + "\n");
+  if (sv::world_rank() == 0 && a.out != "-")
+    std::fprintf(stderr, "%s, %d micro-batches of %lld: measured %.3f s (planner %.3f s)\n",
+                 run.pipeline.c_str(), run.micro_batches, static_cast<long long>(run.micro_batch),
+                 run.measured_iteration_seconds, run.planner_iteration_seconds);
+}
+
 void describe(const Arguments& a) {
   shardscope::Measurements m;
   if (!a.measurements.empty()) {
@@ -327,6 +344,17 @@ CLI::App* add_run_command(CLI::App& app, Arguments& a) {
   return run_cmd;
 }
 
+CLI::App* add_pipeline_command(CLI::App& app, Arguments& a) {
+  CLI::App* cmd = app.add_subcommand(
+      "run-pipeline", "execute the fastest pipeline of a pipelined SCENARIO (parallelism.pipeline) -> JSON");
+  add_common_options(cmd, a);
+  cmd->add_option("scenario", a.scenario, "scenario YAML with parallelism.pipeline")->required();
+  cmd->add_option("--calibration", a.calibration, "calibration.yaml for the planner");
+  cmd->add_option("--iterations", a.iterations, "measured iterations")->check(CLI::Range(1, 1000));
+  cmd->add_option("--warmup", a.warmup, "untimed iterations")->check(CLI::Range(0, 1000));
+  return cmd;
+}
+
 CLI::App* add_describe_command(CLI::App& app, Arguments& a) {
   CLI::App* describe_cmd = app.add_subcommand("describe", "this machine as a cluster YAML");
   add_common_options(describe_cmd, a);
@@ -336,7 +364,7 @@ CLI::App* add_describe_command(CLI::App& app, Arguments& a) {
 
 // Runs the parsed subcommand; an error ends every rank with the exit code of its kind.
 void run_subcommand(const Arguments& a, const CLI::App& bench, const CLI::App& run_cmd,
-                    const CLI::App& describe_cmd) {
+                    const CLI::App& pipeline_cmd, const CLI::App& describe_cmd) {
   try {
     check_no_mpi(a, describe_cmd.parsed());
     check_output(a.out);
@@ -348,6 +376,7 @@ void run_subcommand(const Arguments& a, const CLI::App& bench, const CLI::App& r
     }
     if (bench) write_file(a.out, json_text(run_bench(a)));
     if (run_cmd) run(a);
+    if (pipeline_cmd) run_pipeline(a);
     if (describe_cmd) describe(a);
   } catch (const shardscope::InputError& e) {
     abort_all(e.what(), kExitBadInput);
@@ -383,6 +412,7 @@ int main(int argc, char** argv) {
                "--measurements");
   const CLI::App* bench = add_bench_command(app, a);
   const CLI::App* run_cmd = add_run_command(app, a);
+  const CLI::App* pipeline_cmd = add_pipeline_command(app, a);
   const CLI::App* describe_cmd = add_describe_command(app, a);
   try {
     app.parse(argc, argv);
@@ -393,7 +423,7 @@ int main(int argc, char** argv) {
   }
   if (provided < MPI_THREAD_SERIALIZED)
     abort_all("the MPI library does not support MPI_THREAD_SERIALIZED", kExitFailure);
-  run_subcommand(a, *bench, *run_cmd, *describe_cmd);
+  run_subcommand(a, *bench, *run_cmd, *pipeline_cmd, *describe_cmd);
   finalize();
   return 0;
 }

@@ -53,13 +53,14 @@ int mpi_split_color(GroupKind kind, int rank, int group_size) {
   return 0;
 }
 
-MpiGroups::MpiGroups(int group_size) {
-  const int rank = world_rank();
+MpiGroups::MpiGroups(int group_size, MPI_Comm parent) {
+  int rank = 0;
+  SHARDSCOPE_MPI_CHECK(MPI_Comm_rank(parent, &rank));
   SHARDSCOPE_MPI_CHECK(
-      MPI_Comm_split(MPI_COMM_WORLD, mpi_split_color(GroupKind::intra, rank, group_size), rank, &comms_[0]));
+      MPI_Comm_split(parent, mpi_split_color(GroupKind::intra, rank, group_size), rank, &comms_[0]));
   SHARDSCOPE_MPI_CHECK(
-      MPI_Comm_split(MPI_COMM_WORLD, mpi_split_color(GroupKind::inter, rank, group_size), rank, &comms_[1]));
-  SHARDSCOPE_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comms_[2]));
+      MPI_Comm_split(parent, mpi_split_color(GroupKind::inter, rank, group_size), rank, &comms_[1]));
+  SHARDSCOPE_MPI_CHECK(MPI_Comm_dup(parent, &comms_[2]));
 }
 
 MpiGroups::~MpiGroups() {

@@ -28,10 +28,11 @@ void world_barrier();  // MPI_Barrier on the world; nothing without MPI
 int mpi_split_color(GroupKind kind, int rank, int group_size);
 
 // The communicators of one group size M (ranks r, r' are in one intra group when r / M = r' / M, in one inter
-// group when r % M = r' % M; global = every rank): the groups the plan's collectives run on.
+// group when r % M = r' % M; global = every rank): the groups the plan's collectives run on. The ranks are
+// those of `parent` (a pipeline stage's communicator), numbered as it numbers them.
 class MpiGroups {
  public:
-  explicit MpiGroups(int group_size);
+  explicit MpiGroups(int group_size, MPI_Comm parent = MPI_COMM_WORLD);
   ~MpiGroups();
   MpiGroups(const MpiGroups&) = delete;
   MpiGroups& operator=(const MpiGroups&) = delete;
