@@ -7,7 +7,6 @@
 
 #include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/plan_budget.hpp"
-#include "apps/shardscope/plan_budget.hpp"
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/report/internal/pipeline_json.hpp"

@@ -18,10 +18,12 @@ const std::string kBinary = SHARDSCOPE_BINARY;
 const std::string kSource = SHARDSCOPE_SOURCE_DIR;
 const std::string kEightB = kSource + "/scenarios/llama3.1-8b-tp2-16gpu.yaml";
 
+// scenarios/pipelines and validate/scenarios/pipelines (the MPI harness's).
 std::vector<std::string> shipped_pipelined_scenarios() {
   std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(kSource + "/scenarios/pipelines"))
-    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  for (const std::string dir : {"/scenarios/pipelines", "/validate/scenarios/pipelines"})
+    for (const auto& e : std::filesystem::directory_iterator(kSource + dir))
+      if (e.path().extension() == ".yaml") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
 }

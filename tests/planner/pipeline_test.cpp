@@ -278,7 +278,9 @@ TEST(Pipeline, TheScenarioNamesAScheduleItCannotTakeAndOtherCommandsRefuse) {
     FAIL() << "a pipelined scenario was taken";
   } catch (const InputError& e) {
     EXPECT_EQ(e.field(), "parallelism.pipeline");
-    EXPECT_NE(std::string(e.what()).find("planned by `shardscope plan` and simulated by `shardscope simulate` only"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find(
+                  "planned by `shardscope plan` and simulated by `shardscope simulate` only"),
+              std::string::npos);
   }
 }
 

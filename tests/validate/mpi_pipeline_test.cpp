@@ -13,7 +13,7 @@ namespace shardscope::validate {
 namespace {
 
 const std::string kScenarios = std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/scenarios/";
-const std::string kScenario = kScenarios + "cpu-4rank-pipeline.yaml";
+const std::string kScenario = kScenarios + "pipelines/cpu-4rank-pipeline.yaml";
 
 Launch launch(int ranks, const std::string& arguments) {
   return launch_under_mpi(SHARDSCOPE_MPIEXEC, SHARDSCOPE_VALIDATE_BINARY, ranks, arguments,
