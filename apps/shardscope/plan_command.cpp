@@ -306,6 +306,24 @@ TargetPoint plan_at_nodes(const Options& o, int nodes, int gpus_per_node) {
   return p;
 }
 
+// The same for a pipelined scenario: its fastest pipeline at that count (refused where its stages cannot be
+// placed on it).
+TargetPoint pipeline_at_nodes(const Options& o, int nodes, int gpus_per_node) {
+  TargetPoint p;
+  p.nodes = nodes;
+  p.gpus = nodes * gpus_per_node;
+  Options at = o;
+  at.scenario.nodes = nodes;
+  try {
+    Scenario loaded = at.scenario.load();
+    apply_plan_flags(at, loaded);
+    fill_pipeline_target_point(p, loaded, planner_threads());
+  } catch (const InputError& e) {
+    p.refusal = e.what();
+  }
+  return p;
+}
+
 void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& out,
                  const std::optional<TargetSearch>& target);
 
@@ -336,19 +354,17 @@ void run_plan(const Options& o, const Simulation* simulation, std::ostream& out)
   const double rate = target_rate(o);
   o.budget.budget();  // its usage errors before any planning
   const Scenario first = o.scenario.load();
-  if (first.parallelism.pipelined())
-    throw UsageError("--target-tokens-per-second",
-                     "searches node counts of data-parallel plans; pipeline stages (parallelism.pipeline, "
-                     "--pp) are not searched over node counts yet");
-  ValidScenario{Scenario(first)};  // the scenario's own errors as usual, before the search
-  if (first.mesh.sliced() || first.parallelism.search()) {
+  const bool pipelined = first.parallelism.pipelined();
+  if (!pipelined) ValidScenario{Scenario(first)};  // the scenario's own errors as usual, before the search
+  if (!pipelined && (first.mesh.sliced() || first.parallelism.search())) {
     throw UsageError("--target-tokens-per-second",
                      "searches node counts of data-parallel plans; a tensor- or context-parallel mesh "
                      "(parallelism:, --tp, --cp) is not searched over node counts yet");
   }
   const int per_node = first.cluster.gpus_per_node;
-  const TargetSearch search = search_node_count(rate, per_node, first.training.global_batch,
-                                                [&](int nodes) { return plan_at_nodes(o, nodes, per_node); });
+  const TargetSearch search = search_node_count(rate, per_node, first.training.global_batch, [&](int nodes) {
+    return pipelined ? pipeline_at_nodes(o, nodes, per_node) : plan_at_nodes(o, nodes, per_node);
+  });
   if (!search.nodes) {
     if (o.json) {
       out << nlohmann::ordered_json{{"target", target_search_json(search)}}.dump(2) << "\n";
@@ -390,8 +406,8 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
     refuse_for_pipelines(o);
     const OutputFile trace_file =
         o.pipeline_trace.empty() ? OutputFile() : OutputFile("--pipeline-trace", o.pipeline_trace);
-    return run_pipeline_plan(loaded, o.json, {&plan_file, &trace_file}, planner_threads(), o.budget.budget(),
-                             out);
+    return run_pipeline_plan(loaded, o.json, {&plan_file, &trace_file}, planner_threads(),
+                             {o.budget.budget(), target}, out);
   }
   if (o.refine > 0 && loaded.parallelism.search() && !loaded.mesh.sliced())
     throw UsageError("--refine",

@@ -7,6 +7,7 @@
 
 #include "apps/shardscope/exit_status.hpp"
 #include "apps/shardscope/plan_budget.hpp"
+#include "apps/shardscope/plan_target.hpp"
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/report/internal/pipeline_json.hpp"
@@ -16,19 +17,32 @@
 
 namespace shardscope::cli {
 
-void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& files, int threads,
-                       const std::optional<TrainingBudget>& budget, std::ostream& out) {
+namespace {
+
+PipelineSearch plan_pipelines(const Scenario& whole, int threads) {
   PlanRequest request;
   request.with_baselines = false;
   request.search.threads = threads;
-  PipelineSearch search;
   try {
-    search = search_pipelines(whole, scenario_calibration(whole), request);
+    return search_pipelines(whole, scenario_calibration(whole), request);
   } catch (const MeshError& e) {
     throw InputError(whole.source_file, 0, e.field(), e.what());
   }
+}
+
+}  // namespace
+
+void fill_pipeline_target_point(TargetPoint& point, const Scenario& whole, int threads) {
+  fill_target_point(point, plan_pipelines(whole, threads));
+}
+
+void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& files, int threads,
+                       const PipelineExtras& extras, std::ostream& out) {
+  const std::optional<TrainingBudget>& budget = extras.budget;
+  const PipelineSearch search = plan_pipelines(whole, threads);
   nlohmann::ordered_json tree{{"scenario", whole.name}, {"pipeline_search", pipeline_search_json(search)}};
   if (budget && search.any_fits()) tree["time_to_train"] = time_to_train_json(search, whole, *budget);
+  if (extras.target) tree["target"] = target_search_json(*extras.target);
   // A trace too large to write is refused after the tables are shown, with no file written.
   const bool traced = files.trace->requested() && search.any_fits();
   const std::string refusal = traced ? pipeline_trace_refusal(search, search.options[search.best]) : "";
@@ -40,6 +54,10 @@ void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& fi
   if (json) {
     out << tree.dump(2) << "\n";
   } else {
+    if (extras.target) {
+      write_target_search(out, *extras.target, whole.cluster.name);
+      out << "\n";
+    }
     present::write_pipeline_tables(out, whole, search);
     if (budget && search.any_fits()) write_time_to_train(out, search, whole, *budget);
   }

@@ -6,6 +6,7 @@
 
 #include "apps/shardscope/output_file.hpp"
 #include "planner/core/scenario.hpp"
+#include "planner/report/node_count.hpp"
 #include "planner/report/time_to_train.hpp"
 
 namespace shardscope::cli {
@@ -21,9 +22,19 @@ struct PipelineFiles {
 // JSON to `out`; `threads` as SearchOptions::threads. Throws InputError (exit 2) naming parallelism.pipeline
 // when no pipeline can be built, NothingFits (exit 3) when none fits (no trace is written then), UsageError
 // (exit 2, after the tables, nothing written) when the trace asked for is over kMaxPipelineTraceEvents.
-// With `budget`, each fitting pipeline's time to train as well (plan_budget.hpp), in the JSON and after the
-// tables.
+// What `plan` adds to the pipeline tables when asked: each fitting pipeline's time to train
+// (plan_budget.hpp), the node-count search that chose the scenario's node count (plan_target.hpp), in the
+// JSON and the text.
+struct PipelineExtras {
+  std::optional<TrainingBudget> budget;
+  std::optional<TargetSearch> target;
+};
+
 void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& files, int threads,
-                       const std::optional<TrainingBudget>& budget, std::ostream& out);
+                       const PipelineExtras& extras, std::ostream& out);
+
+// `point` (its nodes and GPUs set) from the pipeline search of `whole` at that count: its fastest pipeline's
+// rate, micro-batch and micro-batches, or its refusal when no pipeline can be built there.
+void fill_pipeline_target_point(TargetPoint& point, const Scenario& whole, int threads);
 
 }  // namespace shardscope::cli

@@ -25,8 +25,7 @@ void write_target_search(std::ostream& os, const TargetSearch& s, const std::str
   present::TextTable table({"nodes", "GPUs", "micro-batch", "steps", "tokens/s", "tokens/s/GPU", "target"});
   for (const TargetPoint& p : s.curve) {
     if (!p.refusal.empty()) {
-      table.add(
-          {std::to_string(p.nodes), std::to_string(p.gpus), "-", "-", "-", "-", "invalid: " + p.refusal});
+      table.add({std::to_string(p.nodes), std::to_string(p.gpus), "-", "-", "-", "-", "invalid (below)"});
     } else if (!p.fits) {
       table.add({std::to_string(p.nodes), std::to_string(p.gpus), "-", "-", "-", "-", "does not fit"});
     } else {

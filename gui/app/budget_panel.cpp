@@ -49,6 +49,27 @@ TargetPoint plan_at(const Scenario& base, int nodes, PlanObserver& observer) {
   return p;
 }
 
+// A pipelined scenario's point: its pipeline search at that count (refused where its stages cannot be
+// placed).
+TargetPoint pipeline_at(const Scenario& whole, int nodes, PlanObserver& observer) {
+  TargetPoint p;
+  p.nodes = nodes;
+  p.gpus = nodes * whole.cluster.gpus_per_node;
+  Scenario at = whole;
+  at.cluster.nodes = nodes;
+  PlanRequest request;
+  request.with_baselines = false;
+  request.search.observer = &observer;
+  try {
+    fill_target_point(p, search_pipelines(at, scenario_calibration(at), request));
+  } catch (const MeshError& e) {
+    p.refusal = e.field() + ": " + e.what();
+  } catch (const InputError& e) {
+    p.refusal = e.what();
+  }
+  return p;
+}
+
 struct SearchResult {
   quint64 generation = 0;
   std::optional<TargetSearch> search;
@@ -147,10 +168,11 @@ QString BudgetPanel::budget_status() const { return budget_status_->text(); }
 QString BudgetPanel::scaling_status() const { return scaling_status_->text(); }
 
 void BudgetPanel::set_report(const Scenario& scenario, const PlanReport& report,
-                             std::shared_ptr<const PipelineSearch> pipelines) {
+                             std::shared_ptr<const PipelineSearch> pipelines, const Scenario* whole) {
   scenario_ = scenario;
   report_ = report;
   pipelines_ = std::move(pipelines);
+  whole_ = whole != nullptr ? std::optional<Scenario>(*whole) : std::nullopt;
   if (search_ || !find_->isEnabled()) {
     generation_->fetch_add(1);  // a search in flight or shown is of the scenario before
     search_.reset();
@@ -250,13 +272,12 @@ bool BudgetPanel::find_nodes() {
     scaling_status_->setText("Target: expected a positive tokens/s");
     return false;
   }
-  if (scenario_->mesh.pipeline.pipelined()) {
-    scaling_status_->setText(
-        "Target: node counts are searched for data-parallel plans; pipeline stages are not searched over "
-        "node counts yet");
+  const bool pipelined = scenario_->mesh.pipeline.pipelined();
+  if (pipelined && !whole_) {
+    scaling_status_->setText("Target: the pipeline's scenario is not known; plan it again");
     return false;
   }
-  if (scenario_->mesh.sliced()) {
+  if (!pipelined && scenario_->mesh.sliced()) {
     scaling_status_->setText(
         "Target: node counts are searched for data-parallel plans; this plan runs on a "
         "tensor- or context-parallel mesh");
@@ -265,7 +286,7 @@ bool BudgetPanel::find_nodes() {
   const quint64 mine = generation_->fetch_add(1) + 1;
   find_->setEnabled(false);
   scaling_status_->setText("Planning node counts…");
-  const Scenario base = *scenario_;
+  const Scenario base = pipelined ? *whole_ : *scenario_;
   const std::shared_ptr<std::atomic<quint64>> latest = generation_;
   auto* watcher = new QFutureWatcher<SearchResult>(this);
   connect(watcher, &QFutureWatcher<SearchResult>::finished, this, [this, watcher] {
@@ -273,13 +294,15 @@ bool BudgetPanel::find_nodes() {
     watcher->deleteLater();
     searched(r.generation, r.search, r.error);
   });
-  watcher->setFuture(QtConcurrent::run([base, rate, latest, mine]() mutable {
+  watcher->setFuture(QtConcurrent::run([base, rate, latest, mine, pipelined]() mutable {
     SearchResult out;
     out.generation = mine;
     Superseded observer(*latest, mine);  // the lambda's copy of `latest` keeps it alive
     try {
-      out.search = search_node_count(rate, base.cluster.gpus_per_node, base.training.global_batch,
-                                     [&](int nodes) { return plan_at(base, nodes, observer); });
+      out.search =
+          search_node_count(rate, base.cluster.gpus_per_node, base.training.global_batch, [&](int nodes) {
+            return pipelined ? pipeline_at(base, nodes, observer) : plan_at(base, nodes, observer);
+          });
     } catch (const PlanCancelled&) {
     } catch (const std::exception& e) {
       out.error = QString::fromStdString(e.what());

@@ -47,10 +47,10 @@ class BudgetPanel : public QWidget {
   ~BudgetPanel() override;
 
   // The shown report: the time-to-train table is refilled; a running node search is cancelled (its scenario
-  // is no longer the panel's). Of a pipelined scenario the report is a stage's, and `pipelines` the search
-  // whose fitting pipelines the table lists instead.
+  // is no longer the panel's). Of a pipelined scenario the report is a stage's, `pipelines` the search whose
+  // fitting pipelines the table lists instead, and `whole` the scenario the node search plans pipelines of.
   void set_report(const Scenario& scenario, const PlanReport& report,
-                  std::shared_ptr<const PipelineSearch> pipelines = nullptr);
+                  std::shared_ptr<const PipelineSearch> pipelines = nullptr, const Scenario* whole = nullptr);
   // Starts the node search for the target field's rate; false (with the reason in the status) when the field
   // is not a positive rate or no report is shown.
   bool find_nodes();
@@ -76,6 +76,7 @@ class BudgetPanel : public QWidget {
   std::optional<Scenario> scenario_;
   std::optional<PlanReport> report_;
   std::shared_ptr<const PipelineSearch> pipelines_;
+  std::optional<Scenario> whole_;  // a pipelined scenario as given
   QLineEdit* tokens_ = nullptr;
   QLineEdit* price_ = nullptr;
   QLabel* budget_status_ = nullptr;

@@ -286,7 +286,8 @@ void MainWindow::planned(std::shared_ptr<const PlanOutcome> outcome) {
   refresh_views();
   budget_->set_report(
       outcome_->job.scenario, *outcome_->report,
-      outcome_->pipelines ? std::make_shared<const PipelineSearch>(*outcome_->pipelines) : nullptr);
+      outcome_->pipelines ? std::make_shared<const PipelineSearch>(*outcome_->pipelines) : nullptr,
+      outcome_->pipelines ? &outcome_->pipelined : nullptr);
   if (outcome_->pipelines) {
     const PipelineSearch& search = *outcome_->pipelines;
     const PipelineOption& chosen = search.options[search.best];

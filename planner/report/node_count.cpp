@@ -75,4 +75,13 @@ void fill_target_point(TargetPoint& point, const PlanReport& report) {
   point.accumulation_steps = report.best.plan.gradient_accumulation_steps;
 }
 
+void fill_target_point(TargetPoint& point, const PipelineSearch& search) {
+  point.fits = search.any_fits();
+  if (!point.fits) return;
+  const PipelineOption& best = search.options[search.best];
+  point.tokens_per_second = best.tokens_per_second;
+  point.micro_batch = best.micro_batch;
+  point.accumulation_steps = best.micro_batches;
+}
+
 }  // namespace shardscope

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/report/pipeline_search.hpp"
 #include "planner/search/planner.hpp"
 
 namespace shardscope {
@@ -46,5 +47,8 @@ TargetSearch search_node_count(double target, int gpus_per_node, std::int64_t gl
 
 // Fills `point` (its nodes and GPUs set) from the recommended plan of the report planned at its count.
 void fill_target_point(TargetPoint& point, const PlanReport& report);
+// The same from a pipeline search at its count (report/pipeline_search.hpp): its fastest pipeline's rate,
+// micro-batch and micro-batches.
+void fill_target_point(TargetPoint& point, const PipelineSearch& search);
 
 }  // namespace shardscope

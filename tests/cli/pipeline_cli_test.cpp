@@ -124,10 +124,6 @@ TEST(PipelineCli, OptionsAndCommandsThatDoNotTakeAPipelineExitTwoNamingIt) {
               std::string::npos)
         << r.err;
   }
-  const auto target =
-      test::run_command(kBinary + " plan " + kEightB + " --pp 2 --target-tokens-per-second 1M");
-  EXPECT_EQ(target.exit_code, 2);
-  EXPECT_NE(target.err.find("--target-tokens-per-second: "), std::string::npos) << target.err;
   for (const std::string command : {"inspect"}) {
     const auto r = test::run_command(kBinary + " " + command + " " + kEightB + " --pp 2");
     EXPECT_EQ(r.exit_code, 2) << command;
@@ -176,6 +172,45 @@ TEST(PipelineCli, TimeToTrainListsEachFittingPipelineFastestFirst) {
   const auto bad = test::run_command(kBinary + " plan " + kEightB + " --pp 2 --quiet --tokens 0");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--tokens: "), std::string::npos) << bad.err;
+}
+
+// --target-tokens-per-second with pipeline stages: the fewest nodes whose fastest pipeline reaches the rate,
+// counts the stages cannot be placed on refused by name, and the pipeline tables at the count found.
+TEST(PipelineCli, TheTargetSearchFindsTheFewestNodesForAPipeline) {
+  const auto r = test::run_command(kBinary + " plan " + kEightB +
+                                   " --pp 2 --quiet --json --target-tokens-per-second 150K");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& target = j.at("target");
+  const int nodes = target.at("nodes").get<int>();
+  int fewest_reaching = 0, invalid = 0;
+  for (const auto& p : target.at("curve")) {
+    if (p.contains("refusal")) {
+      ++invalid;
+      EXPECT_NE(p.at("refusal").get<std::string>().find("parallelism.pipeline"), std::string::npos);
+      EXPECT_NE(p.at("nodes").get<int>() % 2, 0);  // 2 stages take whole nodes, or half of one node
+      continue;
+    }
+    if (p.at("fits").get<bool>() && p.at("tokens_per_second").get<double>() >= 150e3 && fewest_reaching == 0)
+      fewest_reaching = p.at("nodes").get<int>();
+  }
+  EXPECT_EQ(nodes, fewest_reaching);
+  EXPECT_GE(invalid, 1);  // bisection between 8 and 16 nodes tries an odd count
+  const auto& pipelines = j.at("pipeline_search").at("pipelines");
+  ASSERT_EQ(pipelines.size(), 1u);
+  EXPECT_EQ(pipelines[0].at("gpus").get<int>(), nodes * 8);  // the tables are planned at the count found
+  EXPECT_GE(pipelines[0].at("tokens_per_second").get<double>(), 150e3);
+  const auto text =
+      test::run_command(kBinary + " plan " + kEightB + " --pp 2 --quiet --target-tokens-per-second 150K");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Target 150.00 K tokens/s on dgx-a100 nodes of 8 GPUs: " + std::to_string(nodes) +
+                          " node(s)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("invalid (below)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\nPipelines (llama3.1-8b on " + std::to_string(nodes * 8) + " x"),
+            std::string::npos)
+      << text.out;
 }
 
 // Stages inside nodes, more than 16 of them: the table's layer column gives runs of equal counts.

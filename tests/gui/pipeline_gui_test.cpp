@@ -1,6 +1,6 @@
 // shardscope-gui on a pipelined scenario (QT_QPA_PLATFORM=offscreen): the pipeline tables and the stage the
 // views show, the run of the fastest pipeline on the Timeline tab (what `plan --pipeline-trace` writes), and
-// the Budget tab's time to train and its node search's refusal.
+// the Budget tab's time to train and node search.
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
@@ -99,9 +99,19 @@ class PipelineGuiTest : public QObject {
     predicted.tokens_per_second = chosen.tokens_per_second;
     const TimeToTrain t = time_to_train(predicted, 16, {1e12, 2.0});
     QCOMPARE(w.budget_panel()->table()->item(0, 5)->text(), QString::number(*t.cost, 'f', 2));
+    // Find nodes searches node counts of the pipeline, as `plan --pp 2 --target-tokens-per-second` does.
+    QSignalSpy found(w.budget_panel(), &BudgetPanel::nodesFound);
     w.budget_panel()->target_edit()->setText("100K");
-    QVERIFY(!w.budget_panel()->find_nodes());
-    QVERIFY(w.budget_panel()->scaling_status().contains("pipeline stages are not searched"));
+    QVERIFY(w.budget_panel()->find_nodes());
+    QVERIFY(found.wait(120000));
+    const std::optional<TargetSearch>& nodes = w.budget_panel()->search();
+    QVERIFY2(nodes.has_value(), qPrintable(w.budget_panel()->scaling_status()));
+    QVERIFY(nodes->nodes.has_value());
+    for (const TargetPoint& p : nodes->curve) {
+      if (p.nodes != *nodes->nodes) continue;
+      QVERIFY(p.fits);
+      QVERIFY(p.tokens_per_second >= 100e3);
+    }
   }
 
   // Simulate on a pipelined scenario runs the whole pipeline on the simulator (no stage plan is passed):
