@@ -343,7 +343,6 @@ void refuse_for_pipelines(const Options& o) {
     throw UsageError(option, what + " of a pipelined scenario (parallelism.pipeline, --pp) is not built yet");
   };
   if (o.refine > 0) refuse("--refine", "simulating the candidates");
-  if (!o.export_format.empty()) refuse("--export", "a framework configuration");
   if (o.memory_sweep) refuse("--memory-sweep", "the memory sweep");
   if (o.top > 0) refuse("--top", "listing the next plans");
 }
@@ -407,7 +406,7 @@ void run_plan_at(const Options& o, const Simulation* simulation, std::ostream& o
     const OutputFile trace_file =
         o.pipeline_trace.empty() ? OutputFile() : OutputFile("--pipeline-trace", o.pipeline_trace);
     return run_pipeline_plan(loaded, o.json, {&plan_file, &trace_file}, planner_threads(),
-                             {o.budget.budget(), target}, out);
+                             {o.budget.budget(), target, o.export_format}, out);
   }
   if (o.refine > 0 && loaded.parallelism.search() && !loaded.mesh.sliced())
     throw UsageError("--refine",

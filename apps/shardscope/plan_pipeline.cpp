@@ -1,6 +1,7 @@
 // `plan` under parallelism.pipeline: every pipeline asked for, each stage's exact plan, the fastest.
 #include "apps/shardscope/plan_pipeline.hpp"
 
+#include <iostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "planner/core/error.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/report/internal/pipeline_json.hpp"
+#include "planner/report/pipeline_export.hpp"
 #include "planner/report/pipeline_search.hpp"
 #include "planner/report/pipeline_trace.hpp"
 #include "present/pipeline_table.hpp"
@@ -30,6 +32,20 @@ PipelineSearch plan_pipelines(const Scenario& whole, int threads) {
   }
 }
 
+// The fastest pipeline in the --export format's terms; what it cannot express on stderr.
+std::string exported(const Scenario& whole, const PipelineSearch& search, const PipelineExtras& extras) {
+  PlanExport out;
+  try {
+    out = export_pipeline(whole, search, search.options[search.best],
+                          parse_name<ExportFormat>(extras.export_format).value());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--export", e.what());
+  }
+  for (const std::string& line : out.unexpressed)
+    std::cerr << "note: the " << extras.export_format << " export cannot express " << line << "\n";
+  return out.text;
+}
+
 }  // namespace
 
 void fill_pipeline_target_point(TargetPoint& point, const Scenario& whole, int threads) {
@@ -47,7 +63,10 @@ void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& fi
   const bool traced = files.trace->requested() && search.any_fits();
   const std::string refusal = traced ? pipeline_trace_refusal(search, search.options[search.best]) : "";
   if (refusal.empty()) {
-    std::vector<std::pair<const OutputFile*, std::string>> written{{files.plan, tree.dump(2) + "\n"}};
+    const std::string plan_text = extras.export_format.empty() || !search.any_fits()
+                                      ? tree.dump(2) + "\n"
+                                      : exported(whole, search, extras);
+    std::vector<std::pair<const OutputFile*, std::string>> written{{files.plan, plan_text}};
     if (traced) written.emplace_back(files.trace, pipeline_trace_json(search, search.options[search.best]));
     write_together(written);
   }

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <ostream>
+#include <string>
 
 #include "apps/shardscope/output_file.hpp"
 #include "planner/core/scenario.hpp"
@@ -28,6 +29,7 @@ struct PipelineFiles {
 struct PipelineExtras {
   std::optional<TrainingBudget> budget;
   std::optional<TargetSearch> target;
+  std::string export_format;  // --export: the plan file gets the fastest pipeline in this framework's terms
 };
 
 void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& files, int threads,

@@ -115,7 +115,7 @@ TEST(PipelineCli, WhatCannotBeBuiltOrDoesNotFitSaysWhy) {
 }
 
 TEST(PipelineCli, OptionsAndCommandsThatDoNotTakeAPipelineExitTwoNamingIt) {
-  for (const std::string option : {"--memory-sweep", "--top 2", "--export fsdp2 --out x.py"}) {
+  for (const std::string option : {"--memory-sweep", "--top 2"}) {
     const auto r = test::run_command(kBinary + " plan " + kEightB + " --pp 2 " + option);
     EXPECT_EQ(r.exit_code, 2) << option;
     const std::string flag = option.substr(0, option.find(' '));
@@ -211,6 +211,29 @@ TEST(PipelineCli, TheTargetSearchFindsTheFewestNodesForAPipeline) {
   EXPECT_NE(text.out.find("\nPipelines (llama3.1-8b on " + std::to_string(nodes * 8) + " x"),
             std::string::npos)
       << text.out;
+}
+
+// --export torchtitan writes the fastest pipeline's job-config fields to --out; another format is refused
+// naming --export, with nothing written.
+TEST(PipelineCli, ExportWritesTorchtitansPipelineFields) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "pipeline-cli-export").string();
+  std::filesystem::create_directories(dir);
+  const auto r = test::run_command(kBinary + " plan " + kEightB +
+                                   " --pp 2 --quiet --export torchtitan --out " + dir + "/pp.toml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string toml = read_file(dir + "/pp.toml");
+  EXPECT_NE(toml.find("pipeline_parallel_degree = 2\n"), std::string::npos) << toml;
+  EXPECT_NE(toml.find("tensor_parallel_degree = 2\n"), std::string::npos) << toml;
+  EXPECT_NE(toml.find("module_fqns_per_model_part = [\n    [\"tok_embeddings\", \"layers.0\""),
+            std::string::npos)
+      << toml;
+  const auto other = test::run_command(kBinary + " plan " + kEightB +
+                                       " --pp 2 --quiet --export fsdp2 --out " + dir + "/pp.py");
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("--export: a pipeline exports to torchtitan only"), std::string::npos)
+      << other.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/pp.py"));
+  std::filesystem::remove_all(dir);
 }
 
 // Stages inside nodes, more than 16 of them: the table's layer column gives runs of equal counts.
