@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "tests/validate/mpi_launch.hpp"
@@ -77,6 +79,27 @@ TEST_F(MpiPipeline, WhatTheHarnessDoesNotRunIsRefusedWithTheReason) {
   const Launch plain = launch(2, "run-pipeline " + kScenarios + "cpu-2rank.yaml --out " + out);
   EXPECT_EQ(plain.exit_code, 2) << plain.output;
   EXPECT_NE(plain.output.find("parallelism.pipeline"), std::string::npos) << plain.output;
+  // run and bench execute data-parallel plans: a pipelined scenario goes to run-pipeline, and a
+  // tensor-parallel one is refused rather than timed without its TP collectives.
+  const Launch staged = launch(4, "run " + kScenario + " --out " + out);
+  EXPECT_EQ(staged.exit_code, 2) << staged.output;
+  EXPECT_NE(staged.output.find("parallelism.pipeline: pipeline stages are run by run-pipeline"),
+            std::string::npos)
+      << staged.output;
+  const std::string tp = ::testing::TempDir() + std::to_string(::getpid()) + "_tp.yaml";
+  {
+    std::ifstream in(kScenarios + "cpu-2rank.yaml");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string yaml = text.str();
+    yaml.replace(yaml.find("file: cpu-2rank-cluster.yaml"), 28,
+                 "file: " + kScenarios + "cpu-2rank-cluster.yaml");
+    std::ofstream(tp) << yaml << "parallelism: {tensor: 2}\n";
+  }
+  const Launch sliced = launch(1, "run " + tp + " --strategy shardscope --out " + out);
+  EXPECT_EQ(sliced.exit_code, 2) << sliced.output;
+  EXPECT_NE(sliced.output.find("parallelism.tensor: the harness runs data-parallel plans"), std::string::npos)
+      << sliced.output;
   // A receive that waits past --timeout ends every rank (exit 4) naming what it waited for, never a hang:
   // stage 2's first activation takes longer than a millisecond to come.
   const Launch hurried = launch(4, "run-pipeline " + kScenario + " --out " + out + " --timeout 0.001");

@@ -92,7 +92,21 @@ std::string json_text(const shardscope::Measurements& m) {
   return shardscope::measurements_to_json(m).dump(2) + "\n";
 }
 
-shardscope::Scenario scenario_of(const Arguments& a) { return shardscope::load_scenario_file(a.scenario); }
+// The scenario bench and run execute: data-parallel plans. A tensor- or context-parallel mesh's own
+// collectives are inside each operator's compute task, which the kernels do not run: such a run would time
+// one GPU's slice without them, so it is refused (not built yet); pipeline stages go to run-pipeline.
+shardscope::Scenario data_parallel_scenario_of(const Arguments& a) {
+  shardscope::Scenario s = shardscope::load_scenario_file(a.scenario);
+  if (s.parallelism.pipelined())
+    throw shardscope::InputError(a.scenario, 0, "parallelism.pipeline",
+                                 "pipeline stages are run by run-pipeline, not by bench or run");
+  if (s.mesh.sliced() || s.parallelism.search())
+    throw shardscope::InputError(
+        a.scenario, 0, s.parallelism.context != 1 ? "parallelism.context" : "parallelism.tensor",
+        "the harness runs data-parallel plans: a tensor- or context-parallel mesh's collectives (inside each "
+        "operator's compute) are not run by it yet, and timing one GPU's slice without them would be wrong");
+  return s;
+}
 shardscope::Calibration calibration_of(const Arguments& a) {
   return a.calibration.empty() ? shardscope::Calibration{} : shardscope::load_calibration_file(a.calibration);
 }
@@ -126,7 +140,7 @@ std::vector<sv::Gemm> bench_gemm_list(const Arguments& a) {
             {"square", shardscope::OperatorKind::linear, 1, 512, 512, 512},
             {"square", shardscope::OperatorKind::linear, 1, 1024, 1024, 1024}};
   }
-  const shardscope::Scenario scenario = scenario_of(a);
+  const shardscope::Scenario scenario = data_parallel_scenario_of(a);
   const shardscope::Calibration calibration = calibration_of(a);
   std::vector<sv::Gemm> out;
   std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> seen;
@@ -190,7 +204,7 @@ shardscope::Measurements run_bench(const Arguments& a) {
 }
 
 void run(const Arguments& a) {
-  const shardscope::Scenario scenario = scenario_of(a);
+  const shardscope::Scenario scenario = data_parallel_scenario_of(a);
   const shardscope::Calibration calibration = calibration_of(a);
   const std::vector<sv::ValidationPlan> plans = plans_of(a, scenario, calibration);
   sv::RunOptions options;
@@ -233,7 +247,8 @@ void run_pipeline(const Arguments& a) {
   options.warmup = a.warmup;
   options.compute_scale = a.compute_scale;
   options.timeout_seconds = a.bench.timeout_seconds;
-  const sv::PipelineRun run = sv::run_pipeline(scenario_of(a), calibration_of(a), options);
+  const sv::PipelineRun run =
+      sv::run_pipeline(shardscope::load_scenario_file(a.scenario), calibration_of(a), options);
   write_file(a.out, sv::pipeline_run_json(run).dump(2) + "\n");
   if (sv::world_rank() == 0 && a.out != "-")
     std::fprintf(stderr, "%s, %d micro-batches of %lld: measured %.3f s (planner %.3f s)\n",
