@@ -6,10 +6,12 @@
 #include <cstddef>
 #include <fstream>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "planner/core/transformer.hpp"
 #include "planner/io/cluster_presets.hpp"
+#include "planner/io/scenario_parser.hpp"
 #include "planner/io/transformer_parser.hpp"
 #include "validate/core/bus_bandwidth.hpp"
 #include "validate/core/counting_allocator.hpp"
@@ -100,6 +102,38 @@ TEST(OperatorWork, ForwardBackwardAndSlices) {
   Task update = compute_task(Task::Phase::update, 2, 1);
   update.update_state_bytes = 1000;
   EXPECT_DOUBLE_EQ(kernel_work(model, update, {4, 1}).elementwise_bytes, 2000);
+}
+
+// Under tensor parallelism an operator's pass runs its TP collectives after its products: the forward's in
+// forward and recompute, the backward's in backward, each of the planner's bytes (per sample x samples x the
+// slice's fraction x the compute scale); an update task runs none.
+TEST(OperatorWork, TensorParallelCollectivesFollowThePass) {
+  const Scenario s =
+      load_scenario_file(std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/scenarios/cpu-4rank-tp.yaml");
+  ASSERT_TRUE(s.mesh.sliced());
+  int checked = 0;
+  for (std::size_t i = 0; i < s.model.operators.size(); ++i) {
+    const Operator& op = s.model.operators[i];
+    if (op.tensor_collectives.empty()) continue;
+    const int index = static_cast<int>(i);
+    for (const Task::Phase phase : {Task::Phase::forward, Task::Phase::recompute, Task::Phase::backward}) {
+      const KernelWork w = kernel_work(s.model, compute_task(phase, index, 0.5), {8, 2});
+      std::vector<double> expected;
+      for (const TensorCollective& c : op.tensor_collectives)
+        if (c.backward == (phase == Task::Phase::backward))
+          expected.push_back(c.bytes_per_sample * 8 * 0.5 * 2);
+      ASSERT_EQ(w.mesh.size(), expected.size()) << op.name;
+      for (std::size_t k = 0; k < expected.size(); ++k) {
+        EXPECT_DOUBLE_EQ(w.mesh[k].bytes, expected[k]) << op.name;
+        EXPECT_EQ(w.mesh[k].axis, MeshAxis::tensor);
+      }
+      checked += static_cast<int>(expected.size());
+    }
+    Task update = compute_task(Task::Phase::update, index, 1);
+    update.update_state_bytes = 100;
+    EXPECT_TRUE(kernel_work(s.model, update, {8, 1}).mesh.empty());
+  }
+  EXPECT_GT(checked, 0);
 }
 
 Measurements sample_measurements() {

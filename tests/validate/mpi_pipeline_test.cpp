@@ -69,6 +69,29 @@ TEST_F(MpiPipeline, TwoStagesOfTwoRanksRunTheirScheduleAndComposeAsPlanned) {
   EXPECT_EQ(j.at("planner").at("stages").size(), 2u);
 }
 
+// Tensor parallelism (issue 33, item 4): TP 2 x DP 2 on four ranks, each rank its GPU's slice with the TP
+// all-reduces after its attention and MLP products on its tensor-parallel pair, the plan's collectives on the
+// data-parallel ranks of its TP index. Collectives that did not match across ranks would end on the timeout.
+TEST_F(MpiPipeline, TensorParallelRanksRunTheirSliceAndItsCollectives) {
+  const std::string out = ::testing::TempDir() + std::to_string(::getpid()) + "_tp.json";
+  const Launch r =
+      launch(4, "run " + kScenarios + "cpu-4rank-tp.yaml --strategy shardscope --strategy ddp --out " + out +
+                    " --iterations 2 --warmup 1 --timeout 60");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json j = read_json(out);
+  ASSERT_EQ(j.at("iterations").size(), 2u);
+  for (const auto& it : j.at("iterations")) {
+    EXPECT_GT(it.at("iteration_seconds").get<double>(), 0);
+    EXPECT_DOUBLE_EQ(it.at("peak_bytes").get<double>(), it.at("program_peak_bytes").get<double>());
+    EXPECT_EQ(it.at("measured_seconds_per_rank").size(), 4u);
+  }
+  const Launch two = launch(2, "run " + kScenarios + "cpu-4rank-tp.yaml --strategy ddp --out " + out);
+  EXPECT_EQ(two.exit_code, 2) << two.output;
+  EXPECT_NE(two.output.find("are for 4 GPUs (TP 2 x DP 2 (4 GPUs)) but 2 ranks were launched"),
+            std::string::npos)
+      << two.output;
+}
+
 TEST_F(MpiPipeline, WhatTheHarnessDoesNotRunIsRefusedWithTheReason) {
   const std::string out = ::testing::TempDir() + std::to_string(::getpid()) + "_refused.json";
   const Launch three = launch(3, "run-pipeline " + kScenario + " --out " + out);
@@ -98,7 +121,7 @@ TEST_F(MpiPipeline, WhatTheHarnessDoesNotRunIsRefusedWithTheReason) {
   }
   const Launch sliced = launch(1, "run " + tp + " --strategy shardscope --out " + out);
   EXPECT_EQ(sliced.exit_code, 2) << sliced.output;
-  EXPECT_NE(sliced.output.find("parallelism.tensor: the harness runs data-parallel plans"), std::string::npos)
+  EXPECT_NE(sliced.output.find("but 1 ranks were launched; launch mpirun -n 2"), std::string::npos)
       << sliced.output;
   // A receive that waits past --timeout ends every rank (exit 4) naming what it waited for, never a hang:
   // stage 2's first activation takes longer than a millisecond to come.

@@ -92,19 +92,28 @@ std::string json_text(const shardscope::Measurements& m) {
   return shardscope::measurements_to_json(m).dump(2) + "\n";
 }
 
-// The scenario bench and run execute: data-parallel plans. A tensor- or context-parallel mesh's own
-// collectives are inside each operator's compute task, which the kernels do not run: such a run would time
-// one GPU's slice without them, so it is refused (not built yet); pipeline stages go to run-pipeline.
+// The scenario bench and run execute. Under tensor parallelism each rank runs its GPU's slice and, after an
+// operator's products, its TP collectives on its tensor-parallel group (cpu-mpi); context parallelism's
+// exchange is not run, so it is refused rather than timed without it; pipeline stages go to run-pipeline.
+bool on_cuda(const Arguments& a);
+
 shardscope::Scenario data_parallel_scenario_of(const Arguments& a) {
   shardscope::Scenario s = shardscope::load_scenario_file(a.scenario);
   if (s.parallelism.pipelined())
     throw shardscope::InputError(a.scenario, 0, "parallelism.pipeline",
                                  "pipeline stages are run by run-pipeline, not by bench or run");
-  if (s.mesh.sliced() || s.parallelism.search())
+  if (s.parallelism.search())
+    throw shardscope::InputError(a.scenario, 0, "parallelism.tensor",
+                                 "the harness runs one mesh: give the tensor-parallel degree, not 'search'");
+  if (s.mesh.tensor.context > 1)
     throw shardscope::InputError(
-        a.scenario, 0, s.parallelism.context != 1 ? "parallelism.context" : "parallelism.tensor",
-        "the harness runs data-parallel plans: a tensor- or context-parallel mesh's collectives (inside each "
-        "operator's compute) are not run by it yet, and timing one GPU's slice without them would be wrong");
+        a.scenario, 0, "parallelism.context",
+        "context parallelism's K/V exchange (inside each attention's compute, overlapped with it) is not run "
+        "by the harness yet, and timing one GPU's chunk without it would be wrong");
+  if (s.mesh.sliced() && on_cuda(a))
+    throw shardscope::InputError(
+        a.scenario, 0, "parallelism.tensor",
+        "tensor parallelism runs on the cpu-mpi backend only (cuda-nccl: not built)");
   return s;
 }
 shardscope::Calibration calibration_of(const Arguments& a) {

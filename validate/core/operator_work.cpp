@@ -54,6 +54,13 @@ KernelWork kernel_work(const Model& model, const Task& task, const WorkScale& sc
     }
   }
   work.elementwise_bytes = task.phase == Task::Phase::backward ? 2 * kept : kept;
+  // A forward's collectives run again when it is recomputed; a slice runs its share of them.
+  const bool backward = task.phase == Task::Phase::backward;
+  for (const TensorCollective& c : op.tensor_collectives) {
+    if (c.backward != backward) continue;
+    work.mesh.push_back(
+        {c.kind, c.axis, c.bytes_per_sample * samples * task.slice_fraction * scale.compute_scale});
+  }
   return work;
 }
 

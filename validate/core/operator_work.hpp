@@ -28,10 +28,19 @@ struct Gemm {
   }
 };
 
-// A compute task's work: its products and the bytes its element-wise kernels move.
+// A tensor- or context-parallel collective an operator's pass runs after its products (Operator::
+// tensor_collectives), on its mesh group: `bytes` the whole buffer, as the planner prices it.
+struct MeshCall {
+  CollectiveKind kind = CollectiveKind::all_reduce;
+  MeshAxis axis = MeshAxis::tensor;
+  double bytes = 0;
+};
+
+// A compute task's work: its products, the bytes its element-wise kernels move, its mesh collectives.
 struct KernelWork {
   std::vector<Gemm> gemms;
   double elementwise_bytes = 0;
+  std::vector<MeshCall> mesh;
 };
 
 // How the proxy scales the model: `compute_scale` multiplies the rows (m) of every product and every

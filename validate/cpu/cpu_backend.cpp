@@ -9,12 +9,15 @@
 namespace shardscope::validate {
 
 CpuBackend::CpuBackend(const MpiGroups& groups, CpuBuffers& buffers, double timeout_seconds,
-                       FaultInjection faults)
+                       FaultInjection faults, MPI_Comm tensor)
     : groups_(groups),
+      tensor_(tensor),
       timeout_seconds_(timeout_seconds),
       faults_(faults),
       rank_(world_rank()),
-      buffers_(buffers) {}
+      buffers_(buffers) {
+  if (tensor_ != MPI_COMM_NULL) SHARDSCOPE_MPI_CHECK(MPI_Comm_size(tensor_, &tensor_ranks_));
+}
 
 void CpuBackend::reserve(const IterationProgram& program, const std::vector<KernelWork>& work) {
   buffers_.kernels.reserve(work);
@@ -26,6 +29,13 @@ void CpuBackend::reserve(const IterationProgram& program, const std::vector<Kern
   }
   if (buffers_.send.size() < largest) buffers_.send.assign(largest, 1.0f);
   if (buffers_.recv.size() < largest) buffers_.recv.assign(largest, 0.0f);
+  std::size_t mesh = 1;
+  for (const KernelWork& w : work)
+    for (const MeshCall& call : w.mesh)
+      mesh = std::max(mesh,
+                      static_cast<std::size_t>(elements_per_rank(call.bytes, tensor_ranks_) * tensor_ranks_));
+  if (buffers_.mesh_send.size() < mesh) buffers_.mesh_send.assign(mesh, 1.0f);
+  if (buffers_.mesh_recv.size() < mesh) buffers_.mesh_recv.assign(mesh, 0.0f);
 }
 
 void CpuBackend::run_compute(const KernelWork& work) {
@@ -33,6 +43,19 @@ void CpuBackend::run_compute(const KernelWork& work) {
     throw ExecutionError("injected failure (--fail-rank " + std::to_string(rank_) + ")");
   }
   buffers_.kernels.run(work);
+  for (const MeshCall& call : work.mesh) run_mesh_call(call);
+}
+
+void CpuBackend::run_mesh_call(const MeshCall& call) {
+  if (call.axis != MeshAxis::tensor || tensor_ == MPI_COMM_NULL)
+    throw ExecutionError(
+        "a mesh collective on a group the run has none of (the harness runs tensor "
+        "parallelism's collectives only)");
+  const std::int64_t per_rank = elements_per_rank(call.bytes, tensor_ranks_);
+  const std::int64_t count = call.kind == CollectiveKind::all_reduce ? per_rank * tensor_ranks_ : per_rank;
+  // Sized for every task's calls by reserve(): the compute thread never grows them while it runs.
+  validate::run_collective(call.kind, tensor_, buffers_.mesh_send.data(), buffers_.mesh_recv.data(), count,
+                           timeout_seconds_, "a tensor-parallel collective", PollRest::yield);
 }
 
 void CpuBackend::run_collective(const Task& task) {

@@ -18,19 +18,27 @@ namespace shardscope::validate {
 struct CpuBuffers {
   EigenKernels kernels;
   std::vector<float> send, recv;
+  std::vector<float> mesh_send, mesh_recv;  // the compute thread's (mesh collectives), apart from the above
 };
 
 class CpuBackend : public ExecutionBackend {
  public:
-  // `buffers` must outlive the backend; it grows them to what the program needs.
-  CpuBackend(const MpiGroups& groups, CpuBuffers& buffers, double timeout_seconds, FaultInjection faults);
+  // `buffers` must outlive the backend; it grows them to what the program needs. `tensor`: this rank's
+  // tensor-parallel group, where a compute task's mesh collectives run after its products (MPI_COMM_NULL:
+  // none; the plan's groups are then of the data-parallel ranks of this rank's tensor-parallel index).
+  CpuBackend(const MpiGroups& groups, CpuBuffers& buffers, double timeout_seconds, FaultInjection faults,
+             MPI_Comm tensor = MPI_COMM_NULL);
   // Sizes the kernels' scratch and the collectives' buffers for every task of the program.
   void reserve(const IterationProgram& program, const std::vector<KernelWork>& work);
   void run_compute(const KernelWork& work) override;
   void run_collective(const Task& task) override;
 
  private:
+  void run_mesh_call(const MeshCall& call);
+
   const MpiGroups& groups_;
+  MPI_Comm tensor_ = MPI_COMM_NULL;
+  int tensor_ranks_ = 1;
   double timeout_seconds_;
   FaultInjection faults_;
   int rank_;

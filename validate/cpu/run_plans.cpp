@@ -13,13 +13,33 @@ namespace {
 
 // What the plans of one cpu-mpi run share on a rank: the buffers (CpuBuffers says why) and the MPI groups,
 // one set per group size, so that plans with the same tasks also run them on the same communicators.
+// Under tensor parallelism (degree T) world rank w is index w mod T of tensor-parallel group w / T (its
+// GPUs consecutive inside a node, mesh.hpp) and data-parallel rank w / T among the ranks of its index: the
+// plan's groups are made over those, the mesh collectives run on the tensor-parallel group.
 struct CpuShared {
+  explicit CpuShared(int tensor_degree) {
+    if (tensor_degree <= 1) return;
+    const int w = world_rank();
+    SHARDSCOPE_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, w % tensor_degree, w, &data_parallel));
+    SHARDSCOPE_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, w / tensor_degree, w, &tensor));
+  }
+  ~CpuShared() {
+    groups.clear();
+    for (MPI_Comm* c : {&data_parallel, &tensor})
+      if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
+  }
+  CpuShared(const CpuShared&) = delete;
+  CpuShared& operator=(const CpuShared&) = delete;
   CpuBuffers buffers;
+  MPI_Comm data_parallel = MPI_COMM_NULL;  // tensor parallelism: the ranks of this rank's index
+  MPI_Comm tensor = MPI_COMM_NULL;
   std::map<int, std::unique_ptr<MpiGroups>> groups;  // by group size
   // Collective over every rank on first use of a size: every rank prepares the plans in one order.
   MpiGroups& groups_of(int group_size) {
     std::unique_ptr<MpiGroups>& g = groups[group_size];
-    if (!g) g = std::make_unique<MpiGroups>(group_size);
+    if (!g)
+      g = std::make_unique<MpiGroups>(group_size,
+                                      data_parallel == MPI_COMM_NULL ? MPI_COMM_WORLD : data_parallel);
     return *g;
   }
 };
@@ -29,7 +49,8 @@ class CpuPlanBackend : public PlanBackend {
  public:
   CpuPlanBackend(const Plan& plan, const IterationProgram& program, const std::vector<KernelWork>& work,
                  CpuShared& shared, const RunOptions& options)
-      : backend_(shared.groups_of(plan.group_size), shared.buffers, options.timeout_seconds, options.faults) {
+      : backend_(shared.groups_of(plan.group_size), shared.buffers, options.timeout_seconds, options.faults,
+                 shared.tensor) {
     backend_.reserve(program, work);
   }
   ExecutionBackend& backend() override { return backend_; }
@@ -43,7 +64,7 @@ class CpuPlanBackend : public PlanBackend {
 std::vector<MeasuredIteration> run_plans(const Scenario& scenario, const Calibration& calibration,
                                          const std::vector<ValidationPlan>& plans,
                                          const RunOptions& options) {
-  CpuShared shared;
+  CpuShared shared(scenario.mesh.tensor.degree);
   return run_plans_with(
       scenario, calibration, plans, options, world_size(),
       [&](const Plan& plan, const IterationProgram& program, const std::vector<KernelWork>& work) {

@@ -1,6 +1,8 @@
 // MPI error checks, group communicators and timed-out collectives.
 #include "validate/mpi/mpi_comm.hpp"
 
+#include <mutex>
+
 #include "validate/core/executor.hpp"
 #include "validate/core/poll.hpp"
 #include "validate/mpi_base/mpi_error.hpp"
@@ -61,6 +63,7 @@ MpiGroups::MpiGroups(int group_size, MPI_Comm parent) {
   SHARDSCOPE_MPI_CHECK(
       MPI_Comm_split(parent, mpi_split_color(GroupKind::inter, rank, group_size), rank, &comms_[1]));
   SHARDSCOPE_MPI_CHECK(MPI_Comm_dup(parent, &comms_[2]));
+  for (std::size_t g = 0; g < 3; ++g) SHARDSCOPE_MPI_CHECK(MPI_Comm_size(comms_[g], &sizes_[g]));
 }
 
 MpiGroups::~MpiGroups() {
@@ -69,14 +72,14 @@ MpiGroups::~MpiGroups() {
   }
 }
 
-int MpiGroups::size(GroupKind group) const {
-  int size = 0;
-  MPI_Comm_size(comm(group), &size);
-  return size;
+std::mutex& mpi_call_mutex() {
+  static std::mutex mutex;
+  return mutex;
 }
 
 void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float* recv, std::int64_t count,
                     double timeout_seconds, const std::string& what, PollRest rest) {
+  std::unique_lock<std::mutex> lock(mpi_call_mutex());
   int ranks = 0;
   MPI_Comm_size(comm, &ranks);
   const int n = static_cast<int>(count);
@@ -93,9 +96,11 @@ void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float
       SHARDSCOPE_MPI_CHECK(MPI_Iallreduce(send, recv, n, MPI_FLOAT, MPI_SUM, comm, &request));
       break;
   }
+  lock.unlock();
   int done = 0;
   const bool answered = poll_until(
       [&] {
+        const std::lock_guard<std::mutex> test_lock(mpi_call_mutex());
         SHARDSCOPE_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
         return done != 0;
       },

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <mutex>
 #include <string>
 
 #include "planner/cost/collective_cost.hpp"
@@ -37,11 +38,18 @@ class MpiGroups {
   MpiGroups(const MpiGroups&) = delete;
   MpiGroups& operator=(const MpiGroups&) = delete;
   MPI_Comm comm(GroupKind group) const { return comms_[static_cast<std::size_t>(group)]; }
-  int size(GroupKind group) const;
+  // The group's ranks, read once when it was made (no MPI call: threads of a rank ask while others call).
+  int size(GroupKind group) const { return sizes_[static_cast<std::size_t>(group)]; }
 
  private:
   MPI_Comm comms_[3] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};  // by GroupKind
+  int sizes_[3] = {1, 1, 1};
 };
+
+// Held around every MPI call run_collective makes: a rank's compute thread (a tensor-parallel operator's
+// collectives) and its communication thread (the plan's) both call it, and the library is initialised for
+// MPI_THREAD_SERIALIZED (no two calls at once).
+std::mutex& mpi_call_mutex();
 
 // One collective on `comm` over single-precision buffers: all-gather of `count` elements per rank into
 // recv (count x ranks), reduce-scatter of count x ranks elements into `count` per rank, or all-reduce of

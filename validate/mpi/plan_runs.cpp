@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "planner/core/digest.hpp"
+#include "planner/core/mesh.hpp"
 #include "planner/program/memory_peak.hpp"
 #include "planner/report/plan_json.hpp"
 #include "validate/core/host_memory.hpp"
@@ -144,12 +145,13 @@ std::vector<MeasuredIteration> run_plans_with(const Scenario& scenario, const Ca
                                               const std::vector<ValidationPlan>& plans,
                                               const RunOptions& options, int ranks,
                                               const PlanBackendFactory& make_backend) {
-  if (ranks != scenario.cluster.gpus()) {
+  // A tensor-parallel scenario's plans are of its data-parallel view; its ranks are every GPU.
+  const int gpus = physical_gpus(scenario);
+  if (ranks != gpus) {
     throw std::invalid_argument(scenario.source_file + ": cluster: the scenario's plans are for " +
-                                std::to_string(scenario.cluster.gpus()) +
-                                " GPUs (nodes x gpus_per_node) but " + std::to_string(ranks) +
-                                " ranks were launched; launch mpirun -n " +
-                                std::to_string(scenario.cluster.gpus()));
+                                std::to_string(gpus) + " GPUs (" + mesh_text(scenario) + ") but " +
+                                std::to_string(ranks) + " ranks were launched; launch mpirun -n " +
+                                std::to_string(gpus));
   }
   // Strategies that give one plan (on two ranks: ZeRO-2 and the shardscope plan, OSDP choosing plain DP
   // everywhere and DDP) run it once: its measurement is both strategies', as their prediction is; measured
