@@ -126,6 +126,7 @@ TEST(OperatorWork, TensorParallelCollectivesFollowThePass) {
       for (std::size_t k = 0; k < expected.size(); ++k) {
         EXPECT_DOUBLE_EQ(w.mesh[k].bytes, expected[k]) << op.name;
         EXPECT_EQ(w.mesh[k].axis, MeshAxis::tensor);
+        EXPECT_FALSE(w.mesh[k].overlapped);  // TP's all-reduces block
       }
       checked += static_cast<int>(expected.size());
     }
@@ -134,6 +135,18 @@ TEST(OperatorWork, TensorParallelCollectivesFollowThePass) {
     EXPECT_TRUE(kernel_work(s.model, update, {8, 1}).mesh.empty());
   }
   EXPECT_GT(checked, 0);
+  // Context parallelism's K/V exchange runs beside the attention's kernels.
+  const Scenario cp =
+      load_scenario_file(std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/scenarios/cpu-4rank-cp.yaml");
+  int exchanges = 0;
+  for (std::size_t i = 0; i < cp.model.operators.size(); ++i)
+    for (const MeshCall& call :
+         kernel_work(cp.model, compute_task(Task::Phase::backward, static_cast<int>(i), 1), {8, 1}).mesh) {
+      EXPECT_EQ(call.axis, MeshAxis::context);
+      EXPECT_TRUE(call.overlapped);
+      ++exchanges;
+    }
+  EXPECT_EQ(exchanges, 2 * 4);  // an all-gather and a reduce-scatter in each layer's attention backward
 }
 
 Measurements sample_measurements() {

@@ -72,18 +72,23 @@ TEST_F(MpiPipeline, TwoStagesOfTwoRanksRunTheirScheduleAndComposeAsPlanned) {
 // Tensor parallelism (issue 33, item 4): TP 2 x DP 2 on four ranks, each rank its GPU's slice with the TP
 // all-reduces after its attention and MLP products on its tensor-parallel pair, the plan's collectives on the
 // data-parallel ranks of its TP index. Collectives that did not match across ranks would end on the timeout.
+// Context parallelism the same way: CP 2 x DP 2, each attention's K/V all-gather (and in backward their
+// gradients' reduce-scatter) started beside its kernels on the rank's context pair.
 TEST_F(MpiPipeline, TensorParallelRanksRunTheirSliceAndItsCollectives) {
   const std::string out = ::testing::TempDir() + std::to_string(::getpid()) + "_tp.json";
-  const Launch r =
-      launch(4, "run " + kScenarios + "cpu-4rank-tp.yaml --strategy shardscope --strategy ddp --out " + out +
-                    " --iterations 2 --warmup 1 --timeout 60");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const nlohmann::json j = read_json(out);
-  ASSERT_EQ(j.at("iterations").size(), 2u);
-  for (const auto& it : j.at("iterations")) {
-    EXPECT_GT(it.at("iteration_seconds").get<double>(), 0);
-    EXPECT_DOUBLE_EQ(it.at("peak_bytes").get<double>(), it.at("program_peak_bytes").get<double>());
-    EXPECT_EQ(it.at("measured_seconds_per_rank").size(), 4u);
+  for (const std::string scenario : {"cpu-4rank-tp.yaml", "cpu-4rank-cp.yaml"}) {
+    SCOPED_TRACE(scenario);
+    const Launch r =
+        launch(4, "run " + kScenarios + scenario + " --strategy shardscope --strategy ddp --out " + out +
+                      " --iterations 2 --warmup 1 --timeout 60");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json j = read_json(out);
+    ASSERT_EQ(j.at("iterations").size(), 2u);
+    for (const auto& it : j.at("iterations")) {
+      EXPECT_GT(it.at("iteration_seconds").get<double>(), 0);
+      EXPECT_DOUBLE_EQ(it.at("peak_bytes").get<double>(), it.at("program_peak_bytes").get<double>());
+      EXPECT_EQ(it.at("measured_seconds_per_rank").size(), 4u);
+    }
   }
   const Launch two = launch(2, "run " + kScenarios + "cpu-4rank-tp.yaml --strategy ddp --out " + out);
   EXPECT_EQ(two.exit_code, 2) << two.output;

@@ -92,11 +92,10 @@ std::string json_text(const shardscope::Measurements& m) {
   return shardscope::measurements_to_json(m).dump(2) + "\n";
 }
 
-// The scenario bench and run execute. Under tensor parallelism each rank runs its GPU's slice and, after an
-// operator's products, its TP collectives on its tensor-parallel group (cpu-mpi); context parallelism's
-// exchange is not run, so it is refused rather than timed without it; pipeline stages go to run-pipeline.
 bool on_cuda(const Arguments& a);
 
+// The scenario bench and run execute. Under tensor or context parallelism each rank runs its GPU's slice
+// with the operators' mesh collectives on its mesh groups (cpu-mpi only); pipeline stages go to run-pipeline.
 shardscope::Scenario data_parallel_scenario_of(const Arguments& a) {
   shardscope::Scenario s = shardscope::load_scenario_file(a.scenario);
   if (s.parallelism.pipelined())
@@ -105,17 +104,13 @@ shardscope::Scenario data_parallel_scenario_of(const Arguments& a) {
   if (s.parallelism.search())
     throw shardscope::InputError(a.scenario, 0, "parallelism.tensor",
                                  "the harness runs one mesh: give the tensor-parallel degree, not 'search'");
-  if (s.mesh.tensor.context > 1)
-    throw shardscope::InputError(
-        a.scenario, 0, "parallelism.context",
-        "context parallelism's K/V exchange (inside each attention's compute, overlapped with it) is not run "
-        "by the harness yet, and timing one GPU's chunk without it would be wrong");
   if (s.mesh.sliced() && on_cuda(a))
     throw shardscope::InputError(
-        a.scenario, 0, "parallelism.tensor",
-        "tensor parallelism runs on the cpu-mpi backend only (cuda-nccl: not built)");
+        a.scenario, 0, s.mesh.tensor.context > 1 ? "parallelism.context" : "parallelism.tensor",
+        "tensor and context parallelism run on the cpu-mpi backend only (cuda-nccl: not built)");
   return s;
 }
+
 shardscope::Calibration calibration_of(const Arguments& a) {
   return a.calibration.empty() ? shardscope::Calibration{} : shardscope::load_calibration_file(a.calibration);
 }

@@ -58,8 +58,9 @@ KernelWork kernel_work(const Model& model, const Task& task, const WorkScale& sc
   const bool backward = task.phase == Task::Phase::backward;
   for (const TensorCollective& c : op.tensor_collectives) {
     if (c.backward != backward) continue;
-    work.mesh.push_back(
-        {c.kind, c.axis, c.bytes_per_sample * samples * task.slice_fraction * scale.compute_scale});
+    work.mesh.push_back({c.kind, c.axis,
+                         c.bytes_per_sample * samples * task.slice_fraction * scale.compute_scale,
+                         c.overlapped});
   }
   return work;
 }

@@ -28,12 +28,13 @@ struct Gemm {
   }
 };
 
-// A tensor- or context-parallel collective an operator's pass runs after its products (Operator::
-// tensor_collectives), on its mesh group: `bytes` the whole buffer, as the planner prices it.
+// A tensor- or context-parallel collective an operator's pass runs (Operator::tensor_collectives) on its mesh
+// group, after its products or beside them: `bytes` the whole buffer, as the planner prices it.
 struct MeshCall {
   CollectiveKind kind = CollectiveKind::all_reduce;
   MeshAxis axis = MeshAxis::tensor;
   double bytes = 0;
+  bool overlapped = false;  // runs beside the operator's kernels (context parallelism's K/V exchange)
 };
 
 // A compute task's work: its products, the bytes its element-wise kernels move, its mesh collectives.

@@ -9,14 +9,29 @@
 namespace shardscope::validate {
 
 CpuBackend::CpuBackend(const MpiGroups& groups, CpuBuffers& buffers, double timeout_seconds,
-                       FaultInjection faults, MPI_Comm tensor)
+                       FaultInjection faults, MeshComms mesh)
     : groups_(groups),
-      tensor_(tensor),
+      mesh_(mesh),
       timeout_seconds_(timeout_seconds),
       faults_(faults),
       rank_(world_rank()),
       buffers_(buffers) {
-  if (tensor_ != MPI_COMM_NULL) SHARDSCOPE_MPI_CHECK(MPI_Comm_size(tensor_, &tensor_ranks_));
+  if (mesh_.tensor != MPI_COMM_NULL) SHARDSCOPE_MPI_CHECK(MPI_Comm_size(mesh_.tensor, &tensor_ranks_));
+  if (mesh_.context != MPI_COMM_NULL) SHARDSCOPE_MPI_CHECK(MPI_Comm_size(mesh_.context, &context_ranks_));
+}
+
+CpuBackend::MeshTarget CpuBackend::mesh_target(const MeshCall& call) const {
+  const bool tensor = call.axis == MeshAxis::tensor;
+  MeshTarget t;
+  t.comm = tensor ? mesh_.tensor : mesh_.context;
+  if (t.comm == MPI_COMM_NULL)
+    throw ExecutionError(std::string("a ") + (tensor ? "tensor" : "context") +
+                         "-parallel collective, and this run has no such group");
+  const int ranks = tensor ? tensor_ranks_ : context_ranks_;
+  const std::int64_t per_rank = elements_per_rank(call.bytes, ranks);
+  t.count = call.kind == CollectiveKind::all_reduce ? per_rank * ranks : per_rank;
+  t.elements = per_rank * ranks;
+  return t;
 }
 
 void CpuBackend::reserve(const IterationProgram& program, const std::vector<KernelWork>& work) {
@@ -29,11 +44,12 @@ void CpuBackend::reserve(const IterationProgram& program, const std::vector<Kern
   }
   if (buffers_.send.size() < largest) buffers_.send.assign(largest, 1.0f);
   if (buffers_.recv.size() < largest) buffers_.recv.assign(largest, 0.0f);
-  std::size_t mesh = 1;
-  for (const KernelWork& w : work)
-    for (const MeshCall& call : w.mesh)
-      mesh = std::max(mesh,
-                      static_cast<std::size_t>(elements_per_rank(call.bytes, tensor_ranks_) * tensor_ranks_));
+  std::size_t mesh = 1;  // a task's calls side by side: its overlapped ones are in flight together
+  for (const KernelWork& w : work) {
+    std::size_t task = 0;
+    for (const MeshCall& call : w.mesh) task += static_cast<std::size_t>(mesh_target(call).elements);
+    mesh = std::max(mesh, task);
+  }
   if (buffers_.mesh_send.size() < mesh) buffers_.mesh_send.assign(mesh, 1.0f);
   if (buffers_.mesh_recv.size() < mesh) buffers_.mesh_recv.assign(mesh, 0.0f);
 }
@@ -42,20 +58,26 @@ void CpuBackend::run_compute(const KernelWork& work) {
   if (rank_ == faults_.fail_rank) {
     throw ExecutionError("injected failure (--fail-rank " + std::to_string(rank_) + ")");
   }
+  // The mesh buffers were sized for every task's calls by reserve(): this thread never grows them.
+  std::size_t offset = 0;
+  const auto start = [&](const MeshCall& call) {
+    const MeshTarget t = mesh_target(call);
+    MPI_Request r = start_collective(call.kind, t.comm, buffers_.mesh_send.data() + offset,
+                                     buffers_.mesh_recv.data() + offset, t.count);
+    offset += static_cast<std::size_t>(t.elements);
+    return r;
+  };
+  std::vector<MPI_Request> overlapped;
+  for (const MeshCall& call : work.mesh)
+    if (call.overlapped) overlapped.push_back(start(call));
   buffers_.kernels.run(work);
-  for (const MeshCall& call : work.mesh) run_mesh_call(call);
-}
-
-void CpuBackend::run_mesh_call(const MeshCall& call) {
-  if (call.axis != MeshAxis::tensor || tensor_ == MPI_COMM_NULL)
-    throw ExecutionError(
-        "a mesh collective on a group the run has none of (the harness runs tensor "
-        "parallelism's collectives only)");
-  const std::int64_t per_rank = elements_per_rank(call.bytes, tensor_ranks_);
-  const std::int64_t count = call.kind == CollectiveKind::all_reduce ? per_rank * tensor_ranks_ : per_rank;
-  // Sized for every task's calls by reserve(): the compute thread never grows them while it runs.
-  validate::run_collective(call.kind, tensor_, buffers_.mesh_send.data(), buffers_.mesh_recv.data(), count,
-                           timeout_seconds_, "a tensor-parallel collective", PollRest::yield);
+  for (MPI_Request& r : overlapped)
+    wait_collective(r, timeout_seconds_, "a context-parallel exchange", PollRest::yield);
+  for (const MeshCall& call : work.mesh) {
+    if (call.overlapped) continue;
+    MPI_Request r = start(call);
+    wait_collective(r, timeout_seconds_, "a tensor-parallel collective", PollRest::yield);
+  }
 }
 
 void CpuBackend::run_collective(const Task& task) {

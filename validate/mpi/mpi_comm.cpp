@@ -77,14 +77,14 @@ std::mutex& mpi_call_mutex() {
   return mutex;
 }
 
-void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float* recv, std::int64_t count,
-                    double timeout_seconds, const std::string& what, PollRest rest) {
-  std::unique_lock<std::mutex> lock(mpi_call_mutex());
+MPI_Request start_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float* recv,
+                             std::int64_t count) {
+  const std::lock_guard<std::mutex> lock(mpi_call_mutex());
   int ranks = 0;
   MPI_Comm_size(comm, &ranks);
   const int n = static_cast<int>(count);
-  if (ranks == 1) return;
   MPI_Request request = MPI_REQUEST_NULL;
+  if (ranks == 1) return request;
   switch (kind) {
     case CollectiveKind::all_gather:
       SHARDSCOPE_MPI_CHECK(MPI_Iallgather(send, n, MPI_FLOAT, recv, n, MPI_FLOAT, comm, &request));
@@ -96,7 +96,11 @@ void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float
       SHARDSCOPE_MPI_CHECK(MPI_Iallreduce(send, recv, n, MPI_FLOAT, MPI_SUM, comm, &request));
       break;
   }
-  lock.unlock();
+  return request;
+}
+
+void wait_collective(MPI_Request& request, double timeout_seconds, const std::string& what, PollRest rest) {
+  if (request == MPI_REQUEST_NULL) return;
   int done = 0;
   const bool answered = poll_until(
       [&] {
@@ -109,6 +113,12 @@ void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float
     throw ExecutionError(what + ": no answer from the other ranks after " + std::to_string(timeout_seconds) +
                          " s (a rank failed, stalled or runs another plan)");
   }
+}
+
+void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float* recv, std::int64_t count,
+                    double timeout_seconds, const std::string& what, PollRest rest) {
+  MPI_Request request = start_collective(kind, comm, send, recv, count);
+  wait_collective(request, timeout_seconds, what, rest);
 }
 
 std::string mpi_version() {

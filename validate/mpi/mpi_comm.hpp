@@ -58,6 +58,11 @@ std::mutex& mpi_call_mutex();
 // at once (the cost model prices it at zero).
 void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float* recv, std::int64_t count,
                     double timeout_seconds, const std::string& what, PollRest rest);
+// The same in two halves: started (MPI_REQUEST_NULL for a group of one rank), then waited for with the
+// deadline; collectives started on one communicator must be started in the same order on every rank.
+MPI_Request start_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float* recv,
+                             std::int64_t count);
+void wait_collective(MPI_Request& request, double timeout_seconds, const std::string& what, PollRest rest);
 
 // The Open MPI / MPI library version string.
 std::string mpi_version();
