@@ -55,6 +55,10 @@ void fill_pipeline_target_point(TargetPoint& point, const Scenario& whole, int t
 void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& files, int threads,
                        const PipelineExtras& extras, std::ostream& out) {
   const std::optional<TrainingBudget>& budget = extras.budget;
+  if (!extras.export_format.empty()) {  // before planning, as plan's own export is checked
+    const std::string why = pipeline_export_refusal(parse_name<ExportFormat>(extras.export_format).value());
+    if (!why.empty()) throw UsageError("--export", why);
+  }
   const PipelineSearch search = plan_pipelines(whole, threads);
   nlohmann::ordered_json tree{{"scenario", whole.name}, {"pipeline_search", pipeline_search_json(search)}};
   if (budget && search.any_fits()) tree["time_to_train"] = time_to_train_json(search, whole, *budget);
@@ -63,10 +67,13 @@ void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& fi
   const bool traced = files.trace->requested() && search.any_fits();
   const std::string refusal = traced ? pipeline_trace_refusal(search, search.options[search.best]) : "";
   if (refusal.empty()) {
-    const std::string plan_text = extras.export_format.empty() || !search.any_fits()
-                                      ? tree.dump(2) + "\n"
-                                      : exported(whole, search, extras);
-    std::vector<std::pair<const OutputFile*, std::string>> written{{files.plan, plan_text}};
+    // An export is written only of a pipeline that fits (as plan's own export), the JSON always.
+    std::vector<std::pair<const OutputFile*, std::string>> written;
+    if (extras.export_format.empty()) {
+      written.emplace_back(files.plan, tree.dump(2) + "\n");
+    } else if (search.any_fits()) {
+      written.emplace_back(files.plan, exported(whole, search, extras));
+    }
     if (traced) written.emplace_back(files.trace, pipeline_trace_json(search, search.options[search.best]));
     write_together(written);
   }

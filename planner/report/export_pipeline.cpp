@@ -106,13 +106,16 @@ std::vector<exporting::Placement> stage_placements(const PipelineOption& option,
 
 }  // namespace
 
+std::string pipeline_export_refusal(ExportFormat format) {
+  if (format == ExportFormat::torchtitan) return "";
+  return "a pipeline exports to torchtitan only (its pipelining, meshes and per-stage FSDP come from its job "
+         "config); " +
+         std::string(to_string(format)) + " sets up pipelining in the training code";
+}
+
 PlanExport export_pipeline(const Scenario& whole, const PipelineSearch& search, const PipelineOption& option,
                            ExportFormat format) {
-  if (format != ExportFormat::torchtitan)
-    throw std::invalid_argument(
-        std::string("a pipeline exports to torchtitan only (its pipelining, meshes and "
-                    "per-stage FSDP come from its job config); ") +
-        std::string(to_string(format)) + " sets up pipelining in the training code");
+  if (const std::string why = pipeline_export_refusal(format); !why.empty()) throw std::invalid_argument(why);
   if (!option.fits) throw std::invalid_argument("the pipeline does not fit: " + option.why_not);
   PlanExport out;
   const exporting::Dominant dominant =

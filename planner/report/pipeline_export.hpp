@@ -2,6 +2,8 @@
 // meshes and its stages' FSDP policy.
 #pragma once
 
+#include <string>
+
 #include "planner/report/pipeline_search.hpp"
 #include "planner/report/plan_export.hpp"
 
@@ -13,6 +15,9 @@ namespace shardscope {
 // interleaved chunks in torchtitan's part order), the resharding and checkpointing of the placement most
 // of the stages' parameters have; what one policy cannot express is listed. Throws std::invalid_argument for
 // another format (pipelining is set up in code there) or a pipeline that does not fit.
+// Why `format` cannot hold a pipeline (empty for torchtitan).
+std::string pipeline_export_refusal(ExportFormat format);
+
 PlanExport export_pipeline(const Scenario& whole, const PipelineSearch& search, const PipelineOption& option,
                            ExportFormat format);
 

@@ -233,6 +233,12 @@ TEST(PipelineCli, ExportWritesTorchtitansPipelineFields) {
   EXPECT_NE(other.err.find("--export: a pipeline exports to torchtitan only"), std::string::npos)
       << other.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/pp.py"));
+  // Nothing fits: exit 3 and no file (not the JSON in the TOML's place).
+  const auto tight = test::run_command(
+      kBinary + " plan " + kEightB +
+      " --pp 2 --quiet --set training.memory_limit=2GB --export torchtitan --out " + dir + "/tight.toml");
+  EXPECT_EQ(tight.exit_code, 3) << tight.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/tight.toml"));
   std::filesystem::remove_all(dir);
 }
 

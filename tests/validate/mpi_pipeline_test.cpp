@@ -104,6 +104,24 @@ TEST_F(MpiPipeline, WhatTheHarnessDoesNotRunIsRefusedWithTheReason) {
   EXPECT_NE(three.output.find("the pipeline runs on 4 ranks and 3 were launched (mpirun -n 4)"),
             std::string::npos)
       << three.output;
+  // The interleaved schedule is refused by name (the harness runs GPipe and 1F1B); the scenario is written
+  // with its cluster's absolute path.
+  const std::string interleaved = ::testing::TempDir() + std::to_string(::getpid()) + "_interleaved.yaml";
+  {
+    std::ifstream in(kScenario);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string yaml = text.str();
+    yaml.replace(yaml.find("file: ../cpu-4rank-cluster.yaml"), 31,
+                 "file: " + kScenarios + "cpu-4rank-cluster.yaml");
+    yaml.replace(yaml.find("pipeline_schedule: 1f1b"), 23,
+                 "pipeline_schedule: interleaved\n  virtual_stages: 2");
+    std::ofstream(interleaved) << yaml;
+  }
+  const Launch looped = launch(4, "run-pipeline " + interleaved + " --out " + out);
+  EXPECT_EQ(looped.exit_code, 2) << looped.output;
+  EXPECT_NE(looped.output.find("the interleaved schedule is not run by the harness"), std::string::npos)
+      << looped.output;
   const Launch plain = launch(2, "run-pipeline " + kScenarios + "cpu-2rank.yaml --out " + out);
   EXPECT_EQ(plain.exit_code, 2) << plain.output;
   EXPECT_NE(plain.output.find("parallelism.pipeline"), std::string::npos) << plain.output;
