@@ -13,8 +13,10 @@
 #include <thread>
 
 #include "apps/shardscope/plan_refine.hpp"
+#include "planner/core/mesh.hpp"
 #include "sim/isolated.hpp"
 #include "sim/iteration_sim.hpp"
+#include "sim/pipeline_sim.hpp"
 #include "sim/runner.hpp"
 #include "sim/simulation_error.hpp"
 
@@ -96,8 +98,25 @@ class SimGridSimulation : public Simulation {
   }
 
   fit::RowSimulate row_simulator(int max_gpus) const override {
-    return [max_gpus](const ValidScenario& scenario, const Calibration& calibration,
-                      const Plan& plan) -> std::optional<double> {
+    fit::RowSimulate out;
+    // A pipeline's SimGrid hosts are its data-parallel view's GPUs (one per tensor-parallel group).
+    out.pipeline = [max_gpus](const Scenario& whole, const PipelineSearch& search,
+                              const PipelineOption& option,
+                              const Calibration& calibration) -> std::optional<double> {
+      if (physical_gpus(whole) / std::max(1, option.slice.degree) > max_gpus) return std::nullopt;
+      try {
+        return sim::run_isolated([&] {
+                 return std::vector<double>{
+                     sim::simulate_pipeline(whole, search, option, calibration, sim::IterationOptions{})
+                         .iteration_seconds};
+               })
+            .at(0);
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    };
+    out.plan = [max_gpus](const ValidScenario& scenario, const Calibration& calibration,
+                          const Plan& plan) -> std::optional<double> {
       if (scenario.cluster.gpus() > max_gpus) return std::nullopt;
       sim::IterationOptions options;
       options.prefetch_depth = scenario.execution.prefetch_depth;
@@ -113,6 +132,7 @@ class SimGridSimulation : public Simulation {
         return std::nullopt;  // the row shows no simulated value
       }
     };
+    return out;
   }
 
   bool explains(const std::exception& error) const override {

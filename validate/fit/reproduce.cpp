@@ -151,7 +151,8 @@ namespace {
 
 // A row with pipeline stages: the pipeline search at the row's stages, mesh and micro-batch, every stage
 // planned in the row's strategy (under the runtime's pipeline behaviour); the slowest stage's peak.
-void predict_pipeline(const PreparedRow& prepared, const Calibration& calibration, RowPrediction& p) {
+void predict_pipeline(const PreparedRow& prepared, const Calibration& calibration,
+                      const RowSimulate& simulate, RowPrediction& p) {
   const Scenario& whole = *prepared.pipelined;
   PlanRequest request;
   request.with_baselines = false;
@@ -180,6 +181,12 @@ void predict_pipeline(const PreparedRow& prepared, const Calibration& calibratio
     allocated = std::max(allocated, stage.plan.allocated_peak_bytes);
   p.predicted_memory_gib = (prepared.allocated_memory ? allocated : o.peak_bytes) / kGiB;
   if (p.measured_memory_gib) p.memory_error = p.predicted_memory_gib / *p.measured_memory_gib - 1;
+  if (!simulate || !simulate.pipeline) return;
+  if (const std::optional<double> seconds = simulate.pipeline(whole, search, o, calibration)) {
+    p.simulated_tokens_per_second_per_gpu =
+        o.tokens_per_second * o.iteration_seconds / *seconds / prepared.row->gpus;
+    p.simulated_error = *p.simulated_tokens_per_second_per_gpu / p.measured_tokens_per_second_per_gpu - 1;
+  }
 }
 
 }  // namespace
@@ -199,8 +206,8 @@ RowPrediction predict_prepared(const PreparedRow& prepared, const Calibration& c
   p.micro_batch = scenario.training.micro_batch;
   p.accumulation_steps = scenario.training.gradient_accumulation_steps;
   p.checkpointing = to_string(scenario.training.checkpointing);
-  if (prepared.pipelined) {  // not simulated: the simulator runs no pipeline yet
-    predict_pipeline(prepared, calibration, p);
+  if (prepared.pipelined) {
+    predict_pipeline(prepared, calibration, simulate, p);
     return p;
   }
   const StrategyResult result =
@@ -217,7 +224,7 @@ RowPrediction predict_prepared(const PreparedRow& prepared, const Calibration& c
       (prepared.allocated_memory ? result.allocated_peak_bytes : predicted.peak_memory_bytes) / kGiB;
   if (p.measured_memory_gib) p.memory_error = p.predicted_memory_gib / *p.measured_memory_gib - 1;
   if (!simulate) return p;
-  if (const std::optional<double> seconds = simulate(scenario, calibration, result.plan)) {
+  if (const std::optional<double> seconds = simulate.plan(scenario, calibration, result.plan)) {
     const double tokens = static_cast<double>(p.micro_batch) * p.accumulation_steps *
                           static_cast<double>(scenario.model.sequence_length);
     p.simulated_tokens_per_second_per_gpu = tokens / *seconds;

@@ -11,6 +11,7 @@
 #include "planner/core/calibration.hpp"
 #include "planner/core/plan.hpp"
 #include "planner/core/valid_scenario.hpp"
+#include "planner/report/pipeline_search.hpp"
 #include "validate/fit/comparison.hpp"
 #include "validate/fit/published.hpp"
 
@@ -68,9 +69,17 @@ struct SourceReproduction {
   bool simulated = false;  // whether the simulator's column is filled
 };
 
-// Simulates a row's plan; nothing when it cannot (the reason goes in the row's note by the caller).
-using RowSimulate = std::function<std::optional<double>(const ValidScenario& scenario,
-                                                        const Calibration& calibration, const Plan& plan)>;
+// Simulates a row: its plan, or (rows with pipeline stages) its pipeline, as `shardscope simulate` runs one;
+// nothing when it cannot (the row then shows no simulated value). Without `plan`, nothing is simulated.
+struct RowSimulate {
+  std::function<std::optional<double>(const ValidScenario& scenario, const Calibration& calibration,
+                                      const Plan& plan)>
+      plan;
+  std::function<std::optional<double>(const Scenario& whole, const PipelineSearch& search,
+                                      const PipelineOption& option, const Calibration& calibration)>
+      pipeline;
+  explicit operator bool() const { return static_cast<bool>(plan); }
+};
 
 // The shardscope strategy for a row's stated sharding: FULL_SHARD and FSDP/FSDP2 -> fsdp, SHARD_GRAD_OP ->
 // zero-2, "FSDP 8, TP 8, PP 8" (each degree the row's) -> fsdp. Throws InputError naming the row's line for
