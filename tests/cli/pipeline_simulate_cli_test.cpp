@@ -47,6 +47,35 @@ TEST(PipelineSimulateCli, EveryShippedPipelinedScenarioIsWithinFivePercentOfTheP
   }
 }
 
+// reproduce --simulate runs the rows with pipeline stages on the pipeline simulator: torchtitan's 3D rows
+// (512 GPUs, 64 simulated hosts) get a simulated rate, equal to the planner's where no send waits on another.
+TEST(PipelineSimulateCli, ReproduceSimulatesThePublishedPipelineRows) {
+  const std::string json = (std::filesystem::temp_directory_path() / "pipeline-reproduce.json").string();
+  const auto r = test::run_command(kBinary + " reproduce " + kSource +
+                                   "/validate/published/torchtitan-3d-h100.yaml --simulate --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(json);
+  const auto j = nlohmann::json::parse(in);
+  std::filesystem::remove(json);
+  const auto& rows = j.at("sources").at(0).at("rows");
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    ASSERT_TRUE(row.at("simulated_tokens_per_second_per_gpu").is_number()) << row.dump();
+    const double planned = row.at("predicted_tokens_per_second_per_gpu").get<double>();
+    EXPECT_NEAR(row.at("simulated_tokens_per_second_per_gpu").get<double>(), planned, 1e-6 * planned);
+  }
+  // Past --sim-max-gpus hosts a row is not simulated.
+  const auto few = test::run_command(
+      kBinary + " reproduce " + kSource +
+      "/validate/published/torchtitan-3d-h100.yaml --simulate --sim-max-gpus 32 --json " + json);
+  ASSERT_EQ(few.exit_code, 0) << few.err;
+  std::ifstream again(json);
+  const auto k = nlohmann::json::parse(again);
+  std::filesystem::remove(json);
+  for (const auto& row : k.at("sources").at(0).at("rows"))
+    EXPECT_TRUE(row.at("simulated_tokens_per_second_per_gpu").is_null()) << row.dump();
+}
+
 TEST(PipelineSimulateCli, TextShowsEachStageAndTheIterationBesideThePlanners) {
   const auto r = test::run_command(kBinary + " simulate " + kEightB + " --pp 2 --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
