@@ -90,7 +90,8 @@ void print_text(std::ostream& out, const PipelineSearch& search, const PipelineO
                 const sim::PipelineSimulation& simulated) {
   out << "Pipeline " << pipeline_text(search, option) << ": " << option.micro_batches << " micro-batches of "
       << option.micro_batch << ", simulated on " << simulated.platform_gpus << " SimGrid hosts ("
-      << simulated.stage_programs << " distinct stage programs)\n\n";
+      << simulated.stage_programs
+      << (simulated.stage_programs == 1 ? " distinct stage program)\n\n" : " distinct stage programs)\n\n");
   present::TextTable table({"stage", "layers", "step (plan)", "step (sim)", "tail (plan)", "tail (sim)",
                             "idle (plan)", "idle (sim)"});
   for (std::size_t s = 0; s < option.stage_plans.size(); ++s) {
