@@ -91,7 +91,8 @@ class RankRun {
         blocking_(option.stage_plans[0].scenario->execution.runtime.pipeline_sends_block),
         run_(stage_run(option.stage_plans[static_cast<std::size_t>(stage_)], calibration,
                        {option.micro_batch, options.compute_scale})),
-        buffer_(static_cast<std::size_t>(std::max(1.0, option.boundary_bytes * options.compute_scale))) {
+        buffer_(static_cast<std::size_t>(std::max(1.0, option.boundary_bytes * options.compute_scale))),
+        inputs_(order_.size()) {
     SHARDSCOPE_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, stage_, rank, &stage_comm_));
     groups_ = std::make_unique<MpiGroups>(option.stage_plans[0].scenario->training.group_size, stage_comm_);
     backend_ = std::make_unique<CpuBackend>(*groups_, buffers_, options.timeout_seconds, FaultInjection{});
@@ -109,13 +110,14 @@ class RankRun {
 
   // One iteration from a barrier; `result` adds its op and tail times when `measured`.
   void iterate(bool measured, PipelineRankRun& result) {
+    post_receives();  // before the barrier: every send finds its receive posted, so none waits on a receiver
     SHARDSCOPE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     const double start = now_seconds();
     std::vector<MPI_Request> sends;
     double forward = 0, backward = 0, waiting = 0;
-    for (const PipelineOp& op : order_) {
-      const int from = op.backward ? stage_ + 1 : stage_ - 1;
-      if (from >= 0 && from < option_.stages) waiting += receive(op, from);
+    for (std::size_t i = 0; i < order_.size(); ++i) {
+      const PipelineOp& op = order_[i];
+      if (receives_[i] != MPI_REQUEST_NULL) waiting += receive(op, i);
       const double began = now_seconds();
       run_tasks(op.backward ? run_.backward : run_.forward);
       (op.backward ? backward : forward) += now_seconds() - began;
@@ -156,15 +158,33 @@ class RankRun {
   int peer(int stage) const { return stage * ranks_per_stage_ + rank_ % ranks_per_stage_; }
   static int tag(const PipelineOp& op) { return 2 * op.micro_batch + (op.backward ? 1 : 0); }
 
-  // Receives the op's input from stage `from`; the seconds it waited.
-  double receive(const PipelineOp& op, int from) {
+  // The stage an op's input comes from, or -1 (the model's first forward, the last stage's backwards).
+  int source(const PipelineOp& op) const {
+    const int from = op.backward ? stage_ + 1 : stage_ - 1;
+    return from >= 0 && from < option_.stages ? from : -1;
+  }
+
+  // Every input of the iteration's ops, each into its own buffer (as the simulator's flows arrive whether or
+  // not the receiver has reached the op: a blocking send then waits for the wire only, never on a receiver
+  // that waits on it in turn).
+  void post_receives() {
+    receives_.assign(order_.size(), MPI_REQUEST_NULL);
+    for (std::size_t i = 0; i < order_.size(); ++i) {
+      const int from = source(order_[i]);
+      if (from < 0) continue;
+      std::vector<char>& into = inputs_[i];
+      into.resize(buffer_.size());
+      SHARDSCOPE_MPI_CHECK(MPI_Irecv(into.data(), static_cast<int>(into.size()), MPI_BYTE, peer(from),
+                                     tag(order_[i]), MPI_COMM_WORLD, &receives_[i]));
+    }
+  }
+
+  // Waits for op `index`'s input; the seconds it waited.
+  double receive(const PipelineOp& op, std::size_t index) {
     const double began = now_seconds();
-    MPI_Request request = MPI_REQUEST_NULL;
-    SHARDSCOPE_MPI_CHECK(MPI_Irecv(buffer_.data(), static_cast<int>(buffer_.size()), MPI_BYTE, peer(from),
-                                   tag(op), MPI_COMM_WORLD, &request));
-    wait_for(request, options_.timeout_seconds,
+    wait_for(receives_[index], options_.timeout_seconds,
              std::string(op.backward ? "the gradient" : "the activation") + " of micro-batch " +
-                 std::to_string(op.micro_batch) + " from stage " + std::to_string(from + 1));
+                 std::to_string(op.micro_batch) + " from stage " + std::to_string(source(op) + 1));
     return now_seconds() - began;
   }
 
@@ -186,7 +206,9 @@ class RankRun {
   std::vector<PipelineOp> order_;
   bool blocking_;
   StageRun run_;
-  std::vector<char> buffer_;  // every send and receive (their contents are not read)
+  std::vector<char> buffer_;               // every send's (its contents are not read)
+  std::vector<std::vector<char>> inputs_;  // per op of the order: its input's
+  std::vector<MPI_Request> receives_;      // per op: its posted receive (MPI_REQUEST_NULL: none)
   MPI_Comm stage_comm_ = MPI_COMM_NULL;
   std::unique_ptr<MpiGroups> groups_;
   CpuBuffers buffers_;
