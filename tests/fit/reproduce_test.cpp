@@ -50,7 +50,9 @@ TEST(Reproduce, HeldOutRowsOfEverySourceWithinTenPercentOnAverage) {
   EXPECT_GE(*framework.all.spearman, 0.9);
   for (const SourceReproduction& s : framework.sources) {
     EXPECT_GT(s.all.predicted, 0) << s.file;  // a file of one row has no held-out part (torchtitan-2d)
-    if (s.held_out.rows > 0) EXPECT_GT(s.held_out.predicted, 0) << s.file;
+    if (s.held_out.rows > 0) {
+      EXPECT_GT(s.held_out.predicted, 0) << s.file;
+    }
   }
 }
 
@@ -148,7 +150,9 @@ TEST(Reproduce, EachRuntimeProfilesPublishedErrorsAreTheSuitesHeldOutRows) {
       EXPECT_EQ(e.pairs, g.pairs().pairs) << expected;
       EXPECT_NEAR(e.pair_sd, g.pairs().sd, 5e-5) << expected;
       EXPECT_EQ(e.memory_rows, g.memory_rows) << expected;
-      if (g.memory_rows > 0) EXPECT_NEAR(e.memory_mape, g.memory_sum_abs / g.memory_rows, 5e-5) << expected;
+      if (g.memory_rows > 0) {
+        EXPECT_NEAR(e.memory_mape, g.memory_sum_abs / g.memory_rows, 5e-5) << expected;
+      }
     }
   }
 }
