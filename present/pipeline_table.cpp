@@ -51,7 +51,7 @@ std::string layers_per_stage(const PipelineOption& o) {
 void write_stages(std::ostream& out, const PipelineSearch& search, const PipelineOption& o) {
   out << "Stages of " << pipeline_text(search, o) << ": micro-batch " << o.micro_batch << " x "
       << o.micro_batches << " micro-batches, bubble " << fixed(100.0 * o.bubble_fraction, 1)
-      << " %, each send " << units::format_duration(o.boundary_seconds) << "\n";
+      << " %, each send " << units::format_duration(o.boundary_seconds()) << "\n";
   TextTable table({"stage", "layers", "in flight", "step", "tail", "peak memory", "plan"});
   for (std::size_t r = 0; r < o.stage_plans.size(); ++r) {
     const PipelineStagePlan& s = o.stage_plans[r];

@@ -35,16 +35,9 @@ std::vector<Entry> fitting(const PlanReport& report, const Scenario& scenario, c
 std::vector<Entry> fitting(const PipelineSearch& search, const Scenario& whole,
                            const TrainingBudget& budget) {
   std::vector<Entry> out;
-  if (!search.any_fits()) return out;
-  const auto add = [&](const PipelineOption& o) {
-    PlanPrediction predicted;
-    predicted.iteration_seconds = o.iteration_seconds;
-    predicted.tokens_per_second = o.tokens_per_second;
-    out.push_back({pipeline_text(search, o), time_to_train(predicted, physical_gpus(whole), budget)});
-  };
-  add(search.options[search.best]);
-  for (std::size_t i = 0; i < search.options.size(); ++i)
-    if (i != search.best && search.options[i].fits) add(search.options[i]);
+  for (const PipelineOption* o : fitting_pipelines(search))
+    out.push_back(
+        {pipeline_text(search, *o), time_to_train(pipeline_prediction(*o), physical_gpus(whole), budget)});
   return out;
 }
 

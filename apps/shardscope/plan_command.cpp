@@ -280,8 +280,9 @@ double target_rate(const Options& o) {
   return rate;
 }
 
-// The recommended plan at one node count, without baselines; a count at which the scenario is invalid (a
-// global batch the GPUs do not divide) is recorded with the reason.
+// The recommended plan at one node count, without baselines, or under pipeline stages the fastest
+// pipeline's; a count at which the scenario is invalid (a global batch the GPUs do not divide, stages that
+// cannot be placed) is recorded with the reason.
 TargetPoint plan_at_nodes(const Options& o, int nodes, int gpus_per_node) {
   TargetPoint p;
   p.nodes = nodes;
@@ -292,6 +293,10 @@ TargetPoint plan_at_nodes(const Options& o, int nodes, int gpus_per_node) {
   try {
     Scenario loaded = at.scenario.load();
     apply_plan_flags(at, loaded);
+    if (loaded.parallelism.pipelined()) {
+      fill_pipeline_target_point(p, loaded, planner_threads());
+      return p;
+    }
     scenario.emplace(std::move(loaded));
   } catch (const InputError& e) {
     p.refusal = e.what();
@@ -303,24 +308,6 @@ TargetPoint plan_at_nodes(const Options& o, int nodes, int gpus_per_node) {
       plan_with_progress(*scenario, scenario_calibration(*scenario), request, o.progress, o.quiet);
   if (!report) throw Interrupted("planning cancelled, no plan written");
   fill_target_point(p, *report);
-  return p;
-}
-
-// The same for a pipelined scenario: its fastest pipeline at that count (refused where its stages cannot be
-// placed on it).
-TargetPoint pipeline_at_nodes(const Options& o, int nodes, int gpus_per_node) {
-  TargetPoint p;
-  p.nodes = nodes;
-  p.gpus = nodes * gpus_per_node;
-  Options at = o;
-  at.scenario.nodes = nodes;
-  try {
-    Scenario loaded = at.scenario.load();
-    apply_plan_flags(at, loaded);
-    fill_pipeline_target_point(p, loaded, planner_threads());
-  } catch (const InputError& e) {
-    p.refusal = e.what();
-  }
   return p;
 }
 
@@ -361,9 +348,8 @@ void run_plan(const Options& o, const Simulation* simulation, std::ostream& out)
                      "(parallelism:, --tp, --cp) is not searched over node counts yet");
   }
   const int per_node = first.cluster.gpus_per_node;
-  const TargetSearch search = search_node_count(rate, per_node, first.training.global_batch, [&](int nodes) {
-    return pipelined ? pipeline_at_nodes(o, nodes, per_node) : plan_at_nodes(o, nodes, per_node);
-  });
+  const TargetSearch search = search_node_count(rate, per_node, first.training.global_batch,
+                                                [&](int nodes) { return plan_at_nodes(o, nodes, per_node); });
   if (!search.nodes) {
     if (o.json) {
       out << nlohmann::ordered_json{{"target", target_search_json(search)}}.dump(2) << "\n";

@@ -21,17 +21,6 @@ namespace shardscope::cli {
 
 namespace {
 
-PipelineSearch plan_pipelines(const Scenario& whole, int threads) {
-  PlanRequest request;
-  request.with_baselines = false;
-  request.search.threads = threads;
-  try {
-    return search_pipelines(whole, scenario_calibration(whole), request);
-  } catch (const MeshError& e) {
-    throw InputError(whole.source_file, 0, e.field(), e.what());
-  }
-}
-
 // The fastest pipeline in the --export format's terms; what it cannot express on stderr.
 std::string exported(const Scenario& whole, const PipelineSearch& search, const PipelineExtras& extras) {
   PlanExport out;
@@ -48,8 +37,19 @@ std::string exported(const Scenario& whole, const PipelineSearch& search, const 
 
 }  // namespace
 
+PipelineSearch plan_pipelines(const Scenario& whole, const Calibration& calibration, int threads) {
+  PlanRequest request;
+  request.with_baselines = false;
+  request.search.threads = threads;
+  try {
+    return search_pipelines(whole, calibration, request);
+  } catch (const MeshError& e) {
+    throw InputError(whole.source_file, 0, e.field(), e.what());
+  }
+}
+
 void fill_pipeline_target_point(TargetPoint& point, const Scenario& whole, int threads) {
-  fill_target_point(point, plan_pipelines(whole, threads));
+  fill_target_point(point, plan_pipelines(whole, scenario_calibration(whole), threads));
 }
 
 void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& files, int threads,
@@ -59,7 +59,7 @@ void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& fi
     const std::string why = pipeline_export_refusal(parse_name<ExportFormat>(extras.export_format).value());
     if (!why.empty()) throw UsageError("--export", why);
   }
-  const PipelineSearch search = plan_pipelines(whole, threads);
+  const PipelineSearch search = plan_pipelines(whole, scenario_calibration(whole), threads);
   nlohmann::ordered_json tree{{"scenario", whole.name}, {"pipeline_search", pipeline_search_json(search)}};
   if (budget && search.any_fits()) tree["time_to_train"] = time_to_train_json(search, whole, *budget);
   if (extras.target) tree["target"] = target_search_json(*extras.target);

@@ -8,6 +8,7 @@
 #include "apps/shardscope/output_file.hpp"
 #include "planner/core/scenario.hpp"
 #include "planner/report/node_count.hpp"
+#include "planner/report/pipeline_search.hpp"
 #include "planner/report/time_to_train.hpp"
 
 namespace shardscope::cli {
@@ -34,6 +35,10 @@ struct PipelineExtras {
 
 void run_pipeline_plan(const Scenario& whole, bool json, const PipelineFiles& files, int threads,
                        const PipelineExtras& extras, std::ostream& out);
+
+// The pipeline search `plan` runs (no baselines; `threads` as SearchOptions::threads, 0: the machine's),
+// a scenario that cannot be cut into its stages an InputError naming the field.
+PipelineSearch plan_pipelines(const Scenario& whole, const Calibration& calibration, int threads);
 
 // `point` (its nodes and GPUs set) from the pipeline search of `whole` at that count: its fastest pipeline's
 // rate, micro-batch and micro-batches, or its refusal when no pipeline can be built there.

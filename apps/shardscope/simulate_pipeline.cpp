@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "apps/shardscope/exit_status.hpp"
+#include "apps/shardscope/plan_pipeline.hpp"
 #include "planner/core/error.hpp"
 #include "planner/core/units.hpp"
 #include "planner/io/calibration_parser.hpp"
@@ -28,17 +29,14 @@ struct PlannedSends {
   double mean_seconds = 0;
 };
 
-PlannedSends planned_sends(const PipelineSearch& search, const PipelineOption& option,
-                           const ScheduledPipeline& planned) {
-  const int p = option.stages;
-  const int v = search.schedule == PipelineSchedule::interleaved ? search.virtual_stages : 1;
+// The planner's sends as its run recorded them (ScheduledStage::sends).
+PlannedSends planned_sends(const ScheduledPipeline& planned) {
   PlannedSends out;
   double total = 0;
-  for (int r = 0; r < p; ++r)
-    for (const ScheduledOp& s : planned.stages[static_cast<std::size_t>(r)].ops) {
-      if (receiving_stage(s.op, r, p, v) < 0) continue;
+  for (const ScheduledStage& stage : planned.stages)
+    for (const ScheduledSend& send : stage.sends) {
       ++out.count;
-      total += option.send_seconds[static_cast<std::size_t>(send_boundary(s.op, r, p, v))];
+      total += send.end_seconds - send.start_seconds;
     }
   out.mean_seconds = out.count > 0 ? total / static_cast<double>(out.count) : 0.0;
   return out;
@@ -73,7 +71,7 @@ Json simulation_json(const std::string& text, const PipelineOption& option, cons
                {{"iteration_seconds", planned.iteration_seconds},
                 {"sends", sends.count},
                 {"mean_send_seconds", sends.mean_seconds},
-                {"slowest_send_seconds", option.boundary_seconds},
+                {"slowest_send_seconds", option.boundary_seconds()},
                 {"send_bytes", option.boundary_bytes}}},
               {"simulator",
                {{"iteration_seconds", simulated.iteration_seconds},
@@ -108,7 +106,7 @@ void print_text(std::ostream& out, const PipelineSearch& search, const PipelineO
       << " (" << sends.count << " per data-parallel rank): mean "
       << units::format_duration(sends.mean_seconds) << " planned, "
       << units::format_duration(simulated.mean_send_seconds) << " simulated; slowest "
-      << units::format_duration(option.boundary_seconds) << " planned, "
+      << units::format_duration(option.boundary_seconds()) << " planned, "
       << units::format_duration(simulated.slowest_send_seconds) << " simulated\n";
   out << "  iteration: planner " << units::format_duration(planned.iteration_seconds) << ", simulator "
       << units::format_duration(simulated.iteration_seconds) << " ("
@@ -127,15 +125,8 @@ std::string nothing_fits(const Scenario& whole, const PipelineSearch& search) {
 
 void run_pipeline_simulate(const Scenario& whole, const sim::IterationOptions& options, bool json,
                            const OutputFile& trace, std::ostream& out) {
-  PlanRequest request;
-  request.with_baselines = false;
   const Calibration calibration = scenario_calibration(whole);
-  PipelineSearch search;
-  try {
-    search = search_pipelines(whole, calibration, request);
-  } catch (const MeshError& e) {
-    throw InputError(whole.source_file, 0, e.field(), e.what());
-  }
+  const PipelineSearch search = plan_pipelines(whole, calibration, 0);
   if (!search.any_fits()) throw NothingFits(nothing_fits(whole, search));
   const PipelineOption& option = search.options[search.best];
   if (const std::string too_large = pipeline_trace_refusal(search, option);
@@ -148,7 +139,7 @@ void run_pipeline_simulate(const Scenario& whole, const sim::IterationOptions& o
     trace.write(pipeline_trace_json(search, option, simulated.first_ranks,
                                     "SimGrid: each stage's first GPU, its sends as their flows went"));
   const std::string text = pipeline_text(search, option);
-  const PlannedSends sends = planned_sends(search, option, planned);
+  const PlannedSends sends = planned_sends(planned);
   if (json) {
     out << simulation_json(text, option, planned, sends, simulated).dump(2) << "\n";
   } else {

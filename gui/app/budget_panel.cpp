@@ -27,41 +27,25 @@ namespace {
 
 QString count(double value) { return QString::fromStdString(units::format_count(value)); }
 
-// The recommended plan at one node count of `base`'s cluster (no baselines); a count at which the scenario
-// is invalid is recorded with the reason, as the CLI's --target-tokens-per-second does.
+// The recommended plan at one node count of `base`'s cluster (no baselines), or under pipeline stages the
+// fastest pipeline's; a count at which the scenario is invalid, or its stages cannot be placed, is recorded
+// with the reason, as the CLI's --target-tokens-per-second does.
 TargetPoint plan_at(const Scenario& base, int nodes, PlanObserver& observer) {
   TargetPoint p;
   p.nodes = nodes;
   p.gpus = nodes * base.cluster.gpus_per_node;
   Scenario at = base;
   at.cluster.nodes = nodes;
-  std::optional<ValidScenario> scenario;
-  try {
-    scenario.emplace(std::move(at));
-  } catch (const InputError& e) {
-    p.refusal = e.what();
-    return p;
-  }
-  PlanRequest request;
-  request.with_baselines = false;
-  request.search.observer = &observer;
-  fill_target_point(p, plan_scenario(*scenario, scenario_calibration(*scenario), request));
-  return p;
-}
-
-// A pipelined scenario's point: its pipeline search at that count (refused where its stages cannot be
-// placed).
-TargetPoint pipeline_at(const Scenario& whole, int nodes, PlanObserver& observer) {
-  TargetPoint p;
-  p.nodes = nodes;
-  p.gpus = nodes * whole.cluster.gpus_per_node;
-  Scenario at = whole;
-  at.cluster.nodes = nodes;
   PlanRequest request;
   request.with_baselines = false;
   request.search.observer = &observer;
   try {
-    fill_target_point(p, search_pipelines(at, scenario_calibration(at), request));
+    if (at.parallelism.pipelined()) {
+      fill_target_point(p, search_pipelines(at, scenario_calibration(at), request));
+    } else {
+      const ValidScenario scenario(std::move(at));
+      fill_target_point(p, plan_scenario(scenario, scenario_calibration(scenario), request));
+    }
   } catch (const MeshError& e) {
     p.refusal = e.field() + ": " + e.what();
   } catch (const InputError& e) {
@@ -221,8 +205,7 @@ void BudgetPanel::fill_table() {
 }
 
 void BudgetPanel::add_rows(const TrainingBudget& budget) {
-  // A stage's scenario runs on its stage's GPUs; the pipeline on every stage's.
-  const int gpus = physical_gpus(*scenario_) * (pipelines_ ? scenario_->mesh.pipeline.stages : 1);
+  const int gpus = physical_gpus(whole_ ? *whole_ : *scenario_);  // a pipeline: every stage's GPUs
   budget_status_->setText(QString("Training on %1 tokens on %2 GPUs (every GPU billed for the whole run):")
                               .arg(count(budget.tokens))
                               .arg(gpus));
@@ -239,15 +222,8 @@ void BudgetPanel::add_rows(const TrainingBudget& budget) {
     for (int c = 0; c < cells.size(); ++c) table_->setItem(row, c, new QTableWidgetItem(cells[c]));
   };
   if (pipelines_) {
-    const auto add_pipeline = [&](const PipelineOption& o) {
-      PlanPrediction predicted;
-      predicted.iteration_seconds = o.iteration_seconds;
-      predicted.tokens_per_second = o.tokens_per_second;
-      add(QString::fromStdString(pipeline_text(*pipelines_, o)), predicted);
-    };
-    add_pipeline(pipelines_->options[pipelines_->best]);
-    for (std::size_t i = 0; i < pipelines_->options.size(); ++i)
-      if (i != pipelines_->best && pipelines_->options[i].fits) add_pipeline(pipelines_->options[i]);
+    for (const PipelineOption* o : fitting_pipelines(*pipelines_))
+      add(QString::fromStdString(pipeline_text(*pipelines_, *o)), pipeline_prediction(*o));
     return;
   }
   if (report_->best.fits)
@@ -294,15 +270,13 @@ bool BudgetPanel::find_nodes() {
     watcher->deleteLater();
     searched(r.generation, r.search, r.error);
   });
-  watcher->setFuture(QtConcurrent::run([base, rate, latest, mine, pipelined]() mutable {
+  watcher->setFuture(QtConcurrent::run([base, rate, latest, mine]() mutable {
     SearchResult out;
     out.generation = mine;
     Superseded observer(*latest, mine);  // the lambda's copy of `latest` keeps it alive
     try {
-      out.search =
-          search_node_count(rate, base.cluster.gpus_per_node, base.training.global_batch, [&](int nodes) {
-            return pipelined ? pipeline_at(base, nodes, observer) : plan_at(base, nodes, observer);
-          });
+      out.search = search_node_count(rate, base.cluster.gpus_per_node, base.training.global_batch,
+                                     [&](int nodes) { return plan_at(base, nodes, observer); });
     } catch (const PlanCancelled&) {
     } catch (const std::exception& e) {
       out.error = QString::fromStdString(e.what());

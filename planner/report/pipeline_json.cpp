@@ -37,7 +37,7 @@ nlohmann::ordered_json option_json(const PipelineSearch& search, const PipelineO
     row["micro_batch"] = o.micro_batch;
     row["micro_batches"] = o.micro_batches;
     row["bubble_fraction"] = o.bubble_fraction;
-    row["boundary_seconds"] = o.boundary_seconds;
+    row["boundary_seconds"] = o.boundary_seconds();
     row["iteration_seconds"] = o.iteration_seconds;
     row["tokens_per_second"] = o.tokens_per_second;
     row["peak_memory_bytes"] = o.peak_bytes;

@@ -82,7 +82,7 @@ double boundary_bytes(const Scenario& whole, const Scenario& tmpl, std::int64_t 
 // a node sending. Stages inside nodes: inside the node over the path between the two stages, or to the next
 // node (the last stage of a node; the last stage to the first under the interleaved schedule), the stage's
 // GPUs sharing their rails' NICs.
-std::vector<double> boundary_seconds(const Scenario& whole, int stages, double bytes) {
+std::vector<double> send_seconds_per_boundary(const Scenario& whole, int stages, double bytes) {
   const Cluster& physical = whole.cluster;
   const int stage_gpus = physical.gpus() / stages;
   const auto network = [&](int sending) {
@@ -210,8 +210,7 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
   o.send_seconds.assign(static_cast<std::size_t>(stages), 0.0);
   if (stages > 1) {
     o.boundary_bytes = boundary_bytes(whole, tmpl, micro_batch, widest_cut);
-    o.send_seconds = boundary_seconds(whole, stages, o.boundary_bytes);
-    o.boundary_seconds = *std::max_element(o.send_seconds.begin(), o.send_seconds.end());
+    o.send_seconds = send_seconds_per_boundary(whole, stages, o.boundary_bytes);
   }
   o.iteration_seconds = schedule_pipeline(search, o).iteration_seconds;
   o.tokens_per_second = tokens / o.iteration_seconds;
@@ -219,6 +218,26 @@ PipelineOption pipeline_at(const Scenario& whole, const Scenario& tmpl, const Pi
 }
 
 }  // namespace
+
+double PipelineOption::boundary_seconds() const {
+  return send_seconds.empty() ? 0.0 : *std::max_element(send_seconds.begin(), send_seconds.end());
+}
+
+std::vector<const PipelineOption*> fitting_pipelines(const PipelineSearch& search) {
+  std::vector<const PipelineOption*> out;
+  if (!search.any_fits()) return out;
+  out.push_back(&search.options[search.best]);
+  for (std::size_t i = 0; i < search.options.size(); ++i)
+    if (i != search.best && search.options[i].fits) out.push_back(&search.options[i]);
+  return out;
+}
+
+PlanPrediction pipeline_prediction(const PipelineOption& option) {
+  PlanPrediction p;
+  p.iteration_seconds = option.iteration_seconds;
+  p.tokens_per_second = option.tokens_per_second;
+  return p;
+}
 
 ScheduledPipeline schedule_pipeline(const PipelineSearch& search, const PipelineOption& option) {
   std::vector<StageDurations> durations;

@@ -36,11 +36,11 @@ struct PipelineOption {
   std::int64_t micro_batch = 0;
   int micro_batches = 0;  // per iteration (the scenario's gradient accumulation steps)
   std::vector<PipelineStagePlan> stage_plans;
-  double boundary_bytes = 0;    // one activation (or its gradient) a GPU sends to the next stage's GPU
-  double boundary_seconds = 0;  // its slowest send (of send_seconds)
+  double boundary_bytes = 0;  // one activation (or its gradient) a GPU sends to the next stage's GPU
   // Per boundary s (stage s to (s + 1) mod stages, and back): one send, every GPU of the stage sending at
   // once; the last (the last stage to the first) is used by the interleaved schedule only.
   std::vector<double> send_seconds;
+  double boundary_seconds() const;  // the slowest of send_seconds (0 without any)
   double bubble_fraction = 0;
   double iteration_seconds = 0;
   double tokens_per_second = 0;
@@ -52,6 +52,14 @@ struct PipelineOption {
   bool pruned = false;       // not planned: its compute alone cannot beat a pipeline already found
   bool bounds_hold = true;   // every stage planned took at least its compute and a tail of at least 0
 };
+
+struct PipelineSearch;
+
+// The pipelines of `search` that fit, the fastest first, then in the search's order.
+std::vector<const PipelineOption*> fitting_pipelines(const PipelineSearch& search);
+
+// An option's iteration and tokens/s as a plan's prediction (what time to train reads).
+PlanPrediction pipeline_prediction(const PipelineOption& option);
 
 struct PipelineSearch {
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;

@@ -43,7 +43,7 @@ std::int64_t pipeline_trace_events(const PipelineSearch& search, const PipelineO
   const std::int64_t m = option.micro_batches;
   // Per micro-batch every chunk runs forward and backward; all but the model's first and last chunk's ends
   // send (2 p v - 2 over the stages), none with a single stage or sends of no time.
-  const std::int64_t sends = p > 1 && option.boundary_seconds > 0 ? m * (2 * p * v - 2) : 0;
+  const std::int64_t sends = p > 1 && option.boundary_seconds() > 0 ? m * (2 * p * v - 2) : 0;
   return p * (3 + 2 * m * v + 1) + sends;
 }
 
@@ -69,7 +69,7 @@ std::string pipeline_trace_json(const PipelineSearch& search, const PipelineOpti
     throw std::length_error(why);
   const int p = static_cast<int>(run.stages.size());
   const int v = search.schedule == PipelineSchedule::interleaved ? search.virtual_stages : 1;
-  const bool sends = p > 1 && option.boundary_seconds > 0;
+  const bool sends = p > 1 && option.boundary_seconds() > 0;
   Json events = Json::array();
   for (int r = 0; r < p; ++r)
     for (Json& e : track_names(r, option.stage_plans[static_cast<std::size_t>(r)])) events.push_back(e);

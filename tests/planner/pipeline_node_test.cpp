@@ -78,7 +78,7 @@ TEST(PipelineInsideANode, TwoStagesOfOneNodeSendOverNvlink) {
   EXPECT_EQ(o.data_parallel, 4);
   for (const PipelineStagePlan& s : o.stage_plans) EXPECT_EQ(s.scenario->cluster.gpus(), 4);
   // 2 x 2048 tokens x 2048 hidden x 2 bytes over 300 GB/s, plus NVSwitch's 1 us.
-  EXPECT_DOUBLE_EQ(o.boundary_seconds, 1e-6 + 2.0 * 2048 * 2048 * 2 / 300e9);
+  EXPECT_DOUBLE_EQ(o.boundary_seconds(), 1e-6 + 2.0 * 2048 * 2048 * 2 / 300e9);
   // On two nodes, four stages of 4 GPUs: the node-crossing send (one NIC of 25 GB/s per GPU) is the slowest.
   Scenario two = whole;
   two.cluster = cluster_preset("dgx-a100", 2);
@@ -87,7 +87,8 @@ TEST(PipelineInsideANode, TwoStagesOfOneNodeSendOverNvlink) {
   const PipelineOption four = search_pipelines(two, Calibration{}).options.at(0);
   ASSERT_TRUE(four.fits) << four.why_not;
   const double nic = two.cluster.network.nic_bytes_per_second;
-  EXPECT_DOUBLE_EQ(four.boundary_seconds, two.cluster.network.latency_seconds + 2.0 * 2048 * 2048 * 2 / nic);
+  EXPECT_DOUBLE_EQ(four.boundary_seconds(),
+                   two.cluster.network.latency_seconds + 2.0 * 2048 * 2048 * 2 / nic);
 }
 
 // `pipeline: search` on one node tries every stage count that divides its GPUs; three stages are refused by

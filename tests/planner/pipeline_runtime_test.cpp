@@ -186,7 +186,7 @@ TEST(PipelineRuntime, ProfilesSayWhetherAStageWaitsForItsSends) {
   const PipelineSearch search = search_pipelines(staged("deepspeed"), Calibration{});
   const PipelineOption& option = only_option(search);
   ASSERT_TRUE(option.fits) << option.why_not;
-  ASSERT_GT(option.boundary_seconds, 0);
+  ASSERT_GT(option.boundary_seconds(), 0);
   std::vector<StageDurations> durations;
   for (const PipelineStagePlan& s : option.stage_plans) {
     EXPECT_GT(s.timing.forward_seconds, 0);
@@ -195,10 +195,10 @@ TEST(PipelineRuntime, ProfilesSayWhetherAStageWaitsForItsSends) {
         {s.timing.forward_seconds, s.timing.step_seconds - s.timing.forward_seconds, s.timing.tail_seconds});
   }
   const double held = run_pipeline_schedule(search.schedule, 1, option.micro_batches, durations,
-                                            option.boundary_seconds, PipelineSends::blocking)
+                                            option.boundary_seconds(), PipelineSends::blocking)
                           .iteration_seconds;
   const double posted =
-      run_pipeline_schedule(search.schedule, 1, option.micro_batches, durations, option.boundary_seconds)
+      run_pipeline_schedule(search.schedule, 1, option.micro_batches, durations, option.boundary_seconds())
           .iteration_seconds;
   EXPECT_DOUBLE_EQ(option.iteration_seconds, held);
   EXPECT_GT(held, posted);
