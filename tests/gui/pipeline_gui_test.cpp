@@ -142,6 +142,26 @@ class PipelineGuiTest : public QObject {
     QVERIFY(file.readAll().contains("\"simulated_by\""));
   }
 
+  // A pipeline's simulation whose child exits 0 without the trace it was asked for fails, saying which file.
+  void pipelineSimulationWithoutItsTraceSaysSo() {
+    QTemporaryDir dir;
+    const QString path = two_stages(dir, "{micro_batch: 1, gradient_accumulation_steps: 4}", "fsdp2");
+    MainWindow w;
+    w.show();
+    QVERIFY(open_and_plan(w, path));
+    qputenv("FAKE_SIMULATOR_MODE", "no-trace");
+    w.simulation()->set_program(QStringLiteral(SHARDSCOPE_SOURCE_DIR "/tests/gui/fake_simulator.sh"));
+    QSignalSpy finished(w.simulation(), &SimulationService::finished);
+    w.simulate();
+    QVERIFY(finished.wait(60000));
+    qunsetenv("FAKE_SIMULATOR_MODE");
+    const auto outcome = finished.takeFirst().at(0).value<std::shared_ptr<const SimulationOutcome>>();
+    QVERIFY(!outcome->ok);
+    QVERIFY2(outcome->error.contains("the simulator's trace ") && outcome->error.contains("cannot be read"),
+             qPrintable(outcome->error));
+    QVERIFY(w.timeline_panel()->error_text().contains("cannot be read"));
+  }
+
   // A run too large to draw (42,000 micro-batches: over kMaxPipelineTraceEvents) is not built: the Timeline
   // says why, and there is nothing to save.
   void pipelineTooLargeToDrawSaysWhy() {

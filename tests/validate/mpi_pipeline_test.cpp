@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/validate/mpi_launch.hpp"
 
@@ -20,6 +22,20 @@ const std::string kScenario = kScenarios + "pipelines/cpu-4rank-pipeline.yaml";
 Launch launch(int ranks, const std::string& arguments) {
   return launch_under_mpi(SHARDSCOPE_MPIEXEC, SHARDSCOPE_VALIDATE_BINARY, ranks, arguments,
                           "mpi-pipeline.log");
+}
+
+// The pipeline scenario with its cluster's absolute path and `from` replaced by `to`, written to a file.
+std::string pipeline_variant(const std::string& name, const std::string& from, const std::string& to) {
+  std::ifstream in(kScenario);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  yaml.replace(yaml.find("file: ../cpu-4rank-cluster.yaml"), 31,
+               "file: " + kScenarios + "cpu-4rank-cluster.yaml");
+  if (!from.empty()) yaml.replace(yaml.find(from), from.size(), to);
+  const std::string path = ::testing::TempDir() + std::to_string(::getpid()) + "_" + name + ".yaml";
+  std::ofstream(path) << yaml;
+  return path;
 }
 
 class MpiPipeline : public ::testing::Test {
@@ -106,22 +122,25 @@ TEST_F(MpiPipeline, WhatTheHarnessDoesNotRunIsRefusedWithTheReason) {
       << three.output;
   // The interleaved schedule is refused by name (the harness runs GPipe and 1F1B); the scenario is written
   // with its cluster's absolute path.
-  const std::string interleaved = ::testing::TempDir() + std::to_string(::getpid()) + "_interleaved.yaml";
-  {
-    std::ifstream in(kScenario);
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string yaml = text.str();
-    yaml.replace(yaml.find("file: ../cpu-4rank-cluster.yaml"), 31,
-                 "file: " + kScenarios + "cpu-4rank-cluster.yaml");
-    yaml.replace(yaml.find("pipeline_schedule: 1f1b"), 23,
-                 "pipeline_schedule: interleaved\n  virtual_stages: 2");
-    std::ofstream(interleaved) << yaml;
-  }
+  const std::string interleaved = pipeline_variant("interleaved", "pipeline_schedule: 1f1b",
+                                                   "pipeline_schedule: interleaved\n  virtual_stages: 2");
   const Launch looped = launch(4, "run-pipeline " + interleaved + " --out " + out);
   EXPECT_EQ(looped.exit_code, 2) << looped.output;
   EXPECT_NE(looped.output.find("the interleaved schedule is not run by the harness"), std::string::npos)
       << looped.output;
+  // Stages of a tensor-parallel mesh, more micro-batches than MPI's tags number, and no pipeline fitting.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {pipeline_variant("tp", "pipeline: 2", "pipeline: 2\n  tensor: 2"),
+       "tensor and context parallelism are not run by the harness"},
+      {pipeline_variant("many", "gradient_accumulation_steps: 4", "gradient_accumulation_steps: 16002"),
+       "16002 micro-batches are more than the 16,000 MPI's tags number"},
+      {pipeline_variant("tight", "memory_limit: 1GiB", "memory_limit: 20MiB"),
+       "no pipeline fits the memory limit"}};
+  for (const auto& [path, why] : refused) {
+    const Launch r = launch(4, "run-pipeline " + path + " --out " + out);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(why), std::string::npos) << r.output;
+  }
   const Launch plain = launch(2, "run-pipeline " + kScenarios + "cpu-2rank.yaml --out " + out);
   EXPECT_EQ(plain.exit_code, 2) << plain.output;
   EXPECT_NE(plain.output.find("parallelism.pipeline"), std::string::npos) << plain.output;
@@ -142,6 +161,27 @@ TEST_F(MpiPipeline, WhatTheHarnessDoesNotRunIsRefusedWithTheReason) {
                  "file: " + kScenarios + "cpu-2rank-cluster.yaml");
     std::ofstream(tp) << yaml << "parallelism: {tensor: 2}\n";
   }
+  // A mesh to search is refused (the harness runs one), and a mesh on cuda-nccl (not built there; or the
+  // backend itself is not).
+  const std::string searched = ::testing::TempDir() + std::to_string(::getpid()) + "_search.yaml";
+  {
+    std::ifstream in(tp);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string yaml = text.str();
+    yaml.replace(yaml.find("tensor: 2"), 9, "tensor: search");
+    std::ofstream(searched) << yaml;
+  }
+  const Launch search = launch(2, "run " + searched + " --strategy ddp --out " + out);
+  EXPECT_EQ(search.exit_code, 2) << search.output;
+  EXPECT_NE(search.output.find("the harness runs one mesh: give the tensor-parallel degree"),
+            std::string::npos)
+      << search.output;
+  const Launch cuda = launch(2, "--backend cuda-nccl run " + tp + " --strategy ddp --out " + out);
+  EXPECT_EQ(cuda.exit_code, 2) << cuda.output;
+  EXPECT_TRUE(cuda.output.find("run on the cpu-mpi backend only") != std::string::npos ||
+              cuda.output.find("was built without it") != std::string::npos)
+      << cuda.output;
   const Launch sliced = launch(1, "run " + tp + " --strategy shardscope --out " + out);
   EXPECT_EQ(sliced.exit_code, 2) << sliced.output;
   EXPECT_NE(sliced.output.find("but 1 ranks were launched; launch mpirun -n 2"), std::string::npos)
