@@ -1,6 +1,8 @@
 // Mesh table: one row per tensor-parallel degree with its exact plan and fastest baseline.
 #include "present/mesh_table.hpp"
 
+#include <algorithm>
+
 #include "planner/core/units.hpp"
 #include "present/plan_text.hpp"
 #include "present/text_table.hpp"
@@ -24,8 +26,10 @@ std::string fsdp_text(const PlanReport& report) {
 }  // namespace
 
 void write_mesh_table(std::ostream& out, const MeshSearch& search) {
-  out << "Meshes (parallelism: search; TP inside a node, then CP; each mesh's own exact plan; * the "
-         "fastest)\n";
+  const bool experts = std::any_of(search.options.begin(), search.options.end(),
+                                   [](const MeshOption& o) { return o.slice.expert > 1; });
+  out << "Meshes (parallelism: search; TP inside a node, then CP" << (experts ? ", EP from the DP ranks" : "")
+      << "; each mesh's own exact plan; * the fastest)\n";
   TextTable table(
       {"", "mesh", "plan", "micro-batch", "tokens/s", "peak memory", "fsdp", "fastest baseline (tokens/s)"});
   for (std::size_t i = 0; i < search.options.size(); ++i) {

@@ -16,7 +16,9 @@ std::string choice_text(const OperatorChoice& c) {
 
 namespace {
 
-const char* axis_text(MeshAxis axis) { return axis == MeshAxis::tensor ? "TP" : "CP"; }
+const char* axis_text(MeshAxis axis) {
+  return axis == MeshAxis::tensor ? "TP" : axis == MeshAxis::context ? "CP" : "EP";
+}
 
 std::string per_sample(double bytes) { return units::format_bytes(bytes) + "/sample"; }
 
@@ -24,7 +26,7 @@ std::string per_sample(double bytes) { return units::format_bytes(bytes) + "/sam
 
 std::string mesh_cell(const Operator& op) {
   std::string out;
-  for (const MeshAxis axis : {MeshAxis::tensor, MeshAxis::context}) {
+  for (const MeshAxis axis : {MeshAxis::tensor, MeshAxis::context, MeshAxis::expert}) {
     for (const bool overlapped : {false, true}) {
       int count = 0;
       double bytes = 0;
@@ -44,7 +46,7 @@ std::string mesh_cell(const Operator& op) {
 std::vector<std::string> mesh_collective_lines(const Operator& op) {
   std::vector<std::string> out;
   for (const TensorCollective& t : op.tensor_collectives) {
-    out.push_back(std::string(axis_text(t.axis)) + " " + to_string(t.kind) +
+    out.push_back(std::string(axis_text(t.axis)) + " " + (t.all_to_all ? "all-to-all" : to_string(t.kind)) +
                   (t.backward ? ", backward, " : ", forward, ") + per_sample(t.bytes_per_sample) +
                   (t.overlapped ? ", overlapped" : ", blocking"));
   }

@@ -163,6 +163,40 @@ nlohmann::ordered_json runtime_json(const Scenario& s, const Calibration& calibr
   return j;
 }
 
+// Only on a mesh: the model and cluster are one GPU's slice and its data-parallel ranks.
+nlohmann::ordered_json mesh_json(const Scenario& s) {
+  nlohmann::ordered_json out{{"tensor", s.mesh.tensor.degree},
+                             {"sequence_parallel", s.mesh.tensor.sequence_parallel},
+                             {"context", s.mesh.tensor.context},
+                             {"gpus", physical_gpus(s)},
+                             {"whole_model_parameters", whole_model_parameters(s)}};
+  if (s.mesh.tensor.expert > 1) {
+    out["expert"] = s.mesh.tensor.expert;
+    out["expert_imbalance"] = s.mesh.tensor.expert_imbalance;
+  }
+  return out;
+}
+
+// A uniform strategy's model states per GPU: under expert parallelism an expert operator's I scope is N
+// and its G scope shards over the GPUs holding the same experts (collective_calls.hpp).
+ModelStateBytes strategy_states(const Scenario& s, const Scopes& scopes,
+                                const StateBytesPerParameter& bytes) {
+  std::int64_t dense = 0, experts = 0;  // trainable parameters
+  for (const Operator& op : s.model.operators)
+    if (op.trainable) (op.expert_parallel ? experts : dense) += op.parameters;
+  const int n = s.cluster.gpus(), group = s.training.group_size;
+  ModelStateBytes out = model_state_bytes_per_gpu(static_cast<double>(dense), scopes, n, group, bytes);
+  if (experts == 0) return out;
+  const auto acting = [](ShardScope scope) { return scope == ShardScope::I ? ShardScope::N : scope; };
+  const Scopes expert{acting(scopes.parameters), acting(scopes.gradients), acting(scopes.optimizer)};
+  const ModelStateBytes e =
+      model_state_bytes_per_gpu(static_cast<double>(experts), expert, n / group, group, bytes);
+  out.parameter_bytes += e.parameter_bytes;
+  out.gradient_bytes += e.gradient_bytes;
+  out.optimizer_bytes += e.optimizer_bytes;
+  return out;
+}
+
 nlohmann::ordered_json to_json(const Scenario& s, const std::string& gpu, const Calibration& calibration) {
   nlohmann::ordered_json out;
   out["scenario"] = s.name;
@@ -187,13 +221,7 @@ nlohmann::ordered_json to_json(const Scenario& s, const std::string& gpu, const 
     o["workspace_bytes_per_sample"] = op.workspace_bytes_per_sample;
     model["operators"].push_back(o);
   }
-  if (s.mesh.sliced()) {  // only on a mesh: the model and cluster are one GPU's slice and its DP ranks
-    out["mesh"] = {{"tensor", s.mesh.tensor.degree},
-                   {"sequence_parallel", s.mesh.tensor.sequence_parallel},
-                   {"context", s.mesh.tensor.context},
-                   {"gpus", physical_gpus(s)},
-                   {"whole_model_parameters", whole_model_parameters(s)}};
-  }
+  if (s.mesh.sliced()) out["mesh"] = mesh_json(s);
   auto& cluster = out["cluster"];
   cluster["name"] = s.cluster.name;
   cluster["gpus"] = s.cluster.gpus();
@@ -228,9 +256,7 @@ nlohmann::ordered_json to_json(const Scenario& s, const std::string& gpu, const 
   const StateBytesPerParameter bytes = state_bytes_per_parameter(s.training.precision, s.training.optimizer);
   out["model_states"] = nlohmann::ordered_json::array();
   for (const Strategy* b : classic_strategies()) {
-    const ModelStateBytes m =
-        model_state_bytes_per_gpu(static_cast<double>(s.model.trainable_parameters()), b->scopes,
-                                  s.cluster.gpus(), s.training.group_size, bytes);
+    const ModelStateBytes m = strategy_states(s, b->scopes, bytes);
     out["model_states"].push_back({{"strategy", b->name},
                                    {"scopes", b->scopes.name()},
                                    {"parameter_bytes", m.parameter_bytes},
@@ -259,6 +285,8 @@ void print_text(const Scenario& s, const std::string& gpu, const Calibration& ca
     os << "Mesh      " << mesh_text(s) << ": one GPU's slice of the "
        << format_count(whole_model_parameters(s)) << "-parameter model"
        << (s.mesh.tensor.context > 1 ? ", a sample one chunk of a sequence" : "")
+       << (s.mesh.tensor.expert > 1 ? ", experts / " + std::to_string(s.mesh.tensor.expert) + " per layer"
+                                    : "")
        << "; the cluster below as its data-parallel ranks\n";
   } else if (s.parallelism.search()) {
     os << "Mesh      parallelism: search (`plan` compares every mesh; the whole model below)\n";
@@ -308,8 +336,7 @@ void print_text(const Scenario& s, const std::string& gpu, const Calibration& ca
   present::TextTable states(
       {"strategy", "scopes", "parameters", "gradients", "optimizer", "total", "fits limit"});
   for (const Strategy* b : classic_strategies()) {
-    const ModelStateBytes ms = model_state_bytes_per_gpu(static_cast<double>(m.trainable_parameters()),
-                                                         b->scopes, c.gpus(), s.training.group_size, bytes);
+    const ModelStateBytes ms = strategy_states(s, b->scopes, bytes);
     const bool fits = ms.total() + runtime_reserve_bytes(s, calibration) <=
                       static_cast<double>(s.training.memory_limit_bytes);
     states.add({b->name, b->scopes.name(), format_bytes(ms.parameter_bytes), format_bytes(ms.gradient_bytes),

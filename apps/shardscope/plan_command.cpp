@@ -174,8 +174,9 @@ nlohmann::ordered_json alternatives_json(const PlanReport& report, std::size_t t
 void write_export(const Plan& plan, const Scenario& scenario, const std::string& format,
                   const OutputFile& file) {
   if (scenario.mesh.sliced()) {
-    throw UsageError("--export", "the plan runs on a tensor-parallel mesh (" + mesh_text(scenario) +
-                                     "); the exports write data-parallel sharding only, not TP meshes");
+    throw UsageError("--export", "the plan runs on a model-parallel mesh (" + mesh_text(scenario) +
+                                     "); the exports write data-parallel sharding only, not TP, CP or EP "
+                                     "meshes");
   }
   const PlanExport exported = export_plan(scenario, plan, parse_name<ExportFormat>(format).value());
   for (const std::string& line : exported.unexpressed)

@@ -20,7 +20,8 @@ bool is_json_file(const std::string& path) {
 
 bool ScenarioFlags::overridden() const {
   return is_json_file(scenario) || !sets.empty() || !model.empty() || !cluster.empty() || nodes > 0 ||
-         !runtime.empty() || !tensor.empty() || sequence_parallel || !context.empty() || !pipeline.empty();
+         !runtime.empty() || !tensor.empty() || sequence_parallel || !context.empty() || !expert.empty() ||
+         !pipeline.empty();
 }
 
 std::string ScenarioFlags::scenario_file() const { return is_json_file(scenario) ? "" : scenario; }
@@ -38,6 +39,7 @@ std::vector<ScenarioOverride> ScenarioFlags::overrides() const {
   if (!tensor.empty()) out.push_back(option_override("--tp " + tensor, "parallelism.tensor", tensor));
   if (sequence_parallel) out.push_back(option_override("--sp", "parallelism.sequence_parallel", "true"));
   if (!context.empty()) out.push_back(option_override("--cp " + context, "parallelism.context", context));
+  if (!expert.empty()) out.push_back(option_override("--ep " + expert, "parallelism.expert", expert));
   if (!pipeline.empty()) out.push_back(option_override("--pp " + pipeline, "parallelism.pipeline", pipeline));
   for (const std::string& set : sets) out.push_back(parse_set_argument(set, "--set"));
   return out;
@@ -95,6 +97,12 @@ void add_scenario_flags(CLI::App& command, ScenarioFlags& flags) {
       .add_option("--cp", flags.context,
                   "Context-parallel degree (parallelism.context): each sequence cut into N chunks, ring "
                   "attention; or 'search'")
+      ->check(non_empty("a degree or 'search'"))
+      ->type_name("N|search");
+  command
+      .add_option("--ep", flags.expert,
+                  "Expert-parallel degree of an MoE model (parallelism.expert): each layer's experts split "
+                  "over N data-parallel GPUs, tokens sent to them by all-to-all; or 'search'")
       ->check(non_empty("a degree or 'search'"))
       ->type_name("N|search");
   command

@@ -24,6 +24,7 @@ struct ScenarioFlags {
   std::string tensor;              // --tp N|search: parallelism.tensor
   bool sequence_parallel = false;  // --sp: parallelism.sequence_parallel
   std::string context;             // --cp N|search: parallelism.context
+  std::string expert;              // --ep N|search: parallelism.expert
   std::string pipeline;            // --pp: pipeline stages (parallelism.pipeline) or "search"
 
   // Whether anything beyond a scenario YAML file is given (an override, or a config.json as SCENARIO).

@@ -59,7 +59,9 @@ void add_operator(CanonicalText& c, const std::string& p, const Operator& op, bo
     c.add(q + "kind", static_cast<int>(t.kind));
     c.add(q + "backward", t.backward);
     c.add(q + "bytes_per_sample", t.bytes_per_sample);
+    if (t.all_to_all) c.add(q + "all_to_all", true);  // expert parallelism only: others as they were
   }
+  if (op.expert_parallel) c.add(p + "expert_parallel", true);
 }
 
 void add_cluster(CanonicalText& c, const Cluster& k) {
@@ -180,6 +182,10 @@ std::uint64_t scenario_digest(const Scenario& scenario) {
     c.add("mesh.tensor", scenario.mesh.tensor.degree);
     c.add("mesh.sequence_parallel", scenario.mesh.tensor.sequence_parallel);
     if (scenario.mesh.tensor.context > 1) c.add("mesh.context", scenario.mesh.tensor.context);
+    if (scenario.mesh.tensor.expert > 1) {
+      c.add("mesh.expert", scenario.mesh.tensor.expert);
+      c.add("mesh.expert_imbalance", scenario.mesh.tensor.expert_imbalance);
+    }
     add_cluster(c, scenario.mesh.physical);
   }
   if (scenario.mesh.pipeline.pipelined()) {  // a pipeline stage's scenario

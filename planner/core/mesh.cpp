@@ -149,22 +149,60 @@ std::string context_placement_refusal(const Cluster& cluster, const TensorSlice&
          std::to_string(cluster.nodes) + " nodes must hold whole groups";
 }
 
+// Why the expert-parallel groups of `slice` cannot be placed on `cluster` ("" when they can): `expert`
+// consecutive data-parallel ranks inside a node (dividing its ranks) or over whole nodes; and the group is
+// PaRO's, so a group size given otherwise is refused.
+std::pair<std::string, std::string> expert_placement_refusal(const Scenario& whole,
+                                                             const TensorSlice& slice) {
+  if (slice.expert <= 1) return {"", ""};
+  const Cluster& cluster = whole.cluster;
+  const int per_node = cluster.gpus_per_node / slice.degree;
+  const std::string degree = "expert-parallel degree " + std::to_string(slice.expert);
+  if (slice.expert <= per_node && per_node % slice.expert != 0) {
+    return {"parallelism.expert",
+            degree + " does not divide the " + std::to_string(per_node) +
+                " data-parallel ranks of a node (a group across nodes takes whole nodes)"};
+  }
+  if (slice.expert > per_node &&
+      (slice.expert % per_node != 0 || cluster.nodes % (slice.expert / per_node) != 0)) {
+    return {"parallelism.expert",
+            degree + " spans nodes: a group across nodes takes whole nodes (a multiple of the " +
+                std::to_string(per_node) + " data-parallel ranks of a node) and the " +
+                std::to_string(cluster.nodes) + " nodes must hold whole groups"};
+  }
+  const int group = whole.training.group_size;
+  if (group != cluster.gpus_per_node && group != slice.expert * slice.degree) {
+    return {"training.group_size",
+            "group size " + std::to_string(group) + ": under expert parallelism PaRO's group is the " +
+                "expert-parallel group (" + std::to_string(slice.expert * slice.degree) +
+                " GPUs); leave training.group_size out or set it to that"};
+  }
+  return {"", ""};
+}
+
+// The scenario field a slice's refusal names: the first axis it asks for beyond the whole model.
+std::string slice_field(const TensorSlice& slice) {
+  if (slice.degree > 1 || slice.sequence_parallel) return "parallelism.tensor";
+  if (slice.context > 1) return "parallelism.context";
+  return slice.expert > 1 ? "parallelism.expert" : "parallelism.tensor";
+}
+
 // Why `slice` cannot cut `whole` before the model is generated ("" when it can), and the field to blame.
 std::pair<std::string, std::string> mesh_refusal(const Scenario& whole, const TensorSlice& slice) {
-  const std::string field =
-      slice.degree == 1 && slice.context > 1 ? "parallelism.context" : "parallelism.tensor";
+  const std::string field = slice_field(slice);
   if (!whole.transformer) {
     return {field,
-            "tensor and context parallelism slice a generated transformer (model.preset, "
+            "tensor, context and expert parallelism slice a generated transformer (model.preset, "
             "model.transformer or model.hf_config); this model is a list of operators"};
   }
   if (whole.planner.cost_model == CostModelKind::paper) {
     return {field,
-            "the paper cost model has no tensor or context parallelism (its operators' costs are "
+            "the paper cost model has no tensor, context or expert parallelism (its operators' costs are "
             "given whole)"};
   }
   if (const std::string why = context_placement_refusal(whole.cluster, slice); !why.empty())
     return {field, why};
+  if (auto refusal = expert_placement_refusal(whole, slice); !refusal.second.empty()) return refusal;
   if (whole.training.group_size % slice.degree != 0) {
     return {"training.group_size", "group size " + std::to_string(whole.training.group_size) +
                                        " GPUs is not a whole number of tensor-parallel groups of " +
@@ -177,7 +215,7 @@ std::pair<std::string, std::string> mesh_refusal(const Scenario& whole, const Te
 
 Scenario slice_scenario(const Scenario& whole, const TensorSlice& slice) {
   if (whole.mesh.sliced()) throw MeshError("parallelism.tensor", "the scenario is sliced already");
-  if (slice.degree == 1 && !slice.sequence_parallel && slice.context == 1) return whole;
+  if (slice.whole()) return whole;
   Scenario out = whole;
   out.cluster = data_parallel_cluster(whole.cluster, slice.degree);  // its own refusals first
   if (const auto [field, why] = mesh_refusal(whole, slice); !why.empty()) throw MeshError(field, why);
@@ -186,12 +224,14 @@ Scenario slice_scenario(const Scenario& whole, const TensorSlice& slice) {
         *whole.transformer, slice,
         TensorParallelStyle{whole.execution.runtime.sequence_parallel_keeps_gathered_inputs});
   } catch (const TransformerSpecError& e) {
-    throw MeshError(e.field() == "sequence_parallel" ? "parallelism.sequence_parallel"
-                    : e.field() == "context"         ? "parallelism.context"
-                                                     : "parallelism.tensor",
+    const std::string& f = e.field();
+    throw MeshError(f == "sequence_parallel" || f == "context" || f == "expert" || f == "expert_imbalance"
+                        ? "parallelism." + f
+                        : "parallelism.tensor",
                     e.what());
   }
-  out.training.group_size = whole.training.group_size / slice.degree;
+  // Under expert parallelism PaRO's group is the expert-parallel group (expert_placement_refusal).
+  out.training.group_size = slice.expert > 1 ? slice.expert : whole.training.group_size / slice.degree;
   // A fixed micro-batch under a global batch: the data-parallel ranks are fewer, the steps more; a sample
   // is a chunk under context parallelism, so the global batch counts chunks.
   TrainingConfig& t = out.training;
@@ -206,9 +246,27 @@ Scenario slice_scenario(const Scenario& whole, const TensorSlice& slice) {
   return out;
 }
 
+namespace {
+
+// The expert-parallel degrees a mesh search tries: the one asked for, or under `search` every degree that
+// divides the layers' experts and at most the GPUs (1 for a dense model).
+std::vector<int> expert_degrees(const Scenario& whole) {
+  const int asked = whole.parallelism.expert;
+  if (asked > 0) return {asked};
+  std::vector<int> out{1};
+  const int experts = whole.transformer ? whole.transformer->experts : 0;
+  for (int e = 2; e <= experts && e <= whole.cluster.gpus(); ++e) {
+    if (experts % e == 0) out.push_back(e);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<TensorSlice> candidate_slices(const Scenario& whole, std::vector<std::string>* refused) {
   const ParallelismRequest& asked = whole.parallelism;
   const int per_node = whole.cluster.gpus_per_node;
+  const std::vector<int> experts = expert_degrees(whole);
   std::vector<TensorSlice> out;
   for (int degree = 1; degree <= per_node; ++degree) {
     if (per_node % degree != 0 || (asked.tensor > 0 && degree != asked.tensor)) continue;
@@ -219,12 +277,17 @@ std::vector<TensorSlice> candidate_slices(const Scenario& whole, std::vector<std
     }
     if (asked.context > 0) contexts.push_back(asked.context);
     for (const int context : contexts) {
-      const TensorSlice slice{degree, degree > 1 && asked.sequence_parallel, context};
-      try {
-        slice_scenario(whole, slice);
-        out.push_back(slice);
-      } catch (const MeshError& e) {
-        if (refused != nullptr) refused->push_back(slice_text(slice) + ": " + e.what());
+      for (const int expert : experts) {
+        // A search does not pair expert with tensor parallelism (not modelled); a pair asked for is refused.
+        if (degree > 1 && expert > 1 && (asked.tensor == 0 || asked.expert == 0)) continue;
+        const TensorSlice slice{degree, degree > 1 && asked.sequence_parallel, context, expert,
+                                asked.expert_imbalance};
+        try {
+          slice_scenario(whole, slice);
+          out.push_back(slice);
+        } catch (const MeshError& e) {
+          if (refused != nullptr) refused->push_back(slice_text(slice) + ": " + e.what());
+        }
       }
     }
   }
@@ -243,16 +306,21 @@ double whole_model_parameters(const Scenario& scenario) {
 std::string slice_text(const TensorSlice& slice) {
   std::string text = "TP " + std::to_string(slice.degree) + (slice.sequence_parallel ? " + SP" : "");
   if (slice.context > 1) text += " x CP " + std::to_string(slice.context);
+  if (slice.expert > 1) text += " x EP " + std::to_string(slice.expert);
   return text;
 }
 
 std::string mesh_text(const Scenario& scenario) {
   const TensorSlice& slice = scenario.mesh.tensor;
   const std::string gpus = " (" + std::to_string(physical_gpus(scenario)) + " GPUs)";
-  const std::string dp = "DP " + std::to_string(scenario.cluster.gpus() / slice.context);
+  // Expert parallelism borrows its groups from the data-parallel ranks: named with them, not multiplied.
+  const std::string dp = "DP " + std::to_string(scenario.cluster.gpus() / slice.context) +
+                         (slice.expert > 1 ? " with EP " + std::to_string(slice.expert) : "");
   if (!scenario.mesh.sliced()) return dp + gpus;
-  if (slice.degree == 1) return "CP " + std::to_string(slice.context) + " x " + dp + gpus;
-  return slice_text(slice) + " x " + dp + gpus;
+  std::string text = slice.degree > 1 ? "TP " + std::to_string(slice.degree) : "";
+  if (slice.sequence_parallel) text += " + SP";
+  if (slice.context > 1) text += (text.empty() ? "" : " x ") + ("CP " + std::to_string(slice.context));
+  return text.empty() ? dp + gpus : text + " x " + dp + gpus;
 }
 
 }  // namespace shardscope

@@ -20,13 +20,16 @@ struct ParallelismRequest {
   int tensor = 1;
   bool sequence_parallel = false;  // applies to tensor degrees above 1
   int context = 1;
+  int expert = 1;                 // 0: `search`, every degree that divides the experts and places
+  double expert_imbalance = 1.0;  // parallelism.expert_imbalance (TensorSlice)
   // Pipeline stages over whole nodes or splitting each node's GPUs evenly (pipeline_stage_cluster; 0:
   // `search`, every count that divides the nodes, or one node's GPUs); `plan` plans them
   // (report/pipeline_search.hpp), the other commands refuse a pipelined scenario.
   int pipeline = 1;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   int virtual_stages = 1;  // model chunks per GPU under the interleaved schedule
-  bool search() const { return tensor == 0 || context == 0; }  // a tensor or context degree to search
+  // a tensor, context or expert degree to search
+  bool search() const { return tensor == 0 || context == 0 || expert == 0; }
   bool pipelined() const { return pipeline != 1; }
 };
 
@@ -38,11 +41,16 @@ struct ParallelismRequest {
 // shard and reduce the gradients like data-parallel ranks, as torchtitan's FSDP over dp x cp does), so a
 // node holds gpus_per_node / degree of them and its links and NICs are shared by the degree's families of
 // rings. Under context parallelism a sample of the sliced scenario is one chunk, 1 / context of a sequence.
+// Expert parallelism borrows from those ranks (as torchtitan's EP borrows from dp_shard x cp): an
+// expert-parallel group is `expert` consecutive data-parallel ranks (inside a node, or whole nodes), and
+// it is then PaRO's group (training.group_size = expert), so the GPUs holding the same experts are the
+// inter-group ranks: an expert operator's G scope shards over them and its I scope is N (its group's GPUs
+// hold different experts; collective_calls.hpp).
 struct MeshSlice {
   TensorSlice tensor;      // degree and context 1: the whole model on the physical cluster
   Cluster physical;        // the cluster before slicing (set when sliced)
   PipelineStage pipeline;  // the stage a pipeline search made this scenario for (stages 1: none)
-  bool sliced() const { return tensor.degree > 1 || tensor.context > 1; }
+  bool sliced() const { return tensor.degree > 1 || tensor.context > 1 || tensor.expert > 1; }
 };
 
 // Why a mesh cannot be built, with the scenario field to blame ("parallelism.tensor", ...).
@@ -78,7 +86,8 @@ Scenario slice_scenario(const Scenario& whole, const TensorSlice& slice);
 
 // The slices `plan` compares for a search: every tensor degree (or the one asked) times every context
 // degree whose product divides the GPUs per node (or the context degree asked, which may span whole nodes)
-// that slice_scenario accepts
+// that slice_scenario accepts, times every expert degree (the one asked, or under `search` each that divides
+// the layers' experts; a search pairs none above 1 with tensor parallelism)
 // (sequence parallelism as asked, above tensor degree 1); each refused mesh's reason goes to `refused`
 // ("TP 8: tensor-parallel degree 8 does not divide the 4 KV heads ...").
 std::vector<TensorSlice> candidate_slices(const Scenario& whole, std::vector<std::string>* refused);

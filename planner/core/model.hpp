@@ -66,8 +66,9 @@ struct GemmShape {
 };
 
 // The mesh group a sliced operator's collective runs in (mesh.hpp): its tensor-parallel group (consecutive
-// GPUs of a node) or its context-parallel group (the GPUs holding the other chunks of its sequences).
-enum class MeshAxis { tensor, context };
+// GPUs of a node), its context-parallel group (the GPUs holding the other chunks of its sequences) or its
+// expert-parallel group (the GPUs holding the layer's other experts).
+enum class MeshAxis { tensor, context, expert };
 
 // A collective of an operator's pass among a mesh group (a generated model sliced by a mesh, mesh.hpp): the
 // whole buffer is bytes_per_sample times the micro-batch. Blocking ones run on the compute stream between
@@ -79,6 +80,9 @@ struct TensorCollective {
   double bytes_per_sample = 0;
   MeshAxis axis = MeshAxis::tensor;
   bool overlapped = false;
+  // An all-to-all (expert parallelism's token dispatch or combine: every GPU sends each other GPU of the
+  // group its share of bytes_per_sample); `kind` is then not read.
+  bool all_to_all = false;
 };
 
 // One unit of the plan: the OSDP papers' granularity is one attention block or one MLP block.
@@ -112,6 +116,9 @@ struct Operator {
   // Under tensor parallelism (a mesh's slice of a generated transformer): the operator's collectives among
   // the GPUs that hold its other slices, per pass. Empty without.
   std::vector<TensorCollective> tensor_collectives;
+  // Under expert parallelism: the operator holds this GPU's experts of its layer, replicated (and sharded)
+  // only among the GPUs that hold the same experts, one per expert-parallel group (mesh.hpp).
+  bool expert_parallel = false;
 };
 
 struct Model {

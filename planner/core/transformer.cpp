@@ -47,6 +47,8 @@ struct ActivationSizes {
   bool sequence_parallel = false;
   bool keeps_gathered_inputs = false;  // TensorParallelStyle: the projections keep their gathered input
   double context = 1;                  // C: the context-parallel degree (tokens above is one chunk, s / C)
+  double expert = 1;                   // E: the expert-parallel degree (MoE layers' experts divided by E)
+  double expert_imbalance = 1;         // the busiest GPU's routed tokens over an even share
   double key_tokens() const { return tokens * context; }  // every chunk's: what attention attends to
   // Bytes of an activation every tensor-parallel GPU holds whole unless sequence parallelism divides it.
   double shared(double bytes) const { return sequence_parallel ? bytes / tensor : bytes; }
@@ -211,6 +213,23 @@ Operator embedding_operator(const TransformerSpec& spec, const ActivationSizes& 
   return op;
 }
 
+// Under expert parallelism the MLP block's norm and router, replicated on every GPU, ride with the attention
+// operator before them: their parameters, the router's product (its FLOPs outside the checkpoint's
+// recompute), the norm's input and dropout mask, the router's input and its fp32 scores kept.
+void add_expert_router(Operator& att, const TransformerSpec& spec, const ActivationSizes& sizes, double h) {
+  const double s = sizes.tokens;
+  const double experts = spec.experts;
+  att.parameters += checked(norm_parameters(spec.norm, h) + h * experts, "router parameters");
+  att.active_parameters = att.parameters;
+  att.forward_flops_per_sample += 2 * s * h * experts;
+  att.forward_gemms.push_back(gemm("router", 1, s, experts, h));
+  const std::int64_t kept = checked(
+      2 * sizes.element_bytes * s * h + sizes.mask_bytes * s * h + 4 * s * experts, "router activations");
+  att.activation_bytes_per_sample += kept;
+  att.selective_bytes_per_sample += kept;
+  att.workspace_bytes_per_sample += checked(sizes.element_bytes * s * h, "router workspace");
+}
+
 // Attention block of `layer`: input norm, Q/K/V/O projections (+ biases), and, where the width changes
 // from the previous layer (inconsistent models), a projection h_prev -> h with bias.
 Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& sizes, int layer) {
@@ -273,6 +292,7 @@ Operator attention_operator(const TransformerSpec& spec, const ActivationSizes& 
   set_selective_attention(att, spec, sizes, h_prev, h, q_dim, kv_dim);
   add_block_collectives(att, sizes, h);
   add_context_exchange(att, sizes, kv_dim);
+  if (sizes.expert > 1 && spec.experts > 0) add_expert_router(att, spec, sizes, h);
   return att;
 }
 
@@ -328,6 +348,43 @@ void set_moe(Operator& mlp, const TransformerSpec& spec, const ActivationSizes& 
               "moe activations");
 }
 
+// One GPU's experts under expert parallelism (the norm and router ride with the attention): experts / E
+// MLPs, run on the tokens routed to them from the GPUs of the group, k per token of each on average and
+// `expert_imbalance` times that on the busiest GPU. Kept: the tokens received (each expert's input for its
+// weight gradient) and each routed expert's intermediates; transient: the intermediates and the dispatch
+// buffers sent and received. Each pass dispatches the tokens and combines the results (an all-to-all
+// each way; again in backward, with the gradients).
+void set_expert_parallel_moe(Operator& mlp, const TransformerSpec& spec, const ActivationSizes& sizes,
+                             double h, double f) {
+  const double s = sizes.tokens;
+  const double k = spec.experts_per_token;
+  const double routed = k * sizes.expert_imbalance;  // token copies the busiest GPU takes per token
+  const double expert_params = mlp_weights(spec, h, f) + mlp_biases(spec, h, f);
+  mlp.kind = OperatorKind::moe;
+  mlp.expert_parallel = true;
+  mlp.parameters = checked(spec.experts / sizes.expert * expert_params, "moe parameters");
+  mlp.active_parameters = std::min(mlp.parameters, checked(k * expert_params, "moe active parameters"));
+  mlp.forward_flops_per_sample = 2 * s * routed * mlp_weights(spec, h, f);
+  const double tokens = std::ceil(s * sizes.expert_imbalance);
+  mlp.forward_gemms.push_back(gemm("up", k, tokens, f, h));
+  if (spec.mlp == MlpKind::gated) mlp.forward_gemms.push_back(gemm("gate", k, tokens, f, h));
+  mlp.forward_gemms.push_back(gemm("down", k, tokens, h, f));
+  const double exchanged = sizes.element_bytes * s * h * routed;
+  mlp.activation_bytes_per_sample =
+      checked(exchanged + routed * per_expert_activation_bytes(spec, sizes, f) + sizes.mask_bytes * s * h,
+              "moe activations");
+  mlp.checkpoint_bytes_per_sample = checked(sizes.element_bytes * s * h + 12 * s * k, "moe checkpoint");
+  mlp.workspace_bytes_per_sample =
+      checked(sizes.element_bytes * s * f * routed + 2 * exchanged, "moe workspace");
+  for (const bool backward : {false, true}) {
+    for (int exchange = 0; exchange < 2; ++exchange) {  // dispatch, combine
+      TensorCollective a2a{CollectiveKind::all_gather, backward, exchanged, MeshAxis::expert};
+      a2a.all_to_all = true;
+      mlp.tensor_collectives.push_back(a2a);
+    }
+  }
+}
+
 // MLP block of `layer`: input norm, up (+ gate) and down projections (+ biases); MoE: experts plus a router.
 // Under a tensor slice f is one GPU's share of the feed-forward width (each expert's alike).
 Operator mlp_operator(const TransformerSpec& spec, const ActivationSizes& sizes, int layer) {
@@ -340,6 +397,12 @@ Operator mlp_operator(const TransformerSpec& spec, const ActivationSizes& sizes,
   mlp.name = "layer" + std::to_string(layer) + ".mlp";
   mlp.layer = layer;
   mlp.parameter_dtype = spec.parameter_dtype;
+  if (spec.experts > 0 && sizes.expert > 1) {
+    set_expert_parallel_moe(mlp, spec, sizes, h, f);
+    mlp.backward_flops_per_sample = 2 * mlp.forward_flops_per_sample;
+    set_selective_whole(mlp);
+    return mlp;
+  }
   if (spec.experts > 0) {
     set_moe(mlp, spec, sizes, h, f);
   } else {
@@ -400,24 +463,6 @@ Operator head_operator(const TransformerSpec& spec, const ActivationSizes& sizes
 
 }  // namespace
 
-double layer_hidden_size(const TransformerSpec& spec, int layer) {
-  return static_cast<double>(spec.layer_hidden.empty() ? spec.hidden
-                                                       : spec.layer_hidden[static_cast<std::size_t>(layer)]);
-}
-
-std::string descriptive_name(const TransformerSpec& spec) {
-  std::string name = "transformer-" + std::to_string(spec.layers) + "x";
-  if (spec.layer_hidden.empty()) {
-    name += std::to_string(spec.hidden);
-  } else {
-    const auto [low, high] = std::minmax_element(spec.layer_hidden.begin(), spec.layer_hidden.end());
-    name += std::to_string(*low);
-    if (*high != *low) name += "-" + std::to_string(*high);
-  }
-  if (spec.experts > 0) name += "-moe" + std::to_string(spec.experts);
-  return name;
-}
-
 Model generate_transformer(const TransformerSpec& spec, const TensorSlice& slice,
                            const TensorParallelStyle& style) {
   check_transformer_spec(spec);
@@ -430,6 +475,8 @@ Model generate_transformer(const TransformerSpec& spec, const TensorSlice& slice
   sizes.tensor = slice.degree;
   sizes.sequence_parallel = slice.sequence_parallel;
   sizes.keeps_gathered_inputs = style.keeps_gathered_inputs;
+  sizes.expert = slice.expert;
+  sizes.expert_imbalance = slice.expert_imbalance;
 
   Model model;
   model.name = spec.name.empty() ? descriptive_name(spec) : spec.name;

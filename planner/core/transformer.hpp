@@ -96,10 +96,18 @@ std::string descriptive_name(const TransformerSpec& spec);
 // group: each GPU's operators run on s / C tokens, a sample of the sliced model is one chunk, and the
 // attention sees every chunk's keys and values through a ring exchange beside its kernels (all-gathers of
 // K and V forward; again with reduce-scatters of their gradients backward), as ring attention runs it.
+// Expert parallelism (`expert` E, MoE models) gives each GPU of an expert-parallel group experts / E of
+// every layer's experts: the layer's norm and router stay replicated (they ride with the attention
+// operator, which precedes them), and the experts operator sends each token's hidden state to the GPUs of
+// its top-k experts and back (an all-to-all each way per pass: dispatch and combine), its FLOPs those of
+// the tokens it receives, times `expert_imbalance` for the busiest GPU of a group.
 struct TensorSlice {
   int degree = 1;
   bool sequence_parallel = false;
   int context = 1;
+  int expert = 1;
+  double expert_imbalance = 1.0;  // tokens the busiest GPU's experts receive over an even share (>= 1)
+  bool whole() const { return degree == 1 && !sequence_parallel && context == 1 && expert == 1; }
 };
 
 // How the runtime runs tensor parallelism, where frameworks differ. keeps_gathered_inputs: under sequence

@@ -1,6 +1,7 @@
 // The checks a transformer spec and a tensor / context slice of it pass before a model is generated.
 #include "planner/core/transformer_check.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -45,6 +46,29 @@ void check_transformer_spec(const TransformerSpec& spec) {
   require(spec.max_positions >= 0, "max_positions", "max_positions must not be negative");
 }
 
+namespace {
+
+// Expert parallelism: an MoE model whose experts the degree divides, without tensor parallelism (experts
+// sliced by both are not modelled), the imbalance a factor of at least 1.
+void check_expert_slice(const TransformerSpec& spec, const TensorSlice& slice) {
+  const int e = slice.expert;
+  require(e >= 1 && e <= 4096, "expert", "the expert-parallel degree must be between 1 and 4096");
+  require(
+      std::isfinite(slice.expert_imbalance) && slice.expert_imbalance >= 1 && slice.expert_imbalance <= 64,
+      "expert_imbalance", "the expert load imbalance must be a factor between 1 and 64");
+  if (e == 1) return;
+  const std::string degree = "expert-parallel degree " + std::to_string(e);
+  require(spec.experts > 0, "expert",
+          degree + ": the model has no experts (expert parallelism splits MoE layers)");
+  require(spec.experts % e == 0, "expert",
+          degree + " does not divide the " + std::to_string(spec.experts) + " experts of a layer");
+  require(slice.degree == 1, "expert",
+          degree + " with tensor-parallel degree " + std::to_string(slice.degree) +
+              ": experts sliced by tensor parallelism too are not modelled");
+}
+
+}  // namespace
+
 void check_transformer_slice(const TransformerSpec& spec, const TensorSlice& slice) {
   const int t = slice.degree;
   require(t >= 1 && t <= 1024, "tensor", "the tensor-parallel degree must be between 1 and 1024");
@@ -54,6 +78,7 @@ void check_transformer_slice(const TransformerSpec& spec, const TensorSlice& sli
           "context-parallel degree " + std::to_string(slice.context) +
               " does not divide the sequence length " + std::to_string(spec.sequence_length) +
               " (each GPU takes whole tokens of every sequence)");
+  check_expert_slice(spec, slice);
   if (t == 1) {
     require(!slice.sequence_parallel, "sequence_parallel",
             "sequence parallelism needs a tensor degree above 1");

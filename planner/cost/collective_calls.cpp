@@ -10,11 +10,31 @@ using Stage = CollectiveCall::Stage;
 
 GroupKind group_of(ShardScope scope) { return scope == ShardScope::I ? GroupKind::intra : GroupKind::global; }
 
+// An expert-parallel operator's calls: its G scope's group is the inter group (the GPUs with its experts).
+std::vector<CollectiveCall> on_expert_replicas(std::vector<CollectiveCall> calls) {
+  for (CollectiveCall& call : calls) {
+    if (call.group == GroupKind::global) call.group = GroupKind::inter;
+  }
+  return calls;
+}
+
 }  // namespace
+
+OperatorChoice expert_parallel_choice(OperatorChoice choice) {
+  const auto acting = [](ShardScope scope) { return scope == ShardScope::I ? ShardScope::N : scope; };
+  choice.scopes = {acting(choice.scopes.parameters), acting(choice.scopes.gradients),
+                   acting(choice.scopes.optimizer)};
+  choice.secondary_parameter_partition = false;
+  return choice;
+}
 
 std::vector<CollectiveCall> micro_step_collectives(const OperatorChoice& choice, double slice_parameters,
                                                    bool trainable, const StateBytesPerParameter& state_bytes,
-                                                   bool recompute_gathers_again) {
+                                                   bool recompute_gathers_again, bool expert_parallel) {
+  if (expert_parallel) {
+    return on_expert_replicas(micro_step_collectives(expert_parallel_choice(choice), slice_parameters,
+                                                     trainable, state_bytes, recompute_gathers_again));
+  }
   const Scopes& scopes = choice.scopes;
   const double parameter_bytes = state_bytes.parameter * slice_parameters;
   const double gradient_bytes = state_bytes.reduce * slice_parameters;  // as the reduction moves them
@@ -41,7 +61,11 @@ std::vector<CollectiveCall> micro_step_collectives(const OperatorChoice& choice,
 
 std::vector<CollectiveCall> iteration_collectives(const OperatorChoice& choice, double slice_parameters,
                                                   bool trainable, const StateBytesPerParameter& state_bytes,
-                                                  int group_size) {
+                                                  int group_size, bool expert_parallel) {
+  if (expert_parallel) {
+    return on_expert_replicas(iteration_collectives(expert_parallel_choice(choice), slice_parameters,
+                                                    trainable, state_bytes, group_size));
+  }
   std::vector<CollectiveCall> calls;
   if (!trainable) return calls;
   const double parameter_bytes = state_bytes.parameter * slice_parameters;

@@ -55,15 +55,25 @@ double ComputeModel::backward_seconds(const Operator& op, double samples, int sl
   return pass_seconds(op, samples, slices).backward;
 }
 
+double ComputeModel::mesh_collective_seconds(const Operator& op, const TensorCollective& c,
+                                             double bytes) const {
+  if (c.all_to_all) {
+    if (!mesh_.expert)
+      throw std::logic_error("operator '" + op.name + "' has all-to-alls and no expert group");
+    return mesh_.expert->seconds(bytes);
+  }
+  const std::shared_ptr<const CollectiveCost>& group =
+      c.axis == MeshAxis::tensor ? mesh_.tensor : mesh_.context;
+  if (!group) throw std::logic_error("operator '" + op.name + "' has mesh collectives and no mesh group");
+  return group->seconds(c.kind, GroupKind::intra, bytes);
+}
+
 ComputeModel::PassSeconds ComputeModel::pass_seconds(const Operator& op, double samples, int slices) const {
   const PassSeconds kernels = kernel_seconds(op, samples, slices);
   if (op.tensor_collectives.empty()) return kernels;
   PassSeconds blocking, overlapped;
   for (const TensorCollective& c : op.tensor_collectives) {
-    const std::shared_ptr<const CollectiveCost>& group =
-        c.axis == MeshAxis::tensor ? mesh_.tensor : mesh_.context;
-    if (!group) throw std::logic_error("operator '" + op.name + "' has mesh collectives and no mesh group");
-    const double seconds = group->seconds(c.kind, GroupKind::intra, c.bytes_per_sample * samples);
+    const double seconds = mesh_collective_seconds(op, c, c.bytes_per_sample * samples);
     PassSeconds& into = c.overlapped ? overlapped : blocking;
     (c.backward ? into.backward : into.forward) += seconds;
   }

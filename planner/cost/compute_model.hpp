@@ -10,16 +10,19 @@
 #include "planner/core/model.hpp"
 #include "planner/core/runtime_profile.hpp"
 #include "planner/core/training_config.hpp"
+#include "planner/cost/all_to_all.hpp"
 #include "planner/cost/collective_cost.hpp"
 
 namespace shardscope {
 
 // The price of a sliced model's mesh collectives (Operator::tensor_collectives): its tensor-parallel groups
-// (consecutive GPUs of the physical nodes) and its context-parallel groups (consecutive data-parallel
-// ranks); null where the mesh has no such axis (topology_cost.hpp: mesh_group_costs).
+// (consecutive GPUs of the physical nodes), its context-parallel groups and its expert-parallel groups'
+// all-to-alls (consecutive data-parallel ranks); null where the mesh has no such axis (topology_cost.hpp:
+// mesh_group_costs).
 struct MeshGroupCosts {
   std::shared_ptr<const CollectiveCost> tensor;
   std::shared_ptr<const CollectiveCost> context;
+  std::shared_ptr<const AllToAllLink> expert;
 };
 
 class ComputeModel {
@@ -77,6 +80,8 @@ class ComputeModel {
                                      double speedup) const;
   double peak_flops_per_second() const;
 
+  // One mesh collective of `bytes` (its whole buffer) on its group.
+  double mesh_collective_seconds(const Operator& op, const TensorCollective& c, double bytes) const;
   MeshGroupCosts mesh_;
   GpuSpec gpu_;
   Precision precision_;

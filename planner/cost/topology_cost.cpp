@@ -49,8 +49,9 @@ namespace {
 double tensor_collective_bytes(const Operator& op) {
   double sum = 0;
   for (const TensorCollective& c : op.tensor_collectives)
-    sum += c.bytes_per_sample * (1 + static_cast<int>(c.kind) + (c.backward ? 8 : 0) +
-                                 (c.axis == MeshAxis::context ? 16 : 0) + (c.overlapped ? 32 : 0));
+    sum += c.bytes_per_sample *
+           (1 + static_cast<int>(c.kind) + (c.backward ? 8 : 0) + (c.axis == MeshAxis::context ? 16 : 0) +
+            (c.overlapped ? 32 : 0) + (c.axis == MeshAxis::expert ? 64 : 0) + (c.all_to_all ? 128 : 0));
   return sum;
 }
 
@@ -68,6 +69,10 @@ MeshGroupCosts mesh_group_costs(const Scenario& scenario, const Calibration& cal
   if (slice.context > 1) {
     out.context =
         std::make_shared<const CollectiveCost>(scenario.cluster, slice.context, calibration, collectives);
+  }
+  if (slice.expert > 1) {
+    out.expert =
+        std::make_shared<const AllToAllLink>(all_to_all_link(scenario.cluster, calibration, slice.expert));
   }
   return out;
 }
@@ -163,14 +168,15 @@ double TopologyCostModel::samples_per_iteration(std::int64_t micro_batch) const 
   return static_cast<double>(micro_batch) * accumulation_steps_ * gpus_;
 }
 
-double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, double params,
-                                                      bool trainable) const {
-  return total_seconds(collectives_, micro_step_calls(c, params, trainable));
+double TopologyCostModel::per_micro_step_comm_seconds(const OperatorChoice& c, double params, bool trainable,
+                                                      bool expert_parallel) const {
+  return total_seconds(collectives_, micro_step_calls(c, params, trainable, expert_parallel));
 }
 
-double TopologyCostModel::per_iteration_comm_seconds(const OperatorChoice& c, double params,
-                                                     bool trainable) const {
-  return total_seconds(collectives_, iteration_collectives(c, params, trainable, state_, group_size_));
+double TopologyCostModel::per_iteration_comm_seconds(const OperatorChoice& c, double params, bool trainable,
+                                                     bool expert_parallel) const {
+  return total_seconds(collectives_,
+                       iteration_collectives(c, params, trainable, state_, group_size_, expert_parallel));
 }
 
 double TopologyCostModel::kept_bytes_per_sample(std::size_t op_index, const OperatorChoice& c) const {
@@ -206,10 +212,12 @@ double TopologyCostModel::workspace_bytes_per_sample(const Operator& op) const {
          (loss_gradients_ - 1) * static_cast<double>(op.loss_gradient_bytes_per_sample);
 }
 
-MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorChoice& c,
+MemoryBreakdown TopologyCostModel::memory(std::size_t op_index, const OperatorChoice& given,
                                           std::int64_t b) const {
   const Operator& op = (*operators_)[op_index];
-  const int n = gpus_;
+  const OperatorChoice c = acting_choice(op_index, given);
+  // An expert-parallel operator's G scope shards over the n / M GPUs holding its experts.
+  const int n = op.expert_parallel ? gpus_ / group_size_ : gpus_;
   const int group = group_size_;
   const double slice = static_cast<double>(op.parameters) / c.slices;
   const double sharded = slice * c.sharded_slices;
@@ -247,8 +255,8 @@ double TopologyCostModel::previous_backward_gather_seconds(std::size_t op_index,
   unsliced.slices = 1;
   unsliced.sharded_slices = 1;
   double seconds = 0;
-  for (const CollectiveCall& call :
-       micro_step_calls(unsliced, static_cast<double>(previous.parameters), previous.trainable)) {
+  for (const CollectiveCall& call : micro_step_calls(unsliced, static_cast<double>(previous.parameters),
+                                                     previous.trainable, previous.expert_parallel)) {
     if (call.stage == CollectiveCall::Stage::backward_gather) {
       seconds += collectives_.seconds(call.kind, call.group, call.total_bytes);
     }
@@ -319,9 +327,9 @@ struct StageCommSeconds {
 };
 
 StageCommSeconds stage_comm_seconds(const TopologyCostModel& model, const OperatorChoice& c, double slice,
-                                    bool trainable) {
+                                    const Operator& op) {
   StageCommSeconds out;
-  for (const CollectiveCall& call : model.micro_step_calls(c, slice, trainable)) {
+  for (const CollectiveCall& call : model.micro_step_calls(c, slice, op.trainable, op.expert_parallel)) {
     const double seconds =
         c.sharded_slices * model.collectives().seconds(call.kind, call.group, call.total_bytes);
     switch (call.stage) {
@@ -345,8 +353,9 @@ StageCommSeconds stage_comm_seconds(const TopologyCostModel& model, const Operat
 
 // A whole plan is priced by scheduling its program (program/schedule.hpp); this per-operator price is the
 // search's, its neighbours' windows taken as the program gives them.
-ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, std::int64_t b) const {
+ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& given, std::int64_t b) const {
   const Operator& op = (*operators_)[op_index];
+  const OperatorChoice c = acting_choice(op_index, given);
   const double samples = static_cast<double>(b);
   const int steps = accumulation_steps_;
   const double slice = static_cast<double>(op.parameters) / c.slices;
@@ -359,12 +368,13 @@ ItemCost TopologyCostModel::cost(std::size_t op_index, const OperatorChoice& c, 
   const double forward_compute = passes.forward + slice_overhead;
   const double backward_compute = passes.backward + slice_overhead;
   const double recompute = recompute_fraction(op_index, c) * forward_compute;
-  const StageCommSeconds stage_comm = stage_comm_seconds(*this, c, slice, op.trainable);
+  const StageCommSeconds stage_comm = stage_comm_seconds(*this, c, slice, op);
   const double forward_comm = stage_comm.forward, recompute_comm = stage_comm.recompute,
                backward_comm = stage_comm.backward, reduce_comm = stage_comm.reduce;
   const double comm_iter =
-      c.sharded_slices * per_iteration_comm_seconds(c, slice, op.trainable) +
-      (c.slices - c.sharded_slices) * per_iteration_comm_seconds(c.replicated_part(), slice, op.trainable);
+      c.sharded_slices * per_iteration_comm_seconds(c, slice, op.trainable, op.expert_parallel) +
+      (c.slices - c.sharded_slices) *
+          per_iteration_comm_seconds(c.replicated_part(), slice, op.trainable, op.expert_parallel);
 
   const MemoryBreakdown m = memory(op_index, c, b);
   const double update =

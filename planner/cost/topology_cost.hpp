@@ -54,16 +54,21 @@ class TopologyCostModel : public CostModel {
 
   // Communication seconds of one sharded slice of `slice_parameters`: the sums of its call lists
   // (collective_calls.hpp) per micro-step and once per iteration.
-  double per_micro_step_comm_seconds(const OperatorChoice& choice, double slice_parameters,
-                                     bool trainable) const;
-  double per_iteration_comm_seconds(const OperatorChoice& choice, double slice_parameters,
-                                    bool trainable) const;
+  double per_micro_step_comm_seconds(const OperatorChoice& choice, double slice_parameters, bool trainable,
+                                     bool expert_parallel = false) const;
+  double per_iteration_comm_seconds(const OperatorChoice& choice, double slice_parameters, bool trainable,
+                                    bool expert_parallel = false) const;
   const CollectiveCost& collectives() const { return collectives_; }
   bool recompute_gathers_again() const { return recompute_gathers_again_; }
   // One slice's calls per micro-step as this runtime issues them (collective_calls.hpp).
   std::vector<CollectiveCall> micro_step_calls(const OperatorChoice& choice, double slice_parameters,
-                                               bool trainable) const {
-    return micro_step_collectives(choice, slice_parameters, trainable, state_, recompute_gathers_again_);
+                                               bool trainable, bool expert_parallel = false) const {
+    return micro_step_collectives(choice, slice_parameters, trainable, state_, recompute_gathers_again_,
+                                  expert_parallel);
+  }
+  // Operator `op_index`'s choice as it acts: expert_parallel_choice for an expert-parallel operator.
+  OperatorChoice acting_choice(std::size_t op_index, const OperatorChoice& choice) const {
+    return (*operators_)[op_index].expert_parallel ? expert_parallel_choice(choice) : choice;
   }
 
  private:

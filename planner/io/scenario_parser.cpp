@@ -140,14 +140,16 @@ int parse_stages(const YamlMap& map) {
   return static_cast<int>(map.integer("pipeline", 1, kMaxNodes));
 }
 
-// `parallelism:` - tensor, context and pipeline: a degree or "search", sequence_parallel: a boolean, the
-// pipeline's schedule and its virtual stages (interleaved only).
+// `parallelism:` - tensor, context, expert and pipeline: a degree or "search", sequence_parallel: a
+// boolean, expert_imbalance: a factor, the pipeline's schedule and its virtual stages (interleaved only).
 ParallelismRequest parse_parallelism(const YamlMap& map) {
-  map.reject_unknown(
-      {"tensor", "sequence_parallel", "context", "pipeline", "pipeline_schedule", "virtual_stages"});
+  map.reject_unknown({"tensor", "sequence_parallel", "context", "expert", "expert_imbalance", "pipeline",
+                      "pipeline_schedule", "virtual_stages"});
   ParallelismRequest request;
   request.tensor = parse_degree(map, "tensor");
   request.context = parse_degree(map, "context");
+  request.expert = parse_degree(map, "expert");
+  request.expert_imbalance = map.number_or("expert_imbalance", 1.0, 1.0, 64.0);
   request.sequence_parallel = map.boolean_or("sequence_parallel", false);
   request.pipeline = parse_stages(map);
   request.schedule = map.choice_or("pipeline_schedule", PipelineSchedule::one_f_one_b);
@@ -169,11 +171,11 @@ ParallelismRequest parse_parallelism(const YamlMap& map) {
 Scenario sliced_as_asked(Scenario scenario, const YamlMap& root) {
   const ParallelismRequest& asked = scenario.parallelism;
   // A pipeline's stages are sliced one by one for their nodes (report/pipeline_search.hpp).
-  if (asked.search() || asked.pipelined() ||
-      (asked.tensor == 1 && !asked.sequence_parallel && asked.context == 1))
-    return scenario;
+  const TensorSlice slice{asked.tensor, asked.sequence_parallel, asked.context, asked.expert,
+                          asked.expert_imbalance};
+  if (asked.search() || asked.pipelined() || slice.whole()) return scenario;
   try {
-    return slice_scenario(scenario, TensorSlice{asked.tensor, asked.sequence_parallel, asked.context});
+    return slice_scenario(scenario, slice);
   } catch (const MeshError& e) {
     throw InputError(root.file(), field_line(root, e.field()), e.field(), e.what());
   }

@@ -305,15 +305,16 @@ class ProgramBuilder {
   void add_update(std::size_t op_index) {
     const Operator& op = scenario_.model.operators[op_index];
     if (!op.trainable) return;  // frozen: nothing to synchronise, update or rebuild
-    const OperatorChoice& choice = plan_.operators[op_index];
+    const OperatorChoice choice = model_.acting_choice(op_index, plan_.operators[op_index]);
     const OperatorWork& work = work_[op_index];
     const OperatorChoice replicated = choice.replicated_part();
     int last_sync = -1;
     std::vector<CollectiveCall> rebuild;
     for (int slice = 0; slice < choice.slices; ++slice) {
       const OperatorChoice& used = slice < choice.sharded_slices ? choice : replicated;
-      for (const CollectiveCall& call : iteration_collectives(used, work.slice_parameters, op.trainable,
-                                                              model_.state_bytes(), group_size())) {
+      for (const CollectiveCall& call :
+           iteration_collectives(used, work.slice_parameters, op.trainable, model_.state_bytes(),
+                                 group_size(), op.expert_parallel)) {
         if (call.stage == CollectiveCall::Stage::update_sync) {
           last_sync = tasks_.add_collective("sync " + op.name, call, tasks_.last_compute());
         } else {
@@ -350,12 +351,13 @@ class ProgramBuilder {
 
   OperatorWork operator_work(std::size_t op_index) const {
     const Operator& op = scenario_.model.operators[op_index];
-    const OperatorChoice& choice = plan_.operators[op_index];
+    const OperatorChoice choice = model_.acting_choice(op_index, plan_.operators[op_index]);
     const double samples = static_cast<double>(plan_.micro_batch);
     const StateBytesPerParameter& state_bytes = model_.state_bytes();
     OperatorWork work;
     work.slice_parameters = static_cast<double>(op.parameters) / choice.slices;
-    work.slice_calls = model_.micro_step_calls(choice, work.slice_parameters, op.trainable);
+    work.slice_calls =
+        model_.micro_step_calls(choice, work.slice_parameters, op.trainable, op.expert_parallel);
     // The planner charges (slices - 1) slice overheads per pass: spread them over the slices.
     const double overhead = model_.slice_overhead_seconds() * (choice.slices - 1) / choice.slices;
     const ComputeModel::PassSeconds passes = model_.compute().pass_seconds(op, samples, choice.slices);

@@ -7,10 +7,13 @@ nlohmann::ordered_json mesh_search_json(const MeshSearch& search) {
   for (std::size_t i = 0; i < search.options.size(); ++i) {
     const MeshOption& o = search.options[i];
     const StrategyResult& best = o.report.best;
-    nlohmann::ordered_json row{
-        {"tensor", o.slice.degree},          {"sequence_parallel", o.slice.sequence_parallel},
-        {"context", o.slice.context},        {"data_parallel", o.scenario.cluster.gpus() / o.slice.context},
-        {"gpus", physical_gpus(o.scenario)}, {"fits", best.fits}};
+    nlohmann::ordered_json row{{"tensor", o.slice.degree},
+                               {"sequence_parallel", o.slice.sequence_parallel},
+                               {"context", o.slice.context},
+                               {"expert", o.slice.expert},
+                               {"data_parallel", o.scenario.cluster.gpus() / o.slice.context},
+                               {"gpus", physical_gpus(o.scenario)},
+                               {"fits", best.fits}};
     if (best.fits) {
       row["strategy"] = best.plan.strategy;
       row["micro_batch"] = best.plan.micro_batch;

@@ -59,7 +59,7 @@ MeshSearch search_meshes(const Scenario& whole, const Calibration& calibration, 
 
 Scenario scenario_for_plan_mesh(const Scenario& whole, const TensorSlice& planned) {
   if (!whole.parallelism.search() || whole.mesh.sliced()) return whole;
-  if (planned.degree == 1 && planned.context == 1 && !planned.sequence_parallel) return whole;
+  if (planned.whole()) return whole;
   return slice_scenario(whole, planned);
 }
 

@@ -39,7 +39,7 @@ Scenario stage_scenario_on_its_gpus(const Scenario& whole, int stages) {
 // The whole model sliced for `slice` on one stage's GPUs: what every stage's scenario is cut from.
 Scenario stage_template(const Scenario& whole, int stages, const TensorSlice& slice) {
   Scenario s = stage_scenario_on_its_gpus(whole, stages);
-  if (slice.degree > 1 || slice.context > 1 || slice.sequence_parallel) s = slice_scenario(s, slice);
+  if (!slice.whole()) s = slice_scenario(s, slice);
   return s;
 }
 
@@ -335,7 +335,8 @@ std::vector<int> stage_counts(const Scenario& whole) {
 std::vector<TensorSlice> slices_for(const Scenario& tmpl_whole, std::vector<std::string>* refused) {
   const ParallelismRequest& asked = tmpl_whole.parallelism;
   if (asked.search()) return candidate_slices(tmpl_whole, refused);
-  return {TensorSlice{asked.tensor, asked.sequence_parallel, asked.context}};
+  return {TensorSlice{asked.tensor, asked.sequence_parallel, asked.context, asked.expert,
+                      asked.expert_imbalance}};
 }
 
 }  // namespace
@@ -429,10 +430,11 @@ std::string pipeline_text(const PipelineSearch& search, const PipelineOption& op
   }
   const TensorSlice& s = option.slice;
   if (s.degree > 1 || s.sequence_parallel)
-    text += " x " + slice_text(s);
+    text += " x " + slice_text(TensorSlice{s.degree, s.sequence_parallel, s.context});
   else if (s.context > 1)
     text += " x CP " + std::to_string(s.context);
   text += " x DP " + std::to_string(option.data_parallel / s.context);
+  if (s.expert > 1) text += " with EP " + std::to_string(s.expert);
   text += " (" + std::to_string(option.stages * option.data_parallel * s.degree) + " GPUs)";
   return text;
 }

@@ -81,10 +81,14 @@ Json plan_to_json(const Plan& plan) {
   out["sequence_length_tokens"] = plan.sequence_length_tokens;
   out["cost_model"] = to_string(plan.cost_model);
   out["collectives"] = to_string(plan.collectives);
-  if (plan.tensor.degree > 1 || plan.tensor.context > 1) {  // only on a mesh: other plan files as they were
+  if (!plan.tensor.whole()) {  // only on a mesh: other plan files as they were
     out["mesh"] = {{"tensor", plan.tensor.degree},
                    {"sequence_parallel", plan.tensor.sequence_parallel},
                    {"context", plan.tensor.context}};
+    if (plan.tensor.expert > 1) {
+      out["mesh"]["expert"] = plan.tensor.expert;
+      out["mesh"]["expert_imbalance"] = plan.tensor.expert_imbalance;
+    }
   }
   out["model_digest"] = format_digest(plan.model_digest);
   out["scenario_digest"] = format_digest(plan.scenario_digest);
@@ -174,6 +178,7 @@ Json report_to_json(const PlanReport& report, const Scenario& scenario) {
                    {"sequence_parallel", scenario.mesh.tensor.sequence_parallel},
                    {"context", scenario.mesh.tensor.context},
                    {"data_parallel", scenario.cluster.gpus() / scenario.mesh.tensor.context}};
+    if (scenario.mesh.tensor.expert > 1) out["mesh"]["expert"] = scenario.mesh.tensor.expert;
   }
   out["memory_limit_bytes"] = scenario.training.memory_limit_bytes;
   out["fits"] = report.best.fits;
@@ -268,10 +273,15 @@ Plan plan_from_json_string(const std::string& text, const std::string& file, con
         p.choice("collectives", {"ring", "nccl"}) == "nccl" ? CollectiveModel::nccl : CollectiveModel::ring;
   if (p.has("mesh")) {
     const JsonObjectReader t = p.object("mesh");
-    t.reject_unknown({"tensor", "sequence_parallel", "context"}, "unknown key in a plan's mesh");
+    t.reject_unknown({"tensor", "sequence_parallel", "context", "expert", "expert_imbalance"},
+                     "unknown key in a plan's mesh");
     plan.tensor.degree = static_cast<int>(t.integer("tensor", 1, kMaxGpusPerNode));
     plan.tensor.sequence_parallel = t.boolean("sequence_parallel");
     plan.tensor.context = static_cast<int>(t.integer("context", 1, kMaxGpusPerNode));
+    if (t.has("expert")) plan.tensor.expert = static_cast<int>(t.integer("expert", 1, 4096));
+    plan.tensor.expert_imbalance = t.number_or("expert_imbalance", 1.0);
+    if (!(plan.tensor.expert_imbalance >= 1 && plan.tensor.expert_imbalance <= 64))
+      t.fail("expert_imbalance", "expected a factor between 1 and 64");
   }
   plan.model_digest = digest_from(p, "model_digest");
   plan.scenario_digest = digest_from(p, "scenario_digest");

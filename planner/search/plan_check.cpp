@@ -119,6 +119,9 @@ std::vector<std::string> check_plan_configuration(const Plan& plan, const Scenar
   check.same("mesh", "sequence parallelism", on_off(plan.tensor.sequence_parallel),
              on_off(scenario.mesh.tensor.sequence_parallel));
   check.same("mesh", "context-parallel degree", plan.tensor.context, scenario.mesh.tensor.context);
+  check.same("mesh", "expert-parallel degree", plan.tensor.expert, scenario.mesh.tensor.expert);
+  check.same("mesh", "expert load imbalance", plan.tensor.expert_imbalance,
+             scenario.mesh.tensor.expert_imbalance);
   const std::uint64_t model = model_digest(scenario.model);
   if (plan.model_digest != model) {
     check.fail("model_digest",

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "planner/core/names.hpp"
+#include "planner/cost/collective_calls.hpp"
 
 namespace shardscope {
 namespace {
@@ -304,6 +305,9 @@ std::vector<OperatorChoice> enumerate_choices(const SearchSpace& space, const Op
   std::vector<OperatorChoice> out;
   for_each_choice(space, op, [&](const Scopes& scopes, bool secondary, int g, int k, bool ckpt) {
     out.push_back(OperatorChoice{op.name, scopes, secondary, g, k, ckpt});
+    // An expert-parallel operator's plan names what it does (an I scope is N there): as many choices,
+    // in the same order, so a uniform space's k-th choice stays the k-th everywhere.
+    if (op.expert_parallel) out.back() = expert_parallel_choice(out.back());
   });
   return out;
 }

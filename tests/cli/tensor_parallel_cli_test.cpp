@@ -94,7 +94,7 @@ TEST(TensorParallelCli, BadDegreesExitTwoNamingTheField) {
       {"--tp x", "--tp x"},
       {"--tp ''", "--tp"},
       {"--tp 1 --sp", "sequence parallelism needs a tensor degree above 1"},
-      {"--tp 2 --out /dev/null --export fsdp2", "--export: the plan runs on a tensor-parallel mesh"},
+      {"--tp 2 --out /dev/null --export fsdp2", "--export: the plan runs on a model-parallel mesh"},
       {"--target-tokens-per-second 1M", "--target-tokens-per-second: searches node counts of data-parallel"},
       {"--cp 3",
        "--cp 3: with this value, parallelism.tensor: tensor-parallel degree 2 x context-parallel degree 3"},

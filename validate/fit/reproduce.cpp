@@ -116,8 +116,9 @@ Scenario unpipelined(Scenario scenario) {
   p.schedule = PipelineSchedule::one_f_one_b;
   p.virtual_stages = 1;
   scenario.training.global_batch = 0;
-  if (p.tensor == 1 && !p.sequence_parallel && p.context == 1) return scenario;
-  return slice_scenario(scenario, TensorSlice{p.tensor, p.sequence_parallel, p.context});
+  const TensorSlice slice{p.tensor, p.sequence_parallel, p.context, p.expert, p.expert_imbalance};
+  if (slice.whole()) return scenario;
+  return slice_scenario(scenario, slice);
 }
 
 }  // namespace

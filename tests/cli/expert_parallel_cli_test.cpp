@@ -1,0 +1,96 @@
+// plan, simulate and inspect with expert parallelism (issue 33): --ep search compares the degrees in one
+// table, --ep N plans that mesh, the simulator agrees with the planner on it, and bad degrees exit 2.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "run_command.hpp"
+
+namespace shardscope {
+namespace {
+
+const std::string kBinary = SHARDSCOPE_BINARY;
+const std::string kSource = SHARDSCOPE_SOURCE_DIR;
+const std::string kMixtral = kSource + "/scenarios/mixtral-8x7b-32gpu-ep.yaml";
+
+TEST(ExpertParallelCli, SearchComparesEveryDegreeInOneTable) {
+  const auto text = test::run_command(kBinary + " plan " + kMixtral + " --quiet --no-baselines");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("EP from the DP ranks"), std::string::npos) << text.out;
+  for (const char* mesh : {"DP 32 (32 GPUs)", "DP 32 with EP 2 (32 GPUs)", "DP 32 with EP 8 (32 GPUs)"})
+    EXPECT_NE(text.out.find(mesh), std::string::npos) << mesh << "\n" << text.out;
+  const auto r = test::run_command(kBinary + " plan " + kMixtral + " --quiet --json --no-baselines");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto meshes = nlohmann::json::parse(r.out).at("mesh_search").at("meshes");
+  ASSERT_EQ(meshes.size(), 4u);
+  for (std::size_t i = 0; i < meshes.size(); ++i) {
+    EXPECT_EQ(meshes[i].at("expert").get<int>(), 1 << i);
+    EXPECT_EQ(meshes[i].at("data_parallel").get<int>(), 32);  // EP borrows its groups from the DP ranks
+  }
+}
+
+TEST(ExpertParallelCli, ADegreeAskedForIsPlannedAndInspected) {
+  const auto r = test::run_command(kBinary + " plan " + kMixtral + " --ep 8 --quiet --json --no-baselines");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("mesh").at("expert").get<int>(), 8);
+  const auto inspect = test::run_command(kBinary + " inspect " + kMixtral + " --ep 8");
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  EXPECT_NE(inspect.out.find("DP 32 with EP 8 (32 GPUs): one GPU's slice"), std::string::npos) << inspect.out;
+  EXPECT_NE(inspect.out.find("experts / 8 per layer"), std::string::npos) << inspect.out;
+  const auto json =
+      nlohmann::json::parse(test::run_command(kBinary + " inspect " + kMixtral + " --ep 4 --json").out);
+  EXPECT_EQ(json.at("mesh").at("expert").get<int>(), 4);
+}
+
+TEST(ExpertParallelCli, BadDegreesExitTwoNamingTheOption) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"--ep 3", "--ep 3: expert-parallel degree 3 does not divide the 8 data-parallel ranks of a node"},
+      {"--ep 16", "expert-parallel degree 16 does not divide the 8 experts of a layer"},
+      {"--ep 0", "--ep 0"},
+      {"--ep ''", "--ep"},
+      {"--ep 2 --tp 2", "experts sliced by tensor parallelism too are not modelled"},
+      {"--ep 8 --out /dev/null --export fsdp2", "--export: the plan runs on a model-parallel mesh"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const auto r = test::run_command(kBinary + " plan " + kMixtral + " --quiet " + arguments);
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << arguments << ": " << r.err;
+  }
+  const auto dense =
+      test::run_command(kBinary + " plan " + kSource + "/scenarios/default.yaml --ep 2 --quiet");
+  EXPECT_EQ(dense.exit_code, 2);
+  EXPECT_NE(dense.err.find("the model has no experts"), std::string::npos) << dense.err;
+}
+
+#ifdef SHARDSCOPE_HAVE_SIM
+// The all-to-alls run inside the experts' compute tasks and the expert replicas' collectives on the inter
+// group's communicators: the simulator's iteration is the planner's, on every degree, rings and NCCL alike.
+TEST(ExpertParallelCli, TheSimulatorAgreesWithThePlannerOnEveryDegree) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "shardscope_ep_cli";
+  std::filesystem::create_directories(dir);
+  for (const char* degree : {"2", "4", "8"}) {
+    for (const char* collectives : {"ring", "nccl"}) {
+      const std::string plan = (dir / (std::string("ep") + degree + collectives + ".json")).string();
+      const std::string flags = std::string(" --ep ") + degree + " --collectives " + collectives;
+      const auto planned =
+          test::run_command(kBinary + " plan " + kMixtral + flags + " --quiet --no-baselines --out " + plan);
+      ASSERT_EQ(planned.exit_code, 0) << planned.err;
+      const auto r =
+          test::run_command(kBinary + " simulate " + kMixtral + flags + " --plan " + plan + " --json");
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      const double simulated = j.at("iteration_seconds").get<double>();
+      const double predicted = j.at("planner").at("iteration_seconds").get<double>();
+      EXPECT_NEAR(simulated, predicted, 1e-6 * predicted) << degree << " " << collectives;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+#endif
+
+}  // namespace
+}  // namespace shardscope
