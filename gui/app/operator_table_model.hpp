@@ -16,7 +16,8 @@ namespace shardscope::gui {
 class OperatorTableModel : public QAbstractItemModel {
   Q_OBJECT
  public:
-  // kMesh: the tensor- and context-parallel collectives in the operator's passes (present::mesh_cell),
+  // kMesh: the tensor-, context- and expert-parallel collectives in the operator's passes
+  // (present::mesh_cell),
   // shown only for a model sliced by a mesh.
   enum Column { kName, kCount, kChoice, kCheckpoint, kMemory, kTime, kMesh, kPin, kColumns };
   enum Role {

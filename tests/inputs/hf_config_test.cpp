@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "planner/core/digest.hpp"
+#include "planner/io/transformer_parser.hpp"
 #include "test_util.hpp"
 
 namespace shardscope {
@@ -23,6 +25,12 @@ TEST(HfConfig, ExactParameterCounts) {
   EXPECT_EQ(mixtral.parameters(), 46702792704);
   EXPECT_EQ(mixtral.active_parameters(), 12879925248);
   EXPECT_EQ(mixtral.operators[2].kind, OperatorKind::moe);
+  // The shipped preset is the same model.
+  const Model preset = generate_transformer(model_preset("mixtral-8x7b", "test", 1, "model.preset"));
+  EXPECT_EQ(preset.parameters(), 46702792704);
+  EXPECT_EQ(preset.active_parameters(), 12879925248);
+  EXPECT_EQ(model_digest(preset), model_digest(generate_transformer(load_hf_config_file(
+                                      test::source_dir() + "/scenarios/hf/mixtral-8x7b-v0.1.json", 4096))));
 }
 
 TEST(HfConfig, SequenceLengthDefaultsToTheContextAndIsBounded) {

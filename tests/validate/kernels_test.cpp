@@ -147,6 +147,25 @@ TEST(OperatorWork, TensorParallelCollectivesFollowThePass) {
       ++exchanges;
     }
   EXPECT_EQ(exchanges, 2 * 4);  // an all-gather and a reduce-scatter in each layer's attention backward
+  // Expert parallelism's dispatch and combine: two blocking all-to-alls in each experts operator's pass.
+  const Scenario ep =
+      load_scenario_file(std::string(SHARDSCOPE_SOURCE_DIR) + "/validate/scenarios/cpu-4rank-ep.yaml");
+  int all_to_alls = 0;
+  for (std::size_t i = 0; i < ep.model.operators.size(); ++i) {
+    const Operator& op = ep.model.operators[i];
+    for (const Task::Phase phase : {Task::Phase::forward, Task::Phase::backward}) {
+      const KernelWork w = kernel_work(ep.model, compute_task(phase, static_cast<int>(i), 1), {8, 1});
+      for (const MeshCall& call : w.mesh) {
+        EXPECT_TRUE(op.expert_parallel) << op.name;
+        EXPECT_EQ(call.axis, MeshAxis::expert);
+        EXPECT_TRUE(call.all_to_all);
+        EXPECT_FALSE(call.overlapped);
+        EXPECT_DOUBLE_EQ(call.bytes, op.tensor_collectives.front().bytes_per_sample * 8);
+        ++all_to_alls;
+      }
+    }
+  }
+  EXPECT_EQ(all_to_alls, 4 * 4);  // dispatch and combine, forward and backward, in each of 4 layers
 }
 
 Measurements sample_measurements() {

@@ -89,10 +89,12 @@ TEST_F(MpiPipeline, TwoStagesOfTwoRanksRunTheirScheduleAndComposeAsPlanned) {
 // all-reduces after its attention and MLP products on its tensor-parallel pair, the plan's collectives on the
 // data-parallel ranks of its TP index. Collectives that did not match across ranks would end on the timeout.
 // Context parallelism the same way: CP 2 x DP 2, each attention's K/V all-gather (and in backward their
-// gradients' reduce-scatter) started beside its kernels on the rank's context pair.
+// gradients' reduce-scatter) started beside its kernels on the rank's context pair. Expert parallelism: EP 2
+// over the four data-parallel ranks, each experts operator's dispatch and combine all-to-alls on its rank's
+// expert pair, the expert states' collectives on the ranks holding the same experts.
 TEST_F(MpiPipeline, TensorParallelRanksRunTheirSliceAndItsCollectives) {
   const std::string out = ::testing::TempDir() + std::to_string(::getpid()) + "_tp.json";
-  for (const std::string scenario : {"cpu-4rank-tp.yaml", "cpu-4rank-cp.yaml"}) {
+  for (const std::string scenario : {"cpu-4rank-tp.yaml", "cpu-4rank-cp.yaml", "cpu-4rank-ep.yaml"}) {
     SCOPED_TRACE(scenario);
     const Launch r =
         launch(4, "run " + kScenarios + scenario + " --strategy shardscope --strategy ddp --out " + out +

@@ -104,10 +104,15 @@ shardscope::Scenario data_parallel_scenario_of(const Arguments& a) {
   if (s.parallelism.search())
     throw shardscope::InputError(a.scenario, 0, "parallelism.tensor",
                                  "the harness runs one mesh: give the tensor-parallel degree, not 'search'");
-  if (s.mesh.sliced() && on_cuda(a))
+  if (s.mesh.sliced() && on_cuda(a)) {
+    const shardscope::TensorSlice& m = s.mesh.tensor;
     throw shardscope::InputError(
-        a.scenario, 0, s.mesh.tensor.context > 1 ? "parallelism.context" : "parallelism.tensor",
-        "tensor and context parallelism run on the cpu-mpi backend only (cuda-nccl: not built)");
+        a.scenario, 0,
+        m.degree > 1    ? "parallelism.tensor"
+        : m.context > 1 ? "parallelism.context"
+                        : "parallelism.expert",
+        "tensor, context and expert parallelism run on the cpu-mpi backend only (cuda-nccl: not built)");
+  }
   return s;
 }
 

@@ -60,7 +60,7 @@ KernelWork kernel_work(const Model& model, const Task& task, const WorkScale& sc
     if (c.backward != backward) continue;
     work.mesh.push_back({c.kind, c.axis,
                          c.bytes_per_sample * samples * task.slice_fraction * scale.compute_scale,
-                         c.overlapped});
+                         c.overlapped, c.all_to_all});
   }
   return work;
 }

@@ -28,13 +28,14 @@ struct Gemm {
   }
 };
 
-// A tensor- or context-parallel collective an operator's pass runs (Operator::tensor_collectives) on its mesh
-// group, after its products or beside them: `bytes` the whole buffer, as the planner prices it.
+// A tensor-, context- or expert-parallel collective an operator's pass runs (Operator::tensor_collectives)
+// on its mesh group, after its products or beside them: `bytes` the whole buffer, as the planner prices it.
 struct MeshCall {
   CollectiveKind kind = CollectiveKind::all_reduce;
   MeshAxis axis = MeshAxis::tensor;
   double bytes = 0;
   bool overlapped = false;  // runs beside the operator's kernels (context parallelism's K/V exchange)
+  bool all_to_all = false;  // expert parallelism's dispatch or combine (`kind` not read)
 };
 
 // A compute task's work: its products, the bytes its element-wise kernels move, its mesh collectives.

@@ -18,19 +18,25 @@ CpuBackend::CpuBackend(const MpiGroups& groups, CpuBuffers& buffers, double time
       buffers_(buffers) {
   if (mesh_.tensor != MPI_COMM_NULL) SHARDSCOPE_MPI_CHECK(MPI_Comm_size(mesh_.tensor, &tensor_ranks_));
   if (mesh_.context != MPI_COMM_NULL) SHARDSCOPE_MPI_CHECK(MPI_Comm_size(mesh_.context, &context_ranks_));
+  if (mesh_.expert != MPI_COMM_NULL) SHARDSCOPE_MPI_CHECK(MPI_Comm_size(mesh_.expert, &expert_ranks_));
 }
 
 CpuBackend::MeshTarget CpuBackend::mesh_target(const MeshCall& call) const {
-  const bool tensor = call.axis == MeshAxis::tensor;
+  const char* names[] = {"tensor", "context", "expert"};
+  const MPI_Comm comms[] = {mesh_.tensor, mesh_.context, mesh_.expert};
+  const int sizes[] = {tensor_ranks_, context_ranks_, expert_ranks_};
+  const auto axis = static_cast<std::size_t>(call.axis);
   MeshTarget t;
-  t.comm = tensor ? mesh_.tensor : mesh_.context;
+  t.comm = comms[axis];
   if (t.comm == MPI_COMM_NULL)
-    throw ExecutionError(std::string("a ") + (tensor ? "tensor" : "context") +
+    throw ExecutionError(std::string("a ") + names[axis] +
                          "-parallel collective, and this run has no such group");
-  const int ranks = tensor ? tensor_ranks_ : context_ranks_;
+  const int ranks = sizes[axis];
   const std::int64_t per_rank = elements_per_rank(call.bytes, ranks);
-  t.count = call.kind == CollectiveKind::all_reduce ? per_rank * ranks : per_rank;
+  // An all-to-all sends each rank of the group its part (per_rank elements) out of the whole buffer.
+  t.count = call.kind == CollectiveKind::all_reduce && !call.all_to_all ? per_rank * ranks : per_rank;
   t.elements = per_rank * ranks;
+  t.all_to_all = call.all_to_all;
   return t;
 }
 
@@ -62,8 +68,10 @@ void CpuBackend::run_compute(const KernelWork& work) {
   std::size_t offset = 0;
   const auto start = [&](const MeshCall& call) {
     const MeshTarget t = mesh_target(call);
-    MPI_Request r = start_collective(call.kind, t.comm, buffers_.mesh_send.data() + offset,
-                                     buffers_.mesh_recv.data() + offset, t.count);
+    float* send = buffers_.mesh_send.data() + offset;
+    float* recv = buffers_.mesh_recv.data() + offset;
+    MPI_Request r = t.all_to_all ? start_all_to_all(t.comm, send, recv, t.count)
+                                 : start_collective(call.kind, t.comm, send, recv, t.count);
     offset += static_cast<std::size_t>(t.elements);
     return r;
   };

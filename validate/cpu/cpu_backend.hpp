@@ -19,6 +19,7 @@ namespace shardscope::validate {
 struct MeshComms {
   MPI_Comm tensor = MPI_COMM_NULL;
   MPI_Comm context = MPI_COMM_NULL;
+  MPI_Comm expert = MPI_COMM_NULL;
 };
 
 struct CpuBuffers {
@@ -46,12 +47,13 @@ class CpuBackend : public ExecutionBackend {
     MPI_Comm comm = MPI_COMM_NULL;
     std::int64_t count = 0;
     std::int64_t elements = 0;  // its send and receive buffers' size
+    bool all_to_all = false;
   };
   MeshTarget mesh_target(const MeshCall& call) const;
 
   const MpiGroups& groups_;
   MeshComms mesh_;
-  int tensor_ranks_ = 1, context_ranks_ = 1;
+  int tensor_ranks_ = 1, context_ranks_ = 1, expert_ranks_ = 1;
   double timeout_seconds_;
   FaultInjection faults_;
   int rank_;

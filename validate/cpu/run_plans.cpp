@@ -17,9 +17,10 @@ namespace {
 // Under tensor parallelism (degree T) world rank w is index w mod T of tensor-parallel group w / T (its
 // GPUs consecutive inside a node, mesh.hpp) and data-parallel rank d = w / T among the ranks of its index
 // (context ranks included): the plan's groups are made over those; the TP collectives run on the
-// tensor-parallel group, context parallelism's exchange on the C consecutive data-parallel ranks d / C.
+// tensor-parallel group, context parallelism's exchange on the C consecutive data-parallel ranks d / C,
+// expert parallelism's all-to-alls on the E consecutive data-parallel ranks d / E.
 struct CpuShared {
-  CpuShared(int tensor_degree, int context_degree) {
+  CpuShared(int tensor_degree, int context_degree, int expert_degree) {
     const int w = world_rank();
     const int t = std::max(1, tensor_degree);
     if (t > 1) {
@@ -30,10 +31,14 @@ struct CpuShared {
       const int color = (w / t) / context_degree * t + w % t;
       SHARDSCOPE_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, color, w, &mesh.context));
     }
+    if (expert_degree > 1) {  // expert_degree consecutive data-parallel ranks of one tensor index
+      const int color = (w / t) / expert_degree * t + w % t;
+      SHARDSCOPE_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, color, w, &mesh.expert));
+    }
   }
   ~CpuShared() {
     groups.clear();
-    for (MPI_Comm* c : {&data_parallel, &mesh.tensor, &mesh.context})
+    for (MPI_Comm* c : {&data_parallel, &mesh.tensor, &mesh.context, &mesh.expert})
       if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
   }
   CpuShared(const CpuShared&) = delete;
@@ -72,7 +77,7 @@ class CpuPlanBackend : public PlanBackend {
 std::vector<MeasuredIteration> run_plans(const Scenario& scenario, const Calibration& calibration,
                                          const std::vector<ValidationPlan>& plans,
                                          const RunOptions& options) {
-  CpuShared shared(scenario.mesh.tensor.degree, scenario.mesh.tensor.context);
+  CpuShared shared(scenario.mesh.tensor.degree, scenario.mesh.tensor.context, scenario.mesh.tensor.expert);
   return run_plans_with(
       scenario, calibration, plans, options, world_size(),
       [&](const Plan& plan, const IterationProgram& program, const std::vector<KernelWork>& work) {

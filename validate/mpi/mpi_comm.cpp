@@ -77,6 +77,17 @@ std::mutex& mpi_call_mutex() {
   return mutex;
 }
 
+MPI_Request start_all_to_all(MPI_Comm comm, const float* send, float* recv, std::int64_t count) {
+  const std::lock_guard<std::mutex> lock(mpi_call_mutex());
+  int ranks = 0;
+  MPI_Comm_size(comm, &ranks);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (ranks == 1) return request;
+  const int n = static_cast<int>(count);
+  SHARDSCOPE_MPI_CHECK(MPI_Ialltoall(send, n, MPI_FLOAT, recv, n, MPI_FLOAT, comm, &request));
+  return request;
+}
+
 MPI_Request start_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float* recv,
                              std::int64_t count) {
   const std::lock_guard<std::mutex> lock(mpi_call_mutex());

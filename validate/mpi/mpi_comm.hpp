@@ -60,6 +60,9 @@ void run_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float
                     double timeout_seconds, const std::string& what, PollRest rest);
 // The same in two halves: started (MPI_REQUEST_NULL for a group of one rank), then waited for with the
 // deadline; collectives started on one communicator must be started in the same order on every rank.
+// Starts an all-to-all on `comm`: `count` floats from `send` to each rank (rank r's at r * count), as many
+// from each into `recv` (MPI_REQUEST_NULL on a group of one).
+MPI_Request start_all_to_all(MPI_Comm comm, const float* send, float* recv, std::int64_t count);
 MPI_Request start_collective(CollectiveKind kind, MPI_Comm comm, const float* send, float* recv,
                              std::int64_t count);
 void wait_collective(MPI_Request& request, double timeout_seconds, const std::string& what, PollRest rest);
