@@ -15,7 +15,7 @@ arguments = sys.argv[1:]
 check = pathlib.Path(arguments.pop(1)) if arguments[:1] == ["--check"] and len(arguments) > 1 else None
 arguments = arguments[1:] if check else arguments
 figures = pathlib.Path(arguments[0]) if arguments else root / "docs/figures"
-FAMILIES = {"nd": "N&D", "ws": "W&S"}
+FAMILIES = {"nd": "N&D", "ws": "W&S", "ic": "I&C"}
 
 
 def samples_per_second(row, strategy):

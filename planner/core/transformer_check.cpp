@@ -86,15 +86,22 @@ void check_transformer_slice(const TransformerSpec& spec, const TensorSlice& sli
   }
   const auto divides = [t](std::int64_t n) { return n % t == 0; };
   const std::string degree = "tensor-parallel degree " + std::to_string(t);
-  require(spec.layer_hidden.empty(), "tensor", degree + ": a model with per-layer widths is not sliced");
+  // Per-layer widths (OSDP's I&C models): each layer sliced at its own width; the projection where the width
+  // changes stays whole on every GPU, on the whole sequence, so not under sequence parallelism.
+  require(spec.layer_hidden.empty() || !slice.sequence_parallel, "sequence_parallel",
+          degree +
+              " with sequence parallelism: a model with per-layer widths is sliced without it (its "
+              "width-changing projections run on whole sequences)");
   require(divides(spec.heads), "tensor",
           degree + " does not divide the " + std::to_string(spec.heads) + " attention heads");
   const int kv_heads = spec.kv_heads == 0 ? spec.heads : spec.kv_heads;
   require(divides(kv_heads), "tensor",
           degree + " does not divide the " + std::to_string(kv_heads) +
               " KV heads (replicating KV heads across GPUs is not modelled)");
-  const std::int64_t f = spec.ffn_hidden > 0 ? spec.ffn_hidden : 4 * spec.hidden;
-  require(divides(f), "tensor", degree + " does not divide the feed-forward width " + std::to_string(f));
+  // Per-layer widths take 4h wide MLPs, which a degree dividing the heads divides.
+  const std::int64_t f = spec.ffn_hidden > 0 && spec.layer_hidden.empty() ? spec.ffn_hidden : 4 * spec.hidden;
+  require(!spec.layer_hidden.empty() || divides(f), "tensor",
+          degree + " does not divide the feed-forward width " + std::to_string(f));
   const std::int64_t chunk = spec.sequence_length / slice.context;
   require(!slice.sequence_parallel || divides(chunk), "sequence_parallel",
           degree + " does not divide the " + std::to_string(chunk) +

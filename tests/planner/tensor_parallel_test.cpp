@@ -151,7 +151,32 @@ TEST(TensorParallel, RefusesSlicesTheModelDoesNotDivide) {
   expect_refused(gpt(), {1, true}, "sequence_parallel", "tensor degree above 1");
   TransformerSpec widths = gpt();
   widths.layer_hidden = {1024, 2048};
-  expect_refused(widths, {2, false}, "tensor", "per-layer widths");
+  expect_refused(widths, {2, true}, "sequence_parallel", "per-layer widths is sliced without it");
+}
+
+// OSDP's I&C models (per-layer widths) slice each layer at its own width; the projection where the width
+// changes stays whole on every GPU (its weights, its FLOPs on the whole sequence).
+TEST(TensorParallel, PerLayerWidthsSliceEachLayerAtItsWidth) {
+  TransformerSpec widths = gpt();
+  widths.layer_hidden = {1024, 2048};
+  const Model whole = generate_transformer(widths);
+  const Model two = generate_transformer(widths, TensorSlice{2, false});
+  const double h = 2048, s = 2048;
+  // Attention: norm 2h, Q/K/V/O 4h^2 (divided), Q/K/V biases 3h (divided), the output's h and the resize
+  // h_prev*h + h (whole).
+  EXPECT_EQ(op(two, "layer1.attention").parameters,
+            op(whole, "layer1.attention").parameters - static_cast<std::int64_t>(2 * h * h + 1.5 * h));
+  EXPECT_DOUBLE_EQ(op(whole, "layer1.attention").forward_flops_per_sample -
+                       op(two, "layer1.attention").forward_flops_per_sample,
+                   (2 * s * 4 * h * h + 4 * s * s * h) / 2);
+  // MLP: up h x 4h and down 4h x h divided, with the up bias; the down bias whole.
+  EXPECT_EQ(op(two, "layer1.mlp").parameters,
+            op(whole, "layer1.mlp").parameters - static_cast<std::int64_t>(4 * h * h + 2 * h));
+  EXPECT_EQ(op(two, "layer0.mlp").parameters,
+            op(whole, "layer0.mlp").parameters - static_cast<std::int64_t>(4 * 1024.0 * 1024 + 2 * 1024));
+  // Each block all-reduces its own width's activation.
+  EXPECT_DOUBLE_EQ(op(two, "layer1.mlp").tensor_collectives.front().bytes_per_sample, 2 * s * h);
+  EXPECT_DOUBLE_EQ(op(two, "layer0.mlp").tensor_collectives.front().bytes_per_sample, 2 * s * 1024);
 }
 
 Scenario llama_on_dgx(const std::string& parallelism) {
