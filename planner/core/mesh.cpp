@@ -80,14 +80,41 @@ PcieTopology stage_pcie(const PcieTopology& physical, int gpus) {
 
 }  // namespace
 
+namespace {
+
+// Tensor-parallel groups of whole nodes (a degree asked for above a node's GPUs): each node's GPUs are all
+// in one group, at different TP indices, so a data-parallel rank of one index is one GPU of one node of its
+// group, with that node's NICs shared among its GPUs' families; the view has a node per TP group (and a
+// leaf switch holds its share of them).
+Cluster data_parallel_cluster_across_nodes(const Cluster& physical, int degree) {
+  const int per_node = physical.gpus_per_node;
+  const int nodes = degree / per_node;  // physical nodes per tensor-parallel group
+  const int leaf = physical.network.nodes_per_leaf;
+  if (degree % per_node != 0 || physical.nodes % nodes != 0 ||
+      (physical.network.kind == NetworkKind::fat_tree && leaf > 0 && leaf % nodes != 0)) {
+    throw MeshError("parallelism.tensor",
+                    "tensor-parallel degree " + std::to_string(degree) +
+                        " spans nodes: a group across nodes takes whole nodes (a multiple of the " +
+                        std::to_string(per_node) + " GPUs of a node), the " + std::to_string(physical.nodes) +
+                        " nodes must hold whole groups, and a leaf switch whole groups");
+  }
+  Cluster out = data_parallel_cluster(physical, per_node);
+  out.nodes = physical.nodes / nodes;
+  if (leaf > 0) out.network.nodes_per_leaf = leaf / nodes;
+  return out;
+}
+
+}  // namespace
+
 Cluster data_parallel_cluster(const Cluster& physical, int degree) {
   if (degree < 1) throw MeshError("parallelism.tensor", "the tensor-parallel degree must be at least 1");
   if (degree == 1) return physical;
+  if (degree > physical.gpus_per_node) return data_parallel_cluster_across_nodes(physical, degree);
   if (physical.gpus_per_node % degree != 0) {
     throw MeshError("parallelism.tensor",
                     "tensor-parallel degree " + std::to_string(degree) + " does not divide the " +
                         std::to_string(physical.gpus_per_node) +
-                        " GPUs of a node (tensor parallelism across nodes is not modelled)");
+                        " GPUs of a node (a degree above a node's GPUs takes whole nodes)");
   }
   Cluster out = physical;
   out.gpus_per_node = physical.gpus_per_node / degree;
@@ -133,6 +160,10 @@ namespace {
 // its data-parallel ranks; a larger group spans whole nodes (a multiple of a node's data-parallel ranks),
 // and the nodes hold whole groups. TP groups stay inside a node (data_parallel_cluster).
 std::string context_placement_refusal(const Cluster& cluster, const TensorSlice& slice) {
+  if (slice.degree > cluster.gpus_per_node) {
+    return slice.context > 1 ? "context parallelism with tensor-parallel groups across nodes is not modelled"
+                             : "";
+  }
   const int per_node = cluster.gpus_per_node / slice.degree;  // data-parallel ranks of a node
   const std::string mesh = "tensor-parallel degree " + std::to_string(slice.degree) +
                            " x context-parallel degree " + std::to_string(slice.context);
@@ -155,6 +186,11 @@ std::string context_placement_refusal(const Cluster& cluster, const TensorSlice&
 std::pair<std::string, std::string> expert_placement_refusal(const Scenario& whole,
                                                              const TensorSlice& slice) {
   if (slice.expert <= 1) return {"", ""};
+  if (slice.degree > 1) {
+    return {"parallelism.expert", "expert-parallel degree " + std::to_string(slice.expert) +
+                                      " with tensor-parallel degree " + std::to_string(slice.degree) +
+                                      ": experts sliced by tensor parallelism too are not modelled"};
+  }
   const Cluster& cluster = whole.cluster;
   const int per_node = cluster.gpus_per_node / slice.degree;
   const std::string degree = "expert-parallel degree " + std::to_string(slice.expert);
@@ -203,7 +239,10 @@ std::pair<std::string, std::string> mesh_refusal(const Scenario& whole, const Te
   if (const std::string why = context_placement_refusal(whole.cluster, slice); !why.empty())
     return {field, why};
   if (auto refusal = expert_placement_refusal(whole, slice); !refusal.second.empty()) return refusal;
-  if (whole.training.group_size % slice.degree != 0) {
+  // Groups across nodes under the default group size (a node): PaRO's group is then one TP group.
+  const bool across_default =
+      slice.degree > whole.cluster.gpus_per_node && whole.training.group_size == whole.cluster.gpus_per_node;
+  if (whole.training.group_size % slice.degree != 0 && !across_default) {
     return {"training.group_size", "group size " + std::to_string(whole.training.group_size) +
                                        " GPUs is not a whole number of tensor-parallel groups of " +
                                        std::to_string(slice.degree)};
@@ -231,7 +270,8 @@ Scenario slice_scenario(const Scenario& whole, const TensorSlice& slice) {
                     e.what());
   }
   // Under expert parallelism PaRO's group is the expert-parallel group (expert_placement_refusal).
-  out.training.group_size = slice.expert > 1 ? slice.expert : whole.training.group_size / slice.degree;
+  out.training.group_size =
+      slice.expert > 1 ? slice.expert : std::max(1, whole.training.group_size / slice.degree);
   // A fixed micro-batch under a global batch: the data-parallel ranks are fewer, the steps more; a sample
   // is a chunk under context parallelism, so the global batch counts chunks.
   TrainingConfig& t = out.training;

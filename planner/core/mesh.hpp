@@ -68,8 +68,10 @@ class MeshError : public std::invalid_argument {
 // unchanged (non-blocking, a port per GPU); a PCIe tree keeps each GPU's link and shares the switch uplinks
 // and the socket links among the families that cross them (a TP group may span switches and sockets when
 // it takes whole ones, mesh.cpp); the NICs are divided among the degree's groups (whole NICs where the
-// count divides, else each NIC's rate). Throws MeshError when the degree does not divide a node, or cuts a
-// PCIe switch or socket unevenly: tensor parallelism across nodes is not modelled.
+// count divides, else each NIC's rate). A degree above a node's GPUs (only when asked for: a search stays
+// inside a node) takes whole nodes: one data-parallel rank per TP group, on one node of it, with its share
+// of that node's NICs. Throws MeshError when the degree does not divide a node (or into whole nodes that
+// the nodes and leaf switches hold), or cuts a PCIe switch or socket unevenly.
 Cluster data_parallel_cluster(const Cluster& physical, int degree);
 
 // The cluster one of `stages` pipeline stages runs on: nodes / stages whole nodes where the stages divide the

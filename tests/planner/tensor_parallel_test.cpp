@@ -16,6 +16,7 @@
 #include "planner/report/mesh_search.hpp"
 #include "planner/report/plan_json.hpp"
 #include "planner/search/plan_check.hpp"
+#include "planner/search/planner.hpp"
 
 namespace shardscope {
 namespace {
@@ -197,7 +198,8 @@ TEST(TensorParallel, TheDataParallelClusterSharesEachNodesLinks) {
   EXPECT_DOUBLE_EQ(data_parallel_cluster(one_nic, 4).network.nic_bytes_per_second,
                    s.cluster.network.nic_bytes_per_second / 4);
   EXPECT_THROW(data_parallel_cluster(s.cluster, 3), MeshError);
-  EXPECT_THROW(data_parallel_cluster(s.cluster, 16), MeshError);  // across nodes: not modelled
+  EXPECT_EQ(data_parallel_cluster(s.cluster, 16).nodes, 1);       // whole nodes, asked for
+  EXPECT_THROW(data_parallel_cluster(s.cluster, 32), MeshError);  // more nodes than the cluster's 2
 }
 
 TEST(TensorParallel, ThePcieTreeKeepsEachGpuLinkAndSharesTheUplinks) {
@@ -291,7 +293,9 @@ void expect_scenario_error(const std::string& parallelism, const std::string& fi
 
 TEST(TensorParallel, ScenarioErrorsNameTheField) {
   expect_scenario_error("parallelism: {tensor: 3}\n", "parallelism.tensor", 3, "does not divide the 8 GPUs");
-  expect_scenario_error("parallelism: {tensor: 16}\n", "parallelism.tensor", 3, "across nodes");
+  expect_scenario_error("parallelism: {tensor: 16}\n", "parallelism.tensor", 3,
+                        "does not divide the 8 KV heads");
+  expect_scenario_error("parallelism: {tensor: 24}\n", "parallelism.tensor", 3, "spans nodes");
   expect_scenario_error("parallelism: {tensor: 0}\n", "parallelism.tensor", 3, "");
   expect_scenario_error("parallelism: {tensor: two}\n", "parallelism.tensor", 3, "");
   expect_scenario_error("parallelism: {tensr: 2}\n", "parallelism.tensr", 3, "unknown");
@@ -306,6 +310,52 @@ TEST(TensorParallel, ScenarioErrorsNameTheField) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("list of operators"), std::string::npos) << e.what();
   }
+}
+
+// A degree asked for above a node's GPUs takes whole nodes: one data-parallel rank per TP group, on one node
+// of it with its share of that node's NICs; the TP collectives cross the network; a search never tries it.
+TEST(TensorParallel, AGroupAskedForMaySpanWholeNodes) {
+  const auto llama7b = [](const std::string& parallelism, int nodes, const std::string& training = "") {
+    return parse_scenario_string(
+        "model: {preset: llama-7b}\ncluster: {preset: dgx-a100, nodes: " + std::to_string(nodes) + "}\n" +
+        parallelism + "training: {max_micro_batch: 4" + training + "}\n");
+  };
+  const Scenario s = llama7b("parallelism: {tensor: 16}\n", 4);
+  ASSERT_TRUE(s.mesh.sliced());
+  EXPECT_EQ(s.cluster.nodes, 2);
+  EXPECT_EQ(s.cluster.gpus_per_node, 1);
+  EXPECT_EQ(s.cluster.network.nics_per_node, 1);  // one of the node's 8 rails
+  EXPECT_EQ(s.training.group_size, 1);            // PaRO's group: one TP group
+  EXPECT_EQ(mesh_text(s), "TP 16 x DP 2 (32 GPUs)");
+  const std::shared_ptr<const CollectiveCost> tp =
+      mesh_group_costs(s, Calibration{}, CollectiveModel::ring).tensor;
+  ASSERT_NE(tp, nullptr);
+  EXPECT_EQ(tp->group_ranks(GroupKind::intra), 16);
+  EXPECT_EQ(tp->ring(GroupKind::intra).bottleneck, LinkClass::network);
+  PlanRequest request;
+  request.with_baselines = false;
+  EXPECT_TRUE(plan_scenario(ValidScenario(Scenario(s)), Calibration{}, request).best.fits);
+  // Refused: groups the nodes do not hold whole, a group size that is not whole groups, CP beside it.
+  const auto refused = [&](const std::string& parallelism, int nodes, const std::string& training,
+                           const std::string& field, const std::string& words) {
+    try {
+      llama7b(parallelism, nodes, training);
+      ADD_FAILURE() << "accepted " << parallelism << training;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.field(), field) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused("parallelism: {tensor: 16}\n", 3, "", "parallelism.tensor", "the 3 nodes must hold whole groups");
+  refused("parallelism: {tensor: 12}\n", 4, "", "parallelism.tensor", "a multiple of the 8 GPUs of a node");
+  refused("parallelism: {tensor: 16}\n", 4, ", group_size: 4", "training.group_size",
+          "tensor-parallel groups of 16");
+  refused("parallelism: {tensor: 16, context: 2}\n", 4, "", "parallelism.tensor",
+          "across nodes is not modelled");
+  EXPECT_NO_THROW(llama7b("parallelism: {tensor: 16}\n", 4, ", group_size: 32"));
+  // A search stays inside a node.
+  for (const TensorSlice& slice : candidate_slices(llama7b("parallelism: {tensor: search}\n", 4), nullptr))
+    EXPECT_LE(slice.degree, 8);
 }
 
 TEST(TensorParallel, CollectivesArePricedOnThePhysicalNodesGroups) {
