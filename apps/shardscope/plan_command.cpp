@@ -173,10 +173,11 @@ nlohmann::ordered_json alternatives_json(const PlanReport& report, std::size_t t
 // --export: the plan as the framework's configuration, in --out; what it cannot express on stderr.
 void write_export(const Plan& plan, const Scenario& scenario, const std::string& format,
                   const OutputFile& file) {
-  if (scenario.mesh.sliced()) {
+  if (scenario.mesh.sliced() && format != "torchtitan") {
     throw UsageError("--export", "the plan runs on a model-parallel mesh (" + mesh_text(scenario) +
-                                     "); the exports write data-parallel sharding only, not TP, CP or EP "
-                                     "meshes");
+                                     "); the " + format +
+                                     " export writes data-parallel sharding only: --export torchtitan writes "
+                                     "the mesh's degrees");
   }
   const PlanExport exported = export_plan(scenario, plan, parse_name<ExportFormat>(format).value());
   for (const std::string& line : exported.unexpressed)

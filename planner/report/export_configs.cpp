@@ -1,5 +1,6 @@
 // The torchtitan and DeepSpeed exports: one policy for the whole model (the placement most parameters
 // have), as torchtitan's TOML fields and a DeepSpeed JSON config.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -45,6 +46,14 @@ std::vector<std::string> single_policy_notes(ExportFormat format, const Scenario
     out.push_back(
         "resharding parameters to a group after forward (hpZ): torchtitan has no such option; "
         "fsdp_reshard_after_forward = \"always\"");
+  const TensorSlice& mesh = scenario.mesh.tensor;
+  if (format == ExportFormat::torchtitan && mesh.degree > 1 && !mesh.sequence_parallel)
+    out.push_back(
+        "tensor parallelism without sequence parallelism: torchtitan's tensor parallelism shards the norms "
+        "and dropouts by sequence (the plan was priced without)");
+  if (format == ExportFormat::torchtitan && mesh.expert > 1 && mesh.expert_imbalance > 1)
+    out.push_back("the expert load imbalance (" + std::to_string(mesh.expert_imbalance) +
+                  "): a routing outcome, not a setting");
   if (format == ExportFormat::deepspeed && p.mesh == "hsdp" && zero_stage(p.scopes) < 3)
     out.push_back("states sharded inside groups at ZeRO stage " + std::to_string(zero_stage(p.scopes)) +
                   " (PaRO's partial redundancy): DeepSpeed has MiCS groups at stage 3 only; sharded over "
@@ -60,17 +69,27 @@ std::vector<std::string> single_policy_notes(ExportFormat format, const Scenario
 std::string torchtitan_toml(const Scenario& scenario, const Plan& plan,
                             const std::vector<std::string>& header, const Dominant& dominant) {
   const Placement& p = dominant.placement;
-  const auto [replicate, shard] = degrees(p.mesh, scenario.cluster.gpus(), plan.group_size);
+  // On a mesh the data-parallel view's ranks are dp_shard x cp: FSDP's degrees count the sequences' ranks
+  // (torchtitan shards over dp_shard x cp itself), a sample is a chunk, a sequence C of them.
+  const TensorSlice& mesh = scenario.mesh.tensor;
+  const int context = std::max(1, mesh.context);
+  const int ranks = scenario.cluster.gpus() / context;
+  const auto [replicate, shard] = degrees(p.mesh, ranks, std::min(plan.group_size, ranks));
   std::ostringstream out;
   write_comments(header, out);
   out << "# Field names of torchtitan's job config (2025): merge into the model's TOML.\n\n"
-      << "[training]\nlocal_batch_size = " << plan.micro_batch << "\nglobal_batch_size = "
-      << plan.micro_batch * plan.gradient_accumulation_steps * scenario.cluster.gpus()
-      << "\nseq_len = " << scenario.model.sequence_length << "\nmixed_precision_param = \""
+      << "[training]\nlocal_batch_size = " << plan.micro_batch
+      << "\nglobal_batch_size = " << plan.micro_batch * plan.gradient_accumulation_steps * ranks
+      << "\nseq_len = " << scenario.model.sequence_length * context << "\nmixed_precision_param = \""
       << param_dtype(scenario) << "\"\nmixed_precision_reduce = \"" << reduce_dtype(scenario) << "\"\n\n"
       << "[parallelism]\ndata_parallel_replicate_degree = " << replicate
       << "\ndata_parallel_shard_degree = " << shard << "\nfsdp_reshard_after_forward = \""
-      << (p.reshard == "False" ? "never" : "always") << "\"\n\n[activation_checkpoint]\n";
+      << (p.reshard == "False" ? "never" : "always") << "\"\n";
+  if (scenario.mesh.sliced()) {
+    out << "tensor_parallel_degree = " << mesh.degree << "\ncontext_parallel_degree = " << context
+        << "\nexpert_parallel_degree = " << mesh.expert << "\n";
+  }
+  out << "\n[activation_checkpoint]\n";
   if (scenario.training.checkpointing == CheckpointPolicy::selective) {
     out << "mode = \"selective\"\nselective_ac_option = \"op\"\n";
   } else if (scenario.training.checkpointing == CheckpointPolicy::layers) {

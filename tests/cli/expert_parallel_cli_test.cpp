@@ -46,6 +46,38 @@ TEST(ExpertParallelCli, ADegreeAskedForIsPlannedAndInspected) {
   EXPECT_EQ(json.at("mesh").at("expert").get<int>(), 4);
 }
 
+// torchtitan's job config has every degree of the mesh (EP borrows from dp_shard x cp as ours does); the
+// fsdp2 and deepspeed exports, data-parallel only, refuse a mesh.
+TEST(ExpertParallelCli, TheTorchtitanExportWritesTheMeshsDegrees) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ss_ep_export_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / "job.toml").string();
+  const auto r = test::run_command(kBinary + " plan " + kMixtral +
+                                   " --ep 8 --quiet --no-baselines --export torchtitan --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string toml = test::run_command("cat " + out).out;
+  for (const char* line :
+       {"data_parallel_shard_degree = 32", "tensor_parallel_degree = 1", "context_parallel_degree = 1",
+        "expert_parallel_degree = 8", "seq_len = 4096",
+        "(mixtral-8x7b on DP 32 with EP 8 (32 GPUs), PaRO's groups 8 data-parallel ranks)"})
+    EXPECT_NE(toml.find(line), std::string::npos) << line << "\n" << toml;
+  // TP 2 x CP 2 of Llama 3.1 8B: the sequence's ranks and length, and what torchtitan's TP does otherwise.
+  const auto tp =
+      test::run_command(kBinary + " plan " + kSource + "/scenarios/llama3.1-8b-tp2-16gpu.yaml --cp 2 " +
+                        "--set parallelism.sequence_parallel=false --quiet --no-baselines " +
+                        "--export torchtitan --out " + out);
+  ASSERT_EQ(tp.exit_code, 0) << tp.err;
+  const std::string mesh = test::run_command("cat " + out).out;
+  for (const char* line :
+       {"tensor_parallel_degree = 2", "context_parallel_degree = 2", "seq_len = 8192",
+        "data_parallel_shard_degree = 4", "tensor parallelism without sequence parallelism"})
+    EXPECT_NE(mesh.find(line), std::string::npos) << line << "\n" << mesh;
+  EXPECT_NE(tp.err.find("note: the torchtitan export cannot express tensor parallelism without sequence"),
+            std::string::npos)
+      << tp.err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ExpertParallelCli, BadDegreesExitTwoNamingTheOption) {
   const std::pair<std::string, std::string> cases[] = {
       {"--ep 3", "--ep 3: expert-parallel degree 3 does not divide the 8 data-parallel ranks of a node"},
@@ -54,6 +86,8 @@ TEST(ExpertParallelCli, BadDegreesExitTwoNamingTheOption) {
       {"--ep ''", "--ep"},
       {"--ep 2 --tp 2", "experts sliced by tensor parallelism too are not modelled"},
       {"--ep 8 --out /dev/null --export fsdp2", "--export: the plan runs on a model-parallel mesh"},
+      {"--ep 8 --out /dev/null --export deepspeed",
+       "the deepspeed export writes data-parallel sharding only"},
   };
   for (const auto& [arguments, message] : cases) {
     const auto r = test::run_command(kBinary + " plan " + kMixtral + " --quiet " + arguments);
