@@ -125,11 +125,11 @@ Model parse_model(const YamlMap& map, const std::string& base_dir,
 }
 
 // A degree of `parallelism:` (1 when absent), or 0 for "search".
-int parse_degree(const YamlMap& map, const std::string& key) {
+int parse_degree(const YamlMap& map, const std::string& key, int most = kMaxGpusPerNode) {
   if (!map.has(key)) return 1;
   const YAML::Node value = map.raw(key);
   if (value.IsScalar() && value.Scalar() == "search") return 0;
-  return static_cast<int>(map.integer(key, 1, kMaxGpusPerNode));
+  return static_cast<int>(map.integer(key, 1, most));
 }
 
 // `parallelism.pipeline`: stages (1 when absent), or 0 for "search".
@@ -148,7 +148,7 @@ ParallelismRequest parse_parallelism(const YamlMap& map) {
   ParallelismRequest request;
   request.tensor = parse_degree(map, "tensor");
   request.context = parse_degree(map, "context");
-  request.expert = parse_degree(map, "expert");
+  request.expert = parse_degree(map, "expert", 4096);  // experts per layer are at most 4096
   request.expert_imbalance = map.number_or("expert_imbalance", 1.0, 1.0, 64.0);
   request.sequence_parallel = map.boolean_or("sequence_parallel", false);
   request.pipeline = parse_stages(map);
