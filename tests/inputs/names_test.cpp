@@ -143,7 +143,7 @@ TEST(NameSuggestions, PresetsSuggestTheNearestOrListTheKnownOnes) {
                      "cluster.preset", "unknown cluster preset 'dgx-a10'; did you mean 'dgx-a100'?");
   expect_input_error([] { parse("model: {preset: gpt-4}\ncluster: {preset: dgx-a100}\n"); }, "s.yaml", 1,
                      "model.preset", "unknown model preset 'gpt-4'; known presets: ic-24, ic-48");
-  EXPECT_EQ(model_presets().names().size(), 15u);
+  EXPECT_EQ(model_presets().names().size(), 16u);
   EXPECT_NE(model_presets().find("llama3.1-8b"), nullptr);  // a dot in the name: not cut at it
   EXPECT_NE(model_presets().find("llama-7b"), nullptr);
   EXPECT_EQ(model_presets().find("llama-7"), nullptr);

@@ -262,9 +262,12 @@ TEST(PlanExport, EveryShippedScenariosPlanExportsToEveryFormat) {
       const std::size_t at = titan.text.find(key + " = ");
       return at == std::string::npos ? 0 : std::stoi(titan.text.substr(at + key.size() + 3));
     };
-    EXPECT_EQ(degree("data_parallel_replicate_degree") * degree("data_parallel_shard_degree"),
+    // torchtitan's dp_replicate x dp_shard x cp are the data-parallel view's ranks (a mesh names cp).
+    EXPECT_EQ(degree("data_parallel_replicate_degree") * degree("data_parallel_shard_degree") *
+                  std::max(1, degree("context_parallel_degree")),
               s.cluster.gpus())
         << stem;
+    if (s.mesh.sliced()) EXPECT_EQ(degree("tensor_parallel_degree"), s.mesh.tensor.degree) << stem;
     const PlanExport ds = export_plan(s, plan, ExportFormat::deepspeed);
     const nlohmann::json j = nlohmann::json::parse(ds.text);
     EXPECT_EQ(j["train_micro_batch_size_per_gpu"], plan.micro_batch) << stem;

@@ -24,7 +24,8 @@ EXIT_NO_DEVICE = 3
 SPEC_DEFAULTS = {
     "kv_heads": 0, "head_dim": 0, "ffn_hidden": 0, "max_positions": 0, "mlp": "gelu", "norm": "layernorm",
     "positions": "learned", "attention_bias": True, "mlp_bias": True, "tied_embeddings": True,
-    "parallel_residual": False, "experts": 0, "flash_attention": True, "dropout": True, "dtype": "bf16",
+    "parallel_residual": False, "experts": 0, "experts_per_token": 0, "flash_attention": True, "dropout": True,
+    "dtype": "bf16",
 }
 SPEC_REQUIRED = ("layers", "hidden", "heads", "vocab", "sequence_length")
 SPEC_CHOICES = {"mlp": ("gelu", "gated"), "norm": ("layernorm", "rmsnorm"), "positions": ("learned", "rotary")}
