@@ -215,7 +215,8 @@ Operator embedding_operator(const TransformerSpec& spec, const ActivationSizes& 
 
 // Under expert parallelism the MLP block's norm and router, replicated on every GPU, ride with the attention
 // operator before them: their parameters, the router's product (its FLOPs outside the checkpoint's
-// recompute), the norm's input and dropout mask, the router's input and its fp32 scores kept.
+// recompute), the norm's input, the router's input and its fp32 scores kept (the block's dropout mask is
+// the experts operator's, on its output).
 void add_expert_router(Operator& att, const TransformerSpec& spec, const ActivationSizes& sizes, double h) {
   const double s = sizes.tokens;
   const double experts = spec.experts;
@@ -223,8 +224,7 @@ void add_expert_router(Operator& att, const TransformerSpec& spec, const Activat
   att.active_parameters = att.parameters;
   att.forward_flops_per_sample += 2 * s * h * experts;
   att.forward_gemms.push_back(gemm("router", 1, s, experts, h));
-  const std::int64_t kept = checked(
-      2 * sizes.element_bytes * s * h + sizes.mask_bytes * s * h + 4 * s * experts, "router activations");
+  const std::int64_t kept = checked(2 * sizes.element_bytes * s * h + 4 * s * experts, "router activations");
   att.activation_bytes_per_sample += kept;
   att.selective_bytes_per_sample += kept;
   att.workspace_bytes_per_sample += checked(sizes.element_bytes * s * h, "router workspace");

@@ -89,6 +89,17 @@ TEST(ExpertParallel, EachGpuHoldsItsExpertsAndTheRouterStaysWithTheAttention) {
   // Kept: the 2 routed copies of each token (2 s h bytes each) and each copy's gate, up and product (3 s f).
   EXPECT_EQ(experts.activation_bytes_per_sample,
             static_cast<std::int64_t>(2 * (2 * s * 1024) + 2 * 3 * 2 * s * 3584));
+  // With dropout the block's mask (s h bytes) is the experts operator's alone; the attention keeps the
+  // norm's and the router's inputs (2 s h each) and the fp32 scores (4 s per expert).
+  TransformerSpec dropout = moe();
+  dropout.dropout = true;
+  const Model whole_dropout = generate_transformer(dropout);
+  const Model four_dropout = generate_transformer(dropout, TensorSlice{1, false, 1, 4});
+  EXPECT_EQ(op(four_dropout, "layer0.attention").activation_bytes_per_sample -
+                op(whole_dropout, "layer0.attention").activation_bytes_per_sample,
+            static_cast<std::int64_t>(2 * (2 * s * 1024) + 4 * s * 8));
+  EXPECT_EQ(op(four_dropout, "layer0.mlp").activation_bytes_per_sample - experts.activation_bytes_per_sample,
+            static_cast<std::int64_t>(s * 1024));
 }
 
 TEST(ExpertParallel, TokensGoAndComeBackByAllToAllInEachPass) {
