@@ -14,6 +14,7 @@
 #include "planner/core/runtime_profile.hpp"
 #include "planner/core/scenario_check.hpp"
 #include "planner/core/units.hpp"
+#include "planner/cost/collective_calls.hpp"
 #include "planner/cost/collective_cost.hpp"
 #include "planner/io/calibration_parser.hpp"
 #include "planner/io/scenario_parser.hpp"
@@ -187,8 +188,7 @@ ModelStateBytes strategy_states(const Scenario& s, const Scopes& scopes,
   const int n = s.cluster.gpus(), group = s.training.group_size;
   ModelStateBytes out = model_state_bytes_per_gpu(static_cast<double>(dense), scopes, n, group, bytes);
   if (experts == 0) return out;
-  const auto acting = [](ShardScope scope) { return scope == ShardScope::I ? ShardScope::N : scope; };
-  const Scopes expert{acting(scopes.parameters), acting(scopes.gradients), acting(scopes.optimizer)};
+  const Scopes expert = expert_parallel_choice(OperatorChoice{"", scopes}).scopes;
   const ModelStateBytes e =
       model_state_bytes_per_gpu(static_cast<double>(experts), expert, n / group, group, bytes);
   out.parameter_bytes += e.parameter_bytes;

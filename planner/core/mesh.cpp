@@ -156,62 +156,72 @@ Cluster pipeline_stage_cluster(const Cluster& physical, int stages) {
 
 namespace {
 
-// Why the CP groups of `slice` cannot be placed on `cluster` ("" when they can): inside a node they divide
-// its data-parallel ranks; a larger group spans whole nodes (a multiple of a node's data-parallel ranks),
-// and the nodes hold whole groups. TP groups stay inside a node (data_parallel_cluster).
+// Where a group of `ranks` consecutive data-parallel ranks lands, a node holding `per_node` of them: inside a
+// node it must divide the node's ranks; a larger group spans whole nodes (a multiple of a node's ranks) and
+// the `nodes` must hold whole groups. Context- and expert-parallel groups are placed so.
+enum class GroupFit { fits, cuts_a_node, spans_unevenly };
+GroupFit consecutive_group_fit(int ranks, int per_node, int nodes) {
+  if (ranks <= per_node) return per_node % ranks == 0 ? GroupFit::fits : GroupFit::cuts_a_node;
+  return ranks % per_node == 0 && nodes % (ranks / per_node) == 0 ? GroupFit::fits : GroupFit::spans_unevenly;
+}
+
+// Why the CP groups of `slice` cannot be placed on `cluster` ("" when they can): consecutive_group_fit.
+// TP groups stay inside a node (data_parallel_cluster) unless asked across whole nodes.
 std::string context_placement_refusal(const Cluster& cluster, const TensorSlice& slice) {
   if (slice.degree > cluster.gpus_per_node) {
     return slice.context > 1 ? "context parallelism with tensor-parallel groups across nodes is not modelled"
                              : "";
   }
+  if (slice.context < 1) return "the context-parallel degree must be at least 1";
   const int per_node = cluster.gpus_per_node / slice.degree;  // data-parallel ranks of a node
   const std::string mesh = "tensor-parallel degree " + std::to_string(slice.degree) +
                            " x context-parallel degree " + std::to_string(slice.context);
-  if (slice.context < 1) return "the context-parallel degree must be at least 1";
-  if (slice.context <= per_node) {
-    if (per_node % slice.context == 0) return "";
-    return mesh + " does not divide the " + std::to_string(cluster.gpus_per_node) +
-           " GPUs of a node (a context-parallel group across nodes takes whole nodes)";
+  switch (consecutive_group_fit(slice.context, per_node, cluster.nodes)) {
+    case GroupFit::fits:
+      return "";
+    case GroupFit::cuts_a_node:
+      return mesh + " does not divide the " + std::to_string(cluster.gpus_per_node) +
+             " GPUs of a node (a context-parallel group across nodes takes whole nodes)";
+    case GroupFit::spans_unevenly:
+      break;
   }
-  const int nodes = slice.context / per_node;
-  if (slice.context % per_node == 0 && cluster.nodes % nodes == 0) return "";
   return mesh + " spans nodes: a context-parallel group across nodes takes whole nodes (a multiple of the " +
          std::to_string(per_node) + " data-parallel ranks of a node) and the " +
          std::to_string(cluster.nodes) + " nodes must hold whole groups";
 }
 
 // Why the expert-parallel groups of `slice` cannot be placed on `cluster` ("" when they can): `expert`
-// consecutive data-parallel ranks inside a node (dividing its ranks) or over whole nodes; and the group is
-// PaRO's, so a group size given otherwise is refused.
+// consecutive data-parallel ranks (consecutive_group_fit), without TP; and the group is PaRO's, so a group
+// size given otherwise is refused.
 std::pair<std::string, std::string> expert_placement_refusal(const Scenario& whole,
                                                              const TensorSlice& slice) {
   if (slice.expert <= 1) return {"", ""};
+  const std::string degree = "expert-parallel degree " + std::to_string(slice.expert);
   if (slice.degree > 1) {
-    return {"parallelism.expert", "expert-parallel degree " + std::to_string(slice.expert) +
-                                      " with tensor-parallel degree " + std::to_string(slice.degree) +
+    return {"parallelism.expert", degree + " with tensor-parallel degree " + std::to_string(slice.degree) +
                                       ": experts sliced by tensor parallelism too are not modelled"};
   }
   const Cluster& cluster = whole.cluster;
-  const int per_node = cluster.gpus_per_node / slice.degree;
-  const std::string degree = "expert-parallel degree " + std::to_string(slice.expert);
-  if (slice.expert <= per_node && per_node % slice.expert != 0) {
-    return {"parallelism.expert",
-            degree + " does not divide the " + std::to_string(per_node) +
-                " data-parallel ranks of a node (a group across nodes takes whole nodes)"};
-  }
-  if (slice.expert > per_node &&
-      (slice.expert % per_node != 0 || cluster.nodes % (slice.expert / per_node) != 0)) {
-    return {"parallelism.expert",
-            degree + " spans nodes: a group across nodes takes whole nodes (a multiple of the " +
-                std::to_string(per_node) + " data-parallel ranks of a node) and the " +
-                std::to_string(cluster.nodes) + " nodes must hold whole groups"};
+  const int per_node = cluster.gpus_per_node;  // data-parallel ranks of a node (no TP)
+  switch (consecutive_group_fit(slice.expert, per_node, cluster.nodes)) {
+    case GroupFit::fits:
+      break;
+    case GroupFit::cuts_a_node:
+      return {"parallelism.expert",
+              degree + " does not divide the " + std::to_string(per_node) +
+                  " data-parallel ranks of a node (a group across nodes takes whole nodes)"};
+    case GroupFit::spans_unevenly:
+      return {"parallelism.expert",
+              degree + " spans nodes: a group across nodes takes whole nodes (a multiple of the " +
+                  std::to_string(per_node) + " data-parallel ranks of a node) and the " +
+                  std::to_string(cluster.nodes) + " nodes must hold whole groups"};
   }
   const int group = whole.training.group_size;
-  if (group != cluster.gpus_per_node && group != slice.expert * slice.degree) {
-    return {"training.group_size",
-            "group size " + std::to_string(group) + ": under expert parallelism PaRO's group is the " +
-                "expert-parallel group (" + std::to_string(slice.expert * slice.degree) +
-                " GPUs); leave training.group_size out or set it to that"};
+  if (group != cluster.gpus_per_node && group != slice.expert) {
+    return {"training.group_size", "group size " + std::to_string(group) +
+                                       ": under expert parallelism PaRO's group is the " +
+                                       "expert-parallel group (" + std::to_string(slice.expert) +
+                                       " GPUs); leave training.group_size out or set it to that"};
   }
   return {"", ""};
 }

@@ -30,6 +30,8 @@ struct ParallelismRequest {
   int virtual_stages = 1;  // model chunks per GPU under the interleaved schedule
   // a tensor, context or expert degree to search
   bool search() const { return tensor == 0 || context == 0 || expert == 0; }
+  // The slice these degrees ask for (meaningful when none is `search`).
+  TensorSlice slice() const { return {tensor, sequence_parallel, context, expert, expert_imbalance}; }
   bool pipelined() const { return pipeline != 1; }
 };
 

@@ -171,8 +171,7 @@ ParallelismRequest parse_parallelism(const YamlMap& map) {
 Scenario sliced_as_asked(Scenario scenario, const YamlMap& root) {
   const ParallelismRequest& asked = scenario.parallelism;
   // A pipeline's stages are sliced one by one for their nodes (report/pipeline_search.hpp).
-  const TensorSlice slice{asked.tensor, asked.sequence_parallel, asked.context, asked.expert,
-                          asked.expert_imbalance};
+  const TensorSlice slice = asked.slice();
   if (asked.search() || asked.pipelined() || slice.whole()) return scenario;
   try {
     return slice_scenario(scenario, slice);

@@ -335,8 +335,7 @@ std::vector<int> stage_counts(const Scenario& whole) {
 std::vector<TensorSlice> slices_for(const Scenario& tmpl_whole, std::vector<std::string>* refused) {
   const ParallelismRequest& asked = tmpl_whole.parallelism;
   if (asked.search()) return candidate_slices(tmpl_whole, refused);
-  return {TensorSlice{asked.tensor, asked.sequence_parallel, asked.context, asked.expert,
-                      asked.expert_imbalance}};
+  return {asked.slice()};
 }
 
 }  // namespace

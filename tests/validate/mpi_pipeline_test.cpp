@@ -184,6 +184,14 @@ TEST_F(MpiPipeline, WhatTheHarnessDoesNotRunIsRefusedWithTheReason) {
   EXPECT_TRUE(cuda.output.find("run on the cpu-mpi backend only") != std::string::npos ||
               cuda.output.find("was built without it") != std::string::npos)
       << cuda.output;
+  // An expert-parallel mesh is refused there too, naming its own field.
+  const Launch experts =
+      launch(4, "--backend cuda-nccl run " + kScenarios + "cpu-4rank-ep.yaml --strategy ddp --out " + out);
+  EXPECT_EQ(experts.exit_code, 2) << experts.output;
+  EXPECT_TRUE(experts.output.find("parallelism.expert: tensor, context and expert parallelism run on the "
+                                  "cpu-mpi backend only") != std::string::npos ||
+              experts.output.find("was built without it") != std::string::npos)
+      << experts.output;
   const Launch sliced = launch(1, "run " + tp + " --strategy shardscope --out " + out);
   EXPECT_EQ(sliced.exit_code, 2) << sliced.output;
   EXPECT_NE(sliced.output.find("but 1 ranks were launched; launch mpirun -n 2"), std::string::npos)

@@ -116,7 +116,7 @@ Scenario unpipelined(Scenario scenario) {
   p.schedule = PipelineSchedule::one_f_one_b;
   p.virtual_stages = 1;
   scenario.training.global_batch = 0;
-  const TensorSlice slice{p.tensor, p.sequence_parallel, p.context, p.expert, p.expert_imbalance};
+  const TensorSlice slice = p.slice();
   if (slice.whole()) return scenario;
   return slice_scenario(scenario, slice);
 }
