@@ -12,20 +12,28 @@
 namespace shardscope::sim {
 
 std::vector<LinkUsage> link_usage(const IterationProgram& program, const Platform& platform, int gpus,
-                                  int group_size, const NcclFamilies& nccl, double iteration_seconds) {
+                                  int group_size, const NcclFamilies& nccl, const ExchangeFamilies& exchanges,
+                                  double iteration_seconds) {
   std::map<std::pair<std::string, bool>, LinkUsage> usage;
+  const auto add_flows = [&](const NcclFamilyFlows& family) {
+    for (const auto& f : family.flows) {
+      for (const Platform::RouteHop& hop : platform.route(f->from, f->to)) {
+        LinkUsage& u = usage[{hop.link, hop.up}];
+        u.link = hop.link;
+        u.direction = hop.up ? "up" : "down";
+        u.bytes_per_second = hop.bytes_per_second;
+        u.bytes += f->bytes;
+      }
+    }
+  };
   const auto add = [&](const Task& t) {
+    for (const MeshExchange& e : t.mesh_exchanges) {
+      if (const auto family = exchanges.find(exchange_key(e)); family != exchanges.end())
+        add_flows(family->second);
+    }
     if (t.total_bytes <= 0) return;
     if (const auto family = nccl.find(nccl_key(t)); family != nccl.end()) {
-      for (const auto& f : family->second.flows) {
-        for (const Platform::RouteHop& hop : platform.route(f->from, f->to)) {
-          LinkUsage& u = usage[{hop.link, hop.up}];
-          u.link = hop.link;
-          u.direction = hop.up ? "up" : "down";
-          u.bytes_per_second = hop.bytes_per_second;
-          u.bytes += f->bytes;
-        }
-      }
+      add_flows(family->second);
       return;
     }
     for (int rank = 0; rank < gpus; ++rank) {

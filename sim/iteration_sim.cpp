@@ -69,6 +69,7 @@ IterationResult simulate_iteration(const ValidScenario& scenario, const Calibrat
                             plan_collectives(scenario.execution, plan));
   const bool nccl_model = cost.model() == CollectiveModel::nccl;
   NcclFamilies nccl = nccl_families(program, cost, options.merge_nccl_channels);
+  ExchangeFamilies exchanges = exchange_families(program, gpus);
   const ProgramSize program_size(program, cost, gpus, options.coarse_above);
   const auto size_at = [&](int micro_steps) {
     return SimulationSize{"the iteration", gpus, 0, program_size.activities(micro_steps)};
@@ -83,7 +84,8 @@ IterationResult simulate_iteration(const ValidScenario& scenario, const Calibrat
   }
   check_simulation_size(size, options.max_activities);
   const RingContext rings{
-      cost, calibration, gpus, group_size, options.coarse_above, nccl_model ? &nccl : nullptr, {}};
+      cost,       calibration, gpus, group_size, options.coarse_above, nccl_model ? &nccl : nullptr,
+      &exchanges, {}};
 
   IterationLog log;
   try {
@@ -95,9 +97,14 @@ IterationResult simulate_iteration(const ValidScenario& scenario, const Calibrat
   std::optional<IterationExecutor> executor;
   const double iteration_seconds = translate_simgrid_errors([&] {
     sg4::Engine& engine = create_engine();
-    platform.emplace(scenario.cluster, calibration,
-                     routed_pairs(program, gpus, group_size, nccl, nccl_model));
+    std::vector<std::pair<int, int>> pairs = routed_pairs(program, gpus, group_size, nccl, nccl_model);
+    const std::vector<std::pair<int, int>> exchanged = exchange_pairs(exchanges);
+    pairs.insert(pairs.end(), exchanged.begin(), exchanged.end());
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    platform.emplace(scenario.cluster, calibration, pairs);
     for (auto& [key, family] : nccl) fit_nccl_flows(family.flows, family.estimate, *platform);
+    fit_exchange_families(exchanges, *platform);
     executor.emplace(program, rings, *platform, log, options.steady_state, unproven_step_limit, observer);
     sg4::Activity::on_completion_cb([&executor](const sg4::Activity& a) { executor->on_completion(a); });
     executor->start();
@@ -122,7 +129,7 @@ IterationResult simulate_iteration(const ValidScenario& scenario, const Calibrat
   const double total_seconds = iteration_seconds + skipped * executor->step_period_seconds();
   IterationResult result = assemble_result(program, total_seconds, *executor, gpus, std::move(log));
   result.steady_state_micro_steps = skipped;
-  result.links = link_usage(program, *platform, gpus, group_size, nccl, total_seconds);
+  result.links = link_usage(program, *platform, gpus, group_size, nccl, exchanges, total_seconds);
   if (observer != nullptr) observer->progress(total_seconds, result.activities);
   return result;
 }

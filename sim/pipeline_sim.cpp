@@ -39,6 +39,7 @@ struct StageProgram {
   IterationProgram program;
   std::unique_ptr<CollectiveCost> cost;
   NcclFamilies nccl;
+  ExchangeFamilies exchanges;
   bool nccl_model = false;
   std::int64_t activities = 0;
   int unproven_step_limit = 0;
@@ -60,6 +61,7 @@ StageProgram stage_program(const ValidScenario& stage, const Plan& plan, int mic
                                               plan_collectives(v.execution, out.plan));
   out.nccl_model = out.cost->model() == CollectiveModel::nccl;
   out.nccl = nccl_families(out.program, *out.cost, options.merge_nccl_channels);
+  out.exchanges = exchange_families(out.program, v.cluster.gpus());
   const ProgramSize size(out.program, *out.cost, v.cluster.gpus(), options.coarse_above);
   out.unproven_step_limit = out.program.micro_steps;
   out.activities = size.activities(out.program.micro_steps);
@@ -78,6 +80,7 @@ double run_stage_program(sg4::Engine& engine, const Platform& platform, StagePro
                           v.training.group_size,
                           options.coarse_above,
                           stage.nccl_model ? &stage.nccl : nullptr,
+                          &stage.exchanges,
                           {}};
   IterationLog log;
   log.traced_ranks.assign(static_cast<std::size_t>(gpus), 0);
@@ -142,6 +145,7 @@ PreparedPipeline prepare(const PipelineOption& option, int ranks, int virtual_st
       for (const auto& pair :
            routed_pairs(p->program, ranks, p->scenario->training.group_size, p->nccl, p->nccl_model))
         out.pairs.insert(pair);
+      for (const auto& pair : exchange_pairs(p->exchanges)) out.pairs.insert(pair);
     }
   }
   const int stages = option.stages;
@@ -166,8 +170,10 @@ std::vector<StageDurations> simulate_stage_programs(sg4::Engine& engine, const P
   const int m = option.micro_batches;
   std::vector<StageDurations> distinct;
   for (std::size_t k = 0; k < prepared.programs.size(); ++k) {
-    for (StageProgram* p : {&prepared.programs[k].first, &prepared.programs[k].second})
+    for (StageProgram* p : {&prepared.programs[k].first, &prepared.programs[k].second}) {
       for (auto& [key, family] : p->nccl) fit_nccl_flows(family.flows, family.estimate, platform);
+      fit_exchange_families(p->exchanges, platform);
+    }
     const double at_m =
         run_stage_program(engine, platform, prepared.programs[k].first, calibration, options, dispatch);
     const double at_more =

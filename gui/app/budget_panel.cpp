@@ -256,7 +256,7 @@ bool BudgetPanel::find_nodes() {
   if (!pipelined && scenario_->mesh.sliced()) {
     scaling_status_->setText(
         "Target: node counts are searched for data-parallel plans; this plan runs on a "
-        "tensor- or context-parallel mesh");
+        "tensor-, context- or expert-parallel mesh");
     return false;
   }
   const quint64 mine = generation_->fetch_add(1) + 1;

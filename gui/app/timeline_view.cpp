@@ -29,8 +29,9 @@ constexpr double kWheelZoomPerNotch = 1.25;  // one 120-unit wheel step
 
 QString duration(double seconds) { return QString::fromStdString(units::format_duration(seconds)); }
 
-// A colour per kind of task, from the name's first word (fwd, bwd, recompute, update, AG, RS, AR, ...); a
-// pipeline run's ops (report/pipeline_trace.hpp: F3, B3.1, tail, send) as forwards, backwards and the update.
+// A colour per kind of task, from the name's first word (fwd, bwd, recompute, update, AG, RS, AR, A2A, ...);
+// a pipeline run's ops (report/pipeline_trace.hpp: F3, B3.1, tail, send) as forwards, backwards and the
+// update.
 QColor task_color(const std::string& name) {
   const std::string kind = name.substr(0, name.find(' '));
   const bool pipeline_op = kind.size() > 1 && std::isdigit(static_cast<unsigned char>(kind[1])) != 0;
@@ -43,14 +44,15 @@ QColor task_color(const std::string& name) {
   if (kind == "AG") return QColor(219, 68, 55);
   if (kind == "RS") return QColor(255, 112, 67);
   if (kind == "AR") return QColor(141, 110, 99);
+  if (kind == "A2A") return QColor(38, 50, 56);
   const std::size_t hash = std::hash<std::string>{}(kind);
   return QColor::fromHsv(static_cast<int>(hash % 360), 120, 200);
 }
 
 const std::pair<const char*, const char*> kLegend[] = {
-    {"fwd", "forward"},       {"bwd", "backward"},       {"recompute", "recompute"},
-    {"update", "optimizer"},  {"AG", "all-gather (AG)"}, {"RS", "reduce-scatter (RS)"},
-    {"AR", "all-reduce (AR)"}};
+    {"fwd", "forward"},        {"bwd", "backward"},        {"recompute", "recompute"},
+    {"update", "optimizer"},   {"AG", "all-gather (AG)"},  {"RS", "reduce-scatter (RS)"},
+    {"AR", "all-reduce (AR)"}, {"A2A", "all-to-all (A2A)"}};
 
 // A tick step of 1, 2 or 5 times a power of ten giving about `ticks` ticks over `span`.
 double tick_step(double span, int ticks) {

@@ -70,6 +70,15 @@ struct GemmShape {
 // expert-parallel group (the GPUs holding the layer's other experts).
 enum class MeshAxis { tensor, context, expert };
 
+template <>
+struct EnumNames<MeshAxis> {
+  static constexpr NameEntry<MeshAxis> table[] = {
+      {MeshAxis::tensor, "tensor", "the GPUs holding the operator's other tensor-parallel slices"},
+      {MeshAxis::context, "context", "the GPUs holding the other chunks of its sequences"},
+      {MeshAxis::expert, "expert", "the GPUs holding the layer's other experts"},
+  };
+};
+
 // A collective of an operator's pass among a mesh group (a generated model sliced by a mesh, mesh.hpp): the
 // whole buffer is bytes_per_sample times the micro-batch. Blocking ones run on the compute stream between
 // the products they join; an overlapped one (ring attention's K/V exchange) runs beside the operator's

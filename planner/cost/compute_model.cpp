@@ -68,6 +68,17 @@ double ComputeModel::mesh_collective_seconds(const Operator& op, const TensorCol
   return group->seconds(c.kind, GroupKind::intra, bytes);
 }
 
+ComputeModel::MeshCollectivePrice ComputeModel::mesh_collective_price(const Operator& op,
+                                                                      const TensorCollective& c,
+                                                                      double bytes) const {
+  MeshCollectivePrice out;
+  out.seconds = mesh_collective_seconds(op, c, bytes);
+  if (!c.all_to_all) return out;
+  out.group_ranks = mesh_.expert->ranks;
+  if (out.seconds > 0) out.latency_seconds = std::min(out.seconds, mesh_.expert->alpha_seconds);
+  return out;
+}
+
 ComputeModel::PassSeconds ComputeModel::pass_seconds(const Operator& op, double samples, int slices) const {
   const PassSeconds kernels = kernel_seconds(op, samples, slices);
   if (op.tensor_collectives.empty()) return kernels;

@@ -49,6 +49,15 @@ class ComputeModel {
     double forward = 0, backward = 0;
   };
   PassSeconds pass_seconds(const Operator& op, double samples, int slices) const;
+  // One mesh collective of `bytes` (its whole buffer) on its group, as pass_seconds counts it, and the
+  // part of it that is latency (an all-to-all's longest path, paid once; 0 for the others, whose group's
+  // collective model does not split so).
+  struct MeshCollectivePrice {
+    double seconds = 0, latency_seconds = 0;
+    int group_ranks = 0;  // an all-to-all's group (0 for the others)
+  };
+  MeshCollectivePrice mesh_collective_price(const Operator& op, const TensorCollective& c,
+                                            double bytes) const;
   // The share of the kind's rate the operator's products reach at that micro-batch and slicing: its
   // forward FLOPs over the sum of each product's FLOPs / gemm_efficiency_factor (FLOPs outside the products
   // at factor 1). 1 without a table or without product shapes (an operator given as a list).

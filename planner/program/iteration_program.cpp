@@ -9,6 +9,7 @@
 #include "planner/core/error.hpp"
 #include "planner/cost/collective_calls.hpp"
 #include "planner/cost/topology_cost.hpp"
+#include "planner/program/mesh_exchanges.hpp"
 
 namespace shardscope {
 
@@ -171,7 +172,9 @@ struct OperatorWork {
   double backward_seconds = 0;
   double recompute_fraction = 0;  // of the forward, run again by a checkpointed operator
   double recompute_seconds = 0;   // per slice
-  double kept_bytes = 0;          // activations (or checkpoint inputs) kept for backward, whole operator
+  PassExchanges exchanges;        // per slice (mesh_exchanges.hpp)
+  std::vector<MeshExchange> recompute_exchanges;
+  double kept_bytes = 0;  // activations (or checkpoint inputs) kept for backward, whole operator
   double workspace_bytes = 0;
   double recomputed_bytes = 0;       // activations rebuilt by a checkpointed operator's recompute
   double gradient_buffer_bytes = 0;  // unreduced gradients of one sharded slice (0: none reduced)
@@ -238,6 +241,7 @@ class ProgramBuilder {
       const int forward = tasks_.add_compute_after_gather("fwd " + op.name, work.forward_seconds, gather,
                                                           reduces_.last_issued());
       describe(tasks_.at(forward), Task::Phase::forward, op_index, choice);
+      tasks_.at(forward).mesh_exchanges = work.exchanges.forward;
       tasks_.at(forward)
           .allocates(MemoryCategory::activations, work.kept_bytes / choice.slices)
           .allocates(MemoryCategory::workspace, work.workspace_bytes)
@@ -268,6 +272,7 @@ class ProgramBuilder {
         if (keep) held = gather;
         describe(tasks_.at(recompute), Task::Phase::recompute, op_index, choice);
         tasks_.at(recompute).slice_fraction *= work.recompute_fraction;
+        tasks_.at(recompute).mesh_exchanges = work.recompute_exchanges;
         tasks_.at(recompute).allocates(MemoryCategory::workspace, work.recomputed_bytes);
       }
       const int gather = gather_for(CollectiveCall::Stage::backward_gather);
@@ -276,6 +281,7 @@ class ProgramBuilder {
       const int backward =
           tasks_.add_compute_after_gather("bwd " + op.name, work.backward_seconds, gather, reduced_before);
       describe(tasks_.at(backward), Task::Phase::backward, op_index, choice);
+      tasks_.at(backward).mesh_exchanges = work.exchanges.backward;
       if (held >= 0) tasks_.at(backward).frees_what(tasks_.at(held));
       const double gradient_buffer = sharded ? work.gradient_buffer_bytes : 0.0;
       tasks_.at(backward)
@@ -369,6 +375,8 @@ class ProgramBuilder {
     work.workspace_bytes = samples * model_.workspace_bytes_per_sample(op);
     work.recompute_fraction = model_.recompute_fraction(op_index, choice);
     work.recompute_seconds = work.recompute_fraction * work.forward_seconds;
+    work.exchanges = mesh_exchanges(model_.compute(), op, samples, choice.slices);
+    work.recompute_exchanges = scaled_exchanges(work.exchanges.forward, work.recompute_fraction);
     work.recomputed_bytes = samples * model_.recomputed_bytes_per_sample(op_index, choice);
     work.gradient_buffer_bytes = op.trainable && choice.scopes.gradients != ShardScope::N
                                      ? state_bytes.gradient * work.slice_parameters

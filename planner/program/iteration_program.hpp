@@ -35,17 +35,38 @@ static_assert(std::size(EnumNames<MemoryCategory>::table) == kMemoryCategories);
 using MemoryBytes = std::array<double, kMemoryCategories>;
 constexpr std::size_t index_of(MemoryCategory category) { return static_cast<std::size_t>(category); }
 
+// A mesh collective run inside a compute task (an operator of a model sliced by a mesh: its tensor-, context-
+// or expert-parallel collectives, Operator::tensor_collectives), its seconds part of the task's
+// compute_seconds as the planner prices them. Blocking ones only: an overlapped exchange (ring attention's)
+// stays in the kernels' time. An executor that runs them apart (the simulator's all-to-all flows) runs the
+// `before` ones, then the task's kernels (its compute_seconds less every exchange's), then the others.
+struct MeshExchange {
+  MeshAxis axis = MeshAxis::tensor;
+  CollectiveKind kind = CollectiveKind::all_reduce;  // not read for an all-to-all
+  bool all_to_all = false;
+  bool before = false;         // before the kernels (an all-gather, a dispatch), else after them
+  double bytes = 0;            // a rank's whole buffer, for this task's share of the operator's pass
+  double seconds = 0;          // as priced, alone on its group
+  double latency_seconds = 0;  // of `seconds`, the part that does not scale with the bytes (all-to-alls)
+  int group_ranks = 0;         // an all-to-all's group (consecutive data-parallel ranks; 0 for the others)
+  // Whether the simulator runs it as pair flows among its group (an all-to-all with a bandwidth term among
+  // more than one rank); the others it times as priced (a tensor-parallel group sits inside one
+  // data-parallel rank of its platform).
+  bool pair_flows() const { return all_to_all && group_ranks > 1 && bytes > 0 && seconds > latency_seconds; }
+};
+
 struct Task {
   enum class Stream { compute, comm } stream = Stream::compute;
   // What a compute task runs, so that an executor (validate/) can run the operator's own work: the forward,
   // recompute or backward of `slice_fraction` of model operator `operator_index` (its GEMMs, the output
   // dimension cut to the fraction), or the optimizer update over `update_state_bytes` of model states.
   enum class Phase { forward, recompute, backward, update } phase = Phase::forward;
-  std::string name;               // e.g. "fwd layer3.mlp", "AG layer3.mlp"
-  double compute_seconds = 0;     // compute tasks
-  int operator_index = -1;        // compute tasks: the model operator (-1: none)
-  double slice_fraction = 1;      // compute tasks: the part of the operator's work (1 / slices)
-  double update_state_bytes = 0;  // update tasks: the owned model-state bytes read and written
+  std::string name;                          // e.g. "fwd layer3.mlp", "AG layer3.mlp"
+  double compute_seconds = 0;                // compute tasks
+  int operator_index = -1;                   // compute tasks: the model operator (-1: none)
+  double slice_fraction = 1;                 // compute tasks: the part of the operator's work (1 / slices)
+  double update_state_bytes = 0;             // update tasks: the owned model-state bytes read and written
+  std::vector<MeshExchange> mesh_exchanges;  // compute tasks of a mesh-sliced operator, in their order
   CollectiveKind kind = CollectiveKind::all_gather;  // comm tasks
   GroupKind group = GroupKind::global;
   CollectiveCall::Stage stage = CollectiveCall::Stage::forward_gather;  // comm tasks: what it is for

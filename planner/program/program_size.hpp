@@ -19,7 +19,9 @@ class ProgramSize {
   // A task without bytes (compute, or a collective of nothing) is one activity per GPU; a ring collective
   // one message per ring step and GPU, or one flow per GPU in the coarse model (rings of more than
   // `coarse_above` ranks); an NCCL collective (cost.model() nccl) its communicators' flows once their
-  // channels merge (planner/cost/nccl_flows.hpp); a collective over one rank nothing.
+  // channels merge (planner/cost/nccl_flows.hpp); a collective over one rank nothing; a compute task's
+  // all-to-all that runs as pair flows (MeshExchange::pair_flows) one flow from each GPU to every other of
+  // its group.
   ProgramSize(const IterationProgram& program, const CollectiveCost& cost, int gpus,
               int coarse_above = kCoarseAboveRanks);
 

@@ -14,9 +14,11 @@
 namespace shardscope::sim {
 
 // Bytes per link direction: every ring step sends one chunk from each rank to its right neighbour; under
-// the nccl model every flow of the collective's family carries its payload.
+// the nccl model every flow of the collective's family carries its payload, and every pair flow of a mesh's
+// all-to-all its share.
 std::vector<LinkUsage> link_usage(const IterationProgram& program, const Platform& platform, int gpus,
-                                  int group_size, const NcclFamilies& nccl, double iteration_seconds);
+                                  int group_size, const NcclFamilies& nccl, const ExchangeFamilies& exchanges,
+                                  double iteration_seconds);
 
 // The result without links: per-GPU numbers, rates, the activity estimate and the trace sorted by rank
 // and start time.

@@ -76,6 +76,8 @@ class IterationExecutor {
     bool blocked = false;    // its current task waits on the other stream
     bool finished = false;
     double start_seconds = 0;
+    std::size_t segment = 0;  // a compute task with mesh exchanges: which of exchange_order runs
+    double segment_start_seconds = 0;
   };
   struct Gpu {
     std::vector<int> done;           // finished runs per task position
@@ -94,6 +96,7 @@ class IterationExecutor {
     int rank = 0;
     int stream = 0;
     bool ended = false;
+    bool segment = false;  // the current segment of its compute task has ended
   };
   // Task position and micro-step (0 for an update task) under a stream's cursor; false past its end.
   bool current(int stream, std::size_t cursor, std::size_t& index, int& step) const;
@@ -138,6 +141,14 @@ class IterationExecutor {
   std::function<void(std::size_t)> member_ended(std::shared_ptr<const std::vector<int>> ranks,
                                                 const Task& task);
 
+  // A compute task with mesh exchanges runs them and its kernels in exchange_order, one segment at a time:
+  // an all-to-all the simulator runs as flows joins its group's run, the rest are timers of their seconds.
+  void run_segment(int rank);
+  void end_segment(int rank);
+  void join_exchange(int rank, std::size_t run_number, std::size_t segment, const MeshExchange& e);
+  // Every run of a task (as if every micro-step were written out) has its own number.
+  std::size_t run_number(std::size_t index, int step) const;
+
   // Joins this run of the task's ring: every run of a task (as if every micro-step were written out) and
   // every ring of its group kind is its own RingRun, made by its first member.
   void join_collective(int rank, const Task& task, std::size_t index, int step);
@@ -180,6 +191,8 @@ class IterationExecutor {
   } steady_;
   std::map<RunKey, std::unique_ptr<RingRun>> runs_;
   std::map<const RingRun*, RunKey> run_keys_;
+  // NCCL runs and the mesh's all-to-all runs (group kind slot kExchangeRunBase + the task's segment).
+  static constexpr int kExchangeRunBase = 16;
   std::map<RunKey, std::unique_ptr<NcclRun>> nccl_runs_;
   std::map<const NcclRun*, RunKey> nccl_keys_;
 };

@@ -13,6 +13,7 @@
 #include "planner/program/iteration_program.hpp"
 #include "sim/collectives/ring_actor.hpp"
 #include "sim/collectives/schedule.hpp"
+#include "sim/internal/mesh_exchanges.hpp"
 
 namespace shardscope::sim {
 
@@ -50,7 +51,8 @@ struct RingContext {
   int gpus = 0;
   int group_size = 0;
   int coarse_above = 0;
-  const NcclFamilies* nccl = nullptr;  // the nccl model's fitted flows (nullptr: rings)
+  const NcclFamilies* nccl = nullptr;           // the nccl model's fitted flows (nullptr: rings)
+  const ExchangeFamilies* exchanges = nullptr;  // the mesh's all-to-alls' fitted flows (nullptr: none)
   // Each ring's ranks, built once and shared by its members' phases. SimGrid runs one actor at a time
   // (cooperative contexts in one thread), so the actors fill it without a lock.
   mutable std::map<std::pair<GroupKind, int>, std::shared_ptr<const std::vector<int>>> rings;

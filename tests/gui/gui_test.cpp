@@ -450,7 +450,7 @@ class GuiTest : public QObject {
       QVERIFY(with_collectives >= 2);  // attention and MLP rows at least
       w.budget_panel()->target_edit()->setText("100K");
       QVERIFY(!w.budget_panel()->find_nodes());
-      QVERIFY(w.budget_panel()->scaling_status().contains("tensor- or context-parallel mesh"));
+      QVERIFY(w.budget_panel()->scaling_status().contains("expert-parallel mesh"));
     }
   }
 

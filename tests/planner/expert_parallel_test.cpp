@@ -14,6 +14,7 @@
 #include "planner/cost/compute_model.hpp"
 #include "planner/cost/topology_cost.hpp"
 #include "planner/io/scenario_parser.hpp"
+#include "planner/program/mesh_exchanges.hpp"
 #include "planner/report/mesh_search.hpp"
 #include "planner/report/plan_json.hpp"
 #include "planner/search/plan_check.hpp"
@@ -212,6 +213,71 @@ TEST(ExpertParallel, TheAllToAllsAreOnTheCriticalPathOfTheExpertsPass) {
   // Without an expert group the operator cannot be priced: a logic error, not a silent zero.
   const ComputeModel missing(s.cluster, s.training.precision, Calibration{}, s.execution.runtime, {}, {});
   EXPECT_THROW(missing.pass_seconds(experts, samples, 1), std::logic_error);
+}
+
+// The program's experts tasks carry their all-to-alls apart (mesh_exchanges.hpp): the dispatch before the
+// kernels, the combine after, each at the planner's price with its latency, a slice's task 1 / slices of
+// both; a recompute the forward's share; the router's (attention) task none.
+TEST(MeshExchanges, TheExpertsTasksCarryTheirAllToAllsAtThePlannersPrice) {
+  const Scenario s = moe_on_dgx("parallelism: {expert: 8}\n");
+  const MeshGroupCosts mesh = mesh_group_costs(s, Calibration{}, CollectiveModel::ring);
+  const ComputeModel priced(s.cluster, s.training.precision, Calibration{}, s.execution.runtime, {}, mesh);
+  const Operator& experts = op(s.model, "layer0.mlp");
+  const double samples = 3;
+  const double bytes = experts.tensor_collectives[0].bytes_per_sample * samples;
+  for (const int slices : {1, 4}) {
+    const PassExchanges pass = mesh_exchanges(priced, experts, samples, slices);
+    for (const auto* exchanges : {&pass.forward, &pass.backward}) {
+      ASSERT_EQ(exchanges->size(), 2u);
+      EXPECT_TRUE((*exchanges)[0].before);
+      EXPECT_FALSE((*exchanges)[1].before);
+      for (const MeshExchange& e : *exchanges) {
+        EXPECT_TRUE(e.all_to_all);
+        EXPECT_EQ(e.axis, MeshAxis::expert);
+        EXPECT_EQ(e.group_ranks, 8);
+        EXPECT_DOUBLE_EQ(e.bytes, bytes / slices);
+        EXPECT_DOUBLE_EQ(e.seconds, mesh.expert->seconds(bytes) / slices);
+        EXPECT_DOUBLE_EQ(e.latency_seconds, mesh.expert->alpha_seconds / slices);
+        EXPECT_TRUE(e.pair_flows());
+      }
+    }
+    const std::vector<MeshExchange> again = scaled_exchanges(pass.forward, 0.25);
+    EXPECT_DOUBLE_EQ(again[1].seconds, pass.forward[1].seconds / 4);
+    EXPECT_DOUBLE_EQ(again[1].bytes, pass.forward[1].bytes / 4);
+  }
+  EXPECT_TRUE(mesh_exchanges(priced, op(s.model, "layer0.attention"), samples, 1).forward.empty());
+  // An all-to-all that is all latency has nothing for flows to carry: the simulator times it.
+  MeshExchange latency_only;
+  latency_only.all_to_all = true;
+  latency_only.group_ranks = 8;
+  latency_only.bytes = 1;
+  latency_only.seconds = latency_only.latency_seconds = 1e-5;
+  EXPECT_FALSE(latency_only.pair_flows());
+}
+
+// Under tensor parallelism with sequence parallelism each pass gathers before its kernels and
+// reduce-scatters after them; the program's compute task carries both at the tensor group's price.
+TEST(MeshExchanges, TensorParallelTasksGatherBeforeAndReduceAfterTheirKernels) {
+  const Scenario s = parse_scenario_string(
+      kMoeModel.substr(0, kMoeModel.find(", experts: 8")) + "}\n" +
+      "parallelism: {tensor: 4, sequence_parallel: true}\ncluster: {preset: dgx-a100, nodes: 1}\n"
+      "training: {micro_batch: 2}\n");
+  const MeshGroupCosts mesh = mesh_group_costs(s, Calibration{}, CollectiveModel::ring);
+  const ComputeModel priced(s.cluster, s.training.precision, Calibration{}, s.execution.runtime, {}, mesh);
+  const Operator& mlp = op(s.model, "layer0.mlp");
+  const PassExchanges pass = mesh_exchanges(priced, mlp, 2, 1);
+  ASSERT_FALSE(pass.forward.empty());
+  double forward_seconds = 0;
+  for (const MeshExchange& e : pass.forward) {
+    EXPECT_EQ(e.axis, MeshAxis::tensor);
+    EXPECT_EQ(e.before, e.kind == CollectiveKind::all_gather);
+    EXPECT_FALSE(e.pair_flows());
+    forward_seconds += e.seconds;
+  }
+  Operator bare = mlp;
+  bare.tensor_collectives.clear();
+  EXPECT_NEAR(priced.pass_seconds(mlp, 2, 1).forward - priced.pass_seconds(bare, 2, 1).forward,
+              forward_seconds, 1e-12 * forward_seconds);
 }
 
 void expect_scenario_error(const std::string& parallelism, const std::string& field, const std::string& words,
