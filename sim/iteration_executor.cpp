@@ -9,7 +9,6 @@
 
 #include "planner/cost/nccl_model.hpp"
 #include "sim/collectives/ring_actor.hpp"
-#include "sim/simulation_error.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -112,8 +111,12 @@ void IterationExecutor::drain() {
   while (!queue_.empty()) {
     const Event e = queue_.front();
     queue_.pop_front();
-    if (e.segment) {
+    if (e.part == Event::Part::segment) {
       end_segment(e.rank);
+      continue;
+    }
+    if (e.part == Event::Part::overlap) {
+      end_overlapped(e.rank);
       continue;
     }
     if (e.ended) end_task(e.rank, e.stream);
@@ -375,94 +378,6 @@ void IterationExecutor::forget(NcclRun* run) {
   const auto key = nccl_keys_.find(run);
   nccl_runs_.erase(key->second);
   nccl_keys_.erase(key);
-}
-
-}  // namespace shardscope::sim
-
-namespace shardscope::sim {
-
-void IterationExecutor::run_segment(int rank) {
-  Stream& st = gpus_[static_cast<std::size_t>(rank)].streams[0];
-  std::size_t index = 0;
-  int step = 0;
-  current(0, st.cursor, index, step);
-  const Task& task = program_.tasks[index];
-  const std::vector<int> order = exchange_order(task);
-  if (st.segment >= order.size()) {
-    queue_.push_back({rank, 0, true});
-    return;
-  }
-  st.segment_start_seconds = sg4::Engine::get_clock();
-  const int which = order[st.segment];
-  if (which >= 0 && task.mesh_exchanges[static_cast<std::size_t>(which)].pair_flows()) {
-    join_exchange(rank, run_number(index, step), st.segment,
-                  task.mesh_exchanges[static_cast<std::size_t>(which)]);
-    return;
-  }
-  // The kernels, or a mesh collective timed as priced: alone on the GPU's compute stream.
-  const double seconds =
-      which < 0 ? kernel_seconds(task) : task.mesh_exchanges[static_cast<std::size_t>(which)].seconds;
-  simgrid::kernel::timer::Timer::set(st.segment_start_seconds + seconds, [this, rank] {
-    queue_.push_back({rank, 0, false, true});
-    drain();
-  });
-}
-
-void IterationExecutor::end_segment(int rank) {
-  Stream& st = gpus_[static_cast<std::size_t>(rank)].streams[0];
-  std::size_t index = 0;
-  int step = 0;
-  current(0, st.cursor, index, step);
-  const Task& task = program_.tasks[index];
-  if (log_.traced(rank)) {
-    const int which = exchange_order(task)[st.segment];
-    TraceEvent event;
-    event.rank = rank;
-    event.stream = 0;
-    event.name = task_name(program_, index, step);
-    event.start_seconds = shown(index, st.segment_start_seconds);
-    event.end_seconds = shown(index, sg4::Engine::get_clock());
-    if (which >= 0) {  // a mesh collective: named and described as the stream's collectives are
-      const MeshExchange& e = task.mesh_exchanges[static_cast<std::size_t>(which)];
-      event.collective = e.all_to_all ? "all-to-all" : std::string(to_string(e.kind));
-      event.name = std::string(exchange_abbreviation(e)) + " " + event.name;
-      event.group = to_string(e.axis);
-      event.bytes = e.bytes;
-      event.algorithm = e.pair_flows() ? "pairs" : "priced";
-      event.channels = e.pair_flows() ? 1 : 0;
-    }
-    log_.trace.push_back(std::move(event));
-  }
-  ++st.segment;
-  run_segment(rank);
-}
-
-void IterationExecutor::join_exchange(int rank, std::size_t run, std::size_t segment, const MeshExchange& e) {
-  if (rings_.exchanges == nullptr || e.group_ranks != rings_.group_size) {
-    throw SimulationError("an all-to-all among " + std::to_string(e.group_ranks) +
-                          " ranks is not the program's group of " + std::to_string(rings_.group_size));
-  }
-  const RingSeat seat = seat_of(GroupKind::intra, rank, rings_.gpus, rings_.group_size);
-  const auto key = std::make_tuple(run, kExchangeRunBase + static_cast<int>(segment), seat.id);
-  auto it = nccl_runs_.find(key);
-  if (it == nccl_runs_.end()) {
-    const auto family = rings_.exchanges->find(exchange_key(e));
-    if (family == rings_.exchanges->end()) throw SimulationError("an all-to-all without its flows");
-    auto ranks = rings_.ring(GroupKind::intra, seat);
-    auto made = std::make_unique<NcclRun>(
-        ranks->size(), family->second.copies.at(static_cast<std::size_t>(seat.id)),
-        [this](int from, int to, std::uint64_t bytes, const Flow* flow, ActivityTag* tag) {
-          send_flow(from, to, bytes, flow, tag);
-        },
-        [this, ranks](std::size_t position) {
-          queue_.push_back({(*ranks)[position], 0, false, true});
-        });
-    it = nccl_runs_.emplace(key, std::move(made)).first;
-    nccl_keys_.emplace(it->second.get(), key);
-  }
-  NcclRun* exchange = it->second.get();
-  exchange->join(static_cast<std::size_t>(seat.position));
-  if (exchange->finished()) forget(exchange);
 }
 
 }  // namespace shardscope::sim

@@ -69,7 +69,7 @@ IterationResult simulate_iteration(const ValidScenario& scenario, const Calibrat
                             plan_collectives(scenario.execution, plan));
   const bool nccl_model = cost.model() == CollectiveModel::nccl;
   NcclFamilies nccl = nccl_families(program, cost, options.merge_nccl_channels);
-  ExchangeFamilies exchanges = exchange_families(program, gpus);
+  ExchangeFamilies exchanges = exchange_families(program, gpus, options.coarse_above);
   const ProgramSize program_size(program, cost, gpus, options.coarse_above);
   const auto size_at = [&](int micro_steps) {
     return SimulationSize{"the iteration", gpus, 0, program_size.activities(micro_steps)};

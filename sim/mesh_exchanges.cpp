@@ -1,4 +1,4 @@
-// Expert-parallel all-to-alls as fitted pair flows, and the order a compute task runs its exchanges in.
+// Mesh exchanges as fitted flows (pairs for all-to-alls, rings for K/V), and a compute task's order of them.
 #include "sim/internal/mesh_exchanges.hpp"
 
 #include <algorithm>
@@ -10,46 +10,56 @@
 
 namespace shardscope::sim {
 
-ExchangeKey exchange_key(const MeshExchange& e) { return {e.bytes, e.seconds}; }
+ExchangeKey exchange_key(const MeshExchange& e) {
+  return {e.all_to_all, e.group_ranks, e.bytes, e.seconds, e.latency_seconds};
+}
 
 namespace {
 
+std::shared_ptr<Flow> flow_of(int from, int to, double bytes) {
+  auto flow = std::make_shared<Flow>();
+  flow->from = from;
+  flow->to = to;
+  flow->bytes = bytes;
+  flow->wire_bytes = bytes;
+  return flow;
+}
+
 NcclFamilyFlows family_of(const MeshExchange& e, int gpus) {
-  if (gpus % e.group_ranks != 0) {
-    throw SimulationError("an all-to-all group of " + std::to_string(e.group_ranks) +
-                          " ranks does not divide the " + std::to_string(gpus) + " ranks");
+  const int size = e.group_ranks;
+  if (gpus % size != 0) {
+    throw SimulationError("a mesh group of " + std::to_string(size) + " ranks does not divide the " +
+                          std::to_string(gpus) + " ranks");
   }
   NcclFamilyFlows out;
   out.estimate.latency_seconds = e.latency_seconds;
   out.estimate.bandwidth_seconds = e.seconds - e.latency_seconds;
   out.estimate.available = true;
-  const int size = e.group_ranks;
-  const double pair_bytes = e.bytes / size;
   out.copies.resize(static_cast<std::size_t>(gpus / size));
   for (int g = 0; g < gpus / size; ++g) {
-    for (int a = g * size; a < (g + 1) * size; ++a) {
-      for (int b = g * size; b < (g + 1) * size; ++b) {
-        if (a == b) continue;
-        auto flow = std::make_shared<Flow>();
-        flow->from = a;
-        flow->to = b;
-        flow->bytes = pair_bytes;
-        flow->wire_bytes = pair_bytes;
-        out.copies[static_cast<std::size_t>(g)].push_back(flow);
-        out.flows.push_back(std::move(flow));
+    auto& copy = out.copies[static_cast<std::size_t>(g)];
+    const int first = g * size;
+    for (int a = first; a < first + size; ++a) {
+      if (!e.all_to_all) {  // a ring: every step's chunk to the next rank, in one flow
+        copy.push_back(flow_of(a, first + (a - first + 1) % size, e.bytes * (size - 1) / size));
+        continue;
+      }
+      for (int b = first; b < first + size; ++b) {
+        if (a != b) copy.push_back(flow_of(a, b, e.bytes / size));
       }
     }
+    out.flows.insert(out.flows.end(), copy.begin(), copy.end());
   }
   return out;
 }
 
 }  // namespace
 
-ExchangeFamilies exchange_families(const IterationProgram& program, int gpus) {
+ExchangeFamilies exchange_families(const IterationProgram& program, int gpus, int coarse_above) {
   ExchangeFamilies families;
   for (const Task& t : program.tasks) {
     for (const MeshExchange& e : t.mesh_exchanges) {
-      if (e.pair_flows() && families.count(exchange_key(e)) == 0)
+      if (e.runs_as_flows(coarse_above) && families.count(exchange_key(e)) == 0)
         families.emplace(exchange_key(e), family_of(e, gpus));
     }
   }
@@ -71,14 +81,26 @@ void fit_exchange_families(ExchangeFamilies& families, const Platform& platform)
 std::vector<int> exchange_order(const Task& task) {
   std::vector<int> order;
   const auto n = static_cast<int>(task.mesh_exchanges.size());
+  const auto blocking = [&](int i, bool before) {
+    const MeshExchange& e = task.mesh_exchanges[static_cast<std::size_t>(i)];
+    return !e.overlapped && e.before == before;
+  };
   for (int i = 0; i < n; ++i) {
-    if (task.mesh_exchanges[static_cast<std::size_t>(i)].before) order.push_back(i);
+    if (blocking(i, true)) order.push_back(i);
   }
   order.push_back(-1);
   for (int i = 0; i < n; ++i) {
-    if (!task.mesh_exchanges[static_cast<std::size_t>(i)].before) order.push_back(i);
+    if (blocking(i, false)) order.push_back(i);
   }
   return order;
+}
+
+std::vector<int> overlapped_exchanges(const Task& task) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < task.mesh_exchanges.size(); ++i) {
+    if (task.mesh_exchanges[i].overlapped) out.push_back(static_cast<int>(i));
+  }
+  return out;
 }
 
 const char* exchange_abbreviation(const MeshExchange& e) {
@@ -96,7 +118,9 @@ const char* exchange_abbreviation(const MeshExchange& e) {
 
 double kernel_seconds(const Task& task) {
   double seconds = task.compute_seconds;
-  for (const MeshExchange& e : task.mesh_exchanges) seconds -= e.seconds;
+  for (const MeshExchange& e : task.mesh_exchanges) {
+    if (!e.overlapped) seconds -= e.seconds;
+  }
   return std::max(0.0, seconds);
 }
 

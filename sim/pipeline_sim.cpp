@@ -61,7 +61,7 @@ StageProgram stage_program(const ValidScenario& stage, const Plan& plan, int mic
                                               plan_collectives(v.execution, out.plan));
   out.nccl_model = out.cost->model() == CollectiveModel::nccl;
   out.nccl = nccl_families(out.program, *out.cost, options.merge_nccl_channels);
-  out.exchanges = exchange_families(out.program, v.cluster.gpus());
+  out.exchanges = exchange_families(out.program, v.cluster.gpus(), options.coarse_above);
   const ProgramSize size(out.program, *out.cost, v.cluster.gpus(), options.coarse_above);
   out.unproven_step_limit = out.program.micro_steps;
   out.activities = size.activities(out.program.micro_steps);

@@ -73,6 +73,12 @@ ComputeModel::MeshCollectivePrice ComputeModel::mesh_collective_price(const Oper
                                                                       double bytes) const {
   MeshCollectivePrice out;
   out.seconds = mesh_collective_seconds(op, c, bytes);
+  if (c.axis == MeshAxis::context && !c.all_to_all) {  // a ring on the context group: one byte's time
+    out.group_ranks = mesh_.context->group_ranks(GroupKind::intra);
+    if (out.seconds > 0)
+      out.latency_seconds = std::min(out.seconds, mesh_.context->seconds(c.kind, GroupKind::intra, 1.0));
+    return out;
+  }
   if (!c.all_to_all) return out;
   out.group_ranks = mesh_.expert->ranks;
   if (out.seconds > 0) out.latency_seconds = std::min(out.seconds, mesh_.expert->alpha_seconds);

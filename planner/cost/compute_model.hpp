@@ -50,11 +50,11 @@ class ComputeModel {
   };
   PassSeconds pass_seconds(const Operator& op, double samples, int slices) const;
   // One mesh collective of `bytes` (its whole buffer) on its group, as pass_seconds counts it, and the
-  // part of it that is latency (an all-to-all's longest path, paid once; 0 for the others, whose group's
-  // collective model does not split so).
+  // part of it that is latency: an all-to-all's longest path (paid once), a context-parallel collective's
+  // time for one byte; 0 for a tensor-parallel one (inside one data-parallel rank).
   struct MeshCollectivePrice {
     double seconds = 0, latency_seconds = 0;
-    int group_ranks = 0;  // an all-to-all's group (0 for the others)
+    int group_ranks = 0;  // its group of data-parallel ranks (0 for a tensor-parallel one)
   };
   MeshCollectivePrice mesh_collective_price(const Operator& op, const TensorCollective& c,
                                             double bytes) const;

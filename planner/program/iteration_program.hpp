@@ -37,22 +37,27 @@ constexpr std::size_t index_of(MemoryCategory category) { return static_cast<std
 
 // A mesh collective run inside a compute task (an operator of a model sliced by a mesh: its tensor-, context-
 // or expert-parallel collectives, Operator::tensor_collectives), its seconds part of the task's
-// compute_seconds as the planner prices them. Blocking ones only: an overlapped exchange (ring attention's)
-// stays in the kernels' time. An executor that runs them apart (the simulator's all-to-all flows) runs the
-// `before` ones, then the task's kernels (its compute_seconds less every exchange's), then the others.
+// compute_seconds as the planner prices them. An executor that runs them apart (the simulator's flows) runs
+// the blocking `before` ones, then the kernels (the task's compute_seconds less every blocking exchange's)
+// with the overlapped ones one after another beside them, then the other blocking ones.
 struct MeshExchange {
   MeshAxis axis = MeshAxis::tensor;
   CollectiveKind kind = CollectiveKind::all_reduce;  // not read for an all-to-all
   bool all_to_all = false;
-  bool before = false;         // before the kernels (an all-gather, a dispatch), else after them
+  bool overlapped = false;     // beside the kernels (ring attention's K/V exchange), not between them
+  bool before = false;         // blocking: before the kernels (an all-gather, a dispatch), else after them
   double bytes = 0;            // a rank's whole buffer, for this task's share of the operator's pass
   double seconds = 0;          // as priced, alone on its group
-  double latency_seconds = 0;  // of `seconds`, the part that does not scale with the bytes (all-to-alls)
-  int group_ranks = 0;         // an all-to-all's group (consecutive data-parallel ranks; 0 for the others)
-  // Whether the simulator runs it as pair flows among its group (an all-to-all with a bandwidth term among
-  // more than one rank); the others it times as priced (a tensor-parallel group sits inside one
-  // data-parallel rank of its platform).
-  bool pair_flows() const { return all_to_all && group_ranks > 1 && bytes > 0 && seconds > latency_seconds; }
+  double latency_seconds = 0;  // of `seconds`, the part that does not scale with the bytes
+  int group_ranks = 0;         // its group: consecutive data-parallel ranks (0: inside one, tensor-parallel)
+  // Whether the simulator runs it as flows among its group (an expert-parallel all-to-all as pair flows, of
+  // groups of at most `pair_ranks_limit` ranks; a context-parallel exchange as a ring; each with a bandwidth
+  // term among more than one rank); the others it times as priced (a tensor-parallel group sits inside one
+  // data-parallel rank of its platform; a larger all-to-all's g(g - 1) flows per group would swamp it).
+  bool runs_as_flows(int pair_ranks_limit) const {
+    const bool flows = all_to_all ? group_ranks <= pair_ranks_limit : axis == MeshAxis::context;
+    return flows && group_ranks > 1 && bytes > 0 && seconds > latency_seconds;
+  }
 };
 
 struct Task {

@@ -9,7 +9,6 @@ PassExchanges mesh_exchanges(const ComputeModel& compute, const Operator& op, do
   PassExchanges out;
   const double cuts = static_cast<double>(std::max(slices, 1));
   for (const TensorCollective& c : op.tensor_collectives) {
-    if (c.overlapped) continue;
     std::vector<MeshExchange>& pass = c.backward ? out.backward : out.forward;
     const bool first_all_to_all =
         c.all_to_all &&
@@ -20,6 +19,7 @@ PassExchanges mesh_exchanges(const ComputeModel& compute, const Operator& op, do
     e.axis = c.axis;
     e.kind = c.kind;
     e.all_to_all = c.all_to_all;
+    e.overlapped = c.overlapped;
     e.before = c.all_to_all ? first_all_to_all : c.kind == CollectiveKind::all_gather;
     e.bytes = c.bytes_per_sample * samples / cuts;
     e.seconds = price.seconds / cuts;

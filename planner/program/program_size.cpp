@@ -49,7 +49,8 @@ ProgramSize::ProgramSize(const IterationProgram& program, const CollectiveCost& 
       messages = steps <= 0 ? 0 : static_cast<std::int64_t>(gpus) * (ranks > coarse_above ? 1 : steps);
     }
     for (const MeshExchange& e : t.mesh_exchanges) {  // an all-to-all: each rank's flow to every other
-      if (e.pair_flows()) messages += static_cast<std::int64_t>(gpus) * (e.group_ranks - 1);
+      if (e.runs_as_flows(coarse_above))
+        messages += static_cast<std::int64_t>(gpus) * (e.all_to_all ? e.group_ranks - 1 : 1);
     }
     if (i < program.step_tasks) {
       step_activities_ += activities + messages;

@@ -20,8 +20,9 @@ class ProgramSize {
   // one message per ring step and GPU, or one flow per GPU in the coarse model (rings of more than
   // `coarse_above` ranks); an NCCL collective (cost.model() nccl) its communicators' flows once their
   // channels merge (planner/cost/nccl_flows.hpp); a collective over one rank nothing; a compute task's
-  // all-to-all that runs as pair flows (MeshExchange::pair_flows) one flow from each GPU to every other of
-  // its group.
+  // mesh collective that runs as flows (MeshExchange::runs_as_flows, all-to-alls of groups up to
+  // `coarse_above` ranks) one flow from each GPU to every other of its group (an all-to-all) or to its ring
+  // neighbour (a context-parallel exchange).
   ProgramSize(const IterationProgram& program, const CollectiveCost& cost, int gpus,
               int coarse_above = kCoarseAboveRanks);
 

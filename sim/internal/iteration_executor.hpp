@@ -78,6 +78,9 @@ class IterationExecutor {
     double start_seconds = 0;
     std::size_t segment = 0;  // a compute task with mesh exchanges: which of exchange_order runs
     double segment_start_seconds = 0;
+    int pending = 0;               // the kernels' segment: its timer and its overlapped exchanges not ended
+    std::size_t overlap_next = 0;  // which of the task's overlapped exchanges runs
+    double overlap_start_seconds = 0;
   };
   struct Gpu {
     std::vector<int> done;           // finished runs per task position
@@ -96,7 +99,9 @@ class IterationExecutor {
     int rank = 0;
     int stream = 0;
     bool ended = false;
-    bool segment = false;  // the current segment of its compute task has ended
+    // Part of the current compute task that ended: a segment (an exchange or the kernels), or an
+    // exchange beside the kernels.
+    enum class Part : unsigned char { task, segment, overlap } part = Part::task;
   };
   // Task position and micro-step (0 for an update task) under a stream's cursor; false past its end.
   bool current(int stream, std::size_t cursor, std::size_t& index, int& step) const;
@@ -143,9 +148,16 @@ class IterationExecutor {
 
   // A compute task with mesh exchanges runs them and its kernels in exchange_order, one segment at a time:
   // an all-to-all the simulator runs as flows joins its group's run, the rest are timers of their seconds.
+  // The kernels' segment runs its timer and the task's overlapped exchanges one after another beside it,
+  // and ends when both have.
   void run_segment(int rank);
   void end_segment(int rank);
-  void join_exchange(int rank, std::size_t run_number, std::size_t segment, const MeshExchange& e);
+  void run_overlapped(int rank);
+  void end_overlapped(int rank);
+  // An exchange that runs as flows: this run of its group's flows (made by the group's first member).
+  void join_exchange(int rank, std::size_t run_number, int exchange, const MeshExchange& e, Event::Part part);
+  void trace_exchange(int rank, const MeshExchange& e, int stream, double start_seconds);
+  const Task& current_compute_task(int rank, std::size_t& index, int& step) const;
   // Every run of a task (as if every micro-step were written out) has its own number.
   std::size_t run_number(std::size_t index, int step) const;
 
@@ -191,8 +203,10 @@ class IterationExecutor {
   } steady_;
   std::map<RunKey, std::unique_ptr<RingRun>> runs_;
   std::map<const RingRun*, RunKey> run_keys_;
-  // NCCL runs and the mesh's all-to-all runs (group kind slot kExchangeRunBase + the task's segment).
+  // NCCL runs and the mesh exchanges' runs (group kind slot kExchangeRunBase + the exchange's index in its
+  // task), and each exchange group's ranks.
   static constexpr int kExchangeRunBase = 16;
+  std::map<std::pair<int, int>, std::shared_ptr<const std::vector<int>>> exchange_groups_;
   std::map<RunKey, std::unique_ptr<NcclRun>> nccl_runs_;
   std::map<const NcclRun*, RunKey> nccl_keys_;
 };

@@ -238,7 +238,8 @@ TEST(MeshExchanges, TheExpertsTasksCarryTheirAllToAllsAtThePlannersPrice) {
         EXPECT_DOUBLE_EQ(e.bytes, bytes / slices);
         EXPECT_DOUBLE_EQ(e.seconds, mesh.expert->seconds(bytes) / slices);
         EXPECT_DOUBLE_EQ(e.latency_seconds, mesh.expert->alpha_seconds / slices);
-        EXPECT_TRUE(e.pair_flows());
+        EXPECT_TRUE(e.runs_as_flows(16));
+        EXPECT_FALSE(e.runs_as_flows(4));  // a larger group is timed as priced
       }
     }
     const std::vector<MeshExchange> again = scaled_exchanges(pass.forward, 0.25);
@@ -252,7 +253,7 @@ TEST(MeshExchanges, TheExpertsTasksCarryTheirAllToAllsAtThePlannersPrice) {
   latency_only.group_ranks = 8;
   latency_only.bytes = 1;
   latency_only.seconds = latency_only.latency_seconds = 1e-5;
-  EXPECT_FALSE(latency_only.pair_flows());
+  EXPECT_FALSE(latency_only.runs_as_flows(16));
 }
 
 // Under tensor parallelism with sequence parallelism each pass gathers before its kernels and
@@ -271,7 +272,7 @@ TEST(MeshExchanges, TensorParallelTasksGatherBeforeAndReduceAfterTheirKernels) {
   for (const MeshExchange& e : pass.forward) {
     EXPECT_EQ(e.axis, MeshAxis::tensor);
     EXPECT_EQ(e.before, e.kind == CollectiveKind::all_gather);
-    EXPECT_FALSE(e.pair_flows());
+    EXPECT_FALSE(e.runs_as_flows(16));
     forward_seconds += e.seconds;
   }
   Operator bare = mlp;
