@@ -339,7 +339,8 @@ void add_run_options(CLI::App& cmd, Options& o) {
       ->check(CLI::Validator(
           [](const std::string& spec) { return sim::trace_ranks_syntax_error(spec).value_or(""); }, "SPEC"));
   cmd.add_option("--coarse-above", o.coarse_above,
-                 "Rings with more ranks than this use the coarse flow model (default " +
+                 "Rings with more ranks than this use the coarse flow model, and a mesh's all-to-alls "
+                 "among more are timed as priced (default " +
                      std::to_string(sim::IterationOptions{}.coarse_above) + ")")
       ->check(CLI::Range(0, 1 << 30));
   cmd.add_flag("--every-step", o.every_step,
