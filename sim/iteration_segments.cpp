@@ -11,16 +11,16 @@ namespace sg4 = simgrid::s4u;
 
 namespace shardscope::sim {
 
-const Task& IterationExecutor::current_compute_task(int rank, std::size_t& index, int& step) const {
-  current(0, gpus_[static_cast<std::size_t>(rank)].streams[0].cursor, index, step);
-  return program_.tasks[index];
+IterationExecutor::ComputeTask IterationExecutor::compute_task(int rank) {
+  Stream& stream = gpus_[static_cast<std::size_t>(rank)].streams[0];
+  std::size_t index = 0;
+  int step = 0;
+  current(0, stream.cursor, index, step);
+  return {stream, program_.tasks[index], index, step};
 }
 
 void IterationExecutor::run_segment(int rank) {
-  Stream& st = gpus_[static_cast<std::size_t>(rank)].streams[0];
-  std::size_t index = 0;
-  int step = 0;
-  const Task& task = current_compute_task(rank, index, step);
+  const auto [st, task, index, step] = compute_task(rank);
   const std::vector<int> order = exchange_order(task);
   if (st.segment >= order.size()) {
     queue_.push_back({rank, 0, true});
@@ -52,10 +52,7 @@ void IterationExecutor::run_segment(int rank) {
 }
 
 void IterationExecutor::end_segment(int rank) {
-  Stream& st = gpus_[static_cast<std::size_t>(rank)].streams[0];
-  std::size_t index = 0;
-  int step = 0;
-  const Task& task = current_compute_task(rank, index, step);
+  const auto [st, task, index, step] = compute_task(rank);
   const int which = exchange_order(task)[st.segment];
   if (which >= 0) {
     trace_exchange(rank, task.mesh_exchanges[static_cast<std::size_t>(which)], 0, st.segment_start_seconds);
@@ -75,10 +72,7 @@ void IterationExecutor::end_segment(int rank) {
 }
 
 void IterationExecutor::run_overlapped(int rank) {
-  Stream& st = gpus_[static_cast<std::size_t>(rank)].streams[0];
-  std::size_t index = 0;
-  int step = 0;
-  const Task& task = current_compute_task(rank, index, step);
+  const auto [st, task, index, step] = compute_task(rank);
   const int which = overlapped_exchanges(task)[st.overlap_next];
   const MeshExchange& e = task.mesh_exchanges[static_cast<std::size_t>(which)];
   st.overlap_start_seconds = sg4::Engine::get_clock();
@@ -93,10 +87,7 @@ void IterationExecutor::run_overlapped(int rank) {
 }
 
 void IterationExecutor::end_overlapped(int rank) {
-  Stream& st = gpus_[static_cast<std::size_t>(rank)].streams[0];
-  std::size_t index = 0;
-  int step = 0;
-  const Task& task = current_compute_task(rank, index, step);
+  const auto [st, task, index, step] = compute_task(rank);
   const std::vector<int> overlapped = overlapped_exchanges(task);
   // Beside the kernels: shown on the communication lane, where the compute lane's kernels do not hide it.
   trace_exchange(rank, task.mesh_exchanges[static_cast<std::size_t>(overlapped[st.overlap_next])], 1,
@@ -112,9 +103,7 @@ void IterationExecutor::end_overlapped(int rank) {
 
 void IterationExecutor::trace_exchange(int rank, const MeshExchange& e, int stream, double start_seconds) {
   if (!log_.traced(rank)) return;
-  std::size_t index = 0;
-  int step = 0;
-  current_compute_task(rank, index, step);
+  const auto [st, task, index, step] = compute_task(rank);
   TraceEvent event;
   event.rank = rank;
   event.stream = stream;

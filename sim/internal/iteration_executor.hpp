@@ -157,7 +157,14 @@ class IterationExecutor {
   // An exchange that runs as flows: this run of its group's flows (made by the group's first member).
   void join_exchange(int rank, std::size_t run_number, int exchange, const MeshExchange& e, Event::Part part);
   void trace_exchange(int rank, const MeshExchange& e, int stream, double start_seconds);
-  const Task& current_compute_task(int rank, std::size_t& index, int& step) const;
+  // The compute stream's current task, its position and micro-step.
+  struct ComputeTask {
+    Stream& stream;
+    const Task& task;
+    std::size_t index;
+    int step;
+  };
+  ComputeTask compute_task(int rank);
   // Every run of a task (as if every micro-step were written out) has its own number.
   std::size_t run_number(std::size_t index, int step) const;
 
