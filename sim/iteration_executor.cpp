@@ -33,9 +33,14 @@ IterationExecutor::IterationExecutor(const IterationProgram& program, const Ring
       observer_(observer),
       unproven_step_limit_(unproven_step_limit) {
   const std::size_t length = program.step_tasks;
+  exchange_orders_.resize(program.tasks.size());
+  overlapped_orders_.resize(program.tasks.size());
   for (std::size_t i = 0; i < program.tasks.size(); ++i) {
     const auto s = static_cast<std::size_t>(program.tasks[i].stream == Task::Stream::compute ? 0 : 1);
     (i < length ? step_order_[s] : update_order_[s]).push_back(i);
+    if (program.tasks[i].mesh_exchanges.empty()) continue;
+    exchange_orders_[i] = exchange_order(program.tasks[i]);
+    overlapped_orders_[i] = overlapped_exchanges(program.tasks[i]);
   }
   steady_.watching = steady_state && program.micro_steps > kSteadyStateAboveSteps && length > 0;
   gpus_.reserve(static_cast<std::size_t>(rings.gpus));

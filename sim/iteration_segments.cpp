@@ -21,7 +21,7 @@ IterationExecutor::ComputeTask IterationExecutor::compute_task(int rank) {
 
 void IterationExecutor::run_segment(int rank) {
   const auto [st, task, index, step] = compute_task(rank);
-  const std::vector<int> order = exchange_order(task);
+  const std::vector<int>& order = exchange_orders_[index];
   if (st.segment >= order.size()) {
     queue_.push_back({rank, 0, true});
     return;
@@ -36,7 +36,7 @@ void IterationExecutor::run_segment(int rank) {
   if (which < 0) {  // the kernels, alone on the GPU's compute stream, with the overlapped exchanges beside
     simgrid::kernel::timer::Timer::set(now + kernel_seconds(task), segment_ended);
     st.pending = 1;
-    if (!overlapped_exchanges(task).empty()) {
+    if (!overlapped_orders_[index].empty()) {
       ++st.pending;
       st.overlap_next = 0;
       run_overlapped(rank);
@@ -53,7 +53,7 @@ void IterationExecutor::run_segment(int rank) {
 
 void IterationExecutor::end_segment(int rank) {
   const auto [st, task, index, step] = compute_task(rank);
-  const int which = exchange_order(task)[st.segment];
+  const int which = exchange_orders_[index][st.segment];
   if (which >= 0) {
     trace_exchange(rank, task.mesh_exchanges[static_cast<std::size_t>(which)], 0, st.segment_start_seconds);
   } else {
@@ -73,7 +73,7 @@ void IterationExecutor::end_segment(int rank) {
 
 void IterationExecutor::run_overlapped(int rank) {
   const auto [st, task, index, step] = compute_task(rank);
-  const int which = overlapped_exchanges(task)[st.overlap_next];
+  const int which = overlapped_orders_[index][st.overlap_next];
   const MeshExchange& e = task.mesh_exchanges[static_cast<std::size_t>(which)];
   st.overlap_start_seconds = sg4::Engine::get_clock();
   if (e.runs_as_flows(rings_.coarse_above)) {
@@ -88,7 +88,7 @@ void IterationExecutor::run_overlapped(int rank) {
 
 void IterationExecutor::end_overlapped(int rank) {
   const auto [st, task, index, step] = compute_task(rank);
-  const std::vector<int> overlapped = overlapped_exchanges(task);
+  const std::vector<int>& overlapped = overlapped_orders_[index];
   // Beside the kernels: shown on the communication lane, where the compute lane's kernels do not hide it.
   trace_exchange(rank, task.mesh_exchanges[static_cast<std::size_t>(overlapped[st.overlap_next])], 1,
                  st.overlap_start_seconds);

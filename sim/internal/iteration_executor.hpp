@@ -214,6 +214,8 @@ class IterationExecutor {
   // task), and each exchange group's ranks.
   static constexpr int kExchangeRunBase = 16;
   std::map<std::pair<int, int>, std::shared_ptr<const std::vector<int>>> exchange_groups_;
+  // Per task position: its blocking exchanges' order (exchange_order) and its overlapped ones, found once.
+  std::vector<std::vector<int>> exchange_orders_, overlapped_orders_;
   std::map<RunKey, std::unique_ptr<NcclRun>> nccl_runs_;
   std::map<const NcclRun*, RunKey> nccl_keys_;
 };
